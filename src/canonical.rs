@@ -1,0 +1,225 @@
+//! The canonical encoding (spec section 2): byte for byte what CPython writes with
+//! `json.dumps(value, sort_keys=True, separators=(",", ":"))`.
+
+use std::fmt::Write as _;
+
+use crate::json::Value;
+
+/// The canonical encoding of `value`.
+pub fn encode(value: &Value) -> Vec<u8> {
+    let mut out = Vec::new();
+    write_value(value, &mut out);
+    out
+}
+
+/// Appends the canonical encoding of `value` to `out`.
+pub fn write_value(value: &Value, out: &mut Vec<u8>) {
+    match value {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(true) => out.extend_from_slice(b"true"),
+        Value::Bool(false) => out.extend_from_slice(b"false"),
+        Value::Int(digits) => out.extend_from_slice(digits.as_bytes()),
+        Value::Float(x) => write_float(*x, out),
+        Value::Str(s) => write_str(s, out),
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_value(item, out);
+            }
+            out.push(b']');
+        }
+        Value::Object(members) => {
+            // Members are kept sorted by key, as the encoding wants them.
+            out.push(b'{');
+            for (i, (key, item)) in members.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_str(key, out);
+                out.push(b':');
+                write_value(item, out);
+            }
+            out.push(b'}');
+        }
+    }
+}
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// Appends a string in the canonical form: ASCII only, `\uXXXX` escapes in lowercase
+/// hex, characters above U+FFFF as surrogate pairs.
+pub fn write_str(s: &str, out: &mut Vec<u8>) {
+    out.reserve(s.len() + 2);
+    out.push(b'"');
+    let bytes = s.as_bytes();
+    let mut run_start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\' {
+            continue;
+        }
+        if b >= 0x80 && !is_char_start(b) {
+            // A continuation byte: its character was escaped at its first byte.
+            run_start = i + 1;
+            continue;
+        }
+        out.extend_from_slice(&bytes[run_start..i]);
+        run_start = i + 1;
+        match b {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            0x08 => out.extend_from_slice(b"\\b"),
+            0x0c => out.extend_from_slice(b"\\f"),
+            _ => {
+                // A control character, DEL, or the first byte of a non-ASCII character.
+                let c = s[i..].chars().next().map_or(0, u32::from);
+                if c > 0xFFFF {
+                    let v = c - 0x10000;
+                    push_u_escape(0xD800 + (v >> 10), out);
+                    push_u_escape(0xDC00 + (v & 0x3FF), out);
+                } else {
+                    push_u_escape(c, out);
+                }
+            }
+        }
+    }
+    out.extend_from_slice(&bytes[run_start..]);
+    out.push(b'"');
+}
+
+fn is_char_start(b: u8) -> bool {
+    b & 0xC0 != 0x80
+}
+
+fn push_u_escape(unit: u32, out: &mut Vec<u8>) {
+    out.extend_from_slice(b"\\u");
+    for shift in [12, 8, 4, 0] {
+        out.push(HEX[((unit >> shift) & 0xF) as usize]);
+    }
+}
+
+/// Appends a float as Python's `repr(float)` writes it.
+pub fn write_float(x: f64, out: &mut Vec<u8>) {
+    let mut s = String::new();
+    format_float(x, &mut s);
+    out.extend_from_slice(s.as_bytes());
+}
+
+/// Python's `repr(float)` of a finite `x`: the shortest digits that read back to `x`,
+/// positional when `1e-4 <= |x| < 1e16`, otherwise in exponent notation.
+pub fn format_float(x: f64, out: &mut String) {
+    if x.is_sign_negative() {
+        out.push('-');
+    }
+    let x = x.abs();
+    if x == 0.0 {
+        out.push_str("0.0");
+        return;
+    }
+    let sci = shortest_scientific(x);
+    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let digits: String = mantissa.chars().filter(|&c| c != '.').collect();
+    let n = digits.len() as i32;
+    if (-4..16).contains(&exponent) {
+        if exponent >= 0 {
+            let int_len = exponent + 1;
+            if n <= int_len {
+                out.push_str(&digits);
+                out.extend(std::iter::repeat_n('0', (int_len - n) as usize));
+                out.push_str(".0");
+            } else {
+                out.push_str(&digits[..int_len as usize]);
+                out.push('.');
+                out.push_str(&digits[int_len as usize..]);
+            }
+        } else {
+            out.push_str("0.");
+            out.extend(std::iter::repeat_n('0', (-exponent - 1) as usize));
+            out.push_str(&digits);
+        }
+    } else {
+        out.push_str(&digits[..1]);
+        if n > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        let sign = if exponent < 0 { '-' } else { '+' };
+        let _ = write!(out, "e{sign}{:02}", exponent.abs());
+    }
+}
+
+/// The shortest digits that read back to `x`, as `d.ddde[-]x`; of two equally short
+/// candidates the one nearer to `x`, and of two equally near the even one, as
+/// Python's `repr` chooses.
+fn shortest_scientific(x: f64) -> String {
+    // Writing to a String cannot fail.
+    let mut shortest = String::with_capacity(32);
+    let _ = write!(shortest, "{x:e}");
+    // `{:e}` finds the shortest length but breaks a tie between two candidates of that
+    // length upwards; formatting the exact value to that length rounds it correctly,
+    // half to even. That is the answer whenever it still reads back to `x` (near a
+    // power of two the interval below `x` is narrower, and it may not).
+    let digits = shortest.find('e').unwrap_or(shortest.len()) - usize::from(shortest.contains('.'));
+    let mut rounded = String::with_capacity(32);
+    let _ = write!(rounded, "{x:.prec$e}", prec = digits - 1);
+    if rounded != shortest && rounded.parse::<f64>() == Ok(x) {
+        rounded
+    } else {
+        shortest
+    }
+}
+
+/// The canonical encoding of a string, as text (it is always ASCII).
+pub fn quoted_string(s: &str) -> String {
+    let mut out = Vec::with_capacity(s.len() + 2);
+    write_str(s, &mut out);
+    String::from_utf8(out).expect("the canonical encoding is ASCII")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn float(x: f64) -> String {
+        let mut s = String::new();
+        format_float(x, &mut s);
+        s
+    }
+
+    #[test]
+    fn floats_follow_python_repr() {
+        let cases = [
+            (100.0, "100.0"),
+            (0.0001, "0.0001"),
+            (1e15, "1000000000000000.0"),
+            (1e16, "1e+16"),
+            (1.5e-7, "1.5e-07"),
+            (1e-5, "1e-05"),
+            (2.5e300, "2.5e+300"),
+            (5e-324, "5e-324"),
+            (0.0, "0.0"),
+            (-0.0, "-0.0"),
+            (0.1, "0.1"),
+            (-1.25, "-1.25"),
+            (123456.789, "123456.789"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"),
+        ];
+        for (x, want) in cases {
+            assert_eq!(float(x), want, "{x:?}");
+        }
+    }
+
+    #[test]
+    fn strings_escape_like_ensure_ascii() {
+        assert_eq!(
+            quoted_string("a\"\\/\n\r\t\u{8}\u{c}\u{1}\u{7f}é\u{2028}😀"),
+            r#""a\"\\/\n\r\t\b\f\u0001\u007f\u00e9\u2028\ud83d\ude00""#
+        );
+    }
+}

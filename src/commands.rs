@@ -1,0 +1,278 @@
+//! The commands: each opens its inputs, streams them through an audit and returns
+//! the report, without writing to stdout itself.
+
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::path::Path;
+
+use crate::chain::{Sealer, Verifier};
+use crate::error::Error;
+use crate::replay::Replay;
+use crate::report;
+use crate::scope::{Scope, ScopeAudit};
+use crate::spool::{Spool, SpoolError};
+use crate::transcript::{Links, ReadError, Record, Records};
+
+/// The largest scope file read, in bytes.
+pub const MAX_SCOPE_BYTES: u64 = 16 << 20;
+
+const READ_BUFFER: usize = 256 << 10;
+
+/// How a command ended, when it could run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Clean audit, intact chain, or the job done: exit 0.
+    Clean,
+    /// Findings, or a broken chain: exit 1.
+    Findings,
+}
+
+/// What a command gives back to be written to stdout.
+#[derive(Debug)]
+pub enum Output {
+    /// A text report.
+    Text(String),
+    /// Bytes held back until the command succeeded (a sealed transcript).
+    Spooled(Spool),
+    /// Nothing: the command wrote a file.
+    Nothing,
+}
+
+impl Output {
+    /// Writes the output to `out`. Errors of the spool are reported as `Error::Write`
+    /// of a temporary file; errors of `out` are returned as they are, so the caller
+    /// can tell a closed pipe from a failed write.
+    pub fn write_to(self, out: &mut dyn Write) -> Result<Result<(), io::Error>, Error> {
+        match self {
+            Output::Text(text) => Ok(out.write_all(text.as_bytes())),
+            Output::Nothing => Ok(Ok(())),
+            Output::Spooled(spool) => match spool.copy_to(out) {
+                Ok(()) => Ok(Ok(())),
+                Err(SpoolError::Write(err)) => Ok(Err(err)),
+                Err(SpoolError::Spool(source)) => Err(Error::Write {
+                    target: "a temporary file".to_owned(),
+                    source,
+                }),
+            },
+        }
+    }
+}
+
+/// A command's result: its output and status.
+#[derive(Debug)]
+pub struct Outcome {
+    /// What goes to stdout.
+    pub output: Output,
+    /// How it ended.
+    pub status: Status,
+}
+
+fn shown(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+/// Opens an input file for streaming.
+fn open(path: &Path) -> Result<BufReader<File>, Error> {
+    let read_error = |source| Error::Read {
+        path: shown(path),
+        source,
+    };
+    let file = File::open(path).map_err(read_error)?;
+    if file.metadata().map_err(read_error)?.is_dir() {
+        return Err(read_error(io::Error::from(io::ErrorKind::IsADirectory)));
+    }
+    Ok(BufReader::with_capacity(READ_BUFFER, file))
+}
+
+fn input_error(path: &Path, err: ReadError) -> Error {
+    match err {
+        ReadError::Io(source) => Error::Read {
+            path: shown(path),
+            source,
+        },
+        ReadError::Input(err) => Error::Input {
+            path: shown(path),
+            line: err.line,
+            message: err.message,
+        },
+    }
+}
+
+/// Feeds every record of the transcript at `path` to `visit`, in order.
+fn for_each_record(
+    path: &Path,
+    mut visit: impl FnMut(Record) -> Result<(), Error>,
+) -> Result<(), Error> {
+    for item in Records::new(open(path)?) {
+        let (_, record) = item.map_err(|err| input_error(path, err))?;
+        visit(record)?;
+    }
+    Ok(())
+}
+
+fn status(clean: bool) -> Status {
+    if clean {
+        Status::Clean
+    } else {
+        Status::Findings
+    }
+}
+
+/// `toolreplay replay FILE [--mutating-tool NAME]...`
+pub fn replay(path: &Path, mutating_tools: &[String]) -> Result<Outcome, Error> {
+    let mut replay = Replay::new(mutating_tools.iter().cloned());
+    for_each_record(path, |record| {
+        replay.observe(&record);
+        Ok(())
+    })?;
+    let report = replay.finish();
+    Ok(Outcome {
+        status: status(report.findings.is_empty()),
+        output: Output::Text(report::render_replay(&report)),
+    })
+}
+
+/// Reads and parses a scope file.
+pub fn read_scope(path: &Path) -> Result<Scope, Error> {
+    let mut bytes = Vec::new();
+    open(path)?
+        .take(MAX_SCOPE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|source| Error::Read {
+            path: shown(path),
+            source,
+        })?;
+    let input_error = |line: usize, message: String| Error::Input {
+        path: shown(path),
+        line: line as u64,
+        message,
+    };
+    if bytes.len() as u64 > MAX_SCOPE_BYTES {
+        return Err(input_error(
+            1,
+            format!("scope file larger than {} MiB", MAX_SCOPE_BYTES >> 20),
+        ));
+    }
+    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    let text = std::str::from_utf8(body).map_err(|err| {
+        let before = &body[..err.valid_up_to()];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let column = before.len()
+            - before
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1)
+            + 1;
+        input_error(
+            line,
+            format!(
+                "invalid UTF-8: byte 0x{:02x} at column {column}",
+                body[err.valid_up_to()]
+            ),
+        )
+    })?;
+    Scope::parse(text).map_err(|err| input_error(err.line, err.to_string()))
+}
+
+/// `toolreplay scope FILE SCOPE`
+pub fn scope(path: &Path, scope_path: &Path) -> Result<Outcome, Error> {
+    let mut audit = ScopeAudit::new(read_scope(scope_path)?);
+    for_each_record(path, |record| {
+        audit.observe(&record);
+        Ok(())
+    })?;
+    let report = audit.finish();
+    Ok(Outcome {
+        status: status(report.findings.is_empty()),
+        output: Output::Text(report::render_scope(&report)),
+    })
+}
+
+/// `toolreplay seal FILE [--output OUT]`: the sealed transcript goes to stdout only
+/// once the whole input has been read without error; to `OUT` it is written to a
+/// temporary file beside it and renamed over it at the end.
+pub fn seal(path: &Path, output: Option<&Path>) -> Result<Outcome, Error> {
+    let mut sealer = Sealer::new();
+    let mut line = Vec::new();
+    match output {
+        None => {
+            let mut spool = Spool::new();
+            for_each_record(path, |record| {
+                line.clear();
+                sealer.seal(&record, &mut line);
+                spool.write(&line).map_err(|source| Error::Write {
+                    target: "a temporary file".to_owned(),
+                    source,
+                })
+            })?;
+            Ok(Outcome {
+                output: Output::Spooled(spool),
+                status: Status::Clean,
+            })
+        }
+        Some(target) => {
+            let write_error = |source| Error::Write {
+                target: shown(target),
+                source,
+            };
+            let dir = match target.parent() {
+                Some(dir) if !dir.as_os_str().is_empty() => dir,
+                _ => Path::new("."),
+            };
+            let temp = tempfile::Builder::new()
+                .prefix(".toolreplay-")
+                .suffix(".tmp")
+                .tempfile_in(dir)
+                .map_err(write_error)?;
+            let mut writer = BufWriter::with_capacity(1 << 20, temp);
+            for_each_record(path, |record| {
+                line.clear();
+                sealer.seal(&record, &mut line);
+                writer.write_all(&line).map_err(write_error)
+            })?;
+            let temp = writer
+                .into_inner()
+                .map_err(|e| write_error(e.into_error()))?;
+            temp.as_file().sync_all().map_err(write_error)?;
+            set_output_permissions(temp.as_file(), target).map_err(write_error)?;
+            temp.persist(target).map_err(|e| write_error(e.error))?;
+            Ok(Outcome {
+                output: Output::Nothing,
+                status: Status::Clean,
+            })
+        }
+    }
+}
+
+/// Gives a new output file the permissions a plainly created file would have, and a
+/// replaced one its old permissions.
+#[cfg(unix)]
+fn set_output_permissions(file: &File, target: &Path) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let permissions = match std::fs::metadata(target) {
+        Ok(meta) => meta.permissions(),
+        Err(_) => std::fs::Permissions::from_mode(0o644),
+    };
+    file.set_permissions(permissions)
+}
+
+#[cfg(not(unix))]
+fn set_output_permissions(_file: &File, _target: &Path) -> io::Result<()> {
+    Ok(())
+}
+
+/// `toolreplay verify FILE`: the whole file is read, so an input error anywhere is
+/// reported even after a broken link.
+pub fn verify(path: &Path) -> Result<Outcome, Error> {
+    let mut verifier = Verifier::new();
+    for item in Links::new(open(path)?) {
+        let (line, link) = item.map_err(|err| input_error(path, err))?;
+        verifier.check(line, &link);
+    }
+    let verdict = verifier.finish();
+    let intact = matches!(verdict, crate::chain::Verdict::Intact { .. });
+    Ok(Outcome {
+        status: status(intact),
+        output: Output::Text(report::render_verify(&verdict)),
+    })
+}

@@ -1,0 +1,51 @@
+//! The errors that stop a command (exit status 2).
+
+use std::io;
+
+/// An error that stops a command; shown as one `error: ...` line.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The input is not valid: the file, its 1-based physical line, and what is wrong.
+    #[error("{path}:{line}: {message}")]
+    Input {
+        /// The path as given.
+        path: String,
+        /// The 1-based physical line.
+        line: u64,
+        /// What is wrong.
+        message: String,
+    },
+    /// A file could not be opened or read.
+    #[error("{path}: {}", describe_io(.source))]
+    Read {
+        /// The path as given.
+        path: String,
+        /// Why.
+        source: io::Error,
+    },
+    /// Output could not be written.
+    #[error("cannot write {target}: {}", describe_io(.source))]
+    Write {
+        /// Where the output was going.
+        target: String,
+        /// Why.
+        source: io::Error,
+    },
+}
+
+/// An I/O error's message without the trailing `(os error N)`.
+pub fn describe_io(err: &io::Error) -> String {
+    let text = err.to_string();
+    match text.find(" (os error ") {
+        Some(at) => {
+            let mut text = text[..at].to_owned();
+            // OS messages start with a capital letter; messages here are lowercase.
+            if let Some(first) = text.get(..1) {
+                let lower = first.to_lowercase();
+                text.replace_range(..1, &lower);
+            }
+            text
+        }
+        None => text,
+    }
+}

@@ -1,0 +1,469 @@
+//! A strict JSON value parser.
+//!
+//! It accepts exactly the JSON of RFC 8259 and adds the rules of the transcript format
+//! (spec section 1): duplicate keys at any depth, `NaN`/`Infinity`, numbers that
+//! overflow a 64-bit float, lone UTF-16 surrogate escapes and nesting deeper than
+//! [`MAX_DEPTH`] levels are all rejected. Integers are kept as their exact decimal
+//! digits, so no precision is lost, and object members are kept sorted by key.
+
+use std::fmt;
+
+/// The deepest nesting of objects and arrays accepted; the outermost value is level 1.
+pub const MAX_DEPTH: usize = 128;
+
+/// A parsed JSON value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A number written without `.`, `e` or `E`: its exact decimal digits, with a
+    /// leading `-` when negative. `-0` is stored as `0`.
+    Int(Box<str>),
+    /// Any other number, as the nearest 64-bit float (always finite).
+    Float(f64),
+    /// A string, with its escapes decoded.
+    Str(String),
+    /// An array.
+    Array(Vec<Value>),
+    /// An object: members sorted by key in byte order (which is Unicode code point
+    /// order), keys unique.
+    Object(Vec<(String, Value)>),
+}
+
+impl Value {
+    /// The JSON type of the value, as a word for messages.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Int(_) => "integer",
+            Value::Float(_) => "float",
+            Value::Str(_) => "string",
+            Value::Array(_) => "array",
+            Value::Object(_) => "object",
+        }
+    }
+
+    /// The JSON type of the value with its article ("an object", "a string"), and
+    /// "an empty string" for one.
+    pub fn described(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "a boolean",
+            Value::Int(_) => "an integer",
+            Value::Float(_) => "a float",
+            Value::Str(s) if s.is_empty() => "an empty string",
+            Value::Str(_) => "a string",
+            Value::Array(_) => "an array",
+            Value::Object(_) => "an object",
+        }
+    }
+}
+
+/// Why a JSON text was rejected, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// What is wrong, as a lowercase phrase.
+    pub message: String,
+    /// 1-based line of the parsed text where the problem was found.
+    pub line: usize,
+    /// 1-based byte column on that line, where a column helps the reader (it does not
+    /// for a duplicate key, which the message names).
+    pub column: Option<usize>,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)?;
+        match self.column {
+            Some(column) => write!(f, " at column {column}"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Parses `text` as exactly one JSON value, surrounded by optional whitespace.
+///
+/// Error offsets are byte offsets into `text`; messages of syntax errors end with the
+/// 1-based column of the offending byte on its line.
+pub fn parse(text: &str) -> Result<Value, ParseError> {
+    let mut parser = Parser {
+        text,
+        bytes: text.as_bytes(),
+        pos: 0,
+        depth: 0,
+    };
+    parser.skip_ws();
+    let value = parser.value()?;
+    parser.skip_ws();
+    if parser.pos < parser.bytes.len() {
+        return Err(parser.syntax("unexpected characters after the JSON value"));
+    }
+    Ok(value)
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+    depth: usize,
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    /// An error found at byte `offset`.
+    fn error_at(&self, offset: usize, message: String) -> ParseError {
+        let before = &self.bytes[..offset];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        ParseError {
+            message,
+            line,
+            column: Some(offset - line_start + 1),
+        }
+    }
+
+    /// A syntax error at the current position: what was expected and what was found.
+    fn syntax(&self, expected: &str) -> ParseError {
+        let found = match self.text[self.pos..].chars().next() {
+            None => "end of input".to_owned(),
+            Some(c) => Quoted(c).to_string(),
+        };
+        self.error_at(self.pos, format!("invalid JSON: {expected}, found {found}"))
+    }
+
+    fn value(&mut self) -> Result<Value, ParseError> {
+        match self.peek() {
+            Some(b'{') => self.object(),
+            Some(b'[') => self.array(),
+            Some(b'"') => Ok(Value::Str(self.string()?)),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            Some(b't') => self.literal("true", Value::Bool(true)),
+            Some(b'f') => self.literal("false", Value::Bool(false)),
+            Some(b'n') => self.literal("null", Value::Null),
+            Some(b'N') if self.bytes[self.pos..].starts_with(b"NaN") => {
+                Err(self.not_json(self.pos, "NaN"))
+            }
+            Some(b'I') if self.bytes[self.pos..].starts_with(b"Infinity") => {
+                Err(self.not_json(self.pos, "Infinity"))
+            }
+            _ => Err(self.syntax("expected a JSON value")),
+        }
+    }
+
+    fn not_json(&self, offset: usize, token: &str) -> ParseError {
+        self.error_at(
+            offset,
+            format!("invalid JSON: {token} is not a JSON number"),
+        )
+    }
+
+    fn literal(&mut self, word: &str, value: Value) -> Result<Value, ParseError> {
+        let rest = &self.bytes[self.pos..];
+        let matched = rest
+            .iter()
+            .zip(word.as_bytes())
+            .take_while(|(a, b)| a == b)
+            .count();
+        if matched == word.len() {
+            self.pos += word.len();
+            Ok(value)
+        } else {
+            self.pos += matched;
+            Err(self.syntax(&format!("expected `{word}`")))
+        }
+    }
+
+    fn enter(&mut self) -> Result<(), ParseError> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.error_at(
+                self.pos,
+                format!("nesting deeper than {MAX_DEPTH} levels of objects and arrays"),
+            ));
+        }
+        self.pos += 1;
+        Ok(())
+    }
+
+    fn array(&mut self) -> Result<Value, ParseError> {
+        self.enter()?;
+        let mut items = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+            self.depth -= 1;
+            return Ok(Value::Array(items));
+        }
+        loop {
+            self.skip_ws();
+            items.push(self.value()?);
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {
+                    self.pos += 1;
+                    self.depth -= 1;
+                    return Ok(Value::Array(items));
+                }
+                _ => return Err(self.syntax("expected `,` or `]`")),
+            }
+        }
+    }
+
+    fn object(&mut self) -> Result<Value, ParseError> {
+        let start = self.pos;
+        self.enter()?;
+        let mut members: Vec<(String, Value)> = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            self.depth -= 1;
+            return Ok(Value::Object(members));
+        }
+        loop {
+            self.skip_ws();
+            if self.peek() != Some(b'"') {
+                return Err(self.syntax("expected a string key"));
+            }
+            let key = self.string()?;
+            self.skip_ws();
+            if self.peek() != Some(b':') {
+                return Err(self.syntax("expected `:`"));
+            }
+            self.pos += 1;
+            self.skip_ws();
+            let value = self.value()?;
+            members.push((key, value));
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {
+                    self.pos += 1;
+                    self.depth -= 1;
+                    break;
+                }
+                _ => return Err(self.syntax("expected `,` or `}`")),
+            }
+        }
+        // Stable sort, so of two equal keys the first written comes first.
+        members.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        if let Some(pair) = members.windows(2).find(|w| w[0].0 == w[1].0) {
+            let mut err = self.error_at(start, format!("duplicate key {}", quoted_key(&pair[0].0)));
+            err.column = None;
+            return Err(err);
+        }
+        Ok(Value::Object(members))
+    }
+
+    fn string(&mut self) -> Result<String, ParseError> {
+        debug_assert_eq!(self.peek(), Some(b'"'));
+        self.pos += 1;
+        let mut out = String::new();
+        loop {
+            let run_start = self.pos;
+            while let Some(b) = self.peek() {
+                if b == b'"' || b == b'\\' || b < 0x20 {
+                    break;
+                }
+                self.pos += 1;
+            }
+            // The run ends at an ASCII byte or at the end, so it is a whole str slice.
+            out.push_str(&self.text[run_start..self.pos]);
+            match self.peek() {
+                Some(b'"') => {
+                    self.pos += 1;
+                    return Ok(out);
+                }
+                Some(b'\\') => {
+                    let escape_start = self.pos;
+                    self.pos += 1;
+                    let c = match self.peek() {
+                        Some(b'"') => '"',
+                        Some(b'\\') => '\\',
+                        Some(b'/') => '/',
+                        Some(b'b') => '\u{8}',
+                        Some(b'f') => '\u{c}',
+                        Some(b'n') => '\n',
+                        Some(b'r') => '\r',
+                        Some(b't') => '\t',
+                        Some(b'u') => {
+                            self.pos += 1;
+                            out.push(self.unicode_escape(escape_start)?);
+                            continue;
+                        }
+                        _ => return Err(self.syntax("invalid escape in string")),
+                    };
+                    self.pos += 1;
+                    out.push(c);
+                }
+                Some(_) => {
+                    return Err(self.syntax("control character in string (must be escaped)"));
+                }
+                None => return Err(self.syntax("unterminated string")),
+            }
+        }
+    }
+
+    /// Reads the four hex digits after `\u` (and a low surrogate escape after a high
+    /// one), returning the character.
+    fn unicode_escape(&mut self, escape_start: usize) -> Result<char, ParseError> {
+        let first = self.hex4()?;
+        let code = match first {
+            0xD800..=0xDBFF => {
+                if self.bytes[self.pos..].starts_with(b"\\u") {
+                    let save = self.pos;
+                    self.pos += 2;
+                    let second = self.hex4()?;
+                    if (0xDC00..=0xDFFF).contains(&second) {
+                        0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
+                    } else {
+                        self.pos = save;
+                        return Err(self.lone_surrogate(escape_start, first));
+                    }
+                } else {
+                    return Err(self.lone_surrogate(escape_start, first));
+                }
+            }
+            0xDC00..=0xDFFF => return Err(self.lone_surrogate(escape_start, first)),
+            c => c,
+        };
+        // Every value reached here is a Unicode scalar value.
+        char::from_u32(code).ok_or_else(|| self.lone_surrogate(escape_start, first))
+    }
+
+    fn lone_surrogate(&self, offset: usize, unit: u32) -> ParseError {
+        self.error_at(
+            offset,
+            format!("invalid JSON: lone UTF-16 surrogate \\u{unit:04x} in string"),
+        )
+    }
+
+    fn hex4(&mut self) -> Result<u32, ParseError> {
+        let mut code = 0;
+        for _ in 0..4 {
+            let digit = match self.peek() {
+                Some(b @ b'0'..=b'9') => b - b'0',
+                Some(b @ b'a'..=b'f') => b - b'a' + 10,
+                Some(b @ b'A'..=b'F') => b - b'A' + 10,
+                _ => return Err(self.syntax("expected 4 hex digits after `\\u`")),
+            };
+            code = code * 16 + u32::from(digit);
+            self.pos += 1;
+        }
+        Ok(code)
+    }
+
+    fn digits(&mut self) -> usize {
+        let start = self.pos;
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.pos += 1;
+        }
+        self.pos - start
+    }
+
+    fn number(&mut self) -> Result<Value, ParseError> {
+        let start = self.pos;
+        if self.peek() == Some(b'-') {
+            self.pos += 1;
+            if self.bytes[self.pos..].starts_with(b"Infinity") {
+                return Err(self.not_json(start, "-Infinity"));
+            }
+        }
+        match self.peek() {
+            Some(b'0') => {
+                self.pos += 1;
+                if let Some(b'0'..=b'9') = self.peek() {
+                    return Err(self.syntax(
+                        "leading zeros are not allowed, expected `.`, `e` or the end of the number",
+                    ));
+                }
+            }
+            Some(b'1'..=b'9') => {
+                self.digits();
+            }
+            _ => return Err(self.syntax("expected a digit")),
+        }
+        let mut integer = true;
+        if self.peek() == Some(b'.') {
+            integer = false;
+            self.pos += 1;
+            if self.digits() == 0 {
+                return Err(self.syntax("expected a digit after `.`"));
+            }
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            integer = false;
+            self.pos += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.pos += 1;
+            }
+            if self.digits() == 0 {
+                return Err(self.syntax("expected a digit in the exponent"));
+            }
+        }
+        let text = &self.text[start..self.pos];
+        if integer {
+            let text = if text == "-0" { "0" } else { text };
+            return Ok(Value::Int(text.into()));
+        }
+        match text.parse::<f64>() {
+            Ok(x) if x.is_finite() => Ok(Value::Float(x)),
+            _ => {
+                // The number is ASCII, so any byte index is a char boundary.
+                let shown = if text.len() > 40 {
+                    format!("{}...", &text[..40])
+                } else {
+                    text.to_owned()
+                };
+                Err(self.error_at(
+                    start,
+                    format!("number too large for a 64-bit float: {shown}"),
+                ))
+            }
+        }
+    }
+}
+
+/// A key shown in a message: its canonical encoding, cut short when long, so the
+/// message stays one printable line.
+pub(crate) fn quoted_key(key: &str) -> String {
+    const LIMIT: usize = 80;
+    let mut out = Vec::new();
+    if key.chars().count() > LIMIT {
+        let cut: String = key.chars().take(LIMIT).collect();
+        crate::canonical::write_str(&cut, &mut out);
+        out.pop();
+        out.extend_from_slice(b"...\"");
+    } else {
+        crate::canonical::write_str(key, &mut out);
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A character shown in a message: printable ASCII in backquotes, anything else as
+/// its code point.
+struct Quoted(char);
+
+impl fmt::Display for Quoted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            c @ ' '..='~' => write!(f, "`{c}`"),
+            c => write!(f, "U+{:04X}", u32::from(c)),
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! The replay audit (spec section 3): non-determinism, redundant calls, divergence.
+
+use std::collections::{BTreeSet, HashMap};
+
+use sha2::{Digest, Sha256};
+
+use crate::canonical;
+use crate::report::{Finding, FindingKind};
+use crate::transcript::Record;
+
+/// The tools whose calls change state unless told otherwise.
+pub const DEFAULT_MUTATING_TOOLS: [&str; 5] = [
+    "write_file",
+    "delete_file",
+    "create_file",
+    "move_file",
+    "run_command",
+];
+
+/// What replay found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayReport {
+    /// How many calls the transcript holds.
+    pub calls: u64,
+    /// The index of the first non-determinism finding.
+    pub divergence: Option<u64>,
+    /// The findings, by index, then kind.
+    pub findings: Vec<Finding>,
+}
+
+type Fingerprint = [u8; 32];
+
+/// What is remembered of each distinct call: fixed-size, whatever the call holds.
+#[derive(Debug)]
+struct Seen {
+    first_index: u64,
+    first_response: Fingerprint,
+    last_index: u64,
+    /// The state epoch just before the most recent identical call ran.
+    epoch_before_last: u64,
+}
+
+/// Walks the records of a transcript in order.
+#[derive(Debug)]
+pub struct Replay {
+    mutating: BTreeSet<String>,
+    seen: HashMap<Fingerprint, Seen>,
+    epoch: u64,
+    calls: u64,
+    divergence: Option<u64>,
+    findings: Vec<Finding>,
+    scratch: Vec<u8>,
+}
+
+impl Replay {
+    /// A replay whose state-changing tools are the default set plus `extra_mutating`.
+    pub fn new<I, S>(extra_mutating: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let mut mutating: BTreeSet<String> = DEFAULT_MUTATING_TOOLS
+            .iter()
+            .map(|&s| s.to_owned())
+            .collect();
+        mutating.extend(extra_mutating.into_iter().map(Into::into));
+        Replay {
+            mutating,
+            seen: HashMap::new(),
+            epoch: 0,
+            calls: 0,
+            divergence: None,
+            findings: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    fn fingerprint(&mut self, parts: &[&crate::json::Value], tool: Option<&str>) -> Fingerprint {
+        self.scratch.clear();
+        if let Some(tool) = tool {
+            // The quoted tool name cannot run into the arguments that follow it.
+            canonical::write_str(tool, &mut self.scratch);
+        }
+        for part in parts {
+            canonical::write_value(part, &mut self.scratch);
+        }
+        Sha256::digest(&self.scratch).into()
+    }
+
+    /// Takes the next record.
+    pub fn observe(&mut self, record: &Record) {
+        let index = record.index;
+        let call = self.fingerprint(&[&record.args], Some(&record.tool));
+        let response = self.fingerprint(&[&record.response], None);
+        let epoch = self.epoch;
+        match self.seen.get_mut(&call) {
+            Some(seen) => {
+                if seen.first_response != response {
+                    self.findings.push(Finding {
+                        index,
+                        tool: record.tool.clone(),
+                        kind: FindingKind::NonDeterminism {
+                            first: seen.first_index,
+                        },
+                    });
+                    self.divergence.get_or_insert(index);
+                }
+                if seen.epoch_before_last == epoch {
+                    self.findings.push(Finding {
+                        index,
+                        tool: record.tool.clone(),
+                        kind: FindingKind::RedundantCall {
+                            previous: seen.last_index,
+                        },
+                    });
+                }
+                seen.last_index = index;
+                seen.epoch_before_last = epoch;
+            }
+            None => {
+                self.seen.insert(
+                    call,
+                    Seen {
+                        first_index: index,
+                        first_response: response,
+                        last_index: index,
+                        epoch_before_last: epoch,
+                    },
+                );
+            }
+        }
+        if self.mutating.contains(&record.tool) {
+            self.epoch += 1;
+        }
+        self.calls += 1;
+    }
+
+    /// The report on the records seen.
+    pub fn finish(self) -> ReplayReport {
+        // Findings are made in index order, and for one index non-determinism before
+        // redundant-call, which is the order of their kind names.
+        ReplayReport {
+            calls: self.calls,
+            divergence: self.divergence,
+            findings: self.findings,
+        }
+    }
+}

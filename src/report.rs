@@ -1,0 +1,162 @@
+//! Findings and the text reports of every command (spec sections 3, 4 and 6).
+//!
+//! Renderers are pure: they return the report's text, and the caller decides where it
+//! goes.
+
+use std::fmt::Write as _;
+
+use crate::chain::Verdict;
+use crate::replay::ReplayReport;
+use crate::scope::ScopeReport;
+
+/// What was found, with what the finding refers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FindingKind {
+    /// The response differs from that of the first identical call, at `first`.
+    NonDeterminism {
+        /// The index of the first identical call.
+        first: u64,
+    },
+    /// The call repeats the identical call at `previous` with no state change between.
+    RedundantCall {
+        /// The index of the most recent identical call.
+        previous: u64,
+    },
+    /// The tool is not in the declared scope.
+    PermissionOverreach,
+}
+
+impl FindingKind {
+    /// The kind's name as reports write it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            FindingKind::NonDeterminism { .. } => "non-determinism",
+            FindingKind::RedundantCall { .. } => "redundant-call",
+            FindingKind::PermissionOverreach => "permission-overreach",
+        }
+    }
+}
+
+/// One finding of an audit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// The index of the call it is about.
+    pub index: u64,
+    /// The tool that call named.
+    pub tool: String,
+    /// What was found.
+    pub kind: FindingKind,
+}
+
+/// A tool or agent name as reports write it: between single quotes, with `\`, `'`
+/// and the characters that could break a line or hide escaped, so a finding is
+/// always one line.
+pub fn quote_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 2);
+    out.push('\'');
+    escape_into(name, &mut out);
+    out.push('\'');
+    out
+}
+
+/// Writes `text` with the escapes of [`quote_name`], without the quotes.
+fn escape_into(text: &str, out: &mut String) {
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("\\'"),
+            '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{2028}' | '\u{2029}' => {
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+}
+
+/// A `prev` or `digest` field as found in a link: written as is when it is a plain
+/// digest, with the escapes of [`quote_name`] otherwise, so the report keeps its lines.
+fn shown_field(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    escape_into(text, &mut out);
+    out
+}
+
+fn finding_line(finding: &Finding, agent: &str, out: &mut String) {
+    let tool = quote_name(&finding.tool);
+    let _ = write!(out, "index {}: {}: ", finding.index, finding.kind.name());
+    let _ = match finding.kind {
+        FindingKind::NonDeterminism { first } => writeln!(
+            out,
+            "tool {tool} returned a different response than the identical call at index {first}"
+        ),
+        FindingKind::RedundantCall { previous } => writeln!(
+            out,
+            "tool {tool} repeats the identical call at index {previous} with no state change between them"
+        ),
+        FindingKind::PermissionOverreach => writeln!(
+            out,
+            "tool {tool} is not in the declared scope for agent {}",
+            quote_name(agent)
+        ),
+    };
+}
+
+/// The text report of `replay`.
+pub fn render_replay(report: &ReplayReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "calls: {}", report.calls);
+    let _ = match report.divergence {
+        Some(index) => writeln!(out, "divergence: index {index}"),
+        None => writeln!(out, "divergence: none"),
+    };
+    let _ = writeln!(out, "findings: {}", report.findings.len());
+    for finding in &report.findings {
+        finding_line(finding, "", &mut out);
+    }
+    out
+}
+
+/// The text report of `scope`.
+pub fn render_scope(report: &ScopeReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "calls: {}", report.calls);
+    let _ = writeln!(out, "findings: {}", report.findings.len());
+    for finding in &report.findings {
+        finding_line(finding, &report.agent, &mut out);
+    }
+    out
+}
+
+/// The text report of `verify`.
+pub fn render_verify(verdict: &Verdict) -> String {
+    match verdict {
+        Verdict::Intact { .. } => "chain: intact\n".to_owned(),
+        Verdict::Broken {
+            position,
+            expected,
+            found,
+            ..
+        } => format!(
+            "chain: broken\nfirst broken link: index {position}\nexpected: {}\nfound: {}\n",
+            shown_field(expected),
+            shown_field(found)
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quote_name;
+
+    #[test]
+    fn names_are_quoted_on_one_line() {
+        assert_eq!(quote_name("read_file"), "'read_file'");
+        assert_eq!(quote_name("it's"), r"'it\'s'");
+        assert_eq!(quote_name(r"a\b"), r"'a\\b'");
+        assert_eq!(
+            quote_name("a\nb\u{7f}\u{85}\u{2028}\u{2029}"),
+            r"'a\u000ab\u007f\u0085\u2028\u2029'"
+        );
+        assert_eq!(quote_name("é😀\u{a0}"), "'é😀\u{a0}'");
+    }
+}

@@ -1,0 +1,138 @@
+//! The scope audit (spec section 4): calls to tools outside the declared permissions.
+
+use std::collections::HashSet;
+
+use crate::json::{self, ParseError, Value};
+use crate::report::{Finding, FindingKind};
+use crate::transcript::Record;
+
+/// A declared scope: an agent and the tools it may call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scope {
+    /// The agent's name; never empty.
+    pub agent: String,
+    /// The tools it may call, matched exactly.
+    pub allowed_tools: Vec<String>,
+}
+
+impl Scope {
+    /// Parses a scope file's text: one JSON object, which may span several lines.
+    ///
+    /// Errors about the object's fields are placed on the line where the object starts.
+    pub fn parse(text: &str) -> Result<Scope, ParseError> {
+        let value = json::parse(text)?;
+        let start = text
+            .bytes()
+            .position(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+            .unwrap_or(0);
+        let line = text.as_bytes()[..start]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1;
+        let error = |message: String| ParseError {
+            message,
+            line,
+            column: None,
+        };
+        let Value::Object(members) = value else {
+            return Err(error(format!(
+                "expected a JSON object, found {}",
+                value.described()
+            )));
+        };
+        let mut agent = None;
+        let mut allowed_tools = None;
+        for (key, value) in members {
+            match (key.as_str(), value) {
+                ("agent", Value::Str(s)) if !s.is_empty() => agent = Some(s),
+                ("agent", other) => {
+                    return Err(error(format!(
+                        "field \"agent\" must be a non-empty string, found {}",
+                        other.described()
+                    )));
+                }
+                ("allowed_tools", Value::Array(items)) => {
+                    let mut tools = Vec::with_capacity(items.len());
+                    for (i, item) in items.into_iter().enumerate() {
+                        match item {
+                            Value::Str(s) => tools.push(s),
+                            other => {
+                                return Err(error(format!(
+                                    "field \"allowed_tools\" must hold only strings, found {} at position {i}",
+                                    other.described()
+                                )));
+                            }
+                        }
+                    }
+                    allowed_tools = Some(tools);
+                }
+                ("allowed_tools", other) => {
+                    return Err(error(format!(
+                        "field \"allowed_tools\" must be an array of strings, found {}",
+                        other.described()
+                    )));
+                }
+                (_, _) => return Err(error(format!("unknown field {}", json::quoted_key(&key)))),
+            }
+        }
+        Ok(Scope {
+            agent: agent.ok_or_else(|| error("missing field \"agent\"".to_owned()))?,
+            allowed_tools: allowed_tools
+                .ok_or_else(|| error("missing field \"allowed_tools\"".to_owned()))?,
+        })
+    }
+}
+
+/// What scope found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScopeReport {
+    /// The agent the scope was declared for.
+    pub agent: String,
+    /// How many calls the transcript holds.
+    pub calls: u64,
+    /// The findings, by index.
+    pub findings: Vec<Finding>,
+}
+
+/// Walks the records of a transcript against a scope.
+#[derive(Debug)]
+pub struct ScopeAudit {
+    agent: String,
+    allowed: HashSet<String>,
+    calls: u64,
+    findings: Vec<Finding>,
+}
+
+impl ScopeAudit {
+    /// An audit against `scope`.
+    pub fn new(scope: Scope) -> Self {
+        ScopeAudit {
+            agent: scope.agent,
+            allowed: scope.allowed_tools.into_iter().collect(),
+            calls: 0,
+            findings: Vec::new(),
+        }
+    }
+
+    /// Takes the next record.
+    pub fn observe(&mut self, record: &Record) {
+        if !self.allowed.contains(&record.tool) {
+            self.findings.push(Finding {
+                index: record.index,
+                tool: record.tool.clone(),
+                kind: FindingKind::PermissionOverreach,
+            });
+        }
+        self.calls += 1;
+    }
+
+    /// The report on the records seen.
+    pub fn finish(self) -> ScopeReport {
+        ScopeReport {
+            agent: self.agent,
+            calls: self.calls,
+            findings: self.findings,
+        }
+    }
+}

@@ -1,0 +1,70 @@
+//! Output held back until a command has finished: in memory while small, in an
+//! anonymous temporary file beyond that, so memory stays bounded.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+
+/// How much output is kept in memory before it moves to a temporary file.
+pub const MEMORY_LIMIT: usize = 8 << 20;
+
+/// Bytes written now and read back later.
+#[derive(Debug, Default)]
+pub struct Spool {
+    memory: Vec<u8>,
+    file: Option<BufWriter<File>>,
+}
+
+impl Spool {
+    /// An empty spool.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends `bytes`.
+    pub fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if let Some(file) = &mut self.file {
+            return file.write_all(bytes);
+        }
+        self.memory.extend_from_slice(bytes);
+        if self.memory.len() > MEMORY_LIMIT {
+            let mut file = BufWriter::with_capacity(1 << 20, tempfile::tempfile()?);
+            file.write_all(&self.memory)?;
+            self.memory = Vec::new();
+            self.file = Some(file);
+        }
+        Ok(())
+    }
+
+    /// Copies everything written, in order, to `out`. Errors of the spool itself and
+    /// errors writing `out` are told apart.
+    pub fn copy_to(self, out: &mut dyn Write) -> Result<(), SpoolError> {
+        match self.file {
+            None => out.write_all(&self.memory).map_err(SpoolError::Write),
+            Some(file) => {
+                let mut file = file
+                    .into_inner()
+                    .map_err(|e| SpoolError::Spool(e.into_error()))?;
+                file.seek(SeekFrom::Start(0)).map_err(SpoolError::Spool)?;
+                let mut buf = vec![0; 1 << 20];
+                loop {
+                    let n = match file.read(&mut buf) {
+                        Ok(0) => return Ok(()),
+                        Ok(n) => n,
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                        Err(e) => return Err(SpoolError::Spool(e)),
+                    };
+                    out.write_all(&buf[..n]).map_err(SpoolError::Write)?;
+                }
+            }
+        }
+    }
+}
+
+/// Why a spool could not be copied out.
+#[derive(Debug)]
+pub enum SpoolError {
+    /// The temporary file failed.
+    Spool(io::Error),
+    /// The destination failed.
+    Write(io::Error),
+}

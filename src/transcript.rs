@@ -1,0 +1,326 @@
+//! Reading transcripts and sealed transcripts: JSON Lines, strictly (spec sections 1
+//! and 6).
+
+use std::io::{self, BufRead};
+
+use crate::json::{self, Value};
+
+/// An input error: what is wrong, on which 1-based physical line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineError {
+    /// The 1-based physical line number.
+    pub line: u64,
+    /// What is wrong there.
+    pub message: String,
+}
+
+/// Why a line could not be read.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The bytes could not be read at all.
+    Io(io::Error),
+    /// The bytes were read but are not a valid line.
+    Input(LineError),
+}
+
+impl From<LineError> for ReadError {
+    fn from(err: LineError) -> Self {
+        ReadError::Input(err)
+    }
+}
+
+/// The non-blank lines of a JSON Lines input, with their physical line numbers.
+///
+/// A UTF-8 byte-order mark at the very start is skipped; a line holding only spaces,
+/// tabs and CRs is skipped; every other line must be valid UTF-8.
+pub struct Lines<R> {
+    reader: R,
+    buf: Vec<u8>,
+    line: u64,
+}
+
+impl<R: BufRead> Lines<R> {
+    /// Reads lines from `reader`.
+    pub fn new(reader: R) -> Self {
+        Lines {
+            reader,
+            buf: Vec::new(),
+            line: 0,
+        }
+    }
+
+    /// The next non-blank line and its 1-based number, or `None` at the end.
+    pub fn next_line(&mut self) -> Result<Option<(u64, &str)>, ReadError> {
+        let (start, end) = loop {
+            self.buf.clear();
+            let read = self
+                .reader
+                .read_until(b'\n', &mut self.buf)
+                .map_err(ReadError::Io)?;
+            if read == 0 {
+                return Ok(None);
+            }
+            self.line += 1;
+            let mut start = 0;
+            let mut end = self.buf.len();
+            if self.buf.ends_with(b"\n") {
+                end -= 1;
+            }
+            if self.line == 1 && self.buf[..end].starts_with(b"\xEF\xBB\xBF") {
+                start = 3;
+            }
+            let bytes = &self.buf[start..end];
+            if !bytes.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
+                break (start, end);
+            }
+        };
+        let bytes = &self.buf[start..end];
+        match std::str::from_utf8(bytes) {
+            Ok(text) => Ok(Some((self.line, text))),
+            Err(err) => Err(LineError {
+                line: self.line,
+                message: format!(
+                    "invalid UTF-8: byte 0x{:02x} at column {}",
+                    bytes[err.valid_up_to()],
+                    err.valid_up_to() + 1
+                ),
+            }
+            .into()),
+        }
+    }
+}
+
+/// One recorded tool call (spec section 1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    /// The number of records before this one.
+    pub index: u64,
+    /// The name of the tool that was called; never empty.
+    pub tool: String,
+    /// The arguments of the call: always a [`Value::Object`].
+    pub args: Value,
+    /// The recorded response: always a [`Value::Object`].
+    pub response: Value,
+}
+
+/// One link of a sealed transcript (spec section 6): a record plus `prev` and
+/// `digest`. Its index is any integer, as written: the chain checks it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Link {
+    /// The index as written (decimal digits, maybe with a `-`).
+    pub index: Box<str>,
+    /// The name of the tool; never empty.
+    pub tool: String,
+    /// The arguments: always a [`Value::Object`].
+    pub args: Value,
+    /// The response: always a [`Value::Object`].
+    pub response: Value,
+    /// The digest of the previous link, as written.
+    pub prev: String,
+    /// The digest of this link, as written.
+    pub digest: String,
+}
+
+/// Parses one line of JSON into an object's members, mapping JSON errors to the line.
+fn parse_object(line: u64, text: &str) -> Result<Vec<(String, Value)>, LineError> {
+    match json::parse(text) {
+        Ok(Value::Object(members)) => Ok(members),
+        Ok(other) => Err(LineError {
+            line,
+            message: format!("expected a JSON object, found {}", other.described()),
+        }),
+        Err(err) => Err(LineError {
+            line,
+            message: err.to_string(),
+        }),
+    }
+}
+
+/// The fields of an object, taken out by name; anything not asked for is an error.
+struct Fields {
+    line: u64,
+    members: Vec<(String, Value)>,
+}
+
+impl Fields {
+    fn new(line: u64, members: Vec<(String, Value)>, known: &[&str]) -> Result<Self, LineError> {
+        if let Some((key, _)) = members.iter().find(|(k, _)| !known.contains(&k.as_str())) {
+            return Err(LineError {
+                line,
+                message: format!("unknown field {}", json::quoted_key(key)),
+            });
+        }
+        Ok(Fields { line, members })
+    }
+
+    fn take(&mut self, name: &str) -> Result<Value, LineError> {
+        match self.members.iter().position(|(k, _)| k == name) {
+            Some(i) => Ok(self.members.swap_remove(i).1),
+            None => Err(self.error(format!("missing field \"{name}\""))),
+        }
+    }
+
+    fn error(&self, message: String) -> LineError {
+        LineError {
+            line: self.line,
+            message,
+        }
+    }
+
+    fn wrong_type(&self, name: &str, wanted: &str, found: &Value) -> LineError {
+        self.error(format!(
+            "field \"{name}\" must be {wanted}, found {}",
+            found.described()
+        ))
+    }
+
+    fn integer(&mut self, name: &str) -> Result<Box<str>, LineError> {
+        match self.take(name)? {
+            Value::Int(digits) => Ok(digits),
+            other => Err(self.wrong_type(name, "an integer", &other)),
+        }
+    }
+
+    fn non_empty_string(&mut self, name: &str) -> Result<String, LineError> {
+        match self.take(name)? {
+            Value::Str(s) if !s.is_empty() => Ok(s),
+            other => Err(self.wrong_type(name, "a non-empty string", &other)),
+        }
+    }
+
+    fn string(&mut self, name: &str) -> Result<String, LineError> {
+        match self.take(name)? {
+            Value::Str(s) => Ok(s),
+            other => Err(self.wrong_type(name, "a string", &other)),
+        }
+    }
+
+    fn object(&mut self, name: &str) -> Result<Value, LineError> {
+        match self.take(name)? {
+            value @ Value::Object(_) => Ok(value),
+            other => Err(self.wrong_type(name, "an object", &other)),
+        }
+    }
+}
+
+/// An integer's digits cut short for a message.
+fn shown_integer(digits: &str) -> String {
+    if digits.len() > 40 {
+        format!("{}...", &digits[..40])
+    } else {
+        digits.to_owned()
+    }
+}
+
+/// Parses the transcript line `text` (physical line `line`), which must be the record
+/// with index `expected_index`.
+pub fn parse_record(line: u64, text: &str, expected_index: u64) -> Result<Record, LineError> {
+    let mut fields = Fields::new(
+        line,
+        parse_object(line, text)?,
+        &["args", "index", "response", "tool"],
+    )?;
+    let index = fields.integer("index")?;
+    let tool = fields.non_empty_string("tool")?;
+    let args = fields.object("args")?;
+    let response = fields.object("response")?;
+    if index.parse::<u64>().ok() != Some(expected_index) {
+        return Err(fields.error(format!(
+            "index {} out of order, expected {expected_index}",
+            shown_integer(&index)
+        )));
+    }
+    Ok(Record {
+        index: expected_index,
+        tool,
+        args,
+        response,
+    })
+}
+
+/// Parses the sealed-transcript line `text` (physical line `line`).
+pub fn parse_link(line: u64, text: &str) -> Result<Link, LineError> {
+    let mut fields = Fields::new(
+        line,
+        parse_object(line, text)?,
+        &["args", "digest", "index", "prev", "response", "tool"],
+    )?;
+    let index = fields.integer("index")?;
+    let tool = fields.non_empty_string("tool")?;
+    let args = fields.object("args")?;
+    let response = fields.object("response")?;
+    let prev = fields.string("prev")?;
+    let digest = fields.string("digest")?;
+    Ok(Link {
+        index,
+        tool,
+        args,
+        response,
+        prev,
+        digest,
+    })
+}
+
+/// The records of a transcript, in order, each checked against its position.
+pub struct Records<R> {
+    lines: Lines<R>,
+    count: u64,
+}
+
+impl<R: BufRead> Records<R> {
+    /// Reads records from `reader`.
+    pub fn new(reader: R) -> Self {
+        Records {
+            lines: Lines::new(reader),
+            count: 0,
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for Records<R> {
+    type Item = Result<(u64, Record), ReadError>;
+
+    /// The next record with its physical line number.
+    fn next(&mut self) -> Option<Self::Item> {
+        let (line, text) = match self.lines.next_line() {
+            Ok(Some(found)) => found,
+            Ok(None) => return None,
+            Err(err) => return Some(Err(err)),
+        };
+        let record = parse_record(line, text, self.count).map_err(ReadError::from);
+        if record.is_ok() {
+            self.count += 1;
+        }
+        Some(record.map(|r| (line, r)))
+    }
+}
+
+/// The links of a sealed transcript, in order.
+pub struct Links<R> {
+    lines: Lines<R>,
+}
+
+impl<R: BufRead> Links<R> {
+    /// Reads links from `reader`.
+    pub fn new(reader: R) -> Self {
+        Links {
+            lines: Lines::new(reader),
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for Links<R> {
+    type Item = Result<(u64, Link), ReadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.lines.next_line() {
+            Ok(Some((line, text))) => Some(
+                parse_link(line, text)
+                    .map(|link| (line, link))
+                    .map_err(ReadError::from),
+            ),
+            Ok(None) => None,
+            Err(err) => Some(Err(err)),
+        }
+    }
+}

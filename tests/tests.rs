@@ -1,0 +1,3 @@
+//! The integration tests: they run the real `toolreplay` binary.
+
+mod conformance;
