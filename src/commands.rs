@@ -153,25 +153,7 @@ pub fn read_scope(path: &Path) -> Result<Scope, Error> {
             format!("scope file larger than {} MiB", MAX_SCOPE_BYTES >> 20),
         ));
     }
-    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-    let text = std::str::from_utf8(body).map_err(|err| {
-        let before = &body[..err.valid_up_to()];
-        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        let column = before.len()
-            - before
-                .iter()
-                .rposition(|&b| b == b'\n')
-                .map_or(0, |i| i + 1)
-            + 1;
-        input_error(
-            line,
-            format!(
-                "invalid UTF-8: byte 0x{:02x} at column {column}",
-                body[err.valid_up_to()]
-            ),
-        )
-    })?;
-    Scope::parse(text).map_err(|err| input_error(err.line, err.to_string()))
+    Scope::parse(&bytes).map_err(|err| input_error(err.line, err.to_string()))
 }
 
 /// `toolreplay scope FILE SCOPE`

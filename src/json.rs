@@ -84,16 +84,42 @@ impl fmt::Display for ParseError {
     }
 }
 
+/// Decodes the bytes of a whole JSON file: a UTF-8 byte-order mark at the very start is
+/// skipped, and bytes that are not valid UTF-8 are an error. Positions in later
+/// errors are relative to the returned text.
+pub fn decode_document(bytes: &[u8]) -> Result<&str, ParseError> {
+    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    std::str::from_utf8(body).map_err(|err| {
+        let before = &body[..err.valid_up_to()];
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        ParseError {
+            message: format!("invalid UTF-8: byte 0x{:02x}", body[err.valid_up_to()]),
+            line: before.iter().filter(|&&b| b == b'\n').count() + 1,
+            column: Some(before.len() - line_start + 1),
+        }
+    })
+}
+
 /// Parses `text` as exactly one JSON value, surrounded by optional whitespace.
 ///
 /// Error offsets are byte offsets into `text`; messages of syntax errors end with the
 /// 1-based column of the offending byte on its line.
 pub fn parse(text: &str) -> Result<Value, ParseError> {
+    parse_located(text).map(|(value, _)| value)
+}
+
+/// Parses `text` like [`parse`], and when the value is an object, also gives the
+/// 1-based line of each member's key, in the order of the members.
+pub fn parse_located(text: &str) -> Result<(Value, Vec<usize>), ParseError> {
     let mut parser = Parser {
         text,
         bytes: text.as_bytes(),
         pos: 0,
         depth: 0,
+        top_offsets: Vec::new(),
     };
     parser.skip_ws();
     let value = parser.value()?;
@@ -101,7 +127,12 @@ pub fn parse(text: &str) -> Result<Value, ParseError> {
     if parser.pos < parser.bytes.len() {
         return Err(parser.syntax("unexpected characters after the JSON value"));
     }
-    Ok(value)
+    let lines = parser
+        .top_offsets
+        .iter()
+        .map(|&offset| parser.error_at(offset, String::new()).line)
+        .collect();
+    Ok((value, lines))
 }
 
 struct Parser<'a> {
@@ -109,6 +140,8 @@ struct Parser<'a> {
     bytes: &'a [u8],
     pos: usize,
     depth: usize,
+    /// The key offsets of the outermost object's members, in the members' order.
+    top_offsets: Vec<usize>,
 }
 
 impl Parser<'_> {
@@ -226,20 +259,22 @@ impl Parser<'_> {
     }
 
     fn object(&mut self) -> Result<Value, ParseError> {
-        let start = self.pos;
         self.enter()?;
-        let mut members: Vec<(String, Value)> = Vec::new();
+        let outermost = self.depth == 1;
+        // Each member with the offset of its key, for errors.
+        let mut members: Vec<(String, Value, usize)> = Vec::new();
         self.skip_ws();
         if self.peek() == Some(b'}') {
             self.pos += 1;
             self.depth -= 1;
-            return Ok(Value::Object(members));
+            return Ok(Value::Object(Vec::new()));
         }
         loop {
             self.skip_ws();
             if self.peek() != Some(b'"') {
                 return Err(self.syntax("expected a string key"));
             }
+            let key_offset = self.pos;
             let key = self.string()?;
             self.skip_ws();
             if self.peek() != Some(b':') {
@@ -248,7 +283,7 @@ impl Parser<'_> {
             self.pos += 1;
             self.skip_ws();
             let value = self.value()?;
-            members.push((key, value));
+            members.push((key, value, key_offset));
             self.skip_ws();
             match self.peek() {
                 Some(b',') => self.pos += 1,
@@ -263,11 +298,23 @@ impl Parser<'_> {
         // Stable sort, so of two equal keys the first written comes first.
         members.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
         if let Some(pair) = members.windows(2).find(|w| w[0].0 == w[1].0) {
-            let mut err = self.error_at(start, format!("duplicate key {}", quoted_key(&pair[0].0)));
+            // Placed on the line of the second occurrence, which the message names.
+            let mut err = self.error_at(
+                pair[1].2,
+                format!("duplicate key {}", quoted_key(&pair[1].0)),
+            );
             err.column = None;
             return Err(err);
         }
-        Ok(Value::Object(members))
+        if outermost {
+            self.top_offsets = members.iter().map(|m| m.2).collect();
+        }
+        Ok(Value::Object(
+            members
+                .into_iter()
+                .map(|(key, value, _)| (key, value))
+                .collect(),
+        ))
     }
 
     fn string(&mut self) -> Result<String, ParseError> {

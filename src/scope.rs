@@ -16,34 +16,38 @@ pub struct Scope {
 }
 
 impl Scope {
-    /// Parses a scope file's text: one JSON object, which may span several lines.
+    /// Parses a scope file's bytes: one JSON object, which may span several lines,
+    /// in UTF-8 (a byte-order mark at the start is skipped).
     ///
     /// Errors about the object's fields are placed on the line where the object starts.
-    pub fn parse(text: &str) -> Result<Scope, ParseError> {
-        let value = json::parse(text)?;
+    pub fn parse(bytes: &[u8]) -> Result<Scope, ParseError> {
+        let text = json::decode_document(bytes)?;
+        let (value, lines) = json::parse_located(text)?;
+        // Errors about the object itself go on the line where it starts.
         let start = text
             .bytes()
             .position(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
             .unwrap_or(0);
-        let line = text.as_bytes()[..start]
+        let object_line = text.as_bytes()[..start]
             .iter()
             .filter(|&&b| b == b'\n')
             .count()
             + 1;
-        let error = |message: String| ParseError {
+        let error_on = |line: usize, message: String| ParseError {
             message,
             line,
             column: None,
         };
         let Value::Object(members) = value else {
-            return Err(error(format!(
-                "expected a JSON object, found {}",
-                value.described()
-            )));
+            return Err(error_on(
+                object_line,
+                format!("expected a JSON object, found {}", value.described()),
+            ));
         };
         let mut agent = None;
         let mut allowed_tools = None;
-        for (key, value) in members {
+        for ((key, value), line) in members.into_iter().zip(lines) {
+            let error = |message: String| error_on(line, message);
             match (key.as_str(), value) {
                 ("agent", Value::Str(s)) if !s.is_empty() => agent = Some(s),
                 ("agent", other) => {
@@ -76,10 +80,10 @@ impl Scope {
                 (_, _) => return Err(error(format!("unknown field {}", json::quoted_key(&key)))),
             }
         }
+        let missing = |name: &str| error_on(object_line, format!("missing field \"{name}\""));
         Ok(Scope {
-            agent: agent.ok_or_else(|| error("missing field \"agent\"".to_owned()))?,
-            allowed_tools: allowed_tools
-                .ok_or_else(|| error("missing field \"allowed_tools\"".to_owned()))?,
+            agent: agent.ok_or_else(|| missing("agent"))?,
+            allowed_tools: allowed_tools.ok_or_else(|| missing("allowed_tools"))?,
         })
     }
 }
