@@ -1,3 +1,4 @@
-//! The integration tests: they run the real `toolreplay` binary.
+//! The integration tests: they run the real `toolreplay` binary and the library.
 
+mod cli;
 mod conformance;

@@ -1,0 +1,177 @@
+//! Tests of the command line, by theme.
+//!
+//! Every test runs the real `toolreplay` binary, with the environment cleared apart
+//! from `PATH`, and snapshots one text stating its exit code, stdout and stderr
+//! exactly (see [`Run::text`]). Inputs are written to a temporary directory that is
+//! the binary's working directory, and passed by relative name, so error lines read
+//! `error: t.jsonl:3: ...` whatever the machine.
+
+mod errors;
+mod replay;
+mod samples;
+mod scope;
+mod seal;
+mod transcript;
+mod verify;
+
+use std::fs;
+use std::path::Path;
+
+use assert_cmd::Command;
+use tempfile::TempDir;
+
+/// The crate root, where `samples/` lives.
+pub const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// What one run of the binary gave.
+#[derive(Debug)]
+pub struct Run {
+    /// The exit code (a run killed by a signal fails the test).
+    pub code: i32,
+    /// Standard output, as text.
+    pub stdout: String,
+    /// Standard error, as text.
+    pub stderr: String,
+}
+
+impl Run {
+    /// The exit code, stdout and stderr as one text, both streams shown even when
+    /// empty:
+    ///
+    /// ```text
+    /// exit: 1
+    /// --- stdout
+    /// ...
+    /// --- stderr
+    /// ...
+    /// ```
+    ///
+    /// A stream that does not end with LF is followed by the line
+    /// `\ no newline at end`. Snapshots ignore trailing whitespace and CRs before
+    /// LFs, so a CR anywhere or a blank line at the end of stderr would be invisible
+    /// there: both fail the test here instead.
+    pub fn text(&self) -> String {
+        let mut text = format!("exit: {}\n", self.code);
+        for (name, stream) in [("stdout", &self.stdout), ("stderr", &self.stderr)] {
+            assert!(
+                !stream.contains('\r'),
+                "{name} holds a CR, which a snapshot cannot show: {stream:?}"
+            );
+            text.push_str("--- ");
+            text.push_str(name);
+            text.push('\n');
+            text.push_str(stream);
+            if !stream.is_empty() && !stream.ends_with('\n') {
+                text.push_str("\n\\ no newline at end\n");
+            }
+        }
+        assert!(
+            !self.stderr.ends_with("\n\n"),
+            "stderr ends with a blank line, which a snapshot cannot show: {:?}",
+            self.stderr
+        );
+        text
+    }
+}
+
+/// Runs the binary in `dir` with `args`, the environment cleared apart from `PATH`.
+pub fn run(dir: &Path, args: &[&str]) -> Run {
+    let mut command = Command::cargo_bin("toolreplay").expect("the toolreplay binary");
+    command.env_clear();
+    if let Some(path) = std::env::var_os("PATH") {
+        command.env("PATH", path);
+    }
+    let output = command
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("run toolreplay");
+    let code = output
+        .status
+        .code()
+        .unwrap_or_else(|| panic!("toolreplay {args:?} did not exit: {}", output.status));
+    Run {
+        code,
+        stdout: String::from_utf8(output.stdout).expect("stdout is UTF-8"),
+        stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
+    }
+}
+
+/// Runs the binary in the crate root, so `samples/...` paths work and stay short.
+pub fn run_in_root(args: &[&str]) -> Run {
+    run(Path::new(ROOT), args)
+}
+
+/// A temporary working directory for one test.
+pub struct Dir {
+    tmp: TempDir,
+}
+
+impl Dir {
+    /// A new, empty directory.
+    pub fn new() -> Self {
+        Dir {
+            tmp: TempDir::new().expect("temporary directory"),
+        }
+    }
+
+    /// Its path.
+    pub fn path(&self) -> &Path {
+        self.tmp.path()
+    }
+
+    /// Writes the file `name` in it.
+    pub fn write(&self, name: &str, bytes: impl AsRef<[u8]>) {
+        fs::write(self.path().join(name), bytes).expect("write input file");
+    }
+
+    /// Reads the file `name` in it.
+    pub fn read(&self, name: &str) -> Vec<u8> {
+        fs::read(self.path().join(name)).expect("read file")
+    }
+
+    /// The names of the entries in it, sorted.
+    pub fn entries(&self) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(self.path())
+            .expect("list directory")
+            .map(|entry| {
+                entry
+                    .expect("directory entry")
+                    .file_name()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// Runs the binary in it.
+    pub fn run(&self, args: &[&str]) -> Run {
+        run(self.path(), args)
+    }
+}
+
+/// Lines joined with LF, each ending with LF.
+pub fn lines(lines: &[&str]) -> String {
+    lines.iter().map(|line| format!("{line}\n")).collect()
+}
+
+/// Writes `t.jsonl` with `content` in a new directory and runs `command t.jsonl`
+/// there.
+pub fn run_on(command: &str, content: impl AsRef<[u8]>) -> Run {
+    let dir = Dir::new();
+    dir.write("t.jsonl", content);
+    dir.run(&[command, "t.jsonl"])
+}
+
+/// `replay t.jsonl` on `content`.
+pub fn replay(content: impl AsRef<[u8]>) -> Run {
+    run_on("replay", content)
+}
+
+/// A record line: `{"index": I, "tool": T, "args": A, "response": R}`, with `args`
+/// and `response` given as JSON text.
+pub fn record(index: u64, tool: &str, args: &str, response: &str) -> String {
+    format!(r#"{{"index": {index}, "tool": "{tool}", "args": {args}, "response": {response}}}"#)
+}

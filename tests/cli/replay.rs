@@ -1,0 +1,431 @@
+//! `toolreplay replay` (spec section 3): the two finding kinds, their order, the
+//! divergence, what makes calls identical, and how names are quoted.
+
+use insta::assert_snapshot;
+
+use super::{Dir, Run, record, replay};
+
+/// A transcript of `calls`, each `(tool, args, response)` with `tool` as the inside
+/// of a JSON string and `args` and `response` as JSON text; indices 0, 1, 2, ...
+pub fn transcript(calls: &[(&str, &str, &str)]) -> String {
+    calls
+        .iter()
+        .enumerate()
+        .map(|(index, (tool, args, response))| {
+            format!("{}\n", record(index as u64, tool, args, response))
+        })
+        .collect()
+}
+
+/// `replay t.jsonl EXTRA...` on `calls`.
+fn replay_with(calls: &[(&str, &str, &str)], extra: &[&str]) -> Run {
+    let dir = Dir::new();
+    dir.write("t.jsonl", transcript(calls));
+    let mut args = vec!["replay", "t.jsonl"];
+    args.extend_from_slice(extra);
+    dir.run(&args)
+}
+
+/// `replay t.jsonl` on `calls`.
+fn replay_calls(calls: &[(&str, &str, &str)]) -> String {
+    replay_with(calls, &[]).text()
+}
+
+const A: &str = r#"{"path": "a"}"#;
+const B: &str = r#"{"path": "b"}"#;
+const R1: &str = r#"{"text": "one"}"#;
+const R2: &str = r#"{"text": "two"}"#;
+const OK: &str = r#"{"ok": true}"#;
+
+// --- the finding kinds
+
+#[test]
+fn no_findings_exits_0_with_divergence_none() {
+    assert_snapshot!(replay_calls(&[("read_file", A, R1), ("read_file", B, R2),]));
+}
+
+#[test]
+fn redundant_call_alone() {
+    assert_snapshot!(replay_calls(&[
+        ("read_file", A, R1),
+        ("list_dir", B, R2),
+        ("read_file", A, R1),
+    ]));
+}
+
+#[test]
+fn non_determinism_alone() {
+    // The write in between keeps the repeat from being redundant.
+    assert_snapshot!(replay_calls(&[
+        ("read_file", A, R1),
+        ("write_file", B, OK),
+        ("read_file", A, R2),
+    ]));
+}
+
+#[test]
+fn both_findings_on_one_index() {
+    assert_snapshot!(replay_calls(&[("read_file", A, R1), ("read_file", A, R2),]));
+}
+
+#[test]
+fn findings_are_sorted_by_index_then_kind() {
+    assert_snapshot!(replay_calls(&[
+        ("search", A, R1),     // 0
+        ("read_file", A, R1),  // 1
+        ("search", A, R2),     // 2: both, vs 0
+        ("read_file", A, R1),  // 3: redundant vs 1
+        ("write_file", B, OK), // 4
+        ("search", A, R2),     // 5: non-determinism vs 0
+        ("read_file", A, R2),  // 6: non-determinism vs 1
+        ("read_file", A, R2),  // 7: redundant vs 6, non-determinism vs 1
+    ]));
+}
+
+#[test]
+fn divergence_is_the_first_non_determinism_not_the_first_finding() {
+    assert_snapshot!(replay_calls(&[
+        ("read_file", A, R1),
+        ("read_file", A, R1), // 1: redundant
+        ("write_file", B, OK),
+        ("search", A, R1),
+        ("write_file", B, OK),
+        ("search", A, R2), // 5: non-determinism, the divergence
+        ("read_file", B, R1),
+        ("read_file", B, R1), // 7: redundant
+        ("write_file", B, OK),
+        ("read_file", A, R2), // 9: non-determinism
+    ]));
+}
+
+#[test]
+fn findings_after_an_input_error_print_nothing() {
+    let mut content = transcript(&[("read_file", A, R1), ("read_file", A, R2)]);
+    content.push_str("{\"index\": 2}\n");
+    assert_snapshot!(replay(content).text());
+}
+
+// --- redundant calls
+
+#[test]
+fn a_state_change_between_identical_calls_resets_redundancy() {
+    assert_snapshot!(replay_calls(&[
+        ("read_file", A, R1),
+        ("write_file", B, OK),
+        ("read_file", A, R1),
+    ]));
+}
+
+#[test]
+fn redundancy_names_the_most_recent_identical_call() {
+    assert_snapshot!(replay_calls(&[
+        ("read_file", A, R1),  // 0
+        ("write_file", B, OK), // 1
+        ("read_file", A, R1),  // 2: not redundant
+        ("read_file", A, R1),  // 3: repeats 2
+        ("read_file", A, R1),  // 4: repeats 3
+    ]));
+}
+
+#[test]
+fn a_non_mutating_call_in_between_does_not_reset_redundancy() {
+    assert_snapshot!(replay_calls(&[
+        ("read_file", A, R1),
+        ("list_dir", A, R1),
+        ("search", B, R1),
+        ("read_file", A, R1),
+    ]));
+}
+
+#[test]
+fn an_identical_repeat_of_a_mutating_call_is_never_redundant() {
+    assert_snapshot!(replay_calls(&[
+        ("write_file", A, OK),
+        ("write_file", A, OK),
+        ("read_file", B, R1),
+        ("write_file", A, OK),
+        ("run_command", A, OK),
+        ("run_command", A, OK),
+    ]));
+}
+
+#[test]
+fn every_default_mutating_tool_resets_redundancy() {
+    assert_snapshot!(replay_calls(&[
+        ("read_file", A, R1),
+        ("write_file", B, OK),
+        ("read_file", A, R1),
+        ("delete_file", B, OK),
+        ("read_file", A, R1),
+        ("create_file", B, OK),
+        ("read_file", A, R1),
+        ("move_file", B, OK),
+        ("read_file", A, R1),
+        ("run_command", B, OK),
+        ("read_file", A, R1),
+        ("append_file", B, OK), // not mutating by default
+        ("read_file", A, R1),   // redundant
+    ]));
+}
+
+#[test]
+fn mutating_tool_flag_adds_a_name() {
+    let calls = [
+        ("read_file", A, R1),
+        ("deploy", B, OK),
+        ("read_file", A, R1),
+    ];
+    assert_snapshot!(
+        "mutating_tool_flag_adds_a_name_without",
+        replay_with(&calls, &[]).text()
+    );
+    assert_snapshot!(
+        "mutating_tool_flag_adds_a_name_with",
+        replay_with(&calls, &["--mutating-tool", "deploy"]).text()
+    );
+}
+
+#[test]
+fn mutating_tool_flag_keeps_the_default_set() {
+    assert_snapshot!(
+        replay_with(
+            &[
+                ("read_file", A, R1),
+                ("write_file", B, OK),
+                ("read_file", A, R1),
+                ("deploy", B, OK),
+                ("deploy", B, OK),
+            ],
+            &["--mutating-tool", "deploy"]
+        )
+        .text()
+    );
+}
+
+#[test]
+fn repeated_mutating_tool_flags_add_several_names() {
+    assert_snapshot!(
+        replay_with(
+            &[
+                ("read_file", A, R1),
+                ("deploy", B, OK),
+                ("read_file", A, R1),
+                ("restart", B, OK),
+                ("read_file", A, R1),
+                ("notify", B, OK),
+                ("read_file", A, R1), // redundant: notify was not added
+            ],
+            &["--mutating-tool", "deploy", "--mutating-tool", "restart",]
+        )
+        .text()
+    );
+}
+
+#[test]
+fn mutating_tool_names_are_case_sensitive() {
+    assert_snapshot!(
+        replay_with(
+            &[
+                ("read_file", A, R1),
+                ("Write_File", B, OK), // not write_file
+                ("read_file", A, R1),
+                ("DEPLOY", B, OK), // not deploy
+                ("read_file", A, R1),
+            ],
+            &["--mutating-tool", "deploy"]
+        )
+        .text()
+    );
+}
+
+#[test]
+fn a_mutating_tool_repeated_identically_still_reports_non_determinism() {
+    assert_snapshot!(replay_calls(&[
+        ("run_command", A, R1),
+        ("run_command", A, R2),
+    ]));
+}
+
+// --- what makes calls identical
+
+#[test]
+fn identical_ignores_key_order_and_whitespace() {
+    assert_snapshot!(replay_calls(&[
+        (
+            "search",
+            r#"{"q": "x", "n": [1, 2], "o": {"b": 1, "a": 2}}"#,
+            R1
+        ),
+        ("search", r#"{"o":{"a":2,"b":1},"n":[1,2],"q":"x"}"#, R1),
+        (
+            "search",
+            "{ \"n\" :\t[ 1 ,2 ] , \"o\" : { \"a\" : 2 , \"b\" : 1 } , \"q\" : \"x\" }",
+            R1
+        ),
+    ]));
+}
+
+#[test]
+fn identical_ignores_how_a_string_is_escaped() {
+    assert_snapshot!(replay_calls(&[
+        ("read_file", r#"{"path": "caf\u00e9"}"#, R1),
+        ("read_file", r#"{"path": "café"}"#, R1),
+        ("read_file", r#"{"p\u0061th": "caf\u00E9"}"#, R1),
+        ("read_file", r#"{"path": "\ud83d\ude00\/"}"#, R1),
+        ("read_file", r#"{"path": "😀/"}"#, R1),
+    ]));
+}
+
+#[test]
+fn identical_distinguishes_integers_from_floats() {
+    assert_snapshot!(replay_calls(&[
+        ("read_file", r#"{"n": 1}"#, R1),
+        ("read_file", r#"{"n": 1.0}"#, R1),   // differs from 1
+        ("read_file", r#"{"n": 1.00}"#, R1),  // same as 1.0
+        ("read_file", r#"{"n": 10e-1}"#, R1), // same as 1.0
+        ("read_file", r#"{"n": -0}"#, R1),
+        ("read_file", r#"{"n": 0}"#, R1), // same as -0
+        ("read_file", r#"{"n": -0.0}"#, R1),
+        ("read_file", r#"{"n": 0.0}"#, R1), // differs from -0.0
+    ]));
+}
+
+#[test]
+fn identical_compares_big_integers_exactly() {
+    assert_snapshot!(replay_calls(&[
+        ("read_file", r#"{"n": 18446744073709551623}"#, R1),
+        ("read_file", r#"{"n": 18446744073709551622}"#, R1), // differs
+        ("read_file", r#"{"n": 18446744073709551623}"#, R1), // same as 0
+        ("read_file", r#"{"n": 18446744073709551623.0}"#, R1), // a float: differs
+    ]));
+}
+
+#[test]
+fn identical_compares_floats_by_value() {
+    assert_snapshot!(replay_calls(&[
+        ("read_file", r#"{"n": 1e16}"#, R1),
+        ("read_file", r#"{"n": 10000000000000000.0}"#, R1), // same float
+        ("read_file", r#"{"n": 0.1}"#, R1),
+        ("read_file", r#"{"n": 0.10000000000000001}"#, R1), // same float
+        ("read_file", r#"{"n": 0.1000000000000001}"#, R1),  // another float
+    ]));
+}
+
+#[test]
+fn identical_requires_the_same_args() {
+    assert_snapshot!(replay_calls(&[
+        ("read_file", r#"{"path": "a"}"#, R1),
+        ("read_file", r#"{"path": "a", "encoding": null}"#, R1),
+        ("read_file", r#"{"path": ["a"]}"#, R1),
+        ("read_file", r#"{"path": "A"}"#, R1),
+        ("read_file", "{}", R1),
+    ]));
+}
+
+#[test]
+fn tool_names_are_case_sensitive() {
+    assert_snapshot!(replay_calls(&[
+        ("read_file", A, R1),
+        ("Read_File", A, R2),
+        ("READ_FILE", A, R2),
+        ("read_file ", A, R2),
+    ]));
+}
+
+#[test]
+fn responses_are_compared_by_canonical_encoding() {
+    assert_snapshot!(replay_calls(&[
+        (
+            "search",
+            A,
+            r#"{"hits": [1, 2], "meta": {"b": "é", "a": null}}"#
+        ),
+        ("write_file", B, OK),
+        (
+            "search",
+            A,
+            r#"{"meta":{"a":null,"b":"\u00e9"},"hits":[1,2]}"#
+        ),
+        ("write_file", B, OK),
+        (
+            "search",
+            A,
+            r#"{"meta":{"a":null,"b":"\u00e9"},"hits":[2,1]}"#
+        ), // differs
+    ]));
+}
+
+// --- non-determinism compares with the first occurrence
+
+#[test]
+fn non_determinism_compares_with_the_first_occurrence_even_after_mutations() {
+    assert_snapshot!(replay_calls(&[
+        ("read_file", A, R1), // 0: first
+        ("write_file", B, OK),
+        ("read_file", A, R2), // 2: differs from 0
+        ("write_file", B, OK),
+        ("read_file", A, R2), // 4: same as 2 but differs from 0
+        ("write_file", B, OK),
+        ("read_file", A, R1), // 6: same as 0: nothing
+    ]));
+}
+
+#[test]
+fn non_determinism_of_a_repeated_call_names_the_first_occurrence() {
+    assert_snapshot!(replay_calls(&[
+        ("read_file", A, R1), // 0
+        ("read_file", A, R1), // 1: redundant vs 0
+        ("read_file", A, R2), // 2: redundant vs 1, non-determinism vs 0
+    ]));
+}
+
+#[test]
+fn divergence_is_the_first_non_determinism_index() {
+    assert_snapshot!(replay_calls(&[
+        ("read_file", A, R1),
+        ("read_file", B, R1),
+        ("write_file", B, OK),
+        ("read_file", B, R2), // 3: first non-determinism
+        ("read_file", A, R2), // 4
+    ]));
+}
+
+// --- names in reports
+
+#[test]
+fn tool_names_are_quoted_in_reports() {
+    // Each tool is called twice in a row, so each gives one redundant-call line.
+    let names = [
+        r"it's",
+        r"back\\slash",
+        r"line\nbreak",
+        r"car\rriage",
+        r"tab\there",
+        r"nul\u0000",
+        r"unit\u001f",
+        r"del\u007f",
+        r"nel\u0085",
+        r"c1 end\u009f",
+        r"nbsp\u00a0",
+        r"ls\u2028",
+        r"ps\u2029",
+        "café",
+        "日本語",
+        r"emoji\ud83d\ude00",
+        r#"dq\"x"#,
+        r"mixed'\\'\n",
+    ];
+    let calls: Vec<(&str, &str, &str)> = names
+        .iter()
+        .flat_map(|name| [(*name, A, R1), (*name, A, R1)])
+        .collect();
+    let run = replay_with(&calls, &[]);
+    // One line per finding, whatever the name holds.
+    assert_eq!(
+        run.stdout.lines().count(),
+        3 + names.len(),
+        "{}",
+        run.stdout
+    );
+    assert_snapshot!(run.text());
+}
