@@ -22,17 +22,19 @@ impl Spool {
 
     /// Appends `bytes`.
     pub fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
-        if let Some(file) = &mut self.file {
-            return file.write_all(bytes);
-        }
-        self.memory.extend_from_slice(bytes);
-        if self.memory.len() > MEMORY_LIMIT {
+        if self.file.is_none() && self.memory.len() + bytes.len() > MEMORY_LIMIT {
             let mut file = BufWriter::with_capacity(1 << 20, tempfile::tempfile()?);
             file.write_all(&self.memory)?;
             self.memory = Vec::new();
             self.file = Some(file);
         }
-        Ok(())
+        match &mut self.file {
+            Some(file) => file.write_all(bytes),
+            None => {
+                self.memory.extend_from_slice(bytes);
+                Ok(())
+            }
+        }
     }
 
     /// Copies everything written, in order, to `out`. Errors of the spool itself and

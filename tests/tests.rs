@@ -2,3 +2,6 @@
 
 mod cli;
 mod conformance;
+mod hostile;
+mod properties;
+mod suite;
