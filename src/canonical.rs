@@ -54,19 +54,25 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 pub fn write_str(s: &str, out: &mut Vec<u8>) {
     out.reserve(s.len() + 2);
     out.push(b'"');
+    write_str_body(s, out);
+    out.push(b'"');
+}
+
+/// Appends the canonical form of one character, as inside a string.
+pub fn write_char(c: char, out: &mut Vec<u8>) {
+    let mut buf = [0; 4];
+    write_str_body(c.encode_utf8(&mut buf), out);
+}
+
+/// Appends the canonical form of a string's characters, without the quotes.
+fn write_str_body(s: &str, out: &mut Vec<u8>) {
     let bytes = s.as_bytes();
-    let mut run_start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        if (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\' {
-            continue;
-        }
-        if b >= 0x80 && !is_char_start(b) {
-            // A continuation byte: its character was escaped at its first byte.
-            run_start = i + 1;
-            continue;
-        }
-        out.extend_from_slice(&bytes[run_start..i]);
-        run_start = i + 1;
+    let mut i = 0;
+    loop {
+        let run = crate::scan::canonical_run(&bytes[i..]);
+        out.extend_from_slice(&bytes[i..i + run]);
+        i += run;
+        let Some(&b) = bytes.get(i) else { break };
         match b {
             b'"' => out.extend_from_slice(b"\\\""),
             b'\\' => out.extend_from_slice(b"\\\\"),
@@ -77,30 +83,25 @@ pub fn write_str(s: &str, out: &mut Vec<u8>) {
             0x0c => out.extend_from_slice(b"\\f"),
             _ => {
                 // A control character, DEL, or the first byte of a non-ASCII character.
-                let c = s[i..].chars().next().map_or(0, u32::from);
-                if c > 0xFFFF {
-                    let v = c - 0x10000;
+                let c = s[i..].chars().next().unwrap_or('\0');
+                let code = u32::from(c);
+                if code > 0xFFFF {
+                    let v = code - 0x10000;
                     push_u_escape(0xD800 + (v >> 10), out);
                     push_u_escape(0xDC00 + (v & 0x3FF), out);
                 } else {
-                    push_u_escape(c, out);
+                    push_u_escape(code, out);
                 }
+                i += c.len_utf8() - 1;
             }
         }
+        i += 1;
     }
-    out.extend_from_slice(&bytes[run_start..]);
-    out.push(b'"');
-}
-
-fn is_char_start(b: u8) -> bool {
-    b & 0xC0 != 0x80
 }
 
 fn push_u_escape(unit: u32, out: &mut Vec<u8>) {
-    out.extend_from_slice(b"\\u");
-    for shift in [12, 8, 4, 0] {
-        out.push(HEX[((unit >> shift) & 0xF) as usize]);
-    }
+    let hex = |shift: u32| HEX[((unit >> shift) & 0xF) as usize];
+    out.extend_from_slice(&[b'\\', b'u', hex(12), hex(8), hex(4), hex(0)]);
 }
 
 /// Appends a float as Python's `repr(float)` writes it.

@@ -1,26 +1,62 @@
 //! The SHA-256 hash chain of sealed transcripts (spec sections 5 and 6).
 
+use std::fmt::Write as _;
+
 use sha2::{Digest, Sha256};
 
 use crate::canonical;
-use crate::json::Value;
-use crate::transcript::{Link, Record};
+use crate::transcript::{CanonicalRecord, Link, Record};
 
 /// The `prev` of the first link: 64 zeros.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
-/// Appends the canonical encoding of the four-field record
-/// `{"args","index","response","tool"}`.
-pub fn write_record(index: u64, tool: &str, args: &Value, response: &Value, out: &mut Vec<u8>) {
-    out.extend_from_slice(b"{\"args\":");
-    canonical::write_value(args, out);
-    out.extend_from_slice(b",\"index\":");
-    out.extend_from_slice(index.to_string().as_bytes());
-    out.extend_from_slice(b",\"response\":");
-    canonical::write_value(response, out);
-    out.extend_from_slice(b",\"tool\":");
-    canonical::write_str(tool, out);
-    out.push(b'}');
+/// The canonical parts of one record, borrowed: the pieces its digest and its sealed
+/// line are made of.
+#[derive(Debug, Clone, Copy)]
+pub struct Parts<'a> {
+    /// The index, in decimal.
+    pub index: &'a str,
+    /// The canonical encoding of the tool name (a quoted string).
+    pub tool: &'a [u8],
+    /// The canonical encoding of the arguments.
+    pub args: &'a [u8],
+    /// The canonical encoding of the response.
+    pub response: &'a [u8],
+}
+
+impl Parts<'_> {
+    /// The pieces of the canonical four-field record, in order.
+    fn record_pieces(&self) -> [&[u8]; 9] {
+        [
+            b"{\"args\":",
+            self.args,
+            b",\"index\":",
+            self.index.as_bytes(),
+            b",\"response\":",
+            self.response,
+            b",\"tool\":",
+            self.tool,
+            b"}",
+        ]
+    }
+
+    /// Appends the canonical encoding of the four-field record
+    /// `{"args","index","response","tool"}`.
+    pub fn write_record(&self, out: &mut Vec<u8>) {
+        for piece in self.record_pieces() {
+            out.extend_from_slice(piece);
+        }
+    }
+
+    /// `hex(SHA-256(prev || canonical(record)))`, hashed piece by piece.
+    pub fn digest(&self, prev: &str) -> String {
+        let mut hasher = Sha256::new();
+        hasher.update(prev.as_bytes());
+        for piece in self.record_pieces() {
+            hasher.update(piece);
+        }
+        hex::encode(hasher.finalize())
+    }
 }
 
 /// `digest = hex(SHA-256(prev || canonical(record)))`.
@@ -35,14 +71,20 @@ pub fn digest(prev: &str, canonical_record: &[u8]) -> String {
 #[derive(Debug)]
 pub struct Sealer {
     prev: String,
-    scratch: Vec<u8>,
+    index: String,
+    tool: Vec<u8>,
+    args: Vec<u8>,
+    response: Vec<u8>,
 }
 
 impl Default for Sealer {
     fn default() -> Self {
         Sealer {
             prev: GENESIS.to_owned(),
-            scratch: Vec::new(),
+            index: String::new(),
+            tool: Vec::new(),
+            args: Vec::new(),
+            response: Vec::new(),
         }
     }
 }
@@ -55,29 +97,67 @@ impl Sealer {
 
     /// Appends the sealed line of `record` (its link's canonical encoding and LF).
     pub fn seal(&mut self, record: &Record, out: &mut Vec<u8>) {
-        self.scratch.clear();
-        write_record(
+        let mut args = std::mem::take(&mut self.args);
+        let mut response = std::mem::take(&mut self.response);
+        args.clear();
+        canonical::write_value(&record.args, &mut args);
+        response.clear();
+        canonical::write_value(&record.response, &mut response);
+        self.seal_parts(record.index, &record.tool, &args, &response, out);
+        self.args = args;
+        self.response = response;
+    }
+
+    /// Appends the sealed line of a record whose arguments and response are already in
+    /// canonical form.
+    pub fn seal_canonical(&mut self, record: &CanonicalRecord, out: &mut Vec<u8>) {
+        self.seal_parts(
             record.index,
             &record.tool,
             &record.args,
             &record.response,
-            &mut self.scratch,
+            out,
         );
-        let digest = digest(&self.prev, &self.scratch);
+    }
+
+    fn seal_parts(
+        &mut self,
+        index: u64,
+        tool: &str,
+        args: &[u8],
+        response: &[u8],
+        out: &mut Vec<u8>,
+    ) {
+        self.index.clear();
+        // Writing to a String cannot fail.
+        let _ = write!(self.index, "{index}");
+        self.tool.clear();
+        canonical::write_str(tool, &mut self.tool);
+        let parts = Parts {
+            index: &self.index,
+            tool: &self.tool,
+            args,
+            response,
+        };
+        let digest = parts.digest(&self.prev);
         // The link's keys in code point order: args, digest, index, prev, response, tool.
-        out.extend_from_slice(b"{\"args\":");
-        canonical::write_value(&record.args, out);
-        out.extend_from_slice(b",\"digest\":\"");
-        out.extend_from_slice(digest.as_bytes());
-        out.extend_from_slice(b"\",\"index\":");
-        out.extend_from_slice(record.index.to_string().as_bytes());
-        out.extend_from_slice(b",\"prev\":\"");
-        out.extend_from_slice(self.prev.as_bytes());
-        out.extend_from_slice(b"\",\"response\":");
-        canonical::write_value(&record.response, out);
-        out.extend_from_slice(b",\"tool\":");
-        canonical::write_str(&record.tool, out);
-        out.extend_from_slice(b"}\n");
+        for piece in [
+            b"{\"args\":".as_slice(),
+            args,
+            b",\"digest\":\"",
+            digest.as_bytes(),
+            b"\",\"index\":",
+            self.index.as_bytes(),
+            b",\"prev\":\"",
+            self.prev.as_bytes(),
+            b"\",\"response\":",
+            response,
+            b",\"tool\":",
+            &self.tool,
+            b"}\n",
+        ] {
+            out.extend_from_slice(piece);
+        }
         self.prev = digest;
     }
 }
@@ -122,7 +202,8 @@ pub struct Verifier {
     position: u64,
     expected_prev: String,
     broken: Option<Verdict>,
-    scratch: Vec<u8>,
+    index: String,
+    tool: Vec<u8>,
 }
 
 impl Default for Verifier {
@@ -131,7 +212,8 @@ impl Default for Verifier {
             position: 0,
             expected_prev: GENESIS.to_owned(),
             broken: None,
-            scratch: Vec::new(),
+            index: String::new(),
+            tool: Vec::new(),
         }
     }
 }
@@ -159,16 +241,19 @@ impl Verifier {
             });
             return;
         }
-        self.scratch.clear();
-        write_record(
-            position,
-            &link.tool,
-            &link.args,
-            &link.response,
-            &mut self.scratch,
-        );
-        let computed = digest(&self.expected_prev, &self.scratch);
-        if computed != link.digest || *link.index != *position.to_string() {
+        self.index.clear();
+        // Writing to a String cannot fail.
+        let _ = write!(self.index, "{position}");
+        self.tool.clear();
+        canonical::write_str(&link.tool, &mut self.tool);
+        let computed = Parts {
+            index: &self.index,
+            tool: &self.tool,
+            args: &link.args,
+            response: &link.response,
+        }
+        .digest(&self.expected_prev);
+        if computed != link.digest || *link.index != *self.index {
             self.broken = Some(Verdict::Broken {
                 position,
                 field: BrokenField::Digest,

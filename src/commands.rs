@@ -7,11 +7,12 @@ use std::path::Path;
 
 use crate::chain::{Sealer, Verifier};
 use crate::error::Error;
+use crate::pipeline::{self, Stop};
 use crate::replay::Replay;
 use crate::report;
 use crate::scope::{Scope, ScopeAudit};
 use crate::spool::{Spool, SpoolError};
-use crate::transcript::{Links, ReadError, Record, Records};
+use crate::transcript::{CanonicalRecord, ReadError, parse_canonical_record, parse_link};
 
 /// The largest scope file read, in bytes.
 pub const MAX_SCOPE_BYTES: u64 = 16 << 20;
@@ -101,13 +102,22 @@ fn input_error(path: &Path, err: ReadError) -> Error {
 /// Feeds every record of the transcript at `path` to `visit`, in order.
 fn for_each_record(
     path: &Path,
-    mut visit: impl FnMut(Record) -> Result<(), Error>,
+    mut visit: impl FnMut(CanonicalRecord) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    for item in Records::new(open(path)?) {
-        let (_, record) = item.map_err(|err| input_error(path, err))?;
-        visit(record)?;
+    let mut count = 0;
+    let parse = move |line, text: &str| {
+        let record = parse_canonical_record(line, text, count)?;
+        count += 1;
+        Ok(record)
+    };
+    pipeline::run(open(path)?, parse, |_, record| visit(record)).map_err(|stop| stopped(path, stop))
+}
+
+fn stopped(path: &Path, stop: Stop<Error>) -> Error {
+    match stop {
+        Stop::Read(err) => input_error(path, err),
+        Stop::Consume(err) => err,
     }
-    Ok(())
 }
 
 fn status(clean: bool) -> Status {
@@ -122,7 +132,7 @@ fn status(clean: bool) -> Status {
 pub fn replay(path: &Path, mutating_tools: &[String]) -> Result<Outcome, Error> {
     let mut replay = Replay::new(mutating_tools.iter().cloned());
     for_each_record(path, |record| {
-        replay.observe(&record);
+        replay.observe_canonical(&record);
         Ok(())
     })?;
     let report = replay.finish();
@@ -160,7 +170,7 @@ pub fn read_scope(path: &Path) -> Result<Scope, Error> {
 pub fn scope(path: &Path, scope_path: &Path) -> Result<Outcome, Error> {
     let mut audit = ScopeAudit::new(read_scope(scope_path)?);
     for_each_record(path, |record| {
-        audit.observe(&record);
+        audit.observe_call(record.index, &record.tool);
         Ok(())
     })?;
     let report = audit.finish();
@@ -181,7 +191,7 @@ pub fn seal(path: &Path, output: Option<&Path>) -> Result<Outcome, Error> {
             let mut spool = Spool::new();
             for_each_record(path, |record| {
                 line.clear();
-                sealer.seal(&record, &mut line);
+                sealer.seal_canonical(&record, &mut line);
                 spool.write(&line).map_err(|source| Error::Write {
                     target: "a temporary file".to_owned(),
                     source,
@@ -209,7 +219,7 @@ pub fn seal(path: &Path, output: Option<&Path>) -> Result<Outcome, Error> {
             let mut writer = BufWriter::with_capacity(1 << 20, temp);
             for_each_record(path, |record| {
                 line.clear();
-                sealer.seal(&record, &mut line);
+                sealer.seal_canonical(&record, &mut line);
                 writer.write_all(&line).map_err(write_error)
             })?;
             let temp = writer
@@ -247,10 +257,11 @@ fn set_output_permissions(_file: &File, _target: &Path) -> io::Result<()> {
 /// reported even after a broken link.
 pub fn verify(path: &Path) -> Result<Outcome, Error> {
     let mut verifier = Verifier::new();
-    for item in Links::new(open(path)?) {
-        let (line, link) = item.map_err(|err| input_error(path, err))?;
+    pipeline::run(open(path)?, parse_link, |line, link| {
         verifier.check(line, &link);
-    }
+        Ok(())
+    })
+    .map_err(|stop| stopped(path, stop))?;
     let verdict = verifier.finish();
     let intact = matches!(verdict, crate::chain::Verdict::Intact { .. });
     Ok(Outcome {

@@ -8,6 +8,8 @@
 
 use std::fmt;
 
+use crate::canonical;
+
 /// The deepest nesting of objects and arrays accepted; the outermost value is level 1.
 pub const MAX_DEPTH: usize = 128;
 
@@ -46,18 +48,62 @@ impl Value {
         }
     }
 
+    /// The kind of the value.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Value::Null => Kind::Null,
+            Value::Bool(_) => Kind::Bool,
+            Value::Int(_) => Kind::Int,
+            Value::Float(_) => Kind::Float,
+            Value::Str(s) => Kind::Str {
+                empty: s.is_empty(),
+            },
+            Value::Array(_) => Kind::Array,
+            Value::Object(_) => Kind::Object,
+        }
+    }
+
     /// The JSON type of the value with its article ("an object", "a string"), and
     /// "an empty string" for one.
     pub fn described(&self) -> &'static str {
+        self.kind().described()
+    }
+}
+
+/// The kind of a JSON value, as far as messages and field checks need it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool,
+    /// A number without fraction or exponent.
+    Int,
+    /// Any other number.
+    Float,
+    /// A string, and whether it is empty.
+    Str {
+        /// Whether the string is `""`.
+        empty: bool,
+    },
+    /// An array.
+    Array,
+    /// An object.
+    Object,
+}
+
+impl Kind {
+    /// The kind with its article ("an object", "a string"), and "an empty string".
+    pub fn described(self) -> &'static str {
         match self {
-            Value::Null => "null",
-            Value::Bool(_) => "a boolean",
-            Value::Int(_) => "an integer",
-            Value::Float(_) => "a float",
-            Value::Str(s) if s.is_empty() => "an empty string",
-            Value::Str(_) => "a string",
-            Value::Array(_) => "an array",
-            Value::Object(_) => "an object",
+            Kind::Null => "null",
+            Kind::Bool => "a boolean",
+            Kind::Int => "an integer",
+            Kind::Float => "a float",
+            Kind::Str { empty: true } => "an empty string",
+            Kind::Str { empty: false } => "a string",
+            Kind::Array => "an array",
+            Kind::Object => "an object",
         }
     }
 }
@@ -108,25 +154,14 @@ pub fn decode_document(bytes: &[u8]) -> Result<&str, ParseError> {
 /// Error offsets are byte offsets into `text`; messages of syntax errors end with the
 /// 1-based column of the offending byte on its line.
 pub fn parse(text: &str) -> Result<Value, ParseError> {
-    parse_located(text).map(|(value, _)| value)
+    Parser::new(text, false).document()
 }
 
 /// Parses `text` like [`parse`], and when the value is an object, also gives the
 /// 1-based line of each member's key, in the order of the members.
 pub fn parse_located(text: &str) -> Result<(Value, Vec<usize>), ParseError> {
-    let mut parser = Parser {
-        text,
-        bytes: text.as_bytes(),
-        pos: 0,
-        depth: 0,
-        top_offsets: Vec::new(),
-    };
-    parser.skip_ws();
-    let value = parser.value()?;
-    parser.skip_ws();
-    if parser.pos < parser.bytes.len() {
-        return Err(parser.syntax("unexpected characters after the JSON value"));
-    }
+    let mut parser = Parser::new(text, true);
+    let value = parser.document()?;
     let lines = parser
         .top_offsets
         .iter()
@@ -135,16 +170,170 @@ pub fn parse_located(text: &str) -> Result<(Value, Vec<usize>), ParseError> {
     Ok((value, lines))
 }
 
+/// Writes the canonical encoding of the JSON text `text` to `out`, straight from the
+/// text, with exactly the checks and errors of [`parse`]; returns the value's kind.
+///
+/// `canonicalize(t)` equals `canonical::encode(&parse(t)?)`, without building the value.
+pub fn canonicalize(text: &str, out: &mut Vec<u8>) -> Result<Kind, ParseError> {
+    let mut parser = Parser::new(text, false);
+    parser.skip_ws();
+    let kind = parser.canon_value(out)?;
+    parser.end()?;
+    Ok(kind)
+}
+
+/// A member of a top-level object, as [`parse_fields`] gives it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    /// The decoded key.
+    pub key: String,
+    /// The value.
+    pub value: FieldValue,
+}
+
+/// The value of a [`Field`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum FieldValue {
+    /// Parsed into a tree.
+    Tree(Value),
+    /// Written in canonical form, with its kind.
+    Canonical(Vec<u8>, Kind),
+}
+
+impl FieldValue {
+    /// The kind of the value.
+    pub fn kind(&self) -> Kind {
+        match self {
+            FieldValue::Tree(value) => value.kind(),
+            FieldValue::Canonical(_, kind) => *kind,
+        }
+    }
+}
+
+/// Parses `text`, which should hold one JSON object, into its members sorted by key;
+/// the members named in `canonical` are written in canonical form, the others parsed
+/// into trees. The checks and errors are exactly those of [`parse`]. When the text is
+/// valid JSON but not an object, gives the kind it is instead.
+pub fn parse_fields(
+    text: &str,
+    canonical: &[&str],
+) -> Result<Result<Vec<Field>, Kind>, ParseError> {
+    let mut parser = Parser::new(text, false);
+    parser.skip_ws();
+    if parser.peek() != Some(b'{') {
+        let kind = parser.canon_value(&mut Vec::new())?;
+        parser.end()?;
+        return Ok(Err(kind));
+    }
+    parser.enter()?;
+    let mut fields: Vec<(Field, usize)> = Vec::new();
+    parser.skip_ws();
+    if parser.peek() == Some(b'}') {
+        parser.pos += 1;
+    } else {
+        loop {
+            parser.skip_ws();
+            if parser.peek() != Some(b'"') {
+                return Err(parser.syntax("expected a string key"));
+            }
+            let offset = parser.pos;
+            let key = parser.string()?;
+            parser.skip_ws();
+            if parser.peek() != Some(b':') {
+                return Err(parser.syntax("expected `:`"));
+            }
+            parser.pos += 1;
+            parser.skip_ws();
+            let value = if canonical.contains(&key.as_str()) {
+                // The rest of the line bounds the value's text: room enough, mostly.
+                let mut bytes = Vec::with_capacity(parser.bytes.len() - parser.pos);
+                let kind = parser.canon_value(&mut bytes)?;
+                FieldValue::Canonical(bytes, kind)
+            } else {
+                FieldValue::Tree(parser.value()?)
+            };
+            fields.push((Field { key, value }, offset));
+            parser.skip_ws();
+            match parser.peek() {
+                Some(b',') => parser.pos += 1,
+                Some(b'}') => {
+                    parser.pos += 1;
+                    break;
+                }
+                _ => return Err(parser.syntax("expected `,` or `}`")),
+            }
+        }
+    }
+    // Stable sort, so of two equal keys the first written comes first.
+    fields.sort_by(|a, b| a.0.key.as_bytes().cmp(b.0.key.as_bytes()));
+    if let Some(pair) = fields.windows(2).find(|w| w[0].0.key == w[1].0.key) {
+        let mut err = parser.error_at(
+            pair[1].1,
+            format!("duplicate key {}", quoted_key(&pair[1].0.key)),
+        );
+        err.column = None;
+        return Err(err);
+    }
+    parser.end()?;
+    Ok(Ok(fields.into_iter().map(|(field, _)| field).collect()))
+}
+
 struct Parser<'a> {
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
     depth: usize,
+    /// Whether to keep `top_offsets`.
+    locate: bool,
     /// The key offsets of the outermost object's members, in the members' order.
     top_offsets: Vec<usize>,
+    /// Decoded keys of the objects being canonicalized, innermost last.
+    keys: String,
+    /// Members of the objects being canonicalized, innermost last.
+    members: Vec<Member>,
 }
 
-impl Parser<'_> {
+/// A member of an object written in canonical form: where its decoded key is in
+/// `Parser::keys`, where the key was in the input, and where `"key":value` is in the
+/// output.
+#[derive(Debug, Clone)]
+struct Member {
+    key: std::ops::Range<usize>,
+    offset: usize,
+    segment: std::ops::Range<usize>,
+}
+
+impl<'a> Parser<'a> {
+    fn new(text: &'a str, locate: bool) -> Self {
+        Parser {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+            depth: 0,
+            locate,
+            top_offsets: Vec::new(),
+            keys: String::new(),
+            members: Vec::new(),
+        }
+    }
+
+    /// Exactly one value, with optional whitespace around it.
+    fn document(&mut self) -> Result<Value, ParseError> {
+        self.skip_ws();
+        let value = self.value()?;
+        self.end()?;
+        Ok(value)
+    }
+
+    /// Nothing but whitespace after the value.
+    fn end(&mut self) -> Result<(), ParseError> {
+        self.skip_ws();
+        if self.pos < self.bytes.len() {
+            return Err(self.syntax("unexpected characters after the JSON value"));
+        }
+        Ok(())
+    }
+
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.pos).copied()
     }
@@ -306,7 +495,7 @@ impl Parser<'_> {
             err.column = None;
             return Err(err);
         }
-        if outermost {
+        if outermost && self.locate {
             self.top_offsets = members.iter().map(|m| m.2).collect();
         }
         Ok(Value::Object(
@@ -318,52 +507,256 @@ impl Parser<'_> {
     }
 
     fn string(&mut self) -> Result<String, ParseError> {
+        let mut out = String::new();
+        self.string_into(&mut out)?;
+        Ok(out)
+    }
+
+    /// Decodes the string at the current position, appending it to `out`.
+    fn string_into(&mut self, out: &mut String) -> Result<(), ParseError> {
         debug_assert_eq!(self.peek(), Some(b'"'));
         self.pos += 1;
-        let mut out = String::new();
         loop {
             let run_start = self.pos;
-            while let Some(b) = self.peek() {
-                if b == b'"' || b == b'\\' || b < 0x20 {
-                    break;
-                }
-                self.pos += 1;
-            }
+            self.pos += crate::scan::string_run(&self.bytes[self.pos..]);
             // The run ends at an ASCII byte or at the end, so it is a whole str slice.
             out.push_str(&self.text[run_start..self.pos]);
             match self.peek() {
                 Some(b'"') => {
                     self.pos += 1;
-                    return Ok(out);
+                    return Ok(());
                 }
-                Some(b'\\') => {
-                    let escape_start = self.pos;
-                    self.pos += 1;
-                    let c = match self.peek() {
-                        Some(b'"') => '"',
-                        Some(b'\\') => '\\',
-                        Some(b'/') => '/',
-                        Some(b'b') => '\u{8}',
-                        Some(b'f') => '\u{c}',
-                        Some(b'n') => '\n',
-                        Some(b'r') => '\r',
-                        Some(b't') => '\t',
-                        Some(b'u') => {
-                            self.pos += 1;
-                            out.push(self.unicode_escape(escape_start)?);
-                            continue;
-                        }
-                        _ => return Err(self.syntax("invalid escape in string")),
-                    };
-                    self.pos += 1;
-                    out.push(c);
-                }
+                Some(b'\\') => out.push(self.escape()?),
                 Some(_) => {
                     return Err(self.syntax("control character in string (must be escaped)"));
                 }
                 None => return Err(self.syntax("unterminated string")),
             }
         }
+    }
+
+    /// Decodes the escape at the current position (a `\`), returning its character.
+    fn escape(&mut self) -> Result<char, ParseError> {
+        let escape_start = self.pos;
+        self.pos += 1;
+        let c = match self.peek() {
+            Some(b'"') => '"',
+            Some(b'\\') => '\\',
+            Some(b'/') => '/',
+            Some(b'b') => '\u{8}',
+            Some(b'f') => '\u{c}',
+            Some(b'n') => '\n',
+            Some(b'r') => '\r',
+            Some(b't') => '\t',
+            Some(b'u') => {
+                self.pos += 1;
+                return self.unicode_escape(escape_start);
+            }
+            _ => return Err(self.syntax("invalid escape in string")),
+        };
+        self.pos += 1;
+        Ok(c)
+    }
+
+    /// Writes the string at the current position in canonical form, straight from
+    /// its text, and tells whether it was empty.
+    fn canon_string(&mut self, out: &mut Vec<u8>) -> Result<bool, ParseError> {
+        debug_assert_eq!(self.peek(), Some(b'"'));
+        self.pos += 1;
+        let start = self.pos;
+        out.push(b'"');
+        loop {
+            // Printable ASCII other than `"` and `\` is copied as it is.
+            let run = crate::scan::canonical_run(&self.bytes[self.pos..]);
+            out.extend_from_slice(&self.bytes[self.pos..self.pos + run]);
+            self.pos += run;
+            match self.peek() {
+                Some(b'"') => {
+                    self.pos += 1;
+                    out.push(b'"');
+                    return Ok(self.pos - 1 == start);
+                }
+                Some(b'\\') => {
+                    let canonical = self.canonical_escape_len();
+                    if canonical > 0 {
+                        out.extend_from_slice(&self.bytes[self.pos..self.pos + canonical]);
+                        self.pos += canonical;
+                    } else {
+                        let c = self.escape()?;
+                        canonical::write_char(c, out);
+                    }
+                }
+                Some(0..0x20) => {
+                    return Err(self.syntax("control character in string (must be escaped)"));
+                }
+                Some(_) => {
+                    // DEL or a non-ASCII character: written as its escape.
+                    let c = self.text[self.pos..].chars().next().unwrap_or('\0');
+                    canonical::write_char(c, out);
+                    self.pos += c.len_utf8();
+                }
+                None => return Err(self.syntax("unterminated string")),
+            }
+        }
+    }
+
+    /// The length of the `\uXXXX` escape (or surrogate pair of them) at the current
+    /// position when it is already exactly what the canonical encoding writes, so it
+    /// can be copied; 0 otherwise.
+    fn canonical_escape_len(&self) -> usize {
+        let unit = |at: usize| -> Option<u32> {
+            let digits = self.bytes.get(at..at + 6)?;
+            if digits[0] != b'\\' || digits[1] != b'u' {
+                return None;
+            }
+            digits[2..].iter().try_fold(0, |code, &b| match b {
+                b'0'..=b'9' => Some(code * 16 + u32::from(b - b'0')),
+                b'a'..=b'f' => Some(code * 16 + u32::from(b - b'a' + 10)),
+                _ => None,
+            })
+        };
+        match unit(self.pos) {
+            Some(0x08 | 0x09 | 0x0a | 0x0c | 0x0d) => 0,
+            Some(code) if code < 0x20 => 6,
+            Some(0xD800..=0xDBFF) => match unit(self.pos + 6) {
+                Some(0xDC00..=0xDFFF) => 12,
+                _ => 0,
+            },
+            Some(0xDC00..=0xDFFF) => 0,
+            Some(code) if code >= 0x7f => 6,
+            _ => 0,
+        }
+    }
+
+    /// Writes the value at the current position in canonical form, straight from its
+    /// text, with exactly the checks and errors of [`Parser::value`].
+    fn canon_value(&mut self, out: &mut Vec<u8>) -> Result<Kind, ParseError> {
+        match self.peek() {
+            Some(b'{') => self.canon_object(out),
+            Some(b'[') => self.canon_array(out),
+            Some(b'"') => self.canon_string(out).map(|empty| Kind::Str { empty }),
+            _ => {
+                let value = self.value()?;
+                canonical::write_value(&value, out);
+                Ok(value.kind())
+            }
+        }
+    }
+
+    fn canon_array(&mut self, out: &mut Vec<u8>) -> Result<Kind, ParseError> {
+        self.enter()?;
+        out.push(b'[');
+        self.skip_ws();
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+            self.depth -= 1;
+            out.push(b']');
+            return Ok(Kind::Array);
+        }
+        loop {
+            self.skip_ws();
+            self.canon_value(out)?;
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => {
+                    self.pos += 1;
+                    out.push(b',');
+                }
+                Some(b']') => {
+                    self.pos += 1;
+                    self.depth -= 1;
+                    out.push(b']');
+                    return Ok(Kind::Array);
+                }
+                _ => return Err(self.syntax("expected `,` or `]`")),
+            }
+        }
+    }
+
+    fn canon_object(&mut self, out: &mut Vec<u8>) -> Result<Kind, ParseError> {
+        self.enter()?;
+        let object_start = out.len();
+        out.push(b'{');
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            self.depth -= 1;
+            out.push(b'}');
+            return Ok(Kind::Object);
+        }
+        let keys_mark = self.keys.len();
+        let members_mark = self.members.len();
+        loop {
+            self.skip_ws();
+            if self.peek() != Some(b'"') {
+                return Err(self.syntax("expected a string key"));
+            }
+            let offset = self.pos;
+            let key_start = self.keys.len();
+            let mut keys = std::mem::take(&mut self.keys);
+            let decoded = self.string_into(&mut keys);
+            self.keys = keys;
+            decoded?;
+            self.skip_ws();
+            if self.peek() != Some(b':') {
+                return Err(self.syntax("expected `:`"));
+            }
+            self.pos += 1;
+            self.skip_ws();
+            let segment_start = out.len();
+            canonical::write_str(&self.keys[key_start..], out);
+            out.push(b':');
+            self.canon_value(out)?;
+            self.members.push(Member {
+                key: key_start..self.keys.len(),
+                offset,
+                segment: segment_start..out.len(),
+            });
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => {
+                    self.pos += 1;
+                    out.push(b',');
+                }
+                Some(b'}') => {
+                    self.pos += 1;
+                    self.depth -= 1;
+                    out.push(b'}');
+                    break;
+                }
+                _ => return Err(self.syntax("expected `,` or `}`")),
+            }
+        }
+        let members = &self.members[members_mark..];
+        let keys = &self.keys;
+        let key = |m: &Member| keys[m.key.clone()].as_bytes();
+        if !members.windows(2).all(|w| key(&w[0]) < key(&w[1])) {
+            // Stable sort, so of two equal keys the first written comes first.
+            let mut order: Vec<&Member> = members.iter().collect();
+            order.sort_by(|a, b| key(a).cmp(key(b)));
+            if let Some(pair) = order.windows(2).find(|w| key(w[0]) == key(w[1])) {
+                let mut err = self.error_at(
+                    pair[1].offset,
+                    format!("duplicate key {}", quoted_key(&keys[pair[1].key.clone()])),
+                );
+                err.column = None;
+                return Err(err);
+            }
+            let written = out[object_start..].to_vec();
+            out.truncate(object_start);
+            out.push(b'{');
+            for (i, member) in order.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                let range = member.segment.start - object_start..member.segment.end - object_start;
+                out.extend_from_slice(&written[range]);
+            }
+            out.push(b'}');
+        }
+        self.members.truncate(members_mark);
+        self.keys.truncate(keys_mark);
+        Ok(Kind::Object)
     }
 
     /// Reads the four hex digits after `\u` (and a low surrogate escape after a high

@@ -6,7 +6,7 @@ use sha2::{Digest, Sha256};
 
 use crate::canonical;
 use crate::report::{Finding, FindingKind};
-use crate::transcript::Record;
+use crate::transcript::{CanonicalRecord, Record};
 
 /// The tools whose calls change state unless told otherwise.
 pub const DEFAULT_MUTATING_TOOLS: [&str; 5] = [
@@ -75,30 +75,39 @@ impl Replay {
         }
     }
 
-    fn fingerprint(&mut self, parts: &[&crate::json::Value], tool: Option<&str>) -> Fingerprint {
-        self.scratch.clear();
-        if let Some(tool) = tool {
-            // The quoted tool name cannot run into the arguments that follow it.
-            canonical::write_str(tool, &mut self.scratch);
-        }
-        for part in parts {
-            canonical::write_value(part, &mut self.scratch);
-        }
-        Sha256::digest(&self.scratch).into()
-    }
-
     /// Takes the next record.
     pub fn observe(&mut self, record: &Record) {
-        let index = record.index;
-        let call = self.fingerprint(&[&record.args], Some(&record.tool));
-        let response = self.fingerprint(&[&record.response], None);
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
+        canonical::write_value(&record.args, &mut scratch);
+        let split = scratch.len();
+        canonical::write_value(&record.response, &mut scratch);
+        let (args, response) = scratch.split_at(split);
+        self.observe_canonical_parts(record.index, &record.tool, args, response);
+        self.scratch = scratch;
+    }
+
+    /// Takes the next record, its arguments and response already in canonical form.
+    pub fn observe_canonical(&mut self, record: &CanonicalRecord) {
+        self.observe_canonical_parts(record.index, &record.tool, &record.args, &record.response);
+    }
+
+    fn observe_canonical_parts(&mut self, index: u64, tool: &str, args: &[u8], response: &[u8]) {
+        let mut hasher = Sha256::new();
+        // The quoted tool name cannot run into the arguments that follow it.
+        let mut quoted = Vec::with_capacity(tool.len() + 2);
+        canonical::write_str(tool, &mut quoted);
+        hasher.update(&quoted);
+        hasher.update(args);
+        let call: Fingerprint = hasher.finalize().into();
+        let response: Fingerprint = Sha256::digest(response).into();
         let epoch = self.epoch;
         match self.seen.get_mut(&call) {
             Some(seen) => {
                 if seen.first_response != response {
                     self.findings.push(Finding {
                         index,
-                        tool: record.tool.clone(),
+                        tool: tool.to_owned(),
                         kind: FindingKind::NonDeterminism {
                             first: seen.first_index,
                         },
@@ -108,7 +117,7 @@ impl Replay {
                 if seen.epoch_before_last == epoch {
                     self.findings.push(Finding {
                         index,
-                        tool: record.tool.clone(),
+                        tool: tool.to_owned(),
                         kind: FindingKind::RedundantCall {
                             previous: seen.last_index,
                         },
@@ -129,7 +138,7 @@ impl Replay {
                 );
             }
         }
-        if self.mutating.contains(&record.tool) {
+        if self.mutating.contains(tool) {
             self.epoch += 1;
         }
         self.calls += 1;

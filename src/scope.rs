@@ -121,10 +121,15 @@ impl ScopeAudit {
 
     /// Takes the next record.
     pub fn observe(&mut self, record: &Record) {
-        if !self.allowed.contains(&record.tool) {
+        self.observe_call(record.index, &record.tool);
+    }
+
+    /// Takes the next call, by its index and tool name.
+    pub fn observe_call(&mut self, index: u64, tool: &str) {
+        if !self.allowed.contains(tool) {
             self.findings.push(Finding {
-                index: record.index,
-                tool: record.tool.clone(),
+                index,
+                tool: tool.to_owned(),
                 kind: FindingKind::PermissionOverreach,
             });
         }

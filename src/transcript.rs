@@ -3,7 +3,7 @@
 
 use std::io::{self, BufRead};
 
-use crate::json::{self, Value};
+use crate::json::{self, FieldValue, Kind, Value};
 
 /// An input error: what is wrong, on which 1-based physical line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,59 +103,71 @@ pub struct Record {
     pub response: Value,
 }
 
+/// One recorded tool call with its arguments and response in canonical form: what the
+/// audits and the chain work on, made straight from the line's text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CanonicalRecord {
+    /// The number of records before this one.
+    pub index: u64,
+    /// The name of the tool that was called; never empty.
+    pub tool: String,
+    /// The canonical encoding of the arguments, an object.
+    pub args: Vec<u8>,
+    /// The canonical encoding of the response, an object.
+    pub response: Vec<u8>,
+}
+
 /// One link of a sealed transcript (spec section 6): a record plus `prev` and
-/// `digest`. Its index is any integer, as written: the chain checks it.
-#[derive(Debug, Clone, PartialEq)]
+/// `digest`, its arguments and response in canonical form. Its index is any integer,
+/// as written: the chain checks it.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Link {
-    /// The index as written (decimal digits, maybe with a `-`).
+    /// The index as written (decimal digits, maybe with a `-`; `-0` as `0`).
     pub index: Box<str>,
     /// The name of the tool; never empty.
     pub tool: String,
-    /// The arguments: always a [`Value::Object`].
-    pub args: Value,
-    /// The response: always a [`Value::Object`].
-    pub response: Value,
+    /// The canonical encoding of the arguments, an object.
+    pub args: Vec<u8>,
+    /// The canonical encoding of the response, an object.
+    pub response: Vec<u8>,
     /// The digest of the previous link, as written.
     pub prev: String,
     /// The digest of this link, as written.
     pub digest: String,
 }
 
-/// Parses one line of JSON into an object's members, mapping JSON errors to the line.
-fn parse_object(line: u64, text: &str) -> Result<Vec<(String, Value)>, LineError> {
-    match json::parse(text) {
-        Ok(Value::Object(members)) => Ok(members),
-        Ok(other) => Err(LineError {
-            line,
-            message: format!("expected a JSON object, found {}", other.described()),
-        }),
-        Err(err) => Err(LineError {
-            line,
-            message: err.to_string(),
-        }),
-    }
-}
-
-/// The fields of an object, taken out by name; anything not asked for is an error.
+/// The fields of one line's object, taken out by name; anything not asked for is an
+/// error. `args` and `response` are kept in canonical form.
 struct Fields {
     line: u64,
-    members: Vec<(String, Value)>,
+    fields: Vec<json::Field>,
 }
 
 impl Fields {
-    fn new(line: u64, members: Vec<(String, Value)>, known: &[&str]) -> Result<Self, LineError> {
-        if let Some((key, _)) = members.iter().find(|(k, _)| !known.contains(&k.as_str())) {
-            return Err(LineError {
-                line,
-                message: format!("unknown field {}", json::quoted_key(key)),
-            });
+    fn parse(line: u64, text: &str, known: &[&str]) -> Result<Self, LineError> {
+        let error = |message: String| LineError { line, message };
+        let fields = match json::parse_fields(text, &["args", "response"]) {
+            Ok(Ok(fields)) => fields,
+            Ok(Err(kind)) => {
+                return Err(error(format!(
+                    "expected a JSON object, found {}",
+                    kind.described()
+                )));
+            }
+            Err(err) => return Err(error(err.to_string())),
+        };
+        if let Some(field) = fields.iter().find(|f| !known.contains(&f.key.as_str())) {
+            return Err(error(format!(
+                "unknown field {}",
+                json::quoted_key(&field.key)
+            )));
         }
-        Ok(Fields { line, members })
+        Ok(Fields { line, fields })
     }
 
-    fn take(&mut self, name: &str) -> Result<Value, LineError> {
-        match self.members.iter().position(|(k, _)| k == name) {
-            Some(i) => Ok(self.members.swap_remove(i).1),
+    fn take(&mut self, name: &str) -> Result<FieldValue, LineError> {
+        match self.fields.iter().position(|f| f.key == name) {
+            Some(i) => Ok(self.fields.swap_remove(i).value),
             None => Err(self.error(format!("missing field \"{name}\""))),
         }
     }
@@ -167,37 +179,37 @@ impl Fields {
         }
     }
 
-    fn wrong_type(&self, name: &str, wanted: &str, found: &Value) -> LineError {
+    fn wrong_type(&self, name: &str, wanted: &str, found: &FieldValue) -> LineError {
         self.error(format!(
             "field \"{name}\" must be {wanted}, found {}",
-            found.described()
+            found.kind().described()
         ))
     }
 
     fn integer(&mut self, name: &str) -> Result<Box<str>, LineError> {
         match self.take(name)? {
-            Value::Int(digits) => Ok(digits),
+            FieldValue::Tree(Value::Int(digits)) => Ok(digits),
             other => Err(self.wrong_type(name, "an integer", &other)),
         }
     }
 
     fn non_empty_string(&mut self, name: &str) -> Result<String, LineError> {
         match self.take(name)? {
-            Value::Str(s) if !s.is_empty() => Ok(s),
+            FieldValue::Tree(Value::Str(s)) if !s.is_empty() => Ok(s),
             other => Err(self.wrong_type(name, "a non-empty string", &other)),
         }
     }
 
     fn string(&mut self, name: &str) -> Result<String, LineError> {
         match self.take(name)? {
-            Value::Str(s) => Ok(s),
+            FieldValue::Tree(Value::Str(s)) => Ok(s),
             other => Err(self.wrong_type(name, "a string", &other)),
         }
     }
 
-    fn object(&mut self, name: &str) -> Result<Value, LineError> {
+    fn object(&mut self, name: &str) -> Result<Vec<u8>, LineError> {
         match self.take(name)? {
-            value @ Value::Object(_) => Ok(value),
+            FieldValue::Canonical(bytes, Kind::Object) => Ok(bytes),
             other => Err(self.wrong_type(name, "an object", &other)),
         }
     }
@@ -213,13 +225,13 @@ fn shown_integer(digits: &str) -> String {
 }
 
 /// Parses the transcript line `text` (physical line `line`), which must be the record
-/// with index `expected_index`.
-pub fn parse_record(line: u64, text: &str, expected_index: u64) -> Result<Record, LineError> {
-    let mut fields = Fields::new(
-        line,
-        parse_object(line, text)?,
-        &["args", "index", "response", "tool"],
-    )?;
+/// with index `expected_index`, keeping its arguments and response in canonical form.
+pub fn parse_canonical_record(
+    line: u64,
+    text: &str,
+    expected_index: u64,
+) -> Result<CanonicalRecord, LineError> {
+    let mut fields = Fields::parse(line, text, &["args", "index", "response", "tool"])?;
     let index = fields.integer("index")?;
     let tool = fields.non_empty_string("tool")?;
     let args = fields.object("args")?;
@@ -230,7 +242,7 @@ pub fn parse_record(line: u64, text: &str, expected_index: u64) -> Result<Record
             shown_integer(&index)
         )));
     }
-    Ok(Record {
+    Ok(CanonicalRecord {
         index: expected_index,
         tool,
         args,
@@ -238,11 +250,31 @@ pub fn parse_record(line: u64, text: &str, expected_index: u64) -> Result<Record
     })
 }
 
+/// Parses the transcript line `text` (physical line `line`), which must be the record
+/// with index `expected_index`.
+pub fn parse_record(line: u64, text: &str, expected_index: u64) -> Result<Record, LineError> {
+    let record = parse_canonical_record(line, text, expected_index)?;
+    Ok(Record {
+        index: record.index,
+        tool: record.tool,
+        args: reparse(&record.args),
+        response: reparse(&record.response),
+    })
+}
+
+/// The value of a canonical encoding this module made, which always parses.
+fn reparse(canonical: &[u8]) -> Value {
+    std::str::from_utf8(canonical)
+        .ok()
+        .and_then(|text| json::parse(text).ok())
+        .unwrap_or(Value::Null)
+}
+
 /// Parses the sealed-transcript line `text` (physical line `line`).
 pub fn parse_link(line: u64, text: &str) -> Result<Link, LineError> {
-    let mut fields = Fields::new(
+    let mut fields = Fields::parse(
         line,
-        parse_object(line, text)?,
+        text,
         &["args", "digest", "index", "prev", "response", "tool"],
     )?;
     let index = fields.integer("index")?;

@@ -16,6 +16,16 @@ fn canonical_encoding_matches_cpython() {
         let vector: serde_json::Value = serde_json::from_str(line).expect("vector line");
         let input = vector["input"].as_str().expect("input");
         let want = vector["canonical"].as_str().expect("canonical");
+        let mut direct = Vec::new();
+        match json::canonicalize(input, &mut direct) {
+            Ok(_) if direct != want.as_bytes() => failures.push(format!(
+                "line {}: {input:?}\n  want {want}\n  got  {} (canonicalize)",
+                n + 1,
+                String::from_utf8_lossy(&direct)
+            )),
+            Ok(_) => {}
+            Err(err) => failures.push(format!("line {}: {input:?} rejected: {err}", n + 1)),
+        }
         match json::parse(input) {
             Ok(value) => {
                 let got = canonical::encode(&value);

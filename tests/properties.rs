@@ -209,6 +209,25 @@ proptest! {
     }
 
     #[test]
+    fn canonicalize_agrees_with_parse(value in value(), ws in whitespace(), cut in any::<prop::sample::Index>(), byte in any::<u8>()) {
+        let mut text = String::new();
+        loose(&value, &mut text, &ws);
+        // The text as it is, and with one byte replaced (often no longer JSON).
+        let mut edited = text.clone().into_bytes();
+        let at = cut.index(edited.len().max(1)).min(edited.len().saturating_sub(1));
+        if let Some(slot) = edited.get_mut(at) {
+            *slot = byte;
+        }
+        for candidate in [text.into_bytes(), edited] {
+            let Ok(candidate) = String::from_utf8(candidate) else { continue };
+            let tree = json::parse(&candidate).map(|v| canonical::encode(&v)).map_err(|e| e.to_string());
+            let mut out = Vec::new();
+            let direct = json::canonicalize(&candidate, &mut out).map(|_| out).map_err(|e| e.to_string());
+            prop_assert_eq!(direct, tree, "{:?}", candidate);
+        }
+    }
+
+    #[test]
     fn sealed_transcripts_verify_intact(calls in records()) {
         let records = parse_all(&transcript_text(&calls, "")).expect("valid transcript");
         let sealed = seal(&records);

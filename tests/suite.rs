@@ -195,6 +195,26 @@ const IMPLIED_I: &[(&str, bool, &str)] = &[
     ),
 ];
 
+/// Canonicalizing straight from the text gives exactly what parsing then encoding
+/// gives, error messages included.
+#[test]
+#[ignore = "needs ../shared/data"]
+fn canonicalize_agrees_with_parse_on_every_file() {
+    for (name, bytes) in corpus() {
+        let Ok(text) = json::decode_document(&bytes) else {
+            continue;
+        };
+        let tree = json::parse(text).map(|value| toolreplay::canonical::encode(&value));
+        let mut out = Vec::new();
+        let direct = json::canonicalize(text, &mut out).map(|_| out);
+        assert_eq!(
+            direct.map_err(|e| e.to_string()),
+            tree.map_err(|e| e.to_string()),
+            "{name}"
+        );
+    }
+}
+
 #[test]
 #[ignore = "needs ../shared/data"]
 fn every_n_file_is_rejected_with_a_message_and_position() {
