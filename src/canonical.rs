@@ -60,8 +60,26 @@ pub fn write_str(s: &str, out: &mut Vec<u8>) {
 
 /// Appends the canonical form of one character, as inside a string.
 pub fn write_char(c: char, out: &mut Vec<u8>) {
-    let mut buf = [0; 4];
-    write_str_body(c.encode_utf8(&mut buf), out);
+    match c {
+        '"' => out.extend_from_slice(b"\\\""),
+        '\\' => out.extend_from_slice(b"\\\\"),
+        '\n' => out.extend_from_slice(b"\\n"),
+        '\r' => out.extend_from_slice(b"\\r"),
+        '\t' => out.extend_from_slice(b"\\t"),
+        '\u{8}' => out.extend_from_slice(b"\\b"),
+        '\u{c}' => out.extend_from_slice(b"\\f"),
+        ' '..='~' => out.push(c as u8),
+        _ => {
+            let code = u32::from(c);
+            if code > 0xFFFF {
+                let v = code - 0x10000;
+                push_u_escape(0xD800 + (v >> 10), out);
+                push_u_escape(0xDC00 + (v & 0x3FF), out);
+            } else {
+                push_u_escape(code, out);
+            }
+        }
+    }
 }
 
 /// Appends the canonical form of a string's characters, without the quotes.
@@ -72,30 +90,13 @@ fn write_str_body(s: &str, out: &mut Vec<u8>) {
         let run = crate::scan::canonical_run(&bytes[i..]);
         out.extend_from_slice(&bytes[i..i + run]);
         i += run;
-        let Some(&b) = bytes.get(i) else { break };
-        match b {
-            b'"' => out.extend_from_slice(b"\\\""),
-            b'\\' => out.extend_from_slice(b"\\\\"),
-            b'\n' => out.extend_from_slice(b"\\n"),
-            b'\r' => out.extend_from_slice(b"\\r"),
-            b'\t' => out.extend_from_slice(b"\\t"),
-            0x08 => out.extend_from_slice(b"\\b"),
-            0x0c => out.extend_from_slice(b"\\f"),
-            _ => {
-                // A control character, DEL, or the first byte of a non-ASCII character.
-                let c = s[i..].chars().next().unwrap_or('\0');
-                let code = u32::from(c);
-                if code > 0xFFFF {
-                    let v = code - 0x10000;
-                    push_u_escape(0xD800 + (v >> 10), out);
-                    push_u_escape(0xDC00 + (v & 0x3FF), out);
-                } else {
-                    push_u_escape(code, out);
-                }
-                i += c.len_utf8() - 1;
-            }
-        }
-        i += 1;
+        // The run ends at a character boundary: a special ASCII byte or a non-ASCII
+        // character's first byte.
+        let Some(c) = s[i..].chars().next() else {
+            break;
+        };
+        write_char(c, out);
+        i += c.len_utf8();
     }
 }
 

@@ -162,6 +162,20 @@ impl Sealer {
     }
 }
 
+/// The digest of a link's record computed as the link states it: with its own
+/// `index` and after its own `prev`.
+pub fn stated_digest(link: &Link) -> String {
+    let mut tool = Vec::with_capacity(link.tool.len() + 2);
+    canonical::write_str(&link.tool, &mut tool);
+    Parts {
+        index: &link.index,
+        tool: &tool,
+        args: &link.args,
+        response: &link.response,
+    }
+    .digest(&link.prev)
+}
+
 /// Which check of spec section 6 found the first broken link.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BrokenField {
@@ -227,6 +241,14 @@ impl Verifier {
     /// Checks the next link, found on physical line `line`. Once a link is broken,
     /// later links are not checked.
     pub fn check(&mut self, line: u64, link: &Link) {
+        self.check_hashed(line, link, None);
+    }
+
+    /// Checks the next link like [`Verifier::check`], given the digest of its record
+    /// computed as it stands (with its own `index` and `prev`, see
+    /// [`stated_digest`]), which is what the check computes whenever the link is
+    /// right; it can be computed ahead, on another thread.
+    pub fn check_hashed(&mut self, line: u64, link: &Link, stated: Option<&str>) {
         if self.broken.is_some() {
             return;
         }
@@ -244,15 +266,22 @@ impl Verifier {
         self.index.clear();
         // Writing to a String cannot fail.
         let _ = write!(self.index, "{position}");
-        self.tool.clear();
-        canonical::write_str(&link.tool, &mut self.tool);
-        let computed = Parts {
-            index: &self.index,
-            tool: &self.tool,
-            args: &link.args,
-            response: &link.response,
-        }
-        .digest(&self.expected_prev);
+        // Here `prev` is the expected one, so when the index is the position too the
+        // stated digest is the computed one.
+        let computed = match stated {
+            Some(stated) if *link.index == *self.index => stated.to_owned(),
+            _ => {
+                self.tool.clear();
+                canonical::write_str(&link.tool, &mut self.tool);
+                Parts {
+                    index: &self.index,
+                    tool: &self.tool,
+                    args: &link.args,
+                    response: &link.response,
+                }
+                .digest(&self.expected_prev)
+            }
+        };
         if computed != link.digest || *link.index != *self.index {
             self.broken = Some(Verdict::Broken {
                 position,

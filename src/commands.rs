@@ -2,22 +2,22 @@
 //! the report, without writing to stdout itself.
 
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufWriter, Read, Write};
 use std::path::Path;
 
-use crate::chain::{Sealer, Verifier};
+use crate::chain::{self, Sealer, Verifier};
 use crate::error::Error;
 use crate::pipeline::{self, Stop};
 use crate::replay::Replay;
 use crate::report;
 use crate::scope::{Scope, ScopeAudit};
 use crate::spool::{Spool, SpoolError};
-use crate::transcript::{CanonicalRecord, ReadError, parse_canonical_record, parse_link};
+use crate::transcript::{
+    CanonicalRecord, ReadError, UnplacedRecord, parse_link, parse_unplaced_record,
+};
 
 /// The largest scope file read, in bytes.
 pub const MAX_SCOPE_BYTES: u64 = 16 << 20;
-
-const READ_BUFFER: usize = 256 << 10;
 
 /// How a command ended, when it could run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,7 +73,7 @@ fn shown(path: &Path) -> String {
 }
 
 /// Opens an input file for streaming.
-fn open(path: &Path) -> Result<BufReader<File>, Error> {
+fn open(path: &Path) -> Result<File, Error> {
     let read_error = |source| Error::Read {
         path: shown(path),
         source,
@@ -82,7 +82,7 @@ fn open(path: &Path) -> Result<BufReader<File>, Error> {
     if file.metadata().map_err(read_error)?.is_dir() {
         return Err(read_error(io::Error::from(io::ErrorKind::IsADirectory)));
     }
-    Ok(BufReader::with_capacity(READ_BUFFER, file))
+    Ok(file)
 }
 
 fn input_error(path: &Path, err: ReadError) -> Error {
@@ -105,12 +105,14 @@ fn for_each_record(
     mut visit: impl FnMut(CanonicalRecord) -> Result<(), Error>,
 ) -> Result<(), Error> {
     let mut count = 0;
-    let parse = move |line, text: &str| {
-        let record = parse_canonical_record(line, text, count)?;
+    let place = |_line, unplaced: UnplacedRecord| {
+        let record = unplaced
+            .place(count)
+            .map_err(|err| input_error(path, ReadError::Input(err)))?;
         count += 1;
-        Ok(record)
+        visit(record)
     };
-    pipeline::run(open(path)?, parse, |_, record| visit(record)).map_err(|stop| stopped(path, stop))
+    pipeline::run(open(path)?, parse_unplaced_record, place).map_err(|stop| stopped(path, stop))
 }
 
 fn stopped(path: &Path, stop: Stop<Error>) -> Error {
@@ -131,10 +133,23 @@ fn status(clean: bool) -> Status {
 /// `toolreplay replay FILE [--mutating-tool NAME]...`
 pub fn replay(path: &Path, mutating_tools: &[String]) -> Result<Outcome, Error> {
     let mut replay = Replay::new(mutating_tools.iter().cloned());
-    for_each_record(path, |record| {
-        replay.observe_canonical(&record);
+    // The fingerprints are computed on the parsing threads; only the bookkeeping is
+    // sequential.
+    let parse = |line, text: &str| {
+        let unplaced = parse_unplaced_record(line, text)?;
+        let (call, response) = unplaced.fingerprints();
+        Ok((unplaced, call, response))
+    };
+    let mut count = 0;
+    pipeline::run(open(path)?, parse, |_, (unplaced, call, response)| {
+        let record = unplaced
+            .place(count)
+            .map_err(|err| input_error(path, ReadError::Input(err)))?;
+        count += 1;
+        replay.observe_fingerprints(record.index, &record.tool, call, response);
         Ok(())
-    })?;
+    })
+    .map_err(|stop| stopped(path, stop))?;
     let report = replay.finish();
     Ok(Outcome {
         status: status(report.findings.is_empty()),
@@ -257,8 +272,15 @@ fn set_output_permissions(_file: &File, _target: &Path) -> io::Result<()> {
 /// reported even after a broken link.
 pub fn verify(path: &Path) -> Result<Outcome, Error> {
     let mut verifier = Verifier::new();
-    pipeline::run(open(path)?, parse_link, |line, link| {
-        verifier.check(line, &link);
+    // Each link's digest is computed on the parsing threads as the link states it;
+    // the walk only compares.
+    let parse = |line, text: &str| {
+        let link = parse_link(line, text)?;
+        let stated = chain::stated_digest(&link);
+        Ok((link, stated))
+    };
+    pipeline::run(open(path)?, parse, |line, (link, stated)| {
+        verifier.check_hashed(line, &link, Some(&stated));
         Ok(())
     })
     .map_err(|stop| stopped(path, stop))?;

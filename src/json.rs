@@ -576,16 +576,27 @@ impl<'a> Parser<'a> {
                     out.push(b'"');
                     return Ok(self.pos - 1 == start);
                 }
-                Some(b'\\') => {
-                    let canonical = self.canonical_escape_len();
-                    if canonical > 0 {
-                        out.extend_from_slice(&self.bytes[self.pos..self.pos + canonical]);
-                        self.pos += canonical;
-                    } else {
-                        let c = self.escape()?;
-                        canonical::write_char(c, out);
+                Some(b'\\') => match self.bytes.get(self.pos + 1) {
+                    // Short escapes are already canonical, but `\/`, which is `/`.
+                    Some(b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't') => {
+                        out.extend_from_slice(&self.bytes[self.pos..self.pos + 2]);
+                        self.pos += 2;
                     }
-                }
+                    Some(b'/') => {
+                        out.push(b'/');
+                        self.pos += 2;
+                    }
+                    _ => {
+                        let canonical = self.canonical_escape_len();
+                        if canonical > 0 {
+                            out.extend_from_slice(&self.bytes[self.pos..self.pos + canonical]);
+                            self.pos += canonical;
+                        } else {
+                            let c = self.escape()?;
+                            canonical::write_char(c, out);
+                        }
+                    }
+                },
                 Some(0..0x20) => {
                     return Err(self.syntax("control character in string (must be escaped)"));
                 }

@@ -28,7 +28,21 @@ pub struct ReplayReport {
     pub findings: Vec<Finding>,
 }
 
-type Fingerprint = [u8; 32];
+/// A SHA-256 digest standing for a call or a response.
+pub type Fingerprint = [u8; 32];
+
+/// The fingerprints of a call (its tool and canonical arguments) and of its canonical
+/// response. Two calls are identical exactly when their call fingerprints are equal
+/// (up to SHA-256 collisions).
+pub fn fingerprints(tool: &str, args: &[u8], response: &[u8]) -> (Fingerprint, Fingerprint) {
+    let mut hasher = Sha256::new();
+    // The quoted tool name cannot run into the arguments that follow it.
+    let mut quoted = Vec::with_capacity(tool.len() + 2);
+    canonical::write_str(tool, &mut quoted);
+    hasher.update(&quoted);
+    hasher.update(args);
+    (hasher.finalize().into(), Sha256::digest(response).into())
+}
 
 /// What is remembered of each distinct call: fixed-size, whatever the call holds.
 #[derive(Debug)]
@@ -93,14 +107,19 @@ impl Replay {
     }
 
     fn observe_canonical_parts(&mut self, index: u64, tool: &str, args: &[u8], response: &[u8]) {
-        let mut hasher = Sha256::new();
-        // The quoted tool name cannot run into the arguments that follow it.
-        let mut quoted = Vec::with_capacity(tool.len() + 2);
-        canonical::write_str(tool, &mut quoted);
-        hasher.update(&quoted);
-        hasher.update(args);
-        let call: Fingerprint = hasher.finalize().into();
-        let response: Fingerprint = Sha256::digest(response).into();
+        let (call, response) = fingerprints(tool, args, response);
+        self.observe_fingerprints(index, tool, call, response);
+    }
+
+    /// Takes the next call by its index, tool and [`fingerprints`], which can be
+    /// computed ahead, on another thread.
+    pub fn observe_fingerprints(
+        &mut self,
+        index: u64,
+        tool: &str,
+        call: Fingerprint,
+        response: Fingerprint,
+    ) {
         let epoch = self.epoch;
         match self.seen.get_mut(&call) {
             Some(seen) => {

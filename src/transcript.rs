@@ -51,7 +51,7 @@ impl<R: BufRead> Lines<R> {
 
     /// The next non-blank line and its 1-based number, or `None` at the end.
     pub fn next_line(&mut self) -> Result<Option<(u64, &str)>, ReadError> {
-        let (start, end) = loop {
+        loop {
             self.buf.clear();
             let read = self
                 .reader
@@ -61,33 +61,48 @@ impl<R: BufRead> Lines<R> {
                 return Ok(None);
             }
             self.line += 1;
-            let mut start = 0;
-            let mut end = self.buf.len();
-            if self.buf.ends_with(b"\n") {
-                end -= 1;
+            let bytes = self.buf.strip_suffix(b"\n").unwrap_or(&self.buf);
+            if !is_blank(self.line, bytes) {
+                break;
             }
-            if self.line == 1 && self.buf[..end].starts_with(b"\xEF\xBB\xBF") {
-                start = 3;
-            }
-            let bytes = &self.buf[start..end];
-            if !bytes.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
-                break (start, end);
-            }
-        };
-        let bytes = &self.buf[start..end];
-        match std::str::from_utf8(bytes) {
-            Ok(text) => Ok(Some((self.line, text))),
-            Err(err) => Err(LineError {
-                line: self.line,
-                message: format!(
-                    "invalid UTF-8: byte 0x{:02x} at column {}",
-                    bytes[err.valid_up_to()],
-                    err.valid_up_to() + 1
-                ),
-            }
-            .into()),
         }
+        let bytes = self.buf.strip_suffix(b"\n").unwrap_or(&self.buf);
+        Ok(line_text(self.line, bytes)?.map(|text| (self.line, text)))
     }
+}
+
+/// The text of physical line `line` (its bytes without the LF), or `None` when it is
+/// blank: only spaces, tabs and CRs. A byte-order mark is skipped on line 1; the text
+/// must be valid UTF-8.
+pub fn line_text(line: u64, bytes: &[u8]) -> Result<Option<&str>, LineError> {
+    let bytes = without_bom(line, bytes);
+    if is_blank(line, bytes) {
+        return Ok(None);
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Ok(Some(text)),
+        Err(err) => Err(LineError {
+            line,
+            message: format!(
+                "invalid UTF-8: byte 0x{:02x} at column {}",
+                bytes[err.valid_up_to()],
+                err.valid_up_to() + 1
+            ),
+        }),
+    }
+}
+
+fn without_bom(line: u64, bytes: &[u8]) -> &[u8] {
+    match bytes.strip_prefix(b"\xEF\xBB\xBF") {
+        Some(rest) if line == 1 => rest,
+        _ => bytes,
+    }
+}
+
+fn is_blank(line: u64, bytes: &[u8]) -> bool {
+    without_bom(line, bytes)
+        .iter()
+        .all(|b| matches!(b, b' ' | b'\t' | b'\r'))
 }
 
 /// One recorded tool call (spec section 1).
@@ -231,22 +246,59 @@ pub fn parse_canonical_record(
     text: &str,
     expected_index: u64,
 ) -> Result<CanonicalRecord, LineError> {
+    let unplaced = parse_unplaced_record(line, text)?;
+    unplaced.place(expected_index)
+}
+
+/// A record parsed and checked in every way but one: whether its index is its place.
+/// Lines can be parsed like this in any order, then placed in input order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnplacedRecord {
+    line: u64,
+    index: Box<str>,
+    record: CanonicalRecord,
+}
+
+impl UnplacedRecord {
+    /// The replay fingerprints of the call and its response.
+    pub fn fingerprints(&self) -> (crate::replay::Fingerprint, crate::replay::Fingerprint) {
+        crate::replay::fingerprints(&self.record.tool, &self.record.args, &self.record.response)
+    }
+
+    /// The record, when it is the one with index `expected_index`; otherwise the
+    /// error its line gets.
+    pub fn place(mut self, expected_index: u64) -> Result<CanonicalRecord, LineError> {
+        if self.index.parse::<u64>().ok() != Some(expected_index) {
+            return Err(LineError {
+                line: self.line,
+                message: format!(
+                    "index {} out of order, expected {expected_index}",
+                    shown_integer(&self.index)
+                ),
+            });
+        }
+        self.record.index = expected_index;
+        Ok(self.record)
+    }
+}
+
+/// Parses the transcript line `text` (physical line `line`) with every check but the
+/// index's place, which [`UnplacedRecord::place`] makes.
+pub fn parse_unplaced_record(line: u64, text: &str) -> Result<UnplacedRecord, LineError> {
     let mut fields = Fields::parse(line, text, &["args", "index", "response", "tool"])?;
     let index = fields.integer("index")?;
     let tool = fields.non_empty_string("tool")?;
     let args = fields.object("args")?;
     let response = fields.object("response")?;
-    if index.parse::<u64>().ok() != Some(expected_index) {
-        return Err(fields.error(format!(
-            "index {} out of order, expected {expected_index}",
-            shown_integer(&index)
-        )));
-    }
-    Ok(CanonicalRecord {
-        index: expected_index,
-        tool,
-        args,
-        response,
+    Ok(UnplacedRecord {
+        line,
+        index,
+        record: CanonicalRecord {
+            index: 0,
+            tool,
+            args,
+            response,
+        },
     })
 }
 
