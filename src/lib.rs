@@ -4,6 +4,10 @@
 //! through the [`json`] parser, [`canonical`] is the canonical encoding, [`replay`]
 //! and [`scope`] are the audits, [`chain`] is the SHA-256 hash chain, [`report`]
 //! renders the text reports, and [`commands`] ties them to files.
+//!
+//! Beyond the chain, [`sealed`] checks a sealed transcript before anything builds on
+//! it, [`head`] is the signed statement of its head and pinned heads, and [`trust`]
+//! holds the commands that use them.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -12,11 +16,14 @@ pub mod canonical;
 pub mod chain;
 pub mod commands;
 pub mod error;
+pub mod head;
 pub mod json;
 pub mod replay;
 pub mod report;
 pub mod scope;
+pub mod sealed;
 pub mod spool;
 pub mod transcript;
+pub mod trust;
 
 pub use error::Error;

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use toolreplay::commands::{self, Outcome, Status};
 use toolreplay::error::{Error, describe_io};
+use toolreplay::trust;
 
 /// Audit the recorded tool calls of an AI agent, without calling any tool.
 #[derive(Debug, Parser)]
@@ -43,7 +44,18 @@ enum Command {
         output: Option<PathBuf>,
     },
     /// Check a sealed transcript's chain and name its first broken link.
+    ///
+    /// With --head, also check that the chain ends at the pinned head.
     Verify {
+        /// The sealed transcript (JSON Lines).
+        file: PathBuf,
+        /// The pinned head: a file holding `toolreplay head` output, or a bare digest
+        /// (64 lowercase hex digits).
+        #[arg(long, value_name = "FILE_OR_DIGEST")]
+        head: Option<String>,
+    },
+    /// Check the chain and print the statement of its head, the message to sign.
+    Head {
         /// The sealed transcript (JSON Lines).
         file: PathBuf,
     },
@@ -59,7 +71,14 @@ fn run(command: Command) -> Result<Outcome, Error> {
         } => commands::replay(&file, &mutating_tool),
         Command::Scope { file, scope } => commands::scope(&file, &scope),
         Command::Seal { file, output } => commands::seal(&file, output.as_deref()),
-        Command::Verify { file } => commands::verify(&file),
+        Command::Verify { file, head: None } => commands::verify(&file),
+        Command::Verify { file, head } => trust::verify(
+            &file,
+            &trust::Checks {
+                head: head.as_deref(),
+            },
+        ),
+        Command::Head { file } => trust::head(&file),
         Command::Version => Ok(Outcome {
             output: commands::Output::Text(format!("toolreplay {}\n", env!("CARGO_PKG_VERSION"))),
             status: Status::Clean,
@@ -69,6 +88,11 @@ fn run(command: Command) -> Result<Outcome, Error> {
 
 fn fail(err: &Error) -> ExitCode {
     // If stderr is gone there is nobody left to tell.
+    if let Error::Refused { .. } = err {
+        // A broken chain: its report and what was refused, exit 1.
+        let _ = writeln!(io::stderr().lock(), "{err}");
+        return ExitCode::from(1);
+    }
     let _ = writeln!(io::stderr().lock(), "error: {err}");
     ExitCode::from(2)
 }

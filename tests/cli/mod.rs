@@ -7,6 +7,7 @@
 //! `error: t.jsonl:3: ...` whatever the machine.
 
 mod errors;
+mod head;
 mod replay;
 mod samples;
 mod scope;
