@@ -53,6 +53,15 @@ impl Sealer {
         Self::default()
     }
 
+    /// A sealer for a chain that goes on after the link whose digest is `head` (the
+    /// record's index says where).
+    pub fn after(head: &str) -> Self {
+        Sealer {
+            prev: head.to_owned(),
+            scratch: Vec::new(),
+        }
+    }
+
     /// Appends the sealed line of `record` (its link's canonical encoding and LF).
     pub fn seal(&mut self, record: &Record, out: &mut Vec<u8>) {
         self.scratch.clear();

@@ -7,11 +7,12 @@
 //!
 //! Beyond the chain, [`sealed`] checks a sealed transcript before anything builds on
 //! it, [`head`] is the signed statement of its head and pinned heads, and [`trust`]
-//! holds the commands that use them.
+//! holds the commands that use them; [`append`] grows a sealed transcript.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod append;
 pub mod canonical;
 pub mod chain;
 pub mod commands;

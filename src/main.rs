@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use toolreplay::commands::{self, Outcome, Status};
 use toolreplay::error::{Error, describe_io};
-use toolreplay::trust;
+use toolreplay::{append, trust};
 
 /// Audit the recorded tool calls of an AI agent, without calling any tool.
 #[derive(Debug, Parser)]
@@ -36,12 +36,19 @@ enum Command {
         scope: PathBuf,
     },
     /// Chain the transcript with SHA-256 and write the sealed transcript.
+    ///
+    /// With --append SEALED, verify SEALED and append FILE's records to it as links
+    /// continuing its chain, in place and atomically.
     Seal {
-        /// The transcript (JSON Lines).
+        /// The transcript (JSON Lines); with --append, the new records.
         file: PathBuf,
         /// Write the sealed transcript to this file (atomically) instead of stdout.
         #[arg(short, long, value_name = "OUT")]
         output: Option<PathBuf>,
+        /// Append FILE's records to this sealed transcript. FILE's indices may start
+        /// at 0 or continue SEALED's.
+        #[arg(long, value_name = "SEALED", conflicts_with = "output")]
+        append: Option<PathBuf>,
     },
     /// Check a sealed transcript's chain and name its first broken link.
     ///
@@ -70,7 +77,12 @@ fn run(command: Command) -> Result<Outcome, Error> {
             mutating_tool,
         } => commands::replay(&file, &mutating_tool),
         Command::Scope { file, scope } => commands::scope(&file, &scope),
-        Command::Seal { file, output } => commands::seal(&file, output.as_deref()),
+        Command::Seal {
+            file,
+            append: Some(sealed),
+            ..
+        } => append::append(&sealed, &file),
+        Command::Seal { file, output, .. } => commands::seal(&file, output.as_deref()),
         Command::Verify { file, head: None } => commands::verify(&file),
         Command::Verify { file, head } => trust::verify(
             &file,

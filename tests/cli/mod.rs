@@ -6,6 +6,7 @@
 //! the binary's working directory, and passed by relative name, so error lines read
 //! `error: t.jsonl:3: ...` whatever the machine.
 
+mod append;
 mod errors;
 mod head;
 mod replay;
