@@ -7,11 +7,14 @@
 //!
 //! Beyond the chain, [`sealed`] checks a sealed transcript before anything builds on
 //! it, [`head`] is the signed statement of its head and pinned heads, and [`trust`]
-//! holds the commands that use them; [`append`] grows a sealed transcript.
+//! holds the commands that use them; [`append`] grows a sealed transcript; [`sign`]
+//! signs and checks head statements in OpenSSH's SSHSIG format, with
+//! [`allowed_signers`] read as ssh-keygen reads it.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod allowed_signers;
 pub mod append;
 pub mod canonical;
 pub mod chain;
@@ -23,6 +26,7 @@ pub mod replay;
 pub mod report;
 pub mod scope;
 pub mod sealed;
+pub mod sign;
 pub mod spool;
 pub mod transcript;
 pub mod trust;

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use toolreplay::commands::{self, Outcome, Status};
 use toolreplay::error::{Error, describe_io};
+use toolreplay::sign::SignatureCheck;
 use toolreplay::{append, trust};
 
 /// Audit the recorded tool calls of an AI agent, without calling any tool.
@@ -60,6 +61,27 @@ enum Command {
         /// (64 lowercase hex digits).
         #[arg(long, value_name = "FILE_OR_DIGEST")]
         head: Option<String>,
+        /// An SSH signature of the head statement (from `toolreplay sign` or
+        /// `ssh-keygen -Y sign -n toolreplay`); needs --allowed-signers and --identity.
+        #[arg(long, value_name = "SIG", requires_all = ["allowed_signers", "identity"])]
+        signature: Option<PathBuf>,
+        /// Who may sign, in ssh-keygen's allowed signers format.
+        #[arg(long, value_name = "FILE", requires = "signature")]
+        allowed_signers: Option<PathBuf>,
+        /// The principal the signer must be in the allowed signers file.
+        #[arg(long, value_name = "ID", requires = "signature")]
+        identity: Option<String>,
+    },
+    /// Check the chain and sign its head statement with an SSH key, to SEALED.sig.
+    ///
+    /// The key is an OpenSSH ed25519 private key; an encrypted one is decrypted with
+    /// the passphrase in TOOLREPLAY_KEY_PASSPHRASE, or one asked for on the terminal.
+    Sign {
+        /// The sealed transcript (JSON Lines).
+        file: PathBuf,
+        /// The private key.
+        #[arg(long, value_name = "KEY")]
+        key: PathBuf,
     },
     /// Check the chain and print the statement of its head, the message to sign.
     Head {
@@ -83,13 +105,36 @@ fn run(command: Command) -> Result<Outcome, Error> {
             ..
         } => append::append(&sealed, &file),
         Command::Seal { file, output, .. } => commands::seal(&file, output.as_deref()),
-        Command::Verify { file, head: None } => commands::verify(&file),
-        Command::Verify { file, head } => trust::verify(
-            &file,
-            &trust::Checks {
-                head: head.as_deref(),
-            },
-        ),
+        Command::Verify {
+            file,
+            head: None,
+            signature: None,
+            ..
+        } => commands::verify(&file),
+        Command::Verify {
+            file,
+            head,
+            signature,
+            allowed_signers,
+            identity,
+        } => {
+            let signature = match (&signature, &allowed_signers, &identity) {
+                (Some(signature), Some(allowed_signers), Some(identity)) => Some(SignatureCheck {
+                    signature,
+                    allowed_signers,
+                    identity,
+                }),
+                _ => None,
+            };
+            trust::verify(
+                &file,
+                &trust::Checks {
+                    head: head.as_deref(),
+                    signature,
+                },
+            )
+        }
+        Command::Sign { file, key } => trust::sign(&file, &key),
         Command::Head { file } => trust::head(&file),
         Command::Version => Ok(Outcome {
             output: commands::Output::Text(format!("toolreplay {}\n", env!("CARGO_PKG_VERSION"))),
