@@ -4,7 +4,8 @@
 //! SEALED is copied into a temporary file beside it and the copy is verified, so what
 //! was checked is what is kept; a broken chain is refused. NEW's records are sealed
 //! after SEALED's head as links continuing its indices, and the temporary file is
-//! flushed to disk and renamed over SEALED. On any error SEALED is left as it was.
+//! flushed to disk and renamed over SEALED (over the file it points to, if it is a
+//! symbolic link). On any error SEALED is left as it was.
 //!
 //! NEW's indices may be numbered from 0 (a transcript of the new calls alone) or
 //! continue SEALED's (the new calls cut out of the whole transcript); the first record
@@ -28,7 +29,12 @@ pub fn append(sealed_path: &Path, new_path: &Path) -> Result<Outcome, Error> {
         source,
     };
     let mut source = sealed::open(sealed_path)?;
-    let dir = match sealed_path.parent() {
+    // Through a symbolic link, the file it points to is the one replaced.
+    let target = std::fs::canonicalize(sealed_path).map_err(|source| Error::Read {
+        path: shown(sealed_path),
+        source,
+    })?;
+    let dir = match target.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
@@ -79,14 +85,13 @@ pub fn append(sealed_path: &Path, new_path: &Path) -> Result<Outcome, Error> {
     writer.flush().map_err(write_error)?;
     drop(writer);
     temp.as_file().sync_all().map_err(write_error)?;
-    let permissions = std::fs::metadata(sealed_path)
+    let permissions = std::fs::metadata(&target)
         .map_err(write_error)?
         .permissions();
     temp.as_file()
         .set_permissions(permissions)
         .map_err(write_error)?;
-    temp.persist(sealed_path)
-        .map_err(|e| write_error(e.error))?;
+    temp.persist(&target).map_err(|e| write_error(e.error))?;
     Ok(Outcome {
         output: Output::Nothing,
         status: Status::Clean,

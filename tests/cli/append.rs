@@ -205,6 +205,27 @@ fn append_keeps_the_mode_of_sealed() {
     assert_eq!(mode & 0o777, 0o600);
 }
 
+#[cfg(unix)]
+#[test]
+fn append_through_a_symbolic_link_replaces_its_target() {
+    let dir = sealed_prefix(4);
+    std::os::unix::fs::symlink("sealed.jsonl", dir.path().join("link.jsonl")).unwrap();
+    dir.write("new.jsonl", joined(&sample_records(4, 6)));
+    let run = dir.run(&["seal", "--append", "link.jsonl", "new.jsonl"]);
+    assert_eq!(run.text(), OK);
+    assert!(
+        fs::symlink_metadata(dir.path().join("link.jsonl"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(
+        dir.read("sealed.jsonl"),
+        sealed_whole("samples/session-dirty.sealed.jsonl")
+    );
+    assert_eq!(dir.entries(), ["link.jsonl", "new.jsonl", "sealed.jsonl"]);
+}
+
 /// Runs `seal --append sealed.jsonl new.jsonl` in `dir` and checks that it left
 /// `sealed.jsonl` as it was and no temporary file.
 fn append_refused(dir: &Dir) -> String {
