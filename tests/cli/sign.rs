@@ -599,3 +599,56 @@ fn signature_without_allowed_signers_is_a_usage_error() {
             .text()
     );
 }
+
+/// Runs `toolreplay sign sealed.jsonl --key KEY` in `dir` on a terminal (a
+/// pseudo-terminal made by `script`), typing `passphrase` once the prompt had time to
+/// appear; returns the exit code and what the terminal showed.
+fn sign_on_a_terminal(dir: &Dir, key: &str, passphrase: &str) -> (i32, String) {
+    let binary = assert_cmd::cargo::cargo_bin("toolreplay");
+    let command = format!("'{}' sign sealed.jsonl --key {key}", binary.display());
+    let mut child = Command::new("script")
+        .args(["-q", "-e", "-c", &command, "/dev/null"])
+        .current_dir(dir.path())
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("script is installed (util-linux)");
+    let mut stdin = child.stdin.take().expect("stdin");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    stdin
+        .write_all(format!("{passphrase}\n").as_bytes())
+        .expect("type the passphrase");
+    drop(stdin);
+    let output = child.wait_with_output().expect("script ran");
+    let mut shown = String::from_utf8_lossy(&output.stdout).into_owned();
+    shown.push_str(&String::from_utf8_lossy(&output.stderr));
+    (output.status.code().expect("script exited"), shown)
+}
+
+#[test]
+fn an_encrypted_key_asks_for_its_passphrase_on_a_terminal() {
+    let setup = Setup::new();
+    make_key(&setup.dir, "carol", "correct horse");
+    setup.allow(&format!(
+        "carol@example.com {}",
+        public(&setup.dir, "carol")
+    ));
+    let (code, shown) = sign_on_a_terminal(&setup.dir, "carol", "correct horse");
+    assert_eq!(code, 0, "{shown}");
+    assert!(shown.contains("Enter passphrase for carol: "), "{shown}");
+    let run = setup.verify("sealed.jsonl.sig", "carol@example.com");
+    assert_eq!(run.code, 0, "{}", run.text());
+}
+
+#[test]
+fn a_wrong_passphrase_on_a_terminal_fails_clearly() {
+    let setup = Setup::new();
+    make_key(&setup.dir, "carol", "correct horse");
+    let (code, shown) = sign_on_a_terminal(&setup.dir, "carol", "battery staple");
+    assert_eq!(code, 2, "{shown}");
+    assert!(shown.contains("error: carol: wrong passphrase"), "{shown}");
+    assert!(!setup.dir.entries().contains(&"sealed.jsonl.sig".to_owned()));
+}
