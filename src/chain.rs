@@ -56,10 +56,9 @@ impl Sealer {
     /// A sealer for a chain that goes on after the link whose digest is `head` (the
     /// record's index says where).
     pub fn after(head: &str) -> Self {
-        Sealer {
-            prev: head.to_owned(),
-            scratch: Vec::new(),
-        }
+        let mut sealer = Self::new();
+        sealer.prev = head.to_owned();
+        sealer
     }
 
     /// Appends the sealed line of `record` (its link's canonical encoding and LF).
