@@ -95,6 +95,14 @@ impl Sealer {
         Self::default()
     }
 
+    /// A sealer for a chain that goes on after the link whose digest is `head` (the
+    /// record's index says where).
+    pub fn after(head: &str) -> Self {
+        let mut sealer = Self::new();
+        sealer.prev = head.to_owned();
+        sealer
+    }
+
     /// Appends the sealed line of `record` (its link's canonical encoding and LF).
     pub fn seal(&mut self, record: &Record, out: &mut Vec<u8>) {
         let mut args = std::mem::take(&mut self.args);

@@ -23,6 +23,23 @@ pub enum Error {
         /// Why.
         source: io::Error,
     },
+    /// A file was read but is not what it must be (a key, a signature, a pinned head).
+    #[error("{path}: {message}")]
+    Invalid {
+        /// The path as given.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The sealed transcript's chain is broken, so the command will not go on: the
+    /// `verify` report, then what was refused. Exit status 1, not 2.
+    #[error("{report}refused: {refused}")]
+    Refused {
+        /// The `verify` report of the broken chain, each line ending with LF.
+        report: String,
+        /// What was not done, and why.
+        refused: String,
+    },
     /// Output could not be written.
     #[error("cannot write {target}: {}", describe_io(.source))]
     Write {

@@ -4,21 +4,33 @@
 //! through the [`json`] parser, [`canonical`] is the canonical encoding, [`replay`]
 //! and [`scope`] are the audits, [`chain`] is the SHA-256 hash chain, [`report`]
 //! renders the text reports, and [`commands`] ties them to files.
+//!
+//! Beyond the chain, [`sealed`] checks a sealed transcript before anything builds on
+//! it, [`head`] is the signed statement of its head and pinned heads, and [`trust`]
+//! holds the commands that use them; [`append`] grows a sealed transcript; [`sign`]
+//! signs and checks head statements in OpenSSH's SSHSIG format, with
+//! [`allowed_signers`] read as ssh-keygen reads it.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod allowed_signers;
+pub mod append;
 pub mod canonical;
 pub mod chain;
 pub mod commands;
 pub mod error;
+pub mod head;
 pub mod json;
 pub mod pipeline;
 pub mod replay;
 pub mod report;
 mod scan;
 pub mod scope;
+pub mod sealed;
+pub mod sign;
 pub mod spool;
 pub mod transcript;
+pub mod trust;
 
 pub use error::Error;

@@ -342,3 +342,83 @@ fn records_reject_what_links_need() {
     .expect_err("six fields are not a record");
     assert_eq!(err.message, "unknown field \"digest\"");
 }
+
+/// Text made of the characters that matter to allowed signers lines and patterns.
+fn signers_text() -> impl Strategy<Value = String> {
+    proptest::collection::vec(
+        prop_oneof![
+            4 => proptest::char::range('a', 'z'),
+            1 => prop_oneof![
+                Just(' '), Just('\t'), Just('\n'), Just('\r'), Just('"'), Just(','),
+                Just('='), Just('*'), Just('?'), Just('!'), Just('#'), Just('@'),
+            ],
+            1 => proptest::char::range('\u{80}', '\u{2fff}'),
+        ],
+        0..60,
+    )
+    .prop_map(|chars| chars.into_iter().collect())
+}
+
+proptest! {
+    #![proptest_config(Config::with_cases(256))]
+
+    #[test]
+    fn sealing_after_a_head_continues_the_whole_chain(calls in records(), cut in 0..8usize) {
+        let records = parse_all(&transcript_text(&calls, "")).expect("valid transcript");
+        let cut = cut.min(records.len());
+        let whole = seal(&records);
+        let first = seal(&records[..cut]);
+        let checked = toolreplay::sealed::check_reader(
+            std::path::Path::new("t"),
+            first.as_bytes(),
+            None,
+        )
+        .expect("sealed output is valid input");
+        let Verdict::Intact { links, head } = checked.verdict else {
+            return Err(TestCaseError::fail("the first part is broken"));
+        };
+        prop_assert_eq!(links, cut as u64);
+        let mut sealer = Sealer::after(&head);
+        let mut rest = Vec::new();
+        for record in &records[cut..] {
+            sealer.seal(record, &mut rest);
+        }
+        prop_assert_eq!(first + std::str::from_utf8(&rest).expect("ASCII"), whole);
+    }
+
+    #[test]
+    fn head_statements_read_back_as_pins(links in any::<u64>(), digest in "[0-9a-f]{64}") {
+        let head = toolreplay::sealed::Head { links, digest };
+        let statement = toolreplay::head::statement(&head);
+        prop_assert_eq!(
+            toolreplay::head::parse_pin(statement.as_bytes()),
+            Ok(toolreplay::head::Pin::Statement(head))
+        );
+    }
+
+    #[test]
+    fn head_files_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..200), text in signers_text()) {
+        let _ = toolreplay::head::parse_pin(&bytes);
+        let _ = toolreplay::head::parse_pin(text.as_bytes());
+        let with_origin = format!("{}\n{text}", toolreplay::head::ORIGIN);
+        let _ = toolreplay::head::parse_pin(with_origin.as_bytes());
+    }
+
+    #[test]
+    fn allowed_signers_and_patterns_never_panic(text in signers_text(), identity in signers_text()) {
+        let _ = toolreplay::allowed_signers::entries_for(&text, &identity);
+        let _ = toolreplay::allowed_signers::entries_for(&format!("{identity} {text}"), &identity);
+        let _ = toolreplay::allowed_signers::match_pattern_list(&identity, &text);
+        let _ = toolreplay::allowed_signers::match_pattern_list(&text, &identity);
+    }
+
+    #[test]
+    fn a_pattern_matches_itself_and_star_matches_all(text in "[a-z@.]{0,20}") {
+        prop_assert_eq!(toolreplay::allowed_signers::match_pattern_list(&text, &text), Some(true));
+        prop_assert_eq!(toolreplay::allowed_signers::match_pattern_list(&text, "*"), Some(true));
+        prop_assert_eq!(
+            toolreplay::allowed_signers::match_pattern_list(&text, &format!("!{text},*")),
+            Some(false)
+        );
+    }
+}

@@ -6,11 +6,14 @@
 //! the binary's working directory, and passed by relative name, so error lines read
 //! `error: t.jsonl:3: ...` whatever the machine.
 
+mod append;
 mod errors;
+mod head;
 mod replay;
 mod samples;
 mod scope;
 mod seal;
+mod sign;
 mod transcript;
 mod verify;
 
@@ -76,11 +79,18 @@ impl Run {
 
 /// Runs the binary in `dir` with `args`, the environment cleared apart from `PATH`.
 pub fn run(dir: &Path, args: &[&str]) -> Run {
+    run_with_env(dir, args, &[])
+}
+
+/// Runs the binary in `dir` with `args`, the environment cleared apart from `PATH`
+/// and the variables `env`.
+pub fn run_with_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
     let mut command = Command::cargo_bin("toolreplay").expect("the toolreplay binary");
     command.env_clear();
     if let Some(path) = std::env::var_os("PATH") {
         command.env("PATH", path);
     }
+    command.envs(env.iter().copied());
     let output = command
         .current_dir(dir)
         .args(args)
