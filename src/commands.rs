@@ -5,11 +5,11 @@ use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::Path;
 
-use crate::chain::{Sealer, Verifier};
+use crate::chain::{Sealer, Verdict, Verifier};
 use crate::error::Error;
-use crate::replay::Replay;
+use crate::replay::{Replay, ReplayReport};
 use crate::report;
-use crate::scope::{Scope, ScopeAudit};
+use crate::scope::{Scope, ScopeAudit, ScopeReport};
 use crate::spool::{Spool, SpoolError};
 use crate::transcript::{Links, ReadError, Record, Records};
 
@@ -101,16 +101,17 @@ fn input_error(path: &Path, err: ReadError) -> Error {
 /// Feeds every record of the transcript at `path` to `visit`, in order.
 fn for_each_record(
     path: &Path,
-    mut visit: impl FnMut(Record) -> Result<(), Error>,
+    mut visit: impl FnMut(u64, Record) -> Result<(), Error>,
 ) -> Result<(), Error> {
     for item in Records::new(open(path)?) {
-        let (_, record) = item.map_err(|err| input_error(path, err))?;
-        visit(record)?;
+        let (line, record) = item.map_err(|err| input_error(path, err))?;
+        visit(line, record)?;
     }
     Ok(())
 }
 
-fn status(clean: bool) -> Status {
+/// Exit 0 when `clean`, 1 otherwise.
+pub fn status(clean: bool) -> Status {
     if clean {
         Status::Clean
     } else {
@@ -118,14 +119,19 @@ fn status(clean: bool) -> Status {
     }
 }
 
-/// `toolreplay replay FILE [--mutating-tool NAME]...`
-pub fn replay(path: &Path, mutating_tools: &[String]) -> Result<Outcome, Error> {
+/// The replay audit of the transcript at `path`.
+pub fn replay_report(path: &Path, mutating_tools: &[String]) -> Result<ReplayReport, Error> {
     let mut replay = Replay::new(mutating_tools.iter().cloned());
-    for_each_record(path, |record| {
-        replay.observe(&record);
+    for_each_record(path, |line, record| {
+        replay.observe(line, &record);
         Ok(())
     })?;
-    let report = replay.finish();
+    Ok(replay.finish())
+}
+
+/// `toolreplay replay FILE [--mutating-tool NAME]...`
+pub fn replay(path: &Path, mutating_tools: &[String]) -> Result<Outcome, Error> {
+    let report = replay_report(path, mutating_tools)?;
     Ok(Outcome {
         status: status(report.findings.is_empty()),
         output: Output::Text(report::render_replay(&report)),
@@ -156,14 +162,20 @@ pub fn read_scope(path: &Path) -> Result<Scope, Error> {
     Scope::parse(&bytes).map_err(|err| input_error(err.line, err.to_string()))
 }
 
-/// `toolreplay scope FILE SCOPE`
-pub fn scope(path: &Path, scope_path: &Path) -> Result<Outcome, Error> {
+/// The scope audit of the transcript at `path` against the scope file at
+/// `scope_path` (read first).
+pub fn scope_report(path: &Path, scope_path: &Path) -> Result<ScopeReport, Error> {
     let mut audit = ScopeAudit::new(read_scope(scope_path)?);
-    for_each_record(path, |record| {
-        audit.observe(&record);
+    for_each_record(path, |line, record| {
+        audit.observe(line, &record);
         Ok(())
     })?;
-    let report = audit.finish();
+    Ok(audit.finish())
+}
+
+/// `toolreplay scope FILE SCOPE`
+pub fn scope(path: &Path, scope_path: &Path) -> Result<Outcome, Error> {
+    let report = scope_report(path, scope_path)?;
     Ok(Outcome {
         status: status(report.findings.is_empty()),
         output: Output::Text(report::render_scope(&report)),
@@ -179,7 +191,7 @@ pub fn seal(path: &Path, output: Option<&Path>) -> Result<Outcome, Error> {
     match output {
         None => {
             let mut spool = Spool::new();
-            for_each_record(path, |record| {
+            for_each_record(path, |_, record| {
                 line.clear();
                 sealer.seal(&record, &mut line);
                 spool.write(&line).map_err(|source| Error::Write {
@@ -207,7 +219,7 @@ pub fn seal(path: &Path, output: Option<&Path>) -> Result<Outcome, Error> {
                 .tempfile_in(dir)
                 .map_err(write_error)?;
             let mut writer = BufWriter::with_capacity(1 << 20, temp);
-            for_each_record(path, |record| {
+            for_each_record(path, |_, record| {
                 line.clear();
                 sealer.seal(&record, &mut line);
                 writer.write_all(&line).map_err(write_error)
@@ -243,16 +255,21 @@ fn set_output_permissions(_file: &File, _target: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// `toolreplay verify FILE`: the whole file is read, so an input error anywhere is
-/// reported even after a broken link.
-pub fn verify(path: &Path) -> Result<Outcome, Error> {
+/// The verdict on the sealed transcript at `path`: the whole file is read, so an
+/// input error anywhere is reported even after a broken link.
+pub fn verify_verdict(path: &Path) -> Result<Verdict, Error> {
     let mut verifier = Verifier::new();
     for item in Links::new(open(path)?) {
         let (line, link) = item.map_err(|err| input_error(path, err))?;
         verifier.check(line, &link);
     }
-    let verdict = verifier.finish();
-    let intact = matches!(verdict, crate::chain::Verdict::Intact { .. });
+    Ok(verifier.finish())
+}
+
+/// `toolreplay verify FILE`
+pub fn verify(path: &Path) -> Result<Outcome, Error> {
+    let verdict = verify_verdict(path)?;
+    let intact = matches!(verdict, Verdict::Intact { .. });
     Ok(Outcome {
         status: status(intact),
         output: Output::Text(report::render_verify(&verdict)),

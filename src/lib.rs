@@ -12,6 +12,7 @@ pub mod canonical;
 pub mod chain;
 pub mod commands;
 pub mod error;
+pub mod fingerprint;
 pub mod json;
 pub mod replay;
 pub mod report;

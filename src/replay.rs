@@ -78,7 +78,8 @@ impl Replay {
     fn fingerprint(&mut self, parts: &[&crate::json::Value], tool: Option<&str>) -> Fingerprint {
         self.scratch.clear();
         if let Some(tool) = tool {
-            // The quoted tool name cannot run into the arguments that follow it.
+            // The quoted tool name cannot run into the arguments that follow it; the
+            // same bytes as `crate::fingerprint::call`.
             canonical::write_str(tool, &mut self.scratch);
         }
         for part in parts {
@@ -87,8 +88,8 @@ impl Replay {
         Sha256::digest(&self.scratch).into()
     }
 
-    /// Takes the next record.
-    pub fn observe(&mut self, record: &Record) {
+    /// Takes the next record, found on the 1-based physical line `line`.
+    pub fn observe(&mut self, line: u64, record: &Record) {
         let index = record.index;
         let call = self.fingerprint(&[&record.args], Some(&record.tool));
         let response = self.fingerprint(&[&record.response], None);
@@ -102,6 +103,8 @@ impl Replay {
                         kind: FindingKind::NonDeterminism {
                             first: seen.first_index,
                         },
+                        line,
+                        call,
                     });
                     self.divergence.get_or_insert(index);
                 }
@@ -112,6 +115,8 @@ impl Replay {
                         kind: FindingKind::RedundantCall {
                             previous: seen.last_index,
                         },
+                        line,
+                        call,
                     });
                 }
                 seen.last_index = index;

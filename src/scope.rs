@@ -119,13 +119,15 @@ impl ScopeAudit {
         }
     }
 
-    /// Takes the next record.
-    pub fn observe(&mut self, record: &Record) {
+    /// Takes the next record, found on the 1-based physical line `line`.
+    pub fn observe(&mut self, line: u64, record: &Record) {
         if !self.allowed.contains(&record.tool) {
             self.findings.push(Finding {
                 index: record.index,
                 tool: record.tool.clone(),
                 kind: FindingKind::PermissionOverreach,
+                line,
+                call: crate::fingerprint::call(&record.tool, &record.args),
             });
         }
         self.calls += 1;
