@@ -2,7 +2,7 @@
 //! the report, without writing to stdout itself.
 
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufRead, BufWriter, Read, Write};
 use std::path::Path;
 
 use crate::chain::{Sealer, Verdict, Verifier};
@@ -15,8 +15,6 @@ use crate::transcript::{Links, ReadError, Record, Records};
 
 /// The largest scope file read, in bytes.
 pub const MAX_SCOPE_BYTES: u64 = 16 << 20;
-
-const READ_BUFFER: usize = 256 << 10;
 
 /// How a command ended, when it could run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,20 +66,12 @@ pub struct Outcome {
 }
 
 fn shown(path: &Path) -> String {
-    path.to_string_lossy().into_owned()
+    crate::input::display(path)
 }
 
-/// Opens an input file for streaming.
-fn open(path: &Path) -> Result<BufReader<File>, Error> {
-    let read_error = |source| Error::Read {
-        path: shown(path),
-        source,
-    };
-    let file = File::open(path).map_err(read_error)?;
-    if file.metadata().map_err(read_error)?.is_dir() {
-        return Err(read_error(io::Error::from(io::ErrorKind::IsADirectory)));
-    }
-    Ok(BufReader::with_capacity(READ_BUFFER, file))
+/// Opens an input for streaming: a file, or standard input for `-`.
+fn open(path: &Path) -> Result<Box<dyn BufRead>, Error> {
+    crate::input::open(path)
 }
 
 fn input_error(path: &Path, err: ReadError) -> Error {

@@ -23,6 +23,9 @@ pub enum Error {
         /// Why.
         source: io::Error,
     },
+    /// The arguments cannot work together.
+    #[error("{0}")]
+    Usage(String),
     /// Output could not be written.
     #[error("cannot write {target}: {}", describe_io(.source))]
     Write {

@@ -3,17 +3,24 @@
 //! The modules follow the specification: [`transcript`] reads JSON Lines strictly
 //! through the [`json`] parser, [`canonical`] is the canonical encoding, [`replay`]
 //! and [`scope`] are the audits, [`chain`] is the SHA-256 hash chain, [`report`]
-//! renders the text reports, and [`commands`] ties them to files.
+//! renders the text reports, and [`commands`] ties them to files. [`input`] opens
+//! files and standard input (with a [`progress`] indicator on a terminal),
+//! [`format`] renders reports as text, JSON or SARIF, [`color`] colours text
+//! reports, and [`fingerprint`] names a call whatever its position.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod canonical;
 pub mod chain;
+pub mod color;
 pub mod commands;
 pub mod error;
 pub mod fingerprint;
+pub mod format;
+pub mod input;
 pub mod json;
+pub mod progress;
 pub mod replay;
 pub mod report;
 pub mod scope;

@@ -4,14 +4,22 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use std::io::IsTerminal;
+
 use clap::{Parser, Subcommand};
+use toolreplay::color::{self, ColorChoice};
 use toolreplay::commands::{self, Outcome, Status};
 use toolreplay::error::{Error, describe_io};
+use toolreplay::format::{self, Format};
 
 /// Audit the recorded tool calls of an AI agent, without calling any tool.
 #[derive(Debug, Parser)]
 #[command(name = "toolreplay", version, about, long_about = None)]
 struct Cli {
+    /// When to colour text reports: auto colours only when stdout is a terminal and
+    /// NO_COLOR is unset.
+    #[arg(long, value_name = "WHEN", global = true, default_value = "auto")]
+    color: ColorChoice,
     #[command(subcommand)]
     command: Command,
 }
@@ -19,47 +27,99 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Report non-deterministic responses, redundant calls and the divergence point.
+    #[command(after_help = REPLAY_EXAMPLES)]
     Replay {
-        /// The transcript (JSON Lines).
+        /// The transcript (JSON Lines); - reads standard input.
         file: PathBuf,
         /// A tool whose calls change state, added to the default set
         /// (write_file, delete_file, create_file, move_file, run_command).
         #[arg(long = "mutating-tool", value_name = "NAME")]
         mutating_tool: Vec<String>,
+        /// The report's format.
+        #[arg(long, value_name = "FORMAT", default_value = "text")]
+        format: Format,
     },
     /// Report calls to tools outside the agent's declared scope.
+    #[command(after_help = SCOPE_EXAMPLES)]
     Scope {
-        /// The transcript (JSON Lines).
+        /// The transcript (JSON Lines); - reads standard input.
         file: PathBuf,
-        /// The scope file: {"agent": ..., "allowed_tools": [...]}.
+        /// The scope file: {"agent": ..., "allowed_tools": [...]}; - reads standard
+        /// input.
         scope: PathBuf,
+        /// The report's format.
+        #[arg(long, value_name = "FORMAT", default_value = "text")]
+        format: Format,
     },
     /// Chain the transcript with SHA-256 and write the sealed transcript.
+    #[command(after_help = SEAL_EXAMPLES)]
     Seal {
-        /// The transcript (JSON Lines).
+        /// The transcript (JSON Lines); - reads standard input.
         file: PathBuf,
         /// Write the sealed transcript to this file (atomically) instead of stdout.
         #[arg(short, long, value_name = "OUT")]
         output: Option<PathBuf>,
     },
     /// Check a sealed transcript's chain and name its first broken link.
+    #[command(after_help = VERIFY_EXAMPLES)]
     Verify {
-        /// The sealed transcript (JSON Lines).
+        /// The sealed transcript (JSON Lines); - reads standard input.
         file: PathBuf,
+        /// The report's format.
+        #[arg(long, value_name = "FORMAT", default_value = "text")]
+        format: Format,
     },
     /// Print the version.
     Version,
 }
 
-fn run(command: Command) -> Result<Outcome, Error> {
+const REPLAY_EXAMPLES: &str = "\
+Examples:
+  toolreplay replay run.jsonl
+  toolreplay replay run.jsonl --mutating-tool send_email --mutating-tool git_commit
+  toolreplay replay run.jsonl --format sarif > replay.sarif
+  zcat run.jsonl.gz | toolreplay replay -
+
+Exit status: 0 no findings, 1 findings, 2 the audit could not run.";
+
+const SCOPE_EXAMPLES: &str = "\
+Examples:
+  toolreplay scope run.jsonl scope.json
+  toolreplay scope run.jsonl scope.json --format json
+  toolreplay scope - scope.json < run.jsonl
+
+Exit status: 0 no findings, 1 findings, 2 the audit could not run.";
+
+const SEAL_EXAMPLES: &str = "\
+Examples:
+  toolreplay seal run.jsonl > sealed.jsonl
+  toolreplay seal run.jsonl -o sealed.jsonl
+  agent-run | toolreplay seal - -o sealed.jsonl
+
+Exit status: 0 sealed, 2 invalid input (nothing is written).";
+
+const VERIFY_EXAMPLES: &str = "\
+Examples:
+  toolreplay verify sealed.jsonl
+  toolreplay verify sealed.jsonl --format json
+  toolreplay verify sealed.jsonl --format sarif > verify.sarif
+
+Exit status: 0 intact, 1 broken, 2 the check could not run.";
+
+fn run(command: Command, colored: bool) -> Result<Outcome, Error> {
     match command {
         Command::Replay {
             file,
             mutating_tool,
-        } => commands::replay(&file, &mutating_tool),
-        Command::Scope { file, scope } => commands::scope(&file, &scope),
+            format,
+        } => format::replay(&file, &mutating_tool, format, colored),
+        Command::Scope {
+            file,
+            scope,
+            format,
+        } => format::scope(&file, &scope, format, colored),
         Command::Seal { file, output } => commands::seal(&file, output.as_deref()),
-        Command::Verify { file } => commands::verify(&file),
+        Command::Verify { file, format } => format::verify(&file, format, colored),
         Command::Version => Ok(Outcome {
             output: commands::Output::Text(format!("toolreplay {}\n", env!("CARGO_PKG_VERSION"))),
             status: Status::Clean,
@@ -75,7 +135,13 @@ fn fail(err: &Error) -> ExitCode {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let outcome = match run(cli.command) {
+    let colored = color::enabled(
+        cli.color,
+        io::stdout().is_terminal(),
+        std::env::var_os("NO_COLOR").as_deref(),
+        std::env::var_os("TERM").as_deref(),
+    );
+    let outcome = match run(cli.command, colored) {
         Ok(outcome) => outcome,
         Err(err) => return fail(&err),
     };

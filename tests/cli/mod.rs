@@ -6,11 +6,14 @@
 //! the binary's working directory, and passed by relative name, so error lines read
 //! `error: t.jsonl:3: ...` whatever the machine.
 
+mod color;
 mod errors;
+mod formats;
 mod replay;
 mod samples;
 mod scope;
 mod seal;
+mod stdin;
 mod transcript;
 mod verify;
 
@@ -76,10 +79,30 @@ impl Run {
 
 /// Runs the binary in `dir` with `args`, the environment cleared apart from `PATH`.
 pub fn run(dir: &Path, args: &[&str]) -> Run {
+    run_full(dir, args, None, &[])
+}
+
+/// Runs the binary in `dir` with `args`, `stdin` as standard input, the environment
+/// cleared apart from `PATH`.
+pub fn run_with_stdin(dir: &Path, args: &[&str], stdin: impl AsRef<[u8]>) -> Run {
+    run_full(dir, args, Some(stdin.as_ref()), &[])
+}
+
+/// Runs the binary in `dir` with `args`, the environment cleared apart from `PATH`
+/// and the variables `env`.
+pub fn run_with_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+    run_full(dir, args, None, env)
+}
+
+fn run_full(dir: &Path, args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Run {
     let mut command = Command::cargo_bin("toolreplay").expect("the toolreplay binary");
     command.env_clear();
     if let Some(path) = std::env::var_os("PATH") {
         command.env("PATH", path);
+    }
+    command.envs(env.iter().copied());
+    if let Some(stdin) = stdin {
+        command.write_stdin(stdin.to_vec());
     }
     let output = command
         .current_dir(dir)
