@@ -12,11 +12,10 @@ use std::ffi::OsStr;
 /// When to colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum ColorChoice {
-    /// When stdout is a terminal, `NO_COLOR` is unset or empty and `TERM` is not
-    /// `dumb`.
+    /// When stdout is a terminal, NO_COLOR is unset or empty and TERM is not dumb.
     #[default]
     Auto,
-    /// Always, even with `NO_COLOR` set.
+    /// Always, even with NO_COLOR set.
     Always,
     /// Never.
     Never,

@@ -6,7 +6,8 @@
 //! renders the text reports, and [`commands`] ties them to files. [`input`] opens
 //! files and standard input (with a [`progress`] indicator on a terminal),
 //! [`format`] renders reports as text, JSON or SARIF, [`color`] colours text
-//! reports, and [`fingerprint`] names a call whatever its position.
+//! reports, [`diff`] compares two runs, [`fingerprint`] names a call whatever its
+//! position, and [`shell`] generates completions and the man page.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -15,6 +16,7 @@ pub mod canonical;
 pub mod chain;
 pub mod color;
 pub mod commands;
+pub mod diff;
 pub mod error;
 pub mod fingerprint;
 pub mod format;
@@ -24,6 +26,7 @@ pub mod progress;
 pub mod replay;
 pub mod report;
 pub mod scope;
+pub mod shell;
 pub mod spool;
 pub mod transcript;
 

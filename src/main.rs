@@ -6,11 +6,13 @@ use std::process::ExitCode;
 
 use std::io::IsTerminal;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
+use clap_complete::Shell;
 use toolreplay::color::{self, ColorChoice};
 use toolreplay::commands::{self, Outcome, Status};
 use toolreplay::error::{Error, describe_io};
 use toolreplay::format::{self, Format};
+use toolreplay::{diff, shell};
 
 /// Audit the recorded tool calls of an AI agent, without calling any tool.
 #[derive(Debug, Parser)]
@@ -69,9 +71,45 @@ enum Command {
         #[arg(long, value_name = "FORMAT", default_value = "text")]
         format: Format,
     },
+    /// Compare two runs call by call and report the first difference.
+    #[command(after_help = DIFF_EXAMPLES)]
+    Diff {
+        /// The first run: a transcript or a sealed transcript; - reads standard input.
+        a: PathBuf,
+        /// The second run: a transcript or a sealed transcript; - reads standard input.
+        b: PathBuf,
+    },
+    /// Print the completion script for a shell.
+    #[command(after_help = COMPLETIONS_EXAMPLES)]
+    Completions {
+        /// The shell.
+        shell: Shell,
+    },
+    /// Print the man page (roff).
+    #[command(after_help = MAN_EXAMPLES)]
+    Man,
     /// Print the version.
     Version,
 }
+
+const DIFF_EXAMPLES: &str = "\
+Examples:
+  toolreplay diff run-a.jsonl run-b.jsonl
+  toolreplay diff sealed-a.jsonl sealed-b.jsonl
+  toolreplay diff run-a.jsonl sealed-a.jsonl
+  zcat run-b.jsonl.gz | toolreplay diff run-a.jsonl -
+
+Exit status: 0 same, 1 different, 2 the comparison could not run.";
+
+const COMPLETIONS_EXAMPLES: &str = "\
+Examples:
+  toolreplay completions bash > ~/.local/share/bash-completion/completions/toolreplay
+  toolreplay completions zsh > ~/.zfunc/_toolreplay
+  toolreplay completions fish > ~/.config/fish/completions/toolreplay.fish";
+
+const MAN_EXAMPLES: &str = "\
+Examples:
+  toolreplay man > toolreplay.1 && man ./toolreplay.1";
 
 const REPLAY_EXAMPLES: &str = "\
 Examples:
@@ -120,10 +158,20 @@ fn run(command: Command, colored: bool) -> Result<Outcome, Error> {
         } => format::scope(&file, &scope, format, colored),
         Command::Seal { file, output } => commands::seal(&file, output.as_deref()),
         Command::Verify { file, format } => format::verify(&file, format, colored),
+        Command::Diff { a, b } => diff::diff(&a, &b, colored),
+        Command::Completions { shell } => Ok(text(shell::completions(shell, &mut Cli::command()))),
+        Command::Man => Ok(text(shell::man(Cli::command()))),
         Command::Version => Ok(Outcome {
             output: commands::Output::Text(format!("toolreplay {}\n", env!("CARGO_PKG_VERSION"))),
             status: Status::Clean,
         }),
+    }
+}
+
+fn text(text: String) -> Outcome {
+    Outcome {
+        output: commands::Output::Text(text),
+        status: Status::Clean,
     }
 }
 

@@ -17,15 +17,16 @@ use crate::replay::ReplayReport;
 use crate::report;
 use crate::scope::ScopeReport;
 
-/// The format of a report.
+/// The format of a report: the variants' documentation is their `--help` text;
+/// the JSON schema is in [`json`], the SARIF layout in [`sarif`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Format {
     /// The text report of the specification.
     #[default]
     Text,
-    /// One JSON document (see [`json`]).
+    /// One JSON document with every fact of the report (schema in README).
     Json,
-    /// SARIF 2.1.0 for code-scanning dashboards (see [`sarif`]).
+    /// SARIF 2.1.0 for code-scanning dashboards.
     Sarif,
 }
 

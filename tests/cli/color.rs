@@ -126,3 +126,21 @@ fn no_progress_indicator_when_stderr_is_not_a_terminal() {
     let run = dir.run(&["seal", "big.jsonl", "-o", "sealed.jsonl"]);
     assert_eq!(run.text(), "exit: 0\n--- stdout\n--- stderr\n");
 }
+
+#[test]
+fn always_colours_the_verdict_of_diff() {
+    let same = run_in_root(&["diff", "--color", "always", DIRTY[1], DIRTY[1]]);
+    assert_eq!(same.stdout, "runs: \x1b[32msame\x1b[0m\ncalls: 6\n");
+    let differ = run_in_root(&[
+        "--color",
+        "always",
+        "diff",
+        DIRTY[1],
+        "samples/session-clean.jsonl",
+    ]);
+    assert!(
+        differ
+            .stdout
+            .starts_with("runs: \x1b[1;31mdiffer\x1b[0m\ncalls: 6 and 4\n")
+    );
+}

@@ -7,8 +7,10 @@
 //! `error: t.jsonl:3: ...` whatever the machine.
 
 mod color;
+mod diff;
 mod errors;
 mod formats;
+mod help;
 mod replay;
 mod samples;
 mod scope;
