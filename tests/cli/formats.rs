@@ -432,3 +432,26 @@ fn sarif_of_odd_names_keeps_them_in_messages() {
         "odd%20%27name%27.jsonl"
     );
 }
+
+#[test]
+#[ignore = "needs ../shared/data"]
+fn every_sarif_log_is_valid_against_the_sarif_2_1_0_schema() {
+    let path = format!(
+        "{}/../shared/data/sarif/sarif-schema-2.1.0.json",
+        super::ROOT
+    );
+    let schema_text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|err| panic!("{path}: {err}: the SARIF schema is needed"));
+    let schema: Value = serde_json::from_str(&schema_text).expect("the schema is JSON");
+    let validator = jsonschema::draft7::new(&schema).expect("the schema compiles");
+    let logs = every_sarif_log();
+    assert_eq!(logs.len(), 8);
+    for (name, log) in &logs {
+        let errors: Vec<String> = validator.iter_errors(log).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{name}: {errors:#?}");
+    }
+    // The validator does reject what is not SARIF.
+    let mut bad = logs[0].1.clone();
+    bad["runs"][0]["results"] = serde_json::json!([{"level": "fatal"}]);
+    assert!(!validator.is_valid(&bad));
+}
