@@ -5,7 +5,7 @@
 //! and [`scope`] are the audits, [`chain`] is the SHA-256 hash chain, [`report`]
 //! renders the text reports, and [`commands`] ties them to files. [`input`] opens
 //! files and standard input (with a [`progress`] indicator on a terminal),
-//! [`format`] renders reports as text, JSON or SARIF, [`color`] colours text
+//! [`format`](mod@format) renders reports as text, JSON or SARIF, [`color`] colours text
 //! reports, [`diff`] compares two runs, [`fingerprint`] names a call whatever its
 //! position, and [`shell`] generates completions and the man page.
 

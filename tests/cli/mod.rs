@@ -11,6 +11,7 @@ mod diff;
 mod errors;
 mod formats;
 mod help;
+mod readme;
 mod replay;
 mod samples;
 mod scope;
