@@ -144,3 +144,69 @@ fn always_colours_the_verdict_of_diff() {
             .starts_with("runs: \x1b[1;31mdiffer\x1b[0m\ncalls: 6 and 4\n")
     );
 }
+
+/// With stderr on a terminal (a pseudo-terminal made by `script`), reading for more
+/// than a second draws the indicator there, erases it at the end, and stdout (a
+/// file) holds the report alone.
+#[test]
+fn progress_indicator_on_a_terminal_stays_on_stderr() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+
+    let dir = Dir::new();
+    let fifo = dir.path().join("in.jsonl");
+    let status = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(status.success());
+    let bin = env!("CARGO_BIN_EXE_toolreplay");
+    let child = Command::new("script")
+        .args([
+            "-qec",
+            &format!("{bin} replay in.jsonl > out.txt"),
+            "/dev/null",
+        ])
+        .current_dir(dir.path())
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("TERM", "xterm")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("script runs the binary on a pseudo-terminal");
+    let response = format!(r#"{{"text": "{}"}}"#, "x".repeat(1000));
+    let batch = |from: u64| -> String {
+        (from..from + 2000)
+            .map(|i| {
+                format!(
+                    "{}\n",
+                    record(i, "read_file", &format!(r#"{{"i": {i}}}"#), &response)
+                )
+            })
+            .collect()
+    };
+    let mut input = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&fifo)
+        .expect("open the FIFO");
+    input.write_all(batch(0).as_bytes()).expect("first batch");
+    std::thread::sleep(std::time::Duration::from_millis(1300));
+    input
+        .write_all(batch(2000).as_bytes())
+        .expect("second batch");
+    drop(input);
+    let output = child.wait_with_output().expect("script ends");
+    assert_eq!(output.status.code(), Some(0));
+    let terminal = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        terminal.contains("\r\x1b[Kreading in.jsonl: ") && terminal.contains(" MiB"),
+        "{terminal:?}"
+    );
+    assert!(
+        terminal.ends_with("\r\x1b[K"),
+        "erased at the end: {terminal:?}"
+    );
+    assert_eq!(
+        String::from_utf8(dir.read("out.txt")).expect("UTF-8"),
+        "calls: 4000\ndivergence: none\nfindings: 0\n"
+    );
+}
