@@ -89,8 +89,14 @@ enum Command {
     #[command(after_help = MAN_EXAMPLES)]
     Man,
     /// Print the version.
+    #[command(after_help = VERSION_EXAMPLES)]
     Version,
 }
+
+const VERSION_EXAMPLES: &str = "\
+Examples:
+  toolreplay version
+  toolreplay --version";
 
 const DIFF_EXAMPLES: &str = "\
 Examples:
