@@ -215,6 +215,10 @@ pub enum Verdict {
         found: String,
         /// The physical line of the link.
         line: u64,
+        /// The link's tool.
+        tool: String,
+        /// What the link's call is (see [`crate::fingerprint::call`]).
+        call: [u8; 32],
     },
 }
 
@@ -268,6 +272,8 @@ impl Verifier {
                 expected: self.expected_prev.clone(),
                 found: link.prev.clone(),
                 line,
+                tool: link.tool.clone(),
+                call: crate::fingerprint::call_canonical(&link.tool, &link.args),
             });
             return;
         }
@@ -297,6 +303,8 @@ impl Verifier {
                 expected: computed,
                 found: link.digest.clone(),
                 line,
+                tool: link.tool.clone(),
+                call: crate::fingerprint::call_canonical(&link.tool, &link.args),
             });
             return;
         }

@@ -5,12 +5,12 @@ use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
 use std::path::Path;
 
-use crate::chain::{self, Sealer, Verifier};
+use crate::chain::{self, Sealer, Verdict, Verifier};
 use crate::error::Error;
 use crate::pipeline::{self, Stop};
-use crate::replay::Replay;
+use crate::replay::{Replay, ReplayReport};
 use crate::report;
-use crate::scope::{Scope, ScopeAudit};
+use crate::scope::{Scope, ScopeAudit, ScopeReport};
 use crate::spool::{Spool, SpoolError};
 use crate::transcript::{
     CanonicalRecord, ReadError, UnplacedRecord, parse_link, parse_unplaced_record,
@@ -69,20 +69,12 @@ pub struct Outcome {
 }
 
 fn shown(path: &Path) -> String {
-    path.to_string_lossy().into_owned()
+    crate::input::display(path)
 }
 
-/// Opens an input file for streaming.
-fn open(path: &Path) -> Result<File, Error> {
-    let read_error = |source| Error::Read {
-        path: shown(path),
-        source,
-    };
-    let file = File::open(path).map_err(read_error)?;
-    if file.metadata().map_err(read_error)?.is_dir() {
-        return Err(read_error(io::Error::from(io::ErrorKind::IsADirectory)));
-    }
-    Ok(file)
+/// Opens an input for streaming: a file, or standard input for `-`.
+fn open(path: &Path) -> Result<Box<dyn Read + Send>, Error> {
+    crate::input::open_raw(path)
 }
 
 fn input_error(path: &Path, err: ReadError) -> Error {
@@ -102,15 +94,15 @@ fn input_error(path: &Path, err: ReadError) -> Error {
 /// Feeds every record of the transcript at `path` to `visit`, in order.
 fn for_each_record(
     path: &Path,
-    mut visit: impl FnMut(CanonicalRecord) -> Result<(), Error>,
+    mut visit: impl FnMut(u64, CanonicalRecord) -> Result<(), Error>,
 ) -> Result<(), Error> {
     let mut count = 0;
-    let place = |_line, unplaced: UnplacedRecord| {
+    let place = |line, unplaced: UnplacedRecord| {
         let record = unplaced
             .place(count)
             .map_err(|err| input_error(path, ReadError::Input(err)))?;
         count += 1;
-        visit(record)
+        visit(line, record)
     };
     pipeline::run(open(path)?, parse_unplaced_record, place).map_err(|stop| stopped(path, stop))
 }
@@ -122,7 +114,8 @@ fn stopped(path: &Path, stop: Stop<Error>) -> Error {
     }
 }
 
-fn status(clean: bool) -> Status {
+/// Exit 0 when `clean`, 1 otherwise.
+pub fn status(clean: bool) -> Status {
     if clean {
         Status::Clean
     } else {
@@ -130,8 +123,8 @@ fn status(clean: bool) -> Status {
     }
 }
 
-/// `toolreplay replay FILE [--mutating-tool NAME]...`
-pub fn replay(path: &Path, mutating_tools: &[String]) -> Result<Outcome, Error> {
+/// The replay audit of the transcript at `path`.
+pub fn replay_report(path: &Path, mutating_tools: &[String]) -> Result<ReplayReport, Error> {
     let mut replay = Replay::new(mutating_tools.iter().cloned());
     // The fingerprints are computed on the parsing threads; only the bookkeeping is
     // sequential.
@@ -141,16 +134,21 @@ pub fn replay(path: &Path, mutating_tools: &[String]) -> Result<Outcome, Error> 
         Ok((unplaced, call, response))
     };
     let mut count = 0;
-    pipeline::run(open(path)?, parse, |_, (unplaced, call, response)| {
+    pipeline::run(open(path)?, parse, |line, (unplaced, call, response)| {
         let record = unplaced
             .place(count)
             .map_err(|err| input_error(path, ReadError::Input(err)))?;
         count += 1;
-        replay.observe_fingerprints(record.index, &record.tool, call, response);
+        replay.observe_fingerprints(line, record.index, &record.tool, call, response);
         Ok(())
     })
     .map_err(|stop| stopped(path, stop))?;
-    let report = replay.finish();
+    Ok(replay.finish())
+}
+
+/// `toolreplay replay FILE [--mutating-tool NAME]...`
+pub fn replay(path: &Path, mutating_tools: &[String]) -> Result<Outcome, Error> {
+    let report = replay_report(path, mutating_tools)?;
     Ok(Outcome {
         status: status(report.findings.is_empty()),
         output: Output::Text(report::render_replay(&report)),
@@ -181,14 +179,20 @@ pub fn read_scope(path: &Path) -> Result<Scope, Error> {
     Scope::parse(&bytes).map_err(|err| input_error(err.line, err.to_string()))
 }
 
-/// `toolreplay scope FILE SCOPE`
-pub fn scope(path: &Path, scope_path: &Path) -> Result<Outcome, Error> {
+/// The scope audit of the transcript at `path` against the scope file at
+/// `scope_path` (read first).
+pub fn scope_report(path: &Path, scope_path: &Path) -> Result<ScopeReport, Error> {
     let mut audit = ScopeAudit::new(read_scope(scope_path)?);
-    for_each_record(path, |record| {
-        audit.observe_call(record.index, &record.tool);
+    for_each_record(path, |line, record| {
+        audit.observe_call(line, record.index, &record.tool, &record.args);
         Ok(())
     })?;
-    let report = audit.finish();
+    Ok(audit.finish())
+}
+
+/// `toolreplay scope FILE SCOPE`
+pub fn scope(path: &Path, scope_path: &Path) -> Result<Outcome, Error> {
+    let report = scope_report(path, scope_path)?;
     Ok(Outcome {
         status: status(report.findings.is_empty()),
         output: Output::Text(report::render_scope(&report)),
@@ -204,7 +208,7 @@ pub fn seal(path: &Path, output: Option<&Path>) -> Result<Outcome, Error> {
     match output {
         None => {
             let mut spool = Spool::new();
-            for_each_record(path, |record| {
+            for_each_record(path, |_, record| {
                 line.clear();
                 sealer.seal_canonical(&record, &mut line);
                 spool.write(&line).map_err(|source| Error::Write {
@@ -232,7 +236,7 @@ pub fn seal(path: &Path, output: Option<&Path>) -> Result<Outcome, Error> {
                 .tempfile_in(dir)
                 .map_err(write_error)?;
             let mut writer = BufWriter::with_capacity(1 << 20, temp);
-            for_each_record(path, |record| {
+            for_each_record(path, |_, record| {
                 line.clear();
                 sealer.seal_canonical(&record, &mut line);
                 writer.write_all(&line).map_err(write_error)
@@ -268,9 +272,9 @@ fn set_output_permissions(_file: &File, _target: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// `toolreplay verify FILE`: the whole file is read, so an input error anywhere is
-/// reported even after a broken link.
-pub fn verify(path: &Path) -> Result<Outcome, Error> {
+/// The verdict on the sealed transcript at `path`: the whole file is read, so an
+/// input error anywhere is reported even after a broken link.
+pub fn verify_verdict(path: &Path) -> Result<Verdict, Error> {
     let mut verifier = Verifier::new();
     // Each link's digest is computed on the parsing threads as the link states it;
     // the walk only compares.
@@ -284,8 +288,13 @@ pub fn verify(path: &Path) -> Result<Outcome, Error> {
         Ok(())
     })
     .map_err(|stop| stopped(path, stop))?;
-    let verdict = verifier.finish();
-    let intact = matches!(verdict, crate::chain::Verdict::Intact { .. });
+    Ok(verifier.finish())
+}
+
+/// `toolreplay verify FILE`
+pub fn verify(path: &Path) -> Result<Outcome, Error> {
+    let verdict = verify_verdict(path)?;
+    let intact = matches!(verdict, Verdict::Intact { .. });
     Ok(Outcome {
         status: status(intact),
         output: Output::Text(report::render_verify(&verdict)),

@@ -40,6 +40,9 @@ pub enum Error {
         /// What was not done, and why.
         refused: String,
     },
+    /// The arguments cannot work together.
+    #[error("{0}")]
+    Usage(String),
     /// Output could not be written.
     #[error("cannot write {target}: {}", describe_io(.source))]
     Write {

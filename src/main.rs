@@ -4,16 +4,26 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use std::io::IsTerminal;
+
+use clap::{CommandFactory, Parser, Subcommand};
+use clap_complete::Shell;
+use toolreplay::color::{self, ColorChoice};
 use toolreplay::commands::{self, Outcome, Status};
 use toolreplay::error::{Error, describe_io};
+use toolreplay::format::{self, Format};
 use toolreplay::sign::SignatureCheck;
 use toolreplay::{append, trust};
+use toolreplay::{diff, shell};
 
 /// Audit the recorded tool calls of an AI agent, without calling any tool.
 #[derive(Debug, Parser)]
 #[command(name = "toolreplay", version, about, long_about = None)]
 struct Cli {
+    /// When to colour text reports: auto colours only when stdout is a terminal and
+    /// NO_COLOR is unset.
+    #[arg(long, value_name = "WHEN", global = true, default_value = "auto")]
+    color: ColorChoice,
     #[command(subcommand)]
     command: Command,
 }
@@ -21,27 +31,38 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Report non-deterministic responses, redundant calls and the divergence point.
+    #[command(after_help = REPLAY_EXAMPLES)]
     Replay {
-        /// The transcript (JSON Lines).
+        /// The transcript (JSON Lines); - reads standard input.
         file: PathBuf,
         /// A tool whose calls change state, added to the default set
         /// (write_file, delete_file, create_file, move_file, run_command).
         #[arg(long = "mutating-tool", value_name = "NAME")]
         mutating_tool: Vec<String>,
+        /// The report's format.
+        #[arg(long, value_name = "FORMAT", default_value = "text")]
+        format: Format,
     },
     /// Report calls to tools outside the agent's declared scope.
+    #[command(after_help = SCOPE_EXAMPLES)]
     Scope {
-        /// The transcript (JSON Lines).
+        /// The transcript (JSON Lines); - reads standard input.
         file: PathBuf,
-        /// The scope file: {"agent": ..., "allowed_tools": [...]}.
+        /// The scope file: {"agent": ..., "allowed_tools": [...]}; - reads standard
+        /// input.
         scope: PathBuf,
+        /// The report's format.
+        #[arg(long, value_name = "FORMAT", default_value = "text")]
+        format: Format,
     },
     /// Chain the transcript with SHA-256 and write the sealed transcript.
     ///
     /// With --append SEALED, verify SEALED and append FILE's records to it as links
     /// continuing its chain, in place and atomically.
+    #[command(after_help = SEAL_EXAMPLES)]
     Seal {
-        /// The transcript (JSON Lines); with --append, the new records.
+        /// The transcript (JSON Lines); - reads standard input; with --append, the new
+        /// records.
         file: PathBuf,
         /// Write the sealed transcript to this file (atomically) instead of stdout.
         #[arg(short, long, value_name = "OUT")]
@@ -53,9 +74,11 @@ enum Command {
     },
     /// Check a sealed transcript's chain and name its first broken link.
     ///
-    /// With --head, also check that the chain ends at the pinned head.
+    /// With --head, also check that the chain ends at the pinned head; with
+    /// --signature, that the head statement is signed by an allowed signer.
+    #[command(after_help = VERIFY_EXAMPLES)]
     Verify {
-        /// The sealed transcript (JSON Lines).
+        /// The sealed transcript (JSON Lines); - reads standard input.
         file: PathBuf,
         /// The pinned head: a file holding `toolreplay head` output, or a bare digest
         /// (64 lowercase hex digits).
@@ -71,11 +94,15 @@ enum Command {
         /// The principal the signer must be in the allowed signers file.
         #[arg(long, value_name = "ID", requires = "signature")]
         identity: Option<String>,
+        /// The report's format.
+        #[arg(long, value_name = "FORMAT", default_value = "text")]
+        format: Format,
     },
     /// Check the chain and sign its head statement with an SSH key, to SEALED.sig.
     ///
     /// The key is an OpenSSH ed25519 private key; an encrypted one is decrypted with
     /// the passphrase in TOOLREPLAY_KEY_PASSPHRASE, or one asked for on the terminal.
+    #[command(after_help = SIGN_EXAMPLES)]
     Sign {
         /// The sealed transcript (JSON Lines).
         file: PathBuf,
@@ -84,21 +111,123 @@ enum Command {
         key: PathBuf,
     },
     /// Check the chain and print the statement of its head, the message to sign.
+    #[command(after_help = HEAD_EXAMPLES)]
     Head {
         /// The sealed transcript (JSON Lines).
         file: PathBuf,
     },
+    /// Compare two runs call by call and report the first difference.
+    #[command(after_help = DIFF_EXAMPLES)]
+    Diff {
+        /// The first run: a transcript or a sealed transcript; - reads standard input.
+        a: PathBuf,
+        /// The second run: a transcript or a sealed transcript; - reads standard input.
+        b: PathBuf,
+    },
+    /// Print the completion script for a shell.
+    #[command(after_help = COMPLETIONS_EXAMPLES)]
+    Completions {
+        /// The shell.
+        shell: Shell,
+    },
+    /// Print the man page (roff).
+    #[command(after_help = MAN_EXAMPLES)]
+    Man,
     /// Print the version.
+    #[command(after_help = VERSION_EXAMPLES)]
     Version,
 }
 
-fn run(command: Command) -> Result<Outcome, Error> {
+const VERSION_EXAMPLES: &str = "\
+Examples:
+  toolreplay version
+  toolreplay --version";
+
+const DIFF_EXAMPLES: &str = "\
+Examples:
+  toolreplay diff run-a.jsonl run-b.jsonl
+  toolreplay diff sealed-a.jsonl sealed-b.jsonl
+  toolreplay diff run-a.jsonl sealed-a.jsonl
+  zcat run-b.jsonl.gz | toolreplay diff run-a.jsonl -
+
+Exit status: 0 same, 1 different, 2 the comparison could not run.";
+
+const COMPLETIONS_EXAMPLES: &str = "\
+Examples:
+  toolreplay completions bash > ~/.local/share/bash-completion/completions/toolreplay
+  toolreplay completions zsh > ~/.zfunc/_toolreplay
+  toolreplay completions fish > ~/.config/fish/completions/toolreplay.fish";
+
+const MAN_EXAMPLES: &str = "\
+Examples:
+  toolreplay man > toolreplay.1 && man ./toolreplay.1";
+
+const REPLAY_EXAMPLES: &str = "\
+Examples:
+  toolreplay replay run.jsonl
+  toolreplay replay run.jsonl --mutating-tool send_email --mutating-tool git_commit
+  toolreplay replay run.jsonl --format sarif > replay.sarif
+  zcat run.jsonl.gz | toolreplay replay -
+
+Exit status: 0 no findings, 1 findings, 2 the audit could not run.";
+
+const SCOPE_EXAMPLES: &str = "\
+Examples:
+  toolreplay scope run.jsonl scope.json
+  toolreplay scope run.jsonl scope.json --format json
+  toolreplay scope - scope.json < run.jsonl
+
+Exit status: 0 no findings, 1 findings, 2 the audit could not run.";
+
+const SEAL_EXAMPLES: &str = "\
+Examples:
+  toolreplay seal run.jsonl > sealed.jsonl
+  toolreplay seal run.jsonl -o sealed.jsonl
+  agent-run | toolreplay seal - -o sealed.jsonl
+  toolreplay seal --append sealed.jsonl new-calls.jsonl
+
+Exit status: 0 sealed, 1 --append refused a broken chain, 2 invalid input (nothing is
+written).";
+
+const VERIFY_EXAMPLES: &str = "\
+Examples:
+  toolreplay verify sealed.jsonl
+  toolreplay verify sealed.jsonl --format json
+  toolreplay verify sealed.jsonl --format sarif > verify.sarif
+  toolreplay verify sealed.jsonl --head pinned-head.txt
+  toolreplay verify sealed.jsonl --signature sealed.jsonl.sig \\
+      --allowed-signers allowed_signers --identity ci@example.com
+
+Exit status: 0 intact (and the head and signature check out), 1 broken, another head,
+or a bad or untrusted signature, 2 the check could not run.";
+
+const SIGN_EXAMPLES: &str = "\
+Examples:
+  toolreplay sign sealed.jsonl --key ~/.ssh/id_ed25519
+  TOOLREPLAY_KEY_PASSPHRASE=... toolreplay sign sealed.jsonl --key ci_key
+
+Exit status: 0 signed (to SEALED.sig), 1 the chain is broken, 2 the key or input is
+unusable.";
+
+const HEAD_EXAMPLES: &str = "\
+Examples:
+  toolreplay head sealed.jsonl > pinned-head.txt
+  toolreplay head sealed.jsonl | ssh-keygen -Y sign -f ~/.ssh/id_ed25519 -n toolreplay
+
+Exit status: 0 printed, 1 the chain is broken, 2 the input is unusable.";
+
+fn run(command: Command, colored: bool) -> Result<Outcome, Error> {
     match command {
         Command::Replay {
             file,
             mutating_tool,
-        } => commands::replay(&file, &mutating_tool),
-        Command::Scope { file, scope } => commands::scope(&file, &scope),
+            format,
+        } => format::replay(&file, &mutating_tool, format, colored),
+        Command::Scope {
+            file,
+            scope,
+            format,
+        } => format::scope(&file, &scope, format, colored),
         Command::Seal {
             file,
             append: Some(sealed),
@@ -109,14 +238,22 @@ fn run(command: Command) -> Result<Outcome, Error> {
             file,
             head: None,
             signature: None,
+            format,
             ..
-        } => commands::verify(&file),
+        } => format::verify(&file, format, colored),
+        Command::Verify {
+            format: Format::Json | Format::Sarif,
+            ..
+        } => Err(Error::Usage(
+            "--format json and --format sarif report the chain alone: leave out --head and --signature, or use --format text".to_owned(),
+        )),
         Command::Verify {
             file,
             head,
             signature,
             allowed_signers,
             identity,
+            ..
         } => {
             let signature = match (&signature, &allowed_signers, &identity) {
                 (Some(signature), Some(allowed_signers), Some(identity)) => Some(SignatureCheck {
@@ -136,10 +273,20 @@ fn run(command: Command) -> Result<Outcome, Error> {
         }
         Command::Sign { file, key } => trust::sign(&file, &key),
         Command::Head { file } => trust::head(&file),
+        Command::Diff { a, b } => diff::diff(&a, &b, colored),
+        Command::Completions { shell } => Ok(text(shell::completions(shell, &mut Cli::command()))),
+        Command::Man => Ok(text(shell::man(Cli::command()))),
         Command::Version => Ok(Outcome {
             output: commands::Output::Text(format!("toolreplay {}\n", env!("CARGO_PKG_VERSION"))),
             status: Status::Clean,
         }),
+    }
+}
+
+fn text(text: String) -> Outcome {
+    Outcome {
+        output: commands::Output::Text(text),
+        status: Status::Clean,
     }
 }
 
@@ -156,7 +303,13 @@ fn fail(err: &Error) -> ExitCode {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let outcome = match run(cli.command) {
+    let colored = color::enabled(
+        cli.color,
+        io::stdout().is_terminal(),
+        std::env::var_os("NO_COLOR").as_deref(),
+        std::env::var_os("TERM").as_deref(),
+    );
+    let outcome = match run(cli.command, colored) {
         Ok(outcome) => outcome,
         Err(err) => return fail(&err),
     };

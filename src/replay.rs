@@ -35,13 +35,10 @@ pub type Fingerprint = [u8; 32];
 /// response. Two calls are identical exactly when their call fingerprints are equal
 /// (up to SHA-256 collisions).
 pub fn fingerprints(tool: &str, args: &[u8], response: &[u8]) -> (Fingerprint, Fingerprint) {
-    let mut hasher = Sha256::new();
-    // The quoted tool name cannot run into the arguments that follow it.
-    let mut quoted = Vec::with_capacity(tool.len() + 2);
-    canonical::write_str(tool, &mut quoted);
-    hasher.update(&quoted);
-    hasher.update(args);
-    (hasher.finalize().into(), Sha256::digest(response).into())
+    (
+        crate::fingerprint::call_canonical(tool, args),
+        Sha256::digest(response).into(),
+    )
 }
 
 /// What is remembered of each distinct call: fixed-size, whatever the call holds.
@@ -89,32 +86,31 @@ impl Replay {
         }
     }
 
-    /// Takes the next record.
-    pub fn observe(&mut self, record: &Record) {
+    /// Takes the next record, found on the 1-based physical line `line`.
+    pub fn observe(&mut self, line: u64, record: &Record) {
         let mut scratch = std::mem::take(&mut self.scratch);
         scratch.clear();
         canonical::write_value(&record.args, &mut scratch);
         let split = scratch.len();
         canonical::write_value(&record.response, &mut scratch);
         let (args, response) = scratch.split_at(split);
-        self.observe_canonical_parts(record.index, &record.tool, args, response);
+        let (call, response) = fingerprints(&record.tool, args, response);
+        self.observe_fingerprints(line, record.index, &record.tool, call, response);
         self.scratch = scratch;
     }
 
-    /// Takes the next record, its arguments and response already in canonical form.
-    pub fn observe_canonical(&mut self, record: &CanonicalRecord) {
-        self.observe_canonical_parts(record.index, &record.tool, &record.args, &record.response);
+    /// Takes the next record, found on line `line`, its arguments and response
+    /// already in canonical form.
+    pub fn observe_canonical(&mut self, line: u64, record: &CanonicalRecord) {
+        let (call, response) = fingerprints(&record.tool, &record.args, &record.response);
+        self.observe_fingerprints(line, record.index, &record.tool, call, response);
     }
 
-    fn observe_canonical_parts(&mut self, index: u64, tool: &str, args: &[u8], response: &[u8]) {
-        let (call, response) = fingerprints(tool, args, response);
-        self.observe_fingerprints(index, tool, call, response);
-    }
-
-    /// Takes the next call by its index, tool and [`fingerprints`], which can be
-    /// computed ahead, on another thread.
+    /// Takes the next call by its line, index, tool and [`fingerprints`], which can
+    /// be computed ahead, on another thread.
     pub fn observe_fingerprints(
         &mut self,
+        line: u64,
         index: u64,
         tool: &str,
         call: Fingerprint,
@@ -130,6 +126,8 @@ impl Replay {
                         kind: FindingKind::NonDeterminism {
                             first: seen.first_index,
                         },
+                        line,
+                        call,
                     });
                     self.divergence.get_or_insert(index);
                 }
@@ -140,6 +138,8 @@ impl Replay {
                         kind: FindingKind::RedundantCall {
                             previous: seen.last_index,
                         },
+                        line,
+                        call,
                     });
                 }
                 seen.last_index = index;

@@ -27,6 +27,16 @@ pub enum FindingKind {
 }
 
 impl FindingKind {
+    /// The index the finding refers to besides its own: the first identical call
+    /// for non-determinism, the most recent one for redundant-call.
+    pub fn related_index(&self) -> Option<u64> {
+        match *self {
+            FindingKind::NonDeterminism { first } => Some(first),
+            FindingKind::RedundantCall { previous } => Some(previous),
+            FindingKind::PermissionOverreach => None,
+        }
+    }
+
     /// The kind's name as reports write it.
     pub fn name(&self) -> &'static str {
         match self {
@@ -46,6 +56,11 @@ pub struct Finding {
     pub tool: String,
     /// What was found.
     pub kind: FindingKind,
+    /// The 1-based physical line of the call's record in the input.
+    pub line: u64,
+    /// What the call is, whatever its position: SHA-256 of the canonical tool name
+    /// followed by the canonical arguments (see [`crate::fingerprint`]).
+    pub call: [u8; 32],
 }
 
 /// A tool or agent name as reports write it: between single quotes, with `\`, `'`
@@ -75,30 +90,38 @@ fn escape_into(text: &str, out: &mut String) {
 
 /// A `prev` or `digest` field as found in a link: written as is when it is a plain
 /// digest, with the escapes of [`quote_name`] otherwise, so the report keeps its lines.
-fn shown_field(text: &str) -> String {
+pub fn shown_field(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     escape_into(text, &mut out);
     out
 }
 
-fn finding_line(finding: &Finding, agent: &str, out: &mut String) {
+/// What a finding says about its call, as the text report writes it after
+/// `index N: KIND: ` (`agent` is used by permission-overreach only).
+pub fn finding_message(finding: &Finding, agent: &str) -> String {
     let tool = quote_name(&finding.tool);
-    let _ = write!(out, "index {}: {}: ", finding.index, finding.kind.name());
-    let _ = match finding.kind {
-        FindingKind::NonDeterminism { first } => writeln!(
-            out,
+    match finding.kind {
+        FindingKind::NonDeterminism { first } => format!(
             "tool {tool} returned a different response than the identical call at index {first}"
         ),
-        FindingKind::RedundantCall { previous } => writeln!(
-            out,
+        FindingKind::RedundantCall { previous } => format!(
             "tool {tool} repeats the identical call at index {previous} with no state change between them"
         ),
-        FindingKind::PermissionOverreach => writeln!(
-            out,
+        FindingKind::PermissionOverreach => format!(
             "tool {tool} is not in the declared scope for agent {}",
             quote_name(agent)
         ),
-    };
+    }
+}
+
+fn finding_line(finding: &Finding, agent: &str, out: &mut String) {
+    let _ = writeln!(
+        out,
+        "index {}: {}: {}",
+        finding.index,
+        finding.kind.name(),
+        finding_message(finding, agent)
+    );
 }
 
 /// The text report of `replay`.

@@ -2,6 +2,7 @@
 
 use std::collections::HashSet;
 
+use crate::canonical;
 use crate::json::{self, ParseError, Value};
 use crate::report::{Finding, FindingKind};
 use crate::transcript::Record;
@@ -119,18 +120,21 @@ impl ScopeAudit {
         }
     }
 
-    /// Takes the next record.
-    pub fn observe(&mut self, record: &Record) {
-        self.observe_call(record.index, &record.tool);
+    /// Takes the next record, found on the 1-based physical line `line`.
+    pub fn observe(&mut self, line: u64, record: &Record) {
+        let args = canonical::encode(&record.args);
+        self.observe_call(line, record.index, &record.tool, &args);
     }
 
-    /// Takes the next call, by its index and tool name.
-    pub fn observe_call(&mut self, index: u64, tool: &str) {
+    /// Takes the next call, by its line, index, tool name and canonical arguments.
+    pub fn observe_call(&mut self, line: u64, index: u64, tool: &str, args: &[u8]) {
         if !self.allowed.contains(tool) {
             self.findings.push(Finding {
                 index,
                 tool: tool.to_owned(),
                 kind: FindingKind::PermissionOverreach,
+                line,
+                call: crate::fingerprint::call_canonical(tool, args),
             });
         }
         self.calls += 1;

@@ -246,7 +246,7 @@ proptest! {
         let report = |records: &[Record]| {
             let mut replay = Replay::new(Vec::<String>::new());
             for record in records {
-                replay.observe(record);
+                replay.observe(record.index + 1, record);
             }
             report::render_replay(&replay.finish())
         };

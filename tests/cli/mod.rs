@@ -7,13 +7,19 @@
 //! `error: t.jsonl:3: ...` whatever the machine.
 
 mod append;
+mod color;
+mod diff;
 mod errors;
+mod formats;
 mod head;
+mod help;
+mod readme;
 mod replay;
 mod samples;
 mod scope;
 mod seal;
 mod sign;
+mod stdin;
 mod transcript;
 mod verify;
 
@@ -79,18 +85,31 @@ impl Run {
 
 /// Runs the binary in `dir` with `args`, the environment cleared apart from `PATH`.
 pub fn run(dir: &Path, args: &[&str]) -> Run {
-    run_with_env(dir, args, &[])
+    run_full(dir, args, None, &[])
+}
+
+/// Runs the binary in `dir` with `args`, `stdin` as standard input, the environment
+/// cleared apart from `PATH`.
+pub fn run_with_stdin(dir: &Path, args: &[&str], stdin: impl AsRef<[u8]>) -> Run {
+    run_full(dir, args, Some(stdin.as_ref()), &[])
 }
 
 /// Runs the binary in `dir` with `args`, the environment cleared apart from `PATH`
 /// and the variables `env`.
 pub fn run_with_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+    run_full(dir, args, None, env)
+}
+
+fn run_full(dir: &Path, args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Run {
     let mut command = Command::cargo_bin("toolreplay").expect("the toolreplay binary");
     command.env_clear();
     if let Some(path) = std::env::var_os("PATH") {
         command.env("PATH", path);
     }
     command.envs(env.iter().copied());
+    if let Some(stdin) = stdin {
+        command.write_stdin(stdin.to_vec());
+    }
     let output = command
         .current_dir(dir)
         .args(args)

@@ -1,0 +1,286 @@
+//! `toolreplay diff A B`: where two runs first differ, call by call.
+//!
+//! Each input is a plain transcript or a sealed one, told apart per file by its first
+//! non-blank line: a line with a `prev` or `digest` key makes the whole file a
+//! sealed transcript (read with the strictness of `verify`), otherwise it is a plain
+//! transcript (read with the strictness of `replay`, index order included). The
+//! records are compared position by position through their canonical encoding:
+//! tool name, `args` and `response`; a sealed link's `index`, `prev` and `digest`
+//! are not compared (`verify` checks those), so a run compares equal to its sealed
+//! form. Both inputs are read to the end, so an input error anywhere in either is
+//! reported (exit 2) rather than a verdict on part of them; the error reported is
+//! the first met reading both in step.
+
+use std::fmt::Write as _;
+use std::io::BufRead;
+use std::path::Path;
+
+use sha2::{Digest, Sha256};
+
+use crate::commands::{self, Outcome, Output};
+use crate::error::Error;
+use crate::input;
+use crate::json::{self, Value};
+use crate::report::quote_name;
+use crate::transcript::{self, LineError, Lines, ReadError};
+
+/// What differs between two calls at the same position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Parts {
+    /// The tool names differ.
+    pub tool: bool,
+    /// The canonical arguments differ.
+    pub args: bool,
+    /// The canonical responses differ.
+    pub response: bool,
+}
+
+/// Where a call is: its physical line and tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct At {
+    /// The 1-based physical line.
+    pub line: u64,
+    /// The tool name.
+    pub tool: String,
+}
+
+/// The first difference of two runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Difference {
+    /// Both runs have a call at `index`, and they differ in `parts`.
+    Call {
+        /// The position, 0-based.
+        index: u64,
+        /// What differs.
+        parts: Parts,
+        /// The call in A.
+        a: At,
+        /// The call in B.
+        b: At,
+    },
+    /// One run ended at `index` while the other goes on with the call `at`.
+    Ended {
+        /// The position, 0-based: the number of calls of the shorter run.
+        index: u64,
+        /// Whether A is the run that ended (else B).
+        a_ended: bool,
+        /// The other run's call at `index`.
+        at: At,
+    },
+}
+
+/// The result of comparing two runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiffReport {
+    /// The number of calls in A.
+    pub calls_a: u64,
+    /// The number of calls in B.
+    pub calls_b: u64,
+    /// The first difference, if any.
+    pub first: Option<Difference>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Plain,
+    Sealed,
+}
+
+/// A call reduced to what is compared.
+struct Call {
+    at: At,
+    args: [u8; 32],
+    response: [u8; 32],
+}
+
+fn digest(canonical: &[u8]) -> [u8; 32] {
+    Sha256::digest(canonical).into()
+}
+
+/// The calls of one input, plain or sealed.
+struct Calls {
+    path: String,
+    lines: Lines<Box<dyn BufRead>>,
+    kind: Option<Kind>,
+    count: u64,
+}
+
+impl Calls {
+    fn open(path: &Path) -> Result<Self, Error> {
+        Ok(Calls {
+            path: input::display(path),
+            lines: Lines::new(input::open(path)?),
+            kind: None,
+            count: 0,
+        })
+    }
+
+    fn error(&self, err: ReadError) -> Error {
+        match err {
+            ReadError::Io(source) => Error::Read {
+                path: self.path.clone(),
+                source,
+            },
+            ReadError::Input(LineError { line, message }) => Error::Input {
+                path: self.path.clone(),
+                line,
+                message,
+            },
+        }
+    }
+
+    fn next(&mut self) -> Result<Option<Call>, Error> {
+        let parsed = match self.lines.next_line() {
+            Ok(None) => return Ok(None),
+            Err(err) => Err(err),
+            Ok(Some((line, text))) => {
+                let kind = *self.kind.get_or_insert_with(|| detect(text));
+                match kind {
+                    Kind::Plain => transcript::parse_canonical_record(line, text, self.count)
+                        .map(|r| (line, r.tool, r.args, r.response)),
+                    Kind::Sealed => transcript::parse_link(line, text)
+                        .map(|l| (line, l.tool, l.args, l.response)),
+                }
+                .map_err(ReadError::Input)
+            }
+        };
+        let (line, tool, args, response) = parsed.map_err(|err| self.error(err))?;
+        self.count += 1;
+        Ok(Some(Call {
+            at: At { line, tool },
+            args: digest(&args),
+            response: digest(&response),
+        }))
+    }
+}
+
+/// Whether a first line is a sealed link: an object with a `prev` or `digest` key.
+/// Anything else is read as a plain record, whose parser reports what is wrong.
+fn detect(text: &str) -> Kind {
+    match json::parse(text) {
+        Ok(Value::Object(members)) if members.iter().any(|(k, _)| k == "prev" || k == "digest") => {
+            Kind::Sealed
+        }
+        _ => Kind::Plain,
+    }
+}
+
+/// Compares the runs at `a` and `b` (either may be `-`, not both).
+pub fn compare(a: &Path, b: &Path) -> Result<DiffReport, Error> {
+    if input::is_stdin(a) && input::is_stdin(b) {
+        return Err(Error::Usage(
+            "A and B cannot both be standard input".to_owned(),
+        ));
+    }
+    let mut left = Calls::open(a)?;
+    let mut right = Calls::open(b)?;
+    let mut first = None;
+    let mut index = 0u64;
+    loop {
+        let x = left.next()?;
+        let y = right.next()?;
+        let found = match (x, y) {
+            (None, None) => break,
+            (Some(x), Some(y)) => {
+                let parts = Parts {
+                    tool: x.at.tool != y.at.tool,
+                    args: x.args != y.args,
+                    response: x.response != y.response,
+                };
+                (parts != Parts::default()).then_some(Difference::Call {
+                    index,
+                    parts,
+                    a: x.at,
+                    b: y.at,
+                })
+            }
+            (Some(x), None) => Some(Difference::Ended {
+                index,
+                a_ended: false,
+                at: x.at,
+            }),
+            (None, Some(y)) => Some(Difference::Ended {
+                index,
+                a_ended: true,
+                at: y.at,
+            }),
+        };
+        if first.is_none() {
+            first = found;
+        }
+        index += 1;
+    }
+    Ok(DiffReport {
+        calls_a: left.count,
+        calls_b: right.count,
+        first,
+    })
+}
+
+fn at_line(label: &str, at: &At, out: &mut String) {
+    let _ = writeln!(
+        out,
+        "{label}: line {}: tool {}",
+        at.line,
+        quote_name(&at.tool)
+    );
+}
+
+/// The text report of `diff`.
+///
+/// ```text
+/// runs: differ
+/// calls: 6 and 6
+/// first difference: index 5
+/// differs: response
+/// a: line 6: tool 'search'
+/// b: line 6: tool 'search'
+/// ```
+pub fn render(report: &DiffReport) -> String {
+    let mut out = String::new();
+    let Some(first) = &report.first else {
+        let _ = write!(out, "runs: same\ncalls: {}\n", report.calls_a);
+        return out;
+    };
+    let _ = writeln!(out, "runs: differ");
+    let _ = writeln!(out, "calls: {} and {}", report.calls_a, report.calls_b);
+    match first {
+        Difference::Call { index, parts, a, b } => {
+            let names: Vec<&str> = [
+                (parts.tool, "tool"),
+                (parts.args, "args"),
+                (parts.response, "response"),
+            ]
+            .iter()
+            .filter(|(differs, _)| *differs)
+            .map(|(_, name)| *name)
+            .collect();
+            let _ = writeln!(out, "first difference: index {index}");
+            let _ = writeln!(out, "differs: {}", names.join(", "));
+            at_line("a", a, &mut out);
+            at_line("b", b, &mut out);
+        }
+        Difference::Ended { index, a_ended, at } => {
+            let (ended, other) = if *a_ended { ("a", "b") } else { ("b", "a") };
+            let _ = writeln!(out, "first difference: index {index}");
+            let _ = writeln!(out, "differs: {ended} ended");
+            if *a_ended {
+                let _ = writeln!(out, "a: ended after {index} calls");
+                at_line(other, at, &mut out);
+            } else {
+                at_line(other, at, &mut out);
+                let _ = writeln!(out, "b: ended after {index} calls");
+            }
+        }
+    }
+    out
+}
+
+/// `toolreplay diff A B`: exit 0 when the runs are the same, 1 when they differ.
+pub fn diff(a: &Path, b: &Path, colored: bool) -> Result<Outcome, Error> {
+    let report = compare(a, b)?;
+    Ok(Outcome {
+        status: commands::status(report.first.is_none()),
+        output: Output::Text(crate::color::maybe(render(&report), colored)),
+    })
+}

@@ -1,0 +1,213 @@
+//! The JSON report of `replay`, `scope` and `verify` (`--format json`).
+//!
+//! One JSON document, pretty-printed with two-space indentation and followed by LF.
+//! Keys always appear in the order given here, and every key is always present
+//! (`null` where it does not apply). `format_version` changes only when a key is
+//! removed or its meaning changes; new keys may be added in the same version.
+//!
+//! `replay`:
+//!
+//! ```json
+//! {
+//!   "format_version": 1,
+//!   "command": "replay",
+//!   "file": "samples/session-dirty.jsonl",
+//!   "calls": 6,
+//!   "divergence": 5,
+//!   "findings": [
+//!     {
+//!       "kind": "redundant-call",
+//!       "index": 2,
+//!       "line": 3,
+//!       "tool": "read_file",
+//!       "related_index": 1,
+//!       "message": "tool 'read_file' repeats the identical call at index 1 with no state change between them"
+//!     }
+//!   ]
+//! }
+//! ```
+//!
+//! - `file`: the transcript as given on the command line, `<stdin>` for `-`.
+//! - `calls`: the number of records. `divergence`: the index of the first
+//!   non-determinism finding, or `null`.
+//! - `findings`: sorted by index, then kind, as in the text report. `kind` is
+//!   `non-determinism`, `redundant-call` or `permission-overreach`; `index` the
+//!   call's index; `line` the 1-based physical line of its record in the input;
+//!   `tool` its tool name, unescaped; `related_index` the first identical call
+//!   (non-determinism), the most recent identical call (redundant-call) or `null`
+//!   (permission-overreach); `message` the text report's words after
+//!   `index N: KIND: `.
+//!
+//! `scope` has `"command": "scope"`, `file`, `scope` (the scope file as given),
+//! `agent`, `calls` and `findings` (as above, all `permission-overreach`).
+//!
+//! `verify`:
+//!
+//! ```json
+//! {
+//!   "format_version": 1,
+//!   "command": "verify",
+//!   "file": "sealed.jsonl",
+//!   "chain": "intact",
+//!   "links": 6,
+//!   "head": "<the last link's digest: 64 zeros for an empty chain>",
+//!   "first_broken": null
+//! }
+//! ```
+//!
+//! or, for a broken chain, `"chain": "broken"`, `links` and `head` `null`, and
+//! `first_broken` an object: `index` (the link's position), `line` (its physical
+//! line), `tool`, `field` (`prev` or `digest`: which check failed), `expected` and
+//! `found` (both as in the link, unescaped).
+
+use serde::Serialize;
+
+use crate::chain::{BrokenField, Verdict};
+use crate::replay::ReplayReport;
+use crate::report::{self, Finding};
+use crate::scope::ScopeReport;
+
+/// The version of the JSON report format.
+pub const FORMAT_VERSION: u32 = 1;
+
+#[derive(Serialize)]
+struct JsonFinding<'a> {
+    kind: &'static str,
+    index: u64,
+    line: u64,
+    tool: &'a str,
+    related_index: Option<u64>,
+    message: String,
+}
+
+fn findings<'a>(findings: &'a [Finding], agent: &str) -> Vec<JsonFinding<'a>> {
+    findings
+        .iter()
+        .map(|f| JsonFinding {
+            kind: f.kind.name(),
+            index: f.index,
+            line: f.line,
+            tool: &f.tool,
+            related_index: f.kind.related_index(),
+            message: report::finding_message(f, agent),
+        })
+        .collect()
+}
+
+#[derive(Serialize)]
+struct ReplayJson<'a> {
+    format_version: u32,
+    command: &'static str,
+    file: &'a str,
+    calls: u64,
+    divergence: Option<u64>,
+    findings: Vec<JsonFinding<'a>>,
+}
+
+#[derive(Serialize)]
+struct ScopeJson<'a> {
+    format_version: u32,
+    command: &'static str,
+    file: &'a str,
+    scope: &'a str,
+    agent: &'a str,
+    calls: u64,
+    findings: Vec<JsonFinding<'a>>,
+}
+
+#[derive(Serialize)]
+struct BrokenJson<'a> {
+    index: u64,
+    line: u64,
+    tool: &'a str,
+    field: &'static str,
+    expected: &'a str,
+    found: &'a str,
+}
+
+#[derive(Serialize)]
+struct VerifyJson<'a> {
+    format_version: u32,
+    command: &'static str,
+    file: &'a str,
+    chain: &'static str,
+    links: Option<u64>,
+    head: Option<&'a str>,
+    first_broken: Option<BrokenJson<'a>>,
+}
+
+fn document(value: &impl Serialize) -> String {
+    // Serialising these structs cannot fail: every key is a string and every value
+    // a string, integer, null, array or object.
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// The JSON report of `replay`.
+pub fn replay(report: &ReplayReport, file: &str) -> String {
+    document(&ReplayJson {
+        format_version: FORMAT_VERSION,
+        command: "replay",
+        file,
+        calls: report.calls,
+        divergence: report.divergence,
+        findings: findings(&report.findings, ""),
+    })
+}
+
+/// The JSON report of `scope`.
+pub fn scope(report: &ScopeReport, file: &str, scope: &str) -> String {
+    document(&ScopeJson {
+        format_version: FORMAT_VERSION,
+        command: "scope",
+        file,
+        scope,
+        agent: &report.agent,
+        calls: report.calls,
+        findings: findings(&report.findings, &report.agent),
+    })
+}
+
+/// The JSON report of `verify`.
+pub fn verify(verdict: &Verdict, file: &str) -> String {
+    let json = match verdict {
+        Verdict::Intact { links, head } => VerifyJson {
+            format_version: FORMAT_VERSION,
+            command: "verify",
+            file,
+            chain: "intact",
+            links: Some(*links),
+            head: Some(head),
+            first_broken: None,
+        },
+        Verdict::Broken {
+            position,
+            field,
+            expected,
+            found,
+            line,
+            tool,
+            ..
+        } => VerifyJson {
+            format_version: FORMAT_VERSION,
+            command: "verify",
+            file,
+            chain: "broken",
+            links: None,
+            head: None,
+            first_broken: Some(BrokenJson {
+                index: *position,
+                line: *line,
+                tool,
+                field: match field {
+                    BrokenField::Prev => "prev",
+                    BrokenField::Digest => "digest",
+                },
+                expected,
+                found,
+            }),
+        },
+    };
+    document(&json)
+}

@@ -1,0 +1,230 @@
+//! The SARIF 2.1.0 report of `replay`, `scope` and `verify` (`--format sarif`), for
+//! code-scanning dashboards such as GitHub's.
+//!
+//! One log with one run. The run's tool is `toolreplay` with every rule of every
+//! audit declared, whatever the command: `non-determinism` (level `warning`),
+//! `redundant-call` (`note`), `permission-overreach` (`error`) and `broken-chain`
+//! (`error`), each with a short and full description and help. A clean audit or an
+//! intact chain has `"results": []`. Each result has `ruleId`, `ruleIndex`, `level`,
+//! `message.text` (`index N: ` and the words of the text report), one location whose
+//! `artifactLocation.uri` is the input as given (percent-encoded as a URI reference:
+//! every byte but ASCII letters, digits, `-._~/` as `%XX`; standard input is named
+//! `<stdin>`, so `%3Cstdin%3E`) and whose `region.startLine` is the physical line of
+//! the record, and `partialFingerprints."toolreplay/v1"`: the SHA-256 of the rule id,
+//! a NUL byte and the call's fingerprint (SHA-256 of the canonical tool name followed
+//! by the canonical arguments, see [`crate::fingerprint`]), in hex, then `:` and the
+//! occurrence of that value among the run's results (1, 2, ...). It does not depend
+//! on line numbers or indices, so a dashboard follows a finding when calls are added
+//! before it. Keys are written sorted, so the output is byte-stable.
+
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::chain::{BrokenField, Verdict};
+use crate::replay::ReplayReport;
+use crate::report::{self, Finding};
+use crate::scope::ScopeReport;
+
+/// The SARIF schema the log declares.
+pub const SCHEMA: &str =
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
+
+/// The key of the partial fingerprint of each result.
+pub const FINGERPRINT_KEY: &str = "toolreplay/v1";
+
+/// A rule: id, name, level, short and full description, help.
+struct Rule {
+    id: &'static str,
+    name: &'static str,
+    level: &'static str,
+    short: &'static str,
+    full: &'static str,
+    help: &'static str,
+}
+
+/// Every rule, in the order of their `ruleIndex`.
+const RULES: [Rule; 4] = [
+    Rule {
+        id: "non-determinism",
+        name: "NonDeterminism",
+        level: "warning",
+        short: "An identical call got a different response.",
+        full: "A call identical to an earlier one (the same tool name and the same canonical arguments) returned a response whose canonical encoding differs from the response of the first identical call. A deterministic re-run would leave the recording here.",
+        help: "Find out why the tool answered differently: time, randomness, or state changed outside the agent. If the tool changes state, name it with --mutating-tool; if its answers legitimately vary, the recording cannot be replayed deterministically past this call.",
+    },
+    Rule {
+        id: "redundant-call",
+        name: "RedundantCall",
+        level: "note",
+        short: "A call repeats an identical call with no state change between them.",
+        full: "A call identical to an earlier one (the same tool name and the same canonical arguments) was made again with no state-changing call since the most recent identical one, so its answer was already known.",
+        help: "Reuse the earlier answer instead of calling the tool again. If something the agent does changes state between the calls, name that tool with --mutating-tool.",
+    },
+    Rule {
+        id: "permission-overreach",
+        name: "PermissionOverreach",
+        level: "error",
+        short: "A call to a tool outside the agent's declared scope.",
+        full: "The agent called a tool whose name (compared exactly) is not in the allowed_tools of its declared scope.",
+        help: "Either the agent must not call this tool, or the scope file must allow it. Scope checks tool names only, never arguments.",
+    },
+    Rule {
+        id: "broken-chain",
+        name: "BrokenChain",
+        level: "error",
+        short: "A link of the sealed transcript does not check out.",
+        full: "The first link whose prev is not the previous link's digest, or whose digest does not match its content and position: the sealed transcript was edited, reordered or had links deleted after sealing.",
+        help: "Compare the file with the copy that was sealed; every link from this one on is unverified.",
+    },
+];
+
+fn rule_index(id: &str) -> usize {
+    RULES.iter().position(|r| r.id == id).unwrap_or(0)
+}
+
+/// A path as a URI reference: bytes other than ASCII letters, digits and `-._~/`
+/// percent-encoded.
+pub fn uri(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// One result before its fingerprint's occurrence is known.
+struct Found {
+    rule: &'static str,
+    message: String,
+    line: u64,
+    call: [u8; 32],
+}
+
+fn log(file: &str, found: &[Found]) -> String {
+    let rules: Vec<Value> = RULES
+        .iter()
+        .map(|r| {
+            json!({
+                "id": r.id,
+                "name": r.name,
+                "shortDescription": {"text": r.short},
+                "fullDescription": {"text": r.full},
+                "help": {"text": r.help},
+                "defaultConfiguration": {"level": r.level},
+            })
+        })
+        .collect();
+    let mut seen: Vec<String> = Vec::new();
+    let results: Vec<Value> = found
+        .iter()
+        .map(|f| {
+            let mut hasher = Sha256::new();
+            hasher.update(f.rule.as_bytes());
+            hasher.update([0]);
+            hasher.update(f.call);
+            let hash = hex::encode(hasher.finalize());
+            let occurrence = seen.iter().filter(|h| **h == hash).count() + 1;
+            seen.push(hash.clone());
+            let index = rule_index(f.rule);
+            json!({
+                "ruleId": f.rule,
+                "ruleIndex": index,
+                "level": RULES[index].level,
+                "message": {"text": f.message},
+                "locations": [{
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": uri(file)},
+                        "region": {"startLine": f.line},
+                    }
+                }],
+                "partialFingerprints": {FINGERPRINT_KEY: format!("{hash}:{occurrence}")},
+            })
+        })
+        .collect();
+    let log = json!({
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "toolreplay",
+                "version": env!("CARGO_PKG_VERSION"),
+                "rules": rules,
+            }},
+            "results": results,
+        }],
+    });
+    let mut text = serde_json::to_string_pretty(&log).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+fn from_findings(findings: &[Finding], agent: &str) -> Vec<Found> {
+    findings
+        .iter()
+        .map(|f| Found {
+            rule: f.kind.name(),
+            message: format!("index {}: {}", f.index, report::finding_message(f, agent)),
+            line: f.line,
+            call: f.call,
+        })
+        .collect()
+}
+
+/// The SARIF log of `replay`.
+pub fn replay(report: &ReplayReport, file: &str) -> String {
+    log(file, &from_findings(&report.findings, ""))
+}
+
+/// The SARIF log of `scope`.
+pub fn scope(report: &ScopeReport, file: &str) -> String {
+    log(file, &from_findings(&report.findings, &report.agent))
+}
+
+/// The SARIF log of `verify`.
+pub fn verify(verdict: &Verdict, file: &str) -> String {
+    let found = match verdict {
+        Verdict::Intact { .. } => Vec::new(),
+        Verdict::Broken {
+            position,
+            field,
+            expected,
+            found,
+            line,
+            call,
+            ..
+        } => {
+            let what = match field {
+                BrokenField::Prev => "its prev is not the previous link's digest",
+                BrokenField::Digest => "its digest does not match its content",
+            };
+            vec![Found {
+                rule: "broken-chain",
+                message: format!(
+                    "index {position}: link is broken: {what} (expected {}, found {})",
+                    report::shown_field(expected),
+                    report::shown_field(found)
+                ),
+                line: *line,
+                call: *call,
+            }]
+        }
+    };
+    log(file, &found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::uri;
+
+    #[test]
+    fn paths_become_uri_references() {
+        assert_eq!(uri("runs/a-1_b.jsonl"), "runs/a-1_b.jsonl");
+        assert_eq!(uri("my run.jsonl"), "my%20run.jsonl");
+        assert_eq!(uri("<stdin>"), "%3Cstdin%3E");
+        assert_eq!(uri("c:é"), "c%3A%C3%A9");
+    }
+}
