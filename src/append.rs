@@ -16,10 +16,12 @@ use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
+use crate::atomic::AtomicFile;
 use crate::chain::Sealer;
 use crate::commands::{Outcome, Output, Status};
 use crate::error::Error;
-use crate::sealed::{self, shown};
+use crate::input::display as shown;
+use crate::sealed;
 use crate::transcript::{LineError, Lines, Record, parse_record};
 
 /// `toolreplay seal --append SEALED NEW`.
@@ -34,16 +36,8 @@ pub fn append(sealed_path: &Path, new_path: &Path) -> Result<Outcome, Error> {
         path: shown(sealed_path),
         source,
     })?;
-    let dir = match target.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let mut temp = tempfile::Builder::new()
-        .prefix(".toolreplay-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(write_error)?;
-    let last = copy(sealed_path, &mut source, temp.as_file_mut())?;
+    let mut temp = AtomicFile::new(&target).map_err(write_error)?;
+    let last = copy(sealed_path, &mut source, temp.file())?;
     drop(source);
 
     let mut copy = temp.reopen().map_err(write_error)?;
@@ -51,7 +45,7 @@ pub fn append(sealed_path: &Path, new_path: &Path) -> Result<Outcome, Error> {
     let head = sealed::check_reader(sealed_path, BufReader::new(copy), None)?
         .head_or_refuse(sealed_path, "nothing was appended")?;
 
-    let mut writer = BufWriter::with_capacity(1 << 20, temp.as_file_mut());
+    let mut writer = BufWriter::with_capacity(1 << 20, temp.file());
     if last.is_some_and(|byte| byte != b'\n') {
         writer.write_all(b"\n").map_err(write_error)?;
     }
@@ -84,14 +78,7 @@ pub fn append(sealed_path: &Path, new_path: &Path) -> Result<Outcome, Error> {
     }
     writer.flush().map_err(write_error)?;
     drop(writer);
-    temp.as_file().sync_all().map_err(write_error)?;
-    let permissions = std::fs::metadata(&target)
-        .map_err(write_error)?
-        .permissions();
-    temp.as_file()
-        .set_permissions(permissions)
-        .map_err(write_error)?;
-    temp.persist(&target).map_err(|e| write_error(e.error))?;
+    temp.commit().map_err(write_error)?;
     Ok(Outcome {
         output: Output::Nothing,
         status: Status::Clean,

@@ -1,10 +1,10 @@
 //! The commands: each opens its inputs, streams them through an audit and returns
 //! the report, without writing to stdout itself.
 
-use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
 use std::path::Path;
 
+use crate::atomic::AtomicFile;
 use crate::chain::{self, Sealer, Verdict, Verifier};
 use crate::error::Error;
 use crate::pipeline::{self, Stop};
@@ -78,17 +78,7 @@ fn open(path: &Path) -> Result<Box<dyn Read + Send>, Error> {
 }
 
 fn input_error(path: &Path, err: ReadError) -> Error {
-    match err {
-        ReadError::Io(source) => Error::Read {
-            path: shown(path),
-            source,
-        },
-        ReadError::Input(err) => Error::Input {
-            path: shown(path),
-            line: err.line,
-            message: err.message,
-        },
-    }
+    Error::reading(path, err)
 }
 
 /// Feeds every record of the transcript at `path` to `visit`, in order.
@@ -226,50 +216,22 @@ pub fn seal(path: &Path, output: Option<&Path>) -> Result<Outcome, Error> {
                 target: shown(target),
                 source,
             };
-            let dir = match target.parent() {
-                Some(dir) if !dir.as_os_str().is_empty() => dir,
-                _ => Path::new("."),
-            };
-            let temp = tempfile::Builder::new()
-                .prefix(".toolreplay-")
-                .suffix(".tmp")
-                .tempfile_in(dir)
-                .map_err(write_error)?;
-            let mut writer = BufWriter::with_capacity(1 << 20, temp);
+            let mut file = AtomicFile::new(target).map_err(write_error)?;
+            let mut writer = BufWriter::with_capacity(1 << 20, file.file());
             for_each_record(path, |_, record| {
                 line.clear();
                 sealer.seal_canonical(&record, &mut line);
                 writer.write_all(&line).map_err(write_error)
             })?;
-            let temp = writer
-                .into_inner()
-                .map_err(|e| write_error(e.into_error()))?;
-            temp.as_file().sync_all().map_err(write_error)?;
-            set_output_permissions(temp.as_file(), target).map_err(write_error)?;
-            temp.persist(target).map_err(|e| write_error(e.error))?;
+            writer.flush().map_err(write_error)?;
+            drop(writer);
+            file.commit().map_err(write_error)?;
             Ok(Outcome {
                 output: Output::Nothing,
                 status: Status::Clean,
             })
         }
     }
-}
-
-/// Gives a new output file the permissions a plainly created file would have, and a
-/// replaced one its old permissions.
-#[cfg(unix)]
-fn set_output_permissions(file: &File, target: &Path) -> io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    let permissions = match std::fs::metadata(target) {
-        Ok(meta) => meta.permissions(),
-        Err(_) => std::fs::Permissions::from_mode(0o644),
-    };
-    file.set_permissions(permissions)
-}
-
-#[cfg(not(unix))]
-fn set_output_permissions(_file: &File, _target: &Path) -> io::Result<()> {
-    Ok(())
 }
 
 /// The verdict on the sealed transcript at `path`: the whole file is read, so an

@@ -53,6 +53,21 @@ pub enum Error {
     },
 }
 
+impl Error {
+    /// The error of an input at `path` that could not be read or parsed.
+    pub fn reading(path: &std::path::Path, err: crate::transcript::ReadError) -> Error {
+        let path = crate::input::display(path);
+        match err {
+            crate::transcript::ReadError::Io(source) => Error::Read { path, source },
+            crate::transcript::ReadError::Input(err) => Error::Input {
+                path,
+                line: err.line,
+                message: err.message,
+            },
+        }
+    }
+}
+
 /// An I/O error's message without the trailing `(os error N)`.
 pub fn describe_io(err: &io::Error) -> String {
     let text = err.to_string();

@@ -67,11 +67,11 @@ pub fn read_pin(arg: &str) -> Result<Pin, Error> {
         .take(MAX_HEAD_BYTES + 1)
         .read_to_end(&mut bytes)
         .map_err(|source| Error::Read {
-            path: sealed::shown(path),
+            path: crate::input::display(path),
             source,
         })?;
     parse_pin(&bytes).map_err(|(line, message)| Error::Input {
-        path: sealed::shown(path),
+        path: crate::input::display(path),
         line,
         message,
     })

@@ -20,6 +20,7 @@
 
 pub mod allowed_signers;
 pub mod append;
+pub mod atomic;
 pub mod canonical;
 pub mod chain;
 pub mod color;

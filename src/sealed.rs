@@ -2,16 +2,13 @@
 //! `verify --signature`, `seal --append` and `sign` all start from an intact chain
 //! and its head.
 
-use std::fs::File;
-use std::io::{self, BufRead, BufReader};
+use std::io::BufRead;
 use std::path::Path;
 
 use crate::chain::{GENESIS, Verdict, Verifier};
 use crate::error::Error;
 use crate::report;
 use crate::transcript::{Links, ReadError};
-
-const READ_BUFFER: usize = 256 << 10;
 
 /// The head of an intact chain: how many links it has and the last digest.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,43 +40,23 @@ impl Checked {
             }),
             broken @ Verdict::Broken { .. } => Err(Error::Refused {
                 report: report::render_verify(broken),
-                refused: format!("{}: the chain is broken; {what}", shown(path)),
+                refused: format!(
+                    "{}: the chain is broken; {what}",
+                    crate::input::display(path)
+                ),
             }),
         }
     }
 }
 
-/// A path as messages show it.
-pub fn shown(path: &Path) -> String {
-    path.to_string_lossy().into_owned()
-}
-
-/// Opens an input file for reading; a directory is an error.
-pub fn open(path: &Path) -> Result<BufReader<File>, Error> {
-    let read_error = |source| Error::Read {
-        path: shown(path),
-        source,
-    };
-    let file = File::open(path).map_err(read_error)?;
-    if file.metadata().map_err(read_error)?.is_dir() {
-        return Err(read_error(io::Error::from(io::ErrorKind::IsADirectory)));
-    }
-    Ok(BufReader::with_capacity(READ_BUFFER, file))
+/// Opens an input for reading: a file, or standard input for `-`.
+pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>, Error> {
+    crate::input::open(path)
 }
 
 /// The error of a line of `path` that could not be read.
 pub fn read_error(path: &Path, err: ReadError) -> Error {
-    match err {
-        ReadError::Io(source) => Error::Read {
-            path: shown(path),
-            source,
-        },
-        ReadError::Input(err) => Error::Input {
-            path: shown(path),
-            line: err.line,
-            message: err.message,
-        },
-    }
+    Error::reading(path, err)
 }
 
 /// Checks the sealed transcript read from `reader` (named `path` in errors) as

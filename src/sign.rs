@@ -15,8 +15,9 @@ use ssh_key::{Algorithm, HashAlg, LineEnding, PrivateKey, SshSig};
 
 use crate::allowed_signers;
 use crate::error::Error;
+use crate::input::display as shown;
 use crate::report::quote_name;
-use crate::sealed::{self, shown};
+use crate::sealed;
 
 /// The SSHSIG namespace of ToolReplay signatures.
 pub const NAMESPACE: &str = "toolreplay";

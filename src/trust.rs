@@ -5,6 +5,7 @@ use std::ffi::OsString;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use crate::atomic::AtomicFile;
 use crate::chain::Verdict;
 use crate::commands::{Outcome, Output, Status};
 use crate::error::Error;
@@ -83,40 +84,16 @@ pub fn sign(path: &Path, key_path: &Path) -> Result<Outcome, Error> {
     let armored = sign::sign(&key, key_path, head::statement(&head).as_bytes())?;
     let target = signature_path(path);
     let write_error = |source| Error::Write {
-        target: sealed::shown(&target),
+        target: crate::input::display(&target),
         source,
     };
-    let dir = match target.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let mut temp = tempfile::Builder::new()
-        .prefix(".toolreplay-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
+    let mut file = AtomicFile::new(&target).map_err(write_error)?;
+    file.file()
+        .write_all(armored.as_bytes())
         .map_err(write_error)?;
-    temp.write_all(armored.as_bytes()).map_err(write_error)?;
-    temp.as_file().sync_all().map_err(write_error)?;
-    set_permissions(temp.as_file(), &target).map_err(write_error)?;
-    temp.persist(&target).map_err(|e| write_error(e.error))?;
+    file.commit().map_err(write_error)?;
     Ok(Outcome {
         output: Output::Nothing,
         status: Status::Clean,
     })
-}
-
-/// A new signature file gets mode 0644, a replaced one keeps its mode.
-#[cfg(unix)]
-fn set_permissions(file: &std::fs::File, target: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    let permissions = match std::fs::metadata(target) {
-        Ok(meta) => meta.permissions(),
-        Err(_) => std::fs::Permissions::from_mode(0o644),
-    };
-    file.set_permissions(permissions)
-}
-
-#[cfg(not(unix))]
-fn set_permissions(_file: &std::fs::File, _target: &Path) -> std::io::Result<()> {
-    Ok(())
 }
