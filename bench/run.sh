@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# Benchmark toolreplay (replay, seal, verify) against `openssl dgst -sha256` on
+# generated transcripts of several sizes. See bench/README.md.
+#
+#   bash bench/run.sh                              # 10MiB 100MiB 1GiB, 5 runs each
+#   SIZES=10MiB RUNS=3 bash bench/run.sh           # quick check
+#
+# Environment: SIZES (default "10MiB 100MiB 1GiB"), RUNS (default 5),
+# SEED (default: the generator's), BENCH_DIR (default /tmp/toolreplay-bench),
+# REV (default: build the working tree; a commit: build that commit).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(dirname "$here")
+BENCH_DIR=${BENCH_DIR:-/tmp/toolreplay-bench}
+SIZES=${SIZES:-"10MiB 100MiB 1GiB"}
+RUNS=${RUNS:-5}
+SEED=${SEED:-20240601}
+COMMANDS=(replay seal verify openssl)
+
+die() { echo "bench: $*" >&2; exit 2; }
+
+# ---- prerequisites -----------------------------------------------------------
+command -v openssl >/dev/null 2>&1 ||
+    die "openssl not found; it is the reference (install it, e.g. apt-get install openssl)"
+[[ -x /usr/bin/time ]] ||
+    die "/usr/bin/time not found; GNU time is needed for peak RSS (install it, e.g. apt-get install time)"
+/usr/bin/time -f '%e %M' -o /dev/null true 2>/dev/null ||
+    die "/usr/bin/time does not accept -f/-o; GNU time is needed (apt-get install time)"
+command -v python3 >/dev/null 2>&1 || die "python3 (3.11 or newer) not found"
+python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' ||
+    die "python3 is $(python3 -V 2>&1 | cut -d' ' -f2); 3.11 or newer is needed"
+command -v cargo >/dev/null 2>&1 || die "cargo not found"
+[[ ${BASH_VERSINFO[0]} -ge 5 ]] || die "bash 5 or newer is needed (EPOCHREALTIME)"
+[[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a positive integer, got '$RUNS'"
+[[ $SEED =~ ^[0-9]+$ ]] || die "SEED must be a non-negative integer, got '$SEED'"
+for size in $SIZES; do
+    [[ $size =~ ^[0-9]+(B|KiB|MiB|GiB)?$ ]] || die "bad size '$size' in SIZES (use e.g. 10MiB, 1GiB)"
+done
+mkdir -p "$BENCH_DIR"
+
+# ---- machine -------------------------------------------------------------------
+cpu=$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//' || true)
+if grep -qw sha_ni /proc/cpuinfo; then sha_ni=yes; else sha_ni=no; fi
+echo "== machine"
+echo "cpus (nproc):  $(nproc)"
+echo "cpu model:     ${cpu:-unknown}"
+echo "sha_ni flag:   $sha_ni"
+echo "memory:        $(awk '/^MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)"
+echo "load average:  $(cut -d' ' -f1-3 /proc/loadavg) (at start)"
+echo "kernel:        $(uname -sr)"
+echo "openssl:       $(openssl version)"
+echo "rustc:         $(rustc --version 2>/dev/null || echo unknown)"
+
+# ---- build -----------------------------------------------------------------------
+# Default: the working tree. REV=<commit> builds that commit instead, exported with
+# `git archive` into BENCH_DIR (the repository is not touched), to get a baseline
+# while the working tree changes. Either way the binary is copied into BENCH_DIR so
+# that a rebuild during the benchmark cannot change what is measured.
+bin="$BENCH_DIR/toolreplay"
+if [[ -n ${REV:-} ]]; then
+    sha=$(git -C "$repo" rev-parse --verify --quiet "$REV^{commit}") ||
+        die "REV '$REV' is not a commit of $repo"
+    src="$BENCH_DIR/src-${sha:0:12}"
+    if [[ ! -f $src/.exported ]]; then
+        rm -rf "$src" && mkdir -p "$src"
+        git -C "$repo" archive "$sha" | tar -x -C "$src"
+        touch "$src/.exported"
+    fi
+    (cd "$src" && CARGO_TARGET_DIR="$src/target" cargo build --release --locked) >&2
+    built="$src/target/release/toolreplay"
+    rev="${sha:0:7} (REV=$REV, built from an exported copy)"
+else
+    (cd "$repo" && cargo build --release --locked) >&2
+    target_dir=$(cd "$repo" && cargo metadata --format-version 1 --no-deps |
+        python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+    built="$target_dir/release/toolreplay"
+    rev="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown), working tree"
+    if [[ -n $(git -C "$repo" status --porcelain -- src Cargo.toml Cargo.lock 2>/dev/null) ]]; then
+        rev="$rev with uncommitted changes in src/ or Cargo.*"
+    fi
+fi
+cp "$built" "$bin.tmp" && mv "$bin.tmp" "$bin"
+echo "toolreplay:    $("$bin" --version), commit $rev"
+echo "runs:          $RUNS per command per size, round-robin; seed $SEED"
+echo "bench dir:     $BENCH_DIR"
+echo
+
+results="$BENCH_DIR/results-$(date +%Y%m%d-%H%M%S).tsv"
+printf 'size\tbytes\tcommand\trun\twall_s\ttime_e_s\tmaxrss_kib\tuser_s\tsys_s\n' > "$results"
+tfile=$(mktemp "$BENCH_DIR/time.XXXXXX")
+efile=$(mktemp "$BENCH_DIR/stderr.XXXXXX")
+trap 'rm -f "$tfile" "$efile"' EXIT
+
+gen_hash=$(sha256sum "$here/gen_transcript.py" | cut -c1-16)
+
+# Prints the tables from the results file: `table SIZE` or `table growth`.
+table() {
+    python3 - "$results" "$1" <<'PY'
+import statistics, sys
+path, which = sys.argv[1], sys.argv[2]
+rows = [l.rstrip("\n").split("\t") for l in open(path)][1:]
+label = {"replay": "toolreplay replay T", "seal": "toolreplay seal T -o OUT",
+         "verify": "toolreplay verify S", "openssl": "openssl dgst -sha256 T"}
+order = ["replay", "seal", "verify", "openssl"]
+def stats(size, cmd):
+    rs = [r for r in rows if r[0] == size and r[2] == cmd]
+    wall = [float(r[4]) for r in rs]
+    return (int(rs[0][1]), statistics.median(wall), min(wall), max(wall),
+            statistics.median(int(r[6]) for r in rs) / 1024,
+            statistics.median(float(r[7]) + float(r[8]) for r in rs))
+if which != "growth":
+    ref = stats(which, "openssl")[1]
+    print(f"{'command':<26} {'median s':>9} {'min-max s':>15} {'x openssl':>10} "
+          f"{'MB/s':>8} {'RSS MiB':>8} {'cpu s':>7}")
+    for c in order:
+        size, med, lo, hi, rss, cpu = stats(which, c)
+        print(f"{label[c]:<26} {med:>9.3f} {f'{lo:.3f}-{hi:.3f}':>15} {med / ref:>10.2f} "
+              f"{size / med / 1e6:>8.1f} {rss:>8.1f} {cpu:>7.2f}")
+else:
+    sizes = list(dict.fromkeys(r[0] for r in rows))
+    print(f"{'command':<26} {'size':>7} {'median s':>9} {'s per GiB':>10} "
+          f"{'cpu s/GiB':>10} {'RSS MiB':>8}")
+    for c in order:
+        for s in sizes:
+            size, med, lo, hi, rss, cpu = stats(s, c)
+            print(f"{label[c]:<26} {s:>7} {med:>9.3f} {med / size * 2**30:>10.2f} "
+                  f"{cpu / size * 2**30:>10.2f} {rss:>8.1f}")
+PY
+}
+
+# Runs one timed command; appends a row to the results file.
+measure() { # size bytes name run ok-exit-codes argv...
+    local size=$1 bytes=$2 name=$3 run=$4 ok=$5 rc=0 start end e m u s
+    shift 5
+    start=$EPOCHREALTIME
+    # %e elapsed s, %M peak RSS KiB; %U %S (CPU s) show the cost apart from contention.
+    /usr/bin/time -f '%e %M %U %S' -o "$tfile" "$@" >/dev/null 2>"$efile" || rc=$?
+    end=$EPOCHREALTIME
+    if [[ " $ok " != *" $rc "* ]]; then
+        cat "$efile" >&2
+        die "$name on $size exited $rc (expected $ok): $*"
+    fi
+    read -r e m u s < <(tail -n1 "$tfile")
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$size" "$bytes" "$name" "$run" \
+        "$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.6f", b - a }')" "$e" "$m" "$u" "$s" \
+        >> "$results"
+}
+
+for size in $SIZES; do
+    T="$BENCH_DIR/transcript-$size-seed$SEED.jsonl"
+    S="$BENCH_DIR/sealed-$size-seed$SEED.jsonl"
+    OUT="$BENCH_DIR/out-$size.jsonl"
+    want="size=$size seed=$SEED generator=$gen_hash"
+    if [[ -f $T && -f $T.meta && "$(head -n1 "$T.meta")" == "$want" &&
+          "$(sed -n 2p "$T.meta")" == "bytes=$(stat -c %s "$T")" ]]; then
+        echo "== $size: reusing $T" >&2
+    else
+        echo "== $size: generating $T" >&2
+        rm -f "$T.meta"
+        python3 "$here/gen_transcript.py" --size "$size" --seed "$SEED" -o "$T" 2>"$efile" ||
+            { cat "$efile" >&2; die "generating $T failed"; }
+        cat "$efile" >&2
+        { echo "$want"; echo "bytes=$(stat -c %s "$T")"; cat "$efile"; } > "$T.meta"
+    fi
+    bytes=$(stat -c %s "$T")
+    distinct=$(sed -n 's/^distinct calls: //p' "$T.meta")
+
+    # Untimed sanity pass, which also warms the page cache: replay must accept the
+    # transcript (exit 0 or 1, never 2), the seal must verify intact.
+    rc=0
+    "$bin" replay "$T" > "$efile" || rc=$?
+    [[ $rc == 0 || $rc == 1 ]] || die "replay rejected $T (exit $rc)"
+    calls=$(sed -n 's/^calls: //p' "$efile")
+    findings=$(sed -n 's/^findings: //p' "$efile")
+    "$bin" seal "$T" -o "$S" || die "sealing $T failed"
+    [[ "$("$bin" verify "$S")" == "chain: intact" ]] || die "verify of fresh seal $S is not intact"
+
+    echo "== $size: T = $bytes bytes, $calls records, $distinct distinct calls," \
+         "$findings replay findings; S = $(stat -c %s "$S") bytes"
+    for ((run = 1; run <= RUNS; run++)); do
+        for name in "${COMMANDS[@]}"; do
+            case $name in
+                replay)  measure "$size" "$bytes" replay "$run" "0 1" "$bin" replay "$T" ;;
+                seal)    rm -f "$OUT"
+                         measure "$size" "$bytes" seal "$run" "0" "$bin" seal "$T" -o "$OUT" ;;
+                verify)  measure "$size" "$bytes" verify "$run" "0" "$bin" verify "$S" ;;
+                openssl) measure "$size" "$bytes" openssl "$run" "0" openssl dgst -sha256 "$T" ;;
+            esac
+        done
+    done
+    cmp -s "$OUT" "$S" || die "seal -o output differs from the first seal of $T"
+    rm -f "$OUT"
+    table "$size"
+    echo
+done
+
+echo "== growth (medians; linear time shows as a constant 's per GiB', flat memory as a constant RSS)"
+table growth
+echo
+echo "load average:  $(cut -d' ' -f1-3 /proc/loadavg) (at end)"
+echo "raw results:   $results"

@@ -1,0 +1,84 @@
+//! Arbitrary UTF-8 text through `json::parse`; whatever parses has a canonical encoding
+//! (spec section 2) that is pure ASCII and a fixed point: parsing it back succeeds,
+//! gives the same value, and encodes to the same bytes.
+//!
+//! Differentially, the parsers that work straight from the text must agree with
+//! `parse` + `canonical::encode`, as their docs promise: `json::canonicalize` gives the
+//! same bytes (or the same error), and `json::parse_fields` the same members (or the
+//! same error).
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use toolreplay::canonical;
+use toolreplay::json::{self, FieldValue, Value};
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let parsed = json::parse(text);
+
+    let mut streamed = Vec::new();
+    let canonicalized = json::canonicalize(text, &mut streamed);
+    match (&parsed, &canonicalized) {
+        (Ok(value), Ok(kind)) => {
+            assert_eq!(*kind, value.kind(), "canonicalize gives the wrong kind");
+            let encoded = canonical::encode(value);
+            assert!(
+                streamed == encoded,
+                "canonicalize wrote {:?}, encode(parse) {:?}",
+                String::from_utf8_lossy(&streamed),
+                String::from_utf8_lossy(&encoded)
+            );
+        }
+        (Err(a), Err(b)) => assert_eq!(a, b, "parse and canonicalize reject differently"),
+        (a, b) => panic!("parse gives {a:?} but canonicalize {b:?}"),
+    }
+
+    let fields = json::parse_fields(text, &["args", "response"]);
+    match (&parsed, &fields) {
+        (Ok(Value::Object(members)), Ok(Ok(fields))) => {
+            assert_eq!(members.len(), fields.len(), "parse_fields member count");
+            for ((key, value), field) in members.iter().zip(fields) {
+                assert_eq!(*key, field.key, "parse_fields keys or their order");
+                match &field.value {
+                    FieldValue::Tree(tree) => assert_eq!(tree, value, "parse_fields tree"),
+                    FieldValue::Canonical(bytes, kind) => {
+                        assert_eq!(*kind, value.kind(), "parse_fields kind");
+                        assert!(
+                            *bytes == canonical::encode(value),
+                            "parse_fields canonical member {key:?} differs"
+                        );
+                    }
+                }
+            }
+        }
+        (Ok(value), Ok(Err(kind))) if !matches!(value, Value::Object(_)) => {
+            assert_eq!(*kind, value.kind(), "parse_fields gives the wrong kind");
+        }
+        (Err(a), Err(b)) => assert_eq!(a, b, "parse and parse_fields reject differently"),
+        (a, b) => panic!("parse gives {a:?} but parse_fields {b:?}"),
+    }
+
+    let Ok(value) = parsed else {
+        return;
+    };
+    let encoded = canonical::encode(&value);
+    assert!(
+        encoded.is_ascii(),
+        "canonical encoding is not ASCII: {:?}",
+        String::from_utf8_lossy(&encoded)
+    );
+    let encoded_text = std::str::from_utf8(&encoded).expect("ASCII is UTF-8");
+    let reparsed = match json::parse(encoded_text) {
+        Ok(v) => v,
+        Err(err) => panic!("canonical encoding {encoded_text:?} does not parse: {err}"),
+    };
+    let reencoded = canonical::encode(&reparsed);
+    assert!(
+        reencoded == encoded,
+        "encoding is not idempotent: {encoded_text:?} re-encodes as {:?}",
+        String::from_utf8_lossy(&reencoded)
+    );
+    assert_eq!(reparsed, value, "the canonical encoding loses information");
+});

@@ -1,0 +1,140 @@
+//! Arbitrary bytes through `transcript::Links` and `chain::Verifier`: they must never
+//! panic. And when the bytes are a valid transcript, sealing it with `chain::Sealer`
+//! and verifying the sealed bytes must give `Intact` with one link per record, its
+//! head the last link's digest (spec sections 5 and 6).
+//!
+//! Differentially, the two ways of reading and sealing a transcript must agree:
+//! `Records` + `Sealer::seal` (through values) and `parse_canonical_record` +
+//! `Sealer::seal_canonical` (straight from the text) accept the same inputs and write
+//! the same bytes.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use toolreplay::chain::{GENESIS, Sealer, Verdict, Verifier};
+use toolreplay::transcript::{Lines, Links, ReadError, Records, parse_canonical_record};
+
+fuzz_target!(|data: &[u8]| {
+    // 1. As a sealed transcript, the way `verify` walks it: stop at the first error.
+    let mut verifier = Verifier::new();
+    for item in Links::new(data) {
+        match item {
+            Ok((line, link)) => verifier.check(line, &link),
+            Err(_) => break,
+        }
+    }
+    match verifier.finish() {
+        Verdict::Intact { head, .. } => assert_eq!(head.len(), 64),
+        Verdict::Broken { expected, .. } => assert_eq!(expected.len(), 64),
+    }
+
+    // 2. As a transcript, both ways; they must agree.
+    let records = Records::new(data)
+        .map(|item| item.map(|(_, record)| record))
+        .collect::<Result<Vec<_>, _>>();
+    let mut canonical_records = Vec::new();
+    let mut canonical_error = None;
+    let mut lines = Lines::new(data);
+    loop {
+        match lines.next_line() {
+            Ok(Some((line, text))) => {
+                match parse_canonical_record(line, text, canonical_records.len() as u64) {
+                    Ok(record) => canonical_records.push(record),
+                    Err(err) => {
+                        canonical_error = Some(ReadError::Input(err));
+                        break;
+                    }
+                }
+            }
+            Ok(None) => break,
+            Err(err) => {
+                canonical_error = Some(err);
+                break;
+            }
+        }
+    }
+    let records = match (records, canonical_error) {
+        (Ok(records), None) => records,
+        (Err(ReadError::Input(a)), Some(ReadError::Input(b))) => {
+            assert_eq!(a, b, "the two readers reject differently");
+            return;
+        }
+        (Err(_), Some(_)) => return,
+        (a, b) => panic!("Records gives {a:?}, parse_canonical_record {b:?}"),
+    };
+    assert_eq!(records.len(), canonical_records.len());
+
+    let mut sealer = Sealer::new();
+    let mut sealed = Vec::new();
+    for record in &records {
+        let start = sealed.len();
+        sealer.seal(record, &mut sealed);
+        let line = &sealed[start..];
+        assert!(
+            line.ends_with(b"\n") && line.is_ascii(),
+            "a sealed line is ASCII and ends with LF"
+        );
+        assert_eq!(
+            line.iter().filter(|&&b| b == b'\n').count(),
+            1,
+            "one sealed line per record"
+        );
+    }
+    if records.is_empty() {
+        assert!(
+            sealed.is_empty(),
+            "an empty transcript seals to empty output"
+        );
+    }
+    let mut canonical_sealer = Sealer::new();
+    let mut canonical_sealed = Vec::new();
+    for record in &canonical_records {
+        canonical_sealer.seal_canonical(record, &mut canonical_sealed);
+    }
+    assert!(
+        sealed == canonical_sealed,
+        "seal and seal_canonical differ:\n{}\n{}",
+        String::from_utf8_lossy(&sealed),
+        String::from_utf8_lossy(&canonical_sealed)
+    );
+
+    let mut verifier = Verifier::new();
+    let mut links = 0u64;
+    let mut last_digest = GENESIS.to_owned();
+    for item in Links::new(&sealed[..]) {
+        let (line, link) = match item {
+            Ok(found) => found,
+            Err(err) => panic!(
+                "sealed output does not read back: {err:?}\n{}",
+                String::from_utf8_lossy(&sealed)
+            ),
+        };
+        assert_eq!(line, links + 1, "sealed output has no blank lines");
+        assert_eq!(
+            &*link.index,
+            links.to_string(),
+            "link index is its position"
+        );
+        let record = &canonical_records[links as usize];
+        assert_eq!(link.tool, record.tool, "link tool");
+        assert!(link.args == record.args, "link args");
+        assert!(link.response == record.response, "link response");
+        verifier.check(line, &link);
+        last_digest = link.digest;
+        links += 1;
+    }
+    assert_eq!(links, records.len() as u64, "one link per record");
+    match verifier.finish() {
+        Verdict::Intact { links, head } => {
+            assert_eq!(
+                links,
+                records.len() as u64,
+                "intact chain has the wrong length"
+            );
+            assert_eq!(head, last_digest, "intact chain has the wrong head");
+        }
+        broken => panic!(
+            "a freshly sealed transcript does not verify: {broken:?}\n{}",
+            String::from_utf8_lossy(&sealed)
+        ),
+    }
+});
