@@ -26,6 +26,11 @@ use crate::transcript::{LineError, Lines, Record, parse_record};
 
 /// `toolreplay seal --append SEALED NEW`.
 pub fn append(sealed_path: &Path, new_path: &Path) -> Result<Outcome, Error> {
+    if crate::input::is_stdin(sealed_path) {
+        return Err(Error::Usage(
+            "--append rewrites SEALED in place, so SEALED must be a file, not -".to_owned(),
+        ));
+    }
     let write_error = |source| Error::Write {
         target: shown(sealed_path),
         source,

@@ -76,24 +76,22 @@ fn paint_line(line: &str) -> String {
         ("runs: ", "same", "\x1b[32m"),
         ("runs: ", "differ", "\x1b[1;31m"),
     ] {
-        if let Some(rest) = line.strip_prefix(prefix).and_then(|r| r.strip_prefix(word)) {
-            if rest == "\n" || rest.is_empty() {
-                return wrap(prefix, word, sgr, rest);
-            }
+        if let Some(rest) = line.strip_prefix(prefix).and_then(|r| r.strip_prefix(word))
+            && (rest == "\n" || rest.is_empty())
+        {
+            return wrap(prefix, word, sgr, rest);
         }
     }
     // `index N: KIND: ...`: the kind comes right after the index, before any name.
     if let Some(after) = line.strip_prefix("index ") {
         let digits = after.bytes().take_while(u8::is_ascii_digit).count();
-        if digits > 0 {
-            if let Some(rest) = after[digits..].strip_prefix(": ") {
-                if let Some((kind, tail)) = rest.split_once(": ") {
-                    if let Some(sgr) = sgr_for_kind(kind) {
-                        let prefix = &line[..6 + digits + 2];
-                        return wrap(prefix, kind, sgr, &format!(": {tail}"));
-                    }
-                }
-            }
+        if digits > 0
+            && let Some(rest) = after[digits..].strip_prefix(": ")
+            && let Some((kind, tail)) = rest.split_once(": ")
+            && let Some(sgr) = sgr_for_kind(kind)
+        {
+            let prefix = &line[..6 + digits + 2];
+            return wrap(prefix, kind, sgr, &format!(": {tail}"));
         }
     }
     line.to_owned()

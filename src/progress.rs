@@ -64,10 +64,10 @@ impl Meter {
         if now.saturating_duration_since(self.start) < DELAY {
             return None;
         }
-        if let Some(drawn) = self.drawn {
-            if now.saturating_duration_since(drawn) < INTERVAL {
-                return None;
-            }
+        if let Some(drawn) = self.drawn
+            && now.saturating_duration_since(drawn) < INTERVAL
+        {
+            return None;
         }
         self.drawn = Some(now);
         let read = mib(self.read);
@@ -108,12 +108,12 @@ impl<R> Progress<R> {
     }
 
     fn count(&mut self, bytes: usize) {
-        if self.meter.advance(bytes as u64) {
-            if let Some(line) = self.meter.line_at(Instant::now()) {
-                // A failed redraw must not stop the audit.
-                let _ = write!(self.out, "\r\x1b[K{line}");
-                let _ = self.out.flush();
-            }
+        if self.meter.advance(bytes as u64)
+            && let Some(line) = self.meter.line_at(Instant::now())
+        {
+            // A failed redraw must not stop the audit.
+            let _ = write!(self.out, "\r\x1b[K{line}");
+            let _ = self.out.flush();
         }
     }
 }

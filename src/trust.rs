@@ -79,6 +79,12 @@ pub fn signature_path(sealed: &Path) -> PathBuf {
 /// `toolreplay sign SEALED --key KEY`: checks the chain, then writes the SSHSIG
 /// signature of its head statement to `SEALED.sig`, atomically.
 pub fn sign(path: &Path, key_path: &Path) -> Result<Outcome, Error> {
+    if crate::input::is_stdin(path) {
+        return Err(Error::Usage(
+            "sign writes SEALED.sig beside the sealed transcript, so SEALED must be a file, not -"
+                .to_owned(),
+        ));
+    }
     let head = sealed::check(path, None)?.head_or_refuse(path, "nothing was signed")?;
     let key = sign::read_key(key_path)?;
     let armored = sign::sign(&key, key_path, head::statement(&head).as_bytes())?;

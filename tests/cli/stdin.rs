@@ -109,3 +109,50 @@ fn empty_stdin_is_an_empty_transcript() {
     let run = run_with_stdin(Dir::new().path(), &["replay", "-"], "");
     assert_snapshot!(run.text());
 }
+
+#[test]
+fn head_of_stdin_is_the_head_of_the_file() {
+    let piped = in_root(&["head", "-"], sample("session-dirty.sealed.jsonl"));
+    let file = run_in_root(&["head", "samples/session-dirty.sealed.jsonl"]);
+    assert_eq!(piped.text(), file.text());
+    assert_snapshot!(piped.text());
+}
+
+#[test]
+fn append_takes_the_new_records_from_stdin() {
+    let dir = Dir::new();
+    dir.write("sealed.jsonl", sample("session-dirty.sealed.jsonl"));
+    let new = record(6, "list_dir", r#"{"path":"src"}"#, r#"{"entries":[]}"#);
+    let run = run_with_stdin(
+        dir.path(),
+        &["seal", "--append", "sealed.jsonl", "-"],
+        new.clone(),
+    );
+    assert_snapshot!(run.text());
+    // The same bytes as sealing the whole transcript at once.
+    let mut whole = sample("session-dirty.jsonl");
+    whole.extend_from_slice(new.as_bytes());
+    let sealed_at_once = run_with_stdin(dir.path(), &["seal", "-"], whole);
+    assert_eq!(
+        String::from_utf8(dir.read("sealed.jsonl")).expect("ASCII"),
+        sealed_at_once.stdout
+    );
+}
+
+#[test]
+fn append_to_stdin_is_a_usage_error() {
+    let run = in_root(
+        &["seal", "--append", "-", "samples/session-clean.jsonl"],
+        sample("session-dirty.sealed.jsonl"),
+    );
+    assert_snapshot!(run.text());
+}
+
+#[test]
+fn sign_of_stdin_is_a_usage_error() {
+    let run = in_root(
+        &["sign", "-", "--key", "no-such-key"],
+        sample("session-dirty.sealed.jsonl"),
+    );
+    assert_snapshot!(run.text());
+}
