@@ -123,10 +123,7 @@ pub fn format_float(x: f64, out: &mut String) {
         out.push_str("0.0");
         return;
     }
-    let sci = shortest_scientific(x);
-    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exponent: i32 = exponent.parse().unwrap_or(0);
-    let digits: String = mantissa.chars().filter(|&c| c != '.').collect();
+    let (digits, exponent) = shortest_digits(x);
     let n = digits.len() as i32;
     if (-4..16).contains(&exponent) {
         if exponent >= 0 {
@@ -156,25 +153,23 @@ pub fn format_float(x: f64, out: &mut String) {
     }
 }
 
-/// The shortest digits that read back to `x`, as `d.ddde[-]x`; of two equally short
-/// candidates the one nearer to `x`, and of two equally near the even one, as
-/// Python's `repr` chooses.
-fn shortest_scientific(x: f64) -> String {
-    // Writing to a String cannot fail.
-    let mut shortest = String::with_capacity(32);
-    let _ = write!(shortest, "{x:e}");
-    // `{:e}` finds the shortest length but breaks a tie between two candidates of that
-    // length upwards; formatting the exact value to that length rounds it correctly,
-    // half to even. That is the answer whenever it still reads back to `x` (near a
-    // power of two the interval below `x` is narrower, and it may not).
-    let digits = shortest.find('e').unwrap_or(shortest.len()) - usize::from(shortest.contains('.'));
-    let mut rounded = String::with_capacity(32);
-    let _ = write!(rounded, "{x:.prec$e}", prec = digits - 1);
-    if rounded != shortest && rounded.parse::<f64>() == Ok(x) {
-        rounded
-    } else {
-        shortest
-    }
+/// The shortest digits that read back to the positive `x`, and the decimal exponent
+/// of the first: `x ~ d.ddd * 10^exponent`. Of two equally short candidates Ryu takes
+/// the one nearer to `x`, and of two equally near the even one, as Python's `repr`
+/// does.
+fn shortest_digits(x: f64) -> (String, i32) {
+    let mut buffer = ryu::Buffer::new();
+    let text = buffer.format_finite(x);
+    // Ryu writes `123.45`, `0.0001`, `1e16` or `1.5e-7`.
+    let (mantissa, exponent) = text.split_once('e').unwrap_or((text, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let all = format!("{whole}{fraction}");
+    let significant = all.trim_start_matches('0');
+    let leading_zeros = all.len() - significant.len();
+    let digits = significant.trim_end_matches('0');
+    let point = whole.len() as i32 - leading_zeros as i32;
+    (digits.to_owned(), exponent + point - 1)
 }
 
 /// The canonical encoding of a string, as text (it is always ASCII).
