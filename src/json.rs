@@ -182,6 +182,15 @@ pub fn canonicalize(text: &str, out: &mut Vec<u8>) -> Result<Kind, ParseError> {
     Ok(kind)
 }
 
+thread_local! {
+    /// Where [`parse_fields`] writes canonical values before copying them out.
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The largest scratch buffer kept between lines; a larger one (after a huge line) is
+/// given back.
+const SCRATCH_KEPT: usize = 4 << 20;
+
 /// A member of a top-level object, as [`parse_fields`] gives it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Field {
@@ -245,9 +254,18 @@ pub fn parse_fields(
             parser.pos += 1;
             parser.skip_ws();
             let value = if canonical.contains(&key.as_str()) {
-                // The rest of the line bounds the value's text: room enough, mostly.
-                let mut bytes = Vec::with_capacity(parser.bytes.len() - parser.pos);
-                let kind = parser.canon_value(&mut bytes)?;
+                // Written into a buffer kept by the thread, then copied out at its exact
+                // size: one small allocation instead of a growing one.
+                let (bytes, kind) = SCRATCH.with(|scratch| {
+                    let mut scratch = scratch.borrow_mut();
+                    scratch.clear();
+                    let kind = parser.canon_value(&mut scratch);
+                    let bytes = scratch.to_vec();
+                    if scratch.capacity() > SCRATCH_KEPT {
+                        *scratch = Vec::new();
+                    }
+                    kind.map(|kind| (bytes, kind))
+                })?;
                 FieldValue::Canonical(bytes, kind)
             } else {
                 FieldValue::Tree(parser.value()?)
@@ -291,6 +309,12 @@ struct Parser<'a> {
     keys: String,
     /// Members of the objects being canonicalized, innermost last.
     members: Vec<Member>,
+}
+
+/// A number as read: an integer's digits, or a float.
+enum Number<'a> {
+    Int(&'a str),
+    Float(f64),
 }
 
 /// A member of an object written in canonical form: where its decoded key is in
@@ -646,6 +670,16 @@ impl<'a> Parser<'a> {
             Some(b'{') => self.canon_object(out),
             Some(b'[') => self.canon_array(out),
             Some(b'"') => self.canon_string(out).map(|empty| Kind::Str { empty }),
+            Some(b'-' | b'0'..=b'9') => match self.scan_number()? {
+                Number::Int(digits) => {
+                    out.extend_from_slice(digits.as_bytes());
+                    Ok(Kind::Int)
+                }
+                Number::Float(x) => {
+                    canonical::write_float(x, out);
+                    Ok(Kind::Float)
+                }
+            },
             _ => {
                 let value = self.value()?;
                 canonical::write_value(&value, out);
@@ -828,6 +862,15 @@ impl<'a> Parser<'a> {
     }
 
     fn number(&mut self) -> Result<Value, ParseError> {
+        match self.scan_number()? {
+            Number::Int(digits) => Ok(Value::Int(digits.into())),
+            Number::Float(x) => Ok(Value::Float(x)),
+        }
+    }
+
+    /// Reads the number at the current position: an integer's normalised digits (as
+    /// they are in the text) or a float's value.
+    fn scan_number(&mut self) -> Result<Number<'a>, ParseError> {
         let start = self.pos;
         if self.peek() == Some(b'-') {
             self.pos += 1;
@@ -869,11 +912,10 @@ impl<'a> Parser<'a> {
         }
         let text = &self.text[start..self.pos];
         if integer {
-            let text = if text == "-0" { "0" } else { text };
-            return Ok(Value::Int(text.into()));
+            return Ok(Number::Int(if text == "-0" { "0" } else { text }));
         }
         match text.parse::<f64>() {
-            Ok(x) if x.is_finite() => Ok(Value::Float(x)),
+            Ok(x) if x.is_finite() => Ok(Number::Float(x)),
             _ => {
                 // The number is ASCII, so any byte index is a char boundary.
                 let shown = if text.len() > 40 {
