@@ -107,6 +107,15 @@ fn push_u_escape(unit: u32, out: &mut Vec<u8>) {
 
 /// Appends a float as Python's `repr(float)` writes it.
 pub fn write_float(x: f64, out: &mut Vec<u8>) {
+    // In the positional range Ryu writes exactly what Python's repr writes.
+    if (1e-4..1e16).contains(&x.abs()) {
+        let mut buffer = ryu::Buffer::new();
+        let text = buffer.format_finite(x);
+        if !text.contains('e') {
+            out.extend_from_slice(text.as_bytes());
+            return;
+        }
+    }
     let mut s = String::new();
     format_float(x, &mut s);
     out.extend_from_slice(s.as_bytes());

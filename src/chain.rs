@@ -136,6 +136,37 @@ impl Sealer {
         response: &[u8],
         out: &mut Vec<u8>,
     ) {
+        self.link_pieces(index, tool, args, response, |piece| {
+            out.extend_from_slice(piece);
+            Ok::<(), std::convert::Infallible>(())
+        })
+        .unwrap_or_else(|never| match never {});
+    }
+
+    /// Hands the pieces of the sealed line of a record whose arguments and response
+    /// are in canonical form to `emit`, in order, without joining them first.
+    pub fn seal_canonical_pieces<E>(
+        &mut self,
+        record: &CanonicalRecord,
+        emit: impl FnMut(&[u8]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.link_pieces(
+            record.index,
+            &record.tool,
+            &record.args,
+            &record.response,
+            emit,
+        )
+    }
+
+    fn link_pieces<E>(
+        &mut self,
+        index: u64,
+        tool: &str,
+        args: &[u8],
+        response: &[u8],
+        mut emit: impl FnMut(&[u8]) -> Result<(), E>,
+    ) -> Result<(), E> {
         self.index.clear();
         // Writing to a String cannot fail.
         let _ = write!(self.index, "{index}");
@@ -164,9 +195,10 @@ impl Sealer {
             &self.tool,
             b"}\n",
         ] {
-            out.extend_from_slice(piece);
+            emit(piece)?;
         }
         self.prev = digest;
+        Ok(())
     }
 }
 

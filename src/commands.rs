@@ -194,17 +194,16 @@ pub fn scope(path: &Path, scope_path: &Path) -> Result<Outcome, Error> {
 /// temporary file beside it and renamed over it at the end.
 pub fn seal(path: &Path, output: Option<&Path>) -> Result<Outcome, Error> {
     let mut sealer = Sealer::new();
-    let mut line = Vec::new();
     match output {
         None => {
             let mut spool = Spool::new();
             for_each_record(path, |_, record| {
-                line.clear();
-                sealer.seal_canonical(&record, &mut line);
-                spool.write(&line).map_err(|source| Error::Write {
-                    target: "a temporary file".to_owned(),
-                    source,
-                })
+                sealer
+                    .seal_canonical_pieces(&record, |piece| spool.write(piece))
+                    .map_err(|source| Error::Write {
+                        target: "a temporary file".to_owned(),
+                        source,
+                    })
             })?;
             Ok(Outcome {
                 output: Output::Spooled(spool),
@@ -219,9 +218,9 @@ pub fn seal(path: &Path, output: Option<&Path>) -> Result<Outcome, Error> {
             let mut file = AtomicFile::new(target).map_err(write_error)?;
             let mut writer = BufWriter::with_capacity(1 << 20, file.file());
             for_each_record(path, |_, record| {
-                line.clear();
-                sealer.seal_canonical(&record, &mut line);
-                writer.write_all(&line).map_err(write_error)
+                sealer
+                    .seal_canonical_pieces(&record, |piece| writer.write_all(piece))
+                    .map_err(write_error)
             })?;
             writer.flush().map_err(write_error)?;
             drop(writer);
