@@ -181,13 +181,6 @@ fn shortest_digits(x: f64) -> (String, i32) {
     (digits.to_owned(), exponent + point - 1)
 }
 
-/// The canonical encoding of a string, as text (it is always ASCII).
-pub fn quoted_string(s: &str) -> String {
-    let mut out = Vec::with_capacity(s.len() + 2);
-    write_str(s, &mut out);
-    String::from_utf8(out).expect("the canonical encoding is ASCII")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -224,7 +217,11 @@ mod tests {
     #[test]
     fn strings_escape_like_ensure_ascii() {
         assert_eq!(
-            quoted_string("a\"\\/\n\r\t\u{8}\u{c}\u{1}\u{7f}é\u{2028}😀"),
+            {
+                let mut out = Vec::new();
+                write_str("a\"\\/\n\r\t\u{8}\u{c}\u{1}\u{7f}é\u{2028}😀", &mut out);
+                String::from_utf8(out).expect("ASCII")
+            },
             r#""a\"\\/\n\r\t\b\f\u0001\u007f\u00e9\u2028\ud83d\ude00""#
         );
     }

@@ -40,14 +40,6 @@ impl Parts<'_> {
         ]
     }
 
-    /// Appends the canonical encoding of the four-field record
-    /// `{"args","index","response","tool"}`.
-    pub fn write_record(&self, out: &mut Vec<u8>) {
-        for piece in self.record_pieces() {
-            out.extend_from_slice(piece);
-        }
-    }
-
     /// `hex(SHA-256(prev || canonical(record)))`, hashed piece by piece.
     pub fn digest(&self, prev: &str) -> String {
         let mut hasher = Sha256::new();
@@ -57,14 +49,6 @@ impl Parts<'_> {
         }
         hex::encode(hasher.finalize())
     }
-}
-
-/// `digest = hex(SHA-256(prev || canonical(record)))`.
-pub fn digest(prev: &str, canonical_record: &[u8]) -> String {
-    let mut hasher = Sha256::new();
-    hasher.update(prev.as_bytes());
-    hasher.update(canonical_record);
-    hex::encode(hasher.finalize())
 }
 
 /// Turns records into links, one after another.

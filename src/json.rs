@@ -35,19 +35,6 @@ pub enum Value {
 }
 
 impl Value {
-    /// The JSON type of the value, as a word for messages.
-    pub fn type_name(&self) -> &'static str {
-        match self {
-            Value::Null => "null",
-            Value::Bool(_) => "boolean",
-            Value::Int(_) => "integer",
-            Value::Float(_) => "float",
-            Value::Str(_) => "string",
-            Value::Array(_) => "array",
-            Value::Object(_) => "object",
-        }
-    }
-
     /// The kind of the value.
     pub fn kind(&self) -> Kind {
         match self {

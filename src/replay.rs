@@ -6,7 +6,7 @@ use sha2::{Digest, Sha256};
 
 use crate::canonical;
 use crate::report::{Finding, FindingKind};
-use crate::transcript::{CanonicalRecord, Record};
+use crate::transcript::Record;
 
 /// The tools whose calls change state unless told otherwise.
 pub const DEFAULT_MUTATING_TOOLS: [&str; 5] = [
@@ -97,13 +97,6 @@ impl Replay {
         let (call, response) = fingerprints(&record.tool, args, response);
         self.observe_fingerprints(line, record.index, &record.tool, call, response);
         self.scratch = scratch;
-    }
-
-    /// Takes the next record, found on line `line`, its arguments and response
-    /// already in canonical form.
-    pub fn observe_canonical(&mut self, line: u64, record: &CanonicalRecord) {
-        let (call, response) = fingerprints(&record.tool, &record.args, &record.response);
-        self.observe_fingerprints(line, record.index, &record.tool, call, response);
     }
 
     /// Takes the next call by its line, index, tool and [`fingerprints`], which can

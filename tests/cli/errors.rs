@@ -217,16 +217,7 @@ fn into_dev_full(args: &[&str]) -> String {
         .stderr(Stdio::piped())
         .output()
         .expect("run toolreplay");
-    let code = output
-        .status
-        .code()
-        .unwrap_or_else(|| panic!("toolreplay {args:?} did not exit: {}", output.status));
-    super::Run {
-        code,
-        stdout: String::new(),
-        stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
-    }
-    .text()
+    super::Run::from_output(args, output).text()
 }
 
 #[test]

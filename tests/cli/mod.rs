@@ -44,6 +44,20 @@ pub struct Run {
 }
 
 impl Run {
+    /// What the run of `args` that gave `output` gave; a run killed by a signal
+    /// fails the test.
+    pub fn from_output(args: &[&str], output: std::process::Output) -> Run {
+        let code = output
+            .status
+            .code()
+            .unwrap_or_else(|| panic!("toolreplay {args:?} did not exit: {}", output.status));
+        Run {
+            code,
+            stdout: String::from_utf8(output.stdout).expect("stdout is UTF-8"),
+            stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
+        }
+    }
+
     /// The exit code, stdout and stderr as one text, both streams shown even when
     /// empty:
     ///
@@ -115,15 +129,7 @@ fn run_full(dir: &Path, args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)
         .args(args)
         .output()
         .expect("run toolreplay");
-    let code = output
-        .status
-        .code()
-        .unwrap_or_else(|| panic!("toolreplay {args:?} did not exit: {}", output.status));
-    Run {
-        code,
-        stdout: String::from_utf8(output.stdout).expect("stdout is UTF-8"),
-        stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
-    }
+    Run::from_output(args, output)
 }
 
 /// Runs the binary in the crate root, so `samples/...` paths work and stay short.

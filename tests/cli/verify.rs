@@ -6,7 +6,8 @@
 use insta::assert_snapshot;
 use sha2::{Digest, Sha256};
 
-use super::{Dir, Run, lines, record, run_on};
+use super::replay::transcript;
+use super::{Dir, Run, lines, run_on};
 
 const ZEROS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
@@ -71,18 +72,6 @@ fn link(index: usize, (tool, args, response): Call, prev: &str, digest: &str) ->
     format!(
         r#"{{"args":{args},"digest":"{digest}","index":{index},"prev":"{prev}","response":{response},"tool":"{tool}"}}"#
     )
-}
-
-/// `calls` as a transcript, written the way a recorder might: other key order,
-/// spaces.
-fn transcript(calls: &[Call]) -> String {
-    calls
-        .iter()
-        .enumerate()
-        .map(|(index, (tool, args, response))| {
-            format!("{}\n", record(index as u64, tool, args, response))
-        })
-        .collect()
 }
 
 /// The lines the binary seals `calls` into.
