@@ -13,7 +13,8 @@ use crate::report;
 use crate::scope::{Scope, ScopeAudit, ScopeReport};
 use crate::spool::{Spool, SpoolError};
 use crate::transcript::{
-    CanonicalRecord, ReadError, UnplacedRecord, parse_link, parse_unplaced_record,
+    CanonicalRecord, ReadError, UnplacedCall, UnplacedRecord, parse_link, parse_unplaced_call,
+    parse_unplaced_record,
 };
 
 /// The largest scope file read, in bytes.
@@ -118,20 +119,19 @@ pub fn replay_report(path: &Path, mutating_tools: &[String]) -> Result<ReplayRep
     let mut replay = Replay::new(mutating_tools.iter().cloned());
     // The fingerprints are computed on the parsing threads; only the bookkeeping is
     // sequential.
-    let parse = |line, text: &str| {
-        let unplaced = parse_unplaced_record(line, text)?;
-        let (call, response) = unplaced.fingerprints();
-        Ok((unplaced, call, response))
-    };
     let mut count = 0;
-    pipeline::run(open(path)?, parse, |line, (unplaced, call, response)| {
-        let record = unplaced
-            .place(count)
-            .map_err(|err| input_error(path, ReadError::Input(err)))?;
-        count += 1;
-        replay.observe_fingerprints(line, record.index, &record.tool, call, response);
-        Ok(())
-    })
+    pipeline::run(
+        open(path)?,
+        parse_unplaced_call,
+        |line, call: UnplacedCall| {
+            let index = call
+                .place(count)
+                .map_err(|err| input_error(path, ReadError::Input(err)))?;
+            count += 1;
+            replay.observe_fingerprints(line, index, &call.tool, call.call, call.response);
+            Ok(())
+        },
+    )
     .map_err(|stop| stopped(path, stop))?;
     Ok(replay.finish())
 }

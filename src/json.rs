@@ -194,6 +194,9 @@ pub enum FieldValue {
     Tree(Value),
     /// Written in canonical form, with its kind.
     Canonical(Vec<u8>, Kind),
+    /// Written in canonical form into the buffer given to [`parse_fields_in`], at
+    /// this range, with its kind.
+    Written(std::ops::Range<usize>, Kind),
 }
 
 impl FieldValue {
@@ -201,9 +204,26 @@ impl FieldValue {
     pub fn kind(&self) -> Kind {
         match self {
             FieldValue::Tree(value) => value.kind(),
-            FieldValue::Canonical(_, kind) => *kind,
+            FieldValue::Canonical(_, kind) | FieldValue::Written(_, kind) => *kind,
         }
     }
+}
+
+/// Runs `f` with a buffer kept by the thread, emptied first: for
+/// [`parse_fields_in`], so that canonical values need no allocation of their own.
+pub fn with_scratch<R>(f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
+    SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+        Ok(mut scratch) => {
+            scratch.clear();
+            let result = f(&mut scratch);
+            if scratch.capacity() > SCRATCH_KEPT {
+                *scratch = Vec::new();
+            }
+            result
+        }
+        // Already in use further up this thread's stack: a buffer of its own.
+        Err(_) => f(&mut Vec::new()),
+    })
 }
 
 /// Parses `text`, which should hold one JSON object, into its members sorted by key;
@@ -213,6 +233,34 @@ impl FieldValue {
 pub fn parse_fields(
     text: &str,
     canonical: &[&str],
+) -> Result<Result<Vec<Field>, Kind>, ParseError> {
+    with_scratch(|scratch| {
+        let fields = match parse_fields_in(text, canonical, scratch)? {
+            Ok(fields) => fields,
+            Err(kind) => return Ok(Err(kind)),
+        };
+        // Each value copied out at its exact size: one small allocation each.
+        Ok(Ok(fields
+            .into_iter()
+            .map(|Field { key, value }| Field {
+                key,
+                value: match value {
+                    FieldValue::Written(range, kind) => {
+                        FieldValue::Canonical(scratch[range].to_vec(), kind)
+                    }
+                    other => other,
+                },
+            })
+            .collect()))
+    })
+}
+
+/// [`parse_fields`], writing the canonical members one after another into `out` and
+/// giving them as [`FieldValue::Written`] ranges of it.
+pub fn parse_fields_in(
+    text: &str,
+    canonical: &[&str],
+    out: &mut Vec<u8>,
 ) -> Result<Result<Vec<Field>, Kind>, ParseError> {
     let mut parser = Parser::new(text, false);
     parser.skip_ws();
@@ -241,19 +289,9 @@ pub fn parse_fields(
             parser.pos += 1;
             parser.skip_ws();
             let value = if canonical.contains(&key.as_str()) {
-                // Written into a buffer kept by the thread, then copied out at its exact
-                // size: one small allocation instead of a growing one.
-                let (bytes, kind) = SCRATCH.with(|scratch| {
-                    let mut scratch = scratch.borrow_mut();
-                    scratch.clear();
-                    let kind = parser.canon_value(&mut scratch);
-                    let bytes = scratch.to_vec();
-                    if scratch.capacity() > SCRATCH_KEPT {
-                        *scratch = Vec::new();
-                    }
-                    kind.map(|kind| (bytes, kind))
-                })?;
-                FieldValue::Canonical(bytes, kind)
+                let start = out.len();
+                let kind = parser.canon_value(out)?;
+                FieldValue::Written(start..out.len(), kind)
             } else {
                 FieldValue::Tree(parser.value()?)
             };
@@ -774,17 +812,19 @@ impl<'a> Parser<'a> {
                 err.column = None;
                 return Err(err);
             }
-            let written = out[object_start..].to_vec();
-            out.truncate(object_start);
+            // The members are written again in order after the object, then moved
+            // over it: the same length, and no buffer of its own.
+            let end = out.len();
             out.push(b'{');
             for (i, member) in order.iter().enumerate() {
                 if i > 0 {
                     out.push(b',');
                 }
-                let range = member.segment.start - object_start..member.segment.end - object_start;
-                out.extend_from_slice(&written[range]);
+                out.extend_from_within(member.segment.clone());
             }
             out.push(b'}');
+            out.copy_within(end.., object_start);
+            out.truncate(end);
         }
         self.members.truncate(members_mark);
         self.keys.truncate(keys_mark);

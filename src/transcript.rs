@@ -159,9 +159,16 @@ struct Fields {
 }
 
 impl Fields {
-    fn parse(line: u64, text: &str, known: &[&str]) -> Result<Self, LineError> {
+    /// Parses the line, writing `args` and `response` in canonical form into
+    /// `scratch`.
+    fn parse(
+        line: u64,
+        text: &str,
+        known: &[&str],
+        scratch: &mut Vec<u8>,
+    ) -> Result<Self, LineError> {
         let error = |message: String| LineError { line, message };
-        let fields = match json::parse_fields(text, &["args", "response"]) {
+        let fields = match json::parse_fields_in(text, &["args", "response"], scratch) {
             Ok(Ok(fields)) => fields,
             Ok(Err(kind)) => {
                 return Err(error(format!(
@@ -222,9 +229,10 @@ impl Fields {
         }
     }
 
-    fn object(&mut self, name: &str) -> Result<Vec<u8>, LineError> {
+    /// Where the object `name` was written in the scratch buffer.
+    fn object(&mut self, name: &str) -> Result<std::ops::Range<usize>, LineError> {
         match self.take(name)? {
-            FieldValue::Canonical(bytes, Kind::Object) => Ok(bytes),
+            FieldValue::Written(range, Kind::Object) => Ok(range),
             other => Err(self.wrong_type(name, "an object", &other)),
         }
     }
@@ -260,45 +268,107 @@ pub struct UnplacedRecord {
 }
 
 impl UnplacedRecord {
-    /// The replay fingerprints of the call and its response.
-    pub fn fingerprints(&self) -> (crate::replay::Fingerprint, crate::replay::Fingerprint) {
-        crate::replay::fingerprints(&self.record.tool, &self.record.args, &self.record.response)
-    }
-
     /// The record, when it is the one with index `expected_index`; otherwise the
     /// error its line gets.
     pub fn place(mut self, expected_index: u64) -> Result<CanonicalRecord, LineError> {
-        if self.index.parse::<u64>().ok() != Some(expected_index) {
-            return Err(LineError {
-                line: self.line,
-                message: format!(
-                    "index {} out of order, expected {expected_index}",
-                    shown_integer(&self.index)
-                ),
-            });
-        }
+        check_place(self.line, &self.index, expected_index)?;
         self.record.index = expected_index;
         Ok(self.record)
     }
 }
 
+/// The error of a record on line `line` whose index, as written, is not
+/// `expected_index`.
+fn check_place(line: u64, index: &str, expected_index: u64) -> Result<(), LineError> {
+    if index.parse::<u64>().ok() == Some(expected_index) {
+        return Ok(());
+    }
+    Err(LineError {
+        line,
+        message: format!(
+            "index {} out of order, expected {expected_index}",
+            shown_integer(index)
+        ),
+    })
+}
+
+/// The checked fields of a transcript line, `args` and `response` as ranges of the
+/// scratch buffer they were written to.
+struct RecordFields {
+    index: Box<str>,
+    tool: String,
+    args: std::ops::Range<usize>,
+    response: std::ops::Range<usize>,
+}
+
+fn record_fields(line: u64, text: &str, scratch: &mut Vec<u8>) -> Result<RecordFields, LineError> {
+    let mut fields = Fields::parse(line, text, &["args", "index", "response", "tool"], scratch)?;
+    Ok(RecordFields {
+        index: fields.integer("index")?,
+        tool: fields.non_empty_string("tool")?,
+        args: fields.object("args")?,
+        response: fields.object("response")?,
+    })
+}
+
 /// Parses the transcript line `text` (physical line `line`) with every check but the
 /// index's place, which [`UnplacedRecord::place`] makes.
 pub fn parse_unplaced_record(line: u64, text: &str) -> Result<UnplacedRecord, LineError> {
-    let mut fields = Fields::parse(line, text, &["args", "index", "response", "tool"])?;
-    let index = fields.integer("index")?;
-    let tool = fields.non_empty_string("tool")?;
-    let args = fields.object("args")?;
-    let response = fields.object("response")?;
-    Ok(UnplacedRecord {
-        line,
-        index,
-        record: CanonicalRecord {
-            index: 0,
-            tool,
-            args,
+    json::with_scratch(|scratch| {
+        let fields = record_fields(line, text, scratch)?;
+        Ok(UnplacedRecord {
+            line,
+            index: fields.index,
+            record: CanonicalRecord {
+                index: 0,
+                tool: fields.tool,
+                args: scratch[fields.args].to_vec(),
+                response: scratch[fields.response].to_vec(),
+            },
+        })
+    })
+}
+
+/// A call parsed and checked in every way but its index's place, reduced to what
+/// replay keeps: its tool and the fingerprints of the call and its response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnplacedCall {
+    line: u64,
+    index: Box<str>,
+    /// The name of the tool that was called; never empty.
+    pub tool: String,
+    /// [`crate::fingerprint::call_canonical`] of the call.
+    pub call: crate::replay::Fingerprint,
+    /// SHA-256 of the canonical response.
+    pub response: crate::replay::Fingerprint,
+}
+
+impl UnplacedCall {
+    /// The call's index, when it is `expected_index`; otherwise the error its line
+    /// gets.
+    pub fn place(&self, expected_index: u64) -> Result<u64, LineError> {
+        check_place(self.line, &self.index, expected_index)?;
+        Ok(expected_index)
+    }
+}
+
+/// [`parse_unplaced_record`] reduced to the fingerprints of replay, hashed straight
+/// from the buffer the canonical forms were written to.
+pub fn parse_unplaced_call(line: u64, text: &str) -> Result<UnplacedCall, LineError> {
+    json::with_scratch(|scratch| {
+        let fields = record_fields(line, text, scratch)?;
+        let (call, response) = crate::replay::fingerprints(
+            &fields.tool,
+            &scratch[fields.args],
+            &scratch[fields.response],
+        );
+        Ok(UnplacedCall {
+            line,
+            index: fields.index,
+            tool: fields.tool,
+            call,
             response,
-        },
+        })
     })
 }
 
@@ -324,24 +394,27 @@ fn reparse(canonical: &[u8]) -> Value {
 
 /// Parses the sealed-transcript line `text` (physical line `line`).
 pub fn parse_link(line: u64, text: &str) -> Result<Link, LineError> {
-    let mut fields = Fields::parse(
-        line,
-        text,
-        &["args", "digest", "index", "prev", "response", "tool"],
-    )?;
-    let index = fields.integer("index")?;
-    let tool = fields.non_empty_string("tool")?;
-    let args = fields.object("args")?;
-    let response = fields.object("response")?;
-    let prev = fields.string("prev")?;
-    let digest = fields.string("digest")?;
-    Ok(Link {
-        index,
-        tool,
-        args,
-        response,
-        prev,
-        digest,
+    json::with_scratch(|scratch| {
+        let mut fields = Fields::parse(
+            line,
+            text,
+            &["args", "digest", "index", "prev", "response", "tool"],
+            scratch,
+        )?;
+        let index = fields.integer("index")?;
+        let tool = fields.non_empty_string("tool")?;
+        let args = fields.object("args")?;
+        let response = fields.object("response")?;
+        let prev = fields.string("prev")?;
+        let digest = fields.string("digest")?;
+        Ok(Link {
+            index,
+            tool,
+            args: scratch[args].to_vec(),
+            response: scratch[response].to_vec(),
+            prev,
+            digest,
+        })
     })
 }
 

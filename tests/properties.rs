@@ -254,6 +254,28 @@ proptest! {
     }
 
     #[test]
+    fn replay_fingerprints_straight_from_a_line_are_those_of_its_record(
+        calls in records(),
+        ws in whitespace(),
+    ) {
+        let text = transcript_text(&calls, &ws);
+        for (number, line) in text.lines().enumerate() {
+            let line_number = number as u64 + 1;
+            let record = transcript::parse_record(line_number, line, number as u64)
+                .expect("valid record");
+            let call = transcript::parse_unplaced_call(line_number, line).expect("valid call");
+            prop_assert_eq!(call.place(number as u64), Ok(number as u64));
+            prop_assert_eq!(&call.tool, &record.tool);
+            let expected = toolreplay::replay::fingerprints(
+                &record.tool,
+                &canonical::encode(&record.args),
+                &canonical::encode(&record.response),
+            );
+            prop_assert_eq!((call.call, call.response), expected);
+        }
+    }
+
+    #[test]
     fn any_single_edit_of_a_sealed_file_shows(
         calls in records().prop_filter("at least two calls", |c| c.len() >= 2),
         edit in 0..8usize,
