@@ -486,3 +486,39 @@ fn sealed_file_commands_do_not_take_from() {
         );
     }
 }
+
+// --- hostile and odd inputs
+
+#[test]
+fn a_million_levels_of_nesting_is_one_error() {
+    let deep = format!("{}{}\n", "[".repeat(1_000_000), "]".repeat(1_000_000));
+    for format in ["auto", "claude-code", "openai", "anthropic", "mcp"] {
+        let run = import_text(&deep, &["--from", format]);
+        assert_eq!(
+            run.text(),
+            "exit: 2\n--- stdout\n--- stderr\nerror: in.jsonl:1: nesting deeper than 128 levels of objects and arrays at column 129\n",
+            "{format}"
+        );
+    }
+}
+
+#[test]
+fn a_byte_order_mark_crlf_line_ends_and_blank_lines_are_read_as_in_transcripts() {
+    let content = concat!(
+        "\u{feff}{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"t\"}}\r\n",
+        "\r\n",
+        "  \t\n",
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"ok\":true}}\r\n"
+    );
+    assert_snapshot!(import_text(content, &[]).text());
+}
+
+#[test]
+fn invalid_utf8_is_an_error_on_its_line() {
+    let dir = Dir::new();
+    dir.write(
+        "in.jsonl",
+        b"{\"type\":\"summary\"}\n{\"type\":\"user\",\"x\":\"\xff\"}\n",
+    );
+    assert_snapshot!(dir.run(&["import", "in.jsonl"]).text());
+}
