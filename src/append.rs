@@ -13,7 +13,7 @@
 //! continued indices.
 
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use crate::atomic::AtomicFile;
@@ -26,6 +26,16 @@ use crate::transcript::{LineError, Lines, Record, parse_record};
 
 /// `toolreplay seal --append SEALED NEW`.
 pub fn append(sealed_path: &Path, new_path: &Path) -> Result<Outcome, Error> {
+    append_from(sealed_path, new_path, || sealed::open(new_path))
+}
+
+/// [`append`] with NEW's transcript read from what `open_new` gives (named
+/// `new_path` in errors), opened once SEALED has been checked.
+pub fn append_from(
+    sealed_path: &Path,
+    new_path: &Path,
+    open_new: impl FnOnce() -> Result<Box<dyn BufRead + Send>, Error>,
+) -> Result<Outcome, Error> {
     if crate::input::is_stdin(sealed_path) {
         return Err(Error::Usage(
             "--append rewrites SEALED in place, so SEALED must be a file, not -".to_owned(),
@@ -55,7 +65,7 @@ pub fn append(sealed_path: &Path, new_path: &Path) -> Result<Outcome, Error> {
         writer.write_all(b"\n").map_err(write_error)?;
     }
     let mut sealer = Sealer::after(&head.digest);
-    let mut lines = Lines::new(sealed::open(new_path)?);
+    let mut lines = Lines::new(open_new()?);
     let mut first_index = None;
     let mut count = 0u64;
     let mut line_out = Vec::new();

@@ -82,9 +82,11 @@ fn input_error(path: &Path, err: ReadError) -> Error {
     Error::reading(path, err)
 }
 
-/// Feeds every record of the transcript at `path` to `visit`, in order.
+/// Feeds every record of the transcript read from `reader` (named `path` in errors)
+/// to `visit`, in order.
 fn for_each_record(
     path: &Path,
+    reader: Box<dyn Read + Send>,
     mut visit: impl FnMut(u64, CanonicalRecord) -> Result<(), Error>,
 ) -> Result<(), Error> {
     let mut count = 0;
@@ -95,7 +97,7 @@ fn for_each_record(
         count += 1;
         visit(line, record)
     };
-    pipeline::run(open(path)?, parse_unplaced_record, place).map_err(|stop| stopped(path, stop))
+    pipeline::run(reader, parse_unplaced_record, place).map_err(|stop| stopped(path, stop))
 }
 
 fn stopped(path: &Path, stop: Stop<Error>) -> Error {
@@ -116,22 +118,27 @@ pub fn status(clean: bool) -> Status {
 
 /// The replay audit of the transcript at `path`.
 pub fn replay_report(path: &Path, mutating_tools: &[String]) -> Result<ReplayReport, Error> {
+    replay_report_from(path, open(path)?, mutating_tools)
+}
+
+/// The replay audit of the transcript read from `reader`, named `path` in errors.
+pub fn replay_report_from(
+    path: &Path,
+    reader: Box<dyn Read + Send>,
+    mutating_tools: &[String],
+) -> Result<ReplayReport, Error> {
     let mut replay = Replay::new(mutating_tools.iter().cloned());
     // The fingerprints are computed on the parsing threads; only the bookkeeping is
     // sequential.
     let mut count = 0;
-    pipeline::run(
-        open(path)?,
-        parse_unplaced_call,
-        |line, call: UnplacedCall| {
-            let index = call
-                .place(count)
-                .map_err(|err| input_error(path, ReadError::Input(err)))?;
-            count += 1;
-            replay.observe_fingerprints(line, index, &call.tool, call.call, call.response);
-            Ok(())
-        },
-    )
+    pipeline::run(reader, parse_unplaced_call, |line, call: UnplacedCall| {
+        let index = call
+            .place(count)
+            .map_err(|err| input_error(path, ReadError::Input(err)))?;
+        count += 1;
+        replay.observe_fingerprints(line, index, &call.tool, call.call, call.response);
+        Ok(())
+    })
     .map_err(|stop| stopped(path, stop))?;
     Ok(replay.finish())
 }
@@ -172,8 +179,19 @@ pub fn read_scope(path: &Path) -> Result<Scope, Error> {
 /// The scope audit of the transcript at `path` against the scope file at
 /// `scope_path` (read first).
 pub fn scope_report(path: &Path, scope_path: &Path) -> Result<ScopeReport, Error> {
-    let mut audit = ScopeAudit::new(read_scope(scope_path)?);
-    for_each_record(path, |line, record| {
+    let scope = read_scope(scope_path)?;
+    scope_report_from(path, open(path)?, scope)
+}
+
+/// The scope audit of the transcript read from `reader` (named `path` in errors)
+/// against `scope`.
+pub fn scope_report_from(
+    path: &Path,
+    reader: Box<dyn Read + Send>,
+    scope: Scope,
+) -> Result<ScopeReport, Error> {
+    let mut audit = ScopeAudit::new(scope);
+    for_each_record(path, reader, |line, record| {
         audit.observe_call(line, record.index, &record.tool, &record.args);
         Ok(())
     })?;
@@ -193,11 +211,20 @@ pub fn scope(path: &Path, scope_path: &Path) -> Result<Outcome, Error> {
 /// once the whole input has been read without error; to `OUT` it is written to a
 /// temporary file beside it and renamed over it at the end.
 pub fn seal(path: &Path, output: Option<&Path>) -> Result<Outcome, Error> {
+    seal_from(path, open(path)?, output)
+}
+
+/// [`seal`] of the transcript read from `reader`, named `path` in errors.
+pub fn seal_from(
+    path: &Path,
+    reader: Box<dyn Read + Send>,
+    output: Option<&Path>,
+) -> Result<Outcome, Error> {
     let mut sealer = Sealer::new();
     match output {
         None => {
             let mut spool = Spool::new();
-            for_each_record(path, |_, record| {
+            for_each_record(path, reader, |_, record| {
                 sealer
                     .seal_canonical_pieces(&record, |piece| spool.write(piece))
                     .map_err(|source| Error::Write {
@@ -217,7 +244,7 @@ pub fn seal(path: &Path, output: Option<&Path>) -> Result<Outcome, Error> {
             };
             let mut file = AtomicFile::new(target).map_err(write_error)?;
             let mut writer = BufWriter::with_capacity(1 << 20, file.file());
-            for_each_record(path, |_, record| {
+            for_each_record(path, reader, |_, record| {
                 sealer
                     .seal_canonical_pieces(&record, |piece| writer.write_all(piece))
                     .map_err(write_error)

@@ -106,13 +106,13 @@ struct Calls {
 }
 
 impl Calls {
-    fn open(path: &Path) -> Result<Self, Error> {
-        Ok(Calls {
+    fn new(path: &Path, reader: Box<dyn BufRead>) -> Self {
+        Calls {
             path: input::display(path),
-            lines: Lines::new(input::open(path)?),
+            lines: Lines::new(reader),
             kind: None,
             count: 0,
-        })
+        }
     }
 
     fn error(&self, err: ReadError) -> Error {
@@ -167,13 +167,29 @@ fn detect(text: &str) -> Kind {
 
 /// Compares the runs at `a` and `b` (either may be `-`, not both).
 pub fn compare(a: &Path, b: &Path) -> Result<DiffReport, Error> {
+    check_stdin(a, b)?;
+    compare_from(a, input::open(a)?, b, input::open(b)?)
+}
+
+/// The usage error when `a` and `b` are both standard input.
+pub fn check_stdin(a: &Path, b: &Path) -> Result<(), Error> {
     if input::is_stdin(a) && input::is_stdin(b) {
         return Err(Error::Usage(
             "A and B cannot both be standard input".to_owned(),
         ));
     }
-    let mut left = Calls::open(a)?;
-    let mut right = Calls::open(b)?;
+    Ok(())
+}
+
+/// Compares the runs read from `a_reader` and `b_reader`, named `a` and `b`.
+pub fn compare_from(
+    a: &Path,
+    a_reader: Box<dyn BufRead>,
+    b: &Path,
+    b_reader: Box<dyn BufRead>,
+) -> Result<DiffReport, Error> {
+    let mut left = Calls::new(a, a_reader);
+    let mut right = Calls::new(b, b_reader);
     let mut first = None;
     let mut index = 0u64;
     loop {
@@ -278,9 +294,13 @@ pub fn render(report: &DiffReport) -> String {
 
 /// `toolreplay diff A B`: exit 0 when the runs are the same, 1 when they differ.
 pub fn diff(a: &Path, b: &Path, colored: bool) -> Result<Outcome, Error> {
-    let report = compare(a, b)?;
-    Ok(Outcome {
+    Ok(outcome(&compare(a, b)?, colored))
+}
+
+/// The outcome of a comparison: exit 0 when the runs are the same, 1 when they differ.
+pub fn outcome(report: &DiffReport, colored: bool) -> Outcome {
+    Outcome {
         status: commands::status(report.first.is_none()),
-        output: Output::Text(crate::color::maybe(render(&report), colored)),
-    })
+        output: Output::Text(crate::color::maybe(render(report), colored)),
+    }
 }

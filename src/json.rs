@@ -145,15 +145,25 @@ pub fn parse(text: &str) -> Result<Value, ParseError> {
 }
 
 /// Parses `text` like [`parse`], and when the value is an object, also gives the
-/// 1-based line of each member's key, in the order of the members.
+/// 1-based line of each member's key, in the order of the members; when it is an
+/// array, the 1-based line where each element starts.
 pub fn parse_located(text: &str) -> Result<(Value, Vec<usize>), ParseError> {
     let mut parser = Parser::new(text, true);
     let value = parser.document()?;
-    let lines = parser
-        .top_offsets
-        .iter()
-        .map(|&offset| parser.error_at(offset, String::new()).line)
-        .collect();
+    // One walk over the text, however many offsets there are.
+    let mut order: Vec<usize> = (0..parser.top_offsets.len()).collect();
+    order.sort_by_key(|&i| parser.top_offsets[i]);
+    let mut lines = vec![0; order.len()];
+    let (mut line, mut counted) = (1, 0);
+    for i in order {
+        let offset = parser.top_offsets[i];
+        line += text.as_bytes()[counted..offset]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        counted = offset;
+        lines[i] = line;
+    }
     Ok((value, lines))
 }
 
@@ -473,6 +483,7 @@ impl<'a> Parser<'a> {
 
     fn array(&mut self) -> Result<Value, ParseError> {
         self.enter()?;
+        let outermost = self.depth == 1;
         let mut items = Vec::new();
         self.skip_ws();
         if self.peek() == Some(b']') {
@@ -482,6 +493,9 @@ impl<'a> Parser<'a> {
         }
         loop {
             self.skip_ws();
+            if outermost && self.locate {
+                self.top_offsets.push(self.pos);
+            }
             items.push(self.value()?);
             self.skip_ws();
             match self.peek() {

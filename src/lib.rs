@@ -14,6 +14,9 @@
 //! holds the commands that use them; [`append`] grows a sealed transcript; [`sign`]
 //! signs and checks head statements in OpenSSH's SSHSIG format, with
 //! [`allowed_signers`] read as ssh-keygen reads it.
+//!
+//! [`import`](mod@import) reads the logs agents write (Claude Code sessions, OpenAI and
+//! Anthropic conversations, MCP JSON-RPC logs) into transcripts.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -30,6 +33,7 @@ pub mod error;
 pub mod fingerprint;
 pub mod format;
 pub mod head;
+pub mod import;
 pub mod input;
 pub mod json;
 pub mod pipeline;

@@ -12,6 +12,7 @@ use toolreplay::color::{self, ColorChoice};
 use toolreplay::commands::{self, Outcome, Status};
 use toolreplay::error::{Error, describe_io};
 use toolreplay::format::{self, Format};
+use toolreplay::import::{self, Source, commands::Options};
 use toolreplay::sign::SignatureCheck;
 use toolreplay::{append, trust};
 use toolreplay::{diff, shell};
@@ -28,6 +29,28 @@ struct Cli {
     command: Command,
 }
 
+/// `--from FORMAT [--strict]`, for the commands that read a plain transcript.
+#[derive(Debug, Clone, Copy, clap::Args)]
+struct FromArgs {
+    /// Read the transcript (for diff, both runs) from a log in this format, imported
+    /// as `toolreplay import` does.
+    #[arg(long = "from", value_name = "FORMAT")]
+    from: Option<Source>,
+    /// With --from: make any import warning an error (exit 2).
+    #[arg(long, requires = "from")]
+    strict: bool,
+}
+
+impl FromArgs {
+    /// The import options, when --from was given.
+    fn options(self) -> Option<Options> {
+        self.from.map(|source| Options {
+            source,
+            strict: self.strict,
+        })
+    }
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Report non-deterministic responses, redundant calls and the divergence point.
@@ -42,6 +65,8 @@ enum Command {
         /// The report's format.
         #[arg(long, value_name = "FORMAT", default_value = "text")]
         format: Format,
+        #[command(flatten)]
+        from: FromArgs,
     },
     /// Report calls to tools outside the agent's declared scope.
     #[command(after_help = SCOPE_EXAMPLES)]
@@ -54,6 +79,8 @@ enum Command {
         /// The report's format.
         #[arg(long, value_name = "FORMAT", default_value = "text")]
         format: Format,
+        #[command(flatten)]
+        from: FromArgs,
     },
     /// Chain the transcript with SHA-256 and write the sealed transcript.
     ///
@@ -71,6 +98,8 @@ enum Command {
         /// at 0 or continue SEALED's.
         #[arg(long, value_name = "SEALED", conflicts_with = "output")]
         append: Option<PathBuf>,
+        #[command(flatten)]
+        from: FromArgs,
     },
     /// Check a sealed transcript's chain and name its first broken link.
     ///
@@ -123,6 +152,28 @@ enum Command {
         a: PathBuf,
         /// The second run: a transcript or a sealed transcript; - reads standard input.
         b: PathBuf,
+        #[command(flatten)]
+        from: FromArgs,
+    },
+    /// Import the tool calls of a Claude Code, OpenAI, Anthropic or MCP log as a
+    /// transcript.
+    ///
+    /// One record per tool call, in call order, each with its own result; warnings on
+    /// stderr for what could not be paired or understood (README, "Import").
+    #[command(after_help = IMPORT_EXAMPLES)]
+    Import {
+        /// The log; - reads standard input.
+        #[arg(value_name = "INPUT")]
+        file: PathBuf,
+        /// The log's format.
+        #[arg(long = "from", value_name = "FORMAT", default_value = "auto")]
+        from: Source,
+        /// Write the transcript to this file (atomically) instead of stdout.
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+        /// Make any warning an error (exit 2).
+        #[arg(long)]
+        strict: bool,
     },
     /// Print the completion script for a shell.
     #[command(after_help = COMPLETIONS_EXAMPLES)]
@@ -137,6 +188,16 @@ enum Command {
     #[command(after_help = VERSION_EXAMPLES)]
     Version,
 }
+
+const IMPORT_EXAMPLES: &str = "\
+Examples:
+  toolreplay import ~/.claude/projects/my-project/session.jsonl > run.jsonl
+  toolreplay import --from openai chat.json -o run.jsonl
+  toolreplay import --from mcp --strict mcp-log.jsonl
+  toolreplay replay --from claude-code session.jsonl
+
+Exit status: 0 imported (warnings, if any, on stderr), 2 the input is invalid or not
+recognised, or --strict and warnings (nothing is written).";
 
 const VERSION_EXAMPLES: &str = "\
 Examples:
@@ -167,6 +228,7 @@ Examples:
   toolreplay replay run.jsonl
   toolreplay replay run.jsonl --mutating-tool send_email --mutating-tool git_commit
   toolreplay replay run.jsonl --format sarif > replay.sarif
+  toolreplay replay --from claude-code ~/.claude/projects/my-project/session.jsonl
   zcat run.jsonl.gz | toolreplay replay -
 
 Exit status: 0 no findings, 1 findings, 2 the audit could not run.";
@@ -217,23 +279,57 @@ Examples:
 Exit status: 0 printed, 1 the chain is broken, 2 the input is unusable.";
 
 fn run(command: Command, colored: bool) -> Result<Outcome, Error> {
+    let stderr = &mut io::stderr();
     match command {
+        Command::Import {
+            file,
+            from,
+            output,
+            strict,
+        } => import::commands::import_command(
+            &file,
+            Options {
+                source: from,
+                strict,
+            },
+            output.as_deref(),
+            stderr,
+        ),
         Command::Replay {
             file,
             mutating_tool,
             format,
-        } => format::replay(&file, &mutating_tool, format, colored),
+            from,
+        } => match from.options() {
+            None => format::replay(&file, &mutating_tool, format, colored),
+            Some(options) => {
+                import::commands::replay(&file, options, &mutating_tool, format, colored, stderr)
+            }
+        },
         Command::Scope {
             file,
             scope,
             format,
-        } => format::scope(&file, &scope, format, colored),
+            from,
+        } => match from.options() {
+            None => format::scope(&file, &scope, format, colored),
+            Some(options) => {
+                import::commands::scope(&file, &scope, options, format, colored, stderr)
+            }
+        },
         Command::Seal {
             file,
             append: Some(sealed),
+            from,
             ..
-        } => append::append(&sealed, &file),
-        Command::Seal { file, output, .. } => commands::seal(&file, output.as_deref()),
+        } => match from.options() {
+            None => append::append(&sealed, &file),
+            Some(options) => import::commands::append(&sealed, &file, options, stderr),
+        },
+        Command::Seal { file, output, from, .. } => match from.options() {
+            None => commands::seal(&file, output.as_deref()),
+            Some(options) => import::commands::seal(&file, options, output.as_deref(), stderr),
+        },
         Command::Verify {
             file,
             head: None,
@@ -273,7 +369,10 @@ fn run(command: Command, colored: bool) -> Result<Outcome, Error> {
         }
         Command::Sign { file, key } => trust::sign(&file, &key),
         Command::Head { file } => trust::head(&file),
-        Command::Diff { a, b } => diff::diff(&a, &b, colored),
+        Command::Diff { a, b, from } => match from.options() {
+            None => diff::diff(&a, &b, colored),
+            Some(options) => import::commands::diff(&a, &b, options, colored, stderr),
+        },
         Command::Completions { shell } => Ok(text(shell::completions(shell, &mut Cli::command()))),
         Command::Man => Ok(text(shell::man(Cli::command()))),
         Command::Version => Ok(Outcome {

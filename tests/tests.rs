@@ -3,5 +3,6 @@
 mod cli;
 mod conformance;
 mod hostile;
+mod imports;
 mod properties;
 mod suite;

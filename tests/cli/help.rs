@@ -5,7 +5,7 @@ use insta::assert_snapshot;
 
 use super::run_in_root;
 
-const SUBCOMMANDS: [&str; 10] = [
+const SUBCOMMANDS: [&str; 11] = [
     "replay",
     "scope",
     "seal",
@@ -13,6 +13,7 @@ const SUBCOMMANDS: [&str; 10] = [
     "head",
     "sign",
     "diff",
+    "import",
     "completions",
     "man",
     "version",
@@ -73,6 +74,7 @@ fn man_page() {
         "SEAL",
         "VERIFY",
         "DIFF",
+        "IMPORT",
         "COMPLETIONS",
         "MAN",
         "VERSION",

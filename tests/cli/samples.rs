@@ -81,3 +81,20 @@ fn version_flag_prints_the_same_as_the_subcommand() {
     assert_eq!(flag.text(), subcommand.text());
     assert_snapshot!(flag.text());
 }
+
+#[test]
+fn replay_from_claude_code_of_the_claude_code_sample() {
+    let run = run_in_root(&[
+        "replay",
+        "--from",
+        "claude-code",
+        "samples/claude-code-session.jsonl",
+    ]);
+    assert_snapshot!(run.text());
+}
+
+#[test]
+fn import_of_the_claude_code_sample() {
+    let run = run_in_root(&["import", "samples/claude-code-session.jsonl"]);
+    assert_snapshot!(run.text());
+}

@@ -1,0 +1,57 @@
+//! Arbitrary bytes through `import::import`, read as every format: it must never
+//! panic, give the same result twice, and whatever it imports must be a strict
+//! transcript that the transcript reader takes back unchanged.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use toolreplay::import::{self, ImportError, Source};
+use toolreplay::transcript::parse_canonical_record;
+
+const SOURCES: [Source; 5] = [
+    Source::Auto,
+    Source::ClaudeCode,
+    Source::Openai,
+    Source::Anthropic,
+    Source::Mcp,
+];
+
+fuzz_target!(|data: &[u8]| {
+    for source in SOURCES {
+        let imported = import::import(data, source);
+        assert_eq!(imported, import::import(data, source), "an import is pure");
+        let imported = match imported {
+            Ok(imported) => imported,
+            Err(ImportError::Input(err)) => {
+                assert!(err.line >= 1);
+                assert!(!err.message.is_empty() && !err.message.contains('\n'));
+                continue;
+            }
+            Err(ImportError::Whole(message)) => {
+                assert!(!message.is_empty() && !message.contains('\n'));
+                continue;
+            }
+        };
+        assert_eq!(imported.detected, source == Source::Auto);
+        assert!(
+            imported.warnings.windows(2).all(|w| w[0].line <= w[1].line),
+            "warnings are sorted by line"
+        );
+        for warning in &imported.warnings {
+            assert!(!warning.message.contains('\n'), "warnings are one line");
+        }
+        let mut transcript = Vec::new();
+        import::write_transcript(&imported.calls, &mut transcript);
+        assert!(transcript.is_ascii(), "a transcript is written in ASCII");
+        let text = std::str::from_utf8(&transcript).expect("ASCII is UTF-8");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), imported.calls.len(), "one record a call");
+        for ((index, line), call) in lines.iter().enumerate().zip(&imported.calls) {
+            let index = index as u64;
+            let record = parse_canonical_record(index + 1, line, index)
+                .unwrap_or_else(|err| panic!("record {index} is invalid: {}", err.message));
+            assert_eq!(record.tool, call.tool);
+            assert_eq!(record.args, call.args, "args are canonical");
+            assert_eq!(record.response, call.response, "the response is canonical");
+        }
+    }
+});

@@ -1,0 +1,823 @@
+//! Importing the logs agents really write into strict transcripts (spec section 1).
+//!
+//! [`import`] reads the bytes of a Claude Code session ([`claude_code`]), an OpenAI
+//! chat history ([`openai`]), an Anthropic Messages API conversation ([`anthropic`])
+//! or an MCP JSON-RPC log ([`mcp`]), and gives its tool calls, each paired with its
+//! own result, in call order, with a [`Warning`] for everything that could not be
+//! paired or understood. [`write_transcript`] writes them as a transcript. Both are
+//! pure: the same bytes give the same transcript and the same warnings.
+//!
+//! # The mapping, for every format
+//!
+//! - One record per tool call, in the order the calls appear in the input; `tool` is
+//!   the tool's name exactly as written (`mcp__server__tool` stays as it is).
+//! - `args` is the call's arguments object as written. OpenAI's
+//!   `function.arguments` is JSON text: it is parsed with the strict parser of
+//!   [`crate::json`] and must be an object.
+//! - `response` is made from the call's own result:
+//!   - Claude Code, OpenAI and Anthropic results have a `content` (a string, a list of
+//!     content blocks, anything): it is kept as it is under `"content"`:
+//!     `{"content": ...}`; a result without `content` gives `{}`. A result flagged as an
+//!     error (`"is_error": true`) keeps the flag: `{"content": ..., "is_error": true}`;
+//!     `"is_error": false` is the same as no flag and is not written.
+//!   - MCP: the JSON-RPC `result` as it is when it is an object (a `CallToolResult`,
+//!     its own `isError` included), `{"content": result}` otherwise; a JSON-RPC error
+//!     gives `{"error": {...}, "is_error": true}`.
+//! - A call without a result (an interrupted run) is kept, with the response
+//!   `{"no_result": true}`, and a warning. A result without a call before it has no
+//!   tool or arguments to make a record of: it is dropped, with a warning.
+//! - Dropped without a warning, since they are not tool calls: text, reasoning
+//!   (`thinking`), images and documents, system prompts, usage and model metadata,
+//!   Claude Code's `summary`, `system`, `file-history-snapshot` and `queue-operation`
+//!   entries and its `toolUseResult` copies, and MCP notifications and other methods
+//!   (`initialize`, `tools/list`, ...) with their responses.
+//! - Anything else that is not understood (a line that is not an object, an entry or
+//!   content block of an unknown type, a message without content, a legacy OpenAI
+//!   `function_call`) is skipped with a warning.
+//! - A tool call or result that is recognisable as one but malformed (a `tool_use`
+//!   without an `id`, arguments that are not an object, a `tools/call` without a
+//!   `name`) is an error: it cannot be imported faithfully, and it must not be lost.
+//!   So is invalid JSON, read with the strictness of transcripts (duplicate keys,
+//!   `NaN`, nesting deeper than 128 levels, invalid UTF-8 are all errors), and
+//!   arguments or a response nested so deep that the record would be deeper than 128
+//!   levels.
+//!
+//! Inputs are read whole, up to [`MAX_IMPORT_BYTES`].
+
+pub mod anthropic;
+pub mod claude_code;
+pub mod commands;
+pub mod mcp;
+pub mod openai;
+
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt::Write as _;
+
+use crate::canonical;
+use crate::json::{self, MAX_DEPTH, Value};
+use crate::report::quote_name;
+use crate::transcript::{LineError, line_text};
+
+/// The largest input read, in bytes: 1 GiB. An input is read whole (its calls are
+/// held until each has its result), so this bounds memory.
+pub const MAX_IMPORT_BYTES: u64 = 1 << 30;
+
+/// The response of a call that has no result.
+pub const NO_RESULT: &[u8] = b"{\"no_result\":true}";
+
+/// The format to read an input as, as `--from` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Source {
+    /// Recognise the format from the content (and say which on stderr).
+    Auto,
+    /// A Claude Code session file (JSONL, from ~/.claude/projects/).
+    ClaudeCode,
+    /// OpenAI chat messages with tool_calls: a JSON array, or JSONL.
+    Openai,
+    /// Anthropic Messages API messages with tool_use/tool_result: a JSON array, or JSONL.
+    Anthropic,
+    /// MCP JSON-RPC 2.0 messages, one a line.
+    Mcp,
+}
+
+/// A format an input was read as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// A Claude Code session.
+    ClaudeCode,
+    /// OpenAI chat messages.
+    Openai,
+    /// Anthropic Messages API messages.
+    Anthropic,
+    /// MCP JSON-RPC messages.
+    Mcp,
+}
+
+impl Format {
+    /// The format's name, as `--from` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::ClaudeCode => "claude-code",
+            Format::Openai => "openai",
+            Format::Anthropic => "anthropic",
+            Format::Mcp => "mcp",
+        }
+    }
+}
+
+/// What a warning is about; the summary counts warnings by kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum WarningKind {
+    /// A call without a result: kept with the response `{"no_result": true}`.
+    NoResult,
+    /// A result without a call: dropped.
+    NoCall,
+    /// An id used again while it was still waiting for a result, or a repeated id
+    /// with different content.
+    RepeatedId,
+    /// A line, entry, message or content block that was not understood: skipped.
+    Skipped,
+}
+
+impl WarningKind {
+    /// How the summary counts `n` warnings of this kind.
+    fn counted(self, n: usize) -> String {
+        let (one, many) = match self {
+            WarningKind::NoResult => ("call without a result", "calls without a result"),
+            WarningKind::NoCall => ("result without a call", "results without a call"),
+            WarningKind::RepeatedId => ("repeated id", "repeated ids"),
+            WarningKind::Skipped => ("skipped item", "skipped items"),
+        };
+        format!("{n} {}", if n == 1 { one } else { many })
+    }
+}
+
+/// Something that did not map cleanly onto the transcript, on a 1-based line of the
+/// input (for a JSON array, the line where the message starts).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    /// The line.
+    pub line: u64,
+    /// What kind of warning it is.
+    pub kind: WarningKind,
+    /// What happened, as a lowercase phrase.
+    pub message: String,
+}
+
+/// One imported call: a record without its index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Call {
+    /// The 1-based line of the call in the input (for a JSON array, the line where
+    /// its message starts).
+    pub line: u64,
+    /// The tool's name; never empty.
+    pub tool: String,
+    /// The canonical encoding of the arguments, an object.
+    pub args: Vec<u8>,
+    /// The canonical encoding of the response, an object.
+    pub response: Vec<u8>,
+}
+
+/// The result of an import.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Imported {
+    /// The format the input was read as.
+    pub format: Format,
+    /// Whether the format was recognised from the content (`--from auto`).
+    pub detected: bool,
+    /// The calls, in call order.
+    pub calls: Vec<Call>,
+    /// The warnings, by line.
+    pub warnings: Vec<Warning>,
+}
+
+/// Why an input could not be imported.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ImportError {
+    /// Invalid or malformed input on a line.
+    Input(LineError),
+    /// The input as a whole is not what was asked for (or not recognised).
+    Whole(String),
+}
+
+impl From<LineError> for ImportError {
+    fn from(err: LineError) -> Self {
+        ImportError::Input(err)
+    }
+}
+
+const EXPECTED: &str = "expected a Claude Code session (JSONL entries with \"type\"), OpenAI chat \
+messages (a JSON array or JSONL with \"role\"), Anthropic Messages API messages (a JSON array \
+with tool_use blocks) or MCP JSON-RPC messages (JSONL with \"jsonrpc\"); name the format with \
+--from";
+
+/// Imports the bytes of an input read as `source`.
+pub fn import(bytes: &[u8], source: Source) -> Result<Imported, ImportError> {
+    let document = Document::read(bytes, source)?;
+    let (format, detected) = match source {
+        Source::Auto => (detect(&document)?, true),
+        Source::ClaudeCode => (Format::ClaudeCode, false),
+        Source::Openai => (Format::Openai, false),
+        Source::Anthropic => (Format::Anthropic, false),
+        Source::Mcp => (Format::Mcp, false),
+    };
+    let mut pairing = Pairing::new(format == Format::ClaudeCode);
+    let items: Items<'_> = match document {
+        Document::Array(items) => Box::new(items.into_iter().map(Ok)),
+        Document::Lines(bytes) => Box::new(json_lines(bytes)),
+    };
+    match format {
+        Format::ClaudeCode => claude_code::read(items, &mut pairing)?,
+        Format::Openai => openai::read(items, &mut pairing)?,
+        Format::Anthropic => anthropic::read(items, &mut pairing)?,
+        Format::Mcp => mcp::read(items, &mut pairing)?,
+    }
+    let (calls, warnings) = pairing.finish();
+    Ok(Imported {
+        format,
+        detected,
+        calls,
+        warnings,
+    })
+}
+
+/// The items of an input: its JSON values with the lines they start on.
+pub(crate) type Items<'a> = Box<dyn Iterator<Item = Result<(u64, Value), LineError>> + 'a>;
+
+/// An input as read: one JSON array (each item with the line it starts on), or
+/// JSON Lines.
+enum Document<'a> {
+    Array(Vec<(u64, Value)>),
+    Lines(&'a [u8]),
+}
+
+impl<'a> Document<'a> {
+    /// Claude Code and MCP are JSON Lines; the others are a JSON array when the first
+    /// byte that is not whitespace is `[`, JSON Lines (one message a line) otherwise.
+    fn read(bytes: &'a [u8], source: Source) -> Result<Self, ImportError> {
+        let array = match source {
+            Source::ClaudeCode | Source::Mcp => false,
+            Source::Auto | Source::Openai | Source::Anthropic => {
+                let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+                body.iter()
+                    .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+                    .is_some_and(|&b| b == b'[')
+            }
+        };
+        if !array {
+            return Ok(Document::Lines(bytes));
+        }
+        let located = json::decode_document(bytes)
+            .and_then(json::parse_located)
+            .map_err(|err| LineError {
+                line: err.line as u64,
+                message: err.to_string(),
+            })?;
+        match located {
+            (Value::Array(items), lines) => Ok(Document::Array(
+                items
+                    .into_iter()
+                    .zip(lines)
+                    .map(|(item, line)| (line as u64, item))
+                    .collect(),
+            )),
+            (other, _) => Err(ImportError::Whole(format!(
+                "expected a JSON array of messages, found {}",
+                other.described()
+            ))),
+        }
+    }
+}
+
+/// The non-blank lines of `bytes`, each parsed as one JSON value, with their 1-based
+/// line numbers (a byte-order mark at the start is skipped, as in transcripts).
+fn json_lines(bytes: &[u8]) -> impl Iterator<Item = Result<(u64, Value), LineError>> + '_ {
+    bytes
+        .split(|&b| b == b'\n')
+        .zip(1u64..)
+        .filter_map(|(bytes, line)| match line_text(line, bytes) {
+            Ok(None) => None,
+            Ok(Some(text)) => {
+                Some(
+                    json::parse(text)
+                        .map(|value| (line, value))
+                        .map_err(|err| LineError {
+                            line,
+                            message: err.to_string(),
+                        }),
+                )
+            }
+            Err(err) => Some(Err(err)),
+        })
+}
+
+/// Recognises the format of a document (see README, "Import").
+///
+/// A JSON array is OpenAI chat messages when a message has `tool_calls` or
+/// `function_call`, or the role `tool`, `system`, `developer` or `function`; it is
+/// Anthropic messages when a message's content has a `tool_use` or `tool_result`
+/// block; an array of messages with neither (no tool calls at all) is read as OpenAI.
+/// JSON Lines are decided by the first line that is an object: `jsonrpc` makes MCP, a
+/// string `type` Claude Code, `role` OpenAI.
+fn detect(document: &Document<'_>) -> Result<Format, ImportError> {
+    match document {
+        Document::Array(items) => {
+            let objects: Vec<&[(String, Value)]> = items
+                .iter()
+                .filter_map(|(_, item)| match item {
+                    Value::Object(members) => Some(members.as_slice()),
+                    _ => None,
+                })
+                .collect();
+            let openai = objects.iter().any(|m| {
+                get(m, "tool_calls").is_some()
+                    || get(m, "function_call").is_some()
+                    || matches!(
+                        get_str(m, "role"),
+                        Some("tool" | "system" | "developer" | "function")
+                    )
+            });
+            let anthropic = || {
+                objects.iter().any(|m| match get(m, "content") {
+                    Some(Value::Array(blocks)) => blocks.iter().any(|block| match block {
+                        Value::Object(b) => {
+                            matches!(get_str(b, "type"), Some("tool_use" | "tool_result"))
+                        }
+                        _ => false,
+                    }),
+                    _ => false,
+                })
+            };
+            if openai {
+                Ok(Format::Openai)
+            } else if anthropic() {
+                Ok(Format::Anthropic)
+            } else if !objects.is_empty() && objects.iter().all(|m| get(m, "role").is_some()) {
+                Ok(Format::Openai)
+            } else {
+                Err(ImportError::Whole(format!(
+                    "unrecognised input: a JSON array, but not of chat messages; {EXPECTED}"
+                )))
+            }
+        }
+        Document::Lines(bytes) => {
+            for parsed in json_lines(bytes) {
+                let (line, value) = parsed.map_err(|err| {
+                    // A line that starts like an object is JSON with a mistake in
+                    // it, told as such; anything else is not JSON at all.
+                    if looks_like_object(bytes, err.line) {
+                        ImportError::Input(err)
+                    } else {
+                        ImportError::Input(LineError {
+                            line: err.line,
+                            message: format!("unrecognised input: {}; {EXPECTED}", err.message),
+                        })
+                    }
+                })?;
+                let Value::Object(members) = value else {
+                    continue;
+                };
+                return if get(&members, "jsonrpc").is_some() {
+                    Ok(Format::Mcp)
+                } else if get_str(&members, "type").is_some() {
+                    Ok(Format::ClaudeCode)
+                } else if get(&members, "role").is_some() {
+                    Ok(Format::Openai)
+                } else {
+                    Err(ImportError::Input(LineError {
+                        line,
+                        message: format!(
+                            "unrecognised input: an object without \"type\", \"role\" or \"jsonrpc\"; {EXPECTED}"
+                        ),
+                    }))
+                };
+            }
+            Err(ImportError::Whole(format!(
+                "unrecognised input: no JSON object in it; {EXPECTED}"
+            )))
+        }
+    }
+}
+
+/// Whether the 1-based line `line` of `bytes` starts, after whitespace, with `{`.
+fn looks_like_object(bytes: &[u8], line: u64) -> bool {
+    bytes
+        .split(|&b| b == b'\n')
+        .nth(line.saturating_sub(1) as usize)
+        .and_then(|text| {
+            text.iter()
+                .find(|b| !matches!(b, b' ' | b'\t' | b'\r' | 0xEF | 0xBB | 0xBF))
+        })
+        == Some(&b'{')
+}
+
+/// A request body (`{"model": ..., "messages": [...]}`) where a message was
+/// expected: an error, since its messages would be skipped one by one otherwise.
+pub(crate) fn request_body(line: u64, message: &[(String, Value)]) -> Result<(), LineError> {
+    if get(message, "messages").is_some() && get(message, "role").is_none() {
+        return Err(LineError {
+            line,
+            message: "a request body, not a message: import its \"messages\" array".to_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// The member `key` of an object's members.
+pub(crate) fn get<'v>(members: &'v [(String, Value)], key: &str) -> Option<&'v Value> {
+    members
+        .binary_search_by(|(k, _)| k.as_bytes().cmp(key.as_bytes()))
+        .ok()
+        .map(|i| &members[i].1)
+}
+
+/// The member `key` of an object's members, when it is a string.
+pub(crate) fn get_str<'v>(members: &'v [(String, Value)], key: &str) -> Option<&'v str> {
+    match get(members, key) {
+        Some(Value::Str(s)) => Some(s),
+        _ => None,
+    }
+}
+
+/// How deep a value nests: 0 for a scalar, 1 for `[]` or `{}`.
+fn depth(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
+        Value::Object(members) => 1 + members.iter().map(|(_, v)| depth(v)).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// The canonical encoding of `value`, an object that becomes a record's `what`
+/// (`args` or `response`): an error when the record would nest deeper than
+/// [`MAX_DEPTH`] levels.
+pub(crate) fn fit(line: u64, what: &str, value: &Value) -> Result<Vec<u8>, LineError> {
+    if depth(value) >= MAX_DEPTH {
+        return Err(LineError {
+            line,
+            message: format!(
+                "the {what} nest deeper than {} levels, too deep for a transcript record ({MAX_DEPTH} levels in all)",
+                MAX_DEPTH - 1
+            ),
+        });
+    }
+    Ok(canonical::encode(value))
+}
+
+/// The response made of a result's `content` (absent: none) and error flag.
+pub(crate) fn content_response(content: Option<&Value>, is_error: bool) -> Value {
+    let mut members = Vec::new();
+    if let Some(content) = content {
+        members.push(("content".to_owned(), content.clone()));
+    }
+    if is_error {
+        members.push(("is_error".to_owned(), Value::Bool(true)));
+    }
+    Value::Object(members)
+}
+
+/// An id as messages show it: its canonical JSON, cut short when long.
+pub(crate) fn shown_id(key: &str) -> String {
+    const LIMIT: usize = 80;
+    if key.chars().count() > LIMIT {
+        let cut: String = key.chars().take(LIMIT).collect();
+        format!("{cut}...")
+    } else {
+        key.to_owned()
+    }
+}
+
+/// What `value` is, for a message: "a string", "an array", ...
+pub(crate) fn described(value: &Value) -> &'static str {
+    value.described()
+}
+
+/// A call waiting for, or paired with, its result.
+struct Pending {
+    line: u64,
+    id: String,
+    call: Call,
+    answered: bool,
+}
+
+/// What a pending id stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Slot {
+    /// The call at this position.
+    Call(usize),
+    /// A request that is not a tool call (MCP), made on this line.
+    Other,
+}
+
+/// Pairs calls with their results by id: a result goes to the first call of its id
+/// still waiting for one, so ids may repeat once answered.
+pub(crate) struct Pairing {
+    calls: Vec<Pending>,
+    waiting: BTreeMap<String, VecDeque<(Slot, u64)>>,
+    /// Claude Code logs a call or result again (a repeated line, a message split over
+    /// lines): a repeat of an id with the same content is the same call.
+    merge_repeats: bool,
+    /// With `merge_repeats`: the position of the call of each id.
+    by_id: BTreeMap<String, usize>,
+    warnings: Vec<Warning>,
+}
+
+impl Pairing {
+    fn new(merge_repeats: bool) -> Self {
+        Pairing {
+            calls: Vec::new(),
+            waiting: BTreeMap::new(),
+            merge_repeats,
+            by_id: BTreeMap::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Adds a warning.
+    pub(crate) fn warn(&mut self, line: u64, kind: WarningKind, message: String) {
+        self.warnings.push(Warning {
+            line,
+            kind,
+            message,
+        });
+    }
+
+    /// Skips something not understood, with a warning.
+    pub(crate) fn skip(&mut self, line: u64, message: String) {
+        self.warn(line, WarningKind::Skipped, format!("skipped {message}"));
+    }
+
+    fn repeated_while_waiting(&mut self, line: u64, id: &str) {
+        if let Some((_, first)) = self.waiting.get(id).and_then(|queue| queue.front()) {
+            let message = format!(
+                "id {} is used again while the request on line {first} is still waiting for its result; results go to the earliest first",
+                shown_id(id)
+            );
+            self.warn(line, WarningKind::RepeatedId, message);
+        }
+    }
+
+    /// A call of `tool` with the canonical arguments `args`, on `line`, with the id
+    /// whose canonical JSON is `id`.
+    pub(crate) fn call(&mut self, line: u64, id: String, tool: String, args: Vec<u8>) {
+        if self.merge_repeats
+            && let Some(&at) = self.by_id.get(&id)
+        {
+            let first = &self.calls[at];
+            if first.call.tool != tool || first.call.args != args {
+                let message = format!(
+                    "tool_use id {} repeats with another call than on line {}; the repeat is skipped",
+                    shown_id(&id),
+                    first.line
+                );
+                self.warn(line, WarningKind::RepeatedId, message);
+            }
+            return;
+        }
+        self.repeated_while_waiting(line, &id);
+        let at = self.calls.len();
+        if self.merge_repeats {
+            self.by_id.insert(id.clone(), at);
+        }
+        self.waiting
+            .entry(id.clone())
+            .or_default()
+            .push_back((Slot::Call(at), line));
+        self.calls.push(Pending {
+            line,
+            id,
+            call: Call {
+                line,
+                tool,
+                args,
+                response: Vec::new(),
+            },
+            answered: false,
+        });
+    }
+
+    /// A request that is not a tool call, whose response is dropped.
+    pub(crate) fn other_request(&mut self, line: u64, id: String) {
+        self.repeated_while_waiting(line, &id);
+        self.waiting
+            .entry(id)
+            .or_default()
+            .push_back((Slot::Other, line));
+    }
+
+    /// Takes what is waiting for the result with id `id`, earliest first.
+    pub(crate) fn take(&mut self, id: &str) -> Option<Slot> {
+        let queue = self.waiting.get_mut(id)?;
+        let (slot, _) = queue.pop_front()?;
+        if queue.is_empty() {
+            self.waiting.remove(id);
+        }
+        Some(slot)
+    }
+
+    /// Gives the call at `at` its response.
+    pub(crate) fn answer(&mut self, at: usize, response: Vec<u8>) {
+        let pending = &mut self.calls[at];
+        pending.call.response = response;
+        pending.answered = true;
+    }
+
+    /// A result with the id `id` and the canonical response `response`, on `line`.
+    pub(crate) fn result(&mut self, line: u64, id: &str, response: Vec<u8>) {
+        if let Some(Slot::Call(at)) = self.take(id) {
+            self.answer(at, response);
+            return;
+        }
+        if self.merge_repeats
+            && let Some(&at) = self.by_id.get(id)
+        {
+            let first = &self.calls[at];
+            if first.call.response != response {
+                let message = format!(
+                    "tool_result for id {} repeats with another result than the first; the repeat is dropped",
+                    shown_id(id)
+                );
+                self.warn(line, WarningKind::RepeatedId, message);
+            }
+            return;
+        }
+        self.warn(
+            line,
+            WarningKind::NoCall,
+            format!(
+                "result for id {} has no call before it; dropped",
+                shown_id(id)
+            ),
+        );
+    }
+
+    /// The calls in order, each without a result given [`NO_RESULT`], and every
+    /// warning, sorted by line (stable, so in the order found on a line).
+    fn finish(mut self) -> (Vec<Call>, Vec<Warning>) {
+        let mut calls = Vec::with_capacity(self.calls.len());
+        for pending in self.calls {
+            let mut call = pending.call;
+            if !pending.answered {
+                self.warnings.push(Warning {
+                    line: pending.line,
+                    kind: WarningKind::NoResult,
+                    message: format!(
+                        "call {} (id {}) has no result; kept with the response {}",
+                        quote_name(&call.tool),
+                        shown_id(&pending.id),
+                        String::from_utf8_lossy(NO_RESULT)
+                    ),
+                });
+                call.response = NO_RESULT.to_vec();
+            }
+            calls.push(call);
+        }
+        self.warnings.sort_by_key(|w| w.line);
+        (calls, self.warnings)
+    }
+}
+
+/// The canonical JSON of an id, the key results are paired by.
+pub(crate) fn id_key(id: &Value) -> String {
+    String::from_utf8_lossy(&canonical::encode(id)).into_owned()
+}
+
+/// Writes the calls as a transcript: one record a line, `index`, `tool`, `args`,
+/// `response` in that order, `args` and `response` in canonical form, every line
+/// ending with LF. The text is ASCII.
+pub fn write_transcript(calls: &[Call], out: &mut Vec<u8>) {
+    for (index, call) in calls.iter().enumerate() {
+        out.extend_from_slice(b"{\"index\":");
+        out.extend_from_slice(index.to_string().as_bytes());
+        out.extend_from_slice(b",\"tool\":");
+        canonical::write_str(&call.tool, out);
+        out.extend_from_slice(b",\"args\":");
+        out.extend_from_slice(&call.args);
+        out.extend_from_slice(b",\"response\":");
+        out.extend_from_slice(&call.response);
+        out.extend_from_slice(b"}\n");
+    }
+}
+
+/// What an import tells on stderr, each line ending with LF: with `--from auto`,
+/// `note: NAME: detected format F`; then each warning as
+/// `warning: NAME:LINE: message`; then, when there were warnings and `strict` is off,
+/// the summary `warning: NAME: N warnings: ...`.
+pub fn diagnostics(imported: &Imported, name: &str, strict: bool) -> String {
+    let mut out = String::new();
+    if imported.detected {
+        let _ = writeln!(
+            out,
+            "note: {name}: detected format {}",
+            imported.format.name()
+        );
+    }
+    for warning in &imported.warnings {
+        let _ = writeln!(out, "warning: {name}:{}: {}", warning.line, warning.message);
+    }
+    if !strict && let Some(summary) = summary(&imported.warnings) {
+        let _ = writeln!(out, "warning: {name}: {summary}");
+    }
+    out
+}
+
+/// `N warnings: 1 call without a result, 2 skipped items`, or `None` without
+/// warnings.
+pub fn summary(warnings: &[Warning]) -> Option<String> {
+    if warnings.is_empty() {
+        return None;
+    }
+    let mut counts: BTreeMap<WarningKind, usize> = BTreeMap::new();
+    for warning in warnings {
+        *counts.entry(warning.kind).or_default() += 1;
+    }
+    let parts: Vec<String> = counts.iter().map(|(kind, &n)| kind.counted(n)).collect();
+    let n = warnings.len();
+    Some(format!(
+        "{n} warning{}: {}",
+        if n == 1 { "" } else { "s" },
+        parts.join(", ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn transcript(bytes: &str, source: Source) -> (String, Vec<Warning>) {
+        let imported = import(bytes.as_bytes(), source).expect("imports");
+        let mut out = Vec::new();
+        write_transcript(&imported.calls, &mut out);
+        (String::from_utf8(out).expect("ASCII"), imported.warnings)
+    }
+
+    #[test]
+    fn detection_follows_the_content() {
+        let cases = [
+            (r#"{"type":"summary","summary":"x"}"#, Format::ClaudeCode),
+            (
+                r#"{"jsonrpc":"2.0","method":"initialize","id":0}"#,
+                Format::Mcp,
+            ),
+            (r#"{"role":"user","content":"hi"}"#, Format::Openai),
+            (r#"[{"role":"user","content":"hi"}]"#, Format::Openai),
+            (
+                r#"[{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"t","input":{}}]}]"#,
+                Format::Anthropic,
+            ),
+            ("\nnull\n{\"type\":\"user\"}\n", Format::ClaudeCode),
+        ];
+        for (text, format) in cases {
+            let imported = import(text.as_bytes(), Source::Auto).expect(text);
+            assert_eq!(
+                (imported.format, imported.detected),
+                (format, true),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn unrecognised_inputs_name_what_was_expected() {
+        for text in ["", "hello", "[1, 2]", "{\"a\": 1}", "null\n"] {
+            let err = import(text.as_bytes(), Source::Auto).expect_err(text);
+            let message = match err {
+                ImportError::Whole(message) => message,
+                ImportError::Input(err) => err.message,
+            };
+            assert!(message.contains("unrecognised input"), "{text}: {message}");
+            assert!(
+                message.ends_with("name the format with --from"),
+                "{message}"
+            );
+        }
+    }
+
+    #[test]
+    fn records_are_canonical_and_in_call_order() {
+        let (text, warnings) = transcript(
+            r#"[{"role":"assistant","content":[
+                {"type":"tool_use","id":"b","name":"second","input":{"z":1,"a":"\u00e9"}},
+                {"type":"tool_use","id":"a","name":"first","input":{}}]},
+               {"role":"user","content":[
+                {"type":"tool_result","tool_use_id":"a","content":"A"},
+                {"type":"tool_result","tool_use_id":"b","content":[{"type":"text","text":"B"}],"is_error":true}]}]"#,
+            Source::Anthropic,
+        );
+        assert_eq!(warnings, []);
+        assert_eq!(
+            text,
+            concat!(
+                r#"{"index":0,"tool":"second","args":{"a":"\u00e9","z":1},"response":{"content":[{"text":"B","type":"text"}],"is_error":true}}"#,
+                "\n",
+                r#"{"index":1,"tool":"first","args":{},"response":{"content":"A"}}"#,
+                "\n"
+            )
+        );
+    }
+
+    fn openai_arguments(nesting: usize) -> String {
+        let args = format!(r#"{{"a":{}{}}}"#, "[".repeat(nesting), "]".repeat(nesting));
+        format!(
+            r#"{{"role":"assistant","tool_calls":[{{"id":"c","function":{{"name":"t","arguments":{}}}}}]}}"#,
+            String::from_utf8(canonical::encode(&Value::Str(args))).expect("ASCII")
+        )
+    }
+
+    #[test]
+    fn records_nest_at_most_128_levels() {
+        // The record (1), the arguments (2) and 126 arrays: 128 levels, read back.
+        let (text, _) = transcript(&openai_arguments(126), Source::Openai);
+        let line = text.lines().next().expect("one record");
+        assert!(crate::transcript::parse_record(1, line, 0).is_ok());
+        // One more is an error, not a record the transcript reader refuses.
+        let err = import(openai_arguments(127).as_bytes(), Source::Openai).expect_err("too deep");
+        assert_eq!(
+            err,
+            ImportError::Input(LineError {
+                line: 1,
+                message: "the arguments nest deeper than 127 levels, too deep for a transcript record (128 levels in all)".to_owned()
+            })
+        );
+    }
+}

@@ -1,0 +1,169 @@
+//! OpenAI chat messages: a JSON array of messages, or JSON Lines with one message a
+//! line.
+//!
+//! Each entry of an assistant message's `tool_calls` is a call: `function.name` is
+//! the tool, and `function.arguments`, JSON text, is parsed with the strict parser of
+//! [`crate::json`] into the `args`, which must be an object. A later message of role
+//! `tool` is the result of the call with its `tool_call_id`: the first call of that
+//! id still waiting for a result (ids repeat within real runs), its response
+//! `{"content": ...}`. Other messages (system, user, assistant text) are dropped; a
+//! message that is not an object or has no string `role`, a tool call of a type other
+//! than `function`, and the legacy `function_call` and `function` role are skipped
+//! with a warning.
+
+use crate::json::{self, Value, quoted_key};
+use crate::transcript::LineError;
+
+use super::{Items, Pairing, content_response, described, fit, get, get_str, id_key, request_body};
+
+/// Reads the messages of `items` into `pairing`.
+pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
+    for item in items {
+        let (line, value) = item?;
+        let Value::Object(message) = value else {
+            pairing.skip(
+                line,
+                format!("message: {}, not an object", described(&value)),
+            );
+            continue;
+        };
+        request_body(line, &message)?;
+        let Some(role) = get_str(&message, "role") else {
+            pairing.skip(line, "message without a string \"role\"".to_owned());
+            continue;
+        };
+        match get(&message, "tool_calls") {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(calls)) => {
+                for (i, call) in calls.iter().enumerate() {
+                    tool_call(line, i, call, pairing)?;
+                }
+            }
+            Some(other) => {
+                return Err(LineError {
+                    line,
+                    message: format!(
+                        "\"tool_calls\" must be an array, found {}",
+                        described(other)
+                    ),
+                });
+            }
+        }
+        if let Some(call) = get(&message, "function_call")
+            && *call != Value::Null
+        {
+            pairing.skip(line, "legacy \"function_call\"".to_owned());
+        }
+        match role {
+            "tool" => tool_message(line, &message, pairing)?,
+            "function" => pairing.skip(line, "legacy \"function\" message".to_owned()),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn tool_call(line: u64, i: usize, call: &Value, pairing: &mut Pairing) -> Result<(), LineError> {
+    let error = |message: String| LineError {
+        line,
+        message: format!("tool_calls[{i}]: {message}"),
+    };
+    let Value::Object(call) = call else {
+        return Err(error(format!("{}, not an object", described(call))));
+    };
+    if let Some(kind) = get_str(call, "type")
+        && kind != "function"
+    {
+        pairing.skip(
+            line,
+            format!("tool_calls[{i}]: a call of type {}", quoted_key(kind)),
+        );
+        return Ok(());
+    }
+    let id = match get(call, "id") {
+        Some(id @ Value::Str(s)) if !s.is_empty() => id_key(id),
+        Some(other) => {
+            return Err(error(format!(
+                "\"id\" must be a non-empty string, found {}",
+                described(other)
+            )));
+        }
+        None => return Err(error("no \"id\"".to_owned())),
+    };
+    let function = match get(call, "function") {
+        Some(Value::Object(function)) => function,
+        Some(other) => {
+            return Err(error(format!(
+                "\"function\" must be an object, found {}",
+                described(other)
+            )));
+        }
+        None => return Err(error("no \"function\"".to_owned())),
+    };
+    let name = match get(function, "name") {
+        Some(Value::Str(s)) if !s.is_empty() => s.clone(),
+        Some(other) => {
+            return Err(error(format!(
+                "\"function.name\" must be a non-empty string, found {}",
+                described(other)
+            )));
+        }
+        None => return Err(error("no \"function.name\"".to_owned())),
+    };
+    let arguments = match get(function, "arguments") {
+        Some(Value::Str(text)) => text,
+        Some(other) => {
+            return Err(error(format!(
+                "\"function.arguments\" must be a string of JSON text, found {}",
+                described(other)
+            )));
+        }
+        None => return Err(error("no \"function.arguments\"".to_owned())),
+    };
+    let args = match json::parse(arguments) {
+        Ok(args @ Value::Object(_)) => args,
+        Ok(other) => {
+            return Err(error(format!(
+                "\"function.arguments\" must hold a JSON object, found {}",
+                described(&other)
+            )));
+        }
+        Err(err) => {
+            return Err(error(format!(
+                "\"function.arguments\" is not valid JSON: {err}"
+            )));
+        }
+    };
+    let args = fit(line, "arguments", &args)?;
+    pairing.call(line, id, name, args);
+    Ok(())
+}
+
+fn tool_message(
+    line: u64,
+    message: &[(String, Value)],
+    pairing: &mut Pairing,
+) -> Result<(), LineError> {
+    let id = match get(message, "tool_call_id") {
+        Some(id @ Value::Str(s)) if !s.is_empty() => id_key(id),
+        Some(other) => {
+            return Err(LineError {
+                line,
+                message: format!(
+                    "tool message: \"tool_call_id\" must be a non-empty string, found {}",
+                    described(other)
+                ),
+            });
+        }
+        None => {
+            return Err(LineError {
+                line,
+                message: "tool message without \"tool_call_id\"".to_owned(),
+            });
+        }
+    };
+    let response = content_response(get(message, "content"), false);
+    let response = fit(line, "response", &response)?;
+    pairing.result(line, &id, response);
+    Ok(())
+}

@@ -1,0 +1,524 @@
+//! `toolreplay import` and `--from` on the audit commands: each format's edge cases
+//! (fixtures in `tests/fixtures/import/`), the warnings and `--strict`, detection,
+//! errors, `--output`, and that `AUDIT --from F x` is `import --from F x` then
+//! `AUDIT`.
+
+use insta::assert_snapshot;
+
+use super::{Dir, ROOT, Run, run_with_stdin};
+
+/// The fixtures: file name and format.
+const FIXTURES: [(&str, &str); 5] = [
+    ("claude-code.jsonl", "claude-code"),
+    ("openai.json", "openai"),
+    ("openai.jsonl", "openai"),
+    ("anthropic.json", "anthropic"),
+    ("mcp.jsonl", "mcp"),
+];
+
+fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(format!("{ROOT}/tests/fixtures/import/{name}")).expect("fixture")
+}
+
+/// A directory holding the fixture `name`.
+fn with_fixture(name: &str) -> Dir {
+    let dir = Dir::new();
+    dir.write(name, fixture(name));
+    dir
+}
+
+/// `import ARGS... NAME` in a directory holding the fixture `name`.
+fn import(name: &str, args: &[&str]) -> Run {
+    let mut all = vec!["import"];
+    all.extend_from_slice(args);
+    all.push(name);
+    with_fixture(name).run(&all)
+}
+
+/// `import ARGS... in.jsonl` on `content`.
+fn import_text(content: &str, args: &[&str]) -> Run {
+    let dir = Dir::new();
+    dir.write("in.jsonl", content);
+    let mut all = vec!["import"];
+    all.extend_from_slice(args);
+    all.push("in.jsonl");
+    dir.run(&all)
+}
+
+// --- each format, with every edge case of its fixture
+
+#[test]
+fn claude_code_session_with_every_edge_case() {
+    // Split messages and repeated lines are merged, parallel calls keep their order,
+    // the sidechain's call is kept where it is, the error result keeps its flag,
+    // `summary`, `system`, snapshot lines, text and thinking are dropped, and the
+    // unknown entry, the stray result and the interrupted call are warned about.
+    assert_snapshot!(import("claude-code.jsonl", &[]).text());
+}
+
+#[test]
+fn openai_array_with_every_edge_case() {
+    // A reused id pairs with the first call of it still waiting.
+    assert_snapshot!(import("openai.json", &[]).text());
+}
+
+#[test]
+fn openai_jsonl_imports_as_the_array_does_with_its_own_lines() {
+    let lines = import("openai.jsonl", &["--from", "openai"]);
+    let array = import("openai.json", &["--from", "openai"]);
+    assert_eq!(lines.stdout, array.stdout);
+    assert_snapshot!(lines.text());
+}
+
+#[test]
+fn anthropic_messages_with_every_edge_case() {
+    assert_snapshot!(import("anthropic.json", &[]).text());
+}
+
+#[test]
+fn mcp_log_with_every_edge_case() {
+    assert_snapshot!(import("mcp.jsonl", &[]).text());
+}
+
+// --- purity, strictness, output
+
+#[test]
+fn importing_twice_gives_identical_bytes() {
+    for (name, format) in FIXTURES {
+        let first = import(name, &["--from", format]);
+        let second = import(name, &["--from", format]);
+        assert_eq!(first.code, 0, "{name}");
+        assert_eq!(first.stdout, second.stdout, "{name}");
+        assert_eq!(first.stderr, second.stderr, "{name}");
+    }
+}
+
+#[test]
+fn every_imported_record_is_a_strict_transcript() {
+    for (name, format) in FIXTURES {
+        let dir = with_fixture(name);
+        let imported = dir.run(&["import", "--from", format, name, "-o", "t.jsonl"]);
+        assert_eq!(imported.code, 0, "{name}");
+        let replayed = dir.run(&["replay", "t.jsonl", "--format", "json"]);
+        assert!(replayed.code < 2, "{name}: {}", replayed.stderr);
+    }
+}
+
+#[test]
+fn strict_makes_warnings_an_error_and_writes_nothing() {
+    assert_snapshot!(import("claude-code.jsonl", &["--strict"]).text());
+}
+
+#[test]
+fn strict_without_warnings_imports() {
+    let content = r#"[{"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "ls", "input": {}}]},
+{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "a b"}]}]"#;
+    assert_snapshot!(import_text(content, &["--strict", "--from", "anthropic"]).text());
+}
+
+#[test]
+fn output_is_written_atomically_and_nothing_goes_to_stdout() {
+    let dir = with_fixture("mcp.jsonl");
+    let run = dir.run(&["import", "--from", "mcp", "mcp.jsonl", "-o", "run.jsonl"]);
+    assert_snapshot!(run.text());
+    let printed = dir.run(&["import", "--from", "mcp", "mcp.jsonl"]);
+    assert_eq!(dir.read("run.jsonl"), printed.stdout.as_bytes());
+    assert_eq!(dir.entries(), ["mcp.jsonl", "run.jsonl"]);
+}
+
+#[test]
+fn output_is_left_alone_on_an_error() {
+    let dir = with_fixture("mcp.jsonl");
+    dir.write("run.jsonl", "kept\n");
+    let run = dir.run(&[
+        "import",
+        "--strict",
+        "--from",
+        "mcp",
+        "mcp.jsonl",
+        "-o",
+        "run.jsonl",
+    ]);
+    assert_eq!(run.code, 2);
+    assert_eq!(dir.read("run.jsonl"), b"kept\n");
+    assert_eq!(dir.entries(), ["mcp.jsonl", "run.jsonl"]);
+}
+
+#[test]
+fn standard_input_is_named_stdin() {
+    let run = run_with_stdin(
+        std::path::Path::new(ROOT),
+        &["import", "-"],
+        fixture("anthropic.json"),
+    );
+    assert_snapshot!(run.text());
+}
+
+// --- detection and errors
+
+#[test]
+fn detection_is_told_on_stderr_and_an_explicit_format_is_not() {
+    let auto = import("mcp.jsonl", &[]);
+    let named = import("mcp.jsonl", &["--from", "mcp"]);
+    assert_eq!(auto.stdout, named.stdout);
+    assert_eq!(
+        auto.stderr,
+        format!("note: mcp.jsonl: detected format mcp\n{}", named.stderr)
+    );
+}
+
+#[test]
+fn an_unrecognised_input_names_what_was_expected() {
+    assert_snapshot!(import_text("just some notes\n", &[]).text());
+}
+
+#[test]
+fn an_object_of_no_known_format_is_unrecognised() {
+    assert_snapshot!(import_text("{\"event\": \"start\"}\n", &[]).text());
+}
+
+#[test]
+fn an_empty_input_is_unrecognised_but_imports_empty_with_a_format() {
+    assert_snapshot!(import_text("", &[]).text());
+    assert_snapshot!(import_text("\n\n", &["--from", "claude-code"]).text());
+}
+
+#[test]
+fn invalid_json_is_an_error_on_its_line() {
+    let content = "{\"type\":\"summary\",\"summary\":\"s\"}\n{\"type\": \"user\", \"message\": {\n";
+    assert_snapshot!(import_text(content, &["--from", "claude-code"]).text());
+}
+
+#[test]
+fn a_duplicate_key_is_an_error() {
+    let content = r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"a","name":"t","input":{"p":1,"p":2}}]}}"#;
+    assert_snapshot!(import_text(content, &[]).text());
+}
+
+#[test]
+fn a_tool_use_whose_input_is_not_an_object_is_an_error() {
+    let content = r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"a","name":"t","input":"ls"}]}}"#;
+    assert_snapshot!(import_text(content, &[]).text());
+}
+
+#[test]
+fn a_tool_use_without_an_id_is_an_error() {
+    let content = r#"[{"role":"assistant","content":[{"type":"tool_use","name":"t","input":{}}]}]"#;
+    assert_snapshot!(import_text(content, &["--from", "anthropic"]).text());
+}
+
+#[test]
+fn openai_arguments_must_be_strict_json_holding_an_object() {
+    let call = |arguments: &str| {
+        let arguments = serde_json::to_string(arguments).expect("JSON string");
+        format!(
+            r#"{{"role":"assistant","tool_calls":[{{"id":"c","type":"function","function":{{"name":"t","arguments":{arguments}}}}}]}}"#
+        )
+    };
+    for (name, arguments) in [
+        ("single_quotes", "{'path': 'a'}"),
+        ("duplicate_key", r#"{"path": "a", "path": "b"}"#),
+        ("an_array", "[1, 2]"),
+        ("empty", ""),
+        ("nan", r#"{"x": NaN}"#),
+    ] {
+        let run = import_text(&format!("{}\n", call(arguments)), &["--from", "openai"]);
+        assert_snapshot!(format!("openai_arguments_{name}"), run.text());
+    }
+}
+
+#[test]
+fn a_tool_message_without_its_call_id_is_an_error() {
+    let content = "[{\"role\": \"tool\", \"content\": \"ok\"}]";
+    assert_snapshot!(import_text(content, &["--from", "openai"]).text());
+}
+
+#[test]
+fn an_mcp_tools_call_without_a_name_is_an_error() {
+    let content = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{}}}"#;
+    assert_snapshot!(import_text(content, &["--from", "mcp"]).text());
+}
+
+#[test]
+fn an_mcp_response_with_result_and_error_is_an_error() {
+    let content = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}"#,
+        "\n"
+    );
+    assert_snapshot!(import_text(content, &["--from", "mcp"]).text());
+}
+
+#[test]
+fn arguments_too_deep_for_a_record_are_an_error() {
+    let deep = format!("{}{}", "[".repeat(127), "]".repeat(127));
+    let arguments = serde_json::to_string(&format!(r#"{{"a":{deep}}}"#)).expect("JSON");
+    let content = format!(
+        r#"{{"role":"assistant","tool_calls":[{{"id":"c","function":{{"name":"t","arguments":{arguments}}}}}]}}"#
+    );
+    assert_snapshot!(import_text(&content, &["--from", "openai"]).text());
+}
+
+#[test]
+fn a_json_array_that_is_not_of_messages_is_an_error() {
+    assert_snapshot!(import_text("[1, 2, 3]\n", &[]).text());
+    assert_snapshot!(import_text("{\"messages\": []}\n", &["--from", "anthropic"]).text());
+}
+
+#[test]
+fn a_missing_input_is_an_error() {
+    assert_snapshot!(Dir::new().run(&["import", "nope.jsonl"]).text());
+}
+
+// --- --from on the audit commands
+
+/// `AUDIT --from F x` gives what `import --from F x -o t.jsonl` then `AUDIT t.jsonl`
+/// gives: the same stdout and exit code, and the import's stderr.
+fn assert_same_as_import_then(audit: &[&str], name: &str, format: &str) {
+    let dir = with_fixture(name);
+    dir.write(
+        "scope.json",
+        r#"{"agent": "a", "allowed_tools": ["read_file", "Read"]}"#,
+    );
+    let imported = dir.run(&["import", "--from", format, name, "-o", "t.jsonl"]);
+    let mut then: Vec<&str> = audit.to_vec();
+    then.insert(1, "t.jsonl");
+    let after = dir.run(&then);
+    let mut direct: Vec<&str> = audit.to_vec();
+    direct.insert(1, name);
+    direct.extend_from_slice(&["--from", format]);
+    let direct = dir.run(&direct);
+    assert_eq!(direct.code, after.code, "{audit:?} {name}");
+    assert_eq!(
+        direct.stdout,
+        after.stdout.replace("t.jsonl", name),
+        "{audit:?} {name}"
+    );
+    assert_eq!(direct.stderr, imported.stderr, "{audit:?} {name}");
+}
+
+#[test]
+fn audits_with_from_are_import_then_the_audit() {
+    for (name, format) in FIXTURES {
+        assert_same_as_import_then(&["replay"], name, format);
+        assert_same_as_import_then(&["replay", "--mutating-tool", "Edit"], name, format);
+        assert_same_as_import_then(&["scope", "scope.json"], name, format);
+        assert_same_as_import_then(&["seal"], name, format);
+    }
+}
+
+#[test]
+fn replay_from_claude_code() {
+    let dir = with_fixture("claude-code.jsonl");
+    let run = dir.run(&["replay", "--from", "claude-code", "claude-code.jsonl"]);
+    assert_snapshot!(run.text());
+}
+
+#[test]
+fn replay_from_auto_says_what_it_detected() {
+    let dir = with_fixture("anthropic.json");
+    assert_snapshot!(
+        dir.run(&["replay", "--from", "auto", "anthropic.json"])
+            .text()
+    );
+}
+
+#[test]
+fn replay_from_strict_refuses_warnings() {
+    let dir = with_fixture("mcp.jsonl");
+    let run = dir.run(&["replay", "--from", "mcp", "--strict", "mcp.jsonl"]);
+    assert_snapshot!(run.text());
+}
+
+#[test]
+fn replay_from_in_json_names_the_input_and_the_lines_of_the_calls_in_it() {
+    // JSON and SARIF reports place a finding on its call's line in the input, not on
+    // a line of the transcript made of it.
+    let dir = with_fixture("mcp.jsonl");
+    let run = dir.run(&["replay", "--from", "mcp", "mcp.jsonl", "--format", "json"]);
+    assert_snapshot!(run.text());
+}
+
+#[test]
+fn scope_from_in_json_places_findings_in_the_input() {
+    let dir = with_fixture("openai.json");
+    dir.write(
+        "scope.json",
+        r#"{"agent": "agent", "allowed_tools": ["get_user"]}"#,
+    );
+    let run = dir.run(&[
+        "scope",
+        "--from",
+        "openai",
+        "openai.json",
+        "scope.json",
+        "--format",
+        "json",
+    ]);
+    assert_snapshot!(run.text());
+}
+
+#[test]
+fn replay_from_standard_input() {
+    let run = run_with_stdin(
+        std::path::Path::new(ROOT),
+        &["replay", "--from", "mcp", "-"],
+        fixture("mcp.jsonl"),
+    );
+    assert_snapshot!(run.text());
+}
+
+#[test]
+fn replay_from_an_invalid_input_names_it() {
+    let dir = Dir::new();
+    dir.write("chat.json", "[{\"role\": \"tool\"}]");
+    assert_snapshot!(dir.run(&["replay", "--from", "openai", "chat.json"]).text());
+}
+
+#[test]
+fn scope_from_claude_code() {
+    let dir = with_fixture("claude-code.jsonl");
+    dir.write(
+        "scope.json",
+        r#"{"agent": "shop-fixer", "allowed_tools": ["Read", "Grep", "Task", "Bash"]}"#,
+    );
+    let run = dir.run(&[
+        "scope",
+        "claude-code.jsonl",
+        "scope.json",
+        "--from",
+        "claude-code",
+    ]);
+    assert_snapshot!(run.text());
+}
+
+#[test]
+fn seal_from_writes_the_output_file() {
+    let dir = with_fixture("anthropic.json");
+    let run = dir.run(&[
+        "seal",
+        "--from",
+        "anthropic",
+        "anthropic.json",
+        "-o",
+        "sealed.jsonl",
+    ]);
+    assert_eq!(
+        run.text(),
+        "exit: 0\n--- stdout\n--- stderr\nwarning: anthropic.json:57: skipped content block of type \"server_tool_use\"\nwarning: anthropic.json: 1 warning: 1 skipped item\n"
+    );
+    let verified = dir.run(&["verify", "sealed.jsonl"]);
+    assert_eq!(
+        verified.text(),
+        "exit: 0\n--- stdout\nchain: intact\n--- stderr\n"
+    );
+}
+
+#[test]
+fn seal_append_from_imports_the_new_calls() {
+    let dir = with_fixture("mcp.jsonl");
+    dir.write("anthropic.json", fixture("anthropic.json"));
+    let sealed = dir.run(&[
+        "seal",
+        "--from",
+        "anthropic",
+        "anthropic.json",
+        "-o",
+        "s.jsonl",
+    ]);
+    assert_eq!(sealed.code, 0);
+    let appended = dir.run(&["seal", "--append", "s.jsonl", "--from", "mcp", "mcp.jsonl"]);
+    assert_snapshot!(appended.text());
+    let verified = dir.run(&["verify", "s.jsonl"]);
+    assert_eq!(verified.stdout, "chain: intact\n");
+    let whole = dir.run(&["diff", "s.jsonl", "s.jsonl"]);
+    assert_eq!(whole.stdout, "runs: same\ncalls: 9\n");
+}
+
+#[test]
+fn diff_from_imports_both_runs() {
+    let dir = with_fixture("openai.json");
+    dir.write("openai.jsonl", fixture("openai.jsonl"));
+    let same = dir.run(&["diff", "openai.json", "openai.jsonl", "--from", "openai"]);
+    assert_snapshot!(same.text());
+}
+
+#[test]
+fn diff_from_tells_where_two_imports_differ() {
+    let dir = with_fixture("anthropic.json");
+    let text = String::from_utf8(fixture("anthropic.json")).expect("UTF-8");
+    dir.write("edited.json", text.replace("Oslo", "Bergen"));
+    let run = dir.run(&[
+        "diff",
+        "anthropic.json",
+        "edited.json",
+        "--from",
+        "anthropic",
+    ]);
+    assert_snapshot!(run.text());
+}
+
+#[test]
+fn strict_needs_from() {
+    let dir = with_fixture("mcp.jsonl");
+    assert_snapshot!(dir.run(&["replay", "--strict", "mcp.jsonl"]).text());
+}
+
+#[test]
+fn without_from_audits_read_a_strict_transcript_as_before() {
+    // A Claude Code session is not a transcript: the error of the transcript reader.
+    let dir = with_fixture("claude-code.jsonl");
+    assert_snapshot!(dir.run(&["replay", "claude-code.jsonl"]).text());
+}
+
+#[test]
+fn sealed_file_commands_do_not_take_from() {
+    let dir = with_fixture("mcp.jsonl");
+    for command in ["verify", "head"] {
+        let run = dir.run(&[command, "--from", "mcp", "mcp.jsonl"]);
+        assert_eq!(run.code, 2, "{command}");
+        assert!(
+            run.stderr
+                .starts_with("error: unexpected argument '--from' found"),
+            "{command}: {}",
+            run.stderr
+        );
+    }
+}
+
+// --- hostile and odd inputs
+
+#[test]
+fn a_million_levels_of_nesting_is_one_error() {
+    let deep = format!("{}{}\n", "[".repeat(1_000_000), "]".repeat(1_000_000));
+    for format in ["auto", "claude-code", "openai", "anthropic", "mcp"] {
+        let run = import_text(&deep, &["--from", format]);
+        assert_eq!(
+            run.text(),
+            "exit: 2\n--- stdout\n--- stderr\nerror: in.jsonl:1: nesting deeper than 128 levels of objects and arrays at column 129\n",
+            "{format}"
+        );
+    }
+}
+
+#[test]
+fn a_byte_order_mark_crlf_line_ends_and_blank_lines_are_read_as_in_transcripts() {
+    let content = concat!(
+        "\u{feff}{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"t\"}}\r\n",
+        "\r\n",
+        "  \t\n",
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"ok\":true}}\r\n"
+    );
+    assert_snapshot!(import_text(content, &[]).text());
+}
+
+#[test]
+fn invalid_utf8_is_an_error_on_its_line() {
+    let dir = Dir::new();
+    dir.write(
+        "in.jsonl",
+        b"{\"type\":\"summary\"}\n{\"type\":\"user\",\"x\":\"\xff\"}\n",
+    );
+    assert_snapshot!(dir.run(&["import", "in.jsonl"]).text());
+}
