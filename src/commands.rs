@@ -14,6 +14,7 @@ use crate::scope::{Scope, ScopeAudit, ScopeReport};
 use crate::spool::{Spool, SpoolError};
 use crate::transcript::{
     CanonicalRecord, ReadError, UnplacedRecord, parse_link, parse_unplaced_record,
+    parse_unplaced_record_with_tree,
 };
 
 /// The largest scope file read, in bytes.
@@ -172,11 +173,41 @@ pub fn read_scope(path: &Path) -> Result<Scope, Error> {
 /// The scope audit of the transcript at `path` against the scope file at
 /// `scope_path` (read first).
 pub fn scope_report(path: &Path, scope_path: &Path) -> Result<ScopeReport, Error> {
-    let mut audit = ScopeAudit::new(read_scope(scope_path)?);
+    let mut scope = read_scope(scope_path)?;
+    if let Some(policy) = scope.policy.take() {
+        return policy_report(path, scope, &policy);
+    }
+    let mut audit = ScopeAudit::new(scope);
     for_each_record(path, |line, record| {
         audit.observe_call(line, record.index, &record.tool, &record.args);
         Ok(())
     })?;
+    Ok(audit.finish())
+}
+
+/// The scope audit with policy rules: each call is checked alone on the parsing
+/// threads, and only the order-dependent rules (budgets, flows) on the walk.
+fn policy_report(
+    path: &Path,
+    scope: Scope,
+    policy: &crate::policy::Policy,
+) -> Result<ScopeReport, Error> {
+    let mut audit = ScopeAudit::with_sequence(scope, policy.sequence());
+    let parse = |line, text: &str| {
+        let (unplaced, response) = parse_unplaced_record_with_tree(line, text)?;
+        let found = policy.check(unplaced.tool(), unplaced.args(), &response);
+        Ok((unplaced, found))
+    };
+    let mut count = 0;
+    pipeline::run(open(path)?, parse, |line, (unplaced, found)| {
+        let record = unplaced
+            .place(count)
+            .map_err(|err| input_error(path, ReadError::Input(err)))?;
+        count += 1;
+        audit.observe_checked(line, record.index, &record.tool, &record.args, found);
+        Ok(())
+    })
+    .map_err(|stop| stopped(path, stop))?;
     Ok(audit.finish())
 }
 

@@ -160,8 +160,19 @@ struct Fields {
 
 impl Fields {
     fn parse(line: u64, text: &str, known: &[&str]) -> Result<Self, LineError> {
+        Self::parse_with(line, text, known, &["args", "response"])
+    }
+
+    /// Like `parse`, with the fields named in `canonical` kept in canonical form and
+    /// the others parsed into trees.
+    fn parse_with(
+        line: u64,
+        text: &str,
+        known: &[&str],
+        canonical: &[&str],
+    ) -> Result<Self, LineError> {
         let error = |message: String| LineError { line, message };
-        let fields = match json::parse_fields(text, &["args", "response"]) {
+        let fields = match json::parse_fields(text, canonical) {
             Ok(Ok(fields)) => fields,
             Ok(Err(kind)) => {
                 return Err(error(format!(
@@ -222,6 +233,13 @@ impl Fields {
         }
     }
 
+    fn tree_object(&mut self, name: &str) -> Result<Value, LineError> {
+        match self.take(name)? {
+            FieldValue::Tree(value @ Value::Object(_)) => Ok(value),
+            other => Err(self.wrong_type(name, "an object", &other)),
+        }
+    }
+
     fn object(&mut self, name: &str) -> Result<Vec<u8>, LineError> {
         match self.take(name)? {
             FieldValue::Canonical(bytes, Kind::Object) => Ok(bytes),
@@ -260,6 +278,16 @@ pub struct UnplacedRecord {
 }
 
 impl UnplacedRecord {
+    /// The tool's name.
+    pub fn tool(&self) -> &str {
+        &self.record.tool
+    }
+
+    /// The canonical encoding of the arguments.
+    pub fn args(&self) -> &[u8] {
+        &self.record.args
+    }
+
     /// The replay fingerprints of the call and its response.
     pub fn fingerprints(&self) -> (crate::replay::Fingerprint, crate::replay::Fingerprint) {
         crate::replay::fingerprints(&self.record.tool, &self.record.args, &self.record.response)
@@ -300,6 +328,36 @@ pub fn parse_unplaced_record(line: u64, text: &str) -> Result<UnplacedRecord, Li
             response,
         },
     })
+}
+
+/// Parses the transcript line `text` like [`parse_unplaced_record`], but gives the
+/// response as a tree beside the record, whose `response` is then left empty: for
+/// audits that look inside responses and never compare them.
+pub fn parse_unplaced_record_with_tree(
+    line: u64,
+    text: &str,
+) -> Result<(UnplacedRecord, Value), LineError> {
+    let mut fields = Fields::parse_with(
+        line,
+        text,
+        &["args", "index", "response", "tool"],
+        &["args"],
+    )?;
+    let index = fields.integer("index")?;
+    let tool = fields.non_empty_string("tool")?;
+    let args = fields.object("args")?;
+    let response = fields.tree_object("response")?;
+    let unplaced = UnplacedRecord {
+        line,
+        index,
+        record: CanonicalRecord {
+            index: 0,
+            tool,
+            args,
+            response: Vec::new(),
+        },
+    };
+    Ok((unplaced, response))
 }
 
 /// Parses the transcript line `text` (physical line `line`), which must be the record

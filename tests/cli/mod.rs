@@ -13,6 +13,7 @@ mod errors;
 mod formats;
 mod head;
 mod help;
+mod policy;
 mod readme;
 mod replay;
 mod samples;
