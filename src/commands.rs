@@ -14,7 +14,6 @@ use crate::scope::{Scope, ScopeAudit, ScopeReport};
 use crate::spool::{Spool, SpoolError};
 use crate::transcript::{
     CanonicalRecord, ReadError, UnplacedRecord, parse_link, parse_unplaced_record,
-    parse_unplaced_record_with_tree,
 };
 
 /// The largest scope file read, in bytes.
@@ -194,8 +193,8 @@ fn policy_report(
 ) -> Result<ScopeReport, Error> {
     let mut audit = ScopeAudit::with_sequence(scope, policy.sequence());
     let parse = |line, text: &str| {
-        let (unplaced, response) = parse_unplaced_record_with_tree(line, text)?;
-        let found = policy.check(unplaced.tool(), unplaced.args(), &response);
+        let unplaced = parse_unplaced_record(line, text)?;
+        let found = policy.check(unplaced.tool(), unplaced.args(), unplaced.response());
         Ok((unplaced, found))
     };
     let mut count = 0;

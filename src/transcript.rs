@@ -160,19 +160,8 @@ struct Fields {
 
 impl Fields {
     fn parse(line: u64, text: &str, known: &[&str]) -> Result<Self, LineError> {
-        Self::parse_with(line, text, known, &["args", "response"])
-    }
-
-    /// Like `parse`, with the fields named in `canonical` kept in canonical form and
-    /// the others parsed into trees.
-    fn parse_with(
-        line: u64,
-        text: &str,
-        known: &[&str],
-        canonical: &[&str],
-    ) -> Result<Self, LineError> {
         let error = |message: String| LineError { line, message };
-        let fields = match json::parse_fields(text, canonical) {
+        let fields = match json::parse_fields(text, &["args", "response"]) {
             Ok(Ok(fields)) => fields,
             Ok(Err(kind)) => {
                 return Err(error(format!(
@@ -233,13 +222,6 @@ impl Fields {
         }
     }
 
-    fn tree_object(&mut self, name: &str) -> Result<Value, LineError> {
-        match self.take(name)? {
-            FieldValue::Tree(value @ Value::Object(_)) => Ok(value),
-            other => Err(self.wrong_type(name, "an object", &other)),
-        }
-    }
-
     fn object(&mut self, name: &str) -> Result<Vec<u8>, LineError> {
         match self.take(name)? {
             FieldValue::Canonical(bytes, Kind::Object) => Ok(bytes),
@@ -288,6 +270,11 @@ impl UnplacedRecord {
         &self.record.args
     }
 
+    /// The canonical encoding of the response.
+    pub fn response(&self) -> &[u8] {
+        &self.record.response
+    }
+
     /// The replay fingerprints of the call and its response.
     pub fn fingerprints(&self) -> (crate::replay::Fingerprint, crate::replay::Fingerprint) {
         crate::replay::fingerprints(&self.record.tool, &self.record.args, &self.record.response)
@@ -328,36 +315,6 @@ pub fn parse_unplaced_record(line: u64, text: &str) -> Result<UnplacedRecord, Li
             response,
         },
     })
-}
-
-/// Parses the transcript line `text` like [`parse_unplaced_record`], but gives the
-/// response as a tree beside the record, whose `response` is then left empty: for
-/// audits that look inside responses and never compare them.
-pub fn parse_unplaced_record_with_tree(
-    line: u64,
-    text: &str,
-) -> Result<(UnplacedRecord, Value), LineError> {
-    let mut fields = Fields::parse_with(
-        line,
-        text,
-        &["args", "index", "response", "tool"],
-        &["args"],
-    )?;
-    let index = fields.integer("index")?;
-    let tool = fields.non_empty_string("tool")?;
-    let args = fields.object("args")?;
-    let response = fields.tree_object("response")?;
-    let unplaced = UnplacedRecord {
-        line,
-        index,
-        record: CanonicalRecord {
-            index: 0,
-            tool,
-            args,
-            response: Vec::new(),
-        },
-    };
-    Ok((unplaced, response))
 }
 
 /// Parses the transcript line `text` (physical line `line`), which must be the record

@@ -3,14 +3,15 @@
 //! The built-in detectors follow the well-known patterns of established secret
 //! scanners, each written here as a regular expression for the linear-time `regex`
 //! engine, some followed by a check of what matched (Luhn for card numbers, Shannon
-//! entropy for assignments, digit counts for phone numbers). A scanner combines the
-//! detectors chosen for a tool into one `RegexSet`, so a string is read once whatever
-//! their number, and only the detectors that matched somewhere look again, to check.
+//! entropy for assignments, digit counts for phone numbers). A scanner combines cheap
+//! prefilters of the detectors chosen for a tool (a literal prefix and little more,
+//! each matching wherever its detector can) into one `RegexSet`, so a string is read
+//! once whatever their number, and only the detectors whose prefilter matched read it
+//! again with their full pattern and check.
 
 use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 
 use super::pointer::push_token;
-use crate::json::Value;
 
 /// The longest user pattern accepted, in bytes.
 pub const MAX_PATTERN_BYTES: usize = 4096;
@@ -54,6 +55,9 @@ struct Builtin {
     name: &'static str,
     group: Group,
     pattern: &'static str,
+    /// A cheap pattern that matches wherever `pattern` does (and more): what the
+    /// combined pass looks for, before `pattern` confirms.
+    prefilter: &'static str,
     check: Option<Check>,
     /// The shortest text it can match, in bytes.
     min_len: usize,
@@ -66,6 +70,7 @@ const KEY_WORDS: &str = r"(?i-u:api[_-]?key|apikey|secret|token|passw(?:or)?d|pw
 const BUILTINS: &[Builtin] = &[
     Builtin {
         name: "aws-access-key-id",
+        prefilter: r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]",
         group: Group::Secrets,
         pattern: r"(?-u:\b)(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?-u:\b)",
         check: None,
@@ -73,6 +78,7 @@ const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         name: "bearer-token",
+        prefilter: r"(?i-u:bearer)[ \t]",
         group: Group::Secrets,
         pattern: r"(?-u:\b)(?i-u:bearer)[ \t]+(?P<v>[A-Za-z0-9._~+/-]{20,}=*)",
         check: Some(has_digit_and_letter_check),
@@ -80,6 +86,7 @@ const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         name: "email-address",
+        prefilter: r"[A-Za-z0-9._%+-]@[A-Za-z0-9]",
         group: Group::PersonalData,
         pattern: r"[A-Za-z0-9._%+-]+@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24}(?-u:\b)",
         check: Some(email_check),
@@ -87,6 +94,7 @@ const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         name: "github-token",
+        prefilter: r"gh[pousr]_[A-Za-z0-9]|github_pat_",
         group: Group::Secrets,
         pattern: r"(?-u:\b)(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{82})(?-u:\b)",
         check: None,
@@ -94,6 +102,7 @@ const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         name: "gitlab-token",
+        prefilter: r"glpat-",
         group: Group::Secrets,
         pattern: r"(?-u:\b)glpat-[A-Za-z0-9_-]{20}",
         check: None,
@@ -101,6 +110,7 @@ const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         name: "google-api-key",
+        prefilter: r"AIza[0-9A-Za-z_-]",
         group: Group::Secrets,
         pattern: r"(?-u:\b)AIza[0-9A-Za-z_-]{35}",
         check: None,
@@ -108,6 +118,7 @@ const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         name: "high-entropy-assignment",
+        prefilter: r#"(?i-u:api[_-]?key|apikey|secret|token|passw(?:or)?d|pwd|access[_-]?key|client[_-]?secret|auth[_-]?token|credential)[A-Za-z0-9_-]{0,16}["']?[ \t]*[:=]"#,
         group: Group::Secrets,
         pattern: r#"(?i-u:api[_-]?key|apikey|secret|token|passw(?:or)?d|pwd|access[_-]?key|client[_-]?secret|auth[_-]?token|credential)[A-Za-z0-9_-]{0,16}["']?[ \t]*(?::|=|:=|=>)[ \t]*["']?(?P<v>[A-Za-z0-9_+/=.~-]{16,})"#,
         check: Some(high_entropy),
@@ -115,6 +126,7 @@ const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         name: "payment-card",
+        prefilter: r"[0-9](?:[ -]?[0-9]){12}",
         group: Group::PersonalData,
         pattern: r"(?-u:\b)(?:[0-9][ -]?){12,18}[0-9](?-u:\b)",
         check: Some(card_check),
@@ -122,6 +134,7 @@ const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         name: "phone-number",
+        prefilter: r"\+[1-9]|\(?[2-9][0-9]{2}\)?[ .-]?[2-9][0-9]{2}[ .-][0-9]{4}",
         group: Group::PersonalData,
         pattern: r"\+[1-9][0-9]{0,3}(?:[ .-]?\(?[0-9]{1,4}\)?){1,5}[ .-]?[0-9]{2,6}(?-u:\b)|\(?[2-9][0-9]{2}\)?[ .-]?[2-9][0-9]{2}[ .-][0-9]{4}(?-u:\b)",
         check: Some(phone_check),
@@ -129,6 +142,7 @@ const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         name: "private-key",
+        prefilter: r"-----BEGIN",
         group: Group::Secrets,
         pattern: r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----",
         check: None,
@@ -136,6 +150,7 @@ const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         name: "slack-token",
+        prefilter: r"xox[abposr]-|hooks\.slack\.com/(?:services|workflows)/",
         group: Group::Secrets,
         pattern: r"(?-u:\b)xox[abposr]-[A-Za-z0-9-]{10,}|hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9+/]{20,}",
         check: None,
@@ -253,7 +268,9 @@ fn phone_check(hay: &str, start: usize, end: usize) -> bool {
 #[derive(Debug)]
 struct Detector {
     name: String,
-    pattern: String,
+    /// What the scanner's combined pass looks for: the built-ins' prefilter, the
+    /// whole pattern of a user detector.
+    prefilter: String,
     regex: Regex,
     check: Option<Check>,
     min_len: usize,
@@ -278,7 +295,7 @@ impl Library {
                 Regex::new(builtin.pattern).map_err(|err| (usize::MAX, regex_error(&err)))?;
             detectors.push(Detector {
                 name: builtin.name.to_owned(),
-                pattern: builtin.pattern.to_owned(),
+                prefilter: builtin.prefilter.to_owned(),
                 regex,
                 check: builtin.check,
                 min_len: builtin.min_len,
@@ -298,7 +315,7 @@ impl Library {
             }
             detectors.push(Detector {
                 name: name.clone(),
-                pattern: pattern.clone(),
+                prefilter: pattern.clone(),
                 regex,
                 check: None,
                 min_len: 1,
@@ -343,30 +360,54 @@ impl Library {
         let mut members: Vec<usize> = chosen.to_vec();
         members.sort_by(|&a, &b| self.detectors[a].name.cmp(&self.detectors[b].name));
         members.dedup();
-        let set = RegexSetBuilder::new(members.iter().map(|&i| &self.detectors[i].pattern))
+        let set = RegexSetBuilder::new(members.iter().map(|&i| &self.detectors[i].prefilter))
             .size_limit(SET_SIZE_LIMIT)
             .dfa_size_limit(DFA_SIZE_LIMIT)
             .build()
             .map_err(|err| regex_error(&err))?;
+        let joined = regex_automata::meta::Regex::builder()
+            .configure(
+                regex_automata::meta::Config::new()
+                    .auto_prefilter(false)
+                    .nfa_size_limit(Some(SET_SIZE_LIMIT))
+                    .hybrid_cache_capacity(DFA_SIZE_LIMIT),
+            )
+            .build_many(
+                &members
+                    .iter()
+                    .map(|&i| self.detectors[i].prefilter.as_str())
+                    .collect::<Vec<_>>(),
+            )
+            .map_err(|err| one_line(&err.to_string()))?;
         let min_len = members
             .iter()
             .map(|&i| self.detectors[i].min_len)
             .min()
             .unwrap_or(usize::MAX);
         let assignment = self.assignment.filter(|a| members.contains(a));
+        let joinable = members.iter().all(|&i| {
+            let d = &self.detectors[i];
+            d.check.is_some()
+                || !d.prefilter.contains(['^', '$'])
+                    && !d.prefilter.contains("\\A")
+                    && !d.prefilter.contains("\\z")
+        });
         Ok(Scanner {
             set,
+            joined,
             members,
             min_len,
             assignment,
+            joinable,
         })
     }
 
-    /// Whether detector `index`, which matched somewhere in `text`, holds on a match.
+    /// Whether detector `index`, whose prefilter matched somewhere in `text`,
+    /// matches there and its check holds on a match.
     fn confirm(&self, index: usize, text: &str) -> bool {
         let detector = &self.detectors[index];
         let Some(check) = detector.check else {
-            return true;
+            return detector.regex.is_match(text);
         };
         detector.regex.captures_iter(text).any(|caps| {
             caps.name("v")
@@ -378,10 +419,16 @@ impl Library {
     /// Whether the string `value` of the member named `key` is a high-entropy secret
     /// assigned to a secret-like name.
     fn assigned(&self, key: &str, value: &str) -> bool {
-        self.key_words.is_match(key)
+        value.len() >= MIN_ASSIGNED
             && self.assigned_value.is_match(value)
+            && self.key_words.is_match(key)
             && high_entropy(value, 0, value.len())
     }
+}
+
+/// `text` on one line.
+fn one_line(text: &str) -> String {
+    text.lines().map(str::trim).collect::<Vec<_>>().join(" ")
 }
 
 /// A regex error on one line: its last line, without the `error: ` of syntax errors.
@@ -406,10 +453,17 @@ fn regex_error(err: &regex::Error) -> String {
 #[derive(Debug)]
 pub struct Scanner {
     set: RegexSet,
+    /// The same prefilters for the first pass over the joined strings: a lazy DFA
+    /// alone, without the literal search the `regex` crate would put before it,
+    /// which costs more than it saves where words like "token" are common.
+    joined: regex_automata::meta::Regex,
     /// Detector indices by slot of `set`, in name order.
     members: Vec<usize>,
     min_len: usize,
     assignment: Option<usize>,
+    /// Whether a first pass over all strings at once may rule a response out: not
+    /// when a user pattern has anchors, which a joined text would change.
+    joinable: bool,
 }
 
 /// A detector that matched in a response: where, and which.
@@ -426,7 +480,7 @@ pub struct Hit {
 impl Scanner {
     /// The detectors that match `text`, in name order.
     fn scan_str(&self, library: &Library, text: &str, found: &mut Vec<usize>) {
-        if text.len() < self.min_len || !self.set.is_match(text) {
+        if text.len() < self.min_len {
             return;
         }
         for slot in self.set.matches(text).iter() {
@@ -437,67 +491,283 @@ impl Scanner {
         }
     }
 
-    /// Every hit in `value`, in the order of its canonical encoding (members by key,
-    /// each key before its value), and by detector name on one string.
-    pub fn scan(&self, library: &Library, value: &Value) -> Vec<Hit> {
-        let mut hits = Vec::new();
-        let mut pointer = String::new();
-        let mut found = Vec::new();
-        self.walk(library, value, None, &mut pointer, &mut found, &mut hits);
-        hits
+    /// Every hit in the canonical encoding `canonical` of a value, in its order
+    /// (members by key, each key before its value), and by detector name on one
+    /// string. Text that is not a canonical encoding gives what it gives, without
+    /// panicking.
+    pub fn scan(&self, library: &Library, canonical: &[u8]) -> Vec<Hit> {
+        if self.joinable && !self.may_match(library, canonical) {
+            return Vec::new();
+        }
+        let mut walk = Walk {
+            scanner: self,
+            library,
+            bytes: canonical,
+            pos: 0,
+            pointer: String::new(),
+            found: Vec::new(),
+            text: String::new(),
+            hits: Vec::new(),
+        };
+        walk.value(None, 0);
+        walk.hits
+    }
+}
+
+impl Scanner {
+    /// Whether any string of `canonical` may hold a hit: every string, decoded, is
+    /// joined into one text (each followed by a NUL byte) that the prefilters read
+    /// in one pass, and the keys into another that the names of assignments are
+    /// looked for in; where a prefilter matches, its detector's full pattern and
+    /// check read the joined text. Most responses hold no hit, and for them this is
+    /// all the work.
+    fn may_match(&self, library: &Library, canonical: &[u8]) -> bool {
+        JOINED.with(|joined| {
+            let mut joined = joined.borrow_mut();
+            let (text, keys) = &mut *joined;
+            text.clear();
+            keys.clear();
+            let mut pos = 0;
+            while let Some(at) = memchr::memchr(b'"', &canonical[pos..]) {
+                pos += at + 1;
+                let start = text.len();
+                decode_into(canonical, &mut pos, text);
+                text.push(0);
+                if canonical.get(pos) == Some(&b':') {
+                    keys.extend_from_slice(&text[start..]);
+                }
+            }
+            let hit = self.assignment.is_some()
+                && std::str::from_utf8(keys).map_or(true, |k| library.key_words.is_match(k))
+                || self.joined.is_match(text.as_slice()) && self.confirmed(library, text);
+            if text.capacity() > JOINED_KEPT {
+                *text = Vec::new();
+            }
+            hit
+        })
+    }
+}
+
+impl Scanner {
+    /// Whether a detector whose prefilter matched in `joined` (strings each followed
+    /// by a NUL byte) matches there with its full pattern and check. No built-in
+    /// pattern matches across a NUL byte, and a user pattern that does only costs a
+    /// walk that finds nothing.
+    fn confirmed(&self, library: &Library, joined: &[u8]) -> bool {
+        let Ok(text) = std::str::from_utf8(joined) else {
+            return true;
+        };
+        let mut slots = regex_automata::PatternSet::new(self.members.len());
+        self.joined
+            .which_overlapping_matches(&regex_automata::Input::new(text), &mut slots);
+        slots
+            .iter()
+            .any(|slot| library.confirm(self.members[slot.as_usize()], text))
+    }
+}
+
+thread_local! {
+    /// The joined strings and keys of [`Scanner::may_match`], kept between calls.
+    static JOINED: std::cell::RefCell<(Vec<u8>, Vec<u8>)> =
+        const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+}
+
+/// The largest joined text kept between responses.
+const JOINED_KEPT: usize = 4 << 20;
+
+/// Decodes the string of canonical JSON `bytes` whose text starts at `pos` (after
+/// its opening quote) onto `out`, and leaves `pos` after its closing quote.
+fn decode_into(bytes: &[u8], pos: &mut usize, out: &mut Vec<u8>) {
+    let mut high: Option<u16> = None;
+    loop {
+        let rest = &bytes[(*pos).min(bytes.len())..];
+        let Some(at) = memchr::memchr2(b'"', b'\\', rest) else {
+            out.extend_from_slice(rest);
+            *pos = bytes.len();
+            return;
+        };
+        out.extend_from_slice(&rest[..at]);
+        *pos += at + 1;
+        if rest[at] == b'"' {
+            return;
+        }
+        let escape = bytes.get(*pos).copied();
+        *pos += 1;
+        let decoded = match escape {
+            Some(b'u') => {
+                let unit = bytes
+                    .get(*pos..*pos + 4)
+                    .and_then(|hex| std::str::from_utf8(hex).ok())
+                    .and_then(|hex| u16::from_str_radix(hex, 16).ok())
+                    .unwrap_or(0xfffd);
+                *pos += 4;
+                match (high.take(), unit) {
+                    (None, 0xd800..=0xdbff) => {
+                        high = Some(unit);
+                        continue;
+                    }
+                    (Some(high), 0xdc00..=0xdfff) => char::from_u32(
+                        0x10000 + ((u32::from(high) - 0xd800) << 10) + (u32::from(unit) - 0xdc00),
+                    ),
+                    (_, unit) => char::from_u32(u32::from(unit)),
+                }
+            }
+            Some(b'n') => Some('\n'),
+            Some(b'r') => Some('\r'),
+            Some(b't') => Some('\t'),
+            Some(b'b') => Some('\u{8}'),
+            Some(b'f') => Some('\u{c}'),
+            Some(other) => Some(char::from(other)),
+            None => None,
+        };
+        let c = decoded.unwrap_or('\u{fffd}');
+        out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+    }
+}
+
+/// A walk over a canonical encoding: only strings are decoded, into a kept buffer
+/// unless they hold no escape, so no tree is built.
+struct Walk<'a> {
+    scanner: &'a Scanner,
+    library: &'a Library,
+    bytes: &'a [u8],
+    pos: usize,
+    /// The JSON pointer of the value being read.
+    pointer: String,
+    found: Vec<usize>,
+    /// The decoded string value, when it held escapes.
+    text: String,
+    hits: Vec<Hit>,
+}
+
+impl Walk<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
     }
 
-    fn walk(
-        &self,
-        library: &Library,
-        value: &Value,
-        key: Option<&str>,
-        pointer: &mut String,
-        found: &mut Vec<usize>,
-        hits: &mut Vec<Hit>,
-    ) {
-        match value {
-            Value::Str(text) => {
-                found.clear();
-                self.scan_str(library, text, found);
-                if let (Some(assignment), Some(key)) = (self.assignment, key)
-                    && !found.contains(&assignment)
-                    && library.assigned(key, text)
+    fn value(&mut self, key: Option<&str>, depth: usize) {
+        if depth > crate::json::MAX_DEPTH {
+            self.pos = self.bytes.len();
+            return;
+        }
+        match self.peek() {
+            Some(b'{') => {
+                self.pos += 1;
+                if self.peek() == Some(b'}') {
+                    self.pos += 1;
+                    return;
+                }
+                while self.peek() == Some(b'"') {
+                    let mut name = String::new();
+                    let borrowed = self.string(&mut name);
+                    let name = match borrowed {
+                        Some((start, end)) => std::str::from_utf8(&self.bytes[start..end])
+                            .unwrap_or("")
+                            .to_owned(),
+                        None => name,
+                    };
+                    self.scan_str(&name, true, None);
+                    self.pos += 1; // `:`
+                    let len = self.pointer.len();
+                    push_token(&mut self.pointer, &name);
+                    self.value(Some(&name), depth + 1);
+                    self.pointer.truncate(len);
+                    if self.peek() == Some(b',') {
+                        self.pos += 1;
+                    }
+                }
+                self.pos += 1; // `}`
+            }
+            Some(b'[') => {
+                self.pos += 1;
+                let mut i = 0usize;
+                while let Some(b) = self.peek()
+                    && b != b']'
                 {
-                    found.push(assignment);
-                    found.sort_by(|&a, &b| library.name(a).cmp(library.name(b)));
+                    let len = self.pointer.len();
+                    self.pointer.push('/');
+                    self.pointer.push_str(&i.to_string());
+                    self.value(None, depth + 1);
+                    self.pointer.truncate(len);
+                    i += 1;
+                    if self.peek() == Some(b',') {
+                        self.pos += 1;
+                    } else if self.peek() != Some(b']') {
+                        self.pos = self.bytes.len();
+                    }
                 }
-                hits.extend(found.drain(..).map(|detector| Hit {
-                    pointer: pointer.clone(),
-                    in_key: false,
-                    detector,
-                }));
+                self.pos += 1; // `]`
             }
-            Value::Array(items) => {
-                for (i, item) in items.iter().enumerate() {
-                    let len = pointer.len();
-                    pointer.push('/');
-                    pointer.push_str(&i.to_string());
-                    self.walk(library, item, None, pointer, found, hits);
-                    pointer.truncate(len);
+            Some(b'"') => {
+                let mut text = std::mem::take(&mut self.text);
+                text.clear();
+                match self.string(&mut text) {
+                    Some((start, end)) => {
+                        let bytes = self.bytes;
+                        let raw = std::str::from_utf8(&bytes[start..end]).unwrap_or("");
+                        self.scan_str(raw, false, key);
+                    }
+                    None => self.scan_str(&text, false, key),
                 }
+                self.text = text;
             }
-            Value::Object(members) => {
-                for (name, item) in members {
-                    found.clear();
-                    self.scan_str(library, name, found);
-                    hits.extend(found.drain(..).map(|detector| Hit {
-                        pointer: pointer.clone(),
-                        in_key: true,
-                        detector,
-                    }));
-                    let len = pointer.len();
-                    push_token(pointer, name);
-                    self.walk(library, item, Some(name), pointer, found, hits);
-                    pointer.truncate(len);
-                }
+            Some(_) => {
+                // A number, `true`, `false` or `null`: up to the next delimiter.
+                let rest = &self.bytes[self.pos..];
+                self.pos += rest
+                    .iter()
+                    .position(|b| matches!(b, b',' | b']' | b'}'))
+                    .unwrap_or(rest.len());
             }
-            Value::Null | Value::Bool(_) | Value::Int(_) | Value::Float(_) => {}
+            None => {}
+        }
+    }
+
+    /// Reads the string at `pos`: gives its bytes' range when it holds no escape,
+    /// otherwise decodes it into `out` and gives `None`.
+    fn string(&mut self, out: &mut String) -> Option<(usize, usize)> {
+        self.pos += 1;
+        let start = self.pos;
+        let rest = &self.bytes[start..];
+        match memchr::memchr2(b'"', b'\\', rest) {
+            Some(at) if rest[at] == b'"' => {
+                self.pos = start + at + 1;
+                return Some((start, start + at));
+            }
+            None => {
+                self.pos = self.bytes.len();
+                return Some((start, self.bytes.len()));
+            }
+            Some(_) => {}
+        }
+        let mut bytes = std::mem::take(out).into_bytes();
+        bytes.clear();
+        decode_into(self.bytes, &mut self.pos, &mut bytes);
+        *out = String::from_utf8(bytes).unwrap_or_default();
+        None
+    }
+
+    /// Scans one string: a key (reported at the pointer of its object) or a value
+    /// (at its own pointer; `key` is the name of its member, if any).
+    fn scan_str(&mut self, text: &str, in_key: bool, key: Option<&str>) {
+        let (scanner, library) = (self.scanner, self.library);
+        self.found.clear();
+        scanner.scan_str(library, text, &mut self.found);
+        if !in_key
+            && let (Some(assignment), Some(key)) = (scanner.assignment, key)
+            && !self.found.contains(&assignment)
+            && library.assigned(key, text)
+        {
+            self.found.push(assignment);
+            self.found
+                .sort_by(|&a, &b| library.name(a).cmp(library.name(b)));
+        }
+        for &detector in &self.found {
+            self.hits.push(Hit {
+                pointer: self.pointer.clone(),
+                in_key,
+                detector,
+            });
         }
     }
 }
@@ -511,8 +781,9 @@ mod tests {
         let library = Library::new(&[("ticket".to_owned(), "TICKET-[0-9]{4}".to_owned())]).unwrap();
         let chosen: Vec<usize> = names.iter().map(|n| library.find(n).unwrap()).collect();
         let scanner = library.scanner(&chosen).unwrap();
+        let canonical = crate::canonical::encode(&json::parse(response).unwrap());
         scanner
-            .scan(&library, &json::parse(response).unwrap())
+            .scan(&library, &canonical)
             .into_iter()
             .map(|h| (h.pointer, h.in_key, library.name(h.detector).to_owned()))
             .collect()
@@ -633,6 +904,42 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn escapes_are_decoded_before_matching() {
+        // `\n` is a line break, not the letter n, so the key id starts a word.
+        assert_eq!(
+            found(r#"{"t": "x\nAKIAIOSFODNN7EXAMPLE \u00e9\ud83d\ude00"}"#),
+            ["aws-access-key-id"]
+        );
+        assert_eq!(
+            hits(
+                &["email-address"],
+                r#"{"k\"ey": ["caf\u00e9", "\"ana@example.com\""]}"#
+            ),
+            [("/k\"ey/1".to_owned(), false, "email-address".to_owned())]
+        );
+    }
+
+    #[test]
+    fn anchored_user_patterns_hold_on_every_string() {
+        let library = Library::new(&[
+            ("start".to_owned(), "^TICKET".to_owned()),
+            ("end".to_owned(), "[0-9]$".to_owned()),
+        ])
+        .unwrap();
+        let chosen = [library.find("start").unwrap(), library.find("end").unwrap()];
+        let scanner = library.scanner(&chosen).unwrap();
+        assert!(!scanner.joinable);
+        let canonical =
+            crate::canonical::encode(&json::parse(r#"{"a": "x", "b": "TICKET 7"}"#).unwrap());
+        let names: Vec<&str> = scanner
+            .scan(&library, &canonical)
+            .iter()
+            .map(|h| library.name(h.detector))
+            .collect();
+        assert_eq!(names, ["end", "start"]);
     }
 
     #[test]

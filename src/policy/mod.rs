@@ -278,8 +278,8 @@ impl Policy {
     /// The findings on one call taken alone: its argument violations (the schema,
     /// then path rules, then URL rules, each in the policy's order, each rule's
     /// arguments in its order), then its sensitive responses (see
-    /// [`Scanner::scan`]). `args` is the canonical encoding of the arguments.
-    pub fn check(&self, tool: &str, args: &[u8], response: &Value) -> Vec<FindingKind> {
+    /// [`Scanner::scan`]). `args` and `response` are canonical encodings.
+    pub fn check(&self, tool: &str, args: &[u8], response: &[u8]) -> Vec<FindingKind> {
         let mut found = Vec::new();
         let rules = self.tools.get(tool);
         if let Some(rules) = rules {

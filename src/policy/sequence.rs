@@ -66,7 +66,10 @@ impl Sequence {
             });
         }
         if let Some(&max) = self.budgets.per_tool.get(tool) {
-            let count = self.counts.entry(tool.to_owned()).or_insert(0);
+            let count = match self.counts.get_mut(tool) {
+                Some(count) => count,
+                None => self.counts.entry(tool.to_owned()).or_insert(0),
+            };
             *count += 1;
             if *count > max {
                 found.push(FindingKind::BudgetExceeded {
