@@ -682,3 +682,24 @@ fn a_long_user_pattern_is_an_error() {
     let pattern = "a".repeat(4097);
     assert_snapshot!(bad(json!({"custom_detectors": {"long": pattern}})));
 }
+
+#[test]
+fn the_fuzz_seeds_of_scope_files_read_without_a_crash() {
+    let dir = format!("{}/fuzz/seeds/scope", super::ROOT);
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("fuzz/seeds/scope")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let mut out = String::new();
+    for name in names {
+        let bytes = std::fs::read(format!("{dir}/{name}")).expect("seed");
+        let work = Dir::new();
+        work.write("t.jsonl", "");
+        work.write("scope.json", bytes);
+        let run = work.run(&["scope", "t.jsonl", "scope.json"]);
+        assert!(run.stderr.lines().count() <= 1, "{name}: {}", run.stderr);
+        out.push_str(&format!("## {name}\n{}", run.text()));
+    }
+    assert_snapshot!(out);
+}
