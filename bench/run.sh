@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Benchmark toolreplay (replay, seal, verify) against `openssl dgst -sha256` on
-# generated transcripts of several sizes. See bench/README.md.
+# Benchmark toolreplay (replay, scope with and without a policy, seal, verify)
+# against `openssl dgst -sha256` on generated transcripts of several sizes. See
+# bench/README.md.
 #
 #   bash bench/run.sh                              # 10MiB 100MiB 1GiB, 5 runs each
 #   SIZES=10MiB RUNS=3 bash bench/run.sh           # quick check
@@ -16,7 +17,9 @@ BENCH_DIR=${BENCH_DIR:-/tmp/toolreplay-bench}
 SIZES=${SIZES:-"10MiB 100MiB 1GiB"}
 RUNS=${RUNS:-5}
 SEED=${SEED:-20240601}
-COMMANDS=(replay seal verify openssl)
+COMMANDS=(replay scope scope-policy seal verify openssl)
+SCOPE="$here/scope.json"    # names only: the plain scope audit
+POLICY="$here/policy.json"  # the same scope with a policy using every kind of rule
 
 die() { echo "bench: $*" >&2; exit 2; }
 
@@ -100,9 +103,10 @@ table() {
 import statistics, sys
 path, which = sys.argv[1], sys.argv[2]
 rows = [l.rstrip("\n").split("\t") for l in open(path)][1:]
-label = {"replay": "toolreplay replay T", "seal": "toolreplay seal T -o OUT",
+label = {"replay": "toolreplay replay T", "scope": "toolreplay scope T P",
+         "scope-policy": "toolreplay scope T POLICY", "seal": "toolreplay seal T -o OUT",
          "verify": "toolreplay verify S", "openssl": "openssl dgst -sha256 T"}
-order = ["replay", "seal", "verify", "openssl"]
+order = ["replay", "scope", "scope-policy", "seal", "verify", "openssl"]
 def stats(size, cmd):
     rs = [r for r in rows if r[0] == size and r[2] == cmd]
     wall = [float(r[4]) for r in rs]
@@ -117,6 +121,9 @@ if which != "growth":
         size, med, lo, hi, rss, cpu = stats(which, c)
         print(f"{label[c]:<26} {med:>9.3f} {f'{lo:.3f}-{hi:.3f}':>15} {med / ref:>10.2f} "
               f"{size / med / 1e6:>8.1f} {rss:>8.1f} {cpu:>7.2f}")
+    plain, policy = stats(which, "scope"), stats(which, "scope-policy")
+    print(f"scope with a policy / plain scope: {policy[1] / plain[1]:.2f}x wall (medians), "
+          f"{policy[5] / max(plain[5], 0.01):.2f}x cpu")
 else:
     sizes = list(dict.fromkeys(r[0] for r in rows))
     print(f"{'command':<26} {'size':>7} {'median s':>9} {'s per GiB':>10} "
@@ -173,15 +180,28 @@ for size in $SIZES; do
     [[ $rc == 0 || $rc == 1 ]] || die "replay rejected $T (exit $rc)"
     calls=$(sed -n 's/^calls: //p' "$efile")
     findings=$(sed -n 's/^findings: //p' "$efile")
+    rc=0
+    "$bin" scope "$T" "$SCOPE" > "$efile" || rc=$?
+    [[ $rc == 0 || $rc == 1 ]] || die "scope rejected $T (exit $rc)"
+    scope_findings=$(sed -n 's/^findings: //p' "$efile")
+    rc=0
+    "$bin" scope "$T" "$POLICY" > "$efile" || rc=$?
+    [[ $rc == 0 || $rc == 1 ]] || die "scope with the policy rejected $T (exit $rc)"
+    policy_findings=$(sed -n 's/^findings: //p' "$efile")
     "$bin" seal "$T" -o "$S" || die "sealing $T failed"
     [[ "$("$bin" verify "$S")" == "chain: intact" ]] || die "verify of fresh seal $S is not intact"
 
     echo "== $size: T = $bytes bytes, $calls records, $distinct distinct calls," \
-         "$findings replay findings; S = $(stat -c %s "$S") bytes"
+         "$findings replay findings, $scope_findings scope findings," \
+         "$policy_findings with the policy; S = $(stat -c %s "$S") bytes"
     for ((run = 1; run <= RUNS; run++)); do
         for name in "${COMMANDS[@]}"; do
             case $name in
                 replay)  measure "$size" "$bytes" replay "$run" "0 1" "$bin" replay "$T" ;;
+                scope)   measure "$size" "$bytes" scope "$run" "0 1" "$bin" scope "$T" "$SCOPE" ;;
+                scope-policy)
+                         measure "$size" "$bytes" scope-policy "$run" "0 1" \
+                             "$bin" scope "$T" "$POLICY" ;;
                 seal)    rm -f "$OUT"
                          measure "$size" "$bytes" seal "$run" "0" "$bin" seal "$T" -o "$OUT" ;;
                 verify)  measure "$size" "$bytes" verify "$run" "0" "$bin" verify "$S" ;;

@@ -188,13 +188,43 @@ pub fn scope_report(path: &Path, scope_path: &Path) -> Result<ScopeReport, Error
 pub fn scope_report_from(
     path: &Path,
     reader: Box<dyn Read + Send>,
-    scope: Scope,
+    mut scope: Scope,
 ) -> Result<ScopeReport, Error> {
+    if let Some(policy) = scope.policy.take() {
+        return policy_report(path, reader, scope, &policy);
+    }
     let mut audit = ScopeAudit::new(scope);
     for_each_record(path, reader, |line, record| {
         audit.observe_call(line, record.index, &record.tool, &record.args);
         Ok(())
     })?;
+    Ok(audit.finish())
+}
+
+/// The scope audit with policy rules: each call is checked alone on the parsing
+/// threads, and only the order-dependent rules (budgets, flows) on the walk.
+fn policy_report(
+    path: &Path,
+    reader: Box<dyn Read + Send>,
+    scope: Scope,
+    policy: &crate::policy::Policy,
+) -> Result<ScopeReport, Error> {
+    let mut audit = ScopeAudit::with_sequence(scope, policy.sequence());
+    let parse = |line, text: &str| {
+        let unplaced = parse_unplaced_record(line, text)?;
+        let found = policy.check(unplaced.tool(), unplaced.args(), unplaced.response());
+        Ok((unplaced, found))
+    };
+    let mut count = 0;
+    pipeline::run(reader, parse, |line, (unplaced, found)| {
+        let record = unplaced
+            .place(count)
+            .map_err(|err| input_error(path, ReadError::Input(err)))?;
+        count += 1;
+        audit.observe_checked(line, record.index, &record.tool, &record.args, found);
+        Ok(())
+    })
+    .map_err(|stop| stopped(path, stop))?;
     Ok(audit.finish())
 }
 

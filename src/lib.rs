@@ -2,7 +2,8 @@
 //!
 //! The modules follow the specification: [`transcript`] reads JSON Lines strictly
 //! through the [`json`] parser, [`canonical`] is the canonical encoding, [`replay`]
-//! and [`scope`] are the audits, [`chain`] is the SHA-256 hash chain, [`report`]
+//! and [`scope`] are the audits ([`policy`] holds the optional rules of a scope
+//! file), [`chain`] is the SHA-256 hash chain, [`report`]
 //! renders the text reports, and [`commands`] ties them to files. [`input`] opens
 //! files and standard input (with a [`progress`] indicator on a terminal),
 //! [`format`](mod@format) renders reports as text, JSON or SARIF, [`color`] colours text
@@ -37,6 +38,7 @@ pub mod import;
 pub mod input;
 pub mod json;
 pub mod pipeline;
+pub mod policy;
 pub mod progress;
 pub mod replay;
 pub mod report;

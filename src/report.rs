@@ -10,7 +10,10 @@ use crate::replay::ReplayReport;
 use crate::scope::ScopeReport;
 
 /// What was found, with what the finding refers to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+///
+/// The policy kinds carry their message's words after `tool 'NAME' `, made where
+/// the finding is found.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FindingKind {
     /// The response differs from that of the first identical call, at `first`.
     NonDeterminism {
@@ -24,16 +27,43 @@ pub enum FindingKind {
     },
     /// The tool is not in the declared scope.
     PermissionOverreach,
+    /// An argument breaks a rule of the tool's policy.
+    ArgumentViolation {
+        /// The words after the tool's name.
+        detail: Box<str>,
+    },
+    /// The call is past a call budget.
+    BudgetExceeded {
+        /// The words after the tool's name.
+        detail: Box<str>,
+    },
+    /// A detector matched in the response.
+    SensitiveResponse {
+        /// The words after the tool's name.
+        detail: Box<str>,
+    },
+    /// The call is a sink called after the source of a flow at `source`.
+    FlowViolation {
+        /// The index of the most recent call to a source of the flow.
+        source: u64,
+        /// The words after the tool's name.
+        detail: Box<str>,
+    },
 }
 
 impl FindingKind {
     /// The index the finding refers to besides its own: the first identical call
-    /// for non-determinism, the most recent one for redundant-call.
+    /// for non-determinism, the most recent one for redundant-call, the most recent
+    /// call to a source for flow-violation.
     pub fn related_index(&self) -> Option<u64> {
         match *self {
             FindingKind::NonDeterminism { first } => Some(first),
             FindingKind::RedundantCall { previous } => Some(previous),
-            FindingKind::PermissionOverreach => None,
+            FindingKind::FlowViolation { source, .. } => Some(source),
+            FindingKind::PermissionOverreach
+            | FindingKind::ArgumentViolation { .. }
+            | FindingKind::BudgetExceeded { .. }
+            | FindingKind::SensitiveResponse { .. } => None,
         }
     }
 
@@ -43,6 +73,10 @@ impl FindingKind {
             FindingKind::NonDeterminism { .. } => "non-determinism",
             FindingKind::RedundantCall { .. } => "redundant-call",
             FindingKind::PermissionOverreach => "permission-overreach",
+            FindingKind::ArgumentViolation { .. } => "argument-violation",
+            FindingKind::BudgetExceeded { .. } => "budget-exceeded",
+            FindingKind::SensitiveResponse { .. } => "sensitive-response",
+            FindingKind::FlowViolation { .. } => "flow-violation",
         }
     }
 }
@@ -100,7 +134,7 @@ pub fn shown_field(text: &str) -> String {
 /// `index N: KIND: ` (`agent` is used by permission-overreach only).
 pub fn finding_message(finding: &Finding, agent: &str) -> String {
     let tool = quote_name(&finding.tool);
-    match finding.kind {
+    match &finding.kind {
         FindingKind::NonDeterminism { first } => format!(
             "tool {tool} returned a different response than the identical call at index {first}"
         ),
@@ -111,6 +145,10 @@ pub fn finding_message(finding: &Finding, agent: &str) -> String {
             "tool {tool} is not in the declared scope for agent {}",
             quote_name(agent)
         ),
+        FindingKind::ArgumentViolation { detail }
+        | FindingKind::BudgetExceeded { detail }
+        | FindingKind::SensitiveResponse { detail }
+        | FindingKind::FlowViolation { detail, .. } => format!("tool {tool} {detail}"),
     }
 }
 

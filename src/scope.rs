@@ -4,23 +4,27 @@ use std::collections::HashSet;
 
 use crate::canonical;
 use crate::json::{self, ParseError, Value};
+use crate::policy::{self, Policy, sequence::Sequence};
 use crate::report::{Finding, FindingKind};
 use crate::transcript::Record;
 
-/// A declared scope: an agent and the tools it may call.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A declared scope: an agent, the tools it may call, and maybe policy rules.
+#[derive(Debug)]
 pub struct Scope {
     /// The agent's name; never empty.
     pub agent: String,
     /// The tools it may call, matched exactly.
     pub allowed_tools: Vec<String>,
+    /// The policy rules, when the scope file has any.
+    pub policy: Option<Policy>,
 }
 
 impl Scope {
     /// Parses a scope file's bytes: one JSON object, which may span several lines,
     /// in UTF-8 (a byte-order mark at the start is skipped).
     ///
-    /// Errors about the object's fields are placed on the line where the object starts.
+    /// Errors about the object's fields are placed on the line where the object starts;
+    /// errors in a policy rule on the line of the top-level field that holds it.
     pub fn parse(bytes: &[u8]) -> Result<Scope, ParseError> {
         let text = json::decode_document(bytes)?;
         let (value, lines) = json::parse_located(text)?;
@@ -47,6 +51,11 @@ impl Scope {
         };
         let mut agent = None;
         let mut allowed_tools = None;
+        // Without `policy_version` the file is in the format of the specification,
+        // where policy fields are unknown fields like any other.
+        let versioned = members.iter().any(|(key, _)| key == "policy_version");
+        let mut policy_fields = Vec::new();
+        let mut policy_lines = Vec::new();
         for ((key, value), line) in members.into_iter().zip(lines) {
             let error = |message: String| error_on(line, message);
             match (key.as_str(), value) {
@@ -78,13 +87,30 @@ impl Scope {
                         other.described()
                     )));
                 }
+                (name, value)
+                    if name == "policy_version"
+                        || (versioned && policy::RULE_FIELDS.contains(&name)) =>
+                {
+                    policy_lines.push((key.clone(), line));
+                    policy_fields.push((key, value));
+                }
                 (_, _) => return Err(error(format!("unknown field {}", json::quoted_key(&key)))),
             }
         }
         let missing = |name: &str| error_on(object_line, format!("missing field \"{name}\""));
+        let agent = agent.ok_or_else(|| missing("agent"))?;
+        let allowed_tools = allowed_tools.ok_or_else(|| missing("allowed_tools"))?;
+        let policy = Policy::parse(&policy_fields).map_err(|err| {
+            let line = policy_lines
+                .iter()
+                .find(|(key, _)| *key == err.field)
+                .map_or(object_line, |(_, line)| *line);
+            error_on(line, err.message)
+        })?;
         Ok(Scope {
-            agent: agent.ok_or_else(|| missing("agent"))?,
-            allowed_tools: allowed_tools.ok_or_else(|| missing("allowed_tools"))?,
+            agent,
+            allowed_tools,
+            policy,
         })
     }
 }
@@ -98,6 +124,8 @@ pub struct ScopeReport {
     pub calls: u64,
     /// The findings, by index.
     pub findings: Vec<Finding>,
+    /// Whether the scope had policy rules.
+    pub policy: bool,
 }
 
 /// Walks the records of a transcript against a scope.
@@ -107,12 +135,25 @@ pub struct ScopeAudit {
     allowed: HashSet<String>,
     calls: u64,
     findings: Vec<Finding>,
+    sequence: Option<Sequence>,
 }
 
 impl ScopeAudit {
-    /// An audit against `scope`.
+    /// An audit against `scope`, with the budgets and flows of its policy.
     pub fn new(scope: Scope) -> Self {
+        let sequence = scope.policy.as_ref().map(Policy::sequence);
+        Self::build(scope, sequence)
+    }
+
+    /// An audit against `scope` with the walk `sequence` of its policy (whether or
+    /// not `scope` still holds the policy).
+    pub fn with_sequence(scope: Scope, sequence: Sequence) -> Self {
+        Self::build(scope, Some(sequence))
+    }
+
+    fn build(scope: Scope, sequence: Option<Sequence>) -> Self {
         ScopeAudit {
+            sequence,
             agent: scope.agent,
             allowed: scope.allowed_tools.into_iter().collect(),
             calls: 0,
@@ -140,9 +181,43 @@ impl ScopeAudit {
         self.calls += 1;
     }
 
+    /// Takes the next call, with `found`, the findings of the policy on the call
+    /// taken alone ([`Policy::check`]); adds the findings that depend on the order
+    /// of the calls, and keeps them all sorted by kind name (stable, so the findings
+    /// of one kind keep the order they were found in).
+    pub fn observe_checked(
+        &mut self,
+        line: u64,
+        index: u64,
+        tool: &str,
+        args: &[u8],
+        mut found: Vec<FindingKind>,
+    ) {
+        if !self.allowed.contains(tool) {
+            found.push(FindingKind::PermissionOverreach);
+        }
+        if let Some(sequence) = &mut self.sequence {
+            sequence.observe(index, tool, &mut found);
+        }
+        self.calls += 1;
+        if found.is_empty() {
+            return;
+        }
+        found.sort_by_key(|kind| kind.name());
+        let call = crate::fingerprint::call_canonical(tool, args);
+        self.findings.extend(found.into_iter().map(|kind| Finding {
+            index,
+            tool: tool.to_owned(),
+            kind,
+            line,
+            call,
+        }));
+    }
+
     /// The report on the records seen.
     pub fn finish(self) -> ScopeReport {
         ScopeReport {
+            policy: self.sequence.is_some(),
             agent: self.agent,
             calls: self.calls,
             findings: self.findings,

@@ -268,6 +268,21 @@ pub struct UnplacedRecord {
 }
 
 impl UnplacedRecord {
+    /// The tool's name.
+    pub fn tool(&self) -> &str {
+        &self.record.tool
+    }
+
+    /// The canonical encoding of the arguments.
+    pub fn args(&self) -> &[u8] {
+        &self.record.args
+    }
+
+    /// The canonical encoding of the response.
+    pub fn response(&self) -> &[u8] {
+        &self.record.response
+    }
+
     /// The record, when it is the one with index `expected_index`; otherwise the
     /// error its line gets.
     pub fn place(mut self, expected_index: u64) -> Result<CanonicalRecord, LineError> {

@@ -31,15 +31,19 @@
 //! - `calls`: the number of records. `divergence`: the index of the first
 //!   non-determinism finding, or `null`.
 //! - `findings`: sorted by index, then kind, as in the text report. `kind` is
-//!   `non-determinism`, `redundant-call` or `permission-overreach`; `index` the
+//!   `non-determinism`, `redundant-call` or `permission-overreach`, or with a scope
+//!   policy `argument-violation`, `budget-exceeded`, `flow-violation` or
+//!   `sensitive-response`; `index` the
 //!   call's index; `line` the 1-based physical line of its record in the input;
 //!   `tool` its tool name, unescaped; `related_index` the first identical call
-//!   (non-determinism), the most recent identical call (redundant-call) or `null`
-//!   (permission-overreach); `message` the text report's words after
+//!   (non-determinism), the most recent identical call (redundant-call), the most
+//!   recent call to a source (flow-violation) or `null` (the others); `message` the
+//!   text report's words after
 //!   `index N: KIND: `.
 //!
 //! `scope` has `"command": "scope"`, `file`, `scope` (the scope file as given),
-//! `agent`, `calls` and `findings` (as above, all `permission-overreach`).
+//! `agent`, `calls` and `findings` (as above: `permission-overreach`, and the policy
+//! kinds when the scope file has policy rules).
 //!
 //! `verify`:
 //!

@@ -42,8 +42,9 @@ struct Rule {
     help: &'static str,
 }
 
-/// Every rule, in the order of their `ruleIndex`.
-const RULES: [Rule; 4] = [
+/// Every rule, in the order of their `ruleIndex`: the first [`BASE_RULES`] are
+/// declared in every log, the others in the logs of scope runs with a policy.
+const RULES: [Rule; 8] = [
     Rule {
         id: "non-determinism",
         name: "NonDeterminism",
@@ -76,7 +77,42 @@ const RULES: [Rule; 4] = [
         full: "The first link whose prev is not the previous link's digest, or whose digest does not match its content and position: the sealed transcript was edited, reordered or had links deleted after sealing.",
         help: "Compare the file with the copy that was sealed; every link from this one on is unverified.",
     },
+    Rule {
+        id: "argument-violation",
+        name: "ArgumentViolation",
+        level: "error",
+        short: "A call's arguments break a rule of the scope's policy.",
+        full: "An argument of the call fails the tool's args_schema, names a path that escapes its root, lies outside the rule's root, matches a deny glob or no allow glob, or names a URL that does not parse, has a scheme not allowed, has no host, or whose host matches a deny host or no allow host.",
+        help: "Check what the agent was asked to do with this argument; if the call was legitimate, widen the rule in the scope file.",
+    },
+    Rule {
+        id: "budget-exceeded",
+        name: "BudgetExceeded",
+        level: "warning",
+        short: "A call past a call budget of the scope's policy.",
+        full: "The call is past the total budget or its tool's budget in the scope's policy. Every recorded call counts, whatever its response, so retries and failed attempts count too.",
+        help: "Find out why the agent called so often (retry loops, repeated failures); if the volume is expected, raise the budget.",
+    },
+    Rule {
+        id: "flow-violation",
+        name: "FlowViolation",
+        level: "error",
+        short: "A sink was called after an untrusted source.",
+        full: "The call is to a sink of a flow rule of the scope's policy, and a source of that flow was called before it, so what the source returned may have steered it.",
+        help: "Review what the source returned and what the sink was asked to do; untrusted content must not drive this tool.",
+    },
+    Rule {
+        id: "sensitive-response",
+        name: "SensitiveResponse",
+        level: "error",
+        short: "A response holds what looks like a secret or personal data.",
+        full: "A detector chosen for the tool by the scope's policy matched a string (or a key) of the response, which went back to the model. The report names the detector and the JSON pointer of the field, never what matched.",
+        help: "Rotate the secret if it is real, and keep such data out of what the tool returns to the agent.",
+    },
 ];
+
+/// How many rules every log declares; the rest belong to scope policies.
+const BASE_RULES: usize = 4;
 
 fn rule_index(id: &str) -> usize {
     RULES.iter().position(|r| r.id == id).unwrap_or(0)
@@ -104,8 +140,9 @@ struct Found {
     call: [u8; 32],
 }
 
-fn log(file: &str, found: &[Found]) -> String {
-    let rules: Vec<Value> = RULES
+fn log(file: &str, found: &[Found], policy: bool) -> String {
+    let declared = if policy { RULES.len() } else { BASE_RULES };
+    let rules: Vec<Value> = RULES[..declared]
         .iter()
         .map(|r| {
             json!({
@@ -176,12 +213,16 @@ fn from_findings(findings: &[Finding], agent: &str) -> Vec<Found> {
 
 /// The SARIF log of `replay`.
 pub fn replay(report: &ReplayReport, file: &str) -> String {
-    log(file, &from_findings(&report.findings, ""))
+    log(file, &from_findings(&report.findings, ""), false)
 }
 
 /// The SARIF log of `scope`.
 pub fn scope(report: &ScopeReport, file: &str) -> String {
-    log(file, &from_findings(&report.findings, &report.agent))
+    log(
+        file,
+        &from_findings(&report.findings, &report.agent),
+        report.policy,
+    )
 }
 
 /// The SARIF log of `verify`.
@@ -213,7 +254,7 @@ pub fn verify(verdict: &Verdict, file: &str) -> String {
             }]
         }
     };
-    log(file, &found)
+    log(file, &found, false)
 }
 
 #[cfg(test)]

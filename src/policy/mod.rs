@@ -1,0 +1,722 @@
+//! Policy rules of a scope file: argument rules, budgets, response detectors and
+//! flows (the format is documented in README, "Scope policies").
+//!
+//! A policy is read and compiled once, with the scope file: every glob, host
+//! pattern, JSON Schema and regular expression is checked then, so a bad policy is an
+//! input error before any record is read. [`Policy::check`] is the part of the audit
+//! that looks at one call alone (arguments and response), and can run on any thread;
+//! [`sequence::Sequence`] is the part that depends on the order of the calls.
+
+pub mod detectors;
+pub mod paths;
+pub mod pointer;
+pub mod sequence;
+pub mod urls;
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+
+use crate::canonical;
+use crate::json::{self, Value};
+use crate::report::{FindingKind, quote_name};
+
+use detectors::{Group, Library, Scanner};
+use paths::{Globs, PathRule, PathVerdict};
+use pointer::Pointer;
+use sequence::{Budgets, Flow, Sequence};
+use urls::{HostPattern, UrlRule, UrlVerdict};
+
+/// The version of the policy format this build reads.
+pub const POLICY_VERSION: u64 = 1;
+
+/// The fields of a scope file that hold policy rules; `policy_version` is required
+/// with any of them.
+pub const RULE_FIELDS: [&str; 5] = [
+    "budgets",
+    "custom_detectors",
+    "flows",
+    "response_detectors",
+    "tools",
+];
+
+/// The draft a schema may declare with `$schema`, the only one read.
+const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// A compiled policy.
+pub struct Policy {
+    budgets: Budgets,
+    flows: Vec<Flow>,
+    library: Library,
+    scanners: Vec<Scanner>,
+    /// The scanner for tools without their own `response_detectors`.
+    default_scanner: Option<usize>,
+    tools: HashMap<String, ToolRules>,
+}
+
+impl fmt::Debug for Policy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Policy")
+            .field("budgets", &self.budgets)
+            .field("flows", &self.flows)
+            .field("tools", &self.tools.keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The rules of one tool.
+#[derive(Default)]
+struct ToolRules {
+    schema: Option<jsonschema::Validator>,
+    paths: Vec<(Vec<Pointer>, PathRule)>,
+    urls: Vec<(Vec<Pointer>, UrlRule)>,
+    /// `None`: the default; `Some(None)`: no detectors; `Some(Some(i))`: scanner `i`.
+    scanner: Option<Option<usize>>,
+}
+
+/// An error in a policy: the scope file's top-level field it is in, and the message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PolicyError {
+    /// The top-level field.
+    pub field: String,
+    /// What is wrong, starting with where.
+    pub message: String,
+}
+
+type Result<T> = std::result::Result<T, String>;
+
+fn described(value: &Value) -> &'static str {
+    value.described()
+}
+
+fn object<'v>(value: &'v Value, at: &str) -> Result<&'v [(String, Value)]> {
+    match value {
+        Value::Object(members) => Ok(members),
+        other => Err(format!(
+            "{at}: must be an object, found {}",
+            described(other)
+        )),
+    }
+}
+
+fn known(members: &[(String, Value)], at: &str, fields: &[&str]) -> Result<()> {
+    match members.iter().find(|(k, _)| !fields.contains(&k.as_str())) {
+        Some((key, _)) => Err(format!("{at}: unknown field {}", json::quoted_key(key))),
+        None => Ok(()),
+    }
+}
+
+fn get<'v>(members: &'v [(String, Value)], name: &str) -> Option<&'v Value> {
+    members.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+}
+
+fn strings(value: &Value, at: &str) -> Result<Vec<String>> {
+    let Value::Array(items) = value else {
+        return Err(format!(
+            "{at}: must be an array of strings, found {}",
+            described(value)
+        ));
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| match item {
+            Value::Str(s) => Ok(s.clone()),
+            other => Err(format!(
+                "{at}[{i}]: must be a string, found {}",
+                described(other)
+            )),
+        })
+        .collect()
+}
+
+fn count(value: &Value, at: &str) -> Result<u64> {
+    match value {
+        Value::Int(digits) => digits.parse::<u64>().map_err(|_| {
+            format!(
+                "{at}: must be a non-negative integer below 2^64, found {}",
+                digits_shown(digits)
+            )
+        }),
+        other => Err(format!(
+            "{at}: must be a non-negative integer, found {}",
+            described(other)
+        )),
+    }
+}
+
+fn digits_shown(digits: &str) -> String {
+    if digits.len() > 24 {
+        format!("{}...", &digits[..24])
+    } else {
+        digits.to_owned()
+    }
+}
+
+/// `at` followed by `[name]`, the name quoted.
+fn named(at: &str, name: &str) -> String {
+    format!("{at}[{}]", quote_name(name))
+}
+
+impl Policy {
+    /// Compiles the policy fields of a scope file (its members other than `agent`
+    /// and `allowed_tools`, sorted by key). Gives `None` when there are no rules.
+    pub fn parse(fields: &[(String, Value)]) -> std::result::Result<Option<Policy>, PolicyError> {
+        let field_error = |field: &str| {
+            let field = field.to_owned();
+            move |message: String| PolicyError { field, message }
+        };
+        let version = get(fields, "policy_version");
+        let has_rules = fields
+            .iter()
+            .any(|(k, _)| RULE_FIELDS.contains(&k.as_str()));
+        match version {
+            None if has_rules => {
+                let first = fields
+                    .iter()
+                    .find(|(k, _)| RULE_FIELDS.contains(&k.as_str()))
+                    .map_or("", |(k, _)| k.as_str());
+                return Err(PolicyError {
+                    field: first.to_owned(),
+                    message: format!(
+                        "field \"policy_version\" is required with policy rules (found \"{first}\"); this toolreplay reads version {POLICY_VERSION}"
+                    ),
+                });
+            }
+            None => return Ok(None),
+            Some(value) => {
+                let version =
+                    count(value, "policy_version").map_err(field_error("policy_version"))?;
+                if version != POLICY_VERSION {
+                    return Err(PolicyError {
+                        field: "policy_version".to_owned(),
+                        message: format!(
+                            "policy_version: unsupported version {version}; this toolreplay reads version {POLICY_VERSION}"
+                        ),
+                    });
+                }
+            }
+        }
+        if !has_rules {
+            return Ok(None);
+        }
+
+        let custom = match get(fields, "custom_detectors") {
+            Some(value) => custom_detectors(value).map_err(field_error("custom_detectors"))?,
+            None => Vec::new(),
+        };
+        let library = Library::new(&custom).map_err(|(i, message)| PolicyError {
+            field: "custom_detectors".to_owned(),
+            message: match custom.get(i) {
+                Some((name, _)) => format!("{}: {message}", named("custom_detectors", name)),
+                None => format!("custom_detectors: {message}"),
+            },
+        })?;
+        let mut scanners = Vec::new();
+        let mut chosen_sets: BTreeMap<Vec<usize>, usize> = BTreeMap::new();
+        let mut scanner_for = |chosen: Vec<usize>, at: &str| -> Result<Option<usize>> {
+            if chosen.is_empty() {
+                return Ok(None);
+            }
+            let mut key = chosen;
+            key.sort_unstable();
+            key.dedup();
+            if let Some(&i) = chosen_sets.get(&key) {
+                return Ok(Some(i));
+            }
+            let scanner = library
+                .scanner(&key)
+                .map_err(|err| format!("{at}: the detectors cannot be combined: {err}"))?;
+            scanners.push(scanner);
+            chosen_sets.insert(key, scanners.len() - 1);
+            Ok(Some(scanners.len() - 1))
+        };
+
+        let default_scanner = match get(fields, "response_detectors") {
+            Some(value) => {
+                let chosen = detector_list(&library, value, "response_detectors")
+                    .map_err(field_error("response_detectors"))?;
+                scanner_for(chosen, "response_detectors")
+                    .map_err(field_error("response_detectors"))?
+            }
+            None => None,
+        };
+
+        let budgets = match get(fields, "budgets") {
+            Some(value) => budgets(value).map_err(field_error("budgets"))?,
+            None => Budgets::default(),
+        };
+        let flows = match get(fields, "flows") {
+            Some(value) => flows(value).map_err(field_error("flows"))?,
+            None => Vec::new(),
+        };
+
+        let mut tools = HashMap::new();
+        if let Some(value) = get(fields, "tools") {
+            let members = object(value, "tools").map_err(field_error("tools"))?;
+            for (name, rules) in members {
+                let at = named("tools", name);
+                let rules = tool_rules(&library, &mut scanner_for, rules, &at)
+                    .map_err(field_error("tools"))?;
+                tools.insert(name.clone(), rules);
+            }
+        }
+        Ok(Some(Policy {
+            budgets,
+            flows,
+            library,
+            scanners,
+            default_scanner,
+            tools,
+        }))
+    }
+
+    /// The order-dependent part of the audit: a walk of budgets and flows.
+    pub fn sequence(&self) -> Sequence {
+        Sequence::new(self.budgets.clone(), self.flows.clone())
+    }
+
+    /// The findings on one call taken alone: its argument violations (the schema,
+    /// then path rules, then URL rules, each in the policy's order, each rule's
+    /// arguments in its order), then its sensitive responses (see
+    /// [`Scanner::scan`]). `args` and `response` are canonical encodings.
+    pub fn check(&self, tool: &str, args: &[u8], response: &[u8]) -> Vec<FindingKind> {
+        let mut found = Vec::new();
+        let rules = self.tools.get(tool);
+        if let Some(rules) = rules {
+            self.check_args(rules, args, &mut found);
+        }
+        let scanner = match rules.and_then(|r| r.scanner) {
+            Some(own) => own,
+            None => self.default_scanner,
+        };
+        if let Some(scanner) = scanner {
+            for hit in self.scanners[scanner].scan(&self.library, response) {
+                let detector = quote_name(self.library.name(hit.detector));
+                let pointer = quote_name(&hit.pointer);
+                let detail = if hit.in_key {
+                    format!("response has a key in {pointer} that matches detector {detector}")
+                } else {
+                    format!("response field {pointer} matches detector {detector}")
+                };
+                found.push(FindingKind::SensitiveResponse {
+                    detail: detail.into(),
+                });
+            }
+        }
+        found
+    }
+
+    fn check_args(&self, rules: &ToolRules, args: &[u8], found: &mut Vec<FindingKind>) {
+        let violation = |detail: String| FindingKind::ArgumentViolation {
+            detail: detail.into(),
+        };
+        if let Some(schema) = &rules.schema
+            && let Ok(instance) = serde_json::from_slice::<serde_json::Value>(args)
+        {
+            let first = schema
+                .iter_errors(&instance)
+                .map(|err| {
+                    (
+                        err.instance_path().as_str().to_owned(),
+                        err.schema_path().as_str().to_owned(),
+                    )
+                })
+                .min();
+            if let Some((instance, keyword)) = first {
+                let what = if instance.is_empty() {
+                    "arguments fail".to_owned()
+                } else {
+                    format!("argument {} fails", quote_name(&instance))
+                };
+                found.push(violation(format!(
+                    "{what} args_schema at keyword {}",
+                    quote_name(&keyword)
+                )));
+            }
+        }
+        if rules.paths.is_empty() && rules.urls.is_empty() {
+            return;
+        }
+        let Some(tree) = std::str::from_utf8(args)
+            .ok()
+            .and_then(|t| json::parse(t).ok())
+        else {
+            return;
+        };
+        for (i, (pointers, rule)) in rules.paths.iter().enumerate() {
+            for_each_string(&tree, pointers, |arg, value| {
+                let arg = quote_name(arg);
+                let detail = match value.map(|raw| rule.check(raw)) {
+                    None => format!("argument {arg} is not a string"),
+                    Some(PathVerdict::Allowed) => return,
+                    Some(PathVerdict::Escapes) => format!("argument {arg} escapes above its root"),
+                    Some(PathVerdict::OutsideRoot(path)) => format!(
+                        "argument {arg} path {} is outside root {}",
+                        quote_name(&path),
+                        quote_name(rule.root.as_deref().unwrap_or("/"))
+                    ),
+                    Some(PathVerdict::Denied(path, glob)) => format!(
+                        "argument {arg} path {} matches deny glob {}",
+                        quote_name(&path),
+                        quote_name(&glob)
+                    ),
+                    Some(PathVerdict::NotAllowed(path)) => format!(
+                        "argument {arg} path {} matches no allow glob",
+                        quote_name(&path)
+                    ),
+                };
+                found.push(violation(format!("{detail} (paths[{i}])")));
+            });
+        }
+        for (i, (pointers, rule)) in rules.urls.iter().enumerate() {
+            for_each_string(&tree, pointers, |arg, value| {
+                let arg = quote_name(arg);
+                let detail = match value.map(|raw| rule.check(raw)) {
+                    None => format!("argument {arg} is not a string"),
+                    Some(UrlVerdict::Allowed) => return,
+                    Some(UrlVerdict::Invalid) => format!("argument {arg} is not a valid URL"),
+                    Some(UrlVerdict::Scheme(scheme)) => format!(
+                        "argument {arg} scheme {} is not allowed",
+                        quote_name(&scheme)
+                    ),
+                    Some(UrlVerdict::NoHost) => format!("argument {arg} has no host"),
+                    Some(UrlVerdict::Denied(host, pattern)) => format!(
+                        "argument {arg} host {} matches deny host {}",
+                        quote_name(&host),
+                        quote_name(&pattern)
+                    ),
+                    Some(UrlVerdict::NotAllowed(host)) => format!(
+                        "argument {arg} host {} matches no allow host",
+                        quote_name(&host)
+                    ),
+                };
+                found.push(violation(format!("{detail} (urls[{i}])")));
+            });
+        }
+    }
+}
+
+/// Calls `visit` with the pointer and string of each argument named by `pointers`:
+/// an absent argument is skipped, an array is visited element by element (as
+/// `/arg/0`, `/arg/1`, ...), and anything else but a string is given as `None`.
+fn for_each_string(args: &Value, pointers: &[Pointer], mut visit: impl FnMut(&str, Option<&str>)) {
+    for pointer in pointers {
+        match pointer.find(args) {
+            None => {}
+            Some(Value::Str(text)) => visit(pointer.as_str(), Some(text)),
+            Some(Value::Array(items)) => {
+                for (i, item) in items.iter().enumerate() {
+                    let at = format!("{}/{i}", pointer.as_str());
+                    match item {
+                        Value::Str(text) => visit(&at, Some(text)),
+                        _ => visit(&at, None),
+                    }
+                }
+            }
+            Some(_) => visit(pointer.as_str(), None),
+        }
+    }
+}
+
+fn custom_detectors(value: &Value) -> Result<Vec<(String, String)>> {
+    let members = object(value, "custom_detectors")?;
+    if members.len() > detectors::MAX_CUSTOM_DETECTORS {
+        return Err(format!(
+            "custom_detectors: more than {} detectors",
+            detectors::MAX_CUSTOM_DETECTORS
+        ));
+    }
+    let mut out = Vec::with_capacity(members.len());
+    for (name, pattern) in members {
+        let at = named("custom_detectors", name);
+        if name.is_empty()
+            || name.len() > 64
+            || !name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        {
+            return Err(format!(
+                "{at}: a detector name is 1 to 64 ASCII letters, digits, \"-\", \"_\" or \".\""
+            ));
+        }
+        if detectors::builtin_names().any(|(n, g)| n == name || g.name() == name) {
+            return Err(format!("{at}: the name of a built-in detector or group"));
+        }
+        match pattern {
+            Value::Str(pattern) => out.push((name.clone(), pattern.clone())),
+            other => {
+                return Err(format!(
+                    "{at}: must be a string, found {}",
+                    described(other)
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn detector_list(library: &Library, value: &Value, at: &str) -> Result<Vec<usize>> {
+    let mut chosen = Vec::new();
+    for (i, name) in strings(value, at)?.iter().enumerate() {
+        match name.as_str() {
+            "secrets" => chosen.extend(library.group(Group::Secrets)),
+            "personal-data" => chosen.extend(library.group(Group::PersonalData)),
+            name => match library.find(name) {
+                Some(d) => chosen.push(d),
+                None => {
+                    return Err(format!("{at}[{i}]: unknown detector {}", quote_name(name)));
+                }
+            },
+        }
+    }
+    Ok(chosen)
+}
+
+fn budgets(value: &Value) -> Result<Budgets> {
+    let members = object(value, "budgets")?;
+    known(members, "budgets", &["per_tool", "total"])?;
+    let total = get(members, "total")
+        .map(|v| count(v, "budgets.total"))
+        .transpose()?;
+    let mut per_tool = BTreeMap::new();
+    if let Some(value) = get(members, "per_tool") {
+        for (tool, max) in object(value, "budgets.per_tool")? {
+            per_tool.insert(tool.clone(), count(max, &named("budgets.per_tool", tool))?);
+        }
+    }
+    Ok(Budgets { total, per_tool })
+}
+
+fn flows(value: &Value) -> Result<Vec<Flow>> {
+    let Value::Array(items) = value else {
+        return Err(format!(
+            "flows: must be an array of objects, found {}",
+            described(value)
+        ));
+    };
+    let mut out: Vec<Flow> = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let at = format!("flows[{i}]");
+        let members = object(item, &at)?;
+        known(members, &at, &["name", "sinks", "sources"])?;
+        let name = match get(members, "name") {
+            Some(Value::Str(name)) if !name.is_empty() => name.clone(),
+            Some(other) => {
+                return Err(format!(
+                    "{at}.name: must be a non-empty string, found {}",
+                    described(other)
+                ));
+            }
+            None => return Err(format!("{at}: missing field \"name\"")),
+        };
+        if out.iter().any(|f| f.name == name) {
+            return Err(format!(
+                "{at}.name: {} names another flow too",
+                quote_name(&name)
+            ));
+        }
+        let list = |field: &str| -> Result<Vec<String>> {
+            let value =
+                get(members, field).ok_or_else(|| format!("{at}: missing field \"{field}\""))?;
+            let list = strings(value, &format!("{at}.{field}"))?;
+            if list.is_empty() {
+                return Err(format!("{at}.{field}: must name at least one tool"));
+            }
+            Ok(list)
+        };
+        let sources = list("sources")?;
+        let sinks = list("sinks")?;
+        out.push(Flow {
+            name,
+            sources,
+            sinks,
+        });
+    }
+    Ok(out)
+}
+
+fn pointers(members: &[(String, Value)], at: &str) -> Result<Vec<Pointer>> {
+    let value = get(members, "args").ok_or_else(|| format!("{at}: missing field \"args\""))?;
+    let list = strings(value, &format!("{at}.args"))?;
+    if list.is_empty() {
+        return Err(format!("{at}.args: must name at least one argument"));
+    }
+    list.iter()
+        .enumerate()
+        .map(|(i, text)| {
+            Pointer::parse(text).map_err(|err| {
+                format!(
+                    "{at}.args[{i}]: {} is not a JSON pointer: {err}",
+                    quote_name(text)
+                )
+            })
+        })
+        .collect()
+}
+
+fn tool_rules(
+    library: &Library,
+    scanner_for: &mut impl FnMut(Vec<usize>, &str) -> Result<Option<usize>>,
+    value: &Value,
+    at: &str,
+) -> Result<ToolRules> {
+    let members = object(value, at)?;
+    known(
+        members,
+        at,
+        &["args_schema", "paths", "response_detectors", "urls"],
+    )?;
+    let mut rules = ToolRules::default();
+    if let Some(schema) = get(members, "args_schema") {
+        rules.schema = Some(schema_validator(schema, &format!("{at}.args_schema"))?);
+    }
+    if let Some(value) = get(members, "paths") {
+        let Value::Array(items) = value else {
+            return Err(format!(
+                "{at}.paths: must be an array of objects, found {}",
+                described(value)
+            ));
+        };
+        for (i, item) in items.iter().enumerate() {
+            let at = format!("{at}.paths[{i}]");
+            let members = object(item, &at)?;
+            known(members, &at, &["allow", "args", "deny", "root"])?;
+            let args = pointers(members, &at)?;
+            let root = match get(members, "root") {
+                None => None,
+                Some(Value::Str(root)) => match paths::normalise(root) {
+                    paths::Normalised::Path(path) if path.starts_with('/') => Some(path),
+                    _ => {
+                        return Err(format!(
+                            "{at}.root: {} is not an absolute path",
+                            quote_name(root)
+                        ));
+                    }
+                },
+                Some(other) => {
+                    return Err(format!(
+                        "{at}.root: must be a string, found {}",
+                        described(other)
+                    ));
+                }
+            };
+            let globs = |field: &str| -> Result<Option<Globs>> {
+                let Some(value) = get(members, field) else {
+                    return Ok(None);
+                };
+                let list = strings(value, &format!("{at}.{field}"))?;
+                Globs::new(&list).map(Some).map_err(|(j, err)| {
+                    format!(
+                        "{at}.{field}[{j}]: invalid glob {}: {err}",
+                        quote_name(list.get(j).map_or("", String::as_str))
+                    )
+                })
+            };
+            let allow = globs("allow")?;
+            let deny = match globs("deny")? {
+                Some(deny) => deny,
+                None => Globs::new(&[]).map_err(|(_, err)| format!("{at}: {err}"))?,
+            };
+            rules.paths.push((args, PathRule { root, allow, deny }));
+        }
+    }
+    if let Some(value) = get(members, "urls") {
+        let Value::Array(items) = value else {
+            return Err(format!(
+                "{at}.urls: must be an array of objects, found {}",
+                described(value)
+            ));
+        };
+        for (i, item) in items.iter().enumerate() {
+            let at = format!("{at}.urls[{i}]");
+            let members = object(item, &at)?;
+            known(
+                members,
+                &at,
+                &["allow_hosts", "args", "deny_hosts", "schemes"],
+            )?;
+            let args = pointers(members, &at)?;
+            let schemes = match get(members, "schemes") {
+                Some(value) => {
+                    let list = strings(value, &format!("{at}.schemes"))?;
+                    for (j, scheme) in list.iter().enumerate() {
+                        let mut chars = scheme.chars();
+                        let valid = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+                            && chars
+                                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+                        if !valid {
+                            return Err(format!(
+                                "{at}.schemes[{j}]: {} is not a URL scheme",
+                                quote_name(scheme)
+                            ));
+                        }
+                    }
+                    list.iter().map(|s| s.to_ascii_lowercase()).collect()
+                }
+                None => vec!["http".to_owned(), "https".to_owned()],
+            };
+            let hosts = |field: &str| -> Result<Option<Vec<(HostPattern, String)>>> {
+                let Some(value) = get(members, field) else {
+                    return Ok(None);
+                };
+                let list = strings(value, &format!("{at}.{field}"))?;
+                list.iter()
+                    .enumerate()
+                    .map(|(j, text)| {
+                        HostPattern::parse(text)
+                            .map(|p| (p, text.clone()))
+                            .map_err(|err| {
+                                format!(
+                                    "{at}.{field}[{j}]: invalid host {}: {err}",
+                                    quote_name(text)
+                                )
+                            })
+                    })
+                    .collect::<Result<Vec<_>>>()
+                    .map(Some)
+            };
+            let allow = hosts("allow_hosts")?;
+            let deny = hosts("deny_hosts")?.unwrap_or_default();
+            rules.urls.push((
+                args,
+                UrlRule {
+                    schemes,
+                    allow,
+                    deny,
+                },
+            ));
+        }
+    }
+    if let Some(value) = get(members, "response_detectors") {
+        let at = format!("{at}.response_detectors");
+        let chosen = detector_list(library, value, &at)?;
+        rules.scanner = Some(scanner_for(chosen, &at)?);
+    }
+    Ok(rules)
+}
+
+fn schema_validator(schema: &Value, at: &str) -> Result<jsonschema::Validator> {
+    if let Value::Object(members) = schema
+        && let Some(declared) = get(members, "$schema")
+        && *declared != Value::Str(DRAFT_2020_12.to_owned())
+    {
+        return Err(format!(
+            "{at}: \"$schema\" must be \"{DRAFT_2020_12}\" when given"
+        ));
+    }
+    let schema: serde_json::Value =
+        serde_json::from_slice(&canonical::encode(schema)).map_err(|err| format!("{at}: {err}"))?;
+    jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .with_pattern_options(
+            jsonschema::PatternOptions::regex()
+                .size_limit(1 << 20)
+                .dfa_size_limit(2 << 20),
+        )
+        .build(&schema)
+        .map_err(|err| {
+            let text = err.to_string();
+            let line = text.lines().map(str::trim).collect::<Vec<_>>().join(" ");
+            format!("{at}: invalid schema: {line}")
+        })
+}
