@@ -17,7 +17,7 @@ BENCH_DIR=${BENCH_DIR:-/tmp/toolreplay-bench}
 SIZES=${SIZES:-"10MiB 100MiB 1GiB"}
 RUNS=${RUNS:-5}
 SEED=${SEED:-20240601}
-COMMANDS=(replay scope scope-policy seal verify openssl)
+COMMANDS=(replay scope scope-policy seal write verify openssl)
 SCOPE="$here/scope.json"    # names only: the plain scope audit
 POLICY="$here/policy.json"  # the same scope with a policy using every kind of rule
 
@@ -105,8 +105,9 @@ path, which = sys.argv[1], sys.argv[2]
 rows = [l.rstrip("\n").split("\t") for l in open(path)][1:]
 label = {"replay": "toolreplay replay T", "scope": "toolreplay scope T P",
          "scope-policy": "toolreplay scope T POLICY", "seal": "toolreplay seal T -o OUT",
+         "write": "dd S to OUT, fsync",
          "verify": "toolreplay verify S", "openssl": "openssl dgst -sha256 T"}
-order = ["replay", "scope", "scope-policy", "seal", "verify", "openssl"]
+order = ["replay", "scope", "scope-policy", "seal", "write", "verify", "openssl"]
 def stats(size, cmd):
     rs = [r for r in rows if r[0] == size and r[2] == cmd]
     wall = [float(r[4]) for r in rs]
@@ -158,6 +159,7 @@ for size in $SIZES; do
     T="$BENCH_DIR/transcript-$size-seed$SEED.jsonl"
     S="$BENCH_DIR/sealed-$size-seed$SEED.jsonl"
     OUT="$BENCH_DIR/out-$size.jsonl"
+    FLOOR="$BENCH_DIR/floor-$size.jsonl"
     want="size=$size seed=$SEED generator=$gen_hash"
     if [[ -f $T && -f $T.meta && "$(head -n1 "$T.meta")" == "$want" &&
           "$(sed -n 2p "$T.meta")" == "bytes=$(stat -c %s "$T")" ]]; then
@@ -204,13 +206,18 @@ for size in $SIZES; do
                              "$bin" scope "$T" "$POLICY" ;;
                 seal)    rm -f "$OUT"
                          measure "$size" "$bytes" seal "$run" "0" "$bin" seal "$T" -o "$OUT" ;;
+                # What writing the sealed file's bytes costs on this disk, with the
+                # fsync seal -o makes before its rename: the floor under seal -o.
+                write)   rm -f "$FLOOR"
+                         measure "$size" "$bytes" write "$run" "0" \
+                             dd if="$S" of="$FLOOR" bs=1M conv=fsync status=none ;;
                 verify)  measure "$size" "$bytes" verify "$run" "0" "$bin" verify "$S" ;;
                 openssl) measure "$size" "$bytes" openssl "$run" "0" openssl dgst -sha256 "$T" ;;
             esac
         done
     done
     cmp -s "$OUT" "$S" || die "seal -o output differs from the first seal of $T"
-    rm -f "$OUT"
+    rm -f "$OUT" "$FLOOR"
     table "$size"
     echo
 done
