@@ -68,12 +68,13 @@ enum Command {
         #[command(flatten)]
         from: FromArgs,
     },
-    /// Report calls to tools outside the agent's declared scope.
+    /// Report calls outside the agent's declared scope and policy.
     #[command(after_help = SCOPE_EXAMPLES)]
     Scope {
         /// The transcript (JSON Lines); - reads standard input.
         file: PathBuf,
-        /// The scope file: {"agent": ..., "allowed_tools": [...]}; - reads standard
+        /// The scope file: {"agent": ..., "allowed_tools": [...]}, with policy rules
+        /// after "policy_version": 1 (README, "Scope policies"); - reads standard
         /// input.
         scope: PathBuf,
         /// The report's format.
@@ -237,6 +238,8 @@ const SCOPE_EXAMPLES: &str = "\
 Examples:
   toolreplay scope run.jsonl scope.json
   toolreplay scope run.jsonl scope.json --format json
+  toolreplay scope run.jsonl policy.json
+  toolreplay scope --from claude-code session.jsonl policy.json
   toolreplay scope - scope.json < run.jsonl
 
 Exit status: 0 no findings, 1 findings, 2 the audit could not run.";
