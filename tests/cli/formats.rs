@@ -433,9 +433,9 @@ fn sarif_of_odd_names_keeps_them_in_messages() {
     );
 }
 
-#[test]
-#[ignore = "needs ../shared/data"]
-fn every_sarif_log_is_valid_against_the_sarif_2_1_0_schema() {
+/// A validator of the OASIS SARIF 2.1.0 schema in `../shared/data` (a missing file
+/// fails the test).
+pub fn sarif_validator() -> jsonschema::Validator {
     let path = format!(
         "{}/../shared/data/sarif/sarif-schema-2.1.0.json",
         super::ROOT
@@ -443,7 +443,13 @@ fn every_sarif_log_is_valid_against_the_sarif_2_1_0_schema() {
     let schema_text = std::fs::read_to_string(&path)
         .unwrap_or_else(|err| panic!("{path}: {err}: the SARIF schema is needed"));
     let schema: Value = serde_json::from_str(&schema_text).expect("the schema is JSON");
-    let validator = jsonschema::draft7::new(&schema).expect("the schema compiles");
+    jsonschema::draft7::new(&schema).expect("the schema compiles")
+}
+
+#[test]
+#[ignore = "needs ../shared/data"]
+fn every_sarif_log_is_valid_against_the_sarif_2_1_0_schema() {
+    let validator = sarif_validator();
     let logs = every_sarif_log();
     assert_eq!(logs.len(), 8);
     for (name, log) in &logs {

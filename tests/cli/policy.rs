@@ -507,14 +507,7 @@ fn findings_with_odd_names_stay_on_one_line() {
 #[test]
 #[ignore = "needs ../shared/data"]
 fn the_sample_policy_sarif_is_valid_against_the_sarif_2_1_0_schema() {
-    let path = format!(
-        "{}/../shared/data/sarif/sarif-schema-2.1.0.json",
-        super::ROOT
-    );
-    let schema_text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|err| panic!("{path}: {err}: the SARIF schema is needed"));
-    let schema: Value = serde_json::from_str(&schema_text).expect("the schema is JSON");
-    let validator = jsonschema::draft7::new(&schema).expect("the schema compiles");
+    let validator = super::formats::sarif_validator();
     let run = run_in_root(&[
         "scope",
         "samples/session-policy.jsonl",
