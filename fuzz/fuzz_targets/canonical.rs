@@ -50,6 +50,9 @@ fuzz_target!(|data: &[u8]| {
                             "parse_fields canonical member {key:?} differs"
                         );
                     }
+                    FieldValue::Written(..) => {
+                        panic!("parse_fields gives ranges of a buffer it does not return")
+                    }
                 }
             }
         }
@@ -58,6 +61,41 @@ fuzz_target!(|data: &[u8]| {
         }
         (Err(a), Err(b)) => assert_eq!(a, b, "parse and parse_fields reject differently"),
         (a, b) => panic!("parse gives {a:?} but parse_fields {b:?}"),
+    }
+
+    // parse_fields_in writes the canonical members into a buffer of the caller's,
+    // after what it already holds, and gives their ranges: the same bytes.
+    let mut scratch = b"kept".to_vec();
+    let written = json::parse_fields_in(text, &["args", "response"], &mut scratch);
+    assert_eq!(
+        &scratch[..4],
+        b"kept",
+        "parse_fields_in overwrote its buffer"
+    );
+    match (&fields, &written) {
+        (Ok(Ok(owned)), Ok(Ok(ranged))) => {
+            assert_eq!(owned.len(), ranged.len(), "parse_fields_in member count");
+            for (a, b) in owned.iter().zip(ranged) {
+                assert_eq!(a.key, b.key, "parse_fields_in keys or their order");
+                match (&a.value, &b.value) {
+                    (FieldValue::Tree(x), FieldValue::Tree(y)) => assert_eq!(x, y),
+                    (FieldValue::Canonical(bytes, k), FieldValue::Written(range, l)) => {
+                        assert_eq!(k, l, "parse_fields_in kind");
+                        assert!(
+                            scratch.get(range.clone()) == Some(bytes.as_slice()),
+                            "parse_fields_in range of {:?} differs",
+                            a.key
+                        );
+                    }
+                    (x, y) => panic!("parse_fields gives {x:?} but parse_fields_in {y:?}"),
+                }
+            }
+        }
+        (a, b) => assert_eq!(
+            a.as_ref().map(|r| r.as_ref().err()),
+            b.as_ref().map(|r| r.as_ref().err()),
+            "parse_fields and parse_fields_in disagree"
+        ),
     }
 
     let Ok(value) = parsed else {
