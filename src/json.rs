@@ -57,6 +57,15 @@ impl Value {
     }
 }
 
+/// The member `key` of an object's `members` (sorted by key, as [`parse`] gives
+/// them).
+pub fn member<'v>(members: &'v [(String, Value)], key: &str) -> Option<&'v Value> {
+    members
+        .binary_search_by(|(k, _)| k.as_bytes().cmp(key.as_bytes()))
+        .ok()
+        .map(|i| &members[i].1)
+}
+
 /// The kind of a JSON value, as far as messages and field checks need it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {

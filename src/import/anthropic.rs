@@ -17,7 +17,7 @@
 use crate::json::Value;
 use crate::transcript::LineError;
 
-use super::{Items, Pairing, content_response, described, fit, get, get_str, id_key, request_body};
+use super::{Items, Pairing, content_response, fit, get, get_str, id_key, request_body};
 
 /// Reads the messages of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
@@ -26,7 +26,7 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
         let Value::Object(message) = value else {
             pairing.skip(
                 line,
-                format!("message: {}, not an object", described(&value)),
+                format!("message: {}, not an object", value.described()),
             );
             continue;
         };
@@ -36,7 +36,7 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
             Some(Value::Str(_)) => {}
             Some(other) => pairing.skip(
                 line,
-                format!("message: \"content\" is {}", described(other)),
+                format!("message: \"content\" is {}", other.described()),
             ),
             None => pairing.skip(line, "message without \"content\"".to_owned()),
         }
@@ -58,7 +58,7 @@ pub(crate) fn content_blocks(
         let Value::Object(block) = block else {
             pairing.skip(
                 line,
-                format!("content block: {}, not an object", described(block)),
+                format!("content block: {}, not an object", block.described()),
             );
             continue;
         };
@@ -88,7 +88,7 @@ fn malformed(
         message: match found {
             Some(value) => format!(
                 "{block} block: \"{field}\" must be {wanted}, found {}",
-                described(value)
+                value.described()
             ),
             None => format!("{block} block without \"{field}\""),
         },

@@ -29,7 +29,7 @@ use crate::json::{Value, quoted_key};
 use crate::transcript::LineError;
 
 use super::anthropic::content_blocks;
-use super::{Items, Pairing, described, get, get_str};
+use super::{Items, Pairing, get, get_str};
 
 /// Entry types that hold no tool call, dropped without a warning.
 const DROPPED_ENTRIES: [&str; 4] = [
@@ -46,7 +46,7 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
         let Value::Object(entry) = value else {
             pairing.skip(
                 line,
-                format!("line: {}, not an entry object", described(&value)),
+                format!("line: {}, not an entry object", value.described()),
             );
             continue;
         };
@@ -69,7 +69,7 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
                     line,
                     format!(
                         "\"{kind}\" entry: \"message\" is {}, not an object",
-                        described(other)
+                        other.described()
                     ),
                 );
                 continue;
@@ -86,7 +86,7 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
                 line,
                 format!(
                     "\"{kind}\" entry: the message's \"content\" is {}",
-                    described(other)
+                    other.described()
                 ),
             ),
             None => pairing.skip(

@@ -19,7 +19,7 @@
 use crate::json::Value;
 use crate::transcript::LineError;
 
-use super::{Items, Pairing, Slot, WarningKind, described, fit, get, id_key, shown_id};
+use super::{Items, Pairing, Slot, WarningKind, fit, get, id_key, shown_id};
 
 /// Reads the messages of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
@@ -33,14 +33,14 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
                         Value::Object(members) => message(line, members, pairing)?,
                         other => pairing.skip(
                             line,
-                            format!("batch item: {}, not a JSON-RPC message", described(other)),
+                            format!("batch item: {}, not a JSON-RPC message", other.described()),
                         ),
                     }
                 }
             }
             other => pairing.skip(
                 line,
-                format!("line: {}, not a JSON-RPC message", described(&other)),
+                format!("line: {}, not a JSON-RPC message", other.described()),
             ),
         }
     }
@@ -60,7 +60,10 @@ fn message(line: u64, members: &[(String, Value)], pairing: &mut Pairing) -> Res
         // A notification.
         (Some(Value::Str(_)), None) => Ok(()),
         (Some(other), _) => {
-            pairing.skip(line, format!("message: \"method\" is {}", described(other)));
+            pairing.skip(
+                line,
+                format!("message: \"method\" is {}", other.described()),
+            );
             Ok(())
         }
         (None, Some(id)) if get(members, "result").is_some() || get(members, "error").is_some() => {
@@ -91,7 +94,7 @@ fn tools_call(
         Some(other) => {
             return Err(error(format!(
                 "\"params\" must be an object, found {}",
-                described(other)
+                other.described()
             )));
         }
         None => return Err(error("no \"params\"".to_owned())),
@@ -101,7 +104,7 @@ fn tools_call(
         Some(other) => {
             return Err(error(format!(
                 "\"params.name\" must be a non-empty string, found {}",
-                described(other)
+                other.described()
             )));
         }
         None => return Err(error("no \"params.name\"".to_owned())),
@@ -112,7 +115,7 @@ fn tools_call(
         Some(other) => {
             return Err(error(format!(
                 "\"params.arguments\" must be an object, found {}",
-                described(other)
+                other.described()
             )));
         }
     };

@@ -403,13 +403,7 @@ pub(crate) fn request_body(line: u64, message: &[(String, Value)]) -> Result<(),
     Ok(())
 }
 
-/// The member `key` of an object's members.
-pub(crate) fn get<'v>(members: &'v [(String, Value)], key: &str) -> Option<&'v Value> {
-    members
-        .binary_search_by(|(k, _)| k.as_bytes().cmp(key.as_bytes()))
-        .ok()
-        .map(|i| &members[i].1)
-}
+pub(crate) use crate::json::member as get;
 
 /// The member `key` of an object's members, when it is a string.
 pub(crate) fn get_str<'v>(members: &'v [(String, Value)], key: &str) -> Option<&'v str> {
@@ -465,11 +459,6 @@ pub(crate) fn shown_id(key: &str) -> String {
     } else {
         key.to_owned()
     }
-}
-
-/// What `value` is, for a message: "a string", "an array", ...
-pub(crate) fn described(value: &Value) -> &'static str {
-    value.described()
 }
 
 /// A call waiting for, or paired with, its result.

@@ -14,7 +14,7 @@
 use crate::json::{self, Value, quoted_key};
 use crate::transcript::LineError;
 
-use super::{Items, Pairing, content_response, described, fit, get, get_str, id_key, request_body};
+use super::{Items, Pairing, content_response, fit, get, get_str, id_key, request_body};
 
 /// Reads the messages of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
@@ -23,7 +23,7 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
         let Value::Object(message) = value else {
             pairing.skip(
                 line,
-                format!("message: {}, not an object", described(&value)),
+                format!("message: {}, not an object", value.described()),
             );
             continue;
         };
@@ -44,7 +44,7 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
                     line,
                     message: format!(
                         "\"tool_calls\" must be an array, found {}",
-                        described(other)
+                        other.described()
                     ),
                 });
             }
@@ -69,7 +69,7 @@ fn tool_call(line: u64, i: usize, call: &Value, pairing: &mut Pairing) -> Result
         message: format!("tool_calls[{i}]: {message}"),
     };
     let Value::Object(call) = call else {
-        return Err(error(format!("{}, not an object", described(call))));
+        return Err(error(format!("{}, not an object", call.described())));
     };
     if let Some(kind) = get_str(call, "type")
         && kind != "function"
@@ -85,7 +85,7 @@ fn tool_call(line: u64, i: usize, call: &Value, pairing: &mut Pairing) -> Result
         Some(other) => {
             return Err(error(format!(
                 "\"id\" must be a non-empty string, found {}",
-                described(other)
+                other.described()
             )));
         }
         None => return Err(error("no \"id\"".to_owned())),
@@ -95,7 +95,7 @@ fn tool_call(line: u64, i: usize, call: &Value, pairing: &mut Pairing) -> Result
         Some(other) => {
             return Err(error(format!(
                 "\"function\" must be an object, found {}",
-                described(other)
+                other.described()
             )));
         }
         None => return Err(error("no \"function\"".to_owned())),
@@ -105,7 +105,7 @@ fn tool_call(line: u64, i: usize, call: &Value, pairing: &mut Pairing) -> Result
         Some(other) => {
             return Err(error(format!(
                 "\"function.name\" must be a non-empty string, found {}",
-                described(other)
+                other.described()
             )));
         }
         None => return Err(error("no \"function.name\"".to_owned())),
@@ -115,7 +115,7 @@ fn tool_call(line: u64, i: usize, call: &Value, pairing: &mut Pairing) -> Result
         Some(other) => {
             return Err(error(format!(
                 "\"function.arguments\" must be a string of JSON text, found {}",
-                described(other)
+                other.described()
             )));
         }
         None => return Err(error("no \"function.arguments\"".to_owned())),
@@ -125,7 +125,7 @@ fn tool_call(line: u64, i: usize, call: &Value, pairing: &mut Pairing) -> Result
         Ok(other) => {
             return Err(error(format!(
                 "\"function.arguments\" must hold a JSON object, found {}",
-                described(&other)
+                other.described()
             )));
         }
         Err(err) => {
@@ -151,7 +151,7 @@ fn tool_message(
                 line,
                 message: format!(
                     "tool message: \"tool_call_id\" must be a non-empty string, found {}",
-                    described(other)
+                    other.described()
                 ),
             });
         }

@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
 use crate::canonical;
-use crate::json::{self, Value};
+use crate::json::{self, Value, member as get};
 use crate::report::{FindingKind, quote_name};
 
 use detectors::{Group, Library, Scanner};
@@ -84,16 +84,12 @@ pub struct PolicyError {
 
 type Result<T> = std::result::Result<T, String>;
 
-fn described(value: &Value) -> &'static str {
-    value.described()
-}
-
 fn object<'v>(value: &'v Value, at: &str) -> Result<&'v [(String, Value)]> {
     match value {
         Value::Object(members) => Ok(members),
         other => Err(format!(
             "{at}: must be an object, found {}",
-            described(other)
+            other.described()
         )),
     }
 }
@@ -105,15 +101,11 @@ fn known(members: &[(String, Value)], at: &str, fields: &[&str]) -> Result<()> {
     }
 }
 
-fn get<'v>(members: &'v [(String, Value)], name: &str) -> Option<&'v Value> {
-    members.iter().find(|(k, _)| k == name).map(|(_, v)| v)
-}
-
 fn strings(value: &Value, at: &str) -> Result<Vec<String>> {
     let Value::Array(items) = value else {
         return Err(format!(
             "{at}: must be an array of strings, found {}",
-            described(value)
+            value.described()
         ));
     };
     items
@@ -123,7 +115,7 @@ fn strings(value: &Value, at: &str) -> Result<Vec<String>> {
             Value::Str(s) => Ok(s.clone()),
             other => Err(format!(
                 "{at}[{i}]: must be a string, found {}",
-                described(other)
+                other.described()
             )),
         })
         .collect()
@@ -139,7 +131,7 @@ fn count(value: &Value, at: &str) -> Result<u64> {
         }),
         other => Err(format!(
             "{at}: must be a non-negative integer, found {}",
-            described(other)
+            other.described()
         )),
     }
 }
@@ -447,7 +439,7 @@ fn custom_detectors(value: &Value) -> Result<Vec<(String, String)>> {
             other => {
                 return Err(format!(
                     "{at}: must be a string, found {}",
-                    described(other)
+                    other.described()
                 ));
             }
         }
@@ -491,7 +483,7 @@ fn flows(value: &Value) -> Result<Vec<Flow>> {
     let Value::Array(items) = value else {
         return Err(format!(
             "flows: must be an array of objects, found {}",
-            described(value)
+            value.described()
         ));
     };
     let mut out: Vec<Flow> = Vec::with_capacity(items.len());
@@ -504,7 +496,7 @@ fn flows(value: &Value) -> Result<Vec<Flow>> {
             Some(other) => {
                 return Err(format!(
                     "{at}.name: must be a non-empty string, found {}",
-                    described(other)
+                    other.described()
                 ));
             }
             None => return Err(format!("{at}: missing field \"name\"")),
@@ -574,7 +566,7 @@ fn tool_rules(
         let Value::Array(items) = value else {
             return Err(format!(
                 "{at}.paths: must be an array of objects, found {}",
-                described(value)
+                value.described()
             ));
         };
         for (i, item) in items.iter().enumerate() {
@@ -596,7 +588,7 @@ fn tool_rules(
                 Some(other) => {
                     return Err(format!(
                         "{at}.root: must be a string, found {}",
-                        described(other)
+                        other.described()
                     ));
                 }
             };
@@ -624,7 +616,7 @@ fn tool_rules(
         let Value::Array(items) = value else {
             return Err(format!(
                 "{at}.urls: must be an array of objects, found {}",
-                described(value)
+                value.described()
             ));
         };
         for (i, item) in items.iter().enumerate() {
