@@ -55,10 +55,7 @@ impl Pointer {
         let mut here = root;
         for token in &self.tokens {
             here = match here {
-                Value::Object(members) => members
-                    .binary_search_by(|(key, _)| key.as_bytes().cmp(token.as_bytes()))
-                    .ok()
-                    .map(|i| &members[i].1)?,
+                Value::Object(members) => crate::json::member(members, token)?,
                 Value::Array(items) => {
                     if token.is_empty()
                         || !token.bytes().all(|b| b.is_ascii_digit())
