@@ -13,8 +13,8 @@ use crate::report;
 use crate::scope::{Scope, ScopeAudit, ScopeReport};
 use crate::spool::{Spool, SpoolError};
 use crate::transcript::{
-    CanonicalRecord, ReadError, UnplacedCall, UnplacedRecord, parse_link, parse_unplaced_call,
-    parse_unplaced_record,
+    CanonicalRecord, ReadError, Unplaced, UnplacedRecord, parse_link, parse_unplaced_record,
+    parse_unplaced_with,
 };
 
 /// The largest scope file read, in bytes.
@@ -100,6 +100,28 @@ fn for_each_record(
     pipeline::run(reader, parse_unplaced_record, place).map_err(|stop| stopped(path, stop))
 }
 
+/// Hands the tool and the canonical arguments and response of every record of the
+/// transcript read from `reader` (named `path` in errors) to `make`, on the parsing
+/// threads, and what it makes to `visit` with the record's line, index and tool, in
+/// order.
+fn for_each_made<T: Send>(
+    path: &Path,
+    reader: Box<dyn Read + Send>,
+    make: impl Fn(&str, &[u8], &[u8]) -> T + Sync,
+    mut visit: impl FnMut(u64, u64, &str, T) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let mut count = 0;
+    let parse = |line, text: &str| parse_unplaced_with(line, text, &make);
+    pipeline::run(reader, parse, |line, unplaced: Unplaced<T>| {
+        let index = unplaced
+            .place(count)
+            .map_err(|err| input_error(path, ReadError::Input(err)))?;
+        count += 1;
+        visit(line, index, &unplaced.tool, unplaced.value)
+    })
+    .map_err(|stop| stopped(path, stop))
+}
+
 fn stopped(path: &Path, stop: Stop<Error>) -> Error {
     match stop {
         Stop::Read(err) => input_error(path, err),
@@ -130,16 +152,15 @@ pub fn replay_report_from(
     let mut replay = Replay::new(mutating_tools.iter().cloned());
     // The fingerprints are computed on the parsing threads; only the bookkeeping is
     // sequential.
-    let mut count = 0;
-    pipeline::run(reader, parse_unplaced_call, |line, call: UnplacedCall| {
-        let index = call
-            .place(count)
-            .map_err(|err| input_error(path, ReadError::Input(err)))?;
-        count += 1;
-        replay.observe_fingerprints(line, index, &call.tool, call.call, call.response);
-        Ok(())
-    })
-    .map_err(|stop| stopped(path, stop))?;
+    for_each_made(
+        path,
+        reader,
+        crate::replay::fingerprints,
+        |line, index, tool, (call, response)| {
+            replay.observe_fingerprints(line, index, tool, call, response);
+            Ok(())
+        },
+    )?;
     Ok(replay.finish())
 }
 
@@ -194,10 +215,16 @@ pub fn scope_report_from(
         return policy_report(path, reader, scope, &policy);
     }
     let mut audit = ScopeAudit::new(scope);
-    for_each_record(path, reader, |line, record| {
-        audit.observe_call(line, record.index, &record.tool, &record.args);
-        Ok(())
-    })?;
+    // Only the arguments are kept, for the fingerprint of a finding.
+    for_each_made(
+        path,
+        reader,
+        |_, args, _| args.to_vec(),
+        |line, index, tool, args| {
+            audit.observe_call(line, index, tool, &args);
+            Ok(())
+        },
+    )?;
     Ok(audit.finish())
 }
 
@@ -210,21 +237,15 @@ fn policy_report(
     policy: &crate::policy::Policy,
 ) -> Result<ScopeReport, Error> {
     let mut audit = ScopeAudit::with_sequence(scope, policy.sequence());
-    let parse = |line, text: &str| {
-        let unplaced = parse_unplaced_record(line, text)?;
-        let found = policy.check(unplaced.tool(), unplaced.args(), unplaced.response());
-        Ok((unplaced, found))
-    };
-    let mut count = 0;
-    pipeline::run(reader, parse, |line, (unplaced, found)| {
-        let record = unplaced
-            .place(count)
-            .map_err(|err| input_error(path, ReadError::Input(err)))?;
-        count += 1;
-        audit.observe_checked(line, record.index, &record.tool, &record.args, found);
-        Ok(())
-    })
-    .map_err(|stop| stopped(path, stop))?;
+    for_each_made(
+        path,
+        reader,
+        |tool, args, response| (args.to_vec(), policy.check(tool, args, response)),
+        |line, index, tool, (args, found)| {
+            audit.observe_checked(line, index, tool, &args, found);
+            Ok(())
+        },
+    )?;
     Ok(audit.finish())
 }
 

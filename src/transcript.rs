@@ -268,21 +268,6 @@ pub struct UnplacedRecord {
 }
 
 impl UnplacedRecord {
-    /// The tool's name.
-    pub fn tool(&self) -> &str {
-        &self.record.tool
-    }
-
-    /// The canonical encoding of the arguments.
-    pub fn args(&self) -> &[u8] {
-        &self.record.args
-    }
-
-    /// The canonical encoding of the response.
-    pub fn response(&self) -> &[u8] {
-        &self.record.response
-    }
-
     /// The record, when it is the one with index `expected_index`; otherwise the
     /// error its line gets.
     pub fn place(mut self, expected_index: u64) -> Result<CanonicalRecord, LineError> {
@@ -344,22 +329,20 @@ pub fn parse_unplaced_record(line: u64, text: &str) -> Result<UnplacedRecord, Li
     })
 }
 
-/// A call parsed and checked in every way but its index's place, reduced to what
-/// replay keeps: its tool and the fingerprints of the call and its response.
+/// A record parsed and checked in every way but its index's place, reduced to its
+/// tool and what [`parse_unplaced_with`] made of its canonical arguments and response.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnplacedCall {
+pub struct Unplaced<T> {
     line: u64,
     index: Box<str>,
     /// The name of the tool that was called; never empty.
     pub tool: String,
-    /// [`crate::fingerprint::call_canonical`] of the call.
-    pub call: crate::replay::Fingerprint,
-    /// SHA-256 of the canonical response.
-    pub response: crate::replay::Fingerprint,
+    /// What was made of the record.
+    pub value: T,
 }
 
-impl UnplacedCall {
-    /// The call's index, when it is `expected_index`; otherwise the error its line
+impl<T> Unplaced<T> {
+    /// The record's index, when it is `expected_index`; otherwise the error its line
     /// gets.
     pub fn place(&self, expected_index: u64) -> Result<u64, LineError> {
         check_place(self.line, &self.index, expected_index)?;
@@ -367,22 +350,26 @@ impl UnplacedCall {
     }
 }
 
-/// [`parse_unplaced_record`] reduced to the fingerprints of replay, hashed straight
-/// from the buffer the canonical forms were written to.
-pub fn parse_unplaced_call(line: u64, text: &str) -> Result<UnplacedCall, LineError> {
+/// [`parse_unplaced_record`] that hands the tool and the canonical arguments and
+/// response to `make` straight from the buffer they were written to, and keeps only
+/// what it makes of them: no copy of either is made for the caller.
+pub fn parse_unplaced_with<T>(
+    line: u64,
+    text: &str,
+    make: impl FnOnce(&str, &[u8], &[u8]) -> T,
+) -> Result<Unplaced<T>, LineError> {
     json::with_scratch(|scratch| {
         let fields = record_fields(line, text, scratch)?;
-        let (call, response) = crate::replay::fingerprints(
+        let value = make(
             &fields.tool,
             &scratch[fields.args],
             &scratch[fields.response],
         );
-        Ok(UnplacedCall {
+        Ok(Unplaced {
             line,
             index: fields.index,
             tool: fields.tool,
-            call,
-            response,
+            value,
         })
     })
 }
