@@ -17,21 +17,12 @@
 use crate::json::Value;
 use crate::transcript::LineError;
 
-use super::{Items, Pairing, content_response, fit, get, get_str, id_key, request_body};
+use super::{Items, Pairing, content_response, fit, for_each_message, get, get_str, id_key};
 
 /// Reads the messages of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
-    for item in items {
-        let (line, value) = item?;
-        let Value::Object(message) = value else {
-            pairing.skip(
-                line,
-                format!("message: {}, not an object", value.described()),
-            );
-            continue;
-        };
-        request_body(line, &message)?;
-        match get(&message, "content") {
+    for_each_message(items, pairing, |line, message, pairing| {
+        match get(message, "content") {
             Some(Value::Array(blocks)) => content_blocks(line, blocks, pairing)?,
             Some(Value::Str(_)) => {}
             Some(other) => pairing.skip(
@@ -40,8 +31,8 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
             ),
             None => pairing.skip(line, "message without \"content\"".to_owned()),
         }
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// Blocks that hold no tool call and are dropped without a warning.

@@ -391,14 +391,31 @@ fn looks_like_object(bytes: &[u8], line: u64) -> bool {
         == Some(&b'{')
 }
 
-/// A request body (`{"model": ..., "messages": [...]}`) where a message was
-/// expected: an error, since its messages would be skipped one by one otherwise.
-pub(crate) fn request_body(line: u64, message: &[(String, Value)]) -> Result<(), LineError> {
-    if get(message, "messages").is_some() && get(message, "role").is_none() {
-        return Err(LineError {
-            line,
-            message: "a request body, not a message: import its \"messages\" array".to_owned(),
-        });
+/// Hands each message of `items` (OpenAI and Anthropic) to `read` with its line: a
+/// message that is not an object is skipped with a warning, and a request body
+/// (`{"model": ..., "messages": [...]}`) where a message was expected is an error,
+/// since its messages would be skipped one by one otherwise.
+pub(crate) fn for_each_message(
+    items: Items<'_>,
+    pairing: &mut Pairing,
+    mut read: impl FnMut(u64, &[(String, Value)], &mut Pairing) -> Result<(), LineError>,
+) -> Result<(), LineError> {
+    for item in items {
+        let (line, value) = item?;
+        let Value::Object(message) = value else {
+            pairing.skip(
+                line,
+                format!("message: {}, not an object", value.described()),
+            );
+            continue;
+        };
+        if get(&message, "messages").is_some() && get(&message, "role").is_none() {
+            return Err(LineError {
+                line,
+                message: "a request body, not a message: import its \"messages\" array".to_owned(),
+            });
+        }
+        read(line, &message, pairing)?;
     }
     Ok(())
 }

@@ -14,25 +14,16 @@
 use crate::json::{self, Value, quoted_key};
 use crate::transcript::LineError;
 
-use super::{Items, Pairing, content_response, fit, get, get_str, id_key, request_body};
+use super::{Items, Pairing, content_response, fit, for_each_message, get, get_str, id_key};
 
 /// Reads the messages of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
-    for item in items {
-        let (line, value) = item?;
-        let Value::Object(message) = value else {
-            pairing.skip(
-                line,
-                format!("message: {}, not an object", value.described()),
-            );
-            continue;
-        };
-        request_body(line, &message)?;
-        let Some(role) = get_str(&message, "role") else {
+    for_each_message(items, pairing, |line, message, pairing| {
+        let Some(role) = get_str(message, "role") else {
             pairing.skip(line, "message without a string \"role\"".to_owned());
-            continue;
+            return Ok(());
         };
-        match get(&message, "tool_calls") {
+        match get(message, "tool_calls") {
             None | Some(Value::Null) => {}
             Some(Value::Array(calls)) => {
                 for (i, call) in calls.iter().enumerate() {
@@ -49,18 +40,18 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
                 });
             }
         }
-        if let Some(call) = get(&message, "function_call")
+        if let Some(call) = get(message, "function_call")
             && *call != Value::Null
         {
             pairing.skip(line, "legacy \"function_call\"".to_owned());
         }
         match role {
-            "tool" => tool_message(line, &message, pairing)?,
+            "tool" => tool_message(line, message, pairing)?,
             "function" => pairing.skip(line, "legacy \"function\" message".to_owned()),
             _ => {}
         }
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 fn tool_call(line: u64, i: usize, call: &Value, pairing: &mut Pairing) -> Result<(), LineError> {
