@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use sha2::{Digest, Sha256};
 
 use crate::canonical;
-use crate::transcript::{CanonicalRecord, Link, Record};
+use crate::transcript::{Link, Record};
 
 /// The `prev` of the first link: 64 zeros.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
@@ -48,6 +48,60 @@ impl Parts<'_> {
             hasher.update(piece);
         }
         hex::encode(hasher.finalize())
+    }
+}
+
+/// What comes between a link's arguments and its digest.
+const DIGEST_KEY: &[u8] = b",\"digest\":\"";
+/// What comes between a link's index and its `prev`.
+const PREV_KEY: &[u8] = b",\"prev\":\"";
+
+/// The sealed line of a record drafted apart from the chain (on any thread, in any
+/// order): the link with its digest and `prev` left blank, for [`Sealer::seal_draft`]
+/// to fill in, in order. The record's canonical encoding, which the digest is taken
+/// of, is in the line in three runs, so the line is the only copy made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Draft {
+    /// `{"args":A,"digest":"D","index":I,"prev":"P","response":R,"tool":T}` and LF.
+    line: Vec<u8>,
+    /// Where `{"args":A` ends.
+    args_end: usize,
+    /// Where `","index":I` ends.
+    index_end: usize,
+}
+
+impl Draft {
+    /// The draft of the link of a record with index `index` (decimal digits), whose
+    /// arguments and response are in canonical form.
+    pub fn new(index: &str, tool: &str, args: &[u8], response: &[u8]) -> Draft {
+        let mut line = Vec::with_capacity(args.len() + response.len() + tool.len() + 200);
+        line.extend_from_slice(b"{\"args\":");
+        line.extend_from_slice(args);
+        let args_end = line.len();
+        line.extend_from_slice(DIGEST_KEY);
+        line.extend_from_slice(&[b'0'; 64]);
+        line.extend_from_slice(b"\",\"index\":");
+        line.extend_from_slice(index.as_bytes());
+        let index_end = line.len();
+        line.extend_from_slice(PREV_KEY);
+        line.extend_from_slice(&[b'0'; 64]);
+        line.extend_from_slice(b"\",\"response\":");
+        line.extend_from_slice(response);
+        line.extend_from_slice(b",\"tool\":");
+        canonical::write_str(tool, &mut line);
+        line.extend_from_slice(b"}\n");
+        Draft {
+            line,
+            args_end,
+            index_end,
+        }
+    }
+}
+
+impl AsRef<[u8]> for Draft {
+    /// The sealed line, once [`Sealer::seal_draft`] has filled it in.
+    fn as_ref(&self) -> &[u8] {
+        &self.line
     }
 }
 
@@ -100,18 +154,6 @@ impl Sealer {
         self.response = response;
     }
 
-    /// Appends the sealed line of a record whose arguments and response are already in
-    /// canonical form.
-    pub fn seal_canonical(&mut self, record: &CanonicalRecord, out: &mut Vec<u8>) {
-        self.seal_parts(
-            record.index,
-            &record.tool,
-            &record.args,
-            &record.response,
-            out,
-        );
-    }
-
     fn seal_parts(
         &mut self,
         index: u64,
@@ -127,20 +169,27 @@ impl Sealer {
         .unwrap_or_else(|never| match never {});
     }
 
-    /// Hands the pieces of the sealed line of a record whose arguments and response
-    /// are in canonical form to `emit`, in order, without joining them first.
-    pub fn seal_canonical_pieces<E>(
-        &mut self,
-        record: &CanonicalRecord,
-        emit: impl FnMut(&[u8]) -> Result<(), E>,
-    ) -> Result<(), E> {
-        self.link_pieces(
-            record.index,
-            &record.tool,
-            &record.args,
-            &record.response,
-            emit,
-        )
+    /// Fills in the digest and `prev` of the next link, drafted in `draft`, which is
+    /// then its sealed line. The draft's index must be this link's place in the chain.
+    pub fn seal_draft(&mut self, draft: &mut Draft) {
+        let line = &mut draft.line;
+        let digest_at = draft.args_end + DIGEST_KEY.len();
+        let prev_at = draft.index_end + PREV_KEY.len();
+        let mut hasher = Sha256::new();
+        hasher.update(self.prev.as_bytes());
+        hasher.update(&line[..draft.args_end]);
+        hasher.update(&line[digest_at + 65..draft.index_end]);
+        hasher.update(&line[prev_at + 65..line.len() - 1]);
+        let digest = hex::encode(hasher.finalize());
+        line[digest_at..digest_at + 64].copy_from_slice(digest.as_bytes());
+        // `prev` is a digest or the genesis, 64 characters, unless a sealer was started
+        // after something else; then the line makes room for it.
+        let prev = self.prev.as_bytes();
+        match line.get_mut(prev_at..prev_at + 64) {
+            Some(blank) if prev.len() == 64 => blank.copy_from_slice(prev),
+            _ => drop(line.splice(prev_at..prev_at + 64, prev.iter().copied())),
+        }
+        self.prev = digest;
     }
 
     fn link_pieces<E>(

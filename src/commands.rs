@@ -1,21 +1,19 @@
 //! The commands: each opens its inputs, streams them through an audit and returns
 //! the report, without writing to stdout itself.
 
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, Read, Write};
 use std::path::Path;
 
 use crate::atomic::AtomicFile;
-use crate::chain::{self, Sealer, Verdict, Verifier};
+use crate::batch::BatchWriter;
+use crate::chain::{self, Draft, Sealer, Verdict, Verifier};
 use crate::error::Error;
 use crate::pipeline::{self, Stop};
 use crate::replay::{Replay, ReplayReport};
 use crate::report;
 use crate::scope::{Scope, ScopeAudit, ScopeReport};
 use crate::spool::{Spool, SpoolError};
-use crate::transcript::{
-    CanonicalRecord, ReadError, Unplaced, UnplacedRecord, parse_link, parse_unplaced_record,
-    parse_unplaced_with,
-};
+use crate::transcript::{Borrowed, ReadError, Unplaced, parse_link, parse_unplaced_with};
 
 /// The largest scope file read, in bytes.
 pub const MAX_SCOPE_BYTES: u64 = 16 << 20;
@@ -82,32 +80,13 @@ fn input_error(path: &Path, err: ReadError) -> Error {
     Error::reading(path, err)
 }
 
-/// Feeds every record of the transcript read from `reader` (named `path` in errors)
-/// to `visit`, in order.
-fn for_each_record(
-    path: &Path,
-    reader: Box<dyn Read + Send>,
-    mut visit: impl FnMut(u64, CanonicalRecord) -> Result<(), Error>,
-) -> Result<(), Error> {
-    let mut count = 0;
-    let place = |line, unplaced: UnplacedRecord| {
-        let record = unplaced
-            .place(count)
-            .map_err(|err| input_error(path, ReadError::Input(err)))?;
-        count += 1;
-        visit(line, record)
-    };
-    pipeline::run(reader, parse_unplaced_record, place).map_err(|stop| stopped(path, stop))
-}
-
-/// Hands the tool and the canonical arguments and response of every record of the
-/// transcript read from `reader` (named `path` in errors) to `make`, on the parsing
-/// threads, and what it makes to `visit` with the record's line, index and tool, in
+/// Hands the fields of every record of the transcript read from `reader` (named
+/// `path` in errors) to `make`, on the parsing threads, and what it makes to `visit` with the record's line, index and tool, in
 /// order.
 fn for_each_made<T: Send>(
     path: &Path,
     reader: Box<dyn Read + Send>,
-    make: impl Fn(&str, &[u8], &[u8]) -> T + Sync,
+    make: impl Fn(Borrowed<'_>) -> T + Sync,
     mut visit: impl FnMut(u64, u64, &str, T) -> Result<(), Error>,
 ) -> Result<(), Error> {
     let mut count = 0;
@@ -155,7 +134,7 @@ pub fn replay_report_from(
     for_each_made(
         path,
         reader,
-        crate::replay::fingerprints,
+        |record| crate::replay::fingerprints(record.tool, record.args, record.response),
         |line, index, tool, (call, response)| {
             replay.observe_fingerprints(line, index, tool, call, response);
             Ok(())
@@ -219,7 +198,7 @@ pub fn scope_report_from(
     for_each_made(
         path,
         reader,
-        |_, args, _| args.to_vec(),
+        |record| record.args.to_vec(),
         |line, index, tool, args| {
             audit.observe_call(line, index, tool, &args);
             Ok(())
@@ -240,7 +219,10 @@ fn policy_report(
     for_each_made(
         path,
         reader,
-        |tool, args, response| (args.to_vec(), policy.check(tool, args, response)),
+        |record| {
+            let found = policy.check(record.tool, record.args, record.response);
+            (record.args.to_vec(), found)
+        },
         |line, index, tool, (args, found)| {
             audit.observe_checked(line, index, tool, &args, found);
             Ok(())
@@ -275,13 +257,12 @@ pub fn seal_from(
     match output {
         None => {
             let mut spool = Spool::new();
-            for_each_record(path, reader, |_, record| {
-                sealer
-                    .seal_canonical_pieces(&record, |piece| spool.write(piece))
-                    .map_err(|source| Error::Write {
-                        target: "a temporary file".to_owned(),
-                        source,
-                    })
+            for_each_draft(path, reader, |mut draft| {
+                sealer.seal_draft(&mut draft);
+                spool.write(draft.as_ref()).map_err(|source| Error::Write {
+                    target: "a temporary file".to_owned(),
+                    source,
+                })
             })?;
             Ok(Outcome {
                 output: Output::Spooled(spool),
@@ -294,11 +275,10 @@ pub fn seal_from(
                 source,
             };
             let mut file = AtomicFile::new(target).map_err(write_error)?;
-            let mut writer = BufWriter::with_capacity(1 << 20, file.file());
-            for_each_record(path, reader, |_, record| {
-                sealer
-                    .seal_canonical_pieces(&record, |piece| writer.write_all(piece))
-                    .map_err(write_error)
+            let mut writer = BatchWriter::new(file.file());
+            for_each_draft(path, reader, |mut draft| {
+                sealer.seal_draft(&mut draft);
+                writer.push(draft).map_err(write_error)
             })?;
             writer.flush().map_err(write_error)?;
             drop(writer);
@@ -309,6 +289,20 @@ pub fn seal_from(
             })
         }
     }
+}
+
+/// Hands the draft of every record's link (see [`Draft`]) to `visit`, in order: the
+/// drafts are made on the parsing threads, so only the chain's hashing is left to the
+/// walk.
+fn for_each_draft(
+    path: &Path,
+    reader: Box<dyn Read + Send>,
+    mut visit: impl FnMut(Draft) -> Result<(), Error>,
+) -> Result<(), Error> {
+    // A placed record's index, as written, is the decimal form of its place.
+    let make =
+        |record: Borrowed<'_>| Draft::new(record.index, record.tool, record.args, record.response);
+    for_each_made(path, reader, make, |_, _, _, draft| visit(draft))
 }
 
 /// The verdict on the sealed transcript at `path`: the whole file is read, so an

@@ -25,6 +25,7 @@
 pub mod allowed_signers;
 pub mod append;
 pub mod atomic;
+pub mod batch;
 pub mod canonical;
 pub mod chain;
 pub mod color;

@@ -350,21 +350,37 @@ impl<T> Unplaced<T> {
     }
 }
 
-/// [`parse_unplaced_record`] that hands the tool and the canonical arguments and
-/// response to `make` straight from the buffer they were written to, and keeps only
+/// The fields of a record as [`parse_unplaced_with`] hands them over, borrowed from
+/// the buffer they were written to.
+#[derive(Debug, Clone, Copy)]
+pub struct Borrowed<'a> {
+    /// The index as written: decimal digits, and only once the record is placed the
+    /// decimal form of its place.
+    pub index: &'a str,
+    /// The name of the tool that was called; never empty.
+    pub tool: &'a str,
+    /// The canonical encoding of the arguments, an object.
+    pub args: &'a [u8],
+    /// The canonical encoding of the response, an object.
+    pub response: &'a [u8],
+}
+
+/// [`parse_unplaced_record`] that hands the record's fields to `make` straight from
+/// the buffer its canonical arguments and response were written to, and keeps only
 /// what it makes of them: no copy of either is made for the caller.
 pub fn parse_unplaced_with<T>(
     line: u64,
     text: &str,
-    make: impl FnOnce(&str, &[u8], &[u8]) -> T,
+    make: impl FnOnce(Borrowed<'_>) -> T,
 ) -> Result<Unplaced<T>, LineError> {
     json::with_scratch(|scratch| {
         let fields = record_fields(line, text, scratch)?;
-        let value = make(
-            &fields.tool,
-            &scratch[fields.args],
-            &scratch[fields.response],
-        );
+        let value = make(Borrowed {
+            index: &fields.index,
+            tool: &fields.tool,
+            args: &scratch[fields.args],
+            response: &scratch[fields.response],
+        });
         Ok(Unplaced {
             line,
             index: fields.index,

@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::Config;
-use toolreplay::chain::{Sealer, Verdict, Verifier};
+use toolreplay::chain::{self, Sealer, Verdict, Verifier};
 use toolreplay::json::{self, Value};
 use toolreplay::replay::Replay;
 use toolreplay::report;
@@ -263,11 +263,9 @@ proptest! {
             let line_number = number as u64 + 1;
             let record = transcript::parse_record(line_number, line, number as u64)
                 .expect("valid record");
-            let call = transcript::parse_unplaced_with(
-                line_number,
-                line,
-                toolreplay::replay::fingerprints,
-            )
+            let call = transcript::parse_unplaced_with(line_number, line, |r| {
+                toolreplay::replay::fingerprints(r.tool, r.args, r.response)
+            })
             .expect("valid call");
             prop_assert_eq!(call.place(number as u64), Ok(number as u64));
             prop_assert_eq!(&call.tool, &record.tool);
@@ -277,6 +275,33 @@ proptest! {
                 &canonical::encode(&record.response),
             );
             prop_assert_eq!(call.value, expected);
+        }
+    }
+
+    #[test]
+    fn links_drafted_straight_from_lines_are_those_sealed_from_records(
+        calls in records(),
+        ws in whitespace(),
+    ) {
+        let text = transcript_text(&calls, &ws);
+        let mut from_records = chain::Sealer::new();
+        let mut from_drafts = chain::Sealer::new();
+        for (number, line) in text.lines().enumerate() {
+            let line_number = number as u64 + 1;
+            let record = transcript::parse_record(line_number, line, number as u64)
+                .expect("valid record");
+            let mut expected = Vec::new();
+            from_records.seal(&record, &mut expected);
+            let mut draft = transcript::parse_unplaced_with(line_number, line, |r| {
+                chain::Draft::new(r.index, r.tool, r.args, r.response)
+            })
+            .expect("valid record")
+            .value;
+            from_drafts.seal_draft(&mut draft);
+            prop_assert_eq!(
+                String::from_utf8_lossy(draft.as_ref()),
+                String::from_utf8_lossy(&expected)
+            );
         }
     }
 
