@@ -7,7 +7,10 @@
 //! prefilters of the detectors chosen for a tool (a literal prefix and little more,
 //! each matching wherever its detector can) into one `RegexSet`, so a string is read
 //! once whatever their number, and only the detectors whose prefilter matched read it
-//! again with their full pattern and check.
+//! again with their full pattern and check. Before that, a first pass over all the
+//! strings of a response at once rules most responses out: it looks for the
+//! built-ins' prefilters without a regex (byte loops, `memchr` and one search of
+//! their literals), and runs regexes only for the user's detectors.
 
 use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 
@@ -61,6 +64,234 @@ struct Builtin {
     check: Option<Check>,
     /// The shortest text it can match, in bytes.
     min_len: usize,
+    /// How the first pass over a response looks for `prefilter`, without a regex.
+    quick: Quick,
+}
+
+/// What follows a literal in a prefilter: the haystack, the end of the literal's
+/// match, and the literal.
+type Rest = fn(&[u8], usize, &str) -> bool;
+
+/// How the first pass looks for a built-in's prefilter: each kind costs far less
+/// than a regex reading every byte, and says "maybe" wherever the prefilter matches.
+#[derive(Debug, Clone, Copy)]
+enum Quick {
+    /// The prefilter starts with one of `words` (ASCII case ignored when `fold`,
+    /// exact otherwise), and `rest` holds after it: what the literal search finds.
+    Words {
+        words: &'static [&'static str],
+        fold: bool,
+        rest: Rest,
+    },
+    /// `[A-Za-z0-9._%+-]@[A-Za-z0-9]`: around each `@`.
+    Email,
+    /// `[0-9](?:[ -]?[0-9]){12}`: in the runs of digits and separators.
+    Card,
+    /// `\+[1-9]` after each `+`, and the rest in the runs of digits and separators.
+    Phone,
+}
+
+/// Literals of [`KEY_WORDS`] such that wherever a name of it matches, one of them
+/// ends where the name does (`client_secret` ends with `secret`), so the
+/// assignment's prefilter holds after it.
+const KEY_WORD_LITERALS: &[&str] = &[
+    "api_key",
+    "api-key",
+    "apikey",
+    "secret",
+    "token",
+    "password",
+    "passwd",
+    "pwd",
+    "access_key",
+    "access-key",
+    "accesskey",
+    "credential",
+];
+
+/// Whether the byte at `at` of `hay` is one of `class`.
+fn byte_in(hay: &[u8], at: usize, class: fn(u8) -> bool) -> bool {
+    hay.get(at).is_some_and(|&b| class(b))
+}
+
+fn no_rest(_: &[u8], _: usize, _: &str) -> bool {
+    true
+}
+
+fn upper_or_base32(b: u8) -> bool {
+    b.is_ascii_uppercase() || (b'2'..=b'7').contains(&b)
+}
+
+/// `[A-Z2-7]`, after `[A-Z0-9]` when the literal is `A3T`.
+fn aws_rest(hay: &[u8], end: usize, word: &str) -> bool {
+    if word == "A3T" {
+        byte_in(hay, end, |b| b.is_ascii_uppercase() || b.is_ascii_digit())
+            && byte_in(hay, end + 1, upper_or_base32)
+    } else {
+        byte_in(hay, end, upper_or_base32)
+    }
+}
+
+/// `[ \t]`.
+fn blank_rest(hay: &[u8], end: usize, _: &str) -> bool {
+    byte_in(hay, end, |b| b == b' ' || b == b'\t')
+}
+
+/// `[A-Za-z0-9]` after `gh?_`, nothing after `github_pat_`.
+fn github_rest(hay: &[u8], end: usize, word: &str) -> bool {
+    word == "github_pat_" || byte_in(hay, end, |b| b.is_ascii_alphanumeric())
+}
+
+/// `[0-9A-Za-z_-]`.
+fn google_rest(hay: &[u8], end: usize, _: &str) -> bool {
+    byte_in(hay, end, |b| {
+        b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
+    })
+}
+
+fn name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
+}
+
+fn value_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'+' | b'/' | b'=' | b'.' | b'~' | b'-')
+}
+
+/// `[A-Za-z0-9_-]{0,16}["']?[ \t]*(?::|=|:=|=>)[ \t]*["']?[A-Za-z0-9_+/=.~-]{16}`.
+/// Each optional or repeated part is followed by a byte it cannot take, so one
+/// reading decides, but for the operator: `:` and `=` may be followed by `=` and
+/// `>`, and both readings are tried.
+fn assignment_rest(hay: &[u8], end: usize, _: &str) -> bool {
+    let mut at = end;
+    while byte_in(hay, at, name_byte) {
+        at += 1;
+        if at - end > 16 {
+            return false;
+        }
+    }
+    if byte_in(hay, at, |b| b == b'"' || b == b'\'') {
+        at += 1;
+    }
+    while byte_in(hay, at, |b| b == b' ' || b == b'\t') {
+        at += 1;
+    }
+    let op = hay.get(at).copied();
+    if !matches!(op, Some(b':' | b'=')) {
+        return false;
+    }
+    at += 1;
+    let value = |mut at: usize| {
+        while byte_in(hay, at, |b| b == b' ' || b == b'\t') {
+            at += 1;
+        }
+        if byte_in(hay, at, |b| b == b'"' || b == b'\'') {
+            at += 1;
+        }
+        hay.get(at..)
+            .and_then(|rest| rest.get(..16))
+            .is_some_and(|v| v.iter().all(|&b| value_byte(b)))
+    };
+    value(at)
+        || matches!(
+            (op, hay.get(at)),
+            (Some(b':'), Some(b'=')) | (Some(b'='), Some(b'>'))
+        ) && value(at + 1)
+}
+
+/// Whether a byte may be part of a digit-led prefilter's match: digits, spaces,
+/// `)`, `.` and `-`.
+const RUN_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = b'0';
+    while b <= b'9' {
+        table[b as usize] = true;
+        b += 1;
+    }
+    table[b' ' as usize] = true;
+    table[b')' as usize] = true;
+    table[b'.' as usize] = true;
+    table[b'-' as usize] = true;
+    table
+};
+
+/// Calls `run` on each maximal run of [`RUN_BYTES`] of `hay` at least `min` long
+/// (its start and end), until it returns true; gives whether it did. Only every
+/// `min`th byte is read outside such runs: each run that long holds one of them.
+fn runs(hay: &[u8], min: usize, mut run: impl FnMut(usize, usize) -> bool) -> bool {
+    let min = min.max(1);
+    let mut probe = min - 1;
+    while let Some(&b) = hay.get(probe) {
+        if !RUN_BYTES[usize::from(b)] {
+            probe += min;
+            continue;
+        }
+        let mut start = probe;
+        while let Some(prev) = start.checked_sub(1)
+            && hay.get(prev).is_some_and(|&b| RUN_BYTES[usize::from(b)])
+        {
+            start = prev;
+        }
+        let mut end = probe + 1;
+        while hay.get(end).is_some_and(|&b| RUN_BYTES[usize::from(b)]) {
+            end += 1;
+        }
+        if end - start >= min && run(start, end) {
+            return true;
+        }
+        // `end` is not in a run: the next long run holds `end + min`.
+        probe = end + min;
+    }
+    false
+}
+
+/// Whether the card prefilter `[0-9](?:[ -]?[0-9]){12}` matches in `run`.
+fn card_prefilter(run: &[u8]) -> bool {
+    let mut digits = 0;
+    let mut separated = false;
+    for &b in run {
+        match b {
+            b'0'..=b'9' => {
+                digits += 1;
+                if digits >= 13 {
+                    return true;
+                }
+                separated = false;
+            }
+            b' ' | b'-' if digits > 0 && !separated => separated = true,
+            _ => {
+                digits = 0;
+                separated = false;
+            }
+        }
+    }
+    false
+}
+
+/// Whether the second branch of the phone prefilter,
+/// `\(?[2-9][0-9]{2}\)?[ .-]?[2-9][0-9]{2}[ .-][0-9]{4}`, matches in `run`: its
+/// optional `\(` changes nothing to where it matches, and each other optional part
+/// is followed by a byte it cannot take.
+fn phone_prefilter(run: &[u8]) -> bool {
+    let digit = |at: usize| byte_in(run, at, |b| b.is_ascii_digit());
+    let lead = |at: usize| byte_in(run, at, |b| (b'2'..=b'9').contains(&b));
+    let separator = |at: usize| byte_in(run, at, |b| matches!(b, b' ' | b'.' | b'-'));
+    (0..run.len()).any(|start| {
+        if !(lead(start) && digit(start + 1) && digit(start + 2)) {
+            return false;
+        }
+        let mut at = start + 3;
+        if byte_in(run, at, |b| b == b')') {
+            at += 1;
+        }
+        if separator(at) {
+            at += 1;
+        }
+        lead(at)
+            && digit(at + 1)
+            && digit(at + 2)
+            && separator(at + 3)
+            && (at + 4..at + 8).all(digit)
+    })
 }
 
 /// The names a secret is assigned to (as in `api_key = "..."`), for keys of members.
@@ -75,6 +306,11 @@ const BUILTINS: &[Builtin] = &[
         pattern: r"(?-u:\b)(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?-u:\b)",
         check: None,
         min_len: 20,
+        quick: Quick::Words {
+            words: &["A3T", "AKIA", "ASIA", "ABIA", "ACCA"],
+            fold: false,
+            rest: aws_rest,
+        },
     },
     Builtin {
         name: "bearer-token",
@@ -83,6 +319,11 @@ const BUILTINS: &[Builtin] = &[
         pattern: r"(?-u:\b)(?i-u:bearer)[ \t]+(?P<v>[A-Za-z0-9._~+/-]{20,}=*)",
         check: Some(has_digit_and_letter_check),
         min_len: 27,
+        quick: Quick::Words {
+            words: &["bearer"],
+            fold: true,
+            rest: blank_rest,
+        },
     },
     Builtin {
         name: "email-address",
@@ -91,6 +332,7 @@ const BUILTINS: &[Builtin] = &[
         pattern: r"[A-Za-z0-9._%+-]+@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24}(?-u:\b)",
         check: Some(email_check),
         min_len: 6,
+        quick: Quick::Email,
     },
     Builtin {
         name: "github-token",
@@ -99,6 +341,11 @@ const BUILTINS: &[Builtin] = &[
         pattern: r"(?-u:\b)(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{82})(?-u:\b)",
         check: None,
         min_len: 40,
+        quick: Quick::Words {
+            words: &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
+            fold: false,
+            rest: github_rest,
+        },
     },
     Builtin {
         name: "gitlab-token",
@@ -107,6 +354,11 @@ const BUILTINS: &[Builtin] = &[
         pattern: r"(?-u:\b)glpat-[A-Za-z0-9_-]{20}",
         check: None,
         min_len: 26,
+        quick: Quick::Words {
+            words: &["glpat-"],
+            fold: false,
+            rest: no_rest,
+        },
     },
     Builtin {
         name: "google-api-key",
@@ -115,6 +367,11 @@ const BUILTINS: &[Builtin] = &[
         pattern: r"(?-u:\b)AIza[0-9A-Za-z_-]{35}",
         check: None,
         min_len: 39,
+        quick: Quick::Words {
+            words: &["AIza"],
+            fold: false,
+            rest: google_rest,
+        },
     },
     Builtin {
         name: "high-entropy-assignment",
@@ -123,6 +380,11 @@ const BUILTINS: &[Builtin] = &[
         pattern: r#"(?i-u:api[_-]?key|apikey|secret|token|passw(?:or)?d|pwd|access[_-]?key|client[_-]?secret|auth[_-]?token|credential)[A-Za-z0-9_-]{0,16}["']?[ \t]*(?::|=|:=|=>)[ \t]*["']?(?P<v>[A-Za-z0-9_+/=.~-]{16,})"#,
         check: Some(high_entropy),
         min_len: 20,
+        quick: Quick::Words {
+            words: KEY_WORD_LITERALS,
+            fold: true,
+            rest: assignment_rest,
+        },
     },
     Builtin {
         name: "payment-card",
@@ -131,6 +393,7 @@ const BUILTINS: &[Builtin] = &[
         pattern: r"(?-u:\b)(?:[0-9][ -]?){12,18}[0-9](?-u:\b)",
         check: Some(card_check),
         min_len: 13,
+        quick: Quick::Card,
     },
     Builtin {
         name: "phone-number",
@@ -139,6 +402,7 @@ const BUILTINS: &[Builtin] = &[
         pattern: r"\+[1-9][0-9]{0,3}(?:[ .-]?\(?[0-9]{1,4}\)?){1,5}[ .-]?[0-9]{2,6}(?-u:\b)|\(?[2-9][0-9]{2}\)?[ .-]?[2-9][0-9]{2}[ .-][0-9]{4}(?-u:\b)",
         check: Some(phone_check),
         min_len: 9,
+        quick: Quick::Phone,
     },
     Builtin {
         name: "private-key",
@@ -147,6 +411,11 @@ const BUILTINS: &[Builtin] = &[
         pattern: r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----",
         check: None,
         min_len: 31,
+        quick: Quick::Words {
+            words: &["-----BEGIN"],
+            fold: false,
+            rest: no_rest,
+        },
     },
     Builtin {
         name: "slack-token",
@@ -155,6 +424,20 @@ const BUILTINS: &[Builtin] = &[
         pattern: r"(?-u:\b)xox[abposr]-[A-Za-z0-9-]{10,}|hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9+/]{20,}",
         check: None,
         min_len: 15,
+        quick: Quick::Words {
+            words: &[
+                "xoxa-",
+                "xoxb-",
+                "xoxp-",
+                "xoxo-",
+                "xoxs-",
+                "xoxr-",
+                "hooks.slack.com/services/",
+                "hooks.slack.com/workflows/",
+            ],
+            fold: false,
+            rest: no_rest,
+        },
     },
 ];
 
@@ -365,20 +648,7 @@ impl Library {
             .dfa_size_limit(DFA_SIZE_LIMIT)
             .build()
             .map_err(|err| regex_error(&err))?;
-        let joined = regex_automata::meta::Regex::builder()
-            .configure(
-                regex_automata::meta::Config::new()
-                    .auto_prefilter(false)
-                    .nfa_size_limit(Some(SET_SIZE_LIMIT))
-                    .hybrid_cache_capacity(DFA_SIZE_LIMIT),
-            )
-            .build_many(
-                &members
-                    .iter()
-                    .map(|&i| self.detectors[i].prefilter.as_str())
-                    .collect::<Vec<_>>(),
-            )
-            .map_err(|err| one_line(&err.to_string()))?;
+        let first = self.first_pass(&members)?;
         let min_len = members
             .iter()
             .map(|&i| self.detectors[i].min_len)
@@ -394,7 +664,7 @@ impl Library {
         });
         Ok(Scanner {
             set,
-            joined,
+            first,
             members,
             min_len,
             assignment,
@@ -414,6 +684,108 @@ impl Library {
                 .or_else(|| caps.get(0))
                 .is_some_and(|m| check(text, m.start(), m.end()))
         })
+    }
+
+    /// Whether detector `index` matches in `text` where it starts in `start..end`, a
+    /// run no match of it crosses, and its check holds on a match: the matches that
+    /// start there are those of the whole text, each found from the run's start with
+    /// the text before it as context, and the byte after it when it is part of a word.
+    fn confirm_within(&self, index: usize, text: &str, start: usize, end: usize) -> bool {
+        let detector = &self.detectors[index];
+        let word = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_';
+        let limit = if text.as_bytes().get(end).is_some_and(word) {
+            end + 1
+        } else {
+            end
+        };
+        let Some(hay) = text.get(..limit) else {
+            return self.confirm(index, text);
+        };
+        let mut at = start;
+        while let Some(caps) = detector.regex.captures_at(hay, at) {
+            let Some(whole) = caps.get(0) else {
+                break;
+            };
+            let m = caps.name("v").unwrap_or(whole);
+            if detector
+                .check
+                .is_none_or(|check| check(hay, m.start(), m.end()))
+            {
+                return true;
+            }
+            if whole.end() <= at {
+                return self.confirm(index, text);
+            }
+            at = whole.end();
+        }
+        false
+    }
+
+    /// The first pass of a scanner for the detectors `members`.
+    fn first_pass(&self, members: &[usize]) -> Result<FirstPass, String> {
+        let mut first = FirstPass::default();
+        let mut words: Vec<(String, Vec<Word>)> = Vec::new();
+        let mut joined = Vec::new();
+        for &index in members {
+            let Some(builtin) = BUILTINS.get(index) else {
+                if has_literal(&self.detectors[index].prefilter) {
+                    first.user_alone.push(index);
+                } else {
+                    joined.push(index);
+                }
+                continue;
+            };
+            match builtin.quick {
+                Quick::Words {
+                    words: literals,
+                    fold,
+                    rest,
+                } => {
+                    for &literal in literals {
+                        let word = Word {
+                            detector: index,
+                            literal,
+                            fold,
+                            rest,
+                        };
+                        let lower = literal.to_ascii_lowercase();
+                        match words.iter_mut().find(|(w, _)| *w == lower) {
+                            Some((_, owners)) => owners.push(word),
+                            None => words.push((lower, vec![word])),
+                        }
+                    }
+                }
+                Quick::Email => first.email = Some(index),
+                Quick::Card => first.card = Some(index),
+                Quick::Phone => first.phone = Some(index),
+            }
+        }
+        if !words.is_empty() {
+            let searcher = aho_corasick::AhoCorasick::builder()
+                .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+                .build(words.iter().map(|(w, _)| w))
+                .map_err(|err| one_line(&err.to_string()))?;
+            first.words = Some(searcher);
+            first.owners = words.into_iter().map(|(_, owners)| owners).collect();
+        }
+        if !joined.is_empty() {
+            let regex = regex_automata::meta::Regex::builder()
+                .configure(
+                    regex_automata::meta::Config::new()
+                        .auto_prefilter(false)
+                        .nfa_size_limit(Some(SET_SIZE_LIMIT))
+                        .hybrid_cache_capacity(DFA_SIZE_LIMIT),
+                )
+                .build_many(
+                    &joined
+                        .iter()
+                        .map(|&i| self.detectors[i].prefilter.as_str())
+                        .collect::<Vec<_>>(),
+                )
+                .map_err(|err| one_line(&err.to_string()))?;
+            first.user_joined = Some((regex, joined));
+        }
+        Ok(first)
     }
 
     /// Whether the string `value` of the member named `key` is a high-entropy secret
@@ -453,10 +825,8 @@ fn regex_error(err: &regex::Error) -> String {
 #[derive(Debug)]
 pub struct Scanner {
     set: RegexSet,
-    /// The same prefilters for the first pass over the joined strings: a lazy DFA
-    /// alone, without the literal search the `regex` crate would put before it,
-    /// which costs more than it saves where words like "token" are common.
-    joined: regex_automata::meta::Regex,
+    /// The same prefilters, for the first pass over the joined strings.
+    first: FirstPass,
     /// Detector indices by slot of `set`, in name order.
     members: Vec<usize>,
     min_len: usize,
@@ -464,6 +834,147 @@ pub struct Scanner {
     /// Whether a first pass over all strings at once may rule a response out: not
     /// when a user pattern has anchors, which a joined text would change.
     joinable: bool,
+}
+
+/// A literal of a built-in's prefilter, for the literal search of a first pass.
+#[derive(Debug, Clone, Copy)]
+struct Word {
+    detector: usize,
+    literal: &'static str,
+    /// Whether ASCII case is ignored, as the search does: otherwise the literal is
+    /// compared again.
+    fold: bool,
+    rest: Rest,
+}
+
+/// The first pass over the joined strings of a response, by kind of prefilter,
+/// each cheaper than a regex reading every byte: byte loops and `memchr` for the
+/// built-ins led by a digit or around an `@`, one search of all the literals the
+/// other built-ins' prefilters start with (lower-cased, in a lower-cased copy of
+/// the text, so that the search can skip ahead) with the rest of the prefilter
+/// checked where a literal is found, and regexes for the user's detectors: alone
+/// those with a literal their regex looks for first, in one lazy DFA the others,
+/// without the literal search the `regex` crate would put before it, which costs
+/// more than it saves when no literal stands out.
+#[derive(Debug, Default)]
+struct FirstPass {
+    words: Option<aho_corasick::AhoCorasick>,
+    /// By literal of `words`: the built-ins' literals that lower-case to it.
+    owners: Vec<Vec<Word>>,
+    email: Option<usize>,
+    card: Option<usize>,
+    phone: Option<usize>,
+    user_alone: Vec<usize>,
+    /// The lazy DFA, and the detector of each of its patterns.
+    user_joined: Option<(regex_automata::meta::Regex, Vec<usize>)>,
+}
+
+/// Whether the `regex` crate looks for a literal before it runs `pattern` alone: one
+/// of a few of at least three bytes that every match starts or ends with.
+fn has_literal(pattern: &str) -> bool {
+    use regex_syntax::hir::literal::{ExtractKind, Extractor, Seq};
+    let Ok(hir) = regex_syntax::parse(pattern) else {
+        return false;
+    };
+    let good = |mut seq: Seq| {
+        seq.dedup();
+        seq.literals()
+            .is_some_and(|l| !l.is_empty() && l.len() <= 64 && l.iter().all(|l| l.len() >= 3))
+    };
+    let mut prefixes = Extractor::new().kind(ExtractKind::Prefix).extract(&hir);
+    prefixes.optimize_for_prefix_by_preference();
+    let mut suffixes = Extractor::new().kind(ExtractKind::Suffix).extract(&hir);
+    suffixes.optimize_for_suffix_by_preference();
+    good(prefixes) || good(suffixes)
+}
+
+impl FirstPass {
+    /// Runs the built-ins' checks over `text`, and `lower`, its ASCII lower-cased
+    /// copy: calls `found` with each built-in whose prefilter may match, once, but
+    /// for the card, with each run of digits and separators where its prefilter
+    /// may match; stops when `found` returns true, and gives whether it did.
+    fn builtins(
+        &self,
+        text: &[u8],
+        lower: &[u8],
+        found: &mut impl FnMut(usize, usize, usize) -> bool,
+    ) -> bool {
+        let mut phone_found = false;
+        if self.card.is_some() || self.phone.is_some() {
+            let min = if self.phone.is_some() { 11 } else { 13 };
+            let hit = runs(text, min, |start, end| {
+                let run = text.get(start..end).unwrap_or_default();
+                if let Some(card) = self.card
+                    && card_prefilter(run)
+                    && found(card, start, end)
+                {
+                    return true;
+                }
+                if let Some(phone) = self.phone
+                    && !phone_found
+                    && phone_prefilter(run)
+                {
+                    phone_found = true;
+                    return found(phone, start, end);
+                }
+                false
+            });
+            if hit {
+                return true;
+            }
+        }
+        if let Some(phone) = self.phone
+            && !phone_found
+            && memchr::memchr_iter(b'+', text)
+                .any(|at| byte_in(text, at + 1, |b| (b'1'..=b'9').contains(&b)))
+            && found(phone, 0, text.len())
+        {
+            return true;
+        }
+        if let Some(email) = self.email
+            && memchr::memchr_iter(b'@', text).any(|at| {
+                at.checked_sub(1).is_some_and(|prev| {
+                    byte_in(text, prev, |b| {
+                        b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'%' | b'+' | b'-')
+                    })
+                }) && byte_in(text, at + 1, |b| b.is_ascii_alphanumeric())
+            })
+            && found(email, 0, text.len())
+        {
+            return true;
+        }
+        let Some(words) = &self.words else {
+            return false;
+        };
+        // Every literal's every occurrence: no literal starts another, so the
+        // leftmost match at each start is the only one there.
+        let mut done: Vec<usize> = Vec::new();
+        let mut from = 0;
+        while let Some(m) = words.find(aho_corasick::Input::new(lower).span(from..lower.len())) {
+            from = m.start() + 1;
+            for word in self
+                .owners
+                .get(m.pattern().as_usize())
+                .into_iter()
+                .flatten()
+            {
+                if done.contains(&word.detector)
+                    || !word.fold && text.get(m.range()) != Some(word.literal.as_bytes())
+                    || !(word.rest)(text, m.end(), word.literal)
+                {
+                    continue;
+                }
+                done.push(word.detector);
+                if found(word.detector, 0, text.len()) {
+                    return true;
+                }
+            }
+            if from >= lower.len() {
+                break;
+            }
+        }
+        false
+    }
 }
 
 /// A detector that matched in a response: where, and which.
@@ -516,15 +1027,15 @@ impl Scanner {
 
 impl Scanner {
     /// Whether any string of `canonical` may hold a hit: every string, decoded, is
-    /// joined into one text (each followed by a NUL byte) that the prefilters read
-    /// in one pass, and the keys into another that the names of assignments are
-    /// looked for in; where a prefilter matches, its detector's full pattern and
-    /// check read the joined text. Most responses hold no hit, and for them this is
-    /// all the work.
+    /// joined into one text (each followed by a NUL byte) that the first pass reads
+    /// for the prefilters, and the keys into another that the names of assignments
+    /// are looked for in; where a prefilter matches, its detector's full pattern and
+    /// check read the joined text (for the card, only the run it matched in). Most
+    /// responses hold no hit, and for them this is all the work.
     fn may_match(&self, library: &Library, canonical: &[u8]) -> bool {
         JOINED.with(|joined| {
             let mut joined = joined.borrow_mut();
-            let (text, keys) = &mut *joined;
+            let (text, keys, lower) = &mut *joined;
             text.clear();
             keys.clear();
             let mut pos = 0;
@@ -539,37 +1050,77 @@ impl Scanner {
             }
             let hit = self.assignment.is_some()
                 && std::str::from_utf8(keys).map_or(true, |k| library.key_words.is_match(k))
-                || self.joined.is_match(text.as_slice()) && self.confirmed(library, text);
+                || self.first_pass(library, text, lower);
             if text.capacity() > JOINED_KEPT {
                 *text = Vec::new();
+            }
+            if lower.capacity() > JOINED_KEPT {
+                *lower = Vec::new();
             }
             hit
         })
     }
-}
 
-impl Scanner {
-    /// Whether a detector whose prefilter matched in `joined` (strings each followed
-    /// by a NUL byte) matches there with its full pattern and check. No built-in
-    /// pattern matches across a NUL byte, and a user pattern that does only costs a
-    /// walk that finds nothing.
-    fn confirmed(&self, library: &Library, joined: &[u8]) -> bool {
-        let Ok(text) = std::str::from_utf8(joined) else {
+    /// Whether a detector whose prefilter the first pass finds in `joined` (strings
+    /// each followed by a NUL byte) matches there with its full pattern and check.
+    /// No built-in pattern matches across a NUL byte, and a user pattern that does
+    /// only costs a walk that finds nothing. `lower` is room for a copy.
+    fn first_pass(&self, library: &Library, joined: &[u8], lower: &mut Vec<u8>) -> bool {
+        let first = &self.first;
+        lower.clear();
+        if first.words.is_some() {
+            lower.extend_from_slice(joined);
+            lower.make_ascii_lowercase();
+        }
+        // The text is only needed, and checked, once a prefilter matches.
+        let mut text = None;
+        let mut text = || *text.get_or_insert_with(|| std::str::from_utf8(joined).ok());
+        let builtin = first.builtins(joined, lower, &mut |detector, start, end| {
+            let Some(text) = text() else {
+                return true;
+            };
+            if first.card == Some(detector) {
+                library.confirm_within(detector, text, start, end)
+            } else {
+                library.confirm(detector, text)
+            }
+        });
+        if builtin {
+            return true;
+        }
+        if first.user_alone.is_empty() && first.user_joined.is_none() {
+            return false;
+        }
+        let Some(text) = text() else {
             return true;
         };
-        let mut slots = regex_automata::PatternSet::new(self.members.len());
-        self.joined
-            .which_overlapping_matches(&regex_automata::Input::new(text), &mut slots);
+        if first
+            .user_alone
+            .iter()
+            .any(|&detector| library.confirm(detector, text))
+        {
+            return true;
+        }
+        let Some((regex, detectors)) = &first.user_joined else {
+            return false;
+        };
+        let input = regex_automata::Input::new(text);
+        if !regex.is_match(input.clone()) {
+            return false;
+        }
+        let mut slots = regex_automata::PatternSet::new(detectors.len());
+        regex.which_overlapping_matches(&input, &mut slots);
         slots
             .iter()
-            .any(|slot| library.confirm(self.members[slot.as_usize()], text))
+            .any(|slot| library.confirm(detectors[slot.as_usize()], text))
     }
 }
 
 thread_local! {
-    /// The joined strings and keys of [`Scanner::may_match`], kept between calls.
-    static JOINED: std::cell::RefCell<(Vec<u8>, Vec<u8>)> =
-        const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+    /// The joined strings and keys of [`Scanner::may_match`], and the lower-cased
+    /// copy of the strings, kept between calls.
+    static JOINED: std::cell::RefCell<(Vec<u8>, Vec<u8>, Vec<u8>)> =
+        const { std::cell::RefCell::new((Vec::new(), Vec::new(), Vec::new())) };
 }
 
 /// The largest joined text kept between responses.
@@ -774,8 +1325,9 @@ impl Walk<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Library, entropy, luhn};
+    use super::{BUILTINS, Hit, Library, Scanner, Walk, entropy, has_literal, luhn};
     use crate::json;
+    use proptest::prelude::*;
 
     fn hits(names: &[&str], response: &str) -> Vec<(String, bool, String)> {
         let library = Library::new(&[("ticket".to_owned(), "TICKET-[0-9]{4}".to_owned())]).unwrap();
@@ -953,5 +1505,358 @@ mod tests {
         );
         assert!(custom("a*").1.contains("empty string"));
         assert!(custom("(?:a{1000}){1000}").1.contains("size limit"));
+    }
+
+    /// The built-ins the first pass of `scanner` says may match in `text`.
+    fn first_pass_says(scanner: &Scanner, text: &[u8]) -> Vec<usize> {
+        let lower = text.to_ascii_lowercase();
+        let mut said = Vec::new();
+        scanner
+            .first
+            .builtins(text, &lower, &mut |detector, start, end| {
+                assert!(start <= end && end <= text.len());
+                if !said.contains(&detector) {
+                    said.push(detector);
+                }
+                false
+            });
+        said.sort_unstable();
+        said
+    }
+
+    /// A scanner for all the built-ins and one for each, and their prefilter regexes.
+    struct Prefilters {
+        all: Scanner,
+        each: Vec<Scanner>,
+        regexes: Vec<regex::bytes::Regex>,
+    }
+
+    static PREFILTERS: std::sync::LazyLock<Prefilters> = std::sync::LazyLock::new(|| {
+        let library = Library::new(&[]).unwrap();
+        let all: Vec<usize> = (0..BUILTINS.len()).collect();
+        Prefilters {
+            all: library.scanner(&all).unwrap(),
+            each: all
+                .iter()
+                .map(|&i| library.scanner(&[i]).unwrap())
+                .collect(),
+            regexes: BUILTINS
+                .iter()
+                .map(|b| regex::bytes::Regex::new(b.prefilter).unwrap())
+                .collect(),
+        }
+    });
+
+    /// The first pass of a scanner for all the built-ins, and of one for each alone,
+    /// says "maybe" for exactly the built-ins whose prefilter regex matches `text`.
+    fn assert_first_pass_is_prefilters(text: &[u8]) {
+        let prefilters = &*PREFILTERS;
+        let said: Vec<usize> = (0..BUILTINS.len())
+            .filter(|&i| prefilters.regexes[i].is_match(text))
+            .collect();
+        assert_eq!(
+            first_pass_says(&prefilters.all, text),
+            said,
+            "{:?}",
+            String::from_utf8_lossy(text)
+        );
+        for (i, scanner) in prefilters.each.iter().enumerate() {
+            assert_eq!(
+                first_pass_says(scanner, text),
+                said.iter().copied().filter(|&s| s == i).collect::<Vec<_>>(),
+                "{} in {:?}",
+                BUILTINS[i].name,
+                String::from_utf8_lossy(text)
+            );
+        }
+    }
+
+    /// Every hit in `canonical`, without the first pass.
+    fn walked(scanner: &Scanner, library: &Library, canonical: &[u8]) -> Vec<Hit> {
+        let mut walk = Walk {
+            scanner,
+            library,
+            bytes: canonical,
+            pos: 0,
+            pointer: String::new(),
+            found: Vec::new(),
+            text: String::new(),
+            hits: Vec::new(),
+        };
+        walk.value(None, 0);
+        walk.hits
+    }
+
+    #[test]
+    fn first_pass_is_the_prefilters() {
+        let long = "7".repeat(40);
+        let texts: Vec<String> = vec![
+            String::new(),
+            "AKIAQ".into(),
+            "AKIA".into(),
+            "AKIAq".into(),
+            "akiaQ".into(),
+            "xA3TZ2\0".into(),
+            "A3T9Z".into(),
+            "A3T9z".into(),
+            "A3T".into(),
+            "ASIAB ABIA7 ACCA1".into(),
+            "bearer ".into(),
+            "BeArEr\t".into(),
+            "bearer".into(),
+            "bearer\0 ".into(),
+            "a@b".into(),
+            "@b".into(),
+            "a@".into(),
+            "é@b".into(),
+            "%@9".into(),
+            "a@-".into(),
+            "ghp_x".into(),
+            "ghp_".into(),
+            "ghp__".into(),
+            "GHP_x".into(),
+            "github_pat_".into(),
+            "GITHUB_PAT_".into(),
+            "glpat-".into(),
+            "GLPAT-".into(),
+            "AIza-".into(),
+            "AIza".into(),
+            "aiza0".into(),
+            "-----BEGIN".into(),
+            "----BEGIN".into(),
+            "-----begin".into(),
+            "xoxb-".into(),
+            "xoxc-".into(),
+            "XOXB-".into(),
+            "hooks.slack.com/services/".into(),
+            "hooks.slack.com/workflows/".into(),
+            "hooks.slack.com/service/".into(),
+            "HOOKS.SLACK.COM/SERVICES/".into(),
+            "api_key = 'abcdefghijklmnop'".into(),
+            "API-KEY=abcdefghijklmnop".into(),
+            "Client_Secret_abcdefghijklmnop: \"0123456789abcdef".into(),
+            "token_abcdefghijklmnopq: 0123456789abcdef".into(),
+            "token_abcdefghijklmnop: 0123456789abcdef".into(),
+            "tokentoken:=0123456789abcdef".into(),
+            "token:=0123456789abcde".into(),
+            "token:=>0123456789abcdef".into(),
+            "token=>0123456789abcdef".into(),
+            "token=>\t\"0123456789abcdef".into(),
+            "token =  0123456789abcde".into(),
+            "token \" = x123456789abcdef".into(),
+            "secretoken: 0123456789abcdef".into(),
+            "passwd:0123456789abcdef".into(),
+            "PassWord:0123456789abcdef".into(),
+            "pwd\t=\t0123456789abcdef".into(),
+            "credential=0123456789abcdef".into(),
+            "accesskey=0123456789abcdef".into(),
+            "access key=0123456789abcdef".into(),
+            "apikey=0123456789abcde\0f".into(),
+            "4111 1111 1111 1".into(),
+            "4111 1111 1111 ".into(),
+            "4111  1111 1111 1".into(),
+            "4111-1111-1111-1".into(),
+            "4111-1111 1111\x001".into(),
+            "-4111111111111".into(),
+            "x411111111111".into(),
+            "123456789012 3".into(),
+            "1 2 3 4 5 6 7 8 9 0 1 2 3".into(),
+            "1 2 3 4 5 6 7 8 9 0 1 2 .3".into(),
+            long.clone(),
+            format!("{long} x {long}"),
+            "+1".into(),
+            "+0".into(),
+            "a+".into(),
+            "(415) 555-2671".into(),
+            "415) 555-2671".into(),
+            "415555-2671".into(),
+            "415)555.267".into(),
+            "115 555 2671".into(),
+            "415 155 2671".into(),
+            "415 555 267 1".into(),
+            "415)).555-2671".into(),
+            "4155552671".into(),
+            "x415.555.2671x".into(),
+            "é415-555-2671é".into(),
+            "2024-06-08T21:00:54.589Z 1234567890123".into(),
+            "                                 ".into(),
+            " 415 555 2671 ".into(),
+            "\x00415 555 2671\x00".into(),
+        ];
+        for text in &texts {
+            assert_first_pass_is_prefilters(text.as_bytes());
+            let padded = format!("{} {text} {}", "z".repeat(30), "y".repeat(30));
+            assert_first_pass_is_prefilters(padded.as_bytes());
+        }
+        assert_first_pass_is_prefilters(b"\xff4111 1111 1111 1\xfe");
+    }
+
+    #[test]
+    fn literals_do_not_start_one_another() {
+        let mut words = Vec::new();
+        for builtin in BUILTINS {
+            if let super::Quick::Words {
+                words: literals, ..
+            } = builtin.quick
+            {
+                words.extend(literals.iter().map(|w| w.to_ascii_lowercase()));
+            }
+        }
+        for a in &words {
+            for b in &words {
+                assert!(a == b || !b.starts_with(a.as_str()), "{a} starts {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn user_patterns_with_a_literal_run_alone() {
+        assert!(has_literal("TICKET-[0-9]{6}"));
+        assert!(has_literal(r"[a-z0-9-]+\.corp\.internal"));
+        assert!(!has_literal("[0-9]{3}z"));
+        assert!(!has_literal("(?i)x"));
+        let library = Library::new(&[
+            ("ticket".to_owned(), "TICKET-[0-9]{6}".to_owned()),
+            ("short".to_owned(), "[0-9]{3}z".to_owned()),
+            ("host".to_owned(), r"[a-z0-9-]+\.corp\.internal".to_owned()),
+        ])
+        .unwrap();
+        let chosen: Vec<usize> = ["ticket", "short", "host"]
+            .iter()
+            .map(|n| library.find(n).unwrap())
+            .collect();
+        let scanner = library.scanner(&chosen).unwrap();
+        assert_eq!(scanner.first.user_alone.len(), 2);
+        for (response, name) in [
+            (r#"{"a": "TICKET-123456"}"#, Some("ticket")),
+            (r#"{"a": ["x", "a 123z"]}"#, Some("short")),
+            (r#"{"a": "db-1.corp.internal"}"#, Some("host")),
+            (r#"{"a": "TICKET-12345 123 z .corp.internal"}"#, None),
+        ] {
+            let canonical = crate::canonical::encode(&json::parse(response).unwrap());
+            let names: Vec<&str> = scanner
+                .scan(&library, &canonical)
+                .iter()
+                .map(|h| library.name(h.detector))
+                .collect();
+            assert_eq!(names, name.into_iter().collect::<Vec<_>>(), "{response}");
+        }
+    }
+
+    /// Pieces of text near the built-ins' prefilters and patterns.
+    fn piece() -> impl Strategy<Value = String> {
+        prop_oneof![
+            prop::sample::select(vec![
+                "AKIA",
+                "A3T",
+                "ASIA",
+                "ABIA",
+                "ACCA",
+                "IOSFODNN7EXAMPLE",
+                "bearer",
+                "BeArEr",
+                "ghp_",
+                "gho_",
+                "github_pat_",
+                "glpat-",
+                "AIza",
+                "-----BEGIN",
+                " PRIVATE KEY-----",
+                "xoxb-",
+                "xoxr-",
+                "hooks.slack.com/",
+                "services/",
+                "workflows/",
+                "api_key",
+                "API-KEY",
+                "apikey",
+                "secret",
+                "client_secret",
+                "Token",
+                "auth-token",
+                "password",
+                "PASSWD",
+                "pwd",
+                "access_key",
+                "credential",
+                "4111",
+                "1111 ",
+                "5555-",
+                "(415) ",
+                "555-",
+                "2671",
+                "+44 ",
+                "+1",
+                "q8Zr2Lw9Xv4Tn7Bk",
+                "abcdefgh12345678",
+                "0123456789",
+                " = ",
+                ":=",
+                "=>",
+                ": ",
+                "\"",
+                "'",
+                "@",
+                "ana@example.com",
+                "\u{0}",
+                "é",
+                "\u{212a}",
+                "\\n",
+                "TICKET-",
+                ".corp.internal",
+            ])
+            .prop_map(str::to_owned),
+            "[0-9 ().+@:=_'\"\t\n-]{1,4}",
+            "[a-zA-Z0-9]{1,3}",
+        ]
+    }
+
+    fn text() -> impl Strategy<Value = String> {
+        prop::collection::vec(piece(), 0..24).prop_map(|p| p.concat())
+    }
+
+    /// All the detectors, with user ones with and without a literal.
+    static USERS: std::sync::LazyLock<(Library, Scanner)> = std::sync::LazyLock::new(|| {
+        let library = Library::new(&[
+            ("ticket".to_owned(), "TICKET-[0-9]{4}".to_owned()),
+            ("host".to_owned(), r"[a-z0-9-]+\.corp\.internal".to_owned()),
+            ("digits".to_owned(), "[0-9]{3}[a-z]".to_owned()),
+        ])
+        .unwrap();
+        let all: Vec<usize> = (0..BUILTINS.len() + 3).collect();
+        let scanner = library.scanner(&all).unwrap();
+        (library, scanner)
+    });
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn first_pass_matches_the_prefilter_regexes(text in text()) {
+            assert_first_pass_is_prefilters(text.as_bytes());
+        }
+
+        #[test]
+        fn first_pass_never_loses_a_hit(strings in prop::collection::vec(text(), 1..4)) {
+            let (library, scanner) = &*USERS;
+            // Members keyed by the strings too, one by a secret's name.
+            let mut members: Vec<(String, json::Value)> = strings
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    let key = if i == 1 { "api_key".to_owned() } else { s.clone() };
+                    (key, json::Value::Str(s.clone()))
+                })
+                .collect();
+            members.sort_by(|a, b| a.0.cmp(&b.0));
+            members.dedup_by(|a, b| a.0 == b.0);
+            let value = json::Value::Object(members);
+            let canonical = crate::canonical::encode(&value);
+            let hits = walked(scanner, library, &canonical);
+            prop_assert_eq!(scanner.scan(library, &canonical), hits.clone());
+            if !hits.is_empty() {
+                prop_assert!(scanner.may_match(library, &canonical));
+            }
+        }
     }
 }
