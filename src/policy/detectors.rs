@@ -10,7 +10,10 @@
 //! again with their full pattern and check. Before that, a first pass over all the
 //! strings of a response at once rules most responses out: it looks for the
 //! built-ins' prefilters without a regex (byte loops, `memchr` and one search of
-//! their literals), and runs regexes only for the user's detectors.
+//! their literals), and runs regexes only for the user's detectors. It reads the
+//! response's canonical JSON as it is first, which needs no decoding, whenever every
+//! user pattern only matches printable ASCII (see `plain_ascii`); only a response
+//! it cannot rule out has its strings decoded and joined for the exact pass.
 
 use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 
@@ -68,9 +71,62 @@ struct Builtin {
     quick: Quick,
 }
 
-/// What follows a literal in a prefilter: the haystack, the end of the literal's
-/// match, and the literal.
-type Rest = fn(&[u8], usize, &str) -> bool;
+/// What follows a literal in a prefilter: the text after the literal's match, and
+/// the literal.
+type Rest = fn(Cursor<'_>, &str) -> bool;
+
+/// Reads a text from a position on, byte by byte: the joined strings as they are,
+/// or the canonical JSON of a response decoded on the fly, where the string read
+/// ends at its closing quote as a joined string ends at its NUL byte. A `\u`
+/// escape (a control or non-ASCII character) reads as a NUL byte: no class a
+/// prefilter looks for after a literal holds either.
+#[derive(Debug, Clone, Copy)]
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    escaped: bool,
+}
+
+impl Cursor<'_> {
+    /// Reads the next byte when it is one of `class`.
+    fn eat(&mut self, class: impl Fn(u8) -> bool) -> bool {
+        let mut next = *self;
+        let eaten = next.next().is_some_and(class);
+        if eaten {
+            *self = next;
+        }
+        eaten
+    }
+}
+
+impl Iterator for Cursor<'_> {
+    type Item = u8;
+
+    fn next(&mut self) -> Option<u8> {
+        let b = *self.bytes.get(self.pos)?;
+        if !self.escaped || !matches!(b, b'"' | b'\\') {
+            self.pos += 1;
+            return Some(b);
+        }
+        if b == b'"' {
+            return None;
+        }
+        let escape = *self.bytes.get(self.pos + 1)?;
+        self.pos += 2;
+        Some(match escape {
+            b'n' => b'\n',
+            b't' => b'\t',
+            b'r' => b'\r',
+            b'b' => 0x08,
+            b'f' => 0x0c,
+            b'u' => {
+                self.pos += 4;
+                0
+            }
+            other => other,
+        })
+    }
+}
 
 /// How the first pass looks for a built-in's prefilter: each kind costs far less
 /// than a regex reading every byte, and says "maybe" wherever the prefilter matches.
@@ -114,7 +170,7 @@ fn byte_in(hay: &[u8], at: usize, class: fn(u8) -> bool) -> bool {
     hay.get(at).is_some_and(|&b| class(b))
 }
 
-fn no_rest(_: &[u8], _: usize, _: &str) -> bool {
+fn no_rest(_: Cursor<'_>, _: &str) -> bool {
     true
 }
 
@@ -123,79 +179,70 @@ fn upper_or_base32(b: u8) -> bool {
 }
 
 /// `[A-Z2-7]`, after `[A-Z0-9]` when the literal is `A3T`.
-fn aws_rest(hay: &[u8], end: usize, word: &str) -> bool {
-    if word == "A3T" {
-        byte_in(hay, end, |b| b.is_ascii_uppercase() || b.is_ascii_digit())
-            && byte_in(hay, end + 1, upper_or_base32)
-    } else {
-        byte_in(hay, end, upper_or_base32)
-    }
+fn aws_rest(mut rest: Cursor<'_>, word: &str) -> bool {
+    (word != "A3T" || rest.eat(|b| b.is_ascii_uppercase() || b.is_ascii_digit()))
+        && rest.eat(upper_or_base32)
+}
+
+fn blank(b: u8) -> bool {
+    b == b' ' || b == b'\t'
 }
 
 /// `[ \t]`.
-fn blank_rest(hay: &[u8], end: usize, _: &str) -> bool {
-    byte_in(hay, end, |b| b == b' ' || b == b'\t')
+fn blank_rest(mut rest: Cursor<'_>, _: &str) -> bool {
+    rest.eat(blank)
 }
 
 /// `[A-Za-z0-9]` after `gh?_`, nothing after `github_pat_`.
-fn github_rest(hay: &[u8], end: usize, word: &str) -> bool {
-    word == "github_pat_" || byte_in(hay, end, |b| b.is_ascii_alphanumeric())
-}
-
-/// `[0-9A-Za-z_-]`.
-fn google_rest(hay: &[u8], end: usize, _: &str) -> bool {
-    byte_in(hay, end, |b| {
-        b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
-    })
+fn github_rest(mut rest: Cursor<'_>, word: &str) -> bool {
+    word == "github_pat_" || rest.eat(|b| b.is_ascii_alphanumeric())
 }
 
 fn name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
 }
 
+/// `[0-9A-Za-z_-]`.
+fn google_rest(mut rest: Cursor<'_>, _: &str) -> bool {
+    rest.eat(name_byte)
+}
+
 fn value_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'+' | b'/' | b'=' | b'.' | b'~' | b'-')
+}
+
+fn quote(b: u8) -> bool {
+    b == b'"' || b == b'\''
 }
 
 /// `[A-Za-z0-9_-]{0,16}["']?[ \t]*(?::|=|:=|=>)[ \t]*["']?[A-Za-z0-9_+/=.~-]{16}`.
 /// Each optional or repeated part is followed by a byte it cannot take, so one
 /// reading decides, but for the operator: `:` and `=` may be followed by `=` and
 /// `>`, and both readings are tried.
-fn assignment_rest(hay: &[u8], end: usize, _: &str) -> bool {
-    let mut at = end;
-    while byte_in(hay, at, name_byte) {
-        at += 1;
-        if at - end > 16 {
+fn assignment_rest(mut rest: Cursor<'_>, _: &str) -> bool {
+    let mut name = 0;
+    while rest.eat(name_byte) {
+        name += 1;
+        if name > 16 {
             return false;
         }
     }
-    if byte_in(hay, at, |b| b == b'"' || b == b'\'') {
-        at += 1;
-    }
-    while byte_in(hay, at, |b| b == b' ' || b == b'\t') {
-        at += 1;
-    }
-    let op = hay.get(at).copied();
+    rest.eat(quote);
+    while rest.eat(blank) {}
+    let op = rest.next();
     if !matches!(op, Some(b':' | b'=')) {
         return false;
     }
-    at += 1;
-    let value = |mut at: usize| {
-        while byte_in(hay, at, |b| b == b' ' || b == b'\t') {
-            at += 1;
-        }
-        if byte_in(hay, at, |b| b == b'"' || b == b'\'') {
-            at += 1;
-        }
-        hay.get(at..)
-            .and_then(|rest| rest.get(..16))
-            .is_some_and(|v| v.iter().all(|&b| value_byte(b)))
+    let value = |mut rest: Cursor<'_>| {
+        while rest.eat(blank) {}
+        rest.eat(quote);
+        (0..16).all(|_| rest.eat(value_byte))
     };
-    value(at)
+    value(rest)
         || matches!(
-            (op, hay.get(at)),
+            (op, rest.next()),
             (Some(b':'), Some(b'=')) | (Some(b'='), Some(b'>'))
-        ) && value(at + 1)
+        ) && value(rest)
 }
 
 /// Whether a byte may be part of a digit-led prefilter's match: digits, spaces,
@@ -219,20 +266,28 @@ const RUN_BYTES: [bool; 256] = {
 /// `min`th byte is read outside such runs: each run that long holds one of them.
 fn runs(hay: &[u8], min: usize, mut run: impl FnMut(usize, usize) -> bool) -> bool {
     let min = min.max(1);
+    let in_run = |at: usize| hay.get(at).is_some_and(|&b| RUN_BYTES[usize::from(b)]);
     let mut probe = min - 1;
-    while let Some(&b) = hay.get(probe) {
-        if !RUN_BYTES[usize::from(b)] {
+    while probe < hay.len() {
+        if !in_run(probe) {
             probe += min;
             continue;
         }
         let mut start = probe;
         while let Some(prev) = start.checked_sub(1)
-            && hay.get(prev).is_some_and(|&b| RUN_BYTES[usize::from(b)])
+            && in_run(prev)
         {
             start = prev;
         }
+        // A run `min` long from `start` holds `last`; when it does not, the next
+        // long run starts after `last`, and holds `last + min`.
+        let last = start + min - 1;
+        if !in_run(last) {
+            probe = last + min;
+            continue;
+        }
         let mut end = probe + 1;
-        while hay.get(end).is_some_and(|&b| RUN_BYTES[usize::from(b)]) {
+        while in_run(end) {
             end += 1;
         }
         if end - start >= min && run(start, end) {
@@ -662,6 +717,10 @@ impl Library {
                     && !d.prefilter.contains("\\A")
                     && !d.prefilter.contains("\\z")
         });
+        let canonical_first = joinable
+            && members
+                .iter()
+                .all(|&i| i < BUILTINS.len() || plain_ascii(&self.detectors[i].prefilter));
         Ok(Scanner {
             set,
             first,
@@ -669,6 +728,7 @@ impl Library {
             min_len,
             assignment,
             joinable,
+            canonical_first,
         })
     }
 
@@ -834,6 +894,10 @@ pub struct Scanner {
     /// Whether a first pass over all strings at once may rule a response out: not
     /// when a user pattern has anchors, which a joined text would change.
     joinable: bool,
+    /// Whether a first pass over the canonical JSON may rule a response out before
+    /// its strings are decoded: when it is joinable and every user pattern is
+    /// [`plain_ascii`].
+    canonical_first: bool,
 }
 
 /// A literal of a built-in's prefilter, for the literal search of a first pass.
@@ -869,6 +933,57 @@ struct FirstPass {
     user_joined: Option<(regex_automata::meta::Regex, Vec<usize>)>,
 }
 
+/// Whether every match of `pattern` is printable ASCII but `"` and `\`, with no
+/// anchor or word boundary: then wherever it matches in a string, it matches in
+/// the string's canonical JSON, which writes such text as it is.
+fn plain_ascii(pattern: &str) -> bool {
+    use regex_syntax::hir::{Class, HirKind};
+    let Ok(hir) = regex_syntax::parse(pattern) else {
+        return false;
+    };
+    if !hir.properties().look_set().is_empty() {
+        return false;
+    }
+    let plain = |start: u32, end: u32| {
+        start >= 0x20
+            && end <= 0x7e
+            && ![u32::from(b'"'), u32::from(b'\\')]
+                .iter()
+                .any(|b| (start..=end).contains(b))
+    };
+    let mut stack = vec![&hir];
+    while let Some(hir) = stack.pop() {
+        let holds = match hir.kind() {
+            HirKind::Empty | HirKind::Look(_) => true,
+            HirKind::Literal(literal) => literal.0.iter().all(|&b| plain(b.into(), b.into())),
+            HirKind::Class(Class::Unicode(class)) => class
+                .ranges()
+                .iter()
+                .all(|r| plain(r.start().into(), r.end().into())),
+            HirKind::Class(Class::Bytes(class)) => class
+                .ranges()
+                .iter()
+                .all(|r| plain(r.start().into(), r.end().into())),
+            HirKind::Repetition(repetition) => {
+                stack.push(&repetition.sub);
+                true
+            }
+            HirKind::Capture(capture) => {
+                stack.push(&capture.sub);
+                true
+            }
+            HirKind::Concat(all) | HirKind::Alternation(all) => {
+                stack.extend(all.iter());
+                true
+            }
+        };
+        if !holds {
+            return false;
+        }
+    }
+    true
+}
+
 /// Whether the `regex` crate looks for a literal before it runs `pattern` alone: one
 /// of a few of at least three bytes that every match starts or ends with.
 fn has_literal(pattern: &str) -> bool {
@@ -888,6 +1003,60 @@ fn has_literal(pattern: &str) -> bool {
     good(prefixes) || good(suffixes)
 }
 
+/// What text a first pass reads.
+#[derive(Debug, Clone, Copy)]
+enum Form {
+    /// The joined strings of a response, each followed by a NUL byte.
+    Joined,
+    /// A response's canonical JSON as it is. Every built-in prefilter that matches
+    /// in its joined strings matches in it too: what the prefilters look for is
+    /// printable ASCII, which canonical JSON writes as it is but for `"`, `\` and
+    /// tab, which follow literals and are read decoded. The keys are not apart, so
+    /// the literal of a name of secrets in a key says "maybe" for `assignment`.
+    Canonical { assignment: Option<usize> },
+}
+
+/// Where the last string a literal was found in ends, and whether it is a key.
+#[derive(Debug, Default)]
+struct KeyEnd {
+    end: usize,
+    key: bool,
+}
+
+impl KeyEnd {
+    /// Whether the position `at` of the canonical JSON `text`, inside a string, is
+    /// in a key. Positions come in increasing order, so each string is read once.
+    fn in_key(&mut self, text: &[u8], at: usize) -> bool {
+        if at < self.end {
+            return self.key;
+        }
+        // The string ends at the first quote after `at` with an even number of
+        // backslashes before it; escaped quotes are rarer than other escapes.
+        let mut pos = at;
+        while let Some(found) = text.get(pos..).and_then(|rest| memchr::memchr(b'"', rest)) {
+            let quote = pos + found;
+            let backslashes = text[..quote]
+                .iter()
+                .rev()
+                .take_while(|&&b| b == b'\\')
+                .count();
+            if backslashes % 2 == 0 {
+                *self = KeyEnd {
+                    end: quote,
+                    key: text.get(quote + 1) == Some(&b':'),
+                };
+                return self.key;
+            }
+            pos = quote + 1;
+        }
+        *self = KeyEnd {
+            end: text.len(),
+            key: false,
+        };
+        false
+    }
+}
+
 impl FirstPass {
     /// Runs the built-ins' checks over `text`, and `lower`, its ASCII lower-cased
     /// copy: calls `found` with each built-in whose prefilter may match, once, but
@@ -897,6 +1066,7 @@ impl FirstPass {
         &self,
         text: &[u8],
         lower: &[u8],
+        form: Form,
         found: &mut impl FnMut(usize, usize, usize) -> bool,
     ) -> bool {
         let mut phone_found = false;
@@ -949,6 +1119,7 @@ impl FirstPass {
         // Every literal's every occurrence: no literal starts another, so the
         // leftmost match at each start is the only one there.
         let mut done: Vec<usize> = Vec::new();
+        let mut key_end = KeyEnd::default();
         let mut from = 0;
         while let Some(m) = words.find(aho_corasick::Input::new(lower).span(from..lower.len())) {
             from = m.start() + 1;
@@ -960,8 +1131,18 @@ impl FirstPass {
             {
                 if done.contains(&word.detector)
                     || !word.fold && text.get(m.range()) != Some(word.literal.as_bytes())
-                    || !(word.rest)(text, m.end(), word.literal)
                 {
+                    continue;
+                }
+                let rest = Cursor {
+                    bytes: text,
+                    pos: m.end(),
+                    escaped: matches!(form, Form::Canonical { .. }),
+                };
+                let holds = (word.rest)(rest, word.literal)
+                    || matches!(form, Form::Canonical { assignment: Some(a) } if a == word.detector)
+                        && key_end.in_key(text, m.start());
+                if !holds {
                     continue;
                 }
                 done.push(word.detector);
@@ -1036,6 +1217,12 @@ impl Scanner {
         JOINED.with(|joined| {
             let mut joined = joined.borrow_mut();
             let (text, keys, lower) = &mut *joined;
+            if self.canonical_first && !self.canonical_may_match(library, canonical, lower) {
+                if lower.capacity() > JOINED_KEPT {
+                    *lower = Vec::new();
+                }
+                return false;
+            }
             text.clear();
             keys.clear();
             let mut pos = 0;
@@ -1061,6 +1248,43 @@ impl Scanner {
         })
     }
 
+    /// Whether the first pass over the canonical JSON itself (see [`Form`]) may
+    /// find a prefilter: when it does not, no string holds a hit, and none has to be
+    /// decoded. `lower` is room for a copy.
+    fn canonical_may_match(
+        &self,
+        library: &Library,
+        canonical: &[u8],
+        lower: &mut Vec<u8>,
+    ) -> bool {
+        let first = &self.first;
+        lower.clear();
+        if first.words.is_some() {
+            lower.extend_from_slice(canonical);
+            lower.make_ascii_lowercase();
+        }
+        let form = Form::Canonical {
+            assignment: self.assignment,
+        };
+        if first.builtins(canonical, lower, form, &mut |_, _, _| true) {
+            return true;
+        }
+        if first.user_alone.is_empty() && first.user_joined.is_none() {
+            return false;
+        }
+        let Ok(text) = std::str::from_utf8(canonical) else {
+            return true;
+        };
+        first
+            .user_alone
+            .iter()
+            .any(|&detector| library.confirm(detector, text))
+            || first
+                .user_joined
+                .as_ref()
+                .is_some_and(|(regex, _)| regex.is_match(canonical))
+    }
+
     /// Whether a detector whose prefilter the first pass finds in `joined` (strings
     /// each followed by a NUL byte) matches there with its full pattern and check.
     /// No built-in pattern matches across a NUL byte, and a user pattern that does
@@ -1075,7 +1299,7 @@ impl Scanner {
         // The text is only needed, and checked, once a prefilter matches.
         let mut text = None;
         let mut text = || *text.get_or_insert_with(|| std::str::from_utf8(joined).ok());
-        let builtin = first.builtins(joined, lower, &mut |detector, start, end| {
+        let builtin = first.builtins(joined, lower, Form::Joined, &mut |detector, start, end| {
             let Some(text) = text() else {
                 return true;
             };
@@ -1325,7 +1549,10 @@ impl Walk<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{BUILTINS, Hit, Library, Scanner, Walk, entropy, has_literal, luhn};
+    use super::{
+        BUILTINS, Form, Hit, KeyEnd, Library, Scanner, Walk, entropy, has_literal, luhn,
+        plain_ascii,
+    };
     use crate::json;
     use proptest::prelude::*;
 
@@ -1513,7 +1740,7 @@ mod tests {
         let mut said = Vec::new();
         scanner
             .first
-            .builtins(text, &lower, &mut |detector, start, end| {
+            .builtins(text, &lower, Form::Joined, &mut |detector, start, end| {
                 assert!(start <= end && end <= text.len());
                 if !said.contains(&detector) {
                     said.push(detector);
@@ -1741,6 +1968,75 @@ mod tests {
                 .collect();
             assert_eq!(names, name.into_iter().collect::<Vec<_>>(), "{response}");
         }
+    }
+
+    #[test]
+    fn only_plain_ascii_user_patterns_allow_the_canonical_first_pass() {
+        for plain in [
+            "TICKET-[0-9]{6}",
+            r"[a-z0-9-]+\.corp\.internal",
+            "a|b*",
+            "(x)(?:y)?",
+        ] {
+            assert!(plain_ascii(plain), "{plain}");
+        }
+        for not in [
+            r"\bword",
+            "^x",
+            "x$",
+            "(?i)k",
+            "[^a]",
+            ".",
+            "a\"",
+            r"a\\",
+            "\t",
+            "é",
+            "(?-u:[\\x00-\\x7f])",
+            "(",
+        ] {
+            assert!(!plain_ascii(not), "{not}");
+        }
+        assert!(USERS.1.canonical_first);
+        let library = Library::new(&[("word".to_owned(), r"\bsecretword".to_owned())]).unwrap();
+        let all: Vec<usize> = (0..BUILTINS.len() + 1).collect();
+        assert!(!library.scanner(&all).unwrap().canonical_first);
+    }
+
+    /// Escaped text after a literal, and names of secrets in keys, are read in the
+    /// canonical JSON as in the decoded strings.
+    #[test]
+    fn the_canonical_first_pass_reads_escapes_and_keys() {
+        let (library, scanner) = &*USERS;
+        for (response, hit) in [
+            (
+                r#"{"a":"Authorization: Bearer\tq8Zr2Lw9Xv4Tn7Bk.abcdefghij"}"#,
+                true,
+            ),
+            (r#"{"a":"token\": \"q8Zr2Lw9Xv4Tn7Bkq8Zr2Lw9"}"#, true),
+            (
+                r#"{"a":"x","client_secret":"q8Zr2Lw9Xv4Tn7Bkq8Zr2Lw9"}"#,
+                true,
+            ),
+            (
+                r#"{"a":"a \"quoted\" token","my\"token":"q8Zr2Lw9Xv4Tn7Bkq8Zr2Lw9"}"#,
+                true,
+            ),
+            (r#"{"a\\":"token","b":"q8Zr2Lw9Xv4Tn7Bkq8Zr2Lw9"}"#, false),
+        ] {
+            let canonical = crate::canonical::encode(&json::parse(response).unwrap());
+            let hits = walked(scanner, library, &canonical);
+            assert_eq!(!hits.is_empty(), hit, "{response}");
+            assert_eq!(scanner.scan(library, &canonical), hits, "{response}");
+        }
+        let mut key_end = KeyEnd::default();
+        let text = br#"{"a\"token\\":"token","b":"x\\\"token"}"#;
+        let at = |from: usize| from + text[from..].windows(5).position(|w| w == b"token").unwrap();
+        let first = at(0);
+        let second = at(first + 1);
+        let third = at(second + 1);
+        assert!(key_end.in_key(text, first));
+        assert!(!key_end.in_key(text, second));
+        assert!(!key_end.in_key(text, third));
     }
 
     /// Pieces of text near the built-ins' prefilters and patterns.
