@@ -1266,7 +1266,25 @@ impl Scanner {
         let form = Form::Canonical {
             assignment: self.assignment,
         };
-        if first.builtins(canonical, lower, form, &mut |_, _, _| true) {
+        // A run of digits is the same in the canonical JSON as in its string, with
+        // the same byte before it, unless an escape ends just before it: then the
+        // card's pattern and check can be confirmed on it here.
+        let mut found = |detector, start: usize, end: usize| {
+            if first.card != Some(detector)
+                || canonical
+                    .get(start.saturating_sub(6)..start)
+                    .is_none_or(|before| before.contains(&b'\\'))
+            {
+                return true;
+            }
+            let from = start.saturating_sub(1);
+            let upto = canonical.len().min(end + 1);
+            canonical
+                .get(from..upto)
+                .and_then(|run| std::str::from_utf8(run).ok())
+                .is_none_or(|run| library.confirm_within(detector, run, start - from, end - from))
+        };
+        if first.builtins(canonical, lower, form, &mut found) {
             return true;
         }
         if first.user_alone.is_empty() && first.user_joined.is_none() {
@@ -2022,6 +2040,12 @@ mod tests {
                 true,
             ),
             (r#"{"a\\":"token","b":"q8Zr2Lw9Xv4Tn7Bkq8Zr2Lw9"}"#, false),
+            // A card number after an escape, or right after a letter.
+            (r#"{"a":"line\n4111111111111111"}"#, true),
+            (r#"{"a":"\u00e94111 1111 1111 1111"}"#, true),
+            (r#"{"a":"\"4111-1111-1111-1111\""}"#, true),
+            (r#"{"a":"x4111111111111111"}"#, false),
+            (r#"{"a":"4111111111111112"}"#, false),
         ] {
             let canonical = crate::canonical::encode(&json::parse(response).unwrap());
             let hits = walked(scanner, library, &canonical);
