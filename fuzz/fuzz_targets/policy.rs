@@ -1,0 +1,82 @@
+//! Arbitrary bytes as a call's arguments and response through a policy's checks:
+//! they must never panic, canonical or not.
+//!
+//! Differentially, on the canonical encoding of any JSON value, the detectors'
+//! first pass over the canonical JSON (tool `plain`, whose user patterns only match
+//! printable ASCII) must find exactly what the first pass over the decoded strings
+//! finds (tool `decoding`: the same detectors plus `bounded`, whose word boundary
+//! turns the canonical first pass off), once `bounded`'s own findings are left out.
+#![no_main]
+
+use std::sync::LazyLock;
+
+use libfuzzer_sys::fuzz_target;
+use toolreplay::policy::Policy;
+use toolreplay::report::FindingKind;
+use toolreplay::scope::Scope;
+use toolreplay::{canonical, json};
+
+const POLICY_JSON: &str = r#"{
+  "agent": "fuzz",
+  "allowed_tools": ["plain", "decoding"],
+  "policy_version": 1,
+  "custom_detectors": {
+    "ticket": "TICKET-[0-9]{4}",
+    "host": "[a-z0-9-]+\\.corp\\.internal",
+    "digits": "[0-9]{3}[a-z]",
+    "bounded": "\\bzq\\b"
+  },
+  "tools": {
+    "plain": {
+      "args_schema": {"type": "object", "properties": {"path": {"type": "string"}}},
+      "paths": [{"args": ["/path"], "root": "/work", "allow": ["src/**"], "deny": ["**/.env"]}],
+      "urls": [{"args": ["/url"], "allow_hosts": ["*.example.org"], "deny_hosts": ["evil.example.org"]}],
+      "response_detectors": ["secrets", "personal-data", "ticket", "host", "digits"]
+    },
+    "decoding": {
+      "response_detectors": ["secrets", "personal-data", "ticket", "host", "digits", "bounded"]
+    }
+  }
+}"#;
+
+static POLICY: LazyLock<Policy> = LazyLock::new(|| {
+    Scope::parse(POLICY_JSON.as_bytes())
+        .expect("the fuzz policy is valid")
+        .policy
+        .expect("the fuzz policy has rules")
+});
+
+/// The details of the sensitive-response findings, but those of `bounded`.
+fn sensitive(found: Vec<FindingKind>) -> Vec<Box<str>> {
+    found
+        .into_iter()
+        .filter_map(|kind| match kind {
+            FindingKind::SensitiveResponse { detail } if !detail.ends_with("'bounded'") => {
+                Some(detail)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fuzz_target!(|data: &[u8]| {
+    let policy = &*POLICY;
+    for tool in ["plain", "decoding", "other"] {
+        let _ = policy.check(tool, data, data);
+    }
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(value) = json::parse(text) else {
+        return;
+    };
+    let encoded = canonical::encode(&value);
+    let plain = sensitive(policy.check("plain", b"{}", &encoded));
+    let decoding = sensitive(policy.check("decoding", b"{}", &encoded));
+    assert_eq!(
+        plain,
+        decoding,
+        "first passes differ on {}",
+        String::from_utf8_lossy(&encoded)
+    );
+});
