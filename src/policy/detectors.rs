@@ -1191,6 +1191,11 @@ impl Scanner {
         if self.joinable && !self.may_match(library, canonical) {
             return Vec::new();
         }
+        self.walk(library, canonical)
+    }
+
+    /// Every hit in `canonical`, string by string, without a first pass.
+    fn walk(&self, library: &Library, canonical: &[u8]) -> Vec<Hit> {
         let mut walk = Walk {
             scanner: self,
             library,
@@ -1568,8 +1573,7 @@ impl Walk<'_> {
 #[cfg(test)]
 mod tests {
     use super::{
-        BUILTINS, Form, Hit, KeyEnd, Library, Scanner, Walk, entropy, has_literal, luhn,
-        plain_ascii,
+        BUILTINS, Form, KeyEnd, Library, Scanner, entropy, has_literal, luhn, plain_ascii,
     };
     use crate::json;
     use proptest::prelude::*;
@@ -1816,22 +1820,6 @@ mod tests {
         }
     }
 
-    /// Every hit in `canonical`, without the first pass.
-    fn walked(scanner: &Scanner, library: &Library, canonical: &[u8]) -> Vec<Hit> {
-        let mut walk = Walk {
-            scanner,
-            library,
-            bytes: canonical,
-            pos: 0,
-            pointer: String::new(),
-            found: Vec::new(),
-            text: String::new(),
-            hits: Vec::new(),
-        };
-        walk.value(None, 0);
-        walk.hits
-    }
-
     #[test]
     fn first_pass_is_the_prefilters() {
         let long = "7".repeat(40);
@@ -2048,7 +2036,7 @@ mod tests {
             (r#"{"a":"4111111111111112"}"#, false),
         ] {
             let canonical = crate::canonical::encode(&json::parse(response).unwrap());
-            let hits = walked(scanner, library, &canonical);
+            let hits = scanner.walk(library, &canonical);
             assert_eq!(!hits.is_empty(), hit, "{response}");
             assert_eq!(scanner.scan(library, &canonical), hits, "{response}");
         }
@@ -2172,7 +2160,7 @@ mod tests {
             members.dedup_by(|a, b| a.0 == b.0);
             let value = json::Value::Object(members);
             let canonical = crate::canonical::encode(&value);
-            let hits = walked(scanner, library, &canonical);
+            let hits = scanner.walk(library, &canonical);
             prop_assert_eq!(scanner.scan(library, &canonical), hits.clone());
             if !hits.is_empty() {
                 prop_assert!(scanner.may_match(library, &canonical));
