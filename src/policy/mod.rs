@@ -337,56 +337,68 @@ impl Policy {
         else {
             return;
         };
-        for (i, (pointers, rule)) in rules.paths.iter().enumerate() {
-            for_each_string(&tree, pointers, |arg, value| {
-                let arg = quote_name(arg);
-                let detail = match value.map(|raw| rule.check(raw)) {
-                    None => format!("argument {arg} is not a string"),
-                    Some(PathVerdict::Allowed) => return,
-                    Some(PathVerdict::Escapes) => format!("argument {arg} escapes above its root"),
-                    Some(PathVerdict::OutsideRoot(path)) => format!(
-                        "argument {arg} path {} is outside root {}",
-                        quote_name(&path),
-                        quote_name(rule.root.as_deref().unwrap_or("/"))
-                    ),
-                    Some(PathVerdict::Denied(path, glob)) => format!(
-                        "argument {arg} path {} matches deny glob {}",
-                        quote_name(&path),
-                        quote_name(&glob)
-                    ),
-                    Some(PathVerdict::NotAllowed(path)) => format!(
-                        "argument {arg} path {} matches no allow glob",
-                        quote_name(&path)
-                    ),
-                };
-                found.push(violation(format!("{detail} (paths[{i}])")));
-            });
-        }
-        for (i, (pointers, rule)) in rules.urls.iter().enumerate() {
-            for_each_string(&tree, pointers, |arg, value| {
-                let arg = quote_name(arg);
-                let detail = match value.map(|raw| rule.check(raw)) {
-                    None => format!("argument {arg} is not a string"),
-                    Some(UrlVerdict::Allowed) => return,
-                    Some(UrlVerdict::Invalid) => format!("argument {arg} is not a valid URL"),
-                    Some(UrlVerdict::Scheme(scheme)) => format!(
-                        "argument {arg} scheme {} is not allowed",
-                        quote_name(&scheme)
-                    ),
-                    Some(UrlVerdict::NoHost) => format!("argument {arg} has no host"),
-                    Some(UrlVerdict::Denied(host, pattern)) => format!(
-                        "argument {arg} host {} matches deny host {}",
-                        quote_name(&host),
-                        quote_name(&pattern)
-                    ),
-                    Some(UrlVerdict::NotAllowed(host)) => format!(
-                        "argument {arg} host {} matches no allow host",
-                        quote_name(&host)
-                    ),
-                };
-                found.push(violation(format!("{detail} (urls[{i}])")));
-            });
-        }
+        check_strings(&tree, &rules.paths, "paths", found, |rule, raw| {
+            Some(match rule.check(raw) {
+                PathVerdict::Allowed => return None,
+                PathVerdict::Escapes => "escapes above its root".to_owned(),
+                PathVerdict::OutsideRoot(path) => format!(
+                    "path {} is outside root {}",
+                    quote_name(&path),
+                    quote_name(rule.root.as_deref().unwrap_or("/"))
+                ),
+                PathVerdict::Denied(path, glob) => format!(
+                    "path {} matches deny glob {}",
+                    quote_name(&path),
+                    quote_name(&glob)
+                ),
+                PathVerdict::NotAllowed(path) => {
+                    format!("path {} matches no allow glob", quote_name(&path))
+                }
+            })
+        });
+        check_strings(&tree, &rules.urls, "urls", found, |rule, raw| {
+            Some(match rule.check(raw) {
+                UrlVerdict::Allowed => return None,
+                UrlVerdict::Invalid => "is not a valid URL".to_owned(),
+                UrlVerdict::Scheme(scheme) => {
+                    format!("scheme {} is not allowed", quote_name(&scheme))
+                }
+                UrlVerdict::NoHost => "has no host".to_owned(),
+                UrlVerdict::Denied(host, pattern) => format!(
+                    "host {} matches deny host {}",
+                    quote_name(&host),
+                    quote_name(&pattern)
+                ),
+                UrlVerdict::NotAllowed(host) => {
+                    format!("host {} matches no allow host", quote_name(&host))
+                }
+            })
+        });
+    }
+}
+
+/// Checks each string argument that a rule of `rules` (`label[i]`) names with
+/// `verdict`, which says what is wrong with it (the words after `argument NAME `),
+/// if anything; an argument that is no string is wrong too. A finding for each.
+fn check_strings<R>(
+    tree: &Value,
+    rules: &[(Vec<Pointer>, R)],
+    label: &str,
+    found: &mut Vec<FindingKind>,
+    verdict: impl Fn(&R, &str) -> Option<String>,
+) {
+    for (i, (pointers, rule)) in rules.iter().enumerate() {
+        for_each_string(tree, pointers, |arg, value| {
+            let wrong = match value {
+                None => Some("is not a string".to_owned()),
+                Some(raw) => verdict(rule, raw),
+            };
+            if let Some(wrong) = wrong {
+                found.push(FindingKind::ArgumentViolation {
+                    detail: format!("argument {} {wrong} ({label}[{i}])", quote_name(arg)).into(),
+                });
+            }
+        });
     }
 }
 
