@@ -17,7 +17,10 @@
 use crate::json::Value;
 use crate::transcript::LineError;
 
-use super::{Items, Pairing, content_response, fit, for_each_message, get, get_str, id_key};
+use super::{
+    Items, Pairing, content_response, fit, for_each_message, get, get_str, must_be,
+    non_empty_string, required, string_id,
+};
 
 /// Reads the messages of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
@@ -77,40 +80,21 @@ fn malformed(
     LineError {
         line,
         message: match found {
-            Some(value) => format!(
-                "{block} block: \"{field}\" must be {wanted}, found {}",
-                value.described()
-            ),
+            Some(_) => format!("{block} block: {}", must_be(field, wanted, found)),
             None => format!("{block} block without \"{field}\""),
         },
     }
 }
 
 fn tool_use(line: u64, block: &[(String, Value)], pairing: &mut Pairing) -> Result<(), LineError> {
-    let id = match get(block, "id") {
-        Some(id @ Value::Str(s)) if !s.is_empty() => id_key(id),
-        other => {
-            return Err(malformed(
-                line,
-                "tool_use",
-                "id",
-                "a non-empty string",
-                other,
-            ));
-        }
-    };
-    let name = match get(block, "name") {
-        Some(Value::Str(s)) if !s.is_empty() => s.clone(),
-        other => {
-            return Err(malformed(
-                line,
-                "tool_use",
-                "name",
-                "a non-empty string",
-                other,
-            ));
-        }
-    };
+    let wrong = |field, wanted| move |found| malformed(line, "tool_use", field, wanted, found);
+    let id = required(block, "id", string_id, wrong("id", "a non-empty string"))?;
+    let name = required(
+        block,
+        "name",
+        non_empty_string,
+        wrong("name", "a non-empty string"),
+    )?;
     let args = match get(block, "input") {
         Some(input @ Value::Object(_)) => fit(line, "arguments", input)?,
         other => return Err(malformed(line, "tool_use", "input", "an object", other)),
@@ -124,18 +108,15 @@ fn tool_result(
     block: &[(String, Value)],
     pairing: &mut Pairing,
 ) -> Result<(), LineError> {
-    let id = match get(block, "tool_use_id") {
-        Some(id @ Value::Str(s)) if !s.is_empty() => id_key(id),
-        other => {
-            return Err(malformed(
-                line,
-                "tool_result",
-                "tool_use_id",
-                "a non-empty string",
-                other,
-            ));
-        }
-    };
+    let id = required(block, "tool_use_id", string_id, |found| {
+        malformed(
+            line,
+            "tool_result",
+            "tool_use_id",
+            "a non-empty string",
+            found,
+        )
+    })?;
     let is_error = match get(block, "is_error") {
         None | Some(Value::Null) => false,
         Some(Value::Bool(flag)) => *flag,

@@ -19,7 +19,10 @@
 use crate::json::Value;
 use crate::transcript::LineError;
 
-use super::{Items, Pairing, Slot, WarningKind, fit, get, id_key, shown_id};
+use super::{
+    Items, Pairing, Slot, WarningKind, fit, get, id_key, must_be, non_empty_string, object,
+    required, shown_id,
+};
 
 /// Reads the messages of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
@@ -89,35 +92,18 @@ fn tools_call(
         line,
         message: format!("tools/call request: {message}"),
     };
-    let params = match get(members, "params") {
-        Some(Value::Object(params)) => params,
-        Some(other) => {
-            return Err(error(format!(
-                "\"params\" must be an object, found {}",
-                other.described()
-            )));
-        }
-        None => return Err(error("no \"params\"".to_owned())),
-    };
-    let name = match get(params, "name") {
-        Some(Value::Str(s)) if !s.is_empty() => s.clone(),
-        Some(other) => {
-            return Err(error(format!(
-                "\"params.name\" must be a non-empty string, found {}",
-                other.described()
-            )));
-        }
-        None => return Err(error("no \"params.name\"".to_owned())),
-    };
+    let wrong = |field, wanted| move |found| error(must_be(field, wanted, found));
+    let params = required(members, "params", object, wrong("params", "an object"))?;
+    let name = required(
+        params,
+        "name",
+        non_empty_string,
+        wrong("params.name", "a non-empty string"),
+    )?;
     let args = match get(params, "arguments") {
         None => b"{}".to_vec(),
         Some(args @ Value::Object(_)) => fit(line, "arguments", args)?,
-        Some(other) => {
-            return Err(error(format!(
-                "\"params.arguments\" must be an object, found {}",
-                other.described()
-            )));
-        }
+        found @ Some(_) => return Err(error(must_be("params.arguments", "an object", found))),
     };
     pairing.call(line, id, name, args);
     Ok(())

@@ -430,6 +430,49 @@ pub(crate) fn get_str<'v>(members: &'v [(String, Value)], key: &str) -> Option<&
     }
 }
 
+/// The member `key` of an object's members when `take` accepts it; otherwise the
+/// error `wrong` makes of what is there instead: a value of another kind, or `None`
+/// when the member is absent.
+pub(crate) fn required<'v, T, E>(
+    members: &'v [(String, Value)],
+    key: &str,
+    take: impl FnOnce(&'v Value) -> Option<T>,
+    wrong: impl FnOnce(Option<&'v Value>) -> E,
+) -> Result<T, E> {
+    let found = get(members, key);
+    found.and_then(take).ok_or_else(|| wrong(found))
+}
+
+/// The key of an id that is a non-empty string (see [`id_key`]).
+pub(crate) fn string_id(value: &Value) -> Option<String> {
+    matches!(value, Value::Str(s) if !s.is_empty()).then(|| id_key(value))
+}
+
+/// A non-empty string.
+pub(crate) fn non_empty_string(value: &Value) -> Option<String> {
+    match value {
+        Value::Str(s) if !s.is_empty() => Some(s.clone()),
+        _ => None,
+    }
+}
+
+/// An object's members.
+pub(crate) fn object(value: &Value) -> Option<&[(String, Value)]> {
+    match value {
+        Value::Object(members) => Some(members),
+        _ => None,
+    }
+}
+
+/// What is wrong with the member `field` that should be `wanted`, found as `found`:
+/// `"FIELD" must be WANTED, found KIND`, or `no "FIELD"` when it is absent.
+pub(crate) fn must_be(field: &str, wanted: &str, found: Option<&Value>) -> String {
+    match found {
+        Some(value) => format!("\"{field}\" must be {wanted}, found {}", value.described()),
+        None => format!("no \"{field}\""),
+    }
+}
+
 /// How deep a value nests: 0 for a scalar, 1 for `[]` or `{}`.
 fn depth(value: &Value) -> usize {
     match value {

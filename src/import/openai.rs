@@ -14,7 +14,10 @@
 use crate::json::{self, Value, quoted_key};
 use crate::transcript::LineError;
 
-use super::{Items, Pairing, content_response, fit, for_each_message, get, get_str, id_key};
+use super::{
+    Items, Pairing, content_response, fit, for_each_message, get, get_str, must_be,
+    non_empty_string, object, required, string_id,
+};
 
 /// Reads the messages of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
@@ -71,46 +74,24 @@ fn tool_call(line: u64, i: usize, call: &Value, pairing: &mut Pairing) -> Result
         );
         return Ok(());
     }
-    let id = match get(call, "id") {
-        Some(id @ Value::Str(s)) if !s.is_empty() => id_key(id),
-        Some(other) => {
-            return Err(error(format!(
-                "\"id\" must be a non-empty string, found {}",
-                other.described()
-            )));
-        }
-        None => return Err(error("no \"id\"".to_owned())),
-    };
-    let function = match get(call, "function") {
-        Some(Value::Object(function)) => function,
-        Some(other) => {
-            return Err(error(format!(
-                "\"function\" must be an object, found {}",
-                other.described()
-            )));
-        }
-        None => return Err(error("no \"function\"".to_owned())),
-    };
-    let name = match get(function, "name") {
-        Some(Value::Str(s)) if !s.is_empty() => s.clone(),
-        Some(other) => {
-            return Err(error(format!(
-                "\"function.name\" must be a non-empty string, found {}",
-                other.described()
-            )));
-        }
-        None => return Err(error("no \"function.name\"".to_owned())),
-    };
-    let arguments = match get(function, "arguments") {
-        Some(Value::Str(text)) => text,
-        Some(other) => {
-            return Err(error(format!(
-                "\"function.arguments\" must be a string of JSON text, found {}",
-                other.described()
-            )));
-        }
-        None => return Err(error("no \"function.arguments\"".to_owned())),
-    };
+    let wrong = |field, wanted| move |found| error(must_be(field, wanted, found));
+    let id = required(call, "id", string_id, wrong("id", "a non-empty string"))?;
+    let function = required(call, "function", object, wrong("function", "an object"))?;
+    let name = required(
+        function,
+        "name",
+        non_empty_string,
+        wrong("function.name", "a non-empty string"),
+    )?;
+    let arguments = required(
+        function,
+        "arguments",
+        |v| match v {
+            Value::Str(text) => Some(text),
+            _ => None,
+        },
+        wrong("function.arguments", "a string of JSON text"),
+    )?;
     let args = match json::parse(arguments) {
         Ok(args @ Value::Object(_)) => args,
         Ok(other) => {
@@ -135,24 +116,16 @@ fn tool_message(
     message: &[(String, Value)],
     pairing: &mut Pairing,
 ) -> Result<(), LineError> {
-    let id = match get(message, "tool_call_id") {
-        Some(id @ Value::Str(s)) if !s.is_empty() => id_key(id),
-        Some(other) => {
-            return Err(LineError {
-                line,
-                message: format!(
-                    "tool message: \"tool_call_id\" must be a non-empty string, found {}",
-                    other.described()
-                ),
-            });
-        }
-        None => {
-            return Err(LineError {
-                line,
-                message: "tool message without \"tool_call_id\"".to_owned(),
-            });
-        }
-    };
+    let id = required(message, "tool_call_id", string_id, |found| LineError {
+        line,
+        message: match found {
+            Some(_) => format!(
+                "tool message: {}",
+                must_be("tool_call_id", "a non-empty string", found)
+            ),
+            None => "tool message without \"tool_call_id\"".to_owned(),
+        },
+    })?;
     let response = content_response(get(message, "content"), false);
     let response = fit(line, "response", &response)?;
     pairing.result(line, &id, response);

@@ -234,6 +234,106 @@ fn a_tool_message_without_its_call_id_is_an_error() {
 }
 
 #[test]
+fn a_malformed_call_or_result_is_an_error_naming_the_field() {
+    for (format, content, message) in [
+        (
+            "openai",
+            r#"[{"role":"assistant","tool_calls":[{"type":"function","function":{"name":"t","arguments":"{}"}}]}]"#,
+            r#"tool_calls[0]: no "id""#,
+        ),
+        (
+            "openai",
+            r#"[{"role":"assistant","tool_calls":[{"id":"","function":{"name":"t","arguments":"{}"}}]}]"#,
+            r#"tool_calls[0]: "id" must be a non-empty string, found an empty string"#,
+        ),
+        (
+            "openai",
+            r#"[{"role":"assistant","tool_calls":[{"id":"c1"}]}]"#,
+            r#"tool_calls[0]: no "function""#,
+        ),
+        (
+            "openai",
+            r#"[{"role":"assistant","tool_calls":[{"id":"c1","function":[]}]}]"#,
+            r#"tool_calls[0]: "function" must be an object, found an array"#,
+        ),
+        (
+            "openai",
+            r#"[{"role":"assistant","tool_calls":[{"id":"c1","function":{"arguments":"{}"}}]}]"#,
+            r#"tool_calls[0]: no "function.name""#,
+        ),
+        (
+            "openai",
+            r#"[{"role":"assistant","tool_calls":[{"id":"c1","function":{"name":7,"arguments":"{}"}}]}]"#,
+            r#"tool_calls[0]: "function.name" must be a non-empty string, found an integer"#,
+        ),
+        (
+            "openai",
+            r#"[{"role":"assistant","tool_calls":[{"id":"c1","function":{"name":"t"}}]}]"#,
+            r#"tool_calls[0]: no "function.arguments""#,
+        ),
+        (
+            "openai",
+            r#"[{"role":"assistant","tool_calls":[{"id":"c1","function":{"name":"t","arguments":{}}}]}]"#,
+            r#"tool_calls[0]: "function.arguments" must be a string of JSON text, found an object"#,
+        ),
+        (
+            "openai",
+            r#"[{"role":"tool","tool_call_id":5,"content":"ok"}]"#,
+            r#"tool message: "tool_call_id" must be a non-empty string, found an integer"#,
+        ),
+        (
+            "mcp",
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#,
+            r#"tools/call request: no "params""#,
+        ),
+        (
+            "mcp",
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[]}"#,
+            r#"tools/call request: "params" must be an object, found an array"#,
+        ),
+        (
+            "mcp",
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":""}}"#,
+            r#"tools/call request: "params.name" must be a non-empty string, found an empty string"#,
+        ),
+        (
+            "mcp",
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":[1]}}"#,
+            r#"tools/call request: "params.arguments" must be an object, found an array"#,
+        ),
+        (
+            "anthropic",
+            r#"[{"role":"assistant","content":[{"type":"tool_use","name":"t","input":{}}]}]"#,
+            r#"tool_use block without "id""#,
+        ),
+        (
+            "anthropic",
+            r#"[{"role":"assistant","content":[{"type":"tool_use","id":"u1","name":true,"input":{}}]}]"#,
+            r#"tool_use block: "name" must be a non-empty string, found a boolean"#,
+        ),
+        (
+            "anthropic",
+            r#"[{"role":"user","content":[{"type":"tool_result","content":"ok"}]}]"#,
+            r#"tool_result block without "tool_use_id""#,
+        ),
+        (
+            "anthropic",
+            r#"[{"role":"user","content":[{"type":"tool_result","tool_use_id":3,"content":"ok"}]}]"#,
+            r#"tool_result block: "tool_use_id" must be a non-empty string, found an integer"#,
+        ),
+    ] {
+        let run = import_text(content, &["--from", format]);
+        assert_eq!(run.code, 2, "{content}");
+        assert_eq!(run.stdout, "", "{content}");
+        assert_eq!(
+            run.stderr,
+            format!("error: in.jsonl:1: {message}\n"),
+            "{content}"
+        );
+    }
+}
+
+#[test]
 fn an_mcp_tools_call_without_a_name_is_an_error() {
     let content = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{}}}"#;
     assert_snapshot!(import_text(content, &["--from", "mcp"]).text());
