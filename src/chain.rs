@@ -109,20 +109,12 @@ impl AsRef<[u8]> for Draft {
 #[derive(Debug)]
 pub struct Sealer {
     prev: String,
-    index: String,
-    tool: Vec<u8>,
-    args: Vec<u8>,
-    response: Vec<u8>,
 }
 
 impl Default for Sealer {
     fn default() -> Self {
         Sealer {
             prev: GENESIS.to_owned(),
-            index: String::new(),
-            tool: Vec::new(),
-            args: Vec::new(),
-            response: Vec::new(),
         }
     }
 }
@@ -136,37 +128,21 @@ impl Sealer {
     /// A sealer for a chain that goes on after the link whose digest is `head` (the
     /// record's index says where).
     pub fn after(head: &str) -> Self {
-        let mut sealer = Self::new();
-        sealer.prev = head.to_owned();
-        sealer
+        Sealer {
+            prev: head.to_owned(),
+        }
     }
 
     /// Appends the sealed line of `record` (its link's canonical encoding and LF).
     pub fn seal(&mut self, record: &Record, out: &mut Vec<u8>) {
-        let mut args = std::mem::take(&mut self.args);
-        let mut response = std::mem::take(&mut self.response);
-        args.clear();
-        canonical::write_value(&record.args, &mut args);
-        response.clear();
-        canonical::write_value(&record.response, &mut response);
-        self.seal_parts(record.index, &record.tool, &args, &response, out);
-        self.args = args;
-        self.response = response;
-    }
-
-    fn seal_parts(
-        &mut self,
-        index: u64,
-        tool: &str,
-        args: &[u8],
-        response: &[u8],
-        out: &mut Vec<u8>,
-    ) {
-        self.link_pieces(index, tool, args, response, |piece| {
-            out.extend_from_slice(piece);
-            Ok::<(), std::convert::Infallible>(())
-        })
-        .unwrap_or_else(|never| match never {});
+        let mut draft = Draft::new(
+            &record.index.to_string(),
+            &record.tool,
+            &canonical::encode(&record.args),
+            &canonical::encode(&record.response),
+        );
+        self.seal_draft(&mut draft);
+        out.extend_from_slice(draft.as_ref());
     }
 
     /// Fills in the digest and `prev` of the next link, drafted in `draft`, which is
@@ -190,48 +166,6 @@ impl Sealer {
             _ => drop(line.splice(prev_at..prev_at + 64, prev.iter().copied())),
         }
         self.prev = digest;
-    }
-
-    fn link_pieces<E>(
-        &mut self,
-        index: u64,
-        tool: &str,
-        args: &[u8],
-        response: &[u8],
-        mut emit: impl FnMut(&[u8]) -> Result<(), E>,
-    ) -> Result<(), E> {
-        self.index.clear();
-        // Writing to a String cannot fail.
-        let _ = write!(self.index, "{index}");
-        self.tool.clear();
-        canonical::write_str(tool, &mut self.tool);
-        let parts = Parts {
-            index: &self.index,
-            tool: &self.tool,
-            args,
-            response,
-        };
-        let digest = parts.digest(&self.prev);
-        // The link's keys in code point order: args, digest, index, prev, response, tool.
-        for piece in [
-            b"{\"args\":".as_slice(),
-            args,
-            b",\"digest\":\"",
-            digest.as_bytes(),
-            b"\",\"index\":",
-            self.index.as_bytes(),
-            b",\"prev\":\"",
-            self.prev.as_bytes(),
-            b"\",\"response\":",
-            response,
-            b",\"tool\":",
-            &self.tool,
-            b"}\n",
-        ] {
-            emit(piece)?;
-        }
-        self.prev = digest;
-        Ok(())
     }
 }
 
