@@ -353,6 +353,11 @@ struct Parser<'a> {
     keys: String,
     /// Members of the objects being canonicalized, innermost last.
     members: Vec<Member>,
+    /// The members of an object written out of order, sorted: indexes into `members`.
+    order: Vec<usize>,
+    /// The members of an object written out of order, but its largest, while it
+    /// moves into place.
+    spare: Vec<u8>,
 }
 
 /// A number as read: an integer's digits, or a float.
@@ -361,14 +366,22 @@ enum Number<'a> {
     Float(f64),
 }
 
-/// A member of an object written in canonical form: where its decoded key is in
-/// `Parser::keys`, where the key was in the input, and where `"key":value` is in the
-/// output.
+/// A member of an object written in canonical form: where its key is, where the key
+/// was in the input, and where `"key":value` is in the output.
 #[derive(Debug, Clone)]
 struct Member {
-    key: std::ops::Range<usize>,
+    key: Key,
     offset: usize,
     segment: std::ops::Range<usize>,
+}
+
+/// Where the decoded form of a key is.
+#[derive(Debug, Clone)]
+enum Key {
+    /// In the input text, as it is: printable ASCII with no escape.
+    Text(std::ops::Range<usize>),
+    /// In `Parser::keys`, decoded.
+    Decoded(std::ops::Range<usize>),
 }
 
 impl<'a> Parser<'a> {
@@ -382,6 +395,8 @@ impl<'a> Parser<'a> {
             top_offsets: Vec::new(),
             keys: String::new(),
             members: Vec::new(),
+            order: Vec::new(),
+            spare: Vec::new(),
         }
     }
 
@@ -636,47 +651,48 @@ impl<'a> Parser<'a> {
         debug_assert_eq!(self.peek(), Some(b'"'));
         self.pos += 1;
         let start = self.pos;
+        // The text from `kept` on is already canonical, to be copied in one go.
+        let mut kept = start;
         out.push(b'"');
         loop {
             // Printable ASCII other than `"` and `\` is copied as it is.
-            let run = crate::scan::canonical_run(&self.bytes[self.pos..]);
-            out.extend_from_slice(&self.bytes[self.pos..self.pos + run]);
-            self.pos += run;
+            self.pos += crate::scan::canonical_run(&self.bytes[self.pos..]);
             match self.peek() {
                 Some(b'"') => {
+                    out.extend_from_slice(&self.bytes[kept..self.pos]);
                     self.pos += 1;
                     out.push(b'"');
                     return Ok(self.pos - 1 == start);
                 }
                 Some(b'\\') => match self.bytes.get(self.pos + 1) {
                     // Short escapes are already canonical, but `\/`, which is `/`.
-                    Some(b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't') => {
-                        out.extend_from_slice(&self.bytes[self.pos..self.pos + 2]);
-                        self.pos += 2;
-                    }
+                    Some(b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't') => self.pos += 2,
                     Some(b'/') => {
+                        out.extend_from_slice(&self.bytes[kept..self.pos]);
                         out.push(b'/');
                         self.pos += 2;
+                        kept = self.pos;
                     }
-                    _ => {
-                        let canonical = self.canonical_escape_len();
-                        if canonical > 0 {
-                            out.extend_from_slice(&self.bytes[self.pos..self.pos + canonical]);
-                            self.pos += canonical;
-                        } else {
+                    _ => match self.canonical_escape_len() {
+                        0 => {
+                            out.extend_from_slice(&self.bytes[kept..self.pos]);
                             let c = self.escape()?;
                             canonical::write_char(c, out);
+                            kept = self.pos;
                         }
-                    }
+                        canonical => self.pos += canonical,
+                    },
                 },
                 Some(0..0x20) => {
                     return Err(self.syntax("control character in string (must be escaped)"));
                 }
                 Some(_) => {
                     // DEL or a non-ASCII character: written as its escape.
+                    out.extend_from_slice(&self.bytes[kept..self.pos]);
                     let c = self.text[self.pos..].chars().next().unwrap_or('\0');
                     canonical::write_char(c, out);
                     self.pos += c.len_utf8();
+                    kept = self.pos;
                 }
                 None => return Err(self.syntax("unterminated string")),
             }
@@ -785,11 +801,7 @@ impl<'a> Parser<'a> {
                 return Err(self.syntax("expected a string key"));
             }
             let offset = self.pos;
-            let key_start = self.keys.len();
-            let mut keys = std::mem::take(&mut self.keys);
-            let decoded = self.string_into(&mut keys);
-            self.keys = keys;
-            decoded?;
+            let key = self.key()?;
             self.skip_ws();
             if self.peek() != Some(b':') {
                 return Err(self.syntax("expected `:`"));
@@ -797,11 +809,15 @@ impl<'a> Parser<'a> {
             self.pos += 1;
             self.skip_ws();
             let segment_start = out.len();
-            canonical::write_str(&self.keys[key_start..], out);
+            match &key {
+                // Printable ASCII with no escape is its own canonical form.
+                Key::Text(range) => out.extend_from_slice(&self.bytes[range.start - 1..=range.end]),
+                Key::Decoded(range) => canonical::write_str(&self.keys[range.clone()], out),
+            }
             out.push(b':');
             self.canon_value(out)?;
             self.members.push(Member {
-                key: key_start..self.keys.len(),
+                key,
                 offset,
                 segment: segment_start..out.len(),
             });
@@ -821,37 +837,52 @@ impl<'a> Parser<'a> {
             }
         }
         let members = &self.members[members_mark..];
-        let keys = &self.keys;
-        let key = |m: &Member| keys[m.key.clone()].as_bytes();
+        // Keys compare as their UTF-8 bytes do.
+        let key = |m: &Member| match &m.key {
+            Key::Text(range) => &self.text[range.clone()],
+            Key::Decoded(range) => &self.keys[range.clone()],
+        };
         if !members.windows(2).all(|w| key(&w[0]) < key(&w[1])) {
             // Stable sort, so of two equal keys the first written comes first.
-            let mut order: Vec<&Member> = members.iter().collect();
-            order.sort_by(|a, b| key(a).cmp(key(b)));
-            if let Some(pair) = order.windows(2).find(|w| key(w[0]) == key(w[1])) {
+            let mut order = std::mem::take(&mut self.order);
+            order.clear();
+            order.extend(0..members.len());
+            order.sort_by(|&a, &b| key(&members[a]).cmp(key(&members[b])));
+            if let Some(pair) = order
+                .windows(2)
+                .find(|w| key(&members[w[0]]) == key(&members[w[1]]))
+            {
+                let second = &members[pair[1]];
                 let mut err = self.error_at(
-                    pair[1].offset,
-                    format!("duplicate key {}", quoted_key(&keys[pair[1].key.clone()])),
+                    second.offset,
+                    format!("duplicate key {}", quoted_key(key(second))),
                 );
                 err.column = None;
                 return Err(err);
             }
-            // The members are written again in order after the object, then moved
-            // over it: the same length, and no buffer of its own.
-            let end = out.len();
-            out.push(b'{');
-            for (i, member) in order.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                out.extend_from_within(member.segment.clone());
-            }
-            out.push(b'}');
-            out.copy_within(end.., object_start);
-            out.truncate(end);
+            reorder(out, object_start, members, &order, &mut self.spare);
+            self.order = order;
         }
         self.members.truncate(members_mark);
         self.keys.truncate(keys_mark);
         Ok(Kind::Object)
+    }
+
+    /// Reads the key at the current position (a `"`): where it is in the text when it
+    /// is printable ASCII with no escape, else decoded into `keys`.
+    fn key(&mut self) -> Result<Key, ParseError> {
+        let start = self.pos + 1;
+        let end = start + crate::scan::canonical_run(&self.bytes[start..]);
+        if self.bytes.get(end) == Some(&b'"') {
+            self.pos = end + 1;
+            return Ok(Key::Text(start..end));
+        }
+        let key_start = self.keys.len();
+        let mut keys = std::mem::take(&mut self.keys);
+        let decoded = self.string_into(&mut keys);
+        self.keys = keys;
+        decoded?;
+        Ok(Key::Decoded(key_start..self.keys.len()))
     }
 
     /// Reads the four hex digits after `\u` (and a low surrogate escape after a high
@@ -979,6 +1010,48 @@ impl<'a> Parser<'a> {
                 ))
             }
         }
+    }
+}
+
+/// Puts the members of the object written at `object_start` (its last bytes in `out`)
+/// in `order`: every member's `"key":value` moves to its place, the largest once and
+/// the others through `spare`. The object keeps its length.
+fn reorder(
+    out: &mut [u8],
+    object_start: usize,
+    members: &[Member],
+    order: &[usize],
+    spare: &mut Vec<u8>,
+) {
+    let largest = (0..order.len())
+        .max_by_key(|&i| members[order[i]].segment.len())
+        .unwrap_or(0);
+    spare.clear();
+    for (i, &member) in order.iter().enumerate() {
+        if i != largest {
+            spare.extend_from_slice(&out[members[member].segment.clone()]);
+        }
+    }
+    // `{`, then the members before the largest, each with its comma.
+    let before: usize = order[..largest]
+        .iter()
+        .map(|&m| members[m].segment.len() + 1)
+        .sum();
+    let largest_segment = members[order[largest]].segment.clone();
+    out.copy_within(largest_segment, object_start + 1 + before);
+    let mut at = object_start + 1;
+    let mut from = 0;
+    for (i, &member) in order.iter().enumerate() {
+        if i > 0 {
+            out[at] = b',';
+            at += 1;
+        }
+        let len = members[member].segment.len();
+        if i != largest {
+            out[at..at + len].copy_from_slice(&spare[from..from + len]);
+            from += len;
+        }
+        at += len;
     }
 }
 

@@ -228,6 +228,45 @@ proptest! {
     }
 
     #[test]
+    fn canonicalize_sorts_members_written_in_any_order(
+        (members, order) in proptest::collection::btree_map(text(), nested(2, 6, 3), 0..7)
+            .prop_flat_map(|members| {
+                let n = members.len();
+                (Just(members), Just((0..n).collect::<Vec<_>>()).prop_shuffle())
+            }),
+        repeat in any::<prop::sample::Index>(),
+    ) {
+        let members: Vec<(String, Value)> = members.into_iter().collect();
+        let render = |order: &[usize]| {
+            let mut text = String::from("{");
+            for (i, &m) in order.iter().enumerate() {
+                if i > 0 {
+                    text.push_str(", ");
+                }
+                loose_str(&members[m].0, &mut text);
+                text.push(':');
+                loose(&members[m].1, &mut text, " ");
+            }
+            text.push('}');
+            text
+        };
+        let want = canonical::encode(&Value::Object(sorted(members.clone())));
+        let mut out = Vec::new();
+        json::canonicalize(&render(&order), &mut out).expect("an object with distinct keys");
+        prop_assert_eq!(String::from_utf8_lossy(&out), String::from_utf8_lossy(&want));
+        // A key written twice is an error, wherever the two are.
+        if !order.is_empty() {
+            let mut twice = order.clone();
+            twice.insert(repeat.index(order.len() + 1), order[repeat.index(order.len())]);
+            let text = render(&twice);
+            let tree = json::parse(&text).map(|v| canonical::encode(&v)).map_err(|e| e.to_string());
+            prop_assert!(tree.as_ref().is_err_and(|e| e.contains("duplicate key")), "{:?}", tree);
+            let direct = json::canonicalize(&text, &mut Vec::new()).map_err(|e| e.to_string());
+            prop_assert_eq!(direct.map(|_| ()), tree.map(|_| ()));
+        }
+    }
+
+    #[test]
     fn sealed_transcripts_verify_intact(calls in records()) {
         let records = parse_all(&transcript_text(&calls, "")).expect("valid transcript");
         let sealed = seal(&records);
