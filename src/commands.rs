@@ -81,13 +81,13 @@ fn input_error(path: &Path, err: ReadError) -> Error {
 }
 
 /// Hands the fields of every record of the transcript read from `reader` (named
-/// `path` in errors) to `make`, on the parsing threads, and what it makes to `visit` with the record's line, index and tool, in
-/// order.
-fn for_each_made<T: Send>(
+/// `path` in errors) to `make`, in parallel as lines are parsed, and what it makes to
+/// `visit` with the record's line, index and tool, in input order.
+fn for_each_made<T>(
     path: &Path,
     reader: Box<dyn Read + Send>,
     make: impl Fn(Borrowed<'_>) -> T + Sync,
-    mut visit: impl FnMut(u64, u64, &str, T) -> Result<(), Error>,
+    mut visit: impl FnMut(u64, u64, &str, T) -> Result<(), Error> + Send,
 ) -> Result<(), Error> {
     let mut count = 0;
     let parse = |line, text: &str| parse_unplaced_with(line, text, &make);
@@ -292,12 +292,12 @@ pub fn seal_from(
 }
 
 /// Hands the draft of every record's link (see [`Draft`]) to `visit`, in order: the
-/// drafts are made on the parsing threads, so only the chain's hashing is left to the
-/// walk.
+/// drafts are made in parallel as lines are parsed, so only the chain's hashing is
+/// left to the walk in input order.
 fn for_each_draft(
     path: &Path,
     reader: Box<dyn Read + Send>,
-    mut visit: impl FnMut(Draft) -> Result<(), Error>,
+    mut visit: impl FnMut(Draft) -> Result<(), Error> + Send,
 ) -> Result<(), Error> {
     // A placed record's index, as written, is the decimal form of its place.
     let make =

@@ -1,14 +1,16 @@
-//! Parallel streaming: one thread reads the input in blocks of whole lines, two
-//! threads parse blocks side by side, and the calling thread consumes the parsed
-//! items strictly in input order. The result is therefore exactly that of a
-//! sequential loop; only the work overlaps.
+//! Parallel streaming, in order. A few threads (the calling thread and helpers) each
+//! take the next block of whole lines from the input, parse it, then wait for the
+//! block's turn and hand its items to the consumer. Blocks are taken in input order
+//! and consumed in input order, so the result is exactly that of a sequential loop;
+//! only the parsing overlaps. A block is read, parsed and consumed by one thread, so
+//! its bytes stay in that core's cache and nothing waits on a hand-over.
 //!
-//! Blocks are about [`BLOCK_BYTES`] long, or one line when a line is longer, and each
-//! channel holds at most one block, so memory stays bounded: a handful of blocks (or of
-//! lines, when lines are larger than a block) are in flight at any time.
+//! A block is about [`BLOCK_BYTES`] long, or one line when a line is longer, and each
+//! thread holds one block at a time, so memory stays bounded: a block (or a line, when
+//! lines are larger than a block) per thread.
 
 use std::io::{self, Read};
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
 
 use crate::transcript::{LineError, ReadError, line_text};
@@ -16,8 +18,8 @@ use crate::transcript::{LineError, ReadError, line_text};
 /// How much input a block holds, at least (unless the input ends first).
 pub const BLOCK_BYTES: usize = 256 << 10;
 
-/// How many threads parse blocks.
-const WORKERS: usize = 2;
+/// The most threads that parse blocks, the calling thread included.
+const MAX_THREADS: usize = 4;
 
 /// Why a pipeline stopped early.
 #[derive(Debug)]
@@ -28,128 +30,259 @@ pub enum Stop<E> {
     Consume(E),
 }
 
-/// A run of whole lines, and the physical number of its first line.
-struct Block {
+/// The input, read by one thread at a time.
+struct Input<R> {
+    reader: R,
+    /// The start of a line that the last block did not end.
+    carry: Vec<u8>,
+    /// The number of the next block.
+    next: u64,
+    /// The physical number of the next block's first line.
     first_line: u64,
-    bytes: Vec<u8>,
+    /// Whether no block is left: the input has ended, failed, or is no longer wanted.
+    ended: bool,
 }
 
-enum Work {
-    Lines(Block),
-    Failed(io::Error),
+/// A block of whole lines in a thread's buffer.
+struct Block {
+    /// Its place among the blocks.
+    number: u64,
+    /// The physical number of its first line.
+    first_line: u64,
+    /// How many bytes of the buffer it fills.
+    len: usize,
 }
 
-/// The items of one block, and the error that ended it early, if any.
-type Parsed<T> = (Vec<(u64, T)>, Option<ReadError>);
+impl<R: Read> Input<R> {
+    /// Reads the next block into `buffer`, which is reused from block to block: the
+    /// block, or the error that ended the input with the block's number; `None` once
+    /// no block is left.
+    fn next_block(&mut self, buffer: &mut Vec<u8>) -> Option<Result<Block, (u64, io::Error)>> {
+        if self.ended {
+            return None;
+        }
+        let number = self.next;
+        self.next += 1;
+        let mut len = self.carry.len();
+        if buffer.len() < len + BLOCK_BYTES {
+            // Room for the carried line and a whole read; zeroed once, then reused.
+            buffer.resize(len + 2 * BLOCK_BYTES, 0);
+        }
+        buffer[..len].copy_from_slice(&self.carry);
+        self.carry.clear();
+        let mut has_newline = false;
+        let mut end = false;
+        while len < BLOCK_BYTES || !has_newline {
+            if buffer.len() - len < BLOCK_BYTES / 2 {
+                // A long line: the buffer grows to hold it.
+                buffer.resize(buffer.len() * 2, 0);
+            }
+            // Up to the block's size, or a quarter block at a time once past it.
+            let ask = BLOCK_BYTES.saturating_sub(len).max(BLOCK_BYTES / 4);
+            let room = (len + ask).min(buffer.len());
+            match self.reader.read(&mut buffer[len..room]) {
+                Ok(0) => {
+                    end = true;
+                    break;
+                }
+                Ok(n) => {
+                    has_newline |= memchr::memchr(b'\n', &buffer[len..len + n]).is_some();
+                    len += n;
+                }
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                Err(err) => {
+                    self.ended = true;
+                    return Some(Err((number, err)));
+                }
+            }
+        }
+        if end {
+            self.ended = true;
+        } else {
+            // Keep the unfinished last line for the next block.
+            let cut = memchr::memrchr(b'\n', &buffer[..len]).map_or(0, |i| i + 1);
+            self.carry.extend_from_slice(&buffer[cut..len]);
+            len = cut;
+        }
+        if len == 0 {
+            self.ended = true;
+            return None;
+        }
+        let first_line = self.first_line;
+        self.first_line += memchr::memchr_iter(b'\n', &buffer[..len]).count() as u64;
+        Some(Ok(Block {
+            number,
+            first_line,
+            len,
+        }))
+    }
+}
+
+/// The consuming side, used by one thread at a time, in block order.
+struct Output<C, E> {
+    consume: C,
+    /// The number of the block whose turn it is.
+    turn: u64,
+    /// Why the pipeline stopped, once it has.
+    stop: Option<Stop<E>>,
+    /// Whether a thread was lost to a panic, so no turn can be counted on.
+    abandoned: bool,
+}
+
+/// What the threads share.
+struct Shared<R, C, E> {
+    input: Mutex<Input<R>>,
+    output: Mutex<Output<C, E>>,
+    /// Signalled whenever the turn moves on or the pipeline stops.
+    turn: Condvar,
+}
+
+/// Locks `mutex`; a lock poisoned by a panic elsewhere is taken all the same, since
+/// the panic is passed on when the threads are joined.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 /// Parses every non-blank line of `reader` with `parse`, and hands each item with its
 /// physical line number to `consume`, in input order.
 ///
 /// The first read or parse error ends the input; the items before it are consumed
 /// first, so a consumer sees exactly what a sequential loop would have given it.
-pub fn run<R, T, E>(
+pub fn run<R, T, E, C>(
     reader: R,
     parse: impl Fn(u64, &str) -> Result<T, LineError> + Sync,
-    mut consume: impl FnMut(u64, T) -> Result<(), E>,
+    consume: C,
 ) -> Result<(), Stop<E>>
 where
     R: Read + Send,
-    T: Send,
+    E: Send,
+    C: FnMut(u64, T) -> Result<(), E> + Send,
 {
-    let parse = &parse;
+    let shared = Shared {
+        input: Mutex::new(Input {
+            reader,
+            carry: Vec::new(),
+            next: 0,
+            first_line: 1,
+            ended: false,
+        }),
+        output: Mutex::new(Output {
+            consume,
+            turn: 0,
+            stop: None,
+            abandoned: false,
+        }),
+        turn: Condvar::new(),
+    };
+    let threads = thread::available_parallelism().map_or(2, |n| n.get().clamp(1, MAX_THREADS));
     thread::scope(|scope| {
-        let mut work_senders = Vec::with_capacity(WORKERS);
-        let mut result_receivers: Vec<Receiver<Parsed<T>>> = Vec::with_capacity(WORKERS);
-        for _ in 0..WORKERS {
-            let (send_work, receive_work) = sync_channel::<Work>(1);
-            let (send_result, receive_result) = sync_channel::<Parsed<T>>(1);
-            thread::Builder::new()
+        for _ in 1..threads {
+            // Without a helper, the calling thread does all the work: still correct.
+            let _ = thread::Builder::new()
                 .name("toolreplay-parse".to_owned())
-                .spawn_scoped(scope, move || {
-                    for work in receive_work {
-                        let parsed = match work {
-                            Work::Lines(block) => parse_block(&block, parse),
-                            Work::Failed(err) => (Vec::new(), Some(ReadError::Io(err))),
-                        };
-                        if send_result.send(parsed).is_err() {
-                            return;
-                        }
-                    }
-                })
-                .map_err(|err| Stop::Read(ReadError::Io(err)))?;
-            work_senders.push(send_work);
-            result_receivers.push(receive_result);
+                .spawn_scoped(scope, || work(&shared, &parse));
         }
-        thread::Builder::new()
-            .name("toolreplay-read".to_owned())
-            .spawn_scoped(scope, move || read_blocks(reader, &work_senders))
-            .map_err(|err| Stop::Read(ReadError::Io(err)))?;
-        for turn in 0.. {
-            let Ok((items, error)) = result_receivers[turn % WORKERS].recv() else {
-                break;
-            };
-            for (line, item) in items {
-                consume(line, item).map_err(Stop::Consume)?;
-            }
-            if let Some(err) = error {
-                return Err(Stop::Read(err));
-            }
-        }
-        Ok(())
-    })
+        work(&shared, &parse);
+    });
+    let output = shared
+        .output
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner);
+    match output.stop {
+        Some(stop) => Err(stop),
+        None => Ok(()),
+    }
 }
 
-/// Reads `reader` in blocks that end at a line end and deals them to the workers in
-/// turn. A read error goes to the next worker in turn, so it arrives in order.
-fn read_blocks(mut reader: impl Read, workers: &[SyncSender<Work>]) {
-    let mut first_line = 1;
-    let mut carry = Vec::new();
-    for turn in 0.. {
-        let worker = &workers[turn % workers.len()];
-        let mut bytes = std::mem::take(&mut carry);
-        bytes.reserve(BLOCK_BYTES);
-        let mut has_newline = false;
-        let mut end = false;
-        while bytes.len() < BLOCK_BYTES || !has_newline {
-            let before = bytes.len();
-            match (&mut reader)
-                .take(BLOCK_BYTES as u64)
-                .read_to_end(&mut bytes)
-            {
-                Ok(0) => {
-                    end = true;
-                    break;
-                }
-                Ok(_) => has_newline |= memchr::memchr(b'\n', &bytes[before..]).is_some(),
-                Err(err) => {
-                    let _ = worker.send(Work::Failed(err));
-                    return;
-                }
-            }
-        }
-        if !end {
-            // Keep the unfinished last line for the next block.
-            let cut = memchr::memrchr(b'\n', &bytes).map_or(0, |i| i + 1);
-            carry = bytes[cut..].to_vec();
-            bytes.truncate(cut);
-        }
-        if bytes.is_empty() {
-            return;
-        }
-        let lines = memchr::memchr_iter(b'\n', &bytes).count() as u64;
-        let block = Block { first_line, bytes };
-        first_line += lines;
-        if worker.send(Work::Lines(block)).is_err() || end {
-            return;
+/// Marks the pipeline abandoned if its thread unwinds, so that no other thread waits
+/// for a turn it would never get.
+struct Abandon<'a, C, E> {
+    output: &'a Mutex<Output<C, E>>,
+    turn: &'a Condvar,
+}
+
+impl<C, E> Drop for Abandon<'_, C, E> {
+    fn drop(&mut self) {
+        if thread::panicking() {
+            lock(self.output).abandoned = true;
+            self.turn.notify_all();
         }
     }
 }
 
-/// Parses the non-blank lines of a block, stopping at the first error.
-fn parse_block<T>(block: &Block, parse: &impl Fn(u64, &str) -> Result<T, LineError>) -> Parsed<T> {
+/// One thread's loop: take a block, parse it, consume it in its turn; until no block
+/// is left or the pipeline stops.
+fn work<R, T, E, C>(
+    shared: &Shared<R, C, E>,
+    parse: &(impl Fn(u64, &str) -> Result<T, LineError> + Sync),
+) where
+    R: Read,
+    C: FnMut(u64, T) -> Result<(), E>,
+{
+    let _abandon = Abandon {
+        output: &shared.output,
+        turn: &shared.turn,
+    };
+    let mut buffer = Vec::new();
     let mut items = Vec::new();
-    let mut line = block.first_line;
-    let mut rest = block.bytes.as_slice();
+    loop {
+        let Some(taken) = lock(&shared.input).next_block(&mut buffer) else {
+            return;
+        };
+        let (number, error) = match taken {
+            Ok(block) => {
+                let lines = &buffer[..block.len];
+                (
+                    block.number,
+                    parse_block(block.first_line, lines, parse, &mut items),
+                )
+            }
+            Err((number, err)) => (number, Some(ReadError::Io(err))),
+        };
+        let mut output = lock(&shared.output);
+        while output.turn != number && output.stop.is_none() && !output.abandoned {
+            output = shared
+                .turn
+                .wait(output)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        if output.stop.is_none() && !output.abandoned {
+            for (line, item) in items.drain(..) {
+                if let Err(err) = (output.consume)(line, item) {
+                    output.stop = Some(Stop::Consume(err));
+                    break;
+                }
+            }
+            if output.stop.is_none() {
+                output.stop = error.map(Stop::Read);
+            }
+        }
+        items.clear();
+        output.turn += 1;
+        let done = output.stop.is_some() || output.abandoned;
+        drop(output);
+        shared.turn.notify_all();
+        if done {
+            lock(&shared.input).ended = true;
+            return;
+        }
+        if buffer.len() > 8 * BLOCK_BYTES {
+            // After a very long line, the next blocks get an ordinary buffer again.
+            buffer = Vec::new();
+        }
+    }
+}
+
+/// Parses the non-blank lines of `bytes`, whose first line is physical line
+/// `first_line`, into `items`, stopping at the first error, which it returns.
+fn parse_block<T>(
+    first_line: u64,
+    bytes: &[u8],
+    parse: &impl Fn(u64, &str) -> Result<T, LineError>,
+    items: &mut Vec<(u64, T)>,
+) -> Option<ReadError> {
+    let mut line = first_line;
+    let mut rest = bytes;
     while !rest.is_empty() {
         let (bytes, next) = match memchr::memchr(b'\n', rest) {
             Some(at) => (&rest[..at], &rest[at + 1..]),
@@ -160,10 +293,182 @@ fn parse_block<T>(block: &Block, parse: &impl Fn(u64, &str) -> Result<T, LineErr
         match parsed {
             Ok(Some(item)) => items.push((line, item)),
             Ok(None) => {}
-            Err(err) => return (items, Some(ReadError::Input(err))),
+            Err(err) => return Some(ReadError::Input(err)),
         }
         line += 1;
         rest = next;
     }
-    (items, None)
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lines of many lengths: blank ones, short ones, and some longer than a block.
+    fn input() -> Vec<u8> {
+        let mut text = Vec::new();
+        for i in 0..3000usize {
+            match i % 7 {
+                0 => text.extend_from_slice(b"  \r"),
+                3 if i % 500 == 3 => text.extend(std::iter::repeat_n(b'x', 3 * BLOCK_BYTES + i)),
+                _ => text.extend(std::iter::repeat_n(
+                    b'a' + (i % 26) as u8,
+                    (i * 7919) % 3000,
+                )),
+            }
+            text.push(b'\n');
+        }
+        text.extend_from_slice(b"last line without a newline");
+        text
+    }
+
+    /// What a sequential loop gives: every non-blank line's number, length and first
+    /// byte.
+    fn sequential(text: &[u8]) -> Vec<(u64, usize, u8)> {
+        let mut items = Vec::new();
+        for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+            if let Ok(Some(line)) = line_text(i as u64 + 1, line) {
+                items.push((i as u64 + 1, line.len(), line.as_bytes()[0]));
+            }
+        }
+        items
+    }
+
+    fn item(_: u64, text: &str) -> Result<(usize, u8), LineError> {
+        Ok((text.len(), text.as_bytes()[0]))
+    }
+
+    /// A reader that gives at most `step` bytes per read, then fails at `fail_at`.
+    struct Trickle<'a> {
+        bytes: &'a [u8],
+        step: usize,
+        fail_at: Option<usize>,
+        at: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.fail_at.is_some_and(|end| self.at >= end) {
+                return Err(io::Error::other("the disk is gone"));
+            }
+            let end = self.fail_at.unwrap_or(usize::MAX).min(self.bytes.len());
+            let n = buf.len().min(self.step).min(end - self.at);
+            buf[..n].copy_from_slice(&self.bytes[self.at..self.at + n]);
+            self.at += n;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn items_come_in_input_order_with_their_line_numbers() {
+        let text = input();
+        let want = sequential(&text);
+        for step in [usize::MAX, 4096, 1000, 77] {
+            let reader = Trickle {
+                bytes: &text,
+                step,
+                fail_at: None,
+                at: 0,
+            };
+            let mut got = Vec::new();
+            let result = run(reader, item, |line, (len, first)| {
+                got.push((line, len, first));
+                Ok::<(), ()>(())
+            });
+            assert!(result.is_ok(), "step {step}");
+            assert!(
+                got == want,
+                "step {step}: {} items, {} wanted",
+                got.len(),
+                want.len()
+            );
+        }
+    }
+
+    #[test]
+    fn a_parse_error_comes_after_every_item_before_it() {
+        let text = input();
+        let want = sequential(&text);
+        let (bad_line, _, _) = want[want.len() * 2 / 3];
+        let parse = |line, text: &str| {
+            if line == bad_line {
+                return Err(LineError {
+                    line,
+                    message: "bad".to_owned(),
+                });
+            }
+            item(line, text)
+        };
+        let mut got = Vec::new();
+        let result = run(&text[..], parse, |line, (len, first)| {
+            got.push((line, len, first));
+            Ok::<(), ()>(())
+        });
+        match result {
+            Err(Stop::Read(ReadError::Input(err))) => assert_eq!(err.line, bad_line),
+            other => panic!("{other:?}"),
+        }
+        let before: Vec<_> = want
+            .iter()
+            .take_while(|w| w.0 < bad_line)
+            .copied()
+            .collect();
+        assert!(got == before);
+    }
+
+    #[test]
+    fn a_read_error_comes_after_every_whole_line_read_before_it() {
+        let text = input();
+        let fail_at = text.len() / 2;
+        let reader = Trickle {
+            bytes: &text,
+            step: 5000,
+            fail_at: Some(fail_at),
+            at: 0,
+        };
+        let mut got = Vec::new();
+        let result = run(reader, item, |line, (len, first)| {
+            got.push((line, len, first));
+            Ok::<(), ()>(())
+        });
+        match result {
+            Err(Stop::Read(ReadError::Io(err))) => assert_eq!(err.to_string(), "the disk is gone"),
+            other => panic!("{other:?}"),
+        }
+        // Every item is a line of the input, in order; none is past the failure.
+        let want = sequential(&text);
+        assert!(got.len() < want.len());
+        assert!(got == want[..got.len()]);
+        let whole = memchr::memrchr(b'\n', &text[..fail_at]).unwrap_or(0);
+        let lines_read = memchr::memchr_iter(b'\n', &text[..whole]).count() as u64;
+        assert!(got.last().is_none_or(|last| last.0 <= lines_read + 1));
+    }
+
+    #[test]
+    fn a_consumer_error_stops_the_pipeline_at_once() {
+        let text = input();
+        let want = sequential(&text);
+        let mut got = Vec::new();
+        let result = run(&text[..], item, |line, (len, first)| {
+            if got.len() == 1000 {
+                return Err(line);
+            }
+            got.push((line, len, first));
+            Ok(())
+        });
+        match result {
+            Err(Stop::Consume(line)) => assert_eq!(line, want[1000].0),
+            other => panic!("{other:?}"),
+        }
+        assert!(got == want[..1000]);
+    }
+
+    #[test]
+    fn an_empty_input_gives_nothing() {
+        let result = run(&b""[..], item, |_, _| Err::<(), ()>(()));
+        assert!(result.is_ok());
+        let result = run(&b"\n \n\r\n"[..], item, |_, _| Err::<(), ()>(()));
+        assert!(result.is_ok());
+    }
 }
