@@ -121,6 +121,47 @@ pub fn write_float(x: f64, out: &mut Vec<u8>) {
     out.extend_from_slice(s.as_bytes());
 }
 
+/// Whether `text`, a JSON number with a fraction, is exactly what [`write_float`]
+/// writes for its value, so it can be copied without being read.
+///
+/// That is so when it is positional (`-?D.D`, no exponent), its value is at least
+/// `1e-4` and below `1e16` in magnitude, it has at most 15 significant digits and its fraction ends in
+/// a nonzero digit or is `0`. A decimal of at most 15 significant digits is the only
+/// one of that length or shorter to round to its double (15 digits always survive a
+/// round trip through a double), so it is the shortest that reads back, which is what
+/// `repr` writes; the checks on the form make it written the same way.
+pub fn is_float_repr(text: &str) -> bool {
+    let digits = text.strip_prefix('-').unwrap_or(text).as_bytes();
+    let Some(point) = digits.iter().position(|&b| b == b'.') else {
+        return false;
+    };
+    let (whole, fraction) = (&digits[..point], &digits[point + 1..]);
+    let plain = |part: &[u8]| !part.is_empty() && part.iter().all(u8::is_ascii_digit);
+    if !plain(whole) || !plain(fraction) || (whole.len() > 1 && whole[0] == b'0') {
+        return false;
+    }
+    if whole.len() > 16 {
+        // At least 1e16: written with an exponent.
+        return false;
+    }
+    if fraction.len() > 1 && fraction.ends_with(b"0") {
+        return false;
+    }
+    let significant = if whole == b"0" {
+        // 0.000ddd: the value must be at least 1e-4, so at most three zeros lead.
+        let zeros = fraction.iter().take_while(|&&b| b == b'0').count();
+        if zeros == fraction.len() || zeros > 3 {
+            return false;
+        }
+        fraction.len() - zeros
+    } else if fraction == b"0" {
+        whole.len() - whole.iter().rev().take_while(|&&b| b == b'0').count()
+    } else {
+        whole.len() + fraction.len()
+    };
+    significant <= 15
+}
+
 /// Python's `repr(float)` of a finite `x`: the shortest digits that read back to `x`,
 /// positional when `1e-4 <= |x| < 1e16`, otherwise in exponent notation.
 pub fn format_float(x: f64, out: &mut String) {
@@ -224,5 +265,78 @@ mod tests {
             },
             r#""a\"\\/\n\r\t\b\f\u0001\u007f\u00e9\u2028\ud83d\ude00""#
         );
+    }
+
+    /// What `write_float` writes for the value of `text`.
+    fn written(text: &str) -> String {
+        let mut out = Vec::new();
+        write_float(text.parse().expect("a number"), &mut out);
+        String::from_utf8(out).expect("ASCII")
+    }
+
+    #[test]
+    fn a_float_copied_as_written_is_its_canonical_form() {
+        let copied = [
+            "0.1",
+            "-0.5",
+            "5.0",
+            "50.0",
+            "100.0",
+            "0.0001",
+            "-0.0001",
+            "0.001234",
+            "123456.789",
+            "999999999999999.0",
+            "1.23456789012345",
+            "0.000123456789012345",
+            "603.689",
+            "1000000000000000.0",
+            "9999999999999990.0",
+        ];
+        for text in copied {
+            assert!(is_float_repr(text), "{text}");
+            assert_eq!(written(text), text);
+        }
+        // Read instead: an exponent, trailing zeros, too many digits, below 1e-4, zero.
+        let read = [
+            "1e5",
+            "1.0e5",
+            "1.50",
+            "5.00",
+            "1.234567890123456",
+            "0.00001",
+            "0.0",
+            "-0.0",
+            "0.00",
+            "10000000000000000.0",
+            "1.",
+            ".5",
+            "01.5",
+            "1.5x",
+            "",
+        ];
+        for text in read {
+            assert!(!is_float_repr(text), "{text}");
+        }
+        // 16 digits, one past the limit, need not survive: the check must refuse them.
+        assert_eq!(written("0.30000000000000004"), "0.30000000000000004");
+        assert_ne!(written("9007199254740993.0"), "9007199254740993.0");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn every_float_copied_as_written_is_its_canonical_form(
+            whole in 0u64..1_000_000_000_000_000_000,
+            fraction in "[0-9]{1,17}",
+            negative in proptest::bool::ANY,
+            zeros in 0usize..6,
+        ) {
+            let whole = whole >> (whole % 64);
+            let fraction = format!("{}{fraction}", "0".repeat(zeros));
+            let text = format!("{}{whole}.{fraction}", if negative { "-" } else { "" });
+            if is_float_repr(&text) {
+                proptest::prop_assert_eq!(written(&text), text);
+            }
+        }
     }
 }

@@ -364,6 +364,8 @@ struct Parser<'a> {
 enum Number<'a> {
     Int(&'a str),
     Float(f64),
+    /// A float written exactly as the canonical encoding writes it.
+    Repr(&'a str),
 }
 
 /// A member of an object written in canonical form: where its key is, where the key
@@ -734,10 +736,14 @@ impl<'a> Parser<'a> {
             Some(b'{') => self.canon_object(out),
             Some(b'[') => self.canon_array(out),
             Some(b'"') => self.canon_string(out).map(|empty| Kind::Str { empty }),
-            Some(b'-' | b'0'..=b'9') => match self.scan_number()? {
+            Some(b'-' | b'0'..=b'9') => match self.scan_number(true)? {
                 Number::Int(digits) => {
                     out.extend_from_slice(digits.as_bytes());
                     Ok(Kind::Int)
+                }
+                Number::Repr(text) => {
+                    out.extend_from_slice(text.as_bytes());
+                    Ok(Kind::Float)
                 }
                 Number::Float(x) => {
                     canonical::write_float(x, out);
@@ -943,15 +949,18 @@ impl<'a> Parser<'a> {
     }
 
     fn number(&mut self) -> Result<Value, ParseError> {
-        match self.scan_number()? {
+        match self.scan_number(false)? {
             Number::Int(digits) => Ok(Value::Int(digits.into())),
             Number::Float(x) => Ok(Value::Float(x)),
+            // Not given when not asked for.
+            Number::Repr(text) => Err(self.error_at(self.pos, format!("unread number {text}"))),
         }
     }
 
     /// Reads the number at the current position: an integer's normalised digits (as
-    /// they are in the text) or a float's value.
-    fn scan_number(&mut self) -> Result<Number<'a>, ParseError> {
+    /// they are in the text) or a float's value; with `repr`, a float written exactly
+    /// as its canonical form is given as its text, unread.
+    fn scan_number(&mut self, repr: bool) -> Result<Number<'a>, ParseError> {
         let start = self.pos;
         if self.peek() == Some(b'-') {
             self.pos += 1;
@@ -994,6 +1003,9 @@ impl<'a> Parser<'a> {
         let text = &self.text[start..self.pos];
         if integer {
             return Ok(Number::Int(if text == "-0" { "0" } else { text }));
+        }
+        if repr && canonical::is_float_repr(text) {
+            return Ok(Number::Repr(text));
         }
         match text.parse::<f64>() {
             Ok(x) if x.is_finite() => Ok(Number::Float(x)),
