@@ -373,6 +373,8 @@ enum Number<'a> {
 #[derive(Debug, Clone)]
 struct Member {
     key: Key,
+    /// The key's first eight bytes, as [`prefix`] gives them.
+    prefix: u64,
     offset: usize,
     segment: std::ops::Range<usize>,
 }
@@ -822,8 +824,13 @@ impl<'a> Parser<'a> {
             }
             out.push(b':');
             self.canon_value(out)?;
+            let prefix = match &key {
+                Key::Text(range) => prefix(&self.bytes[range.clone()]),
+                Key::Decoded(range) => prefix(self.keys[range.clone()].as_bytes()),
+            };
             self.members.push(Member {
                 key,
+                prefix,
                 offset,
                 segment: segment_start..out.len(),
             });
@@ -843,20 +850,23 @@ impl<'a> Parser<'a> {
             }
         }
         let members = &self.members[members_mark..];
-        // Keys compare as their UTF-8 bytes do.
         let key = |m: &Member| match &m.key {
             Key::Text(range) => &self.text[range.clone()],
             Key::Decoded(range) => &self.keys[range.clone()],
         };
-        if !members.windows(2).all(|w| key(&w[0]) < key(&w[1])) {
+        // Keys compare as their UTF-8 bytes do; their first eight bytes mostly decide.
+        let compare = |a: &Member, b: &Member| {
+            (a.prefix.cmp(&b.prefix)).then_with(|| key(a).as_bytes().cmp(key(b).as_bytes()))
+        };
+        if !members.windows(2).all(|w| compare(&w[0], &w[1]).is_lt()) {
             // Stable sort, so of two equal keys the first written comes first.
             let mut order = std::mem::take(&mut self.order);
             order.clear();
             order.extend(0..members.len());
-            order.sort_by(|&a, &b| key(&members[a]).cmp(key(&members[b])));
+            order.sort_by(|&a, &b| compare(&members[a], &members[b]));
             if let Some(pair) = order
                 .windows(2)
-                .find(|w| key(&members[w[0]]) == key(&members[w[1]]))
+                .find(|w| compare(&members[w[0]], &members[w[1]]).is_eq())
             {
                 let second = &members[pair[1]];
                 let mut err = self.error_at(
@@ -1025,6 +1035,15 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// The first eight bytes of `key` (zeros after a shorter key) as a big-endian number:
+/// two keys whose prefixes differ compare as their prefixes do.
+fn prefix(key: &[u8]) -> u64 {
+    let mut bytes = [0; 8];
+    let n = key.len().min(8);
+    bytes[..n].copy_from_slice(&key[..n]);
+    u64::from_be_bytes(bytes)
+}
+
 /// Puts the members of the object written at `object_start` (its last bytes in `out`)
 /// in `order`: every member's `"key":value` moves to its place, the largest once and
 /// the others through `spare`. The object keeps its length.
@@ -1092,6 +1111,81 @@ impl fmt::Display for Quoted {
         match self.0 {
             c @ ' '..='~' => write!(f, "`{c}`"),
             c => write!(f, "U+{:04X}", u32::from(c)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Keys that share their first eight bytes, or differ only past a NUL byte, are
+    /// still sorted and told apart byte by byte.
+    #[test]
+    fn keys_sort_by_every_byte() {
+        let keys = [
+            "",
+            "\\u0000",
+            "a",
+            "ab",
+            "ab\\u0000",
+            "ab\\u0000c",
+            "abcdefgh",
+            "abcdefgh\\u0000",
+            "abcdefghi",
+            "abcdefghj",
+            "abcdefgi",
+            "\\u00e9",
+            "\\u00e9\\u00e9",
+            "~",
+            "\\u007f",
+        ];
+        let members: Vec<String> = keys.iter().map(|k| format!("\"{k}\":\"{k}\"")).collect();
+        let sorted = canonical::encode(&parse(&format!("{{{}}}", members.join(","))).unwrap());
+        // Every rotation and the reverse of the order above.
+        for turn in 0..members.len() {
+            for reverse in [false, true] {
+                let mut order = members.clone();
+                order.rotate_left(turn);
+                if reverse {
+                    order.reverse();
+                }
+                let mut out = Vec::new();
+                canonicalize(&format!("{{{}}}", order.join(", ")), &mut out).unwrap();
+                assert_eq!(
+                    String::from_utf8_lossy(&out),
+                    String::from_utf8_lossy(&sorted)
+                );
+            }
+        }
+        let written: Vec<String> = match parse(std::str::from_utf8(&sorted).unwrap()).unwrap() {
+            Value::Object(members) => members.into_iter().map(|(k, _)| k).collect(),
+            other => panic!("{other:?}"),
+        };
+        let mut by_bytes = written.clone();
+        by_bytes.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+        assert_eq!(written, by_bytes);
+        assert_eq!(written.len(), keys.len());
+    }
+
+    /// Two keys equal in their first eight bytes and their length are not taken for
+    /// one; two equal keys are, however each is written.
+    #[test]
+    fn only_equal_keys_are_duplicates() {
+        let mut out = Vec::new();
+        assert!(canonicalize(r#"{"abcdefgh1":1,"abcdefgh2":2,"abcdefgh0":0}"#, &mut out).is_ok());
+        assert_eq!(out, br#"{"abcdefgh0":0,"abcdefgh1":1,"abcdefgh2":2}"#);
+        for text in [
+            r#"{"abcdefgh1":1,"z":0,"abcdefgh1":2}"#,
+            r#"{"abcdefgh1":1,"z":0,"abcdefgh\u0031":2}"#,
+            r#"{"abcdefgh\u0031":1,"z":0,"abcdefgh1":2}"#,
+        ] {
+            let err = canonicalize(text, &mut Vec::new()).unwrap_err();
+            assert_eq!(err.to_string(), parse(text).unwrap_err().to_string());
+            assert!(
+                err.to_string().contains("duplicate key \"abcdefgh1\""),
+                "{err}"
+            );
         }
     }
 }
