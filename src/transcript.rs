@@ -79,6 +79,10 @@ pub fn line_text(line: u64, bytes: &[u8]) -> Result<Option<&str>, LineError> {
     if is_blank(line, bytes) {
         return Ok(None);
     }
+    // The fast check says only whether the bytes are valid; std says where not.
+    if let Ok(text) = simdutf8::basic::from_utf8(bytes) {
+        return Ok(Some(text));
+    }
     match std::str::from_utf8(bytes) {
         Ok(text) => Ok(Some(text)),
         Err(err) => Err(LineError {

@@ -267,6 +267,30 @@ proptest! {
     }
 
     #[test]
+    fn a_line_is_text_exactly_when_it_is_valid_utf8(
+        text in "\\PC{0,80}",
+        at in any::<prop::sample::Index>(),
+        byte in any::<u8>(),
+    ) {
+        let mut bytes = text.into_bytes();
+        if !bytes.is_empty() {
+            let at = at.index(bytes.len());
+            bytes[at] = byte;
+        }
+        bytes.insert(0, b'x');
+        let got = transcript::line_text(2, &bytes).map(|t| t.map(str::to_owned));
+        match std::str::from_utf8(&bytes) {
+            Ok(text) => prop_assert_eq!(got, Ok(Some(text.to_owned()))),
+            Err(err) => {
+                let got = got.expect_err("invalid UTF-8");
+                prop_assert_eq!(got.line, 2);
+                let column = format!("at column {}", err.valid_up_to() + 1);
+                prop_assert!(got.message.ends_with(&column), "{}", got.message);
+            }
+        }
+    }
+
+    #[test]
     fn sealed_transcripts_verify_intact(calls in records()) {
         let records = parse_all(&transcript_text(&calls, "")).expect("valid transcript");
         let sealed = seal(&records);
