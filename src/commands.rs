@@ -83,7 +83,7 @@ fn input_error(path: &Path, err: ReadError) -> Error {
 /// Hands the fields of every record of the transcript read from `reader` (named
 /// `path` in errors) to `make`, in parallel as lines are parsed, and what it makes to
 /// `visit` with the record's line, index and tool, in input order.
-fn for_each_made<T>(
+fn for_each_made<T: Send>(
     path: &Path,
     reader: Box<dyn Read + Send>,
     make: impl Fn(Borrowed<'_>) -> T + Sync,

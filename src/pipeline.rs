@@ -1,14 +1,18 @@
 //! Parallel streaming, in order. A few threads (the calling thread and helpers) each
-//! take the next block of whole lines from the input, parse it, then wait for the
-//! block's turn and hand its items to the consumer. Blocks are taken in input order
-//! and consumed in input order, so the result is exactly that of a sequential loop;
-//! only the parsing overlaps. A block is read, parsed and consumed by one thread, so
-//! its bytes stay in that core's cache and nothing waits on a hand-over.
+//! take the next block of whole lines from the input, parse it, and leave its items
+//! with the other parsed blocks; a thread that finds the next block in order ready
+//! consumes it, and those after it that are ready, unless another thread is at it.
+//! Blocks are numbered as they are taken and consumed strictly in that order, so the
+//! result is exactly that of a sequential loop; only the parsing overlaps. No thread
+//! waits for a turn: it goes on to the next block, unless [`AHEAD`] blocks already
+//! wait for an earlier one.
 //!
-//! A block is about [`BLOCK_BYTES`] long, or one line when a line is longer, and each
-//! thread holds one block at a time, so memory stays bounded: a block (or a line, when
-//! lines are larger than a block) per thread.
+//! A block is about [`BLOCK_BYTES`] long, or one line when a line is longer. Each
+//! thread reads into a buffer of its own, and at most [`AHEAD`] parsed blocks wait,
+//! so memory stays bounded: a few blocks (or lines, when lines are larger than a
+//! block) at a time.
 
+use std::collections::VecDeque;
 use std::io::{self, Read};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
@@ -20,6 +24,9 @@ pub const BLOCK_BYTES: usize = 256 << 10;
 
 /// The most threads that parse blocks, the calling thread included.
 const MAX_THREADS: usize = 4;
+
+/// How many blocks may be parsed ahead of the next one to consume.
+const AHEAD: u64 = 4;
 
 /// Why a pipeline stopped early.
 #[derive(Debug)]
@@ -118,23 +125,37 @@ impl<R: Read> Input<R> {
     }
 }
 
-/// The consuming side, used by one thread at a time, in block order.
-struct Output<C, E> {
-    consume: C,
-    /// The number of the block whose turn it is.
+/// The items of a parsed block, and the error that ended it early, if any.
+type Parsed<T> = (Vec<(u64, T)>, Option<ReadError>);
+
+/// The consuming side: blocks parsed but not yet consumed, and the consumer, which
+/// one thread at a time takes out to consume the next blocks in order.
+struct Output<C, T, E> {
+    /// The consumer, or `None` while a thread is consuming with it.
+    consume: Option<C>,
+    /// The number of the next block to consume, once the one being consumed is done.
     turn: u64,
+    /// Parsed blocks from `turn` on, by number; `None` where a block is still being
+    /// parsed.
+    ready: VecDeque<Option<Parsed<T>>>,
     /// Why the pipeline stopped, once it has.
     stop: Option<Stop<E>>,
     /// Whether a thread was lost to a panic, so no turn can be counted on.
     abandoned: bool,
 }
 
+impl<C, T, E> Output<C, T, E> {
+    fn over(&self) -> bool {
+        self.stop.is_some() || self.abandoned
+    }
+}
+
 /// What the threads share.
-struct Shared<R, C, E> {
+struct Shared<R, C, T, E> {
     input: Mutex<Input<R>>,
-    output: Mutex<Output<C, E>>,
-    /// Signalled whenever the turn moves on or the pipeline stops.
-    turn: Condvar,
+    output: Mutex<Output<C, T, E>>,
+    /// Signalled whenever blocks are consumed or the pipeline stops.
+    consumed: Condvar,
 }
 
 /// Locks `mutex`; a lock poisoned by a panic elsewhere is taken all the same, since
@@ -155,6 +176,7 @@ pub fn run<R, T, E, C>(
 ) -> Result<(), Stop<E>>
 where
     R: Read + Send,
+    T: Send,
     E: Send,
     C: FnMut(u64, T) -> Result<(), E> + Send,
 {
@@ -167,12 +189,13 @@ where
             ended: false,
         }),
         output: Mutex::new(Output {
-            consume,
+            consume: Some(consume),
             turn: 0,
+            ready: VecDeque::new(),
             stop: None,
             abandoned: false,
         }),
-        turn: Condvar::new(),
+        consumed: Condvar::new(),
     };
     let threads = thread::available_parallelism().map_or(2, |n| n.get().clamp(1, MAX_THREADS));
     thread::scope(|scope| {
@@ -195,25 +218,27 @@ where
 }
 
 /// Marks the pipeline abandoned if its thread unwinds, so that no other thread waits
-/// for a turn it would never get.
-struct Abandon<'a, C, E> {
-    output: &'a Mutex<Output<C, E>>,
-    turn: &'a Condvar,
+/// for a block it would never get.
+struct Abandon<'a, C, T, E> {
+    output: &'a Mutex<Output<C, T, E>>,
+    consumed: &'a Condvar,
 }
 
-impl<C, E> Drop for Abandon<'_, C, E> {
+impl<C, T, E> Drop for Abandon<'_, C, T, E> {
     fn drop(&mut self) {
         if thread::panicking() {
             lock(self.output).abandoned = true;
-            self.turn.notify_all();
+            self.consumed.notify_all();
         }
     }
 }
 
-/// One thread's loop: take a block, parse it, consume it in its turn; until no block
-/// is left or the pipeline stops.
+/// One thread's loop: take a block, parse it, leave it with the parsed blocks, and
+/// consume every block whose turn has come unless another thread is at it; until no
+/// block is left or the pipeline stops. A thread waits only when [`AHEAD`] blocks
+/// are parsed and waiting for an earlier one.
 fn work<R, T, E, C>(
-    shared: &Shared<R, C, E>,
+    shared: &Shared<R, C, T, E>,
     parse: &(impl Fn(u64, &str) -> Result<T, LineError> + Sync),
 ) where
     R: Read,
@@ -221,48 +246,66 @@ fn work<R, T, E, C>(
 {
     let _abandon = Abandon {
         output: &shared.output,
-        turn: &shared.turn,
+        consumed: &shared.consumed,
     };
     let mut buffer = Vec::new();
-    let mut items = Vec::new();
     loop {
         let Some(taken) = lock(&shared.input).next_block(&mut buffer) else {
             return;
         };
-        let (number, error) = match taken {
+        let (number, parsed) = match taken {
             Ok(block) => {
+                let mut items = Vec::new();
                 let lines = &buffer[..block.len];
-                (
-                    block.number,
-                    parse_block(block.first_line, lines, parse, &mut items),
-                )
+                let error = parse_block(block.first_line, lines, parse, &mut items);
+                (block.number, (items, error))
             }
-            Err((number, err)) => (number, Some(ReadError::Io(err))),
+            Err((number, err)) => (number, (Vec::new(), Some(ReadError::Io(err)))),
         };
         let mut output = lock(&shared.output);
-        while output.turn != number && output.stop.is_none() && !output.abandoned {
+        while number >= output.turn + AHEAD && !output.over() {
             output = shared
-                .turn
+                .consumed
                 .wait(output)
                 .unwrap_or_else(PoisonError::into_inner);
         }
-        if output.stop.is_none() && !output.abandoned {
-            for (line, item) in items.drain(..) {
-                if let Err(err) = (output.consume)(line, item) {
-                    output.stop = Some(Stop::Consume(err));
+        if output.over() {
+            drop(output);
+            lock(&shared.input).ended = true;
+            return;
+        }
+        let slot = (number - output.turn) as usize;
+        if output.ready.len() <= slot {
+            output.ready.resize_with(slot + 1, || None);
+        }
+        output.ready[slot] = Some(parsed);
+        // Consume what is ready, in order, unless another thread is consuming.
+        while output.ready.front().is_some_and(Option::is_some) && !output.over() {
+            let Some(mut consume) = output.consume.take() else {
+                break;
+            };
+            let Some(Some((items, error))) = output.ready.pop_front() else {
+                output.consume = Some(consume);
+                break;
+            };
+            // The next block is now the first of `ready`.
+            output.turn += 1;
+            drop(output);
+            let mut stop = None;
+            for (line, item) in items {
+                if let Err(err) = consume(line, item) {
+                    stop = Some(Stop::Consume(err));
                     break;
                 }
             }
-            if output.stop.is_none() {
-                output.stop = error.map(Stop::Read);
-            }
+            output = lock(&shared.output);
+            output.consume = Some(consume);
+            output.stop = stop.or(error.map(Stop::Read));
+            shared.consumed.notify_all();
         }
-        items.clear();
-        output.turn += 1;
-        let done = output.stop.is_some() || output.abandoned;
+        let over = output.over();
         drop(output);
-        shared.turn.notify_all();
-        if done {
+        if over {
             lock(&shared.input).ended = true;
             return;
         }
@@ -335,6 +378,25 @@ mod tests {
         items
     }
 
+    /// Runs the test `body` on a thread of its own, failing if it takes over a
+    /// minute: a pipeline that hangs fails the test rather than stalls the suite.
+    fn promptly(body: fn()) {
+        let (done, finished) = std::sync::mpsc::channel();
+        let test = thread::spawn(move || {
+            body();
+            let _ = done.send(());
+        });
+        match finished.recv_timeout(std::time::Duration::from_secs(60)) {
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => panic!("the pipeline hangs"),
+            // Finished, or failed: then its panic is the test's.
+            _ => {
+                if let Err(panic) = test.join() {
+                    std::panic::resume_unwind(panic);
+                }
+            }
+        }
+    }
+
     fn item(_: u64, text: &str) -> Result<(usize, u8), LineError> {
         Ok((text.len(), text.as_bytes()[0]))
     }
@@ -362,6 +424,10 @@ mod tests {
 
     #[test]
     fn items_come_in_input_order_with_their_line_numbers() {
+        promptly(items_come_in_input_order_with_their_line_numbers_body);
+    }
+
+    fn items_come_in_input_order_with_their_line_numbers_body() {
         let text = input();
         let want = sequential(&text);
         for step in [usize::MAX, 4096, 1000, 77] {
@@ -388,6 +454,10 @@ mod tests {
 
     #[test]
     fn a_parse_error_comes_after_every_item_before_it() {
+        promptly(a_parse_error_comes_after_every_item_before_it_body);
+    }
+
+    fn a_parse_error_comes_after_every_item_before_it_body() {
         let text = input();
         let want = sequential(&text);
         let (bad_line, _, _) = want[want.len() * 2 / 3];
@@ -419,6 +489,10 @@ mod tests {
 
     #[test]
     fn a_read_error_comes_after_every_whole_line_read_before_it() {
+        promptly(a_read_error_comes_after_every_whole_line_read_before_it_body);
+    }
+
+    fn a_read_error_comes_after_every_whole_line_read_before_it_body() {
         let text = input();
         let fail_at = text.len() / 2;
         let reader = Trickle {
@@ -447,6 +521,10 @@ mod tests {
 
     #[test]
     fn a_consumer_error_stops_the_pipeline_at_once() {
+        promptly(a_consumer_error_stops_the_pipeline_at_once_body);
+    }
+
+    fn a_consumer_error_stops_the_pipeline_at_once_body() {
         let text = input();
         let want = sequential(&text);
         let mut got = Vec::new();
@@ -466,6 +544,10 @@ mod tests {
 
     #[test]
     fn an_empty_input_gives_nothing() {
+        promptly(an_empty_input_gives_nothing_body);
+    }
+
+    fn an_empty_input_gives_nothing_body() {
         let result = run(&b""[..], item, |_, _| Err::<(), ()>(()));
         assert!(result.is_ok());
         let result = run(&b"\n \n\r\n"[..], item, |_, _| Err::<(), ()>(()));
