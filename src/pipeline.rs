@@ -81,8 +81,9 @@ impl<R: Read> Input<R> {
         let mut end = false;
         while len < BLOCK_BYTES || !has_newline {
             if buffer.len() - len < BLOCK_BYTES / 2 {
-                // A long line: the buffer grows to hold it.
-                buffer.resize(buffer.len() * 2, 0);
+                // A long line: the buffer grows to hold it, a block at a time, so no
+                // more of it is filled than the line needs.
+                buffer.resize(len + BLOCK_BYTES, 0);
             }
             // Up to the block's size, or a quarter block at a time once past it.
             let ask = BLOCK_BYTES.saturating_sub(len).max(BLOCK_BYTES / 4);
