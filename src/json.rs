@@ -738,7 +738,7 @@ impl<'a> Parser<'a> {
             Some(b'{') => self.canon_object(out),
             Some(b'[') => self.canon_array(out),
             Some(b'"') => self.canon_string(out).map(|empty| Kind::Str { empty }),
-            Some(b'-' | b'0'..=b'9') => match self.scan_number(true)? {
+            Some(b'-' | b'0'..=b'9') => match self.scan_number()? {
                 Number::Int(digits) => {
                     out.extend_from_slice(digits.as_bytes());
                     Ok(Kind::Int)
@@ -959,18 +959,18 @@ impl<'a> Parser<'a> {
     }
 
     fn number(&mut self) -> Result<Value, ParseError> {
-        match self.scan_number(false)? {
+        let start = self.pos;
+        match self.scan_number()? {
             Number::Int(digits) => Ok(Value::Int(digits.into())),
             Number::Float(x) => Ok(Value::Float(x)),
-            // Not given when not asked for.
-            Number::Repr(text) => Err(self.error_at(self.pos, format!("unread number {text}"))),
+            Number::Repr(text) => self.float(start, text).map(Value::Float),
         }
     }
 
     /// Reads the number at the current position: an integer's normalised digits (as
-    /// they are in the text) or a float's value; with `repr`, a float written exactly
-    /// as its canonical form is given as its text, unread.
-    fn scan_number(&mut self, repr: bool) -> Result<Number<'a>, ParseError> {
+    /// they are in the text), a float written exactly as its canonical form as its
+    /// text, unread, or another float's value.
+    fn scan_number(&mut self) -> Result<Number<'a>, ParseError> {
         let start = self.pos;
         if self.peek() == Some(b'-') {
             self.pos += 1;
@@ -1014,11 +1014,16 @@ impl<'a> Parser<'a> {
         if integer {
             return Ok(Number::Int(if text == "-0" { "0" } else { text }));
         }
-        if repr && canonical::is_float_repr(text) {
+        if canonical::is_float_repr(text) {
             return Ok(Number::Repr(text));
         }
+        self.float(start, text).map(Number::Float)
+    }
+
+    /// The value of the float `text`, written at `start`.
+    fn float(&self, start: usize, text: &str) -> Result<f64, ParseError> {
         match text.parse::<f64>() {
-            Ok(x) if x.is_finite() => Ok(Number::Float(x)),
+            Ok(x) if x.is_finite() => Ok(x),
             _ => {
                 // The number is ASCII, so any byte index is a char boundary.
                 let shown = if text.len() > 40 {
