@@ -369,7 +369,7 @@ mod tests {
 
     /// What a sequential loop gives: every non-blank line's number, length and first
     /// byte.
-    fn sequential(text: &[u8]) -> Vec<(u64, usize, u8)> {
+    fn sequential(text: &[u8]) -> Vec<Item> {
         let mut items = Vec::new();
         for (i, line) in text.split(|&b| b == b'\n').enumerate() {
             if let Ok(Some(line)) = line_text(i as u64 + 1, line) {
@@ -402,6 +402,22 @@ mod tests {
         Ok((text.len(), text.as_bytes()[0]))
     }
 
+    /// A line's number, length and first byte.
+    type Item = (u64, usize, u8);
+
+    /// Every item the pipeline hands over, and how it ended.
+    fn collect(
+        reader: impl Read + Send,
+        parse: impl Fn(u64, &str) -> Result<(usize, u8), LineError> + Sync,
+    ) -> (Vec<Item>, Result<(), Stop<()>>) {
+        let mut got = Vec::new();
+        let result = run(reader, parse, |line, (len, first)| {
+            got.push((line, len, first));
+            Ok(())
+        });
+        (got, result)
+    }
+
     /// A reader that gives at most `step` bytes per read, then fails at `fail_at`.
     struct Trickle<'a> {
         bytes: &'a [u8],
@@ -425,133 +441,113 @@ mod tests {
 
     #[test]
     fn items_come_in_input_order_with_their_line_numbers() {
-        promptly(items_come_in_input_order_with_their_line_numbers_body);
-    }
-
-    fn items_come_in_input_order_with_their_line_numbers_body() {
-        let text = input();
-        let want = sequential(&text);
-        for step in [usize::MAX, 4096, 1000, 77] {
-            let reader = Trickle {
-                bytes: &text,
-                step,
-                fail_at: None,
-                at: 0,
-            };
-            let mut got = Vec::new();
-            let result = run(reader, item, |line, (len, first)| {
-                got.push((line, len, first));
-                Ok::<(), ()>(())
-            });
-            assert!(result.is_ok(), "step {step}");
-            assert!(
-                got == want,
-                "step {step}: {} items, {} wanted",
-                got.len(),
-                want.len()
-            );
-        }
+        promptly(|| {
+            let text = input();
+            let want = sequential(&text);
+            for step in [usize::MAX, 4096, 1000, 77] {
+                let reader = Trickle {
+                    bytes: &text,
+                    step,
+                    fail_at: None,
+                    at: 0,
+                };
+                let (got, result) = collect(reader, item);
+                assert!(result.is_ok(), "step {step}");
+                assert!(
+                    got == want,
+                    "step {step}: {} items, {} wanted",
+                    got.len(),
+                    want.len()
+                );
+            }
+        });
     }
 
     #[test]
     fn a_parse_error_comes_after_every_item_before_it() {
-        promptly(a_parse_error_comes_after_every_item_before_it_body);
-    }
-
-    fn a_parse_error_comes_after_every_item_before_it_body() {
-        let text = input();
-        let want = sequential(&text);
-        let (bad_line, _, _) = want[want.len() * 2 / 3];
-        let parse = |line, text: &str| {
-            if line == bad_line {
-                return Err(LineError {
-                    line,
-                    message: "bad".to_owned(),
-                });
+        promptly(|| {
+            let text = input();
+            let want = sequential(&text);
+            let (bad_line, _, _) = want[want.len() * 2 / 3];
+            let parse = |line, text: &str| {
+                if line == bad_line {
+                    return Err(LineError {
+                        line,
+                        message: "bad".to_owned(),
+                    });
+                }
+                item(line, text)
+            };
+            let (got, result) = collect(&text[..], parse);
+            match result {
+                Err(Stop::Read(ReadError::Input(err))) => assert_eq!(err.line, bad_line),
+                other => panic!("{other:?}"),
             }
-            item(line, text)
-        };
-        let mut got = Vec::new();
-        let result = run(&text[..], parse, |line, (len, first)| {
-            got.push((line, len, first));
-            Ok::<(), ()>(())
+            let before: Vec<_> = want
+                .iter()
+                .take_while(|w| w.0 < bad_line)
+                .copied()
+                .collect();
+            assert!(got == before);
         });
-        match result {
-            Err(Stop::Read(ReadError::Input(err))) => assert_eq!(err.line, bad_line),
-            other => panic!("{other:?}"),
-        }
-        let before: Vec<_> = want
-            .iter()
-            .take_while(|w| w.0 < bad_line)
-            .copied()
-            .collect();
-        assert!(got == before);
     }
 
     #[test]
     fn a_read_error_comes_after_every_whole_line_read_before_it() {
-        promptly(a_read_error_comes_after_every_whole_line_read_before_it_body);
-    }
-
-    fn a_read_error_comes_after_every_whole_line_read_before_it_body() {
-        let text = input();
-        let fail_at = text.len() / 2;
-        let reader = Trickle {
-            bytes: &text,
-            step: 5000,
-            fail_at: Some(fail_at),
-            at: 0,
-        };
-        let mut got = Vec::new();
-        let result = run(reader, item, |line, (len, first)| {
-            got.push((line, len, first));
-            Ok::<(), ()>(())
+        promptly(|| {
+            let text = input();
+            let fail_at = text.len() / 2;
+            let reader = Trickle {
+                bytes: &text,
+                step: 5000,
+                fail_at: Some(fail_at),
+                at: 0,
+            };
+            let (got, result) = collect(reader, item);
+            match result {
+                Err(Stop::Read(ReadError::Io(err))) => {
+                    assert_eq!(err.to_string(), "the disk is gone")
+                }
+                other => panic!("{other:?}"),
+            }
+            // Every item is a line of the input, in order; none is past the failure.
+            let want = sequential(&text);
+            assert!(got.len() < want.len());
+            assert!(got == want[..got.len()]);
+            let whole = memchr::memrchr(b'\n', &text[..fail_at]).unwrap_or(0);
+            let lines_read = memchr::memchr_iter(b'\n', &text[..whole]).count() as u64;
+            assert!(got.last().is_none_or(|last| last.0 <= lines_read + 1));
         });
-        match result {
-            Err(Stop::Read(ReadError::Io(err))) => assert_eq!(err.to_string(), "the disk is gone"),
-            other => panic!("{other:?}"),
-        }
-        // Every item is a line of the input, in order; none is past the failure.
-        let want = sequential(&text);
-        assert!(got.len() < want.len());
-        assert!(got == want[..got.len()]);
-        let whole = memchr::memrchr(b'\n', &text[..fail_at]).unwrap_or(0);
-        let lines_read = memchr::memchr_iter(b'\n', &text[..whole]).count() as u64;
-        assert!(got.last().is_none_or(|last| last.0 <= lines_read + 1));
     }
 
     #[test]
     fn a_consumer_error_stops_the_pipeline_at_once() {
-        promptly(a_consumer_error_stops_the_pipeline_at_once_body);
-    }
-
-    fn a_consumer_error_stops_the_pipeline_at_once_body() {
-        let text = input();
-        let want = sequential(&text);
-        let mut got = Vec::new();
-        let result = run(&text[..], item, |line, (len, first)| {
-            if got.len() == 1000 {
-                return Err(line);
+        promptly(|| {
+            let text = input();
+            let want = sequential(&text);
+            let mut got = Vec::new();
+            let result = run(&text[..], item, |line, (len, first)| {
+                if got.len() == 1000 {
+                    return Err(line);
+                }
+                got.push((line, len, first));
+                Ok(())
+            });
+            match result {
+                Err(Stop::Consume(line)) => assert_eq!(line, want[1000].0),
+                other => panic!("{other:?}"),
             }
-            got.push((line, len, first));
-            Ok(())
+            assert!(got == want[..1000]);
         });
-        match result {
-            Err(Stop::Consume(line)) => assert_eq!(line, want[1000].0),
-            other => panic!("{other:?}"),
-        }
-        assert!(got == want[..1000]);
     }
 
     #[test]
     fn an_empty_input_gives_nothing() {
-        promptly(an_empty_input_gives_nothing_body);
-    }
-
-    fn an_empty_input_gives_nothing_body() {
-        let result = run(&b""[..], item, |_, _| Err::<(), ()>(()));
-        assert!(result.is_ok());
-        let result = run(&b"\n \n\r\n"[..], item, |_, _| Err::<(), ()>(()));
-        assert!(result.is_ok());
+        promptly(|| {
+            let result = run(&b""[..], item, |_, _| Err::<(), ()>(()));
+            assert!(result.is_ok());
+            let result = run(&b"\n \n\r\n"[..], item, |_, _| Err::<(), ()>(()));
+            assert!(result.is_ok());
+        });
     }
 }
