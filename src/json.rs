@@ -388,6 +388,16 @@ enum Key {
     Decoded(std::ops::Range<usize>),
 }
 
+impl Key {
+    /// The decoded key, from the input `text` or the parser's `keys`.
+    fn decoded<'k>(&self, text: &'k str, keys: &'k str) -> &'k str {
+        match self {
+            Key::Text(range) => &text[range.clone()],
+            Key::Decoded(range) => &keys[range.clone()],
+        }
+    }
+}
+
 impl<'a> Parser<'a> {
     fn new(text: &'a str, locate: bool) -> Self {
         Parser {
@@ -824,10 +834,7 @@ impl<'a> Parser<'a> {
             }
             out.push(b':');
             self.canon_value(out)?;
-            let prefix = match &key {
-                Key::Text(range) => prefix(&self.bytes[range.clone()]),
-                Key::Decoded(range) => prefix(self.keys[range.clone()].as_bytes()),
-            };
+            let prefix = prefix(key.decoded(self.text, &self.keys).as_bytes());
             self.members.push(Member {
                 key,
                 prefix,
@@ -850,10 +857,7 @@ impl<'a> Parser<'a> {
             }
         }
         let members = &self.members[members_mark..];
-        let key = |m: &Member| match &m.key {
-            Key::Text(range) => &self.text[range.clone()],
-            Key::Decoded(range) => &self.keys[range.clone()],
-        };
+        let key = |m: &Member| m.key.decoded(self.text, &self.keys);
         // Keys compare as their UTF-8 bytes do; their first eight bytes mostly decide.
         let compare = |a: &Member, b: &Member| {
             (a.prefix.cmp(&b.prefix)).then_with(|| key(a).as_bytes().cmp(key(b).as_bytes()))
