@@ -17,16 +17,16 @@ use std::io::{self, BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use crate::atomic::AtomicFile;
-use crate::chain::Sealer;
 use crate::commands::{Outcome, Output, Status};
 use crate::error::Error;
 use crate::input::display as shown;
-use crate::sealed;
-use crate::transcript::{LineError, Lines, Record, parse_record};
+use toolreplay_core::chain::Sealer;
+use toolreplay_core::sealed;
+use toolreplay_core::transcript::{LineError, Lines, Record, parse_record};
 
 /// `toolreplay seal --append SEALED NEW`.
 pub fn append(sealed_path: &Path, new_path: &Path) -> Result<Outcome, Error> {
-    append_from(sealed_path, new_path, || sealed::open(new_path))
+    append_from(sealed_path, new_path, || crate::input::open(new_path))
 }
 
 /// [`append`] with NEW's transcript read from what `open_new` gives (named
@@ -45,7 +45,7 @@ pub fn append_from(
         target: shown(sealed_path),
         source,
     };
-    let mut source = sealed::open(sealed_path)?;
+    let mut source = crate::input::open(sealed_path)?;
     // Through a symbolic link, the file it points to is the one replaced.
     let target = std::fs::canonicalize(sealed_path).map_err(|source| Error::Read {
         path: shown(sealed_path),
@@ -57,8 +57,9 @@ pub fn append_from(
 
     let mut copy = temp.reopen().map_err(write_error)?;
     copy.seek(SeekFrom::Start(0)).map_err(write_error)?;
-    let head = sealed::check_reader(sealed_path, BufReader::new(copy), None)?
-        .head_or_refuse(sealed_path, "nothing was appended")?;
+    let checked = sealed::check_reader(BufReader::new(copy), None)
+        .map_err(|err| Error::reading(sealed_path, err))?;
+    let head = crate::trust::head_or_refuse(&checked, sealed_path, "nothing was appended")?;
 
     let mut writer = BufWriter::with_capacity(1 << 20, temp.file());
     if last.is_some_and(|byte| byte != b'\n') {
@@ -71,7 +72,7 @@ pub fn append_from(
     let mut line_out = Vec::new();
     while let Some((line, text)) = lines
         .next_line()
-        .map_err(|err| sealed::read_error(new_path, err))?
+        .map_err(|err| Error::reading(new_path, err))?
     {
         let parsed = match first_index {
             Some(first) => parse_record(line, text, first + count),

@@ -6,14 +6,13 @@ use std::path::Path;
 
 use crate::atomic::AtomicFile;
 use crate::batch::BatchWriter;
-use crate::chain::{self, Draft, Sealer, Verdict, Verifier};
 use crate::error::Error;
-use crate::pipeline::{self, Stop};
-use crate::replay::{Replay, ReplayReport};
-use crate::report;
-use crate::scope::{Scope, ScopeAudit, ScopeReport};
 use crate::spool::{Spool, SpoolError};
-use crate::transcript::{Borrowed, ReadError, Unplaced, parse_link, parse_unplaced_with};
+use toolreplay_core::chain::{self, Draft, Sealer, Verdict, Verifier};
+use toolreplay_core::pipeline::{self, Stop};
+use toolreplay_core::replay::{Replay, ReplayReport};
+use toolreplay_core::scope::{Scope, ScopeAudit, ScopeReport};
+use toolreplay_core::transcript::{Borrowed, ReadError, Unplaced, parse_link, parse_unplaced_with};
 
 /// The largest scope file read, in bytes.
 pub const MAX_SCOPE_BYTES: u64 = 16 << 20;
@@ -134,22 +133,13 @@ pub fn replay_report_from(
     for_each_made(
         path,
         reader,
-        |record| crate::replay::fingerprints(record.tool, record.args, record.response),
+        |record| toolreplay_core::replay::fingerprints(record.tool, record.args, record.response),
         |line, index, tool, (call, response)| {
             replay.observe_fingerprints(line, index, tool, call, response);
             Ok(())
         },
     )?;
     Ok(replay.finish())
-}
-
-/// `toolreplay replay FILE [--mutating-tool NAME]...`
-pub fn replay(path: &Path, mutating_tools: &[String]) -> Result<Outcome, Error> {
-    let report = replay_report(path, mutating_tools)?;
-    Ok(Outcome {
-        status: status(report.findings.is_empty()),
-        output: Output::Text(report::render_replay(&report)),
-    })
 }
 
 /// Reads and parses a scope file.
@@ -213,7 +203,7 @@ fn policy_report(
     path: &Path,
     reader: Box<dyn Read + Send>,
     scope: Scope,
-    policy: &crate::policy::Policy,
+    policy: &toolreplay_core::policy::Policy,
 ) -> Result<ScopeReport, Error> {
     let mut audit = ScopeAudit::with_sequence(scope, policy.sequence());
     for_each_made(
@@ -229,15 +219,6 @@ fn policy_report(
         },
     )?;
     Ok(audit.finish())
-}
-
-/// `toolreplay scope FILE SCOPE`
-pub fn scope(path: &Path, scope_path: &Path) -> Result<Outcome, Error> {
-    let report = scope_report(path, scope_path)?;
-    Ok(Outcome {
-        status: status(report.findings.is_empty()),
-        output: Output::Text(report::render_scope(&report)),
-    })
 }
 
 /// `toolreplay seal FILE [--output OUT]`: the sealed transcript goes to stdout only
@@ -322,14 +303,4 @@ pub fn verify_verdict(path: &Path) -> Result<Verdict, Error> {
     })
     .map_err(|stop| stopped(path, stop))?;
     Ok(verifier.finish())
-}
-
-/// `toolreplay verify FILE`
-pub fn verify(path: &Path) -> Result<Outcome, Error> {
-    let verdict = verify_verdict(path)?;
-    let intact = matches!(verdict, Verdict::Intact { .. });
-    Ok(Outcome {
-        status: status(intact),
-        output: Output::Text(report::render_verify(&verdict)),
-    })
 }

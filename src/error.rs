@@ -55,11 +55,11 @@ pub enum Error {
 
 impl Error {
     /// The error of an input at `path` that could not be read or parsed.
-    pub fn reading(path: &std::path::Path, err: crate::transcript::ReadError) -> Error {
+    pub fn reading(path: &std::path::Path, err: toolreplay_core::transcript::ReadError) -> Error {
         let path = crate::input::display(path);
         match err {
-            crate::transcript::ReadError::Io(source) => Error::Read { path, source },
-            crate::transcript::ReadError::Input(err) => Error::Input {
+            toolreplay_core::transcript::ReadError::Io(source) => Error::Read { path, source },
+            toolreplay_core::transcript::ReadError::Input(err) => Error::Input {
                 path,
                 line: err.line,
                 message: err.message,

@@ -8,14 +8,57 @@ use std::io::IsTerminal;
 
 use clap::{CommandFactory, Parser, Subcommand};
 use clap_complete::Shell;
-use toolreplay::color::{self, ColorChoice};
-use toolreplay::commands::{self, Outcome, Status};
-use toolreplay::error::{Error, describe_io};
-use toolreplay::format::{self, Format};
-use toolreplay::import::{self, Source, commands::Options};
-use toolreplay::sign::SignatureCheck;
-use toolreplay::{append, trust};
-use toolreplay::{diff, shell};
+use toolreplay_core::import::Source as ImportSource;
+
+mod append;
+mod atomic;
+mod batch;
+mod color;
+mod commands;
+mod diff;
+mod error;
+mod format;
+mod import_cmd;
+mod input;
+mod progress;
+mod render;
+mod shell;
+mod spool;
+mod trust;
+
+use crate::color::ColorChoice;
+use crate::commands::{Outcome, Status};
+use crate::error::{Error, describe_io};
+use crate::format::Format;
+use crate::import_cmd::Options;
+use crate::trust::SignatureCheck;
+
+/// The format to read an input as, as `--from` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Source {
+    /// Recognise the format from the content (and say which on stderr).
+    Auto,
+    /// A Claude Code session file (JSONL, from ~/.claude/projects/).
+    ClaudeCode,
+    /// OpenAI chat messages with tool_calls: a JSON array, or JSONL.
+    Openai,
+    /// Anthropic Messages API messages with tool_use/tool_result: a JSON array, or JSONL.
+    Anthropic,
+    /// MCP JSON-RPC 2.0 messages, one a line.
+    Mcp,
+}
+
+impl From<Source> for ImportSource {
+    fn from(source: Source) -> ImportSource {
+        match source {
+            Source::Auto => ImportSource::Auto,
+            Source::ClaudeCode => ImportSource::ClaudeCode,
+            Source::Openai => ImportSource::Openai,
+            Source::Anthropic => ImportSource::Anthropic,
+            Source::Mcp => ImportSource::Mcp,
+        }
+    }
+}
 
 /// Audit the recorded tool calls of an AI agent, without calling any tool.
 #[derive(Debug, Parser)]
@@ -45,7 +88,7 @@ impl FromArgs {
     /// The import options, when --from was given.
     fn options(self) -> Option<Options> {
         self.from.map(|source| Options {
-            source,
+            source: source.into(),
             strict: self.strict,
         })
     }
@@ -289,10 +332,10 @@ fn run(command: Command, colored: bool) -> Result<Outcome, Error> {
             from,
             output,
             strict,
-        } => import::commands::import_command(
+        } => import_cmd::import_command(
             &file,
             Options {
-                source: from,
+                source: from.into(),
                 strict,
             },
             output.as_deref(),
@@ -306,7 +349,7 @@ fn run(command: Command, colored: bool) -> Result<Outcome, Error> {
         } => match from.options() {
             None => format::replay(&file, &mutating_tool, format, colored),
             Some(options) => {
-                import::commands::replay(&file, options, &mutating_tool, format, colored, stderr)
+                import_cmd::replay(&file, options, &mutating_tool, format, colored, stderr)
             }
         },
         Command::Scope {
@@ -317,7 +360,7 @@ fn run(command: Command, colored: bool) -> Result<Outcome, Error> {
         } => match from.options() {
             None => format::scope(&file, &scope, format, colored),
             Some(options) => {
-                import::commands::scope(&file, &scope, options, format, colored, stderr)
+                import_cmd::scope(&file, &scope, options, format, colored, stderr)
             }
         },
         Command::Seal {
@@ -327,11 +370,11 @@ fn run(command: Command, colored: bool) -> Result<Outcome, Error> {
             ..
         } => match from.options() {
             None => append::append(&sealed, &file),
-            Some(options) => import::commands::append(&sealed, &file, options, stderr),
+            Some(options) => import_cmd::append(&sealed, &file, options, stderr),
         },
         Command::Seal { file, output, from, .. } => match from.options() {
             None => commands::seal(&file, output.as_deref()),
-            Some(options) => import::commands::seal(&file, options, output.as_deref(), stderr),
+            Some(options) => import_cmd::seal(&file, options, output.as_deref(), stderr),
         },
         Command::Verify {
             file,
@@ -374,7 +417,7 @@ fn run(command: Command, colored: bool) -> Result<Outcome, Error> {
         Command::Head { file } => trust::head(&file),
         Command::Diff { a, b, from } => match from.options() {
             None => diff::diff(&a, &b, colored),
-            Some(options) => import::commands::diff(&a, &b, options, colored, stderr),
+            Some(options) => import_cmd::diff(&a, &b, options, colored, stderr),
         },
         Command::Completions { shell } => Ok(text(shell::completions(shell, &mut Cli::command()))),
         Command::Man => Ok(text(shell::man(Cli::command()))),

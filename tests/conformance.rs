@@ -5,7 +5,7 @@ use std::fs;
 use std::path::Path;
 
 use assert_cmd::Command;
-use toolreplay::{canonical, json};
+use toolreplay_core::{canonical, json};
 
 #[test]
 fn canonical_encoding_matches_cpython() {

@@ -3,12 +3,11 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::Config;
-use toolreplay::chain::{self, Sealer, Verdict, Verifier};
-use toolreplay::json::{self, Value};
-use toolreplay::replay::Replay;
-use toolreplay::report;
-use toolreplay::transcript::{Links, ReadError, Record, Records};
-use toolreplay::{canonical, transcript};
+use toolreplay_core::chain::{self, Sealer, Verdict, Verifier};
+use toolreplay_core::json::{self, Value};
+use toolreplay_core::replay::Replay;
+use toolreplay_core::transcript::{Links, ReadError, Record, Records};
+use toolreplay_core::{canonical, transcript};
 
 /// Strings with the characters that matter to the encoding: ASCII, controls, quotes,
 /// backslashes, non-ASCII, astral characters, line separators.
@@ -311,7 +310,7 @@ proptest! {
             for record in records {
                 replay.observe(record.index + 1, record);
             }
-            report::render_replay(&replay.finish())
+            replay.finish()
         };
         prop_assert_eq!(report(&tight), report(&spaced));
     }
@@ -327,12 +326,12 @@ proptest! {
             let record = transcript::parse_record(line_number, line, number as u64)
                 .expect("valid record");
             let call = transcript::parse_unplaced_with(line_number, line, |r| {
-                toolreplay::replay::fingerprints(r.tool, r.args, r.response)
+                toolreplay_core::replay::fingerprints(r.tool, r.args, r.response)
             })
             .expect("valid call");
             prop_assert_eq!(call.place(number as u64), Ok(number as u64));
             prop_assert_eq!(&call.tool, &record.tool);
-            let expected = toolreplay::replay::fingerprints(
+            let expected = toolreplay_core::replay::fingerprints(
                 &record.tool,
                 &canonical::encode(&record.args),
                 &canonical::encode(&record.response),
@@ -483,8 +482,7 @@ proptest! {
         let cut = cut.min(records.len());
         let whole = seal(&records);
         let first = seal(&records[..cut]);
-        let checked = toolreplay::sealed::check_reader(
-            std::path::Path::new("t"),
+        let checked = toolreplay_core::sealed::check_reader(
             first.as_bytes(),
             None,
         )
@@ -503,36 +501,36 @@ proptest! {
 
     #[test]
     fn head_statements_read_back_as_pins(links in any::<u64>(), digest in "[0-9a-f]{64}") {
-        let head = toolreplay::sealed::Head { links, digest };
-        let statement = toolreplay::head::statement(&head);
+        let head = toolreplay_core::sealed::Head { links, digest };
+        let statement = toolreplay_core::head::statement(&head);
         prop_assert_eq!(
-            toolreplay::head::parse_pin(statement.as_bytes()),
-            Ok(toolreplay::head::Pin::Statement(head))
+            toolreplay_core::head::parse_pin(statement.as_bytes()),
+            Ok(toolreplay_core::head::Pin::Statement(head))
         );
     }
 
     #[test]
     fn head_files_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..200), text in signers_text()) {
-        let _ = toolreplay::head::parse_pin(&bytes);
-        let _ = toolreplay::head::parse_pin(text.as_bytes());
-        let with_origin = format!("{}\n{text}", toolreplay::head::ORIGIN);
-        let _ = toolreplay::head::parse_pin(with_origin.as_bytes());
+        let _ = toolreplay_core::head::parse_pin(&bytes);
+        let _ = toolreplay_core::head::parse_pin(text.as_bytes());
+        let with_origin = format!("{}\n{text}", toolreplay_core::head::ORIGIN);
+        let _ = toolreplay_core::head::parse_pin(with_origin.as_bytes());
     }
 
     #[test]
     fn allowed_signers_and_patterns_never_panic(text in signers_text(), identity in signers_text()) {
-        let _ = toolreplay::allowed_signers::entries_for(&text, &identity);
-        let _ = toolreplay::allowed_signers::entries_for(&format!("{identity} {text}"), &identity);
-        let _ = toolreplay::allowed_signers::match_pattern_list(&identity, &text);
-        let _ = toolreplay::allowed_signers::match_pattern_list(&text, &identity);
+        let _ = toolreplay_core::allowed_signers::entries_for(&text, &identity);
+        let _ = toolreplay_core::allowed_signers::entries_for(&format!("{identity} {text}"), &identity);
+        let _ = toolreplay_core::allowed_signers::match_pattern_list(&identity, &text);
+        let _ = toolreplay_core::allowed_signers::match_pattern_list(&text, &identity);
     }
 
     #[test]
     fn a_pattern_matches_itself_and_star_matches_all(text in "[a-z@.]{0,20}") {
-        prop_assert_eq!(toolreplay::allowed_signers::match_pattern_list(&text, &text), Some(true));
-        prop_assert_eq!(toolreplay::allowed_signers::match_pattern_list(&text, "*"), Some(true));
+        prop_assert_eq!(toolreplay_core::allowed_signers::match_pattern_list(&text, &text), Some(true));
+        prop_assert_eq!(toolreplay_core::allowed_signers::match_pattern_list(&text, "*"), Some(true));
         prop_assert_eq!(
-            toolreplay::allowed_signers::match_pattern_list(&text, &format!("!{text},*")),
+            toolreplay_core::allowed_signers::match_pattern_list(&text, &format!("!{text},*")),
             Some(false)
         );
     }

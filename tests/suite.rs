@@ -7,7 +7,7 @@
 use std::fs;
 use std::path::PathBuf;
 
-use toolreplay::json;
+use toolreplay_core::json;
 
 fn corpus() -> Vec<(String, Vec<u8>)> {
     let dir =
@@ -204,7 +204,7 @@ fn canonicalize_agrees_with_parse_on_every_file() {
         let Ok(text) = json::decode_document(&bytes) else {
             continue;
         };
-        let tree = json::parse(text).map(|value| toolreplay::canonical::encode(&value));
+        let tree = json::parse(text).map(|value| toolreplay_core::canonical::encode(&value));
         let mut out = Vec::new();
         let direct = json::canonicalize(text, &mut out).map(|_| out);
         assert_eq!(

@@ -9,8 +9,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolreplay::canonical;
-use toolreplay::json::{self, FieldValue, Value};
+use toolreplay_core::canonical;
+use toolreplay_core::json::{self, FieldValue, Value};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

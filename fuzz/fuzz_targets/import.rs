@@ -4,8 +4,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolreplay::import::{self, ImportError, Source};
-use toolreplay::transcript::parse_canonical_record;
+use toolreplay_core::import::{self, ImportError, Source};
+use toolreplay_core::transcript::parse_canonical_record;
 
 const SOURCES: [Source; 5] = [
     Source::Auto,

@@ -11,10 +11,10 @@
 use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
-use toolreplay::policy::Policy;
-use toolreplay::report::FindingKind;
-use toolreplay::scope::Scope;
-use toolreplay::{canonical, json};
+use toolreplay_core::policy::Policy;
+use toolreplay_core::finding::FindingKind;
+use toolreplay_core::scope::Scope;
+use toolreplay_core::{canonical, json};
 
 const POLICY_JSON: &str = r#"{
   "agent": "fuzz",

@@ -10,9 +10,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolreplay::canonical;
-use toolreplay::chain::{Draft, GENESIS, Sealer, Verdict, Verifier};
-use toolreplay::transcript::{Lines, Links, ReadError, Records, parse_unplaced_with};
+use toolreplay_core::canonical;
+use toolreplay_core::chain::{Draft, GENESIS, Sealer, Verdict, Verifier};
+use toolreplay_core::transcript::{Lines, Links, ReadError, Records, parse_unplaced_with};
 
 fuzz_target!(|data: &[u8]| {
     // 1. As a sealed transcript, the way `verify` walks it: stop at the first error.

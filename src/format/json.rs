@@ -66,10 +66,10 @@
 
 use serde::Serialize;
 
-use crate::chain::{BrokenField, Verdict};
-use crate::replay::ReplayReport;
-use crate::report::{self, Finding};
-use crate::scope::ScopeReport;
+use toolreplay_core::chain::{BrokenField, Verdict};
+use toolreplay_core::finding::{self, Finding};
+use toolreplay_core::replay::ReplayReport;
+use toolreplay_core::scope::ScopeReport;
 
 /// The version of the JSON report format.
 pub const FORMAT_VERSION: u32 = 1;
@@ -93,7 +93,7 @@ fn findings<'a>(findings: &'a [Finding], agent: &str) -> Vec<JsonFinding<'a>> {
             line: f.line,
             tool: &f.tool,
             related_index: f.kind.related_index(),
-            message: report::finding_message(f, agent),
+            message: finding::finding_message(f, agent),
         })
         .collect()
 }

@@ -8,14 +8,14 @@ pub mod sarif;
 
 use std::path::Path;
 
-use crate::chain::Verdict;
 use crate::color;
 use crate::commands::{self, Outcome, Output};
 use crate::error::Error;
 use crate::input;
-use crate::replay::ReplayReport;
-use crate::report;
-use crate::scope::ScopeReport;
+use crate::render;
+use toolreplay_core::chain::Verdict;
+use toolreplay_core::replay::ReplayReport;
+use toolreplay_core::scope::ScopeReport;
 
 /// The format of a report: the variants' documentation is their `--help` text;
 /// the JSON schema is in [`json`], the SARIF layout in [`sarif`].
@@ -34,7 +34,7 @@ pub enum Format {
 /// text only.
 pub fn render_replay(report: &ReplayReport, file: &str, format: Format, colored: bool) -> String {
     match format {
-        Format::Text => color::maybe(report::render_replay(report), colored),
+        Format::Text => color::maybe(render::render_replay(report), colored),
         Format::Json => json::replay(report, file),
         Format::Sarif => sarif::replay(report, file),
     }
@@ -49,7 +49,7 @@ pub fn render_scope(
     colored: bool,
 ) -> String {
     match format {
-        Format::Text => color::maybe(report::render_scope(report), colored),
+        Format::Text => color::maybe(render::render_scope(report), colored),
         Format::Json => json::scope(report, file, scope),
         Format::Sarif => sarif::scope(report, file),
     }
@@ -58,7 +58,7 @@ pub fn render_scope(
 /// The verify report in `format`.
 pub fn render_verify(verdict: &Verdict, file: &str, format: Format, colored: bool) -> String {
     match format {
-        Format::Text => color::maybe(report::render_verify(verdict), colored),
+        Format::Text => color::maybe(render::render_verify(verdict), colored),
         Format::Json => json::verify(verdict, file),
         Format::Sarif => sarif::verify(verdict, file),
     }

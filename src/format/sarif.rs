@@ -12,7 +12,7 @@
 //! `<stdin>`, so `%3Cstdin%3E`) and whose `region.startLine` is the physical line of
 //! the record, and `partialFingerprints."toolreplay/v1"`: the SHA-256 of the rule id,
 //! a NUL byte and the call's fingerprint (SHA-256 of the canonical tool name followed
-//! by the canonical arguments, see [`crate::fingerprint`]), in hex, then `:` and the
+//! by the canonical arguments, see [`toolreplay_core::fingerprint`]), in hex, then `:` and the
 //! occurrence of that value among the run's results (1, 2, ...). It does not depend
 //! on line numbers or indices, so a dashboard follows a finding when calls are added
 //! before it. Keys are written sorted, so the output is byte-stable.
@@ -20,10 +20,10 @@
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::chain::{BrokenField, Verdict};
-use crate::replay::ReplayReport;
-use crate::report::{self, Finding};
-use crate::scope::ScopeReport;
+use toolreplay_core::chain::{BrokenField, Verdict};
+use toolreplay_core::finding::{self, Finding};
+use toolreplay_core::replay::ReplayReport;
+use toolreplay_core::scope::ScopeReport;
 
 /// The SARIF schema the log declares.
 pub const SCHEMA: &str =
@@ -204,7 +204,7 @@ fn from_findings(findings: &[Finding], agent: &str) -> Vec<Found> {
         .iter()
         .map(|f| Found {
             rule: f.kind.name(),
-            message: format!("index {}: {}", f.index, report::finding_message(f, agent)),
+            message: format!("index {}: {}", f.index, finding::finding_message(f, agent)),
             line: f.line,
             call: f.call,
         })
@@ -246,8 +246,8 @@ pub fn verify(verdict: &Verdict, file: &str) -> String {
                 rule: "broken-chain",
                 message: format!(
                     "index {position}: link is broken: {what} (expected {}, found {})",
-                    report::shown_field(expected),
-                    report::shown_field(found)
+                    finding::shown_field(expected),
+                    finding::shown_field(found)
                 ),
                 line: *line,
                 call: *call,

@@ -12,14 +12,17 @@ use std::path::Path;
 
 use crate::atomic::AtomicFile;
 use crate::commands::{self, Outcome, Output, Status};
-use crate::diff::Difference;
 use crate::error::Error;
 use crate::format::{self, Format};
 use crate::input;
-use crate::report::Finding;
 use crate::spool::Spool;
+use toolreplay_core::diff::Difference;
+use toolreplay_core::finding::Finding;
 
-use super::{ImportError, MAX_IMPORT_BYTES, Source, import, summary, write_transcript};
+use std::fmt::Write as _;
+use toolreplay_core::import::{
+    ImportError, Imported, MAX_IMPORT_BYTES, Source, import, summary, write_transcript,
+};
 
 /// How to import: the format to read, and whether warnings are errors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,7 +107,7 @@ pub fn load(path: &Path, options: Options, diagnostics: &mut dyn Write) -> Resul
         },
     })?;
     drop(bytes);
-    let told = super::diagnostics(&imported, &name, options.strict);
+    let told = told(&imported, &name, options.strict);
     // If stderr is gone there is nobody left to tell.
     let _ = diagnostics.write_all(told.as_bytes());
     if options.strict
@@ -246,7 +249,8 @@ pub fn diff(
     crate::diff::check_stdin(a, b)?;
     let mut left = load(a, options, diagnostics)?;
     let mut right = load(b, options, diagnostics)?;
-    let mut report = crate::diff::compare_from(a, left.reader(), b, right.reader())?;
+    let mut report = toolreplay_core::diff::compare(left.reader(), right.reader())
+        .map_err(|err| crate::diff::diff_error(a, b, err))?;
     // Calls are placed on their lines in the inputs.
     match &mut report.first {
         Some(Difference::Call { index, a, b, .. }) => {
@@ -262,4 +266,26 @@ pub fn diff(
         None => {}
     }
     Ok(crate::diff::outcome(&report, colored))
+}
+
+/// What an import tells on stderr, each line ending with LF: with `--from auto`,
+/// `note: NAME: detected format F`; then each warning as
+/// `warning: NAME:LINE: message`; then, when there were warnings and `strict` is off,
+/// the summary `warning: NAME: N warnings: ...`.
+fn told(imported: &Imported, name: &str, strict: bool) -> String {
+    let mut out = String::new();
+    if imported.detected {
+        let _ = writeln!(
+            out,
+            "note: {name}: detected format {}",
+            imported.format.name()
+        );
+    }
+    for warning in &imported.warnings {
+        let _ = writeln!(out, "warning: {name}:{}: {}", warning.line, warning.message);
+    }
+    if !strict && let Some(summary) = summary(&imported.warnings) {
+        let _ = writeln!(out, "warning: {name}: {summary}");
+    }
+    out
 }

@@ -5,7 +5,7 @@ use std::collections::{BTreeSet, HashMap};
 use sha2::{Digest, Sha256};
 
 use crate::canonical;
-use crate::report::{Finding, FindingKind};
+use crate::finding::{Finding, FindingKind};
 use crate::transcript::Record;
 
 /// The tools whose calls change state unless told otherwise.

@@ -46,16 +46,14 @@
 
 pub mod anthropic;
 pub mod claude_code;
-pub mod commands;
 pub mod mcp;
 pub mod openai;
 
 use std::collections::{BTreeMap, VecDeque};
-use std::fmt::Write as _;
 
 use crate::canonical;
+use crate::finding::quote_name;
 use crate::json::{self, MAX_DEPTH, Value};
-use crate::report::quote_name;
 use crate::transcript::{LineError, line_text};
 
 /// The largest input read, in bytes: 1 GiB. An input is read whole (its calls are
@@ -66,7 +64,7 @@ pub const MAX_IMPORT_BYTES: u64 = 1 << 30;
 pub const NO_RESULT: &[u8] = b"{\"no_result\":true}";
 
 /// The format to read an input as, as `--from` names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
     /// Recognise the format from the content (and say which on stderr).
     Auto,
@@ -726,28 +724,6 @@ pub fn write_transcript(calls: &[Call], out: &mut Vec<u8>) {
         out.extend_from_slice(&call.response);
         out.extend_from_slice(b"}\n");
     }
-}
-
-/// What an import tells on stderr, each line ending with LF: with `--from auto`,
-/// `note: NAME: detected format F`; then each warning as
-/// `warning: NAME:LINE: message`; then, when there were warnings and `strict` is off,
-/// the summary `warning: NAME: N warnings: ...`.
-pub fn diagnostics(imported: &Imported, name: &str, strict: bool) -> String {
-    let mut out = String::new();
-    if imported.detected {
-        let _ = writeln!(
-            out,
-            "note: {name}: detected format {}",
-            imported.format.name()
-        );
-    }
-    for warning in &imported.warnings {
-        let _ = writeln!(out, "warning: {name}:{}: {}", warning.line, warning.message);
-    }
-    if !strict && let Some(summary) = summary(&imported.warnings) {
-        let _ = writeln!(out, "warning: {name}: {summary}");
-    }
-    out
 }
 
 /// `N warnings: 1 call without a result, 2 skipped items`, or `None` without

@@ -1,33 +1,11 @@
 //! Reading transcripts and sealed transcripts: JSON Lines, strictly (spec sections 1
 //! and 6).
 
-use std::io::{self, BufRead};
+use std::io::BufRead;
 
 use crate::json::{self, FieldValue, Kind, Value};
 
-/// An input error: what is wrong, on which 1-based physical line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LineError {
-    /// The 1-based physical line number.
-    pub line: u64,
-    /// What is wrong there.
-    pub message: String,
-}
-
-/// Why a line could not be read.
-#[derive(Debug)]
-pub enum ReadError {
-    /// The bytes could not be read at all.
-    Io(io::Error),
-    /// The bytes were read but are not a valid line.
-    Input(LineError),
-}
-
-impl From<LineError> for ReadError {
-    fn from(err: LineError) -> Self {
-        ReadError::Input(err)
-    }
-}
+pub use crate::error::{LineError, ReadError};
 
 /// The non-blank lines of a JSON Lines input, with their physical line numbers.
 ///

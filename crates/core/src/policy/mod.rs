@@ -17,8 +17,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
 use crate::canonical;
+use crate::finding::{FindingKind, quote_name};
 use crate::json::{self, Value, member as get};
-use crate::report::{FindingKind, quote_name};
 
 use detectors::{Group, Library, Scanner};
 use paths::{Globs, PathRule, PathVerdict};

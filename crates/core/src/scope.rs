@@ -3,9 +3,9 @@
 use std::collections::HashSet;
 
 use crate::canonical;
+use crate::finding::{Finding, FindingKind};
 use crate::json::{self, ParseError, Value};
 use crate::policy::{self, Policy, sequence::Sequence};
-use crate::report::{Finding, FindingKind};
 use crate::transcript::Record;
 
 /// A declared scope: an agent, the tools it may call, and maybe policy rules.

@@ -1,13 +1,6 @@
-//! Findings and the text reports of every command (spec sections 3, 4 and 6).
-//!
-//! Renderers are pure: they return the report's text, and the caller decides where it
-//! goes.
+//! Findings of the audits (spec sections 3 and 4) and the words that name them.
 
 use std::fmt::Write as _;
-
-use crate::chain::Verdict;
-use crate::replay::ReplayReport;
-use crate::scope::ScopeReport;
 
 /// What was found, with what the finding refers to.
 ///
@@ -109,7 +102,7 @@ pub fn quote_name(name: &str) -> String {
 }
 
 /// Writes `text` with the escapes of [`quote_name`], without the quotes.
-fn escape_into(text: &str, out: &mut String) {
+pub(crate) fn escape_into(text: &str, out: &mut String) {
     for c in text.chars() {
         match c {
             '\\' => out.push_str("\\\\"),
@@ -149,59 +142,6 @@ pub fn finding_message(finding: &Finding, agent: &str) -> String {
         | FindingKind::BudgetExceeded { detail }
         | FindingKind::SensitiveResponse { detail }
         | FindingKind::FlowViolation { detail, .. } => format!("tool {tool} {detail}"),
-    }
-}
-
-fn finding_line(finding: &Finding, agent: &str, out: &mut String) {
-    let _ = writeln!(
-        out,
-        "index {}: {}: {}",
-        finding.index,
-        finding.kind.name(),
-        finding_message(finding, agent)
-    );
-}
-
-/// The text report of `replay`.
-pub fn render_replay(report: &ReplayReport) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "calls: {}", report.calls);
-    let _ = match report.divergence {
-        Some(index) => writeln!(out, "divergence: index {index}"),
-        None => writeln!(out, "divergence: none"),
-    };
-    let _ = writeln!(out, "findings: {}", report.findings.len());
-    for finding in &report.findings {
-        finding_line(finding, "", &mut out);
-    }
-    out
-}
-
-/// The text report of `scope`.
-pub fn render_scope(report: &ScopeReport) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "calls: {}", report.calls);
-    let _ = writeln!(out, "findings: {}", report.findings.len());
-    for finding in &report.findings {
-        finding_line(finding, &report.agent, &mut out);
-    }
-    out
-}
-
-/// The text report of `verify`.
-pub fn render_verify(verdict: &Verdict) -> String {
-    match verdict {
-        Verdict::Intact { .. } => "chain: intact\n".to_owned(),
-        Verdict::Broken {
-            position,
-            expected,
-            found,
-            ..
-        } => format!(
-            "chain: broken\nfirst broken link: index {position}\nexpected: {}\nfound: {}\n",
-            shown_field(expected),
-            shown_field(found)
-        ),
     }
 }
 

@@ -3,11 +3,8 @@
 //! and its head.
 
 use std::io::BufRead;
-use std::path::Path;
 
 use crate::chain::{GENESIS, Verdict, Verifier};
-use crate::error::Error;
-use crate::report;
 use crate::transcript::{Links, ReadError};
 
 /// The head of an intact chain: how many links it has and the last digest.
@@ -30,48 +27,27 @@ pub struct Checked {
 }
 
 impl Checked {
-    /// The head of the chain, or the refusal to go on with a broken one: the `verify`
-    /// report followed by `refused: {path}: {what}`.
-    pub fn head_or_refuse(&self, path: &Path, what: &str) -> Result<Head, Error> {
+    /// The head of the chain when it is intact.
+    pub fn head(&self) -> Option<Head> {
         match &self.verdict {
-            Verdict::Intact { links, head } => Ok(Head {
+            Verdict::Intact { links, head } => Some(Head {
                 links: *links,
                 digest: head.clone(),
             }),
-            broken @ Verdict::Broken { .. } => Err(Error::Refused {
-                report: report::render_verify(broken),
-                refused: format!(
-                    "{}: the chain is broken; {what}",
-                    crate::input::display(path)
-                ),
-            }),
+            Verdict::Broken { .. } => None,
         }
     }
 }
 
-/// Opens an input for reading: a file, or standard input for `-`.
-pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>, Error> {
-    crate::input::open(path)
-}
-
-/// The error of a line of `path` that could not be read.
-pub fn read_error(path: &Path, err: ReadError) -> Error {
-    Error::reading(path, err)
-}
-
-/// Checks the sealed transcript read from `reader` (named `path` in errors) as
+/// Checks the sealed transcript read from `reader` as
 /// `verify` does, reading it whole, and notes where the chain's digest was
 /// `look_for`.
-pub fn check_reader(
-    path: &Path,
-    reader: impl BufRead,
-    look_for: Option<&str>,
-) -> Result<Checked, Error> {
+pub fn check_reader(reader: impl BufRead, look_for: Option<&str>) -> Result<Checked, ReadError> {
     let mut verifier = Verifier::new();
     let mut found_at = look_for.filter(|digest| *digest == GENESIS).map(|_| 0);
     let mut seen = 0u64;
     for item in Links::new(reader) {
-        let (line, link) = item.map_err(|err| read_error(path, err))?;
+        let (line, link) = item?;
         verifier.check(line, &link);
         seen += 1;
         if found_at.is_none() && look_for == Some(link.digest.as_str()) {
@@ -83,9 +59,4 @@ pub fn check_reader(
         found_at = None;
     }
     Ok(Checked { verdict, found_at })
-}
-
-/// Checks the sealed transcript at `path`; see [`check_reader`].
-pub fn check(path: &Path, look_for: Option<&str>) -> Result<Checked, Error> {
-    check_reader(path, open(path)?, look_for)
 }

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::report::{FindingKind, quote_name};
+use crate::finding::{FindingKind, quote_name};
 
 /// Call budgets: every recorded call counts, whatever its response.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -104,7 +104,7 @@ impl Sequence {
 #[cfg(test)]
 mod tests {
     use super::{Budgets, Flow, Sequence};
-    use crate::report::FindingKind;
+    use crate::finding::FindingKind;
 
     #[test]
     fn budgets_and_flows() {

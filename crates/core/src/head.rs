@@ -13,18 +13,14 @@
 //! empty chain). It is exactly the message that `sign` signs, and what `verify
 //! --head` accepts as a pinned head, as does a bare 64-digit digest.
 
-use std::fmt::Write as _;
-use std::io::Read as _;
-use std::path::Path;
-
-use crate::error::Error;
-use crate::sealed::{self, Head};
+use crate::error::LineError;
+use crate::sealed::Head;
 
 /// The first line of the statement: what it is about, and its version.
 pub const ORIGIN: &str = "toolreplay/sealed-transcript/v1";
 
-/// The largest head file read, in bytes.
-const MAX_HEAD_BYTES: u64 = 4096;
+/// The largest head file worth reading, in bytes.
+pub const MAX_HEAD_BYTES: u64 = 4096;
 
 /// The statement of `head`: origin, link count and digest, each line ending with LF.
 pub fn statement(head: &Head) -> String {
@@ -55,33 +51,11 @@ impl Pin {
     }
 }
 
-/// The pinned head named by `--head`: the argument itself when it is a digest (64
-/// lowercase hex digits), otherwise a file holding a statement or a digest.
-pub fn read_pin(arg: &str) -> Result<Pin, Error> {
-    if is_digest(arg) {
-        return Ok(Pin::Digest(arg.to_owned()));
-    }
-    let path = Path::new(arg);
-    let mut bytes = Vec::new();
-    sealed::open(path)?
-        .take(MAX_HEAD_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|source| Error::Read {
-            path: crate::input::display(path),
-            source,
-        })?;
-    parse_pin(&bytes).map_err(|(line, message)| Error::Input {
-        path: crate::input::display(path),
-        line,
-        message,
-    })
-}
-
 /// Parses a head file: the statement as `head` prints it, or one line holding a
 /// digest; the final LF may be missing. Errors give the 1-based line and the problem.
-pub fn parse_pin(bytes: &[u8]) -> Result<Pin, (u64, String)> {
+pub fn parse_pin(bytes: &[u8]) -> Result<Pin, LineError> {
     let Ok(text) = std::str::from_utf8(bytes) else {
-        return Err((1, "not a head: invalid UTF-8".to_owned()));
+        return Err(LineError::new(1, "not a head: invalid UTF-8"));
     };
     let body = text.strip_suffix('\n').unwrap_or(text);
     if is_digest(body) {
@@ -89,7 +63,7 @@ pub fn parse_pin(bytes: &[u8]) -> Result<Pin, (u64, String)> {
     }
     let lines: Vec<&str> = body.split('\n').collect();
     if lines.first() != Some(&ORIGIN) {
-        return Err((
+        return Err(LineError::new(
             1,
             format!("not a head: expected \"{ORIGIN}\" or a digest of 64 lowercase hex digits"),
         ));
@@ -99,13 +73,16 @@ pub fn parse_pin(bytes: &[u8]) -> Result<Pin, (u64, String)> {
         .parse::<u64>()
         .ok()
         .filter(|n| n.to_string() == count)
-        .ok_or((2, "expected the number of links".to_owned()))?;
+        .ok_or_else(|| LineError::new(2, "expected the number of links"))?;
     let digest = lines.get(2).copied().unwrap_or("");
     if !is_digest(digest) {
-        return Err((3, "expected a digest of 64 lowercase hex digits".to_owned()));
+        return Err(LineError::new(
+            3,
+            "expected a digest of 64 lowercase hex digits",
+        ));
     }
     if lines.len() > 3 {
-        return Err((4, "expected the end of the head".to_owned()));
+        return Err(LineError::new(4, "expected the end of the head"));
     }
     Ok(Pin::Statement(Head {
         links,
@@ -113,66 +90,48 @@ pub fn parse_pin(bytes: &[u8]) -> Result<Pin, (u64, String)> {
     }))
 }
 
+/// How the head of an intact chain stands to a pinned head.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeadVerdict {
+    /// The chain ends at the pinned head.
+    Matches,
+    /// The pinned head is in the chain, `extra` links before its end.
+    Extended {
+        /// How many links follow the pinned head.
+        extra: u64,
+    },
+    /// The pinned head has more links than the chain: it was cut or re-sealed.
+    Truncated,
+    /// The pinned head is nowhere in the chain: it was re-sealed or cut.
+    NotInChain,
+}
+
+impl HeadVerdict {
+    /// Whether the chain ends at the pinned head.
+    pub fn matches(self) -> bool {
+        self == HeadVerdict::Matches
+    }
+}
+
 /// Compares the head of an intact chain with a pinned head. `found_at` is after how
-/// many links the chain's digest was the pinned digest. Returns whether they match
-/// and the report's lines, each ending with LF.
-pub fn compare(pin: &Pin, head: &Head, found_at: Option<u64>) -> (bool, String) {
+/// many links the chain's digest was the pinned digest.
+pub fn compare(pin: &Pin, head: &Head, found_at: Option<u64>) -> HeadVerdict {
     let pinned_links = match pin {
         Pin::Statement(pinned) => Some(pinned.links),
         Pin::Digest(_) => None,
     };
     // Where the pinned head lies in this chain, if it is a head of it at all.
     let at = found_at.filter(|at| pinned_links.is_none_or(|links| links == *at));
-    let mut out = String::new();
     match at {
-        Some(at) if at == head.links => {
-            out.push_str("head: matches\n");
-            return (true, out);
-        }
-        Some(at) => {
-            let extra = head.links - at;
-            let _ = writeln!(
-                out,
-                "head: differs: extended, {extra} {} after the pinned head",
-                plural(extra)
-            );
-        }
+        Some(at) if at == head.links => HeadVerdict::Matches,
+        Some(at) => HeadVerdict::Extended {
+            extra: head.links.saturating_sub(at),
+        },
         None => match pinned_links {
-            Some(links) if links > head.links => {
-                let _ = writeln!(
-                    out,
-                    "head: differs: truncated or re-sealed, {} {} where the pinned head has {links}",
-                    head.links,
-                    plural(head.links)
-                );
-            }
-            _ => out.push_str(
-                "head: differs: re-sealed or truncated, the pinned head is not in this chain\n",
-            ),
+            Some(links) if links > head.links => HeadVerdict::Truncated,
+            _ => HeadVerdict::NotInChain,
         },
     }
-    let _ = match pin {
-        Pin::Statement(pinned) => writeln!(
-            out,
-            "pinned: {} {}, {}",
-            pinned.links,
-            plural(pinned.links),
-            pinned.digest
-        ),
-        Pin::Digest(digest) => writeln!(out, "pinned: {digest}"),
-    };
-    let _ = writeln!(
-        out,
-        "found: {} {}, {}",
-        head.links,
-        plural(head.links),
-        head.digest
-    );
-    (false, out)
-}
-
-fn plural(n: u64) -> &'static str {
-    if n == 1 { "link" } else { "links" }
 }
 
 #[cfg(test)]
@@ -195,13 +154,13 @@ mod tests {
     #[test]
     fn bad_heads_name_their_line() {
         assert_eq!(parse_pin(D.as_bytes()), Ok(Pin::Digest(D.to_owned())));
-        assert_eq!(parse_pin(b"x\n").unwrap_err().0, 1);
+        assert_eq!(parse_pin(b"x\n").unwrap_err().line, 1);
         let bad_count = format!("{ORIGIN}\n012\n{D}\n");
-        assert_eq!(parse_pin(bad_count.as_bytes()).unwrap_err().0, 2);
+        assert_eq!(parse_pin(bad_count.as_bytes()).unwrap_err().line, 2);
         let upper = format!("{ORIGIN}\n1\n{}\n", D.to_uppercase());
-        assert_eq!(parse_pin(upper.as_bytes()).unwrap_err().0, 3);
+        assert_eq!(parse_pin(upper.as_bytes()).unwrap_err().line, 3);
         let more = format!("{ORIGIN}\n1\n{D}\n\n");
-        assert_eq!(parse_pin(more.as_bytes()).unwrap_err().0, 4);
-        assert_eq!(parse_pin(b"\xff").unwrap_err().0, 1);
+        assert_eq!(parse_pin(more.as_bytes()).unwrap_err().line, 4);
+        assert_eq!(parse_pin(b"\xff").unwrap_err().line, 1);
     }
 }

@@ -31,8 +31,7 @@ pub struct Entry {
     pub cert_authority: bool,
 }
 
-/// An error in a line: its 1-based number and what is wrong.
-pub type LineError = (u64, String);
+pub use crate::error::LineError;
 
 /// The entries of the allowed signers file `text` whose principals match `identity`.
 pub fn entries_for(text: &str, identity: &str) -> Result<Vec<Entry>, LineError> {
@@ -44,9 +43,10 @@ pub fn entries_for(text: &str, identity: &str) -> Result<Vec<Entry>, LineError> 
         if rest.is_empty() || rest.starts_with('#') {
             continue;
         }
-        let (principals, rest) = token(rest).ok_or((line, "invalid line".to_owned()))?;
+        let (principals, rest) =
+            token(rest).ok_or_else(|| LineError::new(line, "invalid line".to_owned()))?;
         if rest.trim_start_matches([' ', '\t']).is_empty() {
-            return Err((
+            return Err(LineError::new(
                 line,
                 "expected a public key after the principals".to_owned(),
             ));
@@ -66,7 +66,8 @@ fn entry(line: u64, rest: &str) -> Result<Entry, LineError> {
     let key_text = if is_key_type(rest) {
         rest
     } else {
-        let (options, after) = token(rest).ok_or((line, "invalid options".to_owned()))?;
+        let (options, after) =
+            token(rest).ok_or_else(|| LineError::new(line, "invalid options".to_owned()))?;
         for option in split_options(&options) {
             let (name, value) = match option.split_once('=') {
                 Some((name, value)) => (name, Some(value)),
@@ -78,19 +79,24 @@ fn entry(line: u64, rest: &str) -> Result<Entry, LineError> {
                     let unquoted = value
                         .strip_prefix('"')
                         .and_then(|v| v.strip_suffix('"'))
-                        .ok_or((line, "namespaces must be in double quotes".to_owned()))?;
+                        .ok_or_else(|| {
+                            LineError::new(line, "namespaces must be in double quotes".to_owned())
+                        })?;
                     namespaces = Some(unquoted.to_owned());
                 }
                 ("valid-after" | "valid-before", _) => {
-                    return Err((line, format!("option \"{name}\" is not supported")));
+                    return Err(LineError::new(
+                        line,
+                        format!("option \"{name}\" is not supported"),
+                    ));
                 }
-                _ => return Err((line, format!("unknown option \"{name}\""))),
+                _ => return Err(LineError::new(line, format!("unknown option \"{name}\""))),
             }
         }
         after.trim_start_matches([' ', '\t'])
     };
     let key = PublicKey::from_openssh(key_text.trim_end_matches([' ', '\t']))
-        .map_err(|err| (line, format!("invalid public key: {err}")))?;
+        .map_err(|err| LineError::new(line, format!("invalid public key: {err}")))?;
     Ok(Entry {
         line,
         key,
@@ -251,17 +257,17 @@ mod tests {
         assert!(entries_for(&text, "carol").unwrap().is_empty());
         assert_eq!(
             entries_for(&text, "bob@example.com").unwrap_err(),
-            (1, "unknown option \"bogus\"".to_owned())
+            LineError::new(1, "unknown option \"bogus\"")
         );
         assert_eq!(
             entries_for(&text, "alice").unwrap_err(),
-            (2, "option \"valid-after\" is not supported".to_owned())
+            LineError::new(2, "option \"valid-after\" is not supported")
         );
-        assert_eq!(entries_for("alice\n", "alice").unwrap_err().0, 1);
+        assert_eq!(entries_for("alice\n", "alice").unwrap_err().line, 1);
         assert_eq!(
             entries_for("alice ssh-ed25519 AAAA\n", "alice")
                 .unwrap_err()
-                .0,
+                .line,
             1
         );
     }
