@@ -1,50 +1,35 @@
 //! The canonical encoding (spec section 2): byte for byte what CPython writes with
 //! `json.dumps(value, sort_keys=True, separators=(",", ":"))`.
+//!
+//! This module holds the rules for each piece (strings, floats) and the entry points
+//! [`encode`] and [`write_value`] for anything that is [`Encode`]. It knows nothing of
+//! parsing: [`crate::json`] builds on it, implementing [`Encode`] for its values and
+//! writing canonical bytes straight from JSON text with these same rules.
 
 use std::fmt::Write as _;
 
-use crate::json::Value;
+/// A value with a canonical encoding.
+pub trait Encode {
+    /// Appends the canonical encoding of `self` to `out`.
+    fn write_canonical(&self, out: &mut Vec<u8>);
+}
+
+impl Encode for str {
+    fn write_canonical(&self, out: &mut Vec<u8>) {
+        write_str(self, out);
+    }
+}
 
 /// The canonical encoding of `value`.
-pub fn encode(value: &Value) -> Vec<u8> {
+pub fn encode<T: Encode + ?Sized>(value: &T) -> Vec<u8> {
     let mut out = Vec::new();
-    write_value(value, &mut out);
+    value.write_canonical(&mut out);
     out
 }
 
 /// Appends the canonical encoding of `value` to `out`.
-pub fn write_value(value: &Value, out: &mut Vec<u8>) {
-    match value {
-        Value::Null => out.extend_from_slice(b"null"),
-        Value::Bool(true) => out.extend_from_slice(b"true"),
-        Value::Bool(false) => out.extend_from_slice(b"false"),
-        Value::Int(digits) => out.extend_from_slice(digits.as_bytes()),
-        Value::Float(x) => write_float(*x, out),
-        Value::Str(s) => write_str(s, out),
-        Value::Array(items) => {
-            out.push(b'[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_value(item, out);
-            }
-            out.push(b']');
-        }
-        Value::Object(members) => {
-            // Members are kept sorted by key, as the encoding wants them.
-            out.push(b'{');
-            for (i, (key, item)) in members.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_str(key, out);
-                out.push(b':');
-                write_value(item, out);
-            }
-            out.push(b'}');
-        }
-    }
+pub fn write_value<T: Encode + ?Sized>(value: &T, out: &mut Vec<u8>) {
+    value.write_canonical(out);
 }
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -59,7 +44,7 @@ pub fn write_str(s: &str, out: &mut Vec<u8>) {
 }
 
 /// Appends the canonical form of one character, as inside a string.
-pub fn write_char(c: char, out: &mut Vec<u8>) {
+pub(crate) fn write_char(c: char, out: &mut Vec<u8>) {
     match c {
         '"' => out.extend_from_slice(b"\\\""),
         '\\' => out.extend_from_slice(b"\\\\"),
@@ -130,7 +115,7 @@ pub fn write_float(x: f64, out: &mut Vec<u8>) {
 /// one of that length or shorter to round to its double (15 digits always survive a
 /// round trip through a double), so it is the shortest that reads back, which is what
 /// `repr` writes; the checks on the form make it written the same way.
-pub fn is_float_repr(text: &str) -> bool {
+pub(crate) fn is_float_repr(text: &str) -> bool {
     let digits = text.strip_prefix('-').unwrap_or(text).as_bytes();
     let Some(point) = digits.iter().position(|&b| b == b'.') else {
         return false;
@@ -164,7 +149,7 @@ pub fn is_float_repr(text: &str) -> bool {
 
 /// Python's `repr(float)` of a finite `x`: the shortest digits that read back to `x`,
 /// positional when `1e-4 <= |x| < 1e16`, otherwise in exponent notation.
-pub fn format_float(x: f64, out: &mut String) {
+fn format_float(x: f64, out: &mut String) {
     if x.is_sign_negative() {
         out.push('-');
     }
@@ -212,7 +197,10 @@ fn shortest_digits(x: f64) -> (String, i32) {
     let text = buffer.format_finite(x);
     // Ryu writes `123.45`, `0.0001`, `1e16` or `1.5e-7`.
     let (mantissa, exponent) = text.split_once('e').unwrap_or((text, "0"));
-    let exponent: i32 = exponent.parse().unwrap_or(0);
+    // Ryu writes the exponent as a plain decimal integer.
+    let parsed = exponent.parse::<i32>();
+    debug_assert!(parsed.is_ok(), "Ryu wrote the exponent {exponent:?}");
+    let exponent = parsed.unwrap_or(0);
     let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
     let all = format!("{whole}{fraction}");
     let significant = all.trim_start_matches('0');

@@ -3,7 +3,7 @@
 
 use std::io::BufRead;
 
-use crate::json::{self, FieldValue, Kind, Value};
+use crate::json::{self, FieldValue, JsonType, Value};
 
 pub use crate::error::{LineError, ReadError};
 
@@ -150,16 +150,8 @@ impl Fields {
         scratch: &mut Vec<u8>,
     ) -> Result<Self, LineError> {
         let error = |message: String| LineError { line, message };
-        let fields = match json::parse_fields_in(text, &["args", "response"], scratch) {
-            Ok(Ok(fields)) => fields,
-            Ok(Err(kind)) => {
-                return Err(error(format!(
-                    "expected a JSON object, found {}",
-                    kind.described()
-                )));
-            }
-            Err(err) => return Err(error(err.to_string())),
-        };
+        let fields = json::parse_fields_in(text, &["args", "response"], scratch)
+            .map_err(|err| error(err.to_string()))?;
         if let Some(field) = fields.iter().find(|f| !known.contains(&f.key.as_str())) {
             return Err(error(format!(
                 "unknown field {}",
@@ -186,7 +178,7 @@ impl Fields {
     fn wrong_type(&self, name: &str, wanted: &str, found: &FieldValue) -> LineError {
         self.error(format!(
             "field \"{name}\" must be {wanted}, found {}",
-            found.kind().described()
+            found.json_type().described()
         ))
     }
 
@@ -214,7 +206,7 @@ impl Fields {
     /// Where the object `name` was written in the scratch buffer.
     fn object(&mut self, name: &str) -> Result<std::ops::Range<usize>, LineError> {
         match self.take(name)? {
-            FieldValue::Written(range, Kind::Object) => Ok(range),
+            FieldValue::Written(range, JsonType::Object) => Ok(range),
             other => Err(self.wrong_type(name, "an object", &other)),
         }
     }
