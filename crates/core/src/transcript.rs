@@ -1,7 +1,14 @@
 //! Reading transcripts and sealed transcripts: JSON Lines, strictly (spec sections 1
 //! and 6).
+//!
+//! A line's `args` and `response` are written in canonical form straight from its
+//! text ([`json`]'s canonical writer) into a buffer the thread keeps, and handed on
+//! from there: [`parse_unplaced_with`] for the commands, which make what they need of
+//! each record on the parsing threads ([`crate::pipeline`]), and [`parse_link`] for
+//! sealed transcripts. [`parse_record`] gives a record as trees instead.
 
 use std::io::BufRead;
+use std::ops::Range;
 
 use crate::json::{self, FieldValue, JsonType, Value};
 
@@ -63,14 +70,14 @@ pub fn line_text(line: u64, bytes: &[u8]) -> Result<Option<&str>, LineError> {
     }
     match std::str::from_utf8(bytes) {
         Ok(text) => Ok(Some(text)),
-        Err(err) => Err(LineError {
+        Err(err) => Err(LineError::new(
             line,
-            message: format!(
+            format!(
                 "invalid UTF-8: byte 0x{:02x} at column {}",
                 bytes[err.valid_up_to()],
                 err.valid_up_to() + 1
             ),
-        }),
+        )),
     }
 }
 
@@ -134,29 +141,29 @@ pub struct Link {
 }
 
 /// The fields of one line's object, taken out by name; anything not asked for is an
-/// error. `args` and `response` are kept in canonical form.
+/// error.
 struct Fields {
     line: u64,
     fields: Vec<json::Field>,
 }
 
 impl Fields {
-    /// Parses the line, writing `args` and `response` in canonical form into
-    /// `scratch`.
+    /// Parses the line, writing the fields named in `canonical` in canonical form into
+    /// `scratch`; the others are parsed into trees.
     fn parse(
         line: u64,
         text: &str,
         known: &[&str],
+        canonical: &[&str],
         scratch: &mut Vec<u8>,
     ) -> Result<Self, LineError> {
-        let error = |message: String| LineError { line, message };
-        let fields = json::parse_fields_in(text, &["args", "response"], scratch)
-            .map_err(|err| error(err.to_string()))?;
+        let fields = json::parse_fields_in(text, canonical, scratch)
+            .map_err(|err| LineError::new(line, err.to_string()))?;
         if let Some(field) = fields.iter().find(|f| !known.contains(&f.key.as_str())) {
-            return Err(error(format!(
-                "unknown field {}",
-                json::quoted_key(&field.key)
-            )));
+            return Err(LineError::new(
+                line,
+                format!("unknown field {}", json::quoted_key(&field.key)),
+            ));
         }
         Ok(Fields { line, fields })
     }
@@ -169,10 +176,7 @@ impl Fields {
     }
 
     fn error(&self, message: String) -> LineError {
-        LineError {
-            line: self.line,
-            message,
-        }
+        LineError::new(self.line, message)
     }
 
     fn wrong_type(&self, name: &str, wanted: &str, found: &FieldValue) -> LineError {
@@ -204,13 +208,26 @@ impl Fields {
     }
 
     /// Where the object `name` was written in the scratch buffer.
-    fn object(&mut self, name: &str) -> Result<std::ops::Range<usize>, LineError> {
+    fn written_object(&mut self, name: &str) -> Result<Range<usize>, LineError> {
         match self.take(name)? {
             FieldValue::Written(range, JsonType::Object) => Ok(range),
             other => Err(self.wrong_type(name, "an object", &other)),
         }
     }
+
+    /// The object `name`, parsed into a tree.
+    fn tree_object(&mut self, name: &str) -> Result<Value, LineError> {
+        match self.take(name)? {
+            FieldValue::Tree(value @ Value::Object(_)) => Ok(value),
+            other => Err(self.wrong_type(name, "an object", &other)),
+        }
+    }
 }
+
+/// The fields of a transcript record.
+const RECORD_FIELDS: [&str; 4] = ["args", "index", "response", "tool"];
+/// The fields of a transcript record kept in canonical form.
+const CANONICAL_FIELDS: [&str; 2] = ["args", "response"];
 
 /// An integer's digits cut short for a message.
 fn shown_integer(digits: &str) -> String {
@@ -221,6 +238,21 @@ fn shown_integer(digits: &str) -> String {
     }
 }
 
+/// The error of a record on line `line` whose index, as written, is not
+/// `expected_index`.
+fn check_place(line: u64, index: &str, expected_index: u64) -> Result<(), LineError> {
+    if index.parse::<u64>().ok() == Some(expected_index) {
+        return Ok(());
+    }
+    Err(LineError::new(
+        line,
+        format!(
+            "index {} out of order, expected {expected_index}",
+            shown_integer(index)
+        ),
+    ))
+}
+
 /// Parses the transcript line `text` (physical line `line`), which must be the record
 /// with index `expected_index`, keeping its arguments and response in canonical form.
 pub fn parse_canonical_record(
@@ -228,83 +260,22 @@ pub fn parse_canonical_record(
     text: &str,
     expected_index: u64,
 ) -> Result<CanonicalRecord, LineError> {
-    let unplaced = parse_unplaced_record(line, text)?;
-    unplaced.place(expected_index)
-}
-
-/// A record parsed and checked in every way but one: whether its index is its place.
-/// Lines can be parsed like this in any order, then placed in input order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnplacedRecord {
-    line: u64,
-    index: Box<str>,
-    record: CanonicalRecord,
-}
-
-impl UnplacedRecord {
-    /// The record, when it is the one with index `expected_index`; otherwise the
-    /// error its line gets.
-    pub fn place(mut self, expected_index: u64) -> Result<CanonicalRecord, LineError> {
-        check_place(self.line, &self.index, expected_index)?;
-        self.record.index = expected_index;
-        Ok(self.record)
-    }
-}
-
-/// The error of a record on line `line` whose index, as written, is not
-/// `expected_index`.
-fn check_place(line: u64, index: &str, expected_index: u64) -> Result<(), LineError> {
-    if index.parse::<u64>().ok() == Some(expected_index) {
-        return Ok(());
-    }
-    Err(LineError {
-        line,
-        message: format!(
-            "index {} out of order, expected {expected_index}",
-            shown_integer(index)
-        ),
+    let unplaced = parse_unplaced_with(line, text, |record| {
+        (record.args.to_vec(), record.response.to_vec())
+    })?;
+    let index = unplaced.place(expected_index)?;
+    let (args, response) = unplaced.value;
+    Ok(CanonicalRecord {
+        index,
+        tool: unplaced.tool,
+        args,
+        response,
     })
 }
 
-/// The checked fields of a transcript line, `args` and `response` as ranges of the
-/// scratch buffer they were written to.
-struct RecordFields {
-    index: Box<str>,
-    tool: String,
-    args: std::ops::Range<usize>,
-    response: std::ops::Range<usize>,
-}
-
-fn record_fields(line: u64, text: &str, scratch: &mut Vec<u8>) -> Result<RecordFields, LineError> {
-    let mut fields = Fields::parse(line, text, &["args", "index", "response", "tool"], scratch)?;
-    Ok(RecordFields {
-        index: fields.integer("index")?,
-        tool: fields.non_empty_string("tool")?,
-        args: fields.object("args")?,
-        response: fields.object("response")?,
-    })
-}
-
-/// Parses the transcript line `text` (physical line `line`) with every check but the
-/// index's place, which [`UnplacedRecord::place`] makes.
-pub fn parse_unplaced_record(line: u64, text: &str) -> Result<UnplacedRecord, LineError> {
-    json::with_scratch(|scratch| {
-        let fields = record_fields(line, text, scratch)?;
-        Ok(UnplacedRecord {
-            line,
-            index: fields.index,
-            record: CanonicalRecord {
-                index: 0,
-                tool: fields.tool,
-                args: scratch[fields.args].to_vec(),
-                response: scratch[fields.response].to_vec(),
-            },
-        })
-    })
-}
-
-/// A record parsed and checked in every way but its index's place, reduced to its
-/// tool and what [`parse_unplaced_with`] made of its canonical arguments and response.
+/// A record parsed and checked in every way but one, whether its index is its place,
+/// reduced to its tool and what [`parse_unplaced_with`] made of it. Lines can be
+/// parsed like this in any order (on any thread), then placed in input order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unplaced<T> {
     line: u64,
@@ -324,8 +295,8 @@ impl<T> Unplaced<T> {
     }
 }
 
-/// The fields of a record as [`parse_unplaced_with`] hands them over, borrowed from
-/// the buffer they were written to.
+/// The fields of a record as [`parse_unplaced_with`] hands them over, its arguments
+/// and response borrowed from the buffer they were written to in canonical form.
 #[derive(Debug, Clone, Copy)]
 pub struct Borrowed<'a> {
     /// The index as written: decimal digits, and only once the record is placed the
@@ -339,49 +310,53 @@ pub struct Borrowed<'a> {
     pub response: &'a [u8],
 }
 
-/// [`parse_unplaced_record`] that hands the record's fields to `make` straight from
-/// the buffer its canonical arguments and response were written to, and keeps only
-/// what it makes of them: no copy of either is made for the caller.
+/// Parses the transcript line `text` (physical line `line`) with every check but the
+/// index's place, which [`Unplaced::place`] makes; hands the record's fields
+/// to `make` straight from the buffer its canonical arguments and response were
+/// written to, and keeps only what it makes of them: no copy of either is made for
+/// the caller.
 pub fn parse_unplaced_with<T>(
     line: u64,
     text: &str,
     make: impl FnOnce(Borrowed<'_>) -> T,
 ) -> Result<Unplaced<T>, LineError> {
     json::with_scratch(|scratch| {
-        let fields = record_fields(line, text, scratch)?;
+        let mut fields = Fields::parse(line, text, &RECORD_FIELDS, &CANONICAL_FIELDS, scratch)?;
+        let index = fields.integer("index")?;
+        let tool = fields.non_empty_string("tool")?;
+        let args = fields.written_object("args")?;
+        let response = fields.written_object("response")?;
         let value = make(Borrowed {
-            index: &fields.index,
-            tool: &fields.tool,
-            args: &scratch[fields.args],
-            response: &scratch[fields.response],
+            index: &index,
+            tool: &tool,
+            args: &scratch[args],
+            response: &scratch[response],
         });
         Ok(Unplaced {
             line,
-            index: fields.index,
-            tool: fields.tool,
+            index,
+            tool,
             value,
         })
     })
 }
 
 /// Parses the transcript line `text` (physical line `line`), which must be the record
-/// with index `expected_index`.
+/// with index `expected_index`, its arguments and response into trees.
 pub fn parse_record(line: u64, text: &str, expected_index: u64) -> Result<Record, LineError> {
-    let record = parse_canonical_record(line, text, expected_index)?;
+    // Nothing is written in canonical form, so no buffer is needed.
+    let mut fields = Fields::parse(line, text, &RECORD_FIELDS, &[], &mut Vec::new())?;
+    let index = fields.integer("index")?;
+    let tool = fields.non_empty_string("tool")?;
+    let args = fields.tree_object("args")?;
+    let response = fields.tree_object("response")?;
+    check_place(line, &index, expected_index)?;
     Ok(Record {
-        index: record.index,
-        tool: record.tool,
-        args: reparse(&record.args),
-        response: reparse(&record.response),
+        index: expected_index,
+        tool,
+        args,
+        response,
     })
-}
-
-/// The value of a canonical encoding this module made, which always parses.
-fn reparse(canonical: &[u8]) -> Value {
-    std::str::from_utf8(canonical)
-        .ok()
-        .and_then(|text| json::parse(text).ok())
-        .unwrap_or(Value::Null)
 }
 
 /// Parses the sealed-transcript line `text` (physical line `line`).
@@ -391,12 +366,13 @@ pub fn parse_link(line: u64, text: &str) -> Result<Link, LineError> {
             line,
             text,
             &["args", "digest", "index", "prev", "response", "tool"],
+            &CANONICAL_FIELDS,
             scratch,
         )?;
         let index = fields.integer("index")?;
         let tool = fields.non_empty_string("tool")?;
-        let args = fields.object("args")?;
-        let response = fields.object("response")?;
+        let args = fields.written_object("args")?;
+        let response = fields.written_object("response")?;
         let prev = fields.string("prev")?;
         let digest = fields.string("digest")?;
         Ok(Link {
@@ -410,12 +386,15 @@ pub fn parse_link(line: u64, text: &str) -> Result<Link, LineError> {
     })
 }
 
-/// The records of a transcript, in order, each checked against its position.
+/// The records of a transcript, in order, each checked against its position: the
+/// whole transcript as trees, for tests.
+#[cfg(any(test, feature = "testing"))]
 pub struct Records<R> {
     lines: Lines<R>,
     count: u64,
 }
 
+#[cfg(any(test, feature = "testing"))]
 impl<R: BufRead> Records<R> {
     /// Reads records from `reader`.
     pub fn new(reader: R) -> Self {
@@ -426,6 +405,7 @@ impl<R: BufRead> Records<R> {
     }
 }
 
+#[cfg(any(test, feature = "testing"))]
 impl<R: BufRead> Iterator for Records<R> {
     type Item = Result<(u64, Record), ReadError>;
 
