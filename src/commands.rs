@@ -12,7 +12,9 @@ use toolreplay_core::chain::{self, Draft, Sealer, Verdict, Verifier};
 use toolreplay_core::pipeline::{self, Stop};
 use toolreplay_core::replay::{Replay, ReplayReport};
 use toolreplay_core::scope::{Scope, ScopeAudit, ScopeReport};
-use toolreplay_core::transcript::{Borrowed, ReadError, Unplaced, parse_link, parse_unplaced_with};
+use toolreplay_core::transcript::{
+    CanonicalRecordRef, ReadError, UnplacedRecord, parse_link, parse_unplaced_with,
+};
 
 /// The largest scope file read, in bytes.
 pub const MAX_SCOPE_BYTES: u64 = 16 << 20;
@@ -85,12 +87,12 @@ fn input_error(path: &Path, err: ReadError) -> Error {
 fn for_each_made<T: Send>(
     path: &Path,
     reader: Box<dyn Read + Send>,
-    make: impl Fn(Borrowed<'_>) -> T + Sync,
+    make: impl Fn(CanonicalRecordRef<'_>) -> T + Sync,
     mut visit: impl FnMut(u64, u64, &str, T) -> Result<(), Error> + Send,
 ) -> Result<(), Error> {
     let mut count = 0;
     let parse = |line, text: &str| parse_unplaced_with(line, text, &make);
-    pipeline::run(reader, parse, |line, unplaced: Unplaced<T>| {
+    pipeline::run(reader, parse, |line, unplaced: UnplacedRecord<T>| {
         let index = unplaced
             .place(count)
             .map_err(|err| input_error(path, ReadError::Input(err)))?;
@@ -281,8 +283,9 @@ fn for_each_draft(
     mut visit: impl FnMut(Draft) -> Result<(), Error> + Send,
 ) -> Result<(), Error> {
     // A placed record's index, as written, is the decimal form of its place.
-    let make =
-        |record: Borrowed<'_>| Draft::new(record.index, record.tool, record.args, record.response);
+    let make = |record: CanonicalRecordRef<'_>| {
+        Draft::new(record.index, record.tool, record.args, record.response)
+    };
     for_each_made(path, reader, make, |_, _, _, draft| visit(draft))
 }
 

@@ -277,7 +277,7 @@ pub fn parse_canonical_record(
 /// reduced to its tool and what [`parse_unplaced_with`] made of it. Lines can be
 /// parsed like this in any order (on any thread), then placed in input order.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unplaced<T> {
+pub struct UnplacedRecord<T> {
     line: u64,
     index: Box<str>,
     /// The name of the tool that was called; never empty.
@@ -286,7 +286,7 @@ pub struct Unplaced<T> {
     pub value: T,
 }
 
-impl<T> Unplaced<T> {
+impl<T> UnplacedRecord<T> {
     /// The record's index, when it is `expected_index`; otherwise the error its line
     /// gets.
     pub fn place(&self, expected_index: u64) -> Result<u64, LineError> {
@@ -298,7 +298,7 @@ impl<T> Unplaced<T> {
 /// The fields of a record as [`parse_unplaced_with`] hands them over, its arguments
 /// and response borrowed from the buffer they were written to in canonical form.
 #[derive(Debug, Clone, Copy)]
-pub struct Borrowed<'a> {
+pub struct CanonicalRecordRef<'a> {
     /// The index as written: decimal digits, and only once the record is placed the
     /// decimal form of its place.
     pub index: &'a str,
@@ -311,28 +311,28 @@ pub struct Borrowed<'a> {
 }
 
 /// Parses the transcript line `text` (physical line `line`) with every check but the
-/// index's place, which [`Unplaced::place`] makes; hands the record's fields
+/// index's place, which [`UnplacedRecord::place`] makes; hands the record's fields
 /// to `make` straight from the buffer its canonical arguments and response were
 /// written to, and keeps only what it makes of them: no copy of either is made for
 /// the caller.
 pub fn parse_unplaced_with<T>(
     line: u64,
     text: &str,
-    make: impl FnOnce(Borrowed<'_>) -> T,
-) -> Result<Unplaced<T>, LineError> {
+    make: impl FnOnce(CanonicalRecordRef<'_>) -> T,
+) -> Result<UnplacedRecord<T>, LineError> {
     json::with_scratch(|scratch| {
         let mut fields = Fields::parse(line, text, &RECORD_FIELDS, &CANONICAL_FIELDS, scratch)?;
         let index = fields.integer("index")?;
         let tool = fields.non_empty_string("tool")?;
         let args = fields.written_object("args")?;
         let response = fields.written_object("response")?;
-        let value = make(Borrowed {
+        let value = make(CanonicalRecordRef {
             index: &index,
             tool: &tool,
             args: &scratch[args],
             response: &scratch[response],
         });
-        Ok(Unplaced {
+        Ok(UnplacedRecord {
             line,
             index,
             tool,
