@@ -8,7 +8,7 @@ use crate::atomic::AtomicFile;
 use crate::batch::BatchWriter;
 use crate::error::Error;
 use crate::spool::{Spool, SpoolError};
-use toolreplay_core::chain::{self, Draft, Sealer, Verdict, Verifier};
+use toolreplay_core::chain::{self, Sealer, UnsealedLink, Verdict, Verifier};
 use toolreplay_core::pipeline::{self, Stop};
 use toolreplay_core::replay::{Replay, ReplayReport};
 use toolreplay_core::scope::{Scope, ScopeAudit, ScopeReport};
@@ -240,9 +240,9 @@ pub fn seal_from(
     match output {
         None => {
             let mut spool = Spool::new();
-            for_each_draft(path, reader, |mut draft| {
-                sealer.seal_draft(&mut draft);
-                spool.write(draft.as_ref()).map_err(|source| Error::Write {
+            for_each_unsealed(path, reader, |mut link| {
+                sealer.seal_link(&mut link);
+                spool.write(link.as_ref()).map_err(|source| Error::Write {
                     target: "a temporary file".to_owned(),
                     source,
                 })
@@ -259,9 +259,9 @@ pub fn seal_from(
             };
             let mut file = AtomicFile::new(target).map_err(write_error)?;
             let mut writer = BatchWriter::new(file.file());
-            for_each_draft(path, reader, |mut draft| {
-                sealer.seal_draft(&mut draft);
-                writer.push(draft).map_err(write_error)
+            for_each_unsealed(path, reader, |mut link| {
+                sealer.seal_link(&mut link);
+                writer.push(link).map_err(write_error)
             })?;
             writer.flush().map_err(write_error)?;
             drop(writer);
@@ -274,19 +274,19 @@ pub fn seal_from(
     }
 }
 
-/// Hands the draft of every record's link (see [`Draft`]) to `visit`, in order: the
-/// drafts are made in parallel as lines are parsed, so only the chain's hashing is
-/// left to the walk in input order.
-fn for_each_draft(
+/// Hands the unsealed link of every record (see [`UnsealedLink`]) to `visit`, in
+/// order: the links are made in parallel as lines are parsed, so only the chain's
+/// hashing is left to the walk in input order.
+fn for_each_unsealed(
     path: &Path,
     reader: Box<dyn Read + Send>,
-    mut visit: impl FnMut(Draft) -> Result<(), Error> + Send,
+    mut visit: impl FnMut(UnsealedLink) -> Result<(), Error> + Send,
 ) -> Result<(), Error> {
     // A placed record's index, as written, is the decimal form of its place.
     let make = |record: CanonicalRecordRef<'_>| {
-        Draft::new(record.index, record.tool, record.args, record.response)
+        UnsealedLink::new(record.index, record.tool, record.args, record.response)
     };
-    for_each_made(path, reader, make, |_, _, _, draft| visit(draft))
+    for_each_made(path, reader, make, |_, _, _, link| visit(link))
 }
 
 /// The verdict on the sealed transcript at `path`: the whole file is read, so an

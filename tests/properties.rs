@@ -355,11 +355,11 @@ proptest! {
             let mut expected = Vec::new();
             from_records.seal(&record, &mut expected);
             let mut draft = transcript::parse_unplaced_with(line_number, line, |r| {
-                chain::Draft::new(r.index, r.tool, r.args, r.response)
+                chain::UnsealedLink::new(r.index, r.tool, r.args, r.response)
             })
             .expect("valid record")
             .value;
-            from_drafts.seal_draft(&mut draft);
+            from_drafts.seal_link(&mut draft);
             prop_assert_eq!(
                 String::from_utf8_lossy(draft.as_ref()),
                 String::from_utf8_lossy(&expected)

@@ -5,13 +5,13 @@
 //!
 //! Differentially, the two ways of reading and sealing a transcript must agree:
 //! `Records` + `Sealer::seal` (through values) and `parse_unplaced_with` +
-//! `Draft` + `Sealer::seal_draft` (straight from the text, as `seal` does) accept the
-//! same inputs and write the same bytes.
+//! `UnsealedLink` + `Sealer::seal_link` (straight from the text, as `seal` does)
+//! accept the same inputs and write the same bytes.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use toolreplay_core::canonical;
-use toolreplay_core::chain::{Draft, GENESIS, Sealer, Verdict, Verifier};
+use toolreplay_core::chain::{GENESIS, Sealer, UnsealedLink, Verdict, Verifier};
 use toolreplay_core::transcript::{Lines, Links, ReadError, Records, parse_unplaced_with};
 
 fuzz_target!(|data: &[u8]| {
@@ -38,15 +38,15 @@ fuzz_target!(|data: &[u8]| {
     loop {
         match lines.next_line() {
             Ok(Some((line, text))) => {
-                let drafted = parse_unplaced_with(line, text, |r| {
-                    Draft::new(r.index, r.tool, r.args, r.response)
+                let unsealed = parse_unplaced_with(line, text, |r| {
+                    UnsealedLink::new(r.index, r.tool, r.args, r.response)
                 })
                 .and_then(|unplaced| {
                     unplaced.place(canonical_records.len() as u64)?;
                     Ok(unplaced.value)
                 });
-                match drafted {
-                    Ok(draft) => canonical_records.push(draft),
+                match unsealed {
+                    Ok(link) => canonical_records.push(link),
                     Err(err) => {
                         canonical_error = Some(ReadError::Input(err));
                         break;
@@ -95,13 +95,13 @@ fuzz_target!(|data: &[u8]| {
     }
     let mut canonical_sealer = Sealer::new();
     let mut canonical_sealed = Vec::new();
-    for mut draft in canonical_records {
-        canonical_sealer.seal_draft(&mut draft);
-        canonical_sealed.extend_from_slice(draft.as_ref());
+    for mut link in canonical_records {
+        canonical_sealer.seal_link(&mut link);
+        canonical_sealed.extend_from_slice(link.as_ref());
     }
     assert!(
         sealed == canonical_sealed,
-        "seal and seal_draft differ:\n{}\n{}",
+        "seal and seal_link differ:\n{}\n{}",
         String::from_utf8_lossy(&sealed),
         String::from_utf8_lossy(&canonical_sealed)
     );

@@ -10,10 +10,10 @@ use crate::transcript::{Link, Record};
 /// The `prev` of the first link: 64 zeros.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
-/// The canonical parts of one record, borrowed: the pieces its digest and its sealed
-/// line are made of.
+/// The canonical encoding of one record in pieces, borrowed: what its digest is taken
+/// of.
 #[derive(Debug, Clone, Copy)]
-pub struct Parts<'a> {
+struct RecordPieces<'a> {
     /// The index, in decimal.
     pub index: &'a str,
     /// The canonical encoding of the tool name (a quoted string).
@@ -24,7 +24,7 @@ pub struct Parts<'a> {
     pub response: &'a [u8],
 }
 
-impl Parts<'_> {
+impl RecordPieces<'_> {
     /// The pieces of the canonical four-field record, in order.
     fn record_pieces(&self) -> [&[u8]; 9] {
         [
@@ -41,7 +41,7 @@ impl Parts<'_> {
     }
 
     /// `hex(SHA-256(prev || canonical(record)))`, hashed piece by piece.
-    pub fn digest(&self, prev: &str) -> String {
+    fn digest(&self, prev: &str) -> String {
         let mut hasher = Sha256::new();
         hasher.update(prev.as_bytes());
         for piece in self.record_pieces() {
@@ -56,12 +56,12 @@ const DIGEST_KEY: &[u8] = b",\"digest\":\"";
 /// What comes between a link's index and its `prev`.
 const PREV_KEY: &[u8] = b",\"prev\":\"";
 
-/// The sealed line of a record drafted apart from the chain (on any thread, in any
-/// order): the link with its digest and `prev` left blank, for [`Sealer::seal_draft`]
+/// The sealed line of a record made apart from the chain (on any thread, in any
+/// order): the link with its digest and `prev` left blank, for [`Sealer::seal_link`]
 /// to fill in, in order. The record's canonical encoding, which the digest is taken
 /// of, is in the line in three runs, so the line is the only copy made.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Draft {
+pub struct UnsealedLink {
     /// `{"args":A,"digest":"D","index":I,"prev":"P","response":R,"tool":T}` and LF.
     line: Vec<u8>,
     /// Where `{"args":A` ends.
@@ -70,10 +70,10 @@ pub struct Draft {
     index_end: usize,
 }
 
-impl Draft {
-    /// The draft of the link of a record with index `index` (decimal digits), whose
+impl UnsealedLink {
+    /// The unsealed link of a record with index `index` (decimal digits), whose
     /// arguments and response are in canonical form.
-    pub fn new(index: &str, tool: &str, args: &[u8], response: &[u8]) -> Draft {
+    pub fn new(index: &str, tool: &str, args: &[u8], response: &[u8]) -> UnsealedLink {
         let mut line = Vec::with_capacity(args.len() + response.len() + tool.len() + 200);
         line.extend_from_slice(b"{\"args\":");
         line.extend_from_slice(args);
@@ -90,7 +90,7 @@ impl Draft {
         line.extend_from_slice(b",\"tool\":");
         canonical::write_str(tool, &mut line);
         line.extend_from_slice(b"}\n");
-        Draft {
+        UnsealedLink {
             line,
             args_end,
             index_end,
@@ -98,8 +98,8 @@ impl Draft {
     }
 }
 
-impl AsRef<[u8]> for Draft {
-    /// The sealed line, once [`Sealer::seal_draft`] has filled it in.
+impl AsRef<[u8]> for UnsealedLink {
+    /// The sealed line, once [`Sealer::seal_link`] has filled it in.
     fn as_ref(&self) -> &[u8] {
         &self.line
     }
@@ -135,26 +135,26 @@ impl Sealer {
 
     /// Appends the sealed line of `record` (its link's canonical encoding and LF).
     pub fn seal(&mut self, record: &Record, out: &mut Vec<u8>) {
-        let mut draft = Draft::new(
+        let mut link = UnsealedLink::new(
             &record.index.to_string(),
             &record.tool,
             &canonical::encode(&record.args),
             &canonical::encode(&record.response),
         );
-        self.seal_draft(&mut draft);
-        out.extend_from_slice(draft.as_ref());
+        self.seal_link(&mut link);
+        out.extend_from_slice(link.as_ref());
     }
 
-    /// Fills in the digest and `prev` of the next link, drafted in `draft`, which is
-    /// then its sealed line. The draft's index must be this link's place in the chain.
-    pub fn seal_draft(&mut self, draft: &mut Draft) {
-        let line = &mut draft.line;
-        let digest_at = draft.args_end + DIGEST_KEY.len();
-        let prev_at = draft.index_end + PREV_KEY.len();
+    /// Fills in the digest and `prev` of the next link, `link`, which is then its
+    /// sealed line. The link's index must be its place in the chain.
+    pub fn seal_link(&mut self, link: &mut UnsealedLink) {
+        let line = &mut link.line;
+        let digest_at = link.args_end + DIGEST_KEY.len();
+        let prev_at = link.index_end + PREV_KEY.len();
         let mut hasher = Sha256::new();
         hasher.update(self.prev.as_bytes());
-        hasher.update(&line[..draft.args_end]);
-        hasher.update(&line[digest_at + 65..draft.index_end]);
+        hasher.update(&line[..link.args_end]);
+        hasher.update(&line[digest_at + 65..link.index_end]);
         hasher.update(&line[prev_at + 65..line.len() - 1]);
         let digest = hex::encode(hasher.finalize());
         line[digest_at..digest_at + 64].copy_from_slice(digest.as_bytes());
@@ -174,7 +174,7 @@ impl Sealer {
 pub fn stated_digest(link: &Link) -> String {
     let mut tool = Vec::with_capacity(link.tool.len() + 2);
     canonical::write_str(&link.tool, &mut tool);
-    Parts {
+    RecordPieces {
         index: &link.index,
         tool: &tool,
         args: &link.args,
@@ -286,7 +286,7 @@ impl Verifier {
             _ => {
                 self.tool.clear();
                 canonical::write_str(&link.tool, &mut self.tool);
-                Parts {
+                RecordPieces {
                     index: &self.index,
                     tool: &self.tool,
                     args: &link.args,
