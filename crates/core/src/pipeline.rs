@@ -4,11 +4,11 @@
 //! consumes it, and those after it that are ready, unless another thread is at it.
 //! Blocks are numbered as they are taken and consumed strictly in that order, so the
 //! result is exactly that of a sequential loop; only the parsing overlaps. No thread
-//! waits for a turn: it goes on to the next block, unless [`AHEAD`] blocks already
+//! waits for a turn: it goes on to the next block, unless `AHEAD` blocks already
 //! wait for an earlier one.
 //!
 //! A block is about [`BLOCK_BYTES`] long, or one line when a line is longer. Each
-//! thread reads into a buffer of its own, and at most [`AHEAD`] parsed blocks wait,
+//! thread reads into a buffer of its own, and at most `AHEAD` parsed blocks wait,
 //! so memory stays bounded: a few blocks (or lines, when lines are larger than a
 //! block) at a time.
 
@@ -29,11 +29,13 @@ const MAX_THREADS: usize = 4;
 const AHEAD: u64 = 4;
 
 /// Why a pipeline stopped early.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum Stop<E> {
     /// The input could not be read or parsed.
+    #[error(transparent)]
     Read(ReadError),
     /// The consumer failed.
+    #[error(transparent)]
     Consume(E),
 }
 
@@ -62,9 +64,8 @@ struct Block {
 
 impl<R: Read> Input<R> {
     /// Reads the next block into `buffer`, which is reused from block to block: the
-    /// block, or the error that ended the input with the block's number; `None` once
-    /// no block is left.
-    fn next_block(&mut self, buffer: &mut Vec<u8>) -> Option<Result<Block, (u64, io::Error)>> {
+    /// block, or the error that ended the input there; `None` once no block is left.
+    fn next_block(&mut self, buffer: &mut Vec<u8>) -> Option<Result<Block, BlockError>> {
         if self.ended {
             return None;
         }
@@ -100,7 +101,7 @@ impl<R: Read> Input<R> {
                 Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
                 Err(err) => {
                     self.ended = true;
-                    return Some(Err((number, err)));
+                    return Some(Err(BlockError { number, error: err }));
                 }
             }
         }
@@ -124,6 +125,12 @@ impl<R: Read> Input<R> {
             len,
         }))
     }
+}
+
+/// The read error that ended the input, in place of the block `number`.
+struct BlockError {
+    number: u64,
+    error: io::Error,
 }
 
 /// The items of a parsed block, and the error that ended it early, if any.
@@ -261,7 +268,7 @@ fn work<R, T, E, C>(
                 let error = parse_block(block.first_line, lines, parse, &mut items);
                 (block.number, (items, error))
             }
-            Err((number, err)) => (number, (Vec::new(), Some(ReadError::Io(err)))),
+            Err(BlockError { number, error }) => (number, (Vec::new(), Some(ReadError::Io(error)))),
         };
         let mut output = lock(&shared.output);
         while number >= output.turn + AHEAD && !output.over() {
