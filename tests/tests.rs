@@ -4,5 +4,3 @@ mod cli;
 mod conformance;
 mod hostile;
 mod imports;
-mod properties;
-mod suite;

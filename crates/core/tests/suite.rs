@@ -1,4 +1,5 @@
-//! Conformance with the JSONTestSuite corpus in `../shared/data/JSONTestSuite/`.
+//! Conformance with the JSONTestSuite corpus in `../shared/data/JSONTestSuite/`, beside
+//! the repository.
 //!
 //! These tests read data that lives beside the repository, not in it, so they are
 //! ignored by the plain `cargo test` and run by `cargo test -- --ignored` (as CI
@@ -10,8 +11,8 @@ use std::path::PathBuf;
 use toolreplay_core::json;
 
 fn corpus() -> Vec<(String, Vec<u8>)> {
-    let dir =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/JSONTestSuite/test_parsing");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/data/JSONTestSuite/test_parsing");
     let mut files: Vec<(String, Vec<u8>)> = fs::read_dir(&dir)
         .unwrap_or_else(|err| panic!("{}: {err}", dir.display()))
         .map(|entry| {
