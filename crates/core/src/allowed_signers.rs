@@ -21,8 +21,6 @@ use ssh_key::PublicKey;
 /// A line of the file whose principals match the identity.
 #[derive(Debug, Clone)]
 pub struct Entry {
-    /// Its 1-based line number.
-    pub line: u64,
     /// The key.
     pub key: PublicKey,
     /// The `namespaces` option, if any: a pattern list.
@@ -98,7 +96,6 @@ fn entry(line: u64, rest: &str) -> Result<Entry, LineError> {
     let key = PublicKey::from_openssh(key_text.trim_end_matches([' ', '\t']))
         .map_err(|err| LineError::new(line, format!("invalid public key: {err}")))?;
     Ok(Entry {
-        line,
         key,
         namespaces,
         cert_authority,
@@ -243,10 +240,8 @@ mod tests {
         );
         let entries = entries_for(&text, "alice@example.com").unwrap();
         assert_eq!(entries.len(), 2);
-        assert_eq!(entries[0].line, 4);
         assert_eq!(entries[0].namespaces.as_deref(), Some("git,toolreplay"));
         assert!(!entries[0].cert_authority);
-        assert_eq!(entries[1].line, 5);
         assert!(entries[1].cert_authority);
         assert_eq!(entries_for(&text, "bob@example.com").unwrap().len(), 2);
     }
