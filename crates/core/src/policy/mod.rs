@@ -302,41 +302,53 @@ impl Policy {
         let violation = |detail: String| FindingKind::ArgumentViolation {
             detail: detail.into(),
         };
-        // Most arguments are valid, and telling so costs less than listing errors.
-        if let Some(schema) = &rules.schema
-            && let Ok(instance) = serde_json::from_slice::<serde_json::Value>(args)
-            && !schema.is_valid(&instance)
+        if rules.schema.is_none() && rules.paths.is_empty() && rules.urls.is_empty() {
+            return;
+        }
+        // One parse for every rule; arguments that cannot be read break them all.
+        let tree = match std::str::from_utf8(args)
+            .map_err(|err| err.to_string())
+            .and_then(|text| json::parse(text).map_err(|err| err.to_string()))
         {
-            let first = schema
-                .iter_errors(&instance)
-                .map(|err| {
-                    (
-                        err.instance_path().as_str().to_owned(),
-                        err.schema_path().as_str().to_owned(),
-                    )
-                })
-                .min();
-            if let Some((instance, keyword)) = first {
-                let what = if instance.is_empty() {
-                    "arguments fail".to_owned()
-                } else {
-                    format!("argument {} fails", quote_name(&instance))
-                };
-                found.push(violation(format!(
-                    "{what} args_schema at keyword {}",
-                    quote_name(&keyword)
-                )));
+            Ok(tree) => tree,
+            Err(err) => {
+                found.push(violation(format!("arguments cannot be read: {err}")));
+                return;
+            }
+        };
+        if let Some(schema) = &rules.schema {
+            match schema_instance(&tree) {
+                // Most arguments are valid, and telling so costs less than listing
+                // errors.
+                Ok(instance) if !schema.is_valid(&instance) => {
+                    let first = schema
+                        .iter_errors(&instance)
+                        .map(|err| {
+                            (
+                                err.instance_path().as_str().to_owned(),
+                                err.schema_path().as_str().to_owned(),
+                            )
+                        })
+                        .min();
+                    debug_assert!(first.is_some(), "an invalid instance has an error");
+                    let (instance, keyword) = first.unwrap_or_default();
+                    let what = if instance.is_empty() {
+                        "arguments fail".to_owned()
+                    } else {
+                        format!("argument {} fails", quote_name(&instance))
+                    };
+                    found.push(violation(format!(
+                        "{what} args_schema at keyword {}",
+                        quote_name(&keyword)
+                    )));
+                }
+                Ok(_) => {}
+                Err(argument) => found.push(violation(format!(
+                    "arguments cannot be evaluated against args_schema: argument {} is an integer beyond the range of a 64-bit float",
+                    quote_name(&argument)
+                ))),
             }
         }
-        if rules.paths.is_empty() && rules.urls.is_empty() {
-            return;
-        }
-        let Some(tree) = std::str::from_utf8(args)
-            .ok()
-            .and_then(|t| json::parse(t).ok())
-        else {
-            return;
-        };
         check_strings(&tree, &rules.paths, "paths", found, |rule, raw| {
             Some(match rule.check(raw) {
                 PathVerdict::Allowed => return None,
@@ -375,6 +387,62 @@ impl Policy {
             })
         });
     }
+}
+
+/// The arguments as the schema validator reads them, as `serde_json` would read their
+/// canonical encoding: an integer beyond 64 bits as the nearest float. An integer no
+/// float holds cannot be evaluated: the error is its JSON pointer.
+fn schema_instance(value: &Value) -> std::result::Result<serde_json::Value, String> {
+    /// The pointer's tokens, innermost first, gathered only on the way out of an error.
+    fn convert(value: &Value) -> std::result::Result<serde_json::Value, Vec<String>> {
+        Ok(match value {
+            Value::Null => serde_json::Value::Null,
+            Value::Bool(b) => serde_json::Value::Bool(*b),
+            Value::Int(digits) => match (digits.parse::<u64>(), digits.parse::<i64>()) {
+                (Ok(n), _) => n.into(),
+                (_, Ok(n)) => n.into(),
+                _ => digits
+                    .parse::<f64>()
+                    .ok()
+                    .and_then(serde_json::Number::from_f64)
+                    .ok_or_else(Vec::new)?
+                    .into(),
+            },
+            Value::Float(x) => serde_json::Number::from_f64(*x)
+                .ok_or_else(Vec::new)?
+                .into(),
+            Value::Str(s) => serde_json::Value::String(s.clone()),
+            Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| {
+                    convert(item).map_err(|mut tokens| {
+                        tokens.push(i.to_string());
+                        tokens
+                    })
+                })
+                .collect::<std::result::Result<Vec<_>, _>>()?
+                .into(),
+            Value::Object(members) => members
+                .iter()
+                .map(|(key, item)| match convert(item) {
+                    Ok(item) => Ok((key.clone(), item)),
+                    Err(mut tokens) => {
+                        tokens.push(key.clone());
+                        Err(tokens)
+                    }
+                })
+                .collect::<std::result::Result<serde_json::Map<_, _>, _>>()?
+                .into(),
+        })
+    }
+    convert(value).map_err(|tokens| {
+        let mut pointer = String::new();
+        for token in tokens.iter().rev() {
+            pointer::push_token(&mut pointer, token);
+        }
+        pointer
+    })
 }
 
 /// Checks each string argument that a rule of `rules` (`label[i]`) names with
