@@ -7,7 +7,7 @@
 //! that looks at one call alone (arguments and response), and can run on any thread;
 //! [`sequence::Sequence`] is the part that depends on the order of the calls.
 
-pub mod detectors;
+pub mod detect;
 pub mod paths;
 pub mod pointer;
 pub mod sequence;
@@ -20,7 +20,7 @@ use crate::canonical;
 use crate::finding::{FindingKind, quote_name};
 use crate::json::{self, Value, member as get};
 
-use detectors::{Group, Library, Scanner};
+use detect::{Catalog, Group, Scanner};
 use paths::{Globs, PathRule, PathVerdict};
 use pointer::Pointer;
 use sequence::{Budgets, Flow, Sequence};
@@ -46,7 +46,7 @@ const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 pub struct Policy {
     budgets: Budgets,
     flows: Vec<Flow>,
-    library: Library,
+    catalog: Catalog,
     scanners: Vec<Scanner>,
     /// The scanner for tools without their own `response_detectors`.
     default_scanner: Option<usize>,
@@ -196,7 +196,7 @@ impl Policy {
             Some(value) => custom_detectors(value).map_err(field_error("custom_detectors"))?,
             None => Vec::new(),
         };
-        let library = Library::new(&custom).map_err(|(i, message)| PolicyError {
+        let catalog = Catalog::new(&custom).map_err(|(i, message)| PolicyError {
             field: "custom_detectors".to_owned(),
             message: match custom.get(i) {
                 Some((name, _)) => format!("{}: {message}", named("custom_detectors", name)),
@@ -215,8 +215,7 @@ impl Policy {
             if let Some(&i) = chosen_sets.get(&key) {
                 return Ok(Some(i));
             }
-            let scanner = library
-                .scanner(&key)
+            let scanner = Scanner::new(&catalog, &key)
                 .map_err(|err| format!("{at}: the detectors cannot be combined: {err}"))?;
             scanners.push(scanner);
             chosen_sets.insert(key, scanners.len() - 1);
@@ -225,7 +224,7 @@ impl Policy {
 
         let default_scanner = match get(fields, "response_detectors") {
             Some(value) => {
-                let chosen = detector_list(&library, value, "response_detectors")
+                let chosen = detector_list(&catalog, value, "response_detectors")
                     .map_err(field_error("response_detectors"))?;
                 scanner_for(chosen, "response_detectors")
                     .map_err(field_error("response_detectors"))?
@@ -247,7 +246,7 @@ impl Policy {
             let members = object(value, "tools").map_err(field_error("tools"))?;
             for (name, rules) in members {
                 let at = named("tools", name);
-                let rules = tool_rules(&library, &mut scanner_for, rules, &at)
+                let rules = tool_rules(&catalog, &mut scanner_for, rules, &at)
                     .map_err(field_error("tools"))?;
                 tools.insert(name.clone(), rules);
             }
@@ -255,7 +254,7 @@ impl Policy {
         Ok(Some(Policy {
             budgets,
             flows,
-            library,
+            catalog,
             scanners,
             default_scanner,
             tools,
@@ -282,8 +281,8 @@ impl Policy {
             None => self.default_scanner,
         };
         if let Some(scanner) = scanner {
-            for hit in self.scanners[scanner].scan(&self.library, response) {
-                let detector = quote_name(self.library.name(hit.detector));
+            for hit in self.scanners[scanner].scan(&self.catalog, response) {
+                let detector = quote_name(self.catalog.name(hit.detector));
                 let pointer = quote_name(&hit.pointer);
                 let detail = if hit.in_key {
                     format!("response has a key in {pointer} that matches detector {detector}")
@@ -494,10 +493,10 @@ fn for_each_string(args: &Value, pointers: &[Pointer], mut visit: impl FnMut(&st
 
 fn custom_detectors(value: &Value) -> Result<Vec<(String, String)>> {
     let members = object(value, "custom_detectors")?;
-    if members.len() > detectors::MAX_CUSTOM_DETECTORS {
+    if members.len() > detect::MAX_CUSTOM_DETECTORS {
         return Err(format!(
             "custom_detectors: more than {} detectors",
-            detectors::MAX_CUSTOM_DETECTORS
+            detect::MAX_CUSTOM_DETECTORS
         ));
     }
     let mut out = Vec::with_capacity(members.len());
@@ -513,7 +512,7 @@ fn custom_detectors(value: &Value) -> Result<Vec<(String, String)>> {
                 "{at}: a detector name is 1 to 64 ASCII letters, digits, \"-\", \"_\" or \".\""
             ));
         }
-        if detectors::builtin_names().any(|(n, g)| n == name || g.name() == name) {
+        if detect::builtin_names().any(|(n, g)| n == name || g.name() == name) {
             return Err(format!("{at}: the name of a built-in detector or group"));
         }
         match pattern {
@@ -529,13 +528,13 @@ fn custom_detectors(value: &Value) -> Result<Vec<(String, String)>> {
     Ok(out)
 }
 
-fn detector_list(library: &Library, value: &Value, at: &str) -> Result<Vec<usize>> {
+fn detector_list(catalog: &Catalog, value: &Value, at: &str) -> Result<Vec<usize>> {
     let mut chosen = Vec::new();
     for (i, name) in strings(value, at)?.iter().enumerate() {
         match name.as_str() {
-            "secrets" => chosen.extend(library.group(Group::Secrets)),
-            "personal-data" => chosen.extend(library.group(Group::PersonalData)),
-            name => match library.find(name) {
+            "secrets" => chosen.extend(catalog.group(Group::Secrets)),
+            "personal-data" => chosen.extend(catalog.group(Group::PersonalData)),
+            name => match catalog.find(name) {
                 Some(d) => chosen.push(d),
                 None => {
                     return Err(format!("{at}[{i}]: unknown detector {}", quote_name(name)));
@@ -629,7 +628,7 @@ fn pointers(members: &[(String, Value)], at: &str) -> Result<Vec<Pointer>> {
 }
 
 fn tool_rules(
-    library: &Library,
+    catalog: &Catalog,
     scanner_for: &mut impl FnMut(Vec<usize>, &str) -> Result<Option<usize>>,
     value: &Value,
     at: &str,
@@ -763,7 +762,7 @@ fn tool_rules(
     }
     if let Some(value) = get(members, "response_detectors") {
         let at = format!("{at}.response_detectors");
-        let chosen = detector_list(library, value, &at)?;
+        let chosen = detector_list(catalog, value, &at)?;
         rules.scanner = Some(scanner_for(chosen, &at)?);
     }
     Ok(rules)
