@@ -281,17 +281,31 @@ impl Policy {
             None => self.default_scanner,
         };
         if let Some(scanner) = scanner {
-            for hit in self.scanners[scanner].scan(&self.catalog, response) {
-                let detector = quote_name(self.catalog.name(hit.detector));
-                let pointer = quote_name(&hit.pointer);
-                let detail = if hit.in_key {
-                    format!("response has a key in {pointer} that matches detector {detector}")
-                } else {
-                    format!("response field {pointer} matches detector {detector}")
-                };
-                found.push(FindingKind::SensitiveResponse {
-                    detail: detail.into(),
-                });
+            debug_assert!(
+                is_canonical(response),
+                "the first pass needs a canonical encoding"
+            );
+            match self.scanners[scanner].scan(&self.catalog, response) {
+                Ok(hits) => {
+                    for hit in hits {
+                        let detector = quote_name(self.catalog.name(hit.detector));
+                        let pointer = quote_name(&hit.pointer);
+                        let detail = if hit.in_key {
+                            format!(
+                                "response has a key in {pointer} that matches detector {detector}"
+                            )
+                        } else {
+                            format!("response field {pointer} matches detector {detector}")
+                        };
+                        found.push(FindingKind::SensitiveResponse {
+                            detail: detail.into(),
+                        });
+                    }
+                }
+                // What cannot be read cannot be shown free of secrets.
+                Err(err) => found.push(FindingKind::SensitiveResponse {
+                    detail: format!("response cannot be scanned: {err}").into(),
+                }),
             }
         }
         found
@@ -442,6 +456,15 @@ fn schema_instance(value: &Value) -> std::result::Result<serde_json::Value, Stri
         }
         pointer
     })
+}
+
+/// Whether `bytes` is the canonical encoding of a JSON value, as this crate writes
+/// it: what the first pass of the detectors reads.
+fn is_canonical(bytes: &[u8]) -> bool {
+    std::str::from_utf8(bytes)
+        .ok()
+        .and_then(|text| json::parse(text).ok())
+        .is_some_and(|value| canonical::encode(&value) == bytes)
 }
 
 /// Checks each string argument that a rule of `rules` (`label[i]`) names with

@@ -128,9 +128,8 @@ impl Catalog {
             return detector.regex.is_match(text);
         };
         detector.regex.captures_iter(text).any(|caps| {
-            caps.name("v")
-                .or_else(|| caps.get(0))
-                .is_some_and(|m| check(text, m.start(), m.end()))
+            let m = caps.name("v").unwrap_or_else(|| caps.get_match());
+            check(text, m.start(), m.end())
         })
     }
 
@@ -157,9 +156,7 @@ impl Catalog {
         };
         let mut at = start;
         while let Some(caps) = detector.regex.captures_at(hay, at) {
-            let Some(whole) = caps.get(0) else {
-                break;
-            };
+            let whole = caps.get_match();
             let m = caps.name("v").unwrap_or(whole);
             if detector
                 .check

@@ -13,7 +13,9 @@
 //! their literals), and runs regexes only for the user's detectors. It reads the
 //! response's canonical JSON as it is first, which needs no decoding, whenever every
 //! user pattern only matches printable ASCII (see `plain_ascii`); only a response
-//! it cannot rule out has its strings decoded and joined for the exact pass.
+//! it cannot rule out is parsed, by the core's JSON parser, and has its strings
+//! joined for the exact pass. A response that cannot be parsed cannot be scanned:
+//! an error, never a scan that finds nothing.
 //!
 //! By concern:
 //!

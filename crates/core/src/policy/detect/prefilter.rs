@@ -186,9 +186,10 @@ const RUN_BYTES: [bool; 256] = {
 };
 
 /// Calls `run` on each maximal run of [`RUN_BYTES`] of `hay` at least `min` long
-/// (its start and end), until it returns true; gives whether it did. Only every
-/// `min`th byte is read outside such runs: each run that long holds one of them.
-fn runs(hay: &[u8], min: usize, mut run: impl FnMut(usize, usize) -> bool) -> bool {
+/// (its start, its end and its bytes), until it returns true; gives whether it did.
+/// Only every `min`th byte is read outside such runs: each run that long holds one
+/// of them.
+fn runs(hay: &[u8], min: usize, mut run: impl FnMut(usize, usize, &[u8]) -> bool) -> bool {
     let min = min.max(1);
     let in_run = |at: usize| hay.get(at).is_some_and(|&b| RUN_BYTES[usize::from(b)]);
     let mut probe = min - 1;
@@ -214,7 +215,8 @@ fn runs(hay: &[u8], min: usize, mut run: impl FnMut(usize, usize) -> bool) -> bo
         while in_run(end) {
             end += 1;
         }
-        if end - start >= min && run(start, end) {
+        // `start..end` is in `hay`: `in_run` holds at `start` and not past the end.
+        if end - start >= min && run(start, end, &hay[start..end]) {
             return true;
         }
         // `end` is not in a run: the next long run holds `end + min`.
@@ -454,8 +456,7 @@ impl FirstPass {
         let mut phone_found = false;
         if self.card.is_some() || self.phone.is_some() {
             let min = if self.phone.is_some() { 11 } else { 13 };
-            let hit = runs(text, min, |start, end| {
-                let run = text.get(start..end).unwrap_or_default();
+            let hit = runs(text, min, |start, end, run| {
                 if let Some(card) = self.card
                     && card_prefilter(run)
                     && found(card, start, end)
