@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
 use toolreplay_core::policy::Policy;
-use toolreplay_core::finding::FindingKind;
+use toolreplay_core::finding::SensitiveResponse;
 use toolreplay_core::scope::Scope;
 use toolreplay_core::{canonical, json};
 
@@ -48,17 +48,12 @@ static POLICY: LazyLock<Policy> = LazyLock::new(|| {
         .expect("the fuzz policy has rules")
 });
 
-/// The details of the sensitive-response findings, but those of `bounded`.
-fn sensitive(found: Vec<FindingKind>) -> Vec<Box<str>> {
+/// The sensitive-response findings, but those of `bounded`.
+fn sensitive(mut found: Vec<SensitiveResponse>) -> Vec<SensitiveResponse> {
+    found.retain(|finding| {
+        !matches!(finding, SensitiveResponse::Match { detector, .. } if &**detector == "bounded")
+    });
     found
-        .into_iter()
-        .filter_map(|kind| match kind {
-            FindingKind::SensitiveResponse { detail } if !detail.ends_with("'bounded'") => {
-                Some(detail)
-            }
-            _ => None,
-        })
-        .collect()
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -76,8 +71,8 @@ fuzz_target!(|data: &[u8]| {
     for tool in ["plain", "decoding", "other"] {
         let _ = policy.check(tool, &encoded, &encoded);
     }
-    let plain = sensitive(policy.check("plain", b"{}", &encoded));
-    let decoding = sensitive(policy.check("decoding", b"{}", &encoded));
+    let plain = sensitive(policy.check_response("plain", &encoded));
+    let decoding = sensitive(policy.check_response("decoding", &encoded));
     assert_eq!(
         plain,
         decoding,

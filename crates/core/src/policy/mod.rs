@@ -17,7 +17,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
 use crate::canonical;
-use crate::finding::{FindingKind, quote_name};
+use crate::finding::{
+    ArgumentViolation, FindingKind, PathProblem, SensitiveResponse, UrlProblem, quote_name,
+};
 use crate::json::{self, Value, member as get};
 
 use detect::{Catalog, Group, Scanner};
@@ -266,140 +268,168 @@ impl Policy {
         Sequence::new(self.budgets.clone(), self.flows.clone())
     }
 
-    /// The findings on one call taken alone: its argument violations (the schema,
-    /// then path rules, then URL rules, each in the policy's order, each rule's
-    /// arguments in its order), then its sensitive responses (see
-    /// [`Scanner::scan`]). `args` and `response` are canonical encodings.
+    /// The findings on one call taken alone: its argument violations (see
+    /// [`Policy::check_arguments`]), then its sensitive responses (see
+    /// [`Policy::check_response`]). `args` and `response` are canonical encodings.
     pub fn check(&self, tool: &str, args: &[u8], response: &[u8]) -> Vec<FindingKind> {
+        let mut found: Vec<FindingKind> = self
+            .check_arguments(tool, args)
+            .into_iter()
+            .map(FindingKind::ArgumentViolation)
+            .collect();
+        found.extend(
+            self.check_response(tool, response)
+                .into_iter()
+                .map(FindingKind::SensitiveResponse),
+        );
+        found
+    }
+
+    /// How the arguments of a call to `tool` break the tool's rules: the schema,
+    /// then path rules, then URL rules, each in the policy's order, each rule's
+    /// arguments in its order. `args` is the canonical encoding of the arguments;
+    /// arguments that cannot be read break every rule, in one violation.
+    pub fn check_arguments(&self, tool: &str, args: &[u8]) -> Vec<ArgumentViolation> {
         let mut found = Vec::new();
-        let rules = self.tools.get(tool);
-        if let Some(rules) = rules {
-            self.check_args(rules, args, &mut found);
-        }
-        let scanner = match rules.and_then(|r| r.scanner) {
-            Some(own) => own,
-            None => self.default_scanner,
+        let Some(rules) = self.tools.get(tool) else {
+            return found;
         };
-        if let Some(scanner) = scanner {
-            debug_assert!(
-                is_canonical(response),
-                "the first pass needs a canonical encoding"
-            );
-            match self.scanners[scanner].scan(&self.catalog, response) {
-                Ok(hits) => {
-                    for hit in hits {
-                        let detector = quote_name(self.catalog.name(hit.detector));
-                        let pointer = quote_name(&hit.pointer);
-                        let detail = if hit.in_key {
-                            format!(
-                                "response has a key in {pointer} that matches detector {detector}"
-                            )
-                        } else {
-                            format!("response field {pointer} matches detector {detector}")
-                        };
-                        found.push(FindingKind::SensitiveResponse {
-                            detail: detail.into(),
-                        });
-                    }
-                }
-                // What cannot be read cannot be shown free of secrets.
-                Err(err) => found.push(FindingKind::SensitiveResponse {
-                    detail: format!("response cannot be scanned: {err}").into(),
-                }),
+        if rules.schema.is_none() && rules.paths.is_empty() && rules.urls.is_empty() {
+            return found;
+        }
+        // One parse for every rule.
+        let tree = match json::decode_document(args).and_then(json::parse) {
+            Ok(tree) => tree,
+            Err(err) => {
+                found.push(ArgumentViolation::Unreadable {
+                    reason: err.to_string().into(),
+                });
+                return found;
             }
+        };
+        if let Some(schema) = &rules.schema {
+            found.extend(schema_violation(schema, &tree));
+        }
+        for (rule, (pointers, path_rule)) in rules.paths.iter().enumerate() {
+            for_each_string(&tree, pointers, |argument, value| {
+                let problem = match value {
+                    None => PathProblem::NotAString,
+                    Some(raw) => match path_rule.check(raw) {
+                        PathVerdict::Allowed => return,
+                        PathVerdict::Escapes => PathProblem::EscapesRoot,
+                        PathVerdict::OutsideRoot(path) => PathProblem::OutsideRoot {
+                            path: path.into(),
+                            root: path_rule.root.as_deref().unwrap_or("/").into(),
+                        },
+                        PathVerdict::Denied(path, glob) => PathProblem::Denied {
+                            path: path.into(),
+                            glob: glob.into(),
+                        },
+                        PathVerdict::NotAllowed(path) => {
+                            PathProblem::NotAllowed { path: path.into() }
+                        }
+                    },
+                };
+                found.push(ArgumentViolation::Path {
+                    rule,
+                    argument: argument.into(),
+                    problem,
+                });
+            });
+        }
+        for (rule, (pointers, url_rule)) in rules.urls.iter().enumerate() {
+            for_each_string(&tree, pointers, |argument, value| {
+                let problem = match value {
+                    None => UrlProblem::NotAString,
+                    Some(raw) => match url_rule.check(raw) {
+                        UrlVerdict::Allowed => return,
+                        UrlVerdict::Invalid => UrlProblem::Invalid,
+                        UrlVerdict::Scheme(scheme) => UrlProblem::Scheme {
+                            scheme: scheme.into(),
+                        },
+                        UrlVerdict::NoHost => UrlProblem::NoHost,
+                        UrlVerdict::Denied(host, pattern) => UrlProblem::Denied {
+                            host: host.into(),
+                            pattern: pattern.into(),
+                        },
+                        UrlVerdict::NotAllowed(host) => {
+                            UrlProblem::NotAllowed { host: host.into() }
+                        }
+                    },
+                };
+                found.push(ArgumentViolation::Url {
+                    rule,
+                    argument: argument.into(),
+                    problem,
+                });
+            });
         }
         found
     }
 
-    fn check_args(&self, rules: &ToolRules, args: &[u8], found: &mut Vec<FindingKind>) {
-        let violation = |detail: String| FindingKind::ArgumentViolation {
-            detail: detail.into(),
+    /// What the detectors of `tool` find in `response`, the canonical encoding of a
+    /// response as this crate writes it (see [`Scanner::scan`]): in the order of
+    /// the encoding, and by detector name on one string. A response that cannot be
+    /// read is one finding saying so.
+    pub fn check_response(&self, tool: &str, response: &[u8]) -> Vec<SensitiveResponse> {
+        let scanner = match self.tools.get(tool).and_then(|rules| rules.scanner) {
+            Some(own) => own,
+            None => self.default_scanner,
         };
-        if rules.schema.is_none() && rules.paths.is_empty() && rules.urls.is_empty() {
-            return;
-        }
-        // One parse for every rule; arguments that cannot be read break them all.
-        let tree = match std::str::from_utf8(args)
-            .map_err(|err| err.to_string())
-            .and_then(|text| json::parse(text).map_err(|err| err.to_string()))
-        {
-            Ok(tree) => tree,
-            Err(err) => {
-                found.push(violation(format!("arguments cannot be read: {err}")));
-                return;
-            }
+        let Some(scanner) = scanner else {
+            return Vec::new();
         };
-        if let Some(schema) = &rules.schema {
-            match schema_instance(&tree) {
-                // Most arguments are valid, and telling so costs less than listing
-                // errors.
-                Ok(instance) if !schema.is_valid(&instance) => {
-                    let first = schema
-                        .iter_errors(&instance)
-                        .map(|err| {
-                            (
-                                err.instance_path().as_str().to_owned(),
-                                err.schema_path().as_str().to_owned(),
-                            )
-                        })
-                        .min();
-                    debug_assert!(first.is_some(), "an invalid instance has an error");
-                    let (instance, keyword) = first.unwrap_or_default();
-                    let what = if instance.is_empty() {
-                        "arguments fail".to_owned()
-                    } else {
-                        format!("argument {} fails", quote_name(&instance))
-                    };
-                    found.push(violation(format!(
-                        "{what} args_schema at keyword {}",
-                        quote_name(&keyword)
-                    )));
-                }
-                Ok(_) => {}
-                Err(argument) => found.push(violation(format!(
-                    "arguments cannot be evaluated against args_schema: argument {} is an integer beyond the range of a 64-bit float",
-                    quote_name(&argument)
-                ))),
-            }
+        debug_assert!(
+            is_canonical(response),
+            "the first pass needs a canonical encoding"
+        );
+        match self.scanners[scanner].scan(&self.catalog, response) {
+            Ok(hits) => hits
+                .into_iter()
+                .map(|hit| SensitiveResponse::Match {
+                    pointer: hit.pointer.into(),
+                    in_key: hit.in_key,
+                    detector: self.catalog.name(hit.detector).into(),
+                })
+                .collect(),
+            // What cannot be read cannot be shown free of secrets.
+            Err(err) => vec![SensitiveResponse::Unscannable {
+                reason: err.to_string().into(),
+            }],
         }
-        check_strings(&tree, &rules.paths, "paths", found, |rule, raw| {
-            Some(match rule.check(raw) {
-                PathVerdict::Allowed => return None,
-                PathVerdict::Escapes => "escapes above its root".to_owned(),
-                PathVerdict::OutsideRoot(path) => format!(
-                    "path {} is outside root {}",
-                    quote_name(&path),
-                    quote_name(rule.root.as_deref().unwrap_or("/"))
-                ),
-                PathVerdict::Denied(path, glob) => format!(
-                    "path {} matches deny glob {}",
-                    quote_name(&path),
-                    quote_name(&glob)
-                ),
-                PathVerdict::NotAllowed(path) => {
-                    format!("path {} matches no allow glob", quote_name(&path))
-                }
-            })
-        });
-        check_strings(&tree, &rules.urls, "urls", found, |rule, raw| {
-            Some(match rule.check(raw) {
-                UrlVerdict::Allowed => return None,
-                UrlVerdict::Invalid => "is not a valid URL".to_owned(),
-                UrlVerdict::Scheme(scheme) => {
-                    format!("scheme {} is not allowed", quote_name(&scheme))
-                }
-                UrlVerdict::NoHost => "has no host".to_owned(),
-                UrlVerdict::Denied(host, pattern) => format!(
-                    "host {} matches deny host {}",
-                    quote_name(&host),
-                    quote_name(&pattern)
-                ),
-                UrlVerdict::NotAllowed(host) => {
-                    format!("host {} matches no allow host", quote_name(&host))
-                }
-            })
-        });
     }
+}
+
+/// The violation of `schema` by the arguments `tree`, if any.
+fn schema_violation(schema: &jsonschema::Validator, tree: &Value) -> Option<ArgumentViolation> {
+    let instance = match schema_instance(tree) {
+        Ok(instance) => instance,
+        Err(argument) => {
+            return Some(ArgumentViolation::SchemaCannotEvaluate {
+                argument: argument.into(),
+            });
+        }
+    };
+    // Most arguments are valid, and telling so costs less than listing errors.
+    if schema.is_valid(&instance) {
+        return None;
+    }
+    let first = schema
+        .iter_errors(&instance)
+        .map(|err| {
+            (
+                err.instance_path().as_str().to_owned(),
+                err.schema_path().as_str().to_owned(),
+            )
+        })
+        .min();
+    debug_assert!(first.is_some(), "an invalid instance has an error");
+    // Invalid all the same: the arguments object at the schema's root.
+    let (argument, keyword) = first.unwrap_or_default();
+    Some(ArgumentViolation::Schema {
+        argument: argument.into(),
+        keyword: keyword.into(),
+    })
 }
 
 /// The arguments as the schema validator reads them, as `serde_json` would read their
@@ -465,31 +495,6 @@ fn is_canonical(bytes: &[u8]) -> bool {
         .ok()
         .and_then(|text| json::parse(text).ok())
         .is_some_and(|value| canonical::encode(&value) == bytes)
-}
-
-/// Checks each string argument that a rule of `rules` (`label[i]`) names with
-/// `verdict`, which says what is wrong with it (the words after `argument NAME `),
-/// if anything; an argument that is no string is wrong too. A finding for each.
-fn check_strings<R>(
-    tree: &Value,
-    rules: &[(Vec<Pointer>, R)],
-    label: &str,
-    found: &mut Vec<FindingKind>,
-    verdict: impl Fn(&R, &str) -> Option<String>,
-) {
-    for (i, (pointers, rule)) in rules.iter().enumerate() {
-        for_each_string(tree, pointers, |arg, value| {
-            let wrong = match value {
-                None => Some("is not a string".to_owned()),
-                Some(raw) => verdict(rule, raw),
-            };
-            if let Some(wrong) = wrong {
-                found.push(FindingKind::ArgumentViolation {
-                    detail: format!("argument {} {wrong} ({label}[{i}])", quote_name(arg)).into(),
-                });
-            }
-        });
-    }
 }
 
 /// Calls `visit` with the pointer and string of each argument named by `pointers`:
@@ -815,4 +820,30 @@ fn schema_validator(schema: &Value, at: &str) -> Result<jsonschema::Validator> {
             let line = text.lines().map(str::trim).collect::<Vec<_>>().join(" ");
             format!("{at}: invalid schema: {line}")
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::finding::ArgumentViolation;
+    use crate::scope::Scope;
+
+    /// Bytes that are not JSON break every rule of a tool with rules, in one
+    /// violation: no check is skipped. (A response that is not JSON cannot be
+    /// scanned: see the scanner's tests.)
+    #[test]
+    fn what_cannot_be_read_fails_closed() {
+        let scope = Scope::parse(
+            br#"{"agent": "a", "allowed_tools": ["t"], "policy_version": 1,
+                "tools": {"t": {"paths": [{"args": ["/p"], "deny": ["x"]}]}}}"#,
+        )
+        .expect("a valid scope");
+        let policy = scope.policy.as_ref().expect("a policy");
+        assert_eq!(
+            policy.check_arguments("t", b"{\"p\": \"x\""),
+            [ArgumentViolation::Unreadable {
+                reason: "invalid JSON: expected `,` or `}`, found end of input at column 10".into()
+            }]
+        );
+        assert_eq!(policy.check_arguments("other", b"\xff"), []);
+    }
 }

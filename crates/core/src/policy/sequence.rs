@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::finding::{FindingKind, quote_name};
+use crate::finding::{Budget, BudgetExceeded, FindingKind, FlowViolation};
 
 /// Call budgets: every recorded call counts, whatever its response.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -57,13 +57,11 @@ impl Sequence {
         if let Some(total) = self.budgets.total
             && self.total > total
         {
-            found.push(FindingKind::BudgetExceeded {
-                detail: format!(
-                    "is call {} in all, over the total budget of {total} (budgets.total)",
-                    self.total
-                )
-                .into(),
-            });
+            found.push(FindingKind::BudgetExceeded(BudgetExceeded {
+                budget: Budget::Total,
+                call: self.total,
+                limit: total,
+            }));
         }
         if let Some(&max) = self.budgets.per_tool.get(tool) {
             let count = match self.counts.get_mut(tool) {
@@ -72,27 +70,22 @@ impl Sequence {
             };
             *count += 1;
             if *count > max {
-                found.push(FindingKind::BudgetExceeded {
-                    detail: format!(
-                        "is call {count} to this tool, over its budget of {max} (budgets.per_tool)"
-                    )
-                    .into(),
-                });
+                found.push(FindingKind::BudgetExceeded(BudgetExceeded {
+                    budget: Budget::PerTool,
+                    call: *count,
+                    limit: max,
+                }));
             }
         }
         for (flow, last) in self.flows.iter().zip(self.last_source.iter_mut()) {
             if flow.sinks.iter().any(|s| s == tool)
                 && let Some((source, source_tool)) = last
             {
-                found.push(FindingKind::FlowViolation {
+                found.push(FindingKind::FlowViolation(FlowViolation {
+                    flow: flow.name.as_str().into(),
                     source: *source,
-                    detail: format!(
-                        "is a sink called after the source {} at index {source} (flow {})",
-                        quote_name(source_tool),
-                        quote_name(&flow.name)
-                    )
-                    .into(),
-                });
+                    source_tool: source_tool.as_str().into(),
+                }));
             }
             if flow.sources.iter().any(|s| s == tool) {
                 *last = Some((index, tool.to_owned()));
