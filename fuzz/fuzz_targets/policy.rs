@@ -59,7 +59,7 @@ fn sensitive(mut found: Vec<SensitiveResponse>) -> Vec<SensitiveResponse> {
 fuzz_target!(|data: &[u8]| {
     let policy = &*POLICY;
     for tool in ["plain", "decoding", "other"] {
-        let _ = policy.check(tool, data, b"{}");
+        let _ = policy.check_arguments(tool, data);
     }
     let Ok(text) = std::str::from_utf8(data) else {
         return;
@@ -69,7 +69,8 @@ fuzz_target!(|data: &[u8]| {
     };
     let encoded = canonical::encode(&value);
     for tool in ["plain", "decoding", "other"] {
-        let _ = policy.check(tool, &encoded, &encoded);
+        let _ = policy.check_arguments(tool, &encoded);
+        let _ = policy.check_response(tool, &encoded);
     }
     let plain = sensitive(policy.check_response("plain", &encoded));
     let decoding = sensitive(policy.check_response("decoding", &encoded));

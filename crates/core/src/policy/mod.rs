@@ -3,15 +3,22 @@
 //!
 //! A policy is read and compiled once, with the scope file: every glob, host
 //! pattern, JSON Schema and regular expression is checked then, so a bad policy is an
-//! input error before any record is read. [`Policy::check`] is the part of the audit
-//! that looks at one call alone (arguments and response), and can run on any thread;
-//! [`sequence::Sequence`] is the part that depends on the order of the calls.
+//! input error before any record is read. [`Policy::check_arguments`] and
+//! [`Policy::check_response`] look at one call alone, and can run on any thread;
+//! budgets and flows judge a call by the calls before it, of which a [`History`] is
+//! kept (see [`crate::scope::Session`], which decides calls one at a time).
+//!
+//! By concern: `detect` holds the response detectors, `paths` and `urls` the
+//! argument rules on paths and URLs, `pointer` the JSON pointers that name
+//! arguments, `history` the budgets and flows.
 
-pub mod detect;
-pub mod paths;
-pub mod pointer;
-pub mod sequence;
-pub mod urls;
+mod detect;
+mod history;
+mod paths;
+mod pointer;
+mod urls;
+
+pub use history::History;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -23,9 +30,9 @@ use crate::finding::{
 use crate::json::{self, Value, member as get};
 
 use detect::{Catalog, Group, Scanner};
+use history::{Budgets, Flow};
 use paths::{Globs, PathRule, PathVerdict};
 use pointer::Pointer;
-use sequence::{Budgets, Flow, Sequence};
 use urls::{HostPattern, UrlRule, UrlVerdict};
 
 /// The version of the policy format this build reads.
@@ -263,26 +270,17 @@ impl Policy {
         }))
     }
 
-    /// The order-dependent part of the audit: a walk of budgets and flows.
-    pub fn sequence(&self) -> Sequence {
-        Sequence::new(self.budgets.clone(), self.flows.clone())
-    }
-
-    /// The findings on one call taken alone: its argument violations (see
-    /// [`Policy::check_arguments`]), then its sensitive responses (see
-    /// [`Policy::check_response`]). `args` and `response` are canonical encodings.
-    pub fn check(&self, tool: &str, args: &[u8], response: &[u8]) -> Vec<FindingKind> {
-        let mut found: Vec<FindingKind> = self
-            .check_arguments(tool, args)
-            .into_iter()
-            .map(FindingKind::ArgumentViolation)
-            .collect();
-        found.extend(
-            self.check_response(tool, response)
-                .into_iter()
-                .map(FindingKind::SensitiveResponse),
-        );
-        found
+    /// Takes the call at `index` to `tool` into `history`, the history of the calls
+    /// before it, and adds its findings on the budgets and flows to `found`: the
+    /// total budget, then the tool's budget, then the flows in the policy's order.
+    pub(crate) fn take_call(
+        &self,
+        history: &mut History,
+        index: u64,
+        tool: &str,
+        found: &mut Vec<FindingKind>,
+    ) {
+        history.take(&self.budgets, &self.flows, index, tool, found);
     }
 
     /// How the arguments of a call to `tool` break the tool's rules: the schema,
@@ -367,10 +365,16 @@ impl Policy {
         found
     }
 
-    /// What the detectors of `tool` find in `response`, the canonical encoding of a
-    /// response as this crate writes it (see [`Scanner::scan`]): in the order of
-    /// the encoding, and by detector name on one string. A response that cannot be
-    /// read is one finding saying so.
+    /// What the detectors of `tool` find in `response`: in the order of the
+    /// response's canonical encoding (members by key, each key before its value),
+    /// and by detector name on one string.
+    ///
+    /// `response` must be the canonical encoding of a response as this crate writes
+    /// it (the transcript reader hands them over so; [`crate::canonical::encode`]
+    /// writes them): the first pass of the detectors reads it as it is, which is
+    /// sound on that encoding only, and a debug assertion checks it. What the first
+    /// pass cannot rule out is parsed; a response that cannot be is one finding
+    /// saying so, never a scan that finds nothing.
     pub fn check_response(&self, tool: &str, response: &[u8]) -> Vec<SensitiveResponse> {
         let scanner = match self.tools.get(tool).and_then(|rules| rules.scanner) {
             Some(own) => own,

@@ -33,7 +33,7 @@ mod prefilter;
 mod scanner;
 
 pub use catalog::Catalog;
-pub use scanner::{Hit, Scanner};
+pub use scanner::Scanner;
 
 use check::{
     Check, card_check, email_check, has_digit_and_letter_check, high_entropy, phone_check,
