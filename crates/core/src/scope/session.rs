@@ -53,9 +53,9 @@ use serde::{Deserialize, Serialize};
 
 use super::Scope;
 use crate::canonical;
-use crate::finding::{ArgumentViolation, Finding, FindingKind};
+use crate::finding::{ArgumentViolation, Finding, FindingKind, SensitiveResponse};
 use crate::fingerprint::call_canonical;
-use crate::json::Value;
+use crate::json::{self, Value};
 use crate::policy::History;
 
 /// What a session keeps of the calls decided so far: the index of the next call,
@@ -135,34 +135,35 @@ impl<'s> Session<'s> {
     }
 
     /// Decides the next call, to `tool` with `args`, and counts it, whatever the
-    /// decision: its index is [`Session::next_index`].
+    /// decision: its index is [`Session::next_index`]. Arguments nested deeper than
+    /// a transcript record holds are unreadable, whatever the rules: such a call
+    /// could not be recorded.
     pub fn decide(&mut self, tool: &str, args: &Value) -> Decision {
-        let args = canonical::encode(args);
-        let arguments = match &self.scope.policy {
-            Some(policy) => policy.check_arguments(tool, &args),
-            None => Vec::new(),
+        let (arguments, call) = match too_deep(args) {
+            Some(reason) => (
+                vec![ArgumentViolation::Unreadable { reason }],
+                call_canonical(tool, b""),
+            ),
+            None => {
+                let args = canonical::encode(args);
+                let arguments = match &self.scope.policy {
+                    Some(policy) => policy.check_arguments(tool, &args),
+                    None => Vec::new(),
+                };
+                (arguments, call_canonical(tool, &args))
+            }
         };
         let (index, kinds) = self.decide_checked(tool, arguments);
-        let call = call_canonical(tool, &args);
         Decision {
             index,
-            findings: kinds
-                .into_iter()
-                .map(|kind| Finding {
-                    index,
-                    tool: tool.to_owned(),
-                    kind,
-                    line: index.saturating_add(1),
-                    call,
-                })
-                .collect(),
+            findings: findings(index, tool, call, kinds),
         }
     }
 
     /// What the detectors of the scope find in `response`, the response of the call
     /// at `index` to `tool` with `args`: in the order of the response's canonical
-    /// encoding, and by detector name on one string. Each finding's `line` is
-    /// `index + 1`.
+    /// encoding, and by detector name on one string. A response nested deeper than a
+    /// transcript record holds cannot be scanned: one finding says so.
     pub fn check_response(
         &self,
         index: u64,
@@ -173,21 +174,19 @@ impl<'s> Session<'s> {
         let Some(policy) = &self.scope.policy else {
             return Vec::new();
         };
-        let found = policy.check_response(tool, &canonical::encode(response));
+        let found = match too_deep(response) {
+            Some(reason) => vec![SensitiveResponse::Unscannable { reason }],
+            None => policy.check_response(tool, &canonical::encode(response)),
+        };
         if found.is_empty() {
             return Vec::new();
         }
-        let call = call_canonical(tool, &canonical::encode(args));
-        found
-            .into_iter()
-            .map(|kind| Finding {
-                index,
-                tool: tool.to_owned(),
-                kind: FindingKind::SensitiveResponse(kind),
-                line: index.saturating_add(1),
-                call,
-            })
-            .collect()
+        let call = match too_deep(args) {
+            Some(_) => call_canonical(tool, b""),
+            None => call_canonical(tool, &canonical::encode(args)),
+        };
+        let kinds = found.into_iter().map(FindingKind::SensitiveResponse);
+        findings(index, tool, call, kinds)
     }
 
     /// Decides the next call, to `tool`, whose arguments break the rules of its tool
@@ -217,6 +216,48 @@ impl<'s> Session<'s> {
         );
         (index, found)
     }
+}
+
+/// The findings `kinds` on the call at `index` to `tool`, whose fingerprint is
+/// `call`, at the line the call has in a session transcript.
+fn findings(
+    index: u64,
+    tool: &str,
+    call: [u8; 32],
+    kinds: impl IntoIterator<Item = FindingKind>,
+) -> Vec<Finding> {
+    kinds
+        .into_iter()
+        .map(|kind| Finding {
+            index,
+            tool: tool.to_owned(),
+            kind,
+            line: index.saturating_add(1),
+            call,
+        })
+        .collect()
+}
+
+/// Why `value` cannot be the arguments or the response of a call, if it nests
+/// objects and arrays deeper than a transcript record holds them (the record is one
+/// of the [`json::MAX_DEPTH`] levels): found without recursion, however deep.
+fn too_deep(value: &Value) -> Option<Box<str>> {
+    let limit = json::MAX_DEPTH - 1;
+    let too_deep =
+        || Some(format!("nesting deeper than {limit} levels of objects and arrays").into());
+    // Each value with the number of containers around it.
+    let mut stack = vec![(value, 0usize)];
+    while let Some((value, depth)) = stack.pop() {
+        match value {
+            Value::Array(_) | Value::Object(_) if depth >= limit => return too_deep(),
+            Value::Array(items) => stack.extend(items.iter().map(|item| (item, depth + 1))),
+            Value::Object(members) => {
+                stack.extend(members.iter().map(|(_, member)| (member, depth + 1)));
+            }
+            Value::Null | Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::Str(_) => {}
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -333,6 +374,46 @@ mod tests {
                 prop_assert_eq!(live(&scope, &calls), batch(&scope, &calls));
             }
         }
+    }
+
+    /// A value nested `levels` deep: arrays around an empty object.
+    fn nested(levels: usize) -> json::Value {
+        let mut value = json::Value::Object(Vec::new());
+        for _ in 1..levels {
+            value = json::Value::Array(vec![value]);
+        }
+        value
+    }
+
+    /// Arguments or a response nested deeper than a transcript record holds them
+    /// are denied and unscannable, whatever the rules; as deep as a record holds
+    /// them, they are judged as usual.
+    #[test]
+    fn values_deeper_than_a_record_fail_closed() {
+        let scope = Scope::parse(SCOPE.as_bytes()).expect("a valid scope");
+        let mut session = Session::new(&scope);
+        let message = |f: &Finding| crate::finding::finding_message(f, &scope.agent);
+        let deepest = nested(json::MAX_DEPTH - 1);
+        assert!(session.decide("send_email", &deepest).is_allowed());
+        assert_eq!(
+            session.check_response(0, "send_email", &deepest, &deepest),
+            []
+        );
+        let deeper = nested(json::MAX_DEPTH);
+        let decision = session.decide("send_email", &deeper);
+        assert_eq!(
+            decision.findings.iter().map(message).collect::<Vec<_>>(),
+            [
+                "tool 'send_email' arguments cannot be read: nesting deeper than 127 levels of objects and arrays"
+            ]
+        );
+        let found = session.check_response(1, "send_email", &deepest, &nested(1000));
+        assert_eq!(
+            found.iter().map(message).collect::<Vec<_>>(),
+            [
+                "tool 'send_email' response cannot be scanned: nesting deeper than 127 levels of objects and arrays"
+            ]
+        );
     }
 
     /// Every kind of finding of a decision and of a response, at once.
