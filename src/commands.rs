@@ -176,47 +176,20 @@ pub fn scope_report(path: &Path, scope_path: &Path) -> Result<ScopeReport, Error
 }
 
 /// The scope audit of the transcript read from `reader` (named `path` in errors)
-/// against `scope`.
+/// against `scope`: each call is checked alone on the parsing threads, and only the
+/// rules that depend on the calls before it are left to the walk in order.
 pub fn scope_report_from(
     path: &Path,
     reader: Box<dyn Read + Send>,
-    mut scope: Scope,
-) -> Result<ScopeReport, Error> {
-    if let Some(policy) = scope.policy.take() {
-        return policy_report(path, reader, scope, &policy);
-    }
-    let mut audit = ScopeAudit::new(scope);
-    // Only the arguments are kept, for the fingerprint of a finding.
-    for_each_made(
-        path,
-        reader,
-        |record| record.args.to_vec(),
-        |line, index, tool, args| {
-            audit.observe_call(line, index, tool, &args);
-            Ok(())
-        },
-    )?;
-    Ok(audit.finish())
-}
-
-/// The scope audit with policy rules: each call is checked alone on the parsing
-/// threads, and only the order-dependent rules (budgets, flows) on the walk.
-fn policy_report(
-    path: &Path,
-    reader: Box<dyn Read + Send>,
     scope: Scope,
-    policy: &toolreplay_core::policy::Policy,
 ) -> Result<ScopeReport, Error> {
-    let mut audit = ScopeAudit::with_sequence(scope, policy.sequence());
+    let mut audit = ScopeAudit::new(&scope);
     for_each_made(
         path,
         reader,
-        |record| {
-            let found = policy.check(record.tool, record.args, record.response);
-            (record.args.to_vec(), found)
-        },
-        |line, index, tool, (args, found)| {
-            audit.observe_checked(line, index, tool, &args, found);
+        |record| scope.check_call(record.tool, record.args, record.response),
+        |line, _, tool, checked| {
+            audit.observe(line, tool, checked);
             Ok(())
         },
     )?;

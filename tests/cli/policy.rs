@@ -118,6 +118,31 @@ fn args_schema_violations_name_the_argument_and_keyword() {
     ));
 }
 
+/// An integer no 64-bit float holds cannot be evaluated by the schema: the call is a
+/// violation, whatever else its arguments hold, never a check skipped. Integers
+/// beyond 64 bits that a float holds are evaluated as that float.
+#[test]
+fn arguments_the_schema_cannot_evaluate_are_a_violation() {
+    let schema = json!({"tools": {"run_command": {"args_schema": {
+        "type": "object",
+        "properties": {"cmd": {"const": "ls"}, "n": {"type": "integer"}}
+    }}}});
+    let huge = format!("1{}", "0".repeat(400));
+    let args = [
+        format!(r#"{{"cmd": "rm -rf /", "n": {huge}}}"#),
+        format!(r#"{{"cmd": "ls", "n": -{huge}}}"#),
+        format!(r#"{{"cmd": "ls", "more": [1, {{"a/b": {huge}}}], "n": {huge}}}"#),
+        format!(r#"{{"cmd": "ls", "n": 1{}}}"#, "0".repeat(30)),
+        format!(r#"{{"cmd": "ls", "n": 1{}}}"#, "0".repeat(307)),
+        r#"{"cmd": "ls", "n": 1.5}"#.to_owned(),
+    ];
+    let transcript: Vec<(&str, &str, &str)> = args
+        .iter()
+        .map(|a| ("run_command", a.as_str(), "{}"))
+        .collect();
+    assert_snapshot!(check(schema, &transcript));
+}
+
 // --- argument rules: paths
 
 #[test]

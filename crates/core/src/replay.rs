@@ -4,9 +4,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use sha2::{Digest, Sha256};
 
-use crate::canonical;
 use crate::finding::{Finding, FindingKind};
-use crate::transcript::Record;
 
 /// The tools whose calls change state unless told otherwise.
 pub const DEFAULT_MUTATING_TOOLS: [&str; 5] = [
@@ -60,7 +58,6 @@ pub struct Replay {
     calls: u64,
     divergence: Option<u64>,
     findings: Vec<Finding>,
-    scratch: Vec<u8>,
 }
 
 impl Replay {
@@ -82,21 +79,7 @@ impl Replay {
             calls: 0,
             divergence: None,
             findings: Vec::new(),
-            scratch: Vec::new(),
         }
-    }
-
-    /// Takes the next record, found on the 1-based physical line `line`.
-    pub fn observe(&mut self, line: u64, record: &Record) {
-        let mut scratch = std::mem::take(&mut self.scratch);
-        scratch.clear();
-        canonical::write_value(&record.args, &mut scratch);
-        let split = scratch.len();
-        canonical::write_value(&record.response, &mut scratch);
-        let (args, response) = scratch.split_at(split);
-        let (call, response) = fingerprints(&record.tool, args, response);
-        self.observe_fingerprints(line, record.index, &record.tool, call, response);
-        self.scratch = scratch;
     }
 
     /// Takes the next call by its line, index, tool and [`fingerprints`], which can

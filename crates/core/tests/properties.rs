@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use proptest::test_runner::Config;
 use toolreplay_core::chain::{self, Sealer, Verdict, Verifier};
 use toolreplay_core::json::{self, Value};
-use toolreplay_core::replay::Replay;
+use toolreplay_core::replay::{self, Replay};
 use toolreplay_core::transcript::{Links, ReadError, Record, Records};
 use toolreplay_core::{canonical, transcript};
 
@@ -308,7 +308,12 @@ proptest! {
         let report = |records: &[Record]| {
             let mut replay = Replay::new(Vec::<String>::new());
             for record in records {
-                replay.observe(record.index + 1, record);
+                let (call, response) = replay::fingerprints(
+                    &record.tool,
+                    &canonical::encode(&record.args),
+                    &canonical::encode(&record.response),
+                );
+                replay.observe_fingerprints(record.index + 1, record.index, &record.tool, call, response);
             }
             replay.finish()
         };

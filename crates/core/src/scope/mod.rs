@@ -1,14 +1,22 @@
-//! The scope audit (spec section 4): calls to tools outside the declared permissions.
+//! The scope audit (spec section 4): calls to tools outside the declared permissions,
+//! and with a policy, calls that break its rules (README, "Scope policies").
+//!
+//! A [`Scope`] is read from a scope file. A [`Session`] decides calls against it one
+//! at a time, as a live session makes them; [`ScopeAudit`] takes the records of a
+//! transcript through a session, so that `scope` judges each call as it would have
+//! been judged live.
 
-use std::collections::HashSet;
+mod session;
 
-use crate::canonical;
-use crate::finding::{Finding, FindingKind};
+pub use session::{Decision, Session, SessionState};
+
+use crate::finding::{ArgumentViolation, Finding, FindingKind, SensitiveResponse};
+use crate::fingerprint::call_canonical;
 use crate::json::{self, ParseError, Value};
-use crate::policy::{self, Policy, sequence::Sequence};
-use crate::transcript::Record;
+use crate::policy::{self, Policy};
 
-/// A declared scope: an agent, the tools it may call, and maybe policy rules.
+/// A declared scope: an agent, the tools it may call, and the policy rules of the
+/// scope file, if it has any.
 #[derive(Debug)]
 pub struct Scope {
     /// The agent's name; never empty.
@@ -128,83 +136,71 @@ pub struct ScopeReport {
     pub policy: bool,
 }
 
-/// Walks the records of a transcript against a scope.
+/// The checks of one call that need no other call, made by [`Scope::check_call`] on
+/// any thread, for [`ScopeAudit::observe`] to take in order.
 #[derive(Debug)]
-pub struct ScopeAudit {
-    agent: String,
-    allowed: HashSet<String>,
-    calls: u64,
-    findings: Vec<Finding>,
-    sequence: Option<Sequence>,
+pub struct CheckedCall {
+    /// The canonical arguments, for the fingerprint of a finding.
+    args: Vec<u8>,
+    arguments: Vec<ArgumentViolation>,
+    response: Vec<SensitiveResponse>,
 }
 
-impl ScopeAudit {
-    /// An audit against `scope`, with the budgets and flows of its policy.
-    pub fn new(scope: Scope) -> Self {
-        let sequence = scope.policy.as_ref().map(Policy::sequence);
-        Self::build(scope, sequence)
+impl Scope {
+    /// The checks of the call to `tool` with the canonical arguments `args` and the
+    /// canonical response `response` (as the transcript reader hands them over) that
+    /// need no other call: its arguments against the rules of its tool, and its
+    /// response against the detectors.
+    pub fn check_call(&self, tool: &str, args: &[u8], response: &[u8]) -> CheckedCall {
+        let (arguments, response) = match &self.policy {
+            Some(policy) => (
+                policy.check_arguments(tool, args),
+                policy.check_response(tool, response),
+            ),
+            None => (Vec::new(), Vec::new()),
+        };
+        CheckedCall {
+            args: args.to_vec(),
+            arguments,
+            response,
+        }
     }
+}
 
-    /// An audit against `scope` with the walk `sequence` of its policy (whether or
-    /// not `scope` still holds the policy).
-    pub fn with_sequence(scope: Scope, sequence: Sequence) -> Self {
-        Self::build(scope, Some(sequence))
-    }
+/// The scope audit of a transcript: its records taken in order through a
+/// [`Session`], as a live session would have decided them, each with its response
+/// checked. The checks of each call alone ([`Scope::check_call`]) can run ahead, on
+/// other threads.
+#[derive(Debug)]
+pub struct ScopeAudit<'s> {
+    session: Session<'s>,
+    findings: Vec<Finding>,
+}
 
-    fn build(scope: Scope, sequence: Option<Sequence>) -> Self {
+impl<'s> ScopeAudit<'s> {
+    /// An audit of a transcript against `scope`.
+    pub fn new(scope: &'s Scope) -> Self {
         ScopeAudit {
-            sequence,
-            agent: scope.agent,
-            allowed: scope.allowed_tools.into_iter().collect(),
-            calls: 0,
+            session: Session::new(scope),
             findings: Vec::new(),
         }
     }
 
-    /// Takes the next record, found on the 1-based physical line `line`.
-    pub fn observe(&mut self, line: u64, record: &Record) {
-        let args = canonical::encode(&record.args);
-        self.observe_call(line, record.index, &record.tool, &args);
-    }
-
-    /// Takes the next call, by its line, index, tool name and canonical arguments.
-    pub fn observe_call(&mut self, line: u64, index: u64, tool: &str, args: &[u8]) {
-        if !self.allowed.contains(tool) {
-            self.findings.push(Finding {
-                index,
-                tool: tool.to_owned(),
-                kind: FindingKind::PermissionOverreach,
-                line,
-                call: crate::fingerprint::call_canonical(tool, args),
-            });
-        }
-        self.calls += 1;
-    }
-
-    /// Takes the next call, with `found`, the findings of the policy on the call
-    /// taken alone ([`Policy::check`]); adds the findings that depend on the order
-    /// of the calls, and keeps them all sorted by kind name (stable, so the findings
-    /// of one kind keep the order they were found in).
-    pub fn observe_checked(
-        &mut self,
-        line: u64,
-        index: u64,
-        tool: &str,
-        args: &[u8],
-        mut found: Vec<FindingKind>,
-    ) {
-        if !self.allowed.contains(tool) {
-            found.push(FindingKind::PermissionOverreach);
-        }
-        if let Some(sequence) = &mut self.sequence {
-            sequence.observe(index, tool, &mut found);
-        }
-        self.calls += 1;
+    /// Takes the next record, found on the 1-based physical line `line`, a call to
+    /// `tool` checked alone as `checked` says: its findings are those of the call's
+    /// decision, then those of its response.
+    pub fn observe(&mut self, line: u64, tool: &str, checked: CheckedCall) {
+        let (index, mut found) = self.session.decide_checked(tool, checked.arguments);
+        found.extend(
+            checked
+                .response
+                .into_iter()
+                .map(FindingKind::SensitiveResponse),
+        );
         if found.is_empty() {
             return;
         }
-        found.sort_by_key(|kind| kind.name());
-        let call = crate::fingerprint::call_canonical(tool, args);
+        let call = call_canonical(tool, &checked.args);
         self.findings.extend(found.into_iter().map(|kind| Finding {
             index,
             tool: tool.to_owned(),
@@ -216,11 +212,12 @@ impl ScopeAudit {
 
     /// The report on the records seen.
     pub fn finish(self) -> ScopeReport {
+        let scope = self.session.scope();
         ScopeReport {
-            policy: self.sequence.is_some(),
-            agent: self.agent,
-            calls: self.calls,
+            agent: scope.agent.clone(),
+            calls: self.session.next_index(),
             findings: self.findings,
+            policy: scope.policy.is_some(),
         }
     }
 }

@@ -1,0 +1,498 @@
+//! Reading the policy fields of a scope file into a compiled [`Policy`]: every rule
+//! is checked, and every glob, host pattern, JSON Schema and regular expression
+//! compiled, before any record is read; an error names the rule and what is wrong.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::detect::{self, Catalog, Group, Scanner};
+use super::history::{Budgets, Flow};
+use super::paths::{self, Globs, PathRule};
+use super::pointer::Pointer;
+use super::urls::{HostPattern, UrlRule};
+use super::{DRAFT_2020_12, POLICY_VERSION, Policy, PolicyError, RULE_FIELDS, ToolRules};
+use crate::canonical;
+use crate::finding::quote_name;
+use crate::json::{self, Value, member as get};
+
+type Result<T> = std::result::Result<T, String>;
+
+fn object<'v>(value: &'v Value, at: &str) -> Result<&'v [(String, Value)]> {
+    match value {
+        Value::Object(members) => Ok(members),
+        other => Err(format!(
+            "{at}: must be an object, found {}",
+            other.described()
+        )),
+    }
+}
+
+fn known(members: &[(String, Value)], at: &str, fields: &[&str]) -> Result<()> {
+    match members.iter().find(|(k, _)| !fields.contains(&k.as_str())) {
+        Some((key, _)) => Err(format!("{at}: unknown field {}", json::quoted_key(key))),
+        None => Ok(()),
+    }
+}
+
+fn strings(value: &Value, at: &str) -> Result<Vec<String>> {
+    let Value::Array(items) = value else {
+        return Err(format!(
+            "{at}: must be an array of strings, found {}",
+            value.described()
+        ));
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| match item {
+            Value::Str(s) => Ok(s.clone()),
+            other => Err(format!(
+                "{at}[{i}]: must be a string, found {}",
+                other.described()
+            )),
+        })
+        .collect()
+}
+
+fn count(value: &Value, at: &str) -> Result<u64> {
+    match value {
+        Value::Int(digits) => digits.parse::<u64>().map_err(|_| {
+            format!(
+                "{at}: must be a non-negative integer below 2^64, found {}",
+                digits_shown(digits)
+            )
+        }),
+        other => Err(format!(
+            "{at}: must be a non-negative integer, found {}",
+            other.described()
+        )),
+    }
+}
+
+fn digits_shown(digits: &str) -> String {
+    if digits.len() > 24 {
+        format!("{}...", &digits[..24])
+    } else {
+        digits.to_owned()
+    }
+}
+
+/// `at` followed by `[name]`, the name quoted.
+fn named(at: &str, name: &str) -> String {
+    format!("{at}[{}]", quote_name(name))
+}
+
+impl Policy {
+    /// Compiles the policy fields of a scope file (its members other than `agent`
+    /// and `allowed_tools`, sorted by key). Gives `None` when there are no rules.
+    pub fn parse(fields: &[(String, Value)]) -> std::result::Result<Option<Policy>, PolicyError> {
+        let field_error = |field: &str| {
+            let field = field.to_owned();
+            move |message: String| PolicyError { field, message }
+        };
+        let version = get(fields, "policy_version");
+        let has_rules = fields
+            .iter()
+            .any(|(k, _)| RULE_FIELDS.contains(&k.as_str()));
+        match version {
+            None if has_rules => {
+                let first = fields
+                    .iter()
+                    .find(|(k, _)| RULE_FIELDS.contains(&k.as_str()))
+                    .map_or("", |(k, _)| k.as_str());
+                return Err(PolicyError {
+                    field: first.to_owned(),
+                    message: format!(
+                        "field \"policy_version\" is required with policy rules (found \"{first}\"); this toolreplay reads version {POLICY_VERSION}"
+                    ),
+                });
+            }
+            None => return Ok(None),
+            Some(value) => {
+                let version =
+                    count(value, "policy_version").map_err(field_error("policy_version"))?;
+                if version != POLICY_VERSION {
+                    return Err(PolicyError {
+                        field: "policy_version".to_owned(),
+                        message: format!(
+                            "policy_version: unsupported version {version}; this toolreplay reads version {POLICY_VERSION}"
+                        ),
+                    });
+                }
+            }
+        }
+        if !has_rules {
+            return Ok(None);
+        }
+
+        let custom = match get(fields, "custom_detectors") {
+            Some(value) => custom_detectors(value).map_err(field_error("custom_detectors"))?,
+            None => Vec::new(),
+        };
+        let catalog = Catalog::new(&custom).map_err(|(i, message)| PolicyError {
+            field: "custom_detectors".to_owned(),
+            message: match custom.get(i) {
+                Some((name, _)) => format!("{}: {message}", named("custom_detectors", name)),
+                None => format!("custom_detectors: {message}"),
+            },
+        })?;
+        let mut scanners = Vec::new();
+        let mut chosen_sets: BTreeMap<Vec<usize>, usize> = BTreeMap::new();
+        let mut scanner_for = |chosen: Vec<usize>, at: &str| -> Result<Option<usize>> {
+            if chosen.is_empty() {
+                return Ok(None);
+            }
+            let mut key = chosen;
+            key.sort_unstable();
+            key.dedup();
+            if let Some(&i) = chosen_sets.get(&key) {
+                return Ok(Some(i));
+            }
+            let scanner = Scanner::new(&catalog, &key)
+                .map_err(|err| format!("{at}: the detectors cannot be combined: {err}"))?;
+            scanners.push(scanner);
+            chosen_sets.insert(key, scanners.len() - 1);
+            Ok(Some(scanners.len() - 1))
+        };
+
+        let default_scanner = match get(fields, "response_detectors") {
+            Some(value) => {
+                let chosen = detector_list(&catalog, value, "response_detectors")
+                    .map_err(field_error("response_detectors"))?;
+                scanner_for(chosen, "response_detectors")
+                    .map_err(field_error("response_detectors"))?
+            }
+            None => None,
+        };
+
+        let budgets = match get(fields, "budgets") {
+            Some(value) => budgets(value).map_err(field_error("budgets"))?,
+            None => Budgets::default(),
+        };
+        let flows = match get(fields, "flows") {
+            Some(value) => flows(value).map_err(field_error("flows"))?,
+            None => Vec::new(),
+        };
+
+        let mut tools = HashMap::new();
+        if let Some(value) = get(fields, "tools") {
+            let members = object(value, "tools").map_err(field_error("tools"))?;
+            for (name, rules) in members {
+                let at = named("tools", name);
+                let rules = tool_rules(&catalog, &mut scanner_for, rules, &at)
+                    .map_err(field_error("tools"))?;
+                tools.insert(name.clone(), rules);
+            }
+        }
+        Ok(Some(Policy {
+            budgets,
+            flows,
+            catalog,
+            scanners,
+            default_scanner,
+            tools,
+        }))
+    }
+}
+
+fn custom_detectors(value: &Value) -> Result<Vec<(String, String)>> {
+    let members = object(value, "custom_detectors")?;
+    if members.len() > detect::MAX_CUSTOM_DETECTORS {
+        return Err(format!(
+            "custom_detectors: more than {} detectors",
+            detect::MAX_CUSTOM_DETECTORS
+        ));
+    }
+    let mut out = Vec::with_capacity(members.len());
+    for (name, pattern) in members {
+        let at = named("custom_detectors", name);
+        if name.is_empty()
+            || name.len() > 64
+            || !name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        {
+            return Err(format!(
+                "{at}: a detector name is 1 to 64 ASCII letters, digits, \"-\", \"_\" or \".\""
+            ));
+        }
+        if detect::builtin_names().any(|(n, g)| n == name || g.name() == name) {
+            return Err(format!("{at}: the name of a built-in detector or group"));
+        }
+        match pattern {
+            Value::Str(pattern) => out.push((name.clone(), pattern.clone())),
+            other => {
+                return Err(format!(
+                    "{at}: must be a string, found {}",
+                    other.described()
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn detector_list(catalog: &Catalog, value: &Value, at: &str) -> Result<Vec<usize>> {
+    let mut chosen = Vec::new();
+    for (i, name) in strings(value, at)?.iter().enumerate() {
+        match name.as_str() {
+            "secrets" => chosen.extend(catalog.group(Group::Secrets)),
+            "personal-data" => chosen.extend(catalog.group(Group::PersonalData)),
+            name => match catalog.find(name) {
+                Some(d) => chosen.push(d),
+                None => {
+                    return Err(format!("{at}[{i}]: unknown detector {}", quote_name(name)));
+                }
+            },
+        }
+    }
+    Ok(chosen)
+}
+
+fn budgets(value: &Value) -> Result<Budgets> {
+    let members = object(value, "budgets")?;
+    known(members, "budgets", &["per_tool", "total"])?;
+    let total = get(members, "total")
+        .map(|v| count(v, "budgets.total"))
+        .transpose()?;
+    let mut per_tool = BTreeMap::new();
+    if let Some(value) = get(members, "per_tool") {
+        for (tool, max) in object(value, "budgets.per_tool")? {
+            per_tool.insert(tool.clone(), count(max, &named("budgets.per_tool", tool))?);
+        }
+    }
+    Ok(Budgets { total, per_tool })
+}
+
+fn flows(value: &Value) -> Result<Vec<Flow>> {
+    let Value::Array(items) = value else {
+        return Err(format!(
+            "flows: must be an array of objects, found {}",
+            value.described()
+        ));
+    };
+    let mut out: Vec<Flow> = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let at = format!("flows[{i}]");
+        let members = object(item, &at)?;
+        known(members, &at, &["name", "sinks", "sources"])?;
+        let name = match get(members, "name") {
+            Some(Value::Str(name)) if !name.is_empty() => name.clone(),
+            Some(other) => {
+                return Err(format!(
+                    "{at}.name: must be a non-empty string, found {}",
+                    other.described()
+                ));
+            }
+            None => return Err(format!("{at}: missing field \"name\"")),
+        };
+        if out.iter().any(|f| f.name == name) {
+            return Err(format!(
+                "{at}.name: {} names another flow too",
+                quote_name(&name)
+            ));
+        }
+        let list = |field: &str| -> Result<Vec<String>> {
+            let value =
+                get(members, field).ok_or_else(|| format!("{at}: missing field \"{field}\""))?;
+            let list = strings(value, &format!("{at}.{field}"))?;
+            if list.is_empty() {
+                return Err(format!("{at}.{field}: must name at least one tool"));
+            }
+            Ok(list)
+        };
+        let sources = list("sources")?;
+        let sinks = list("sinks")?;
+        out.push(Flow {
+            name,
+            sources,
+            sinks,
+        });
+    }
+    Ok(out)
+}
+
+fn pointers(members: &[(String, Value)], at: &str) -> Result<Vec<Pointer>> {
+    let value = get(members, "args").ok_or_else(|| format!("{at}: missing field \"args\""))?;
+    let list = strings(value, &format!("{at}.args"))?;
+    if list.is_empty() {
+        return Err(format!("{at}.args: must name at least one argument"));
+    }
+    list.iter()
+        .enumerate()
+        .map(|(i, text)| {
+            Pointer::parse(text).map_err(|err| {
+                format!(
+                    "{at}.args[{i}]: {} is not a JSON pointer: {err}",
+                    quote_name(text)
+                )
+            })
+        })
+        .collect()
+}
+
+fn tool_rules(
+    catalog: &Catalog,
+    scanner_for: &mut impl FnMut(Vec<usize>, &str) -> Result<Option<usize>>,
+    value: &Value,
+    at: &str,
+) -> Result<ToolRules> {
+    let members = object(value, at)?;
+    known(
+        members,
+        at,
+        &["args_schema", "paths", "response_detectors", "urls"],
+    )?;
+    let mut rules = ToolRules::default();
+    if let Some(schema) = get(members, "args_schema") {
+        rules.schema = Some(schema_validator(schema, &format!("{at}.args_schema"))?);
+    }
+    if let Some(value) = get(members, "paths") {
+        let Value::Array(items) = value else {
+            return Err(format!(
+                "{at}.paths: must be an array of objects, found {}",
+                value.described()
+            ));
+        };
+        for (i, item) in items.iter().enumerate() {
+            let at = format!("{at}.paths[{i}]");
+            let members = object(item, &at)?;
+            known(members, &at, &["allow", "args", "deny", "root"])?;
+            let args = pointers(members, &at)?;
+            let root = match get(members, "root") {
+                None => None,
+                Some(Value::Str(root)) => match paths::normalise(root) {
+                    paths::Normalised::Path(path) if path.starts_with('/') => Some(path),
+                    _ => {
+                        return Err(format!(
+                            "{at}.root: {} is not an absolute path",
+                            quote_name(root)
+                        ));
+                    }
+                },
+                Some(other) => {
+                    return Err(format!(
+                        "{at}.root: must be a string, found {}",
+                        other.described()
+                    ));
+                }
+            };
+            let globs = |field: &str| -> Result<Option<Globs>> {
+                let Some(value) = get(members, field) else {
+                    return Ok(None);
+                };
+                let list = strings(value, &format!("{at}.{field}"))?;
+                Globs::new(&list).map(Some).map_err(|(j, err)| {
+                    format!(
+                        "{at}.{field}[{j}]: invalid glob {}: {err}",
+                        quote_name(list.get(j).map_or("", String::as_str))
+                    )
+                })
+            };
+            let allow = globs("allow")?;
+            let deny = match globs("deny")? {
+                Some(deny) => deny,
+                None => Globs::new(&[]).map_err(|(_, err)| format!("{at}: {err}"))?,
+            };
+            rules.paths.push((args, PathRule { root, allow, deny }));
+        }
+    }
+    if let Some(value) = get(members, "urls") {
+        let Value::Array(items) = value else {
+            return Err(format!(
+                "{at}.urls: must be an array of objects, found {}",
+                value.described()
+            ));
+        };
+        for (i, item) in items.iter().enumerate() {
+            let at = format!("{at}.urls[{i}]");
+            let members = object(item, &at)?;
+            known(
+                members,
+                &at,
+                &["allow_hosts", "args", "deny_hosts", "schemes"],
+            )?;
+            let args = pointers(members, &at)?;
+            let schemes = match get(members, "schemes") {
+                Some(value) => {
+                    let list = strings(value, &format!("{at}.schemes"))?;
+                    for (j, scheme) in list.iter().enumerate() {
+                        let mut chars = scheme.chars();
+                        let valid = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+                            && chars
+                                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+                        if !valid {
+                            return Err(format!(
+                                "{at}.schemes[{j}]: {} is not a URL scheme",
+                                quote_name(scheme)
+                            ));
+                        }
+                    }
+                    list.iter().map(|s| s.to_ascii_lowercase()).collect()
+                }
+                None => vec!["http".to_owned(), "https".to_owned()],
+            };
+            let hosts = |field: &str| -> Result<Option<Vec<(HostPattern, String)>>> {
+                let Some(value) = get(members, field) else {
+                    return Ok(None);
+                };
+                let list = strings(value, &format!("{at}.{field}"))?;
+                list.iter()
+                    .enumerate()
+                    .map(|(j, text)| {
+                        HostPattern::parse(text)
+                            .map(|p| (p, text.clone()))
+                            .map_err(|err| {
+                                format!(
+                                    "{at}.{field}[{j}]: invalid host {}: {err}",
+                                    quote_name(text)
+                                )
+                            })
+                    })
+                    .collect::<Result<Vec<_>>>()
+                    .map(Some)
+            };
+            let allow = hosts("allow_hosts")?;
+            let deny = hosts("deny_hosts")?.unwrap_or_default();
+            rules.urls.push((
+                args,
+                UrlRule {
+                    schemes,
+                    allow,
+                    deny,
+                },
+            ));
+        }
+    }
+    if let Some(value) = get(members, "response_detectors") {
+        let at = format!("{at}.response_detectors");
+        let chosen = detector_list(catalog, value, &at)?;
+        rules.scanner = Some(scanner_for(chosen, &at)?);
+    }
+    Ok(rules)
+}
+
+fn schema_validator(schema: &Value, at: &str) -> Result<jsonschema::Validator> {
+    if let Value::Object(members) = schema
+        && let Some(declared) = get(members, "$schema")
+        && *declared != Value::Str(DRAFT_2020_12.to_owned())
+    {
+        return Err(format!(
+            "{at}: \"$schema\" must be \"{DRAFT_2020_12}\" when given"
+        ));
+    }
+    let schema: serde_json::Value =
+        serde_json::from_slice(&canonical::encode(schema)).map_err(|err| format!("{at}: {err}"))?;
+    jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .with_pattern_options(
+            jsonschema::PatternOptions::regex()
+                .size_limit(1 << 20)
+                .dfa_size_limit(2 << 20),
+        )
+        .build(&schema)
+        .map_err(|err| {
+            let text = err.to_string();
+            let line = text.lines().map(str::trim).collect::<Vec<_>>().join(" ");
+            format!("{at}: invalid schema: {line}")
+        })
+}

@@ -1,0 +1,224 @@
+//! Every detector a policy can use, compiled once: the built-ins, then the user's;
+//! and the confirmation of a candidate match with a detector's full pattern and
+//! check.
+
+use regex::{Regex, RegexBuilder};
+
+use super::check::{Check, MIN_ASSIGNED, high_entropy};
+use super::{BUILTINS, DFA_SIZE_LIMIT, Group, KEY_WORDS, MAX_PATTERN_BYTES, PATTERN_SIZE_LIMIT};
+
+/// One detector, compiled.
+#[derive(Debug)]
+struct Detector {
+    name: String,
+    /// What the scanner's combined pass looks for: the built-ins' prefilter, the
+    /// whole pattern of a user detector.
+    prefilter: String,
+    regex: Regex,
+    check: Option<Check>,
+    min_len: usize,
+}
+
+/// Every detector a policy can use, compiled once: the built-ins, then the user's.
+#[derive(Debug)]
+pub struct Catalog {
+    detectors: Vec<Detector>,
+    assignment: Option<usize>,
+    key_words: Regex,
+    assigned_value: Regex,
+}
+
+impl Catalog {
+    /// The built-ins and the user detectors `custom` (name, pattern). The error is
+    /// the index in `custom` of the first bad detector and what is wrong with it.
+    pub fn new(custom: &[(String, String)]) -> Result<Catalog, (usize, String)> {
+        let mut detectors = Vec::with_capacity(BUILTINS.len() + custom.len());
+        for builtin in BUILTINS {
+            let regex =
+                Regex::new(builtin.pattern).map_err(|err| (usize::MAX, regex_error(&err)))?;
+            detectors.push(Detector {
+                name: builtin.name.to_owned(),
+                prefilter: builtin.prefilter.to_owned(),
+                regex,
+                check: builtin.check,
+                min_len: builtin.min_len,
+            });
+        }
+        for (i, (name, pattern)) in custom.iter().enumerate() {
+            if pattern.len() > MAX_PATTERN_BYTES {
+                return Err((i, format!("pattern longer than {MAX_PATTERN_BYTES} bytes")));
+            }
+            let regex = RegexBuilder::new(pattern)
+                .size_limit(PATTERN_SIZE_LIMIT)
+                .dfa_size_limit(DFA_SIZE_LIMIT)
+                .build()
+                .map_err(|err| (i, format!("invalid regex: {}", regex_error(&err))))?;
+            if regex.is_match("") {
+                return Err((i, "pattern matches the empty string".to_owned()));
+            }
+            detectors.push(Detector {
+                name: name.clone(),
+                prefilter: pattern.clone(),
+                regex,
+                check: None,
+                min_len: 1,
+            });
+        }
+        let assignment = detectors
+            .iter()
+            .position(|d| d.name == "high-entropy-assignment");
+        let key_words = Regex::new(KEY_WORDS).map_err(|err| (usize::MAX, regex_error(&err)))?;
+        let assigned_value =
+            Regex::new(r"^[A-Za-z0-9_+/=.~-]+$").map_err(|err| (usize::MAX, regex_error(&err)))?;
+        Ok(Catalog {
+            detectors,
+            assignment,
+            key_words,
+            assigned_value,
+        })
+    }
+
+    /// The index of the detector named `name`.
+    pub fn find(&self, name: &str) -> Option<usize> {
+        self.detectors.iter().position(|d| d.name == name)
+    }
+
+    /// The indices of the built-in detectors of `group`.
+    pub fn group(&self, group: Group) -> Vec<usize> {
+        BUILTINS
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.group == group)
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// The name of detector `index`.
+    pub fn name(&self, index: usize) -> &str {
+        &self.detectors[index].name
+    }
+
+    /// What the scanner's combined pass looks for in detector `index`: a built-in's
+    /// prefilter, the whole pattern of a user detector.
+    pub(super) fn prefilter(&self, index: usize) -> &str {
+        &self.detectors[index].prefilter
+    }
+
+    /// The shortest text detector `index` can match, in bytes.
+    pub(super) fn min_len(&self, index: usize) -> usize {
+        self.detectors[index].min_len
+    }
+
+    /// Whether detector `index` checks what its pattern matched.
+    pub(super) fn has_check(&self, index: usize) -> bool {
+        self.detectors[index].check.is_some()
+    }
+
+    /// The index of `high-entropy-assignment`, whose matches are also looked for in
+    /// the members of objects, name and value apart.
+    pub(super) fn assignment(&self) -> Option<usize> {
+        self.assignment
+    }
+
+    /// Whether detector `index`, whose prefilter matched somewhere in `text`,
+    /// matches there and its check holds on a match.
+    pub(super) fn confirm(&self, index: usize, text: &str) -> bool {
+        let detector = &self.detectors[index];
+        let Some(check) = detector.check else {
+            return detector.regex.is_match(text);
+        };
+        detector.regex.captures_iter(text).any(|caps| {
+            let m = caps.name("v").unwrap_or_else(|| caps.get_match());
+            check(text, m.start(), m.end())
+        })
+    }
+
+    /// Whether detector `index` matches in `text` where it starts in `start..end`, a
+    /// run no match of it crosses, and its check holds on a match: the matches that
+    /// start there are those of the whole text, each found from the run's start with
+    /// the text before it as context, and the byte after it when it is part of a word.
+    pub(super) fn confirm_within(
+        &self,
+        index: usize,
+        text: &str,
+        start: usize,
+        end: usize,
+    ) -> bool {
+        let detector = &self.detectors[index];
+        let word = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_';
+        let limit = if text.as_bytes().get(end).is_some_and(word) {
+            end + 1
+        } else {
+            end
+        };
+        let Some(hay) = text.get(..limit) else {
+            return self.confirm(index, text);
+        };
+        let mut at = start;
+        while let Some(caps) = detector.regex.captures_at(hay, at) {
+            let whole = caps.get_match();
+            let m = caps.name("v").unwrap_or(whole);
+            if detector
+                .check
+                .is_none_or(|check| check(hay, m.start(), m.end()))
+            {
+                return true;
+            }
+            if whole.end() <= at {
+                return self.confirm(index, text);
+            }
+            at = whole.end();
+        }
+        false
+    }
+
+    /// Whether `text` holds a name secrets are assigned to (as in `api_key = "..."`).
+    pub(super) fn has_key_word(&self, text: &str) -> bool {
+        self.key_words.is_match(text)
+    }
+
+    /// Whether the string `value` of the member named `key` is a high-entropy secret
+    /// assigned to a secret-like name.
+    pub(super) fn assigned(&self, key: &str, value: &str) -> bool {
+        value.len() >= MIN_ASSIGNED
+            && self.assigned_value.is_match(value)
+            && self.key_words.is_match(key)
+            && high_entropy(value, 0, value.len())
+    }
+}
+
+/// A regex error on one line: its last line, without the `error: ` of syntax errors.
+pub(super) fn regex_error(err: &regex::Error) -> String {
+    match err {
+        regex::Error::CompiledTooBig(limit) => {
+            format!("compiled pattern exceeds the size limit of {limit} bytes")
+        }
+        other => {
+            let text = other.to_string();
+            let last = text
+                .lines()
+                .map(str::trim)
+                .rfind(|l| !l.is_empty())
+                .unwrap_or("");
+            last.strip_prefix("error: ").unwrap_or(last).to_owned()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Catalog;
+
+    #[test]
+    fn bad_user_patterns_are_named() {
+        let custom = |p: &str| Catalog::new(&[("x".to_owned(), p.to_owned())]).unwrap_err();
+        assert_eq!(custom("a(").0, 0);
+        assert!(
+            custom("a(").1.starts_with("invalid regex: unclosed group"),
+            "{}",
+            custom("a(").1
+        );
+        assert!(custom("a*").1.contains("empty string"));
+        assert!(custom("(?:a{1000}){1000}").1.contains("size limit"));
+    }
+}
