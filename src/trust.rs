@@ -208,6 +208,9 @@ pub fn render_signature(verdict: &SignatureVerdict, check: &SignatureCheck) -> S
                     "the key of {identity} is not allowed for namespace {} in {allowed}",
                     quote_name(sign::NAMESPACE)
                 ),
+                Untrusted::NotValidNow => format!(
+                    "the key of {identity} is not valid at this time (valid-after, valid-before) in {allowed}"
+                ),
             };
             format!("signature: not trusted: {why}\n")
         }
@@ -216,6 +219,11 @@ pub fn render_signature(verdict: &SignatureVerdict, check: &SignatureCheck) -> S
 
 /// Reads a small text file whole.
 fn read_text(path: &Path) -> Result<String, Error> {
+    String::from_utf8(read_bytes(path)?).map_err(|_| invalid(path, "not valid UTF-8"))
+}
+
+/// Reads a small file whole.
+fn read_bytes(path: &Path) -> Result<Vec<u8>, Error> {
     let mut bytes = Vec::new();
     input::open(path)?
         .take(MAX_FILE_BYTES + 1)
@@ -227,7 +235,7 @@ fn read_text(path: &Path) -> Result<String, Error> {
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(invalid(path, "larger than 1 MiB"));
     }
-    String::from_utf8(bytes).map_err(|_| invalid(path, "not valid UTF-8"))
+    Ok(bytes)
 }
 
 fn invalid(path: &Path, message: impl Into<String>) -> Error {
@@ -239,7 +247,9 @@ fn invalid(path: &Path, message: impl Into<String>) -> Error {
 
 /// Checks the signature of `message` (the head statement) named by `check`.
 pub fn check_signature(check: &SignatureCheck, message: &[u8]) -> Result<SignatureVerdict, Error> {
-    let armored = read_text(check.signature)?;
+    // Bytes that are not UTF-8 can only be after the end line, where ssh-keygen
+    // ignores them, or where they make the signature invalid either way.
+    let armored = String::from_utf8_lossy(&read_bytes(check.signature)?).into_owned();
     let signers = read_text(check.allowed_signers)?;
     sign::check(&armored, &signers, check.identity, message).map_err(|err| match err {
         sign::SignatureError::Signers(err) => Error::Input {

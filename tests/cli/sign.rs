@@ -652,3 +652,94 @@ fn a_wrong_passphrase_on_a_terminal_fails_clearly() {
     assert!(shown.contains("error: carol: wrong passphrase"), "{shown}");
     assert!(!setup.dir.entries().contains(&"sealed.jsonl.sig".to_owned()));
 }
+
+// --- as ssh-keygen judges them (the generated table: crates/core/tests/ssh_keygen.rs)
+
+#[test]
+fn a_validity_window_in_utc_is_checked_as_ssh_keygen_checks_it() {
+    let setup = Setup::new();
+    setup.sign("alice");
+    setup.allow(&format!(
+        "alice@example.com valid-after=\"20200101Z\",valid-before=\"20990101Z\" {}",
+        public(&setup.dir, "alice")
+    ));
+    assert_eq!(
+        setup.verify("sealed.jsonl.sig", "alice@example.com").text(),
+        GOOD
+    );
+    assert_eq!(
+        setup.ssh_verify("sealed.jsonl.sig", "alice@example.com").0,
+        0
+    );
+    setup.allow(&format!(
+        "alice@example.com valid-after=\"20990101Z\" {}",
+        public(&setup.dir, "alice")
+    ));
+    assert_snapshot!(setup.verify("sealed.jsonl.sig", "alice@example.com").text());
+    assert_ne!(
+        setup.ssh_verify("sealed.jsonl.sig", "alice@example.com").0,
+        0
+    );
+}
+
+#[test]
+fn an_invalid_line_does_not_hide_a_later_good_one() {
+    let setup = Setup::new();
+    setup.sign("alice");
+    let alice = public(&setup.dir, "alice");
+    setup.allow(&format!(
+        "alice@example.com namespaces=\"git\",namespaces=\"toolreplay\" {alice}\nalice@example.com {alice}"
+    ));
+    assert_eq!(
+        setup.verify("sealed.jsonl.sig", "alice@example.com").text(),
+        GOOD
+    );
+    assert_eq!(
+        setup.ssh_verify("sealed.jsonl.sig", "alice@example.com").0,
+        0
+    );
+    setup.allow(&format!(
+        "alice@example.com namespaces=\"git\",namespaces=\"toolreplay\" {alice}"
+    ));
+    assert_snapshot!(setup.verify("sealed.jsonl.sig", "alice@example.com").text());
+    assert_ne!(
+        setup.ssh_verify("sealed.jsonl.sig", "alice@example.com").0,
+        0
+    );
+}
+
+#[test]
+fn a_signature_with_crlf_armor_is_refused_by_both() {
+    let setup = Setup::new();
+    setup.sign("alice");
+    let armored = String::from_utf8(setup.dir.read("sealed.jsonl.sig")).unwrap();
+    setup.dir.write("crlf.sig", armored.replace('\n', "\r\n"));
+    assert_snapshot!(setup.verify("crlf.sig", "alice@example.com").text());
+    assert_ne!(setup.ssh_verify("crlf.sig", "alice@example.com").0, 0);
+}
+
+#[test]
+fn a_question_mark_is_one_byte_for_both() {
+    let setup = Setup::new();
+    setup.sign("alice");
+    setup.allow(&format!(
+        "!??@example.com,*@example.com {}",
+        public(&setup.dir, "alice")
+    ));
+    assert_snapshot!(setup.verify("sealed.jsonl.sig", "é@example.com").text());
+    assert_ne!(setup.ssh_verify("sealed.jsonl.sig", "é@example.com").0, 0);
+}
+
+#[test]
+fn bytes_after_the_end_line_are_ignored_by_both_even_if_not_utf8() {
+    let setup = Setup::new();
+    setup.sign("alice");
+    let mut armored = setup.dir.read("sealed.jsonl.sig");
+    armored.extend_from_slice(b"comment \xff\xfe\n");
+    setup.dir.write("trailing.sig", armored);
+    assert_eq!(
+        setup.verify("trailing.sig", "alice@example.com").text(),
+        GOOD
+    );
+    assert_eq!(setup.ssh_verify("trailing.sig", "alice@example.com").0, 0);
+}

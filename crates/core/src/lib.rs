@@ -19,4 +19,5 @@ mod scan;
 pub mod scope;
 pub mod sealed;
 pub mod sign;
+pub mod sshsig;
 pub mod transcript;

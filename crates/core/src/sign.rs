@@ -1,16 +1,58 @@
 //! Signing the head statement with an SSH key, and checking such a signature, in
 //! OpenSSH's SSHSIG format (`PROTOCOL.sshsig`), as `ssh-keygen -Y sign` and
-//! `ssh-keygen -Y verify` do: namespace `toolreplay`, SHA-512 as the message hash
-//! when signing (SHA-256 and SHA-512 both accepted when checking), ed25519 keys.
+//! `ssh-keygen -Y verify -n toolreplay` do: namespace `toolreplay`, SHA-512 as the
+//! message hash when signing (SHA-256 and SHA-512 both accepted when checking),
+//! ed25519 keys.
 //!
-//! Signatures are checked with ed25519's strict verification (`verify_strict`: no
-//! small-order keys, canonical encodings), over exactly the signed data of
-//! `PROTOCOL.sshsig`, including the signature's reserved field.
+//! # What is accepted and refused
+//!
+//! A signature is judged as `ssh-keygen -Y verify` of OpenSSH 9.2 judges it; the
+//! table of `crates/core/tests/ssh_keygen.rs` checks every rule against the real
+//! ssh-keygen, both ways.
+//!
+//! - The file is read exactly as ssh-keygen reads it ([`crate::sshsig`]): it must
+//!   start with the line `-----BEGIN SSH SIGNATURE-----` ended by LF (no CR LF, no
+//!   byte-order mark, no text or whitespace before it); the base64 text runs to the
+//!   first LF followed by `-----END SSH SIGNATURE-----`, with whitespace (CR LF line
+//!   ends too) skipped inside it; whatever follows the end marker is ignored.
+//! - The blob is decoded with exact lengths: the `SSHSIG` preamble, version 0 or 1,
+//!   the public key blob (type `ssh-ed25519`, or OpenSSH's short name `ed25519` in any
+//!   case, then exactly 32 bytes, then nothing), the namespace, the reserved field,
+//!   the hash algorithm (`sha256` or `sha512` exactly), and the signature blob (type
+//!   exactly `ssh-ed25519`, the key's, then exactly 64 bytes, then nothing), with
+//!   nothing after it. A length prefix larger than what follows, or bytes left over in
+//!   any of these, is refused. The namespace, hash algorithm and both types are C
+//!   strings to OpenSSH: a NUL byte in them is refused, except as their last byte,
+//!   which is dropped.
+//! - The namespace must be `toolreplay`.
+//! - The signature is verified over the data ssh-keygen rebuilds: the namespace
+//!   `toolreplay`, an empty reserved field (whatever the signature's holds: a
+//!   signature made over a non-empty reserved field does not verify, one made over an
+//!   empty field verifies whatever the field holds), the hash algorithm, and the hash
+//!   of the statement.
+//! - The key must then be allowed for the identity and the namespace, at the current
+//!   time, by a line of the allowed signers file ([`crate::allowed_signers`]); an
+//!   invalid line is skipped, as ssh-keygen skips it, and is reported only when no
+//!   line allows the key.
+//!
+//! # Refused on purpose where ssh-keygen accepts
+//!
+//! - Keys other than plain ed25519 (RSA, ECDSA, security keys, certificates).
+//! - ed25519 signatures that only a lax verifier takes: this crate verifies with
+//!   `verify_strict` (an S of L or more, as in a signature changed from a valid one by
+//!   adding L, small-order keys and non-canonical points are refused), where OpenSSH
+//!   checks only the top three bits of S.
+//! - Allowed signers files that are not UTF-8, and `valid-after`/`valid-before` times
+//!   in local time (see [`crate::allowed_signers`]). (A signature file is text here:
+//!   the command line reads one that is not UTF-8 with its invalid bytes replaced,
+//!   which changes no decision, as such bytes are either after the end line or make
+//!   the signature invalid either way.)
 
-use ssh_key::public::KeyData;
-use ssh_key::{Algorithm, HashAlg, LineEnding, PrivateKey, SshSig};
+use ssh_key::public::{Ed25519PublicKey, KeyData};
+use ssh_key::{Algorithm, HashAlg, LineEnding, PrivateKey};
 
-use crate::allowed_signers::{self, LineError};
+use crate::allowed_signers::{self, Allows, LineError};
+use crate::sshsig;
 
 /// The SSHSIG namespace of ToolReplay signatures.
 pub const NAMESPACE: &str = "toolreplay";
@@ -112,12 +154,37 @@ pub enum SignatureError {
     /// The signature file is not an armored SSH signature.
     #[error("not an SSH signature")]
     NotASignature,
+    /// The signature file is an SSH signature ssh-keygen refuses to read.
+    #[error("invalid SSH signature: {0}")]
+    Invalid(String),
     /// The signature is made with another algorithm than ssh-ed25519.
     #[error("{0} signatures are not supported, only ssh-ed25519")]
     Unsupported(String),
-    /// A line of the allowed signers file that applies to the identity is invalid.
+    /// No line of the allowed signers file allows the signature, and a line that may
+    /// name the identity is invalid (the first such line).
     #[error(transparent)]
     Signers(#[from] LineError),
+}
+
+impl From<sshsig::DecodeError> for SignatureError {
+    fn from(err: sshsig::DecodeError) -> SignatureError {
+        match err {
+            sshsig::DecodeError::Base64 | sshsig::DecodeError::Magic => {
+                SignatureError::NotASignature
+            }
+            other => SignatureError::Invalid(other.to_string()),
+        }
+    }
+}
+
+impl From<sshsig::KeyError> for SignatureError {
+    fn from(err: sshsig::KeyError) -> SignatureError {
+        match err {
+            sshsig::KeyError::Unsupported(name) => SignatureError::Unsupported(name),
+            sshsig::KeyError::Decode(err) => SignatureError::Invalid(err.to_string()),
+            other => SignatureError::Invalid(other.to_string()),
+        }
+    }
 }
 
 /// Why a good signature is not trusted.
@@ -129,6 +196,9 @@ pub enum Untrusted {
     KeyNotAllowed,
     /// The signing key is allowed for the identity, but not for the namespace.
     NamespaceNotAllowed,
+    /// The signing key is allowed for the identity and the namespace, but not at this
+    /// time (`valid-after`, `valid-before`).
+    NotValidNow,
 }
 
 /// The verdict on a signature of a head statement.
@@ -162,87 +232,85 @@ impl SignatureVerdict {
     }
 }
 
-/// The data an SSHSIG signature signs (`PROTOCOL.sshsig`).
-fn signed_data(namespace: &str, reserved: &[u8], hash_alg: HashAlg, message: &[u8]) -> Vec<u8> {
-    fn string(out: &mut Vec<u8>, bytes: &[u8]) {
-        let len = u32::try_from(bytes.len()).unwrap_or(u32::MAX);
-        out.extend_from_slice(&len.to_be_bytes());
-        out.extend_from_slice(bytes);
-    }
-    let mut out = b"SSHSIG".to_vec();
-    string(&mut out, namespace.as_bytes());
-    string(&mut out, reserved);
-    string(&mut out, hash_alg.as_str().as_bytes());
-    string(&mut out, &hash_alg.digest(message));
-    out
-}
-
-/// Checks the armored signature `armored` of `message` (the head statement):
-/// namespace, then the signature itself, then whether the allowed signers file
-/// `signers` allows its key for `identity` and the namespace. A signature that cannot
-/// be read, or an invalid line of the file that applies to `identity`, is an error.
+/// Checks the armored signature `armored` of `message` (the head statement), as
+/// `ssh-keygen -Y verify -n toolreplay -I identity -f signers` does, at the current
+/// time. See [`check_at`].
 pub fn check(
     armored: &str,
     signers: &str,
     identity: &str,
     message: &[u8],
 ) -> Result<SignatureVerdict, SignatureError> {
-    let signature = SshSig::from_pem(armored.trim()).map_err(|_| SignatureError::NotASignature)?;
-    let entries = allowed_signers::entries_for(signers, identity)?;
-    if signature.namespace() != NAMESPACE {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs());
+    check_at(armored, signers, identity, message, now)
+}
+
+/// Checks the armored signature `armored` of `message` at `now` (seconds since the
+/// Unix epoch): the signature is read exactly as ssh-keygen reads it (see
+/// [`crate::sshsig`]; an unreadable one is an error), then its namespace, then the
+/// signature itself over the data ssh-keygen rebuilds (an empty reserved field,
+/// whatever the signature holds), then the lines of the allowed signers file `signers`
+/// for `identity` (see [`crate::allowed_signers`]): the first line that allows the key
+/// for the namespace at `now` makes it good. When none does, the first invalid line
+/// that may name the identity is the error; without one, the verdict says why the key
+/// is not trusted.
+pub fn check_at(
+    armored: &str,
+    signers: &str,
+    identity: &str,
+    message: &[u8],
+    now: u64,
+) -> Result<SignatureVerdict, SignatureError> {
+    let signature = sshsig::Signature::from_armored(armored.as_bytes())?;
+    let ed25519 = sshsig::Ed25519::from_signature(&signature)?;
+    if signature.namespace() != NAMESPACE.as_bytes() {
         return Ok(SignatureVerdict::WrongNamespace {
-            namespace: signature.namespace().to_owned(),
+            namespace: String::from_utf8_lossy(signature.namespace()).into_owned(),
         });
     }
-    let KeyData::Ed25519(public) = signature.public_key() else {
-        return Err(SignatureError::Unsupported(
-            signature.algorithm().to_string(),
-        ));
-    };
-    let strict = ed25519_dalek::VerifyingKey::from_bytes(&public.0).and_then(|key| {
-        let sig = ed25519_dalek::Signature::from_slice(signature.signature_bytes())?;
+    let strict = ed25519_dalek::VerifyingKey::from_bytes(&ed25519.key).and_then(|key| {
         key.verify_strict(
-            &signed_data(
-                signature.namespace(),
-                signature.reserved(),
-                signature.hash_alg(),
-                message,
-            ),
-            &sig,
+            &sshsig::signed_data(NAMESPACE.as_bytes(), ed25519.hash, message),
+            &ed25519_dalek::Signature::from_bytes(&ed25519.signature),
         )
     });
     if strict.is_err() {
         return Ok(SignatureVerdict::DoesNotSign);
     }
 
-    let fingerprint = ssh_key::PublicKey::from(signature.public_key().clone())
+    let fingerprint = ssh_key::PublicKey::from(KeyData::Ed25519(Ed25519PublicKey(ed25519.key)))
         .fingerprint(HashAlg::Sha256)
         .to_string();
-    let untrusted = |why| {
-        Ok(SignatureVerdict::Untrusted {
-            why,
-            fingerprint: fingerprint.clone(),
-        })
+    let mut first_error = None;
+    // How far the best line came: 0 names the identity, 1 holds the key, 2 also
+    // allows the namespace.
+    let mut furthest = None;
+    for line in allowed_signers::entries_for(signers, identity) {
+        let entry = match line {
+            Ok(entry) => entry,
+            Err(err) => {
+                first_error.get_or_insert(err);
+                continue;
+            }
+        };
+        let reached = match entry.allows(&ed25519.key, NAMESPACE, now) {
+            Allows::Yes => return Ok(SignatureVerdict::Good { fingerprint }),
+            Allows::OtherKey => 0,
+            Allows::OtherNamespace => 1,
+            Allows::NotNow => 2,
+        };
+        furthest = furthest.max(Some(reached));
+    }
+    if let Some(err) = first_error {
+        return Err(SignatureError::Signers(err));
+    }
+    let why = match furthest {
+        None => Untrusted::NoKeyFor,
+        Some(0) => Untrusted::KeyNotAllowed,
+        Some(1) => Untrusted::NamespaceNotAllowed,
+        Some(_) => Untrusted::NotValidNow,
     };
-    if entries.is_empty() {
-        return untrusted(Untrusted::NoKeyFor);
-    }
-    let with_key = entries
-        .iter()
-        .filter(|entry| !entry.cert_authority && entry.key.key_data() == signature.public_key());
-    let mut any_key = false;
-    let mut in_namespace = false;
-    for entry in with_key {
-        any_key = true;
-        in_namespace |= entry.namespaces.as_deref().is_none_or(|namespaces| {
-            allowed_signers::match_pattern_list(NAMESPACE, namespaces) == Some(true)
-        });
-    }
-    if !any_key {
-        return untrusted(Untrusted::KeyNotAllowed);
-    }
-    if !in_namespace {
-        return untrusted(Untrusted::NamespaceNotAllowed);
-    }
-    Ok(SignatureVerdict::Good { fingerprint })
+    Ok(SignatureVerdict::Untrusted { why, fingerprint })
 }

@@ -1,0 +1,3 @@
+-----BEGIN SSH SIGNATURE-----
+   
+-----END SSH SIGNATURE-----
