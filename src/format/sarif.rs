@@ -17,6 +17,8 @@
 //! on line numbers or indices, so a dashboard follows a finding when calls are added
 //! before it. Keys are written sorted, so the output is byte-stable.
 
+use std::collections::HashMap;
+
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
@@ -155,7 +157,9 @@ fn log(file: &str, found: &[Found], policy: bool) -> String {
             })
         })
         .collect();
-    let mut seen: Vec<String> = Vec::new();
+    // How often each fingerprint was met so far: one lookup per result, so the log
+    // takes time linear in its results.
+    let mut seen: HashMap<String, usize> = HashMap::new();
     let results: Vec<Value> = found
         .iter()
         .map(|f| {
@@ -164,8 +168,8 @@ fn log(file: &str, found: &[Found], policy: bool) -> String {
             hasher.update([0]);
             hasher.update(f.call);
             let hash = hex::encode(hasher.finalize());
-            let occurrence = seen.iter().filter(|h| **h == hash).count() + 1;
-            seen.push(hash.clone());
+            let occurrence = seen.entry(hash.clone()).or_insert(0);
+            *occurrence += 1;
             let index = rule_index(f.rule);
             json!({
                 "ruleId": f.rule,
