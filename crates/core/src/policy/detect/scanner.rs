@@ -401,6 +401,17 @@ mod tests {
     use crate::json;
     use proptest::prelude::*;
 
+    /// The names of the detectors `scanner` finds in the canonical form of `response`.
+    fn hit_names<'c>(scanner: &Scanner, catalog: &'c Catalog, response: &str) -> Vec<&'c str> {
+        let canonical = crate::canonical::encode(&json::parse(response).unwrap());
+        scanner
+            .scan(catalog, &canonical)
+            .unwrap()
+            .iter()
+            .map(|h| catalog.name(h.detector))
+            .collect()
+    }
+
     fn hits(names: &[&str], response: &str) -> Vec<(String, bool, String)> {
         let catalog = Catalog::new(&[("ticket".to_owned(), "TICKET-[0-9]{4}".to_owned())]).unwrap();
         let chosen: Vec<usize> = names.iter().map(|n| catalog.find(n).unwrap()).collect();
@@ -559,15 +570,10 @@ mod tests {
         let chosen = [catalog.find("start").unwrap(), catalog.find("end").unwrap()];
         let scanner = Scanner::new(&catalog, &chosen).unwrap();
         assert!(!scanner.joinable);
-        let canonical =
-            crate::canonical::encode(&json::parse(r#"{"a": "x", "b": "TICKET 7"}"#).unwrap());
-        let names: Vec<&str> = scanner
-            .scan(&catalog, &canonical)
-            .unwrap()
-            .iter()
-            .map(|h| catalog.name(h.detector))
-            .collect();
-        assert_eq!(names, ["end", "start"]);
+        assert_eq!(
+            hit_names(&scanner, &catalog, r#"{"a": "x", "b": "TICKET 7"}"#),
+            ["end", "start"]
+        );
     }
 
     #[test]
@@ -590,14 +596,11 @@ mod tests {
             (r#"{"a": "db-1.corp.internal"}"#, Some("host")),
             (r#"{"a": "TICKET-12345 123 z .corp.internal"}"#, None),
         ] {
-            let canonical = crate::canonical::encode(&json::parse(response).unwrap());
-            let names: Vec<&str> = scanner
-                .scan(&catalog, &canonical)
-                .unwrap()
-                .iter()
-                .map(|h| catalog.name(h.detector))
-                .collect();
-            assert_eq!(names, name.into_iter().collect::<Vec<_>>(), "{response}");
+            assert_eq!(
+                hit_names(&scanner, &catalog, response),
+                name.into_iter().collect::<Vec<_>>(),
+                "{response}"
+            );
         }
     }
 
