@@ -1,6 +1,12 @@
-//! The errors that stop a command (exit status 2).
+//! The errors that stop a command: one `error: ...` line and exit status 2, or, for a
+//! broken chain that a command would build on, its report and exit status 1.
 
-use std::io;
+use std::io::{self, Write as _};
+use std::process::ExitCode;
+
+use toolreplay_core::chain::Verdict;
+
+use crate::render::color::Paint;
 
 /// An error that stops a command; shown as one `error: ...` line.
 #[derive(Debug, thiserror::Error)]
@@ -32,13 +38,15 @@ pub enum Error {
         message: String,
     },
     /// The sealed transcript's chain is broken, so the command will not go on: the
-    /// `verify` report, then what was refused. Exit status 1, not 2.
-    #[error("{report}refused: {refused}")]
+    /// `verify` report of the verdict, then what was refused. Exit status 1, not 2.
+    #[error("{}refused: {path}: the chain is broken; {refused}", crate::render::text::verify(.verdict, Paint::PLAIN))]
     Refused {
-        /// The `verify` report of the broken chain, each line ending with LF.
-        report: String,
-        /// What was not done, and why.
-        refused: String,
+        /// The verdict on the chain: broken.
+        verdict: Box<Verdict>,
+        /// The sealed transcript, as named in messages.
+        path: String,
+        /// What was not done.
+        refused: &'static str,
     },
     /// The arguments cannot work together.
     #[error("{0}")]
@@ -54,6 +62,22 @@ pub enum Error {
 }
 
 impl Error {
+    /// The error of a temporary file that output was held back in.
+    pub fn temporary(source: io::Error) -> Error {
+        Error::Write {
+            target: "a temporary file".to_owned(),
+            source,
+        }
+    }
+
+    /// The error of writing to the file at `path`.
+    pub fn writing(path: &std::path::Path, source: io::Error) -> Error {
+        Error::Write {
+            target: crate::input::display(path),
+            source,
+        }
+    }
+
     /// The error of an input at `path` that could not be read or parsed.
     pub fn reading(path: &std::path::Path, err: toolreplay_core::transcript::ReadError) -> Error {
         let path = crate::input::display(path);
@@ -66,6 +90,18 @@ impl Error {
             },
         }
     }
+}
+
+/// Tells what stopped the command on stderr, and gives its exit status.
+pub fn report(err: &Error) -> ExitCode {
+    // If stderr is gone there is nobody left to tell.
+    let mut stderr = io::stderr().lock();
+    if let Error::Refused { .. } = err {
+        let _ = writeln!(stderr, "{err}");
+        return ExitCode::from(1);
+    }
+    let _ = writeln!(stderr, "error: {err}");
+    ExitCode::from(2)
 }
 
 /// An I/O error's message without the trailing `(os error N)`.

@@ -210,3 +210,41 @@ fn progress_indicator_on_a_terminal_stays_on_stderr() {
         "calls: 4000\ndivergence: none\nfindings: 0\n"
     );
 }
+
+#[test]
+fn always_colours_every_kind_of_policy_finding() {
+    // The policy sample has a finding of every kind a policy adds, and one overreach.
+    let run = run_in_root(&[
+        "--color",
+        "always",
+        "scope",
+        "samples/session-policy.jsonl",
+        "samples/policy.json",
+    ]);
+    assert_eq!(run.code, 1);
+    insta::assert_snapshot!(run.text());
+}
+
+#[test]
+fn always_colours_the_verdicts_of_diff() {
+    let same = run_in_root(&[
+        "diff",
+        "samples/session-dirty.jsonl",
+        "samples/session-dirty.sealed.jsonl",
+        "--color",
+        "always",
+    ]);
+    assert_eq!(same.stdout, "runs: \x1b[32msame\x1b[0m\ncalls: 6\n");
+    let differ = run_in_root(&[
+        "diff",
+        "samples/session-clean.jsonl",
+        "samples/session-dirty.jsonl",
+        "--color",
+        "always",
+    ]);
+    assert!(
+        differ.stdout.starts_with("runs: \x1b[1;31mdiffer\x1b[0m\n"),
+        "{}",
+        differ.stdout
+    );
+}

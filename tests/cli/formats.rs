@@ -412,6 +412,19 @@ pub fn every_sarif_log() -> Vec<(String, Value)> {
         "odd_scope".into(),
         sarif(&["scope", "odd 'name'.jsonl", "scope.json"], Some(&dir)),
     ));
+    // A head check that differs: a result about the whole file, without a region.
+    logs.push((
+        "verify_head_differs".into(),
+        sarif(
+            &[
+                "verify",
+                "samples/session-dirty.sealed.jsonl",
+                "--head",
+                "0f4692975fe1c349dd7a602937df65ece15a1dce4e7576e98348caf2b02779f9",
+            ],
+            None,
+        ),
+    ));
     logs
 }
 
@@ -451,7 +464,7 @@ pub fn sarif_validator() -> jsonschema::Validator {
 fn every_sarif_log_is_valid_against_the_sarif_2_1_0_schema() {
     let validator = sarif_validator();
     let logs = every_sarif_log();
-    assert_eq!(logs.len(), 8);
+    assert_eq!(logs.len(), 9);
     for (name, log) in &logs {
         let errors: Vec<String> = validator.iter_errors(log).map(|e| e.to_string()).collect();
         assert!(errors.is_empty(), "{name}: {errors:#?}");

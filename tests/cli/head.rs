@@ -11,6 +11,9 @@ const SEALED: &str = "samples/session-dirty.sealed.jsonl";
 /// The head of the sealed sample, as `head` prints it.
 const SAMPLE_HEAD: &str = "toolreplay/sealed-transcript/v1\n6\n6810e72ec1261687cbb591922cf87d5833ee9a4f2ce0acaeb4b38b3cb9061fb7\n";
 
+/// The digest of the sample's head.
+const SAMPLE_HEAD_DIGEST: &str = "6810e72ec1261687cbb591922cf87d5833ee9a4f2ce0acaeb4b38b3cb9061fb7";
+
 /// The digest of the fourth link of the sealed sample.
 const FOURTH: &str = "0f4692975fe1c349dd7a602937df65ece15a1dce4e7576e98348caf2b02779f9";
 
@@ -250,4 +253,71 @@ fn verify_without_head_prints_exactly_the_chain_report() {
         run.text(),
         "exit: 0\n--- stdout\nchain: intact\n--- stderr\n"
     );
+}
+
+// --- every format and colour for the head's verdict
+
+#[test]
+fn verify_head_verdicts_in_json() {
+    let matches = run_in_root(&[
+        "verify",
+        SEALED,
+        "--head",
+        SAMPLE_HEAD_DIGEST,
+        "--format",
+        "json",
+    ]);
+    assert_snapshot!("matches_json", matches.text());
+    let extended = run_in_root(&["verify", SEALED, "--head", FOURTH, "--format", "json"]);
+    assert_snapshot!("extended_json", extended.text());
+    let dir = sample_prefix(4);
+    dir.write("head.txt", SAMPLE_HEAD);
+    let truncated = dir.run(&[
+        "verify",
+        "sealed.jsonl",
+        "--head",
+        "head.txt",
+        "--format",
+        "json",
+    ]);
+    assert_snapshot!("truncated_json", truncated.text());
+    let broken = run_in_root(&[
+        "verify",
+        "samples/session-dirty.tampered.jsonl",
+        "--head",
+        SAMPLE_HEAD_DIGEST,
+        "--format",
+        "json",
+    ]);
+    assert_snapshot!("broken_json", broken.text());
+}
+
+#[test]
+fn verify_head_verdicts_in_sarif() {
+    let matches = run_in_root(&[
+        "verify",
+        SEALED,
+        "--head",
+        SAMPLE_HEAD_DIGEST,
+        "--format",
+        "sarif",
+    ]);
+    assert_snapshot!("matches_sarif", matches.text());
+    let extended = run_in_root(&["verify", SEALED, "--head", FOURTH, "--format", "sarif"]);
+    assert_snapshot!("extended_sarif", extended.text());
+}
+
+#[test]
+fn verify_head_verdicts_are_coloured() {
+    let matches = run_in_root(&[
+        "verify",
+        SEALED,
+        "--head",
+        SAMPLE_HEAD_DIGEST,
+        "--color",
+        "always",
+    ]);
+    assert_snapshot!("matches_coloured", matches.text());
+    let extended = run_in_root(&["verify", SEALED, "--head", FOURTH, "--color", "always"]);
+    assert_snapshot!("extended_coloured", extended.text());
 }

@@ -743,3 +743,68 @@ fn bytes_after_the_end_line_are_ignored_by_both_even_if_not_utf8() {
     );
     assert_eq!(setup.ssh_verify("trailing.sig", "alice@example.com").0, 0);
 }
+
+// --- every format and colour for the signature's verdict
+
+/// `verify` of `sealed.jsonl.sig` for `identity`, with `extra` arguments.
+fn verify_with(setup: &Setup, identity: &str, extra: &[&str]) -> Run {
+    let mut args = vec![
+        "verify",
+        "sealed.jsonl",
+        "--signature",
+        "sealed.jsonl.sig",
+        "--allowed-signers",
+        "allowed_signers",
+        "--identity",
+        identity,
+    ];
+    args.extend_from_slice(extra);
+    setup.run(&args)
+}
+
+#[test]
+fn signature_verdicts_in_json() {
+    let setup = Setup::new();
+    setup.sign("alice");
+    assert_snapshot!(
+        "good_json",
+        verify_with(&setup, "alice@example.com", &["--format", "json"]).text()
+    );
+    assert_snapshot!(
+        "untrusted_json",
+        verify_with(&setup, "bob@example.com", &["--format", "json"]).text()
+    );
+}
+
+#[test]
+fn signature_verdicts_in_sarif() {
+    let setup = Setup::new();
+    setup.sign("alice");
+    assert_snapshot!(
+        "good_sarif",
+        verify_with(&setup, "alice@example.com", &["--format", "sarif"]).text()
+    );
+    assert_snapshot!(
+        "untrusted_sarif",
+        verify_with(&setup, "bob@example.com", &["--format", "sarif"]).text()
+    );
+    setup.ssh_sign("alice", "file", &[], "sealed.jsonl.sig");
+    assert_snapshot!(
+        "bad_sarif",
+        verify_with(&setup, "alice@example.com", &["--format", "sarif"]).text()
+    );
+}
+
+#[test]
+fn signature_verdicts_are_coloured() {
+    let setup = Setup::new();
+    setup.sign("alice");
+    assert_snapshot!(
+        "good_coloured",
+        verify_with(&setup, "alice@example.com", &["--color", "always"]).text()
+    );
+    assert_snapshot!(
+        "untrusted_coloured",
+        verify_with(&setup, "bob@example.com", &["--color", "always"]).text()
+    );
+}

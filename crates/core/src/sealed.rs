@@ -1,11 +1,13 @@
-//! Checking a sealed transcript before building on it: `head`, `verify --head`,
-//! `verify --signature`, `seal --append` and `sign` all start from an intact chain
-//! and its head.
+//! Reading a sealed transcript: [`check`] is the one reader of the chain that
+//! `verify`, `head`, `verify --head`, `verify --signature`, `seal --append` and
+//! `sign` all use; the last four build on an intact chain and its head.
 
-use std::io::BufRead;
+use std::convert::Infallible;
+use std::io::Read;
 
-use crate::chain::{GENESIS, Verdict, Verifier};
-use crate::transcript::{Links, ReadError};
+use crate::chain::{self, GENESIS, Verdict, Verifier};
+use crate::pipeline::{self, Stop};
+use crate::transcript::{ReadError, parse_link};
 
 /// The head of an intact chain: how many links it has and the last digest.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,21 +41,40 @@ impl Checked {
     }
 }
 
-/// Checks the sealed transcript read from `reader` as
-/// `verify` does, reading it whole, and notes where the chain's digest was
-/// `look_for`.
-pub fn check_reader(reader: impl BufRead, look_for: Option<&str>) -> Result<Checked, ReadError> {
+/// Checks the sealed transcript read from `reader` as `verify` does, reading it whole
+/// (so an input error anywhere is reported even after a broken link), and notes where
+/// the chain's digest was `look_for`. Each link's digest is computed on the parsing
+/// threads as the link states it; the walk in order only compares.
+///
+/// ```
+/// use toolreplay_core::chain::Verdict;
+///
+/// let sealed = "{\"args\":{},\"digest\":\"0\",\"index\":0,\"prev\":\"0\",\"response\":{},\"tool\":\"t\"}\n";
+/// let checked = toolreplay_core::sealed::check(sealed.as_bytes(), None)?;
+/// assert!(matches!(checked.verdict, Verdict::Broken { position: 0, .. }));
+/// # Ok::<(), toolreplay_core::transcript::ReadError>(())
+/// ```
+pub fn check(reader: impl Read + Send, look_for: Option<&str>) -> Result<Checked, ReadError> {
     let mut verifier = Verifier::new();
     let mut found_at = look_for.filter(|digest| *digest == GENESIS).map(|_| 0);
     let mut seen = 0u64;
-    for item in Links::new(reader) {
-        let (line, link) = item?;
-        verifier.check(line, &link);
+    let parse = |line, text: &str| {
+        let link = parse_link(line, text)?;
+        let stated = chain::stated_digest(&link);
+        Ok((link, stated))
+    };
+    pipeline::run(reader, parse, |line, (link, stated)| {
+        verifier.check_hashed(line, &link, Some(&stated));
         seen += 1;
         if found_at.is_none() && look_for == Some(link.digest.as_str()) {
             found_at = Some(seen);
         }
-    }
+        Ok::<(), Infallible>(())
+    })
+    .map_err(|stop| match stop {
+        Stop::Read(err) => err,
+        Stop::Consume(never) => match never {},
+    })?;
     let verdict = verifier.finish();
     if !matches!(verdict, Verdict::Intact { .. }) {
         found_at = None;

@@ -487,7 +487,7 @@ proptest! {
         let cut = cut.min(records.len());
         let whole = seal(&records);
         let first = seal(&records[..cut]);
-        let checked = toolreplay_core::sealed::check_reader(
+        let checked = toolreplay_core::sealed::check(
             first.as_bytes(),
             None,
         )

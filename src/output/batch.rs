@@ -2,7 +2,7 @@
 //! are held until about [`BATCH_BYTES`] are pending, then written with one vectored
 //! write. On Linux the kernel is also asked to start writing each stretch of
 //! [`WRITEBACK_BYTES`] to disk as soon as it is written, so that the final flush to
-//! disk (see [`crate::atomic::AtomicFile::commit`]) does not have the whole file
+//! disk (see [`crate::output::atomic::AtomicFile::commit`]) does not have the whole file
 //! left to write while nothing else happens, and to drop the pages of what is on disk
 //! already, so that the output is written through a few stretches of the page cache
 //! used again and again rather than through fresh memory for all of it.

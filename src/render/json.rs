@@ -68,8 +68,13 @@ use serde::Serialize;
 
 use toolreplay_core::chain::{BrokenField, Verdict};
 use toolreplay_core::finding::{self, Finding};
+use toolreplay_core::head::{HeadVerdict, Pin};
 use toolreplay_core::replay::ReplayReport;
 use toolreplay_core::scope::ScopeReport;
+use toolreplay_core::sign::{SignatureVerdict, Untrusted};
+
+use super::color::Paint;
+use super::{Asked, HeadCheck, SignatureChecked, VerifyReport, text};
 
 /// The version of the JSON report format.
 pub const FORMAT_VERSION: u32 = 1;
@@ -138,14 +143,100 @@ struct VerifyJson<'a> {
     links: Option<u64>,
     head: Option<&'a str>,
     first_broken: Option<BrokenJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    head_check: Option<Option<HeadJson<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    signature: Option<Option<SignatureJson<'a>>>,
 }
 
-fn document(value: &impl Serialize) -> String {
-    // Serialising these structs cannot fail: every key is a string and every value
-    // a string, integer, null, array or object.
-    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
-    text.push('\n');
-    text
+#[derive(Serialize)]
+struct HeadJson<'a> {
+    verdict: &'static str,
+    extra_links: Option<u64>,
+    pinned_links: Option<u64>,
+    pinned_digest: &'a str,
+    message: String,
+}
+
+#[derive(Serialize)]
+struct SignatureJson<'a> {
+    verdict: &'static str,
+    reason: Option<&'static str>,
+    identity: &'a str,
+    fingerprint: Option<&'a str>,
+    message: String,
+}
+
+/// The document of `value`: serialising the structs of this module cannot fail
+/// (every key is a string and every value a string, integer, null, array or object),
+/// and serde_json's pretty printer writes them with two-space indentation.
+pub(super) fn document(value: &impl Serialize) -> String {
+    let mut out = Vec::new();
+    let written = serde_json::to_writer_pretty(&mut out, value);
+    debug_assert!(written.is_ok(), "a report serialises: {written:?}");
+    out.push(b'\n');
+    // serde_json writes UTF-8.
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn head_json(check: &HeadCheck) -> HeadJson<'_> {
+    let mut words = String::new();
+    text::head_words(check, Paint::PLAIN, &mut words);
+    HeadJson {
+        verdict: match check.verdict {
+            HeadVerdict::Matches => "matches",
+            HeadVerdict::Extended { .. } => "extended",
+            HeadVerdict::Truncated => "truncated",
+            HeadVerdict::NotInChain => "not-in-chain",
+        },
+        extra_links: match check.verdict {
+            HeadVerdict::Extended { extra } => Some(extra),
+            _ => None,
+        },
+        pinned_links: match &check.pin {
+            Pin::Statement(pinned) => Some(pinned.links),
+            Pin::Digest(_) => None,
+        },
+        pinned_digest: check.pin.digest(),
+        message: words,
+    }
+}
+
+/// The id of a signature's verdict and of its reason.
+pub(super) fn signature_ids(verdict: &SignatureVerdict) -> (&'static str, Option<&'static str>) {
+    match verdict {
+        SignatureVerdict::Good { .. } => ("good", None),
+        SignatureVerdict::WrongNamespace { .. } => ("bad", Some("wrong-namespace")),
+        SignatureVerdict::DoesNotSign => ("bad", Some("does-not-sign")),
+        SignatureVerdict::Untrusted { why, .. } => (
+            "not-trusted",
+            Some(match why {
+                Untrusted::NoKeyFor => "no-key-for",
+                Untrusted::KeyNotAllowed => "key-not-allowed",
+                Untrusted::NamespaceNotAllowed => "namespace-not-allowed",
+                Untrusted::NotValidNow => "not-valid-now",
+            }),
+        ),
+    }
+}
+
+fn signature_json(check: &SignatureChecked) -> SignatureJson<'_> {
+    let (verdict, reason) = signature_ids(&check.verdict);
+    SignatureJson {
+        verdict,
+        reason,
+        identity: &check.identity,
+        fingerprint: match &check.verdict {
+            SignatureVerdict::Good { fingerprint }
+            | SignatureVerdict::Untrusted { fingerprint, .. } => Some(fingerprint),
+            SignatureVerdict::WrongNamespace { .. } | SignatureVerdict::DoesNotSign => None,
+        },
+        message: format!(
+            "{}: {}",
+            text::signature_word(&check.verdict),
+            text::signature_words(check)
+        ),
+    }
 }
 
 /// The JSON report of `replay`.
@@ -173,9 +264,13 @@ pub fn scope(report: &ScopeReport, file: &str, scope: &str) -> String {
     })
 }
 
-/// The JSON report of `verify`.
-pub fn verify(verdict: &Verdict, file: &str) -> String {
-    let json = match verdict {
+/// The JSON report of `verify`; `checks` says which checks were asked for.
+pub fn verify(report: &VerifyReport, checks: Asked, file: &str) -> String {
+    let head_check = checks.head.then(|| report.head.as_ref().map(head_json));
+    let signature = checks
+        .signature
+        .then(|| report.signature.as_ref().map(signature_json));
+    let json = match &report.verdict {
         Verdict::Intact { links, head } => VerifyJson {
             format_version: FORMAT_VERSION,
             command: "verify",
@@ -184,6 +279,8 @@ pub fn verify(verdict: &Verdict, file: &str) -> String {
             links: Some(*links),
             head: Some(head),
             first_broken: None,
+            head_check,
+            signature,
         },
         Verdict::Broken {
             position,
@@ -211,6 +308,8 @@ pub fn verify(verdict: &Verdict, file: &str) -> String {
                 expected,
                 found,
             }),
+            head_check,
+            signature,
         },
     };
     document(&json)

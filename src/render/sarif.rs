@@ -1,10 +1,14 @@
 //! The SARIF 2.1.0 report of `replay`, `scope` and `verify` (`--format sarif`), for
 //! code-scanning dashboards such as GitHub's.
 //!
-//! One log with one run. The run's tool is `toolreplay` with every rule of every
+//! One log with one run. The run's tool is `toolreplay` with the rules of every
 //! audit declared, whatever the command: `non-determinism` (level `warning`),
 //! `redundant-call` (`note`), `permission-overreach` (`error`) and `broken-chain`
-//! (`error`), each with a short and full description and help. A clean audit or an
+//! (`error`), each with a short and full description and help; a scope run with a
+//! policy also declares the policy's rules, and `verify --head` or `--signature`
+//! declares `head-differs`, `bad-signature` and `untrusted-signature` (all `error`),
+//! whose results have a location without a region (they are about the whole file)
+//! and a fingerprint made of the found head's digest instead of a call's. A clean audit or an
 //! intact chain has `"results": []`. Each result has `ruleId`, `ruleIndex`, `level`,
 //! `message.text` (`index N: ` and the words of the text report), one location whose
 //! `artifactLocation.uri` is the input as given (percent-encoded as a URI reference:
@@ -26,6 +30,10 @@ use toolreplay_core::chain::{BrokenField, Verdict};
 use toolreplay_core::finding::{self, Finding};
 use toolreplay_core::replay::ReplayReport;
 use toolreplay_core::scope::ScopeReport;
+use toolreplay_core::sign::SignatureVerdict;
+
+use super::color::Paint;
+use super::{VerifyReport, text};
 
 /// The SARIF schema the log declares.
 pub const SCHEMA: &str =
@@ -44,9 +52,11 @@ struct Rule {
     help: &'static str,
 }
 
-/// Every rule, in the order of their `ruleIndex`: the first [`BASE_RULES`] are
-/// declared in every log, the others in the logs of scope runs with a policy.
-const RULES: [Rule; 8] = [
+/// Every rule: the first [`BASE_RULES`] are declared in every log, the next
+/// [`POLICY_RULES`] in the logs of scope runs with a policy, the last in those of
+/// `verify` with `--head` or `--signature`. A result's `ruleIndex` is its rule's
+/// position among the rules its log declares.
+const RULES: [Rule; 11] = [
     Rule {
         id: "non-determinism",
         name: "NonDeterminism",
@@ -111,13 +121,47 @@ const RULES: [Rule; 8] = [
         full: "A detector chosen for the tool by the scope's policy matched a string (or a key) of the response, which went back to the model. The report names the detector and the JSON pointer of the field, never what matched.",
         help: "Rotate the secret if it is real, and keep such data out of what the tool returns to the agent.",
     },
+    Rule {
+        id: "head-differs",
+        name: "HeadDiffers",
+        level: "error",
+        short: "The chain does not end at the pinned head.",
+        full: "The sealed transcript's chain is intact, but its head is not the pinned one: links were added after it, or the file was cut or re-sealed.",
+        help: "Compare the file with the copy whose head was pinned; pin the new head only if the change is expected.",
+    },
+    Rule {
+        id: "bad-signature",
+        name: "BadSignature",
+        level: "error",
+        short: "The signature does not sign the head of this chain.",
+        full: "The SSH signature was made for another namespace, or does not sign the head statement of this chain: the file or the signature was changed.",
+        help: "Sign the head again with `toolreplay sign` only if the transcript is the one that should be trusted.",
+    },
+    Rule {
+        id: "untrusted-signature",
+        name: "UntrustedSignature",
+        level: "error",
+        short: "The head is signed by a key that is not trusted.",
+        full: "The SSH signature signs the head statement, but its key is not allowed for the identity, for the namespace or at this time in the allowed signers file.",
+        help: "Check who signed, and add the key to the allowed signers file only if it belongs to the identity.",
+    },
 ];
 
-/// How many rules every log declares; the rest belong to scope policies.
-const BASE_RULES: usize = 4;
+/// The rules of every log.
+const BASE_RULES: std::ops::Range<usize> = 0..4;
 
-fn rule_index(id: &str) -> usize {
-    RULES.iter().position(|r| r.id == id).unwrap_or(0)
+/// The rules of scope policies.
+const POLICY_RULES: std::ops::Range<usize> = 4..8;
+
+/// The rules of `verify --head` and `--signature`.
+const TRUST_RULES: std::ops::Range<usize> = 8..11;
+
+/// A rule by id, and its position in `RULES`: every id named here is in the table
+/// (a test checks every kind), so a miss is a bug and gives the first rule.
+fn rule(id: &str) -> usize {
+    let found = RULES.iter().position(|r| r.id == id);
+    debug_assert!(found.is_some(), "rule {id} is declared");
+    found.unwrap_or(0)
 }
 
 /// A path as a URI reference: bytes other than ASCII letters, digits and `-._~/`
@@ -138,14 +182,16 @@ pub fn uri(path: &str) -> String {
 struct Found {
     rule: &'static str,
     message: String,
-    line: u64,
+    /// The physical line of the record, or `None` for the whole file.
+    line: Option<u64>,
     call: [u8; 32],
 }
 
-fn log(file: &str, found: &[Found], policy: bool) -> String {
-    let declared = if policy { RULES.len() } else { BASE_RULES };
-    let rules: Vec<Value> = RULES[..declared]
+fn log(file: &str, found: &[Found], extra: Option<std::ops::Range<usize>>) -> String {
+    let declared: Vec<usize> = BASE_RULES.chain(extra.into_iter().flatten()).collect();
+    let rules: Vec<Value> = declared
         .iter()
+        .map(|&i| &RULES[i])
         .map(|r| {
             json!({
                 "id": r.id,
@@ -170,18 +216,22 @@ fn log(file: &str, found: &[Found], policy: bool) -> String {
             let hash = hex::encode(hasher.finalize());
             let occurrence = seen.entry(hash.clone()).or_insert(0);
             *occurrence += 1;
-            let index = rule_index(f.rule);
+            let at = rule(f.rule);
+            let index = declared.iter().position(|&i| i == at);
+            debug_assert!(index.is_some(), "rule {} is declared in its log", f.rule);
+            let location = match f.line {
+                Some(line) => json!({
+                    "artifactLocation": {"uri": uri(file)},
+                    "region": {"startLine": line},
+                }),
+                None => json!({"artifactLocation": {"uri": uri(file)}}),
+            };
             json!({
                 "ruleId": f.rule,
-                "ruleIndex": index,
-                "level": RULES[index].level,
+                "ruleIndex": index.unwrap_or(0),
+                "level": RULES[at].level,
                 "message": {"text": f.message},
-                "locations": [{
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": uri(file)},
-                        "region": {"startLine": f.line},
-                    }
-                }],
+                "locations": [{"physicalLocation": location}],
                 "partialFingerprints": {FINGERPRINT_KEY: format!("{hash}:{occurrence}")},
             })
         })
@@ -198,9 +248,7 @@ fn log(file: &str, found: &[Found], policy: bool) -> String {
             "results": results,
         }],
     });
-    let mut text = serde_json::to_string_pretty(&log).unwrap_or_default();
-    text.push('\n');
-    text
+    super::json::document(&log)
 }
 
 fn from_findings(findings: &[Finding], agent: &str) -> Vec<Found> {
@@ -209,7 +257,7 @@ fn from_findings(findings: &[Finding], agent: &str) -> Vec<Found> {
         .map(|f| Found {
             rule: f.kind.name(),
             message: format!("index {}: {}", f.index, finding::finding_message(f, agent)),
-            line: f.line,
+            line: Some(f.line),
             call: f.call,
         })
         .collect()
@@ -217,7 +265,7 @@ fn from_findings(findings: &[Finding], agent: &str) -> Vec<Found> {
 
 /// The SARIF log of `replay`.
 pub fn replay(report: &ReplayReport, file: &str) -> String {
-    log(file, &from_findings(&report.findings, ""), false)
+    log(file, &from_findings(&report.findings, ""), None)
 }
 
 /// The SARIF log of `scope`.
@@ -225,13 +273,13 @@ pub fn scope(report: &ScopeReport, file: &str) -> String {
     log(
         file,
         &from_findings(&report.findings, &report.agent),
-        report.policy,
+        report.policy.then_some(POLICY_RULES),
     )
 }
 
 /// The SARIF log of `verify`.
-pub fn verify(verdict: &Verdict, file: &str) -> String {
-    let found = match verdict {
+pub fn verify(report: &VerifyReport, file: &str) -> String {
+    let mut found = match &report.verdict {
         Verdict::Intact { .. } => Vec::new(),
         Verdict::Broken {
             position,
@@ -253,17 +301,71 @@ pub fn verify(verdict: &Verdict, file: &str) -> String {
                     finding::shown_field(expected),
                     finding::shown_field(found)
                 ),
-                line: *line,
+                line: Some(*line),
                 call: *call,
             }]
         }
     };
-    log(file, &found, false)
+    // Results about the whole file are told apart by the head they found.
+    let head_call = |digest: &str| -> [u8; 32] { Sha256::digest(digest.as_bytes()).into() };
+    if let Some(check) = report.head.as_ref().filter(|c| !c.verdict.matches()) {
+        let mut words = String::new();
+        text::head_words(check, Paint::PLAIN, &mut words);
+        found.push(Found {
+            rule: "head-differs",
+            message: format!("head: {words}"),
+            line: None,
+            call: head_call(&check.head.digest),
+        });
+    }
+    if let Some(check) = report.signature.as_ref().filter(|c| !c.verdict.is_good()) {
+        let rule = match check.verdict {
+            SignatureVerdict::Untrusted { .. } => "untrusted-signature",
+            _ => "bad-signature",
+        };
+        let head = match &report.verdict {
+            Verdict::Intact { head, .. } => head.as_str(),
+            Verdict::Broken { .. } => "",
+        };
+        found.push(Found {
+            rule,
+            message: format!(
+                "signature: {}: {}",
+                text::signature_word(&check.verdict),
+                text::signature_words(check)
+            ),
+            line: None,
+            call: head_call(head),
+        });
+    }
+    let checks = report.asked.head || report.asked.signature;
+    log(file, &found, checks.then_some(TRUST_RULES))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::uri;
+    use super::*;
+    use toolreplay_core::finding::FindingKind;
+
+    #[test]
+    fn every_finding_kind_and_verdict_has_a_rule() {
+        let kinds = [
+            FindingKind::NonDeterminism { first: 0 }.name(),
+            FindingKind::RedundantCall { previous: 0 }.name(),
+            FindingKind::PermissionOverreach.name(),
+            "broken-chain",
+            "argument-violation",
+            "budget-exceeded",
+            "flow-violation",
+            "sensitive-response",
+            "head-differs",
+            "bad-signature",
+            "untrusted-signature",
+        ];
+        for (i, id) in kinds.iter().enumerate() {
+            assert_eq!(RULES.iter().position(|r| r.id == *id), Some(i), "{id}");
+        }
+    }
 
     #[test]
     fn paths_become_uri_references() {

@@ -1,0 +1,33 @@
+//! `toolreplay head SEALED`: the statement of the head of an intact chain, the
+//! message to pin or sign.
+
+use std::path::Path;
+
+use toolreplay_core::head;
+use toolreplay_core::sealed::{self, Checked, Head};
+
+use crate::error::Error;
+use crate::input;
+use crate::output::{Outcome, Status};
+
+/// Checks the sealed transcript at `path` as `verify` does, noting where the chain's
+/// digest was `look_for`.
+pub fn check(path: &Path, look_for: Option<&str>) -> Result<Checked, Error> {
+    sealed::check(input::open_raw(path)?, look_for).map_err(|err| Error::reading(path, err))
+}
+
+/// The head of the chain, or the refusal to go on with a broken one: the `verify`
+/// report followed by `refused: {path}: the chain is broken; {refused}`.
+pub fn or_refuse(checked: &Checked, path: &Path, refused: &'static str) -> Result<Head, Error> {
+    checked.head().ok_or_else(|| Error::Refused {
+        verdict: Box::new(checked.verdict.clone()),
+        path: input::display(path),
+        refused,
+    })
+}
+
+/// `toolreplay head SEALED`.
+pub fn run(path: &Path) -> Result<Outcome, Error> {
+    let head = or_refuse(&check(path, None)?, path, "it has no head")?;
+    Ok(Outcome::text(head::statement(&head), Status::Clean))
+}

@@ -1,0 +1,159 @@
+//! The commands, one module each: each opens its inputs, runs its audit or job and
+//! returns its [`Outcome`] (what goes to stdout and the exit status), without writing
+//! to stdout itself. [`run`] dispatches the parsed command line.
+
+mod diff;
+mod head;
+mod import;
+mod replay;
+mod scope;
+mod seal;
+mod shell;
+mod sign;
+mod verify;
+
+use std::io::Read;
+use std::path::Path;
+
+use clap::CommandFactory;
+use toolreplay_core::pipeline::{self, Stop};
+use toolreplay_core::transcript::{
+    CanonicalRecordRef, ReadError, UnplacedRecord, parse_unplaced_with,
+};
+
+use crate::cli::{Cli, Command};
+use crate::error::Error;
+use crate::input::{ImportOptions, Transcript};
+use crate::output::{Outcome, Status};
+use crate::render::color::Paint;
+
+/// Runs `command`; text reports are coloured as `paint` says.
+pub fn run(command: Command, paint: Paint) -> Result<Outcome, Error> {
+    match command {
+        Command::Import {
+            file,
+            from,
+            output,
+            strict,
+        } => import::run(
+            &file,
+            ImportOptions {
+                source: from.into(),
+                strict,
+            },
+            output.as_deref(),
+        ),
+        Command::Replay {
+            file,
+            mutating_tool,
+            format,
+            from,
+        } => replay::run(
+            Transcript::open(&file, from.options())?,
+            &mutating_tool,
+            format,
+            paint,
+        ),
+        Command::Scope {
+            file,
+            scope,
+            format,
+            from,
+        } => scope::run(&file, &scope, from.options(), format, paint),
+        Command::Seal {
+            file,
+            append: Some(sealed),
+            from,
+            ..
+        } => seal::append(&sealed, &file, from.options()),
+        Command::Seal {
+            file, output, from, ..
+        } => seal::seal(Transcript::open(&file, from.options())?, output.as_deref()),
+        Command::Verify {
+            file,
+            head,
+            signature,
+            allowed_signers,
+            identity,
+            format,
+        } => {
+            let signature = match (&signature, &allowed_signers, &identity) {
+                (Some(signature), Some(allowed_signers), Some(identity)) => {
+                    Some(verify::SignatureCheck {
+                        signature,
+                        allowed_signers,
+                        identity,
+                    })
+                }
+                _ => None,
+            };
+            verify::run(
+                &file,
+                &verify::Checks {
+                    head: head.as_deref(),
+                    signature,
+                },
+                format,
+                paint,
+            )
+        }
+        Command::Sign { file, key } => sign::run(&file, &key),
+        Command::Head { file } => head::run(&file),
+        Command::Diff { a, b, from } => diff::run(&a, &b, from.options(), paint),
+        Command::Completions { shell } => Ok(Outcome::text(
+            shell::completions(shell, &mut Cli::command()),
+            Status::Clean,
+        )),
+        Command::Man => Ok(Outcome::text(shell::man(Cli::command()), Status::Clean)),
+        Command::Version => Ok(Outcome::text(
+            format!("toolreplay {}\n", env!("CARGO_PKG_VERSION")),
+            Status::Clean,
+        )),
+    }
+}
+
+/// Hands the fields of every record of `transcript` to `make`, in parallel as lines
+/// are parsed, and what it makes to `visit` with the record's line, index and tool,
+/// in input order.
+fn for_each_made<T: Send>(
+    transcript: &mut Transcript,
+    make: impl Fn(CanonicalRecordRef<'_>) -> T + Sync,
+    mut visit: impl FnMut(u64, u64, &str, T) -> Result<(), Error> + Send,
+) -> Result<(), Error> {
+    let path = transcript.path.clone();
+    let mut count = 0;
+    let parse = |line, text: &str| parse_unplaced_with(line, text, &make);
+    pipeline::run(
+        transcript.reader(),
+        parse,
+        |line, unplaced: UnplacedRecord<T>| {
+            let index = unplaced
+                .place(count)
+                .map_err(|err| Error::reading(&path, ReadError::Input(err)))?;
+            count += 1;
+            visit(line, index, &unplaced.tool, unplaced.value)
+        },
+    )
+    .map_err(|stop| stopped(&path, stop))
+}
+
+/// The error that stopped a pipeline reading the input at `path`.
+fn stopped(path: &Path, stop: Stop<Error>) -> Error {
+    match stop {
+        Stop::Read(err) => Error::reading(path, err),
+        Stop::Consume(err) => err,
+    }
+}
+
+/// Reads a small file whole, up to `max` bytes, as text.
+fn read_text(path: &Path, max: u64, what: &str) -> Result<String, Error> {
+    String::from_utf8(crate::input::read_whole(path, max, what)?).map_err(|_| Error::Invalid {
+        path: crate::input::display(path),
+        message: "not valid UTF-8".to_owned(),
+    })
+}
+
+/// Opens an input for streaming, for commands that read a plain file.
+fn open(path: &Path) -> Result<Box<dyn Read + Send>, Error> {
+    crate::input::open_raw(path)
+}

@@ -1,0 +1,81 @@
+//! `toolreplay scope FILE SCOPE [--format F] [--from F]`.
+
+use std::io::Read as _;
+use std::path::Path;
+
+use toolreplay_core::scope::{Scope, ScopeAudit, ScopeReport};
+
+use crate::error::Error;
+use crate::input::{self, ImportOptions, Transcript};
+use crate::output::{Outcome, Status};
+use crate::render::{self, Format, color::Paint};
+
+/// The largest scope file read, in bytes.
+pub const MAX_SCOPE_BYTES: u64 = 16 << 20;
+
+/// Reads and parses a scope file.
+pub fn read_scope(path: &Path) -> Result<Scope, Error> {
+    let mut bytes = Vec::new();
+    super::open(path)?
+        .take(MAX_SCOPE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|source| Error::Read {
+            path: input::display(path),
+            source,
+        })?;
+    let input_error = |line: usize, message: String| Error::Input {
+        path: input::display(path),
+        line: line as u64,
+        message,
+    };
+    if bytes.len() as u64 > MAX_SCOPE_BYTES {
+        return Err(input_error(
+            1,
+            format!("scope file larger than {} MiB", MAX_SCOPE_BYTES >> 20),
+        ));
+    }
+    Scope::parse(&bytes).map_err(|err| input_error(err.line, err.to_string()))
+}
+
+/// The scope audit of `transcript` against `scope`, with findings on the lines of the
+/// input: each call is checked alone on the parsing threads, and only the rules that
+/// depend on the calls before it are left to the walk in order.
+pub fn report(transcript: &mut Transcript, scope: &Scope) -> Result<ScopeReport, Error> {
+    let mut audit = ScopeAudit::new(scope);
+    super::for_each_made(
+        transcript,
+        |record| scope.check_call(record.tool, record.args, record.response),
+        |line, _, tool, checked| {
+            audit.observe(line, tool, checked);
+            Ok(())
+        },
+    )?;
+    let mut report = audit.finish();
+    transcript.place(&mut report.findings);
+    Ok(report)
+}
+
+/// `toolreplay scope`: SCOPE is read first; exit 0 without findings, 1 with.
+pub fn run(
+    path: &Path,
+    scope_path: &Path,
+    from: Option<ImportOptions>,
+    format: Format,
+    paint: Paint,
+) -> Result<Outcome, Error> {
+    input::not_both_stdin((path, "FILE"), (scope_path, "SCOPE"))?;
+    let scope = read_scope(scope_path)?;
+    let mut transcript = Transcript::open(path, from)?;
+    let report = report(&mut transcript, &scope)?;
+    let text = render::scope(
+        &report,
+        &transcript.name(),
+        &input::display(scope_path),
+        format,
+        paint,
+    );
+    Ok(Outcome::text(
+        text,
+        Status::clean_if(report.findings.is_empty()),
+    ))
+}

@@ -1,0 +1,182 @@
+//! `toolreplay seal FILE [-o OUT]` and `toolreplay seal --append SEALED NEW`: every
+//! link is made the same way, as an [`UnsealedLink`] of the record's canonical fields
+//! that the chain's [`Sealer`] fills in, in order.
+//!
+//! `seal` sends the sealed transcript to stdout only once the whole input has been
+//! read without error; to `OUT` it is written to a temporary file beside it and
+//! renamed over it at the end.
+//!
+//! `--append` grows a sealed transcript, one call or many at a time, into exactly the
+//! file that sealing the whole transcript gives. SEALED is copied into a temporary
+//! file beside it and the copy is verified, so what was checked is what is kept; a
+//! broken chain is refused. NEW's records are sealed after SEALED's head as links
+//! continuing its indices, and the temporary file is flushed to disk and renamed over
+//! SEALED (over the file it points to, if it is a symbolic link). On any error SEALED
+//! is left as it was. NEW's indices may be numbered from 0 (a transcript of the new
+//! calls alone) or continue SEALED's (the new calls cut out of the whole transcript);
+//! the first record decides which, and every later one must follow it. Either way the
+//! links carry the continued indices.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+use toolreplay_core::chain::{Sealer, UnsealedLink};
+use toolreplay_core::pipeline;
+use toolreplay_core::sealed;
+use toolreplay_core::transcript::{
+    CanonicalRecordRef, LineError, ReadError, UnplacedRecord, parse_unplaced_with,
+};
+
+use crate::error::Error;
+use crate::input::{self, ImportOptions, Transcript, display as shown};
+use crate::output::atomic::AtomicFile;
+use crate::output::batch::BatchWriter;
+use crate::output::spool::Spool;
+use crate::output::{Outcome, Output, Status};
+
+/// `toolreplay seal FILE [--output OUT]`.
+pub fn seal(mut transcript: Transcript, output: Option<&Path>) -> Result<Outcome, Error> {
+    let mut sealer = Sealer::new();
+    // A placed record's index, as written, is the decimal form of its place, so the
+    // links are made on the parsing threads; only the chain's hashing is left to the
+    // walk in input order.
+    let make = |record: CanonicalRecordRef<'_>| {
+        UnsealedLink::new(record.index, record.tool, record.args, record.response)
+    };
+    match output {
+        None => {
+            let mut spool = Spool::new();
+            super::for_each_made(&mut transcript, make, |_, _, _, mut link| {
+                sealer.seal_link(&mut link);
+                spool.write(link.as_ref()).map_err(Error::temporary)
+            })?;
+            Ok(Outcome {
+                output: Output::Spooled(spool),
+                status: Status::Clean,
+            })
+        }
+        Some(target) => {
+            let write_error = |source| Error::writing(target, source);
+            let mut file = AtomicFile::new(target).map_err(write_error)?;
+            let mut writer = BatchWriter::new(file.file());
+            super::for_each_made(&mut transcript, make, |_, _, _, mut link| {
+                sealer.seal_link(&mut link);
+                writer.push(link).map_err(write_error)
+            })?;
+            writer.flush().map_err(write_error)?;
+            drop(writer);
+            file.commit().map_err(write_error)?;
+            Ok(Outcome::done())
+        }
+    }
+}
+
+/// `toolreplay seal --append SEALED NEW [--from F]`: NEW is opened (imported) once
+/// SEALED has been checked.
+pub fn append(
+    sealed_path: &Path,
+    new_path: &Path,
+    from: Option<ImportOptions>,
+) -> Result<Outcome, Error> {
+    if input::is_stdin(sealed_path) {
+        return Err(Error::Usage(
+            "--append rewrites SEALED in place, so SEALED must be a file, not -".to_owned(),
+        ));
+    }
+    let write_error = |source| Error::writing(sealed_path, source);
+    let mut source = input::open(sealed_path)?;
+    // Through a symbolic link, the file it points to is the one replaced.
+    let target = std::fs::canonicalize(sealed_path).map_err(|source| Error::Read {
+        path: shown(sealed_path),
+        source,
+    })?;
+    let mut temp = AtomicFile::new(&target).map_err(write_error)?;
+    let last = copy(sealed_path, &mut source, temp.file())?;
+    drop(source);
+
+    let mut copy = temp.reopen().map_err(write_error)?;
+    copy.seek(SeekFrom::Start(0)).map_err(write_error)?;
+    let checked = sealed::check(copy, None).map_err(|err| Error::reading(sealed_path, err))?;
+    let head = super::head::or_refuse(&checked, sealed_path, "nothing was appended")?;
+
+    let mut new = Transcript::open(new_path, from)?;
+    let mut writer = BufWriter::with_capacity(1 << 20, temp.file());
+    if last.is_some_and(|byte| byte != b'\n') {
+        writer.write_all(b"\n").map_err(write_error)?;
+    }
+    let mut sealer = Sealer::after(&head.digest);
+    let mut first_index = None;
+    let mut count = 0u64;
+    // The index of each link is its place after SEALED's, known only in order; so the
+    // parsing threads keep the record's canonical fields, and the link is made here.
+    let keep = |record: CanonicalRecordRef<'_>| (record.args.to_vec(), record.response.to_vec());
+    let parse = |line, text: &str| parse_unplaced_with(line, text, keep);
+    let new_name = new.path.clone();
+    pipeline::run(
+        new.reader(),
+        parse,
+        |_, record: UnplacedRecord<(Vec<u8>, Vec<u8>)>| {
+            let placed = match first_index {
+                Some(first) => record.place(first + count).map(|_| ()),
+                None => first_place(&record, head.links).map(|first| {
+                    first_index = Some(first);
+                }),
+            };
+            placed.map_err(|err| Error::reading(&new_name, ReadError::Input(err)))?;
+            let (args, response) = &record.value;
+            let index = (head.links + count).to_string();
+            let mut link = UnsealedLink::new(&index, &record.tool, args, response);
+            sealer.seal_link(&mut link);
+            writer.write_all(link.as_ref()).map_err(write_error)?;
+            count += 1;
+            Ok(())
+        },
+    )
+    .map_err(|stop| super::stopped(&new_name, stop))?;
+    writer.flush().map_err(write_error)?;
+    drop(writer);
+    temp.commit().map_err(write_error)?;
+    Ok(Outcome::done())
+}
+
+/// Copies `source` (read from `path`) to `target`; returns the last byte copied.
+fn copy(path: &Path, source: &mut impl Read, target: &mut File) -> Result<Option<u8>, Error> {
+    let mut buf = vec![0; 1 << 16];
+    let mut last = None;
+    loop {
+        let n = match source.read(&mut buf) {
+            Ok(0) => return Ok(last),
+            Ok(n) => n,
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            Err(source) => {
+                return Err(Error::Read {
+                    path: shown(path),
+                    source,
+                });
+            }
+        };
+        last = Some(buf[n - 1]);
+        target.write_all(&buf[..n]).map_err(|source| Error::Write {
+            target: shown(path),
+            source,
+        })?;
+    }
+}
+
+/// Places NEW's first record, numbered either from 0 or from `links` (SEALED's link
+/// count); gives the index it was numbered from.
+fn first_place<T>(record: &UnplacedRecord<T>, links: u64) -> Result<u64, LineError> {
+    let at_zero = match record.place(0) {
+        Ok(_) => return Ok(0),
+        Err(err) if links == 0 => return Err(err),
+        Err(err) => err,
+    };
+    match record.place(links) {
+        Ok(_) => Ok(links),
+        Err(_) => Err(LineError {
+            line: at_zero.line,
+            message: format!("{} or {links}", at_zero.message),
+        }),
+    }
+}

@@ -1,0 +1,130 @@
+//! `toolreplay verify SEALED [--head FILE_OR_DIGEST] [--signature SIG
+//! --allowed-signers FILE --identity ID] [--format F]`: the chain, then the head
+//! against the pinned one, then the signature of the head statement.
+
+use std::path::Path;
+
+use toolreplay_core::chain::Verdict;
+use toolreplay_core::head::{self, Pin};
+use toolreplay_core::sealed::Head;
+use toolreplay_core::sign::{self, SignatureVerdict};
+
+use crate::error::Error;
+use crate::input::{self, display as shown};
+use crate::output::{Outcome, Status};
+use crate::render::{self, Asked, Format, HeadCheck, SignatureChecked, VerifyReport, color::Paint};
+
+use super::sign::{MAX_FILE_BYTES, MAX_FILE_WHAT};
+
+/// What `verify --signature` is given.
+#[derive(Debug, Clone, Copy)]
+pub struct SignatureCheck<'a> {
+    /// The armored SSHSIG signature.
+    pub signature: &'a Path,
+    /// The allowed signers file.
+    pub allowed_signers: &'a Path,
+    /// The principal the signer must be.
+    pub identity: &'a str,
+}
+
+/// What `verify` checks beyond the chain.
+#[derive(Debug, Default)]
+pub struct Checks<'a> {
+    /// `--head`: a pinned head, as a digest or a file.
+    pub head: Option<&'a str>,
+    /// `--signature`, `--allowed-signers` and `--identity`.
+    pub signature: Option<SignatureCheck<'a>>,
+}
+
+/// The pinned head named by `--head`: the argument itself when it is a digest (64
+/// lowercase hex digits), otherwise a file holding a statement or a digest.
+pub fn read_pin(arg: &str) -> Result<Pin, Error> {
+    if head::is_digest(arg) {
+        return Ok(Pin::Digest(arg.to_owned()));
+    }
+    let path = Path::new(arg);
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(input::open_raw(path)?, head::MAX_HEAD_BYTES + 1),
+        &mut bytes,
+    )
+    .map_err(|source| Error::Read {
+        path: shown(path),
+        source,
+    })?;
+    head::parse_pin(&bytes).map_err(|err| Error::Input {
+        path: shown(path),
+        line: err.line,
+        message: err.message,
+    })
+}
+
+/// Checks the signature of `message` (the head statement) named by `check`.
+pub fn check_signature(check: &SignatureCheck, message: &[u8]) -> Result<SignatureVerdict, Error> {
+    // Bytes that are not UTF-8 can only be after the end line, where ssh-keygen
+    // ignores them, or where they make the signature invalid either way.
+    let armored = String::from_utf8_lossy(&input::read_whole(
+        check.signature,
+        MAX_FILE_BYTES,
+        MAX_FILE_WHAT,
+    )?)
+    .into_owned();
+    let signers = super::read_text(check.allowed_signers, MAX_FILE_BYTES, MAX_FILE_WHAT)?;
+    sign::check(&armored, &signers, check.identity, message).map_err(|err| match err {
+        sign::SignatureError::Signers(err) => Error::Input {
+            path: shown(check.allowed_signers),
+            line: err.line,
+            message: err.message,
+        },
+        other => Error::Invalid {
+            path: shown(check.signature),
+            message: other.to_string(),
+        },
+    })
+}
+
+/// The verify report of the sealed transcript at `path`: the chain, and when it is
+/// intact the checks asked for.
+pub fn report(path: &Path, checks: &Checks) -> Result<VerifyReport, Error> {
+    let pin = checks.head.map(read_pin).transpose()?;
+    let checked = super::head::check(path, pin.as_ref().map(Pin::digest))?;
+    let mut report = VerifyReport {
+        asked: Asked {
+            head: pin.is_some(),
+            signature: checks.signature.is_some(),
+        },
+        verdict: checked.verdict.clone(),
+        head: None,
+        signature: None,
+    };
+    let Verdict::Intact { links, head } = &checked.verdict else {
+        return Ok(report);
+    };
+    let head = Head {
+        links: *links,
+        digest: head.clone(),
+    };
+    if let Some(pin) = pin {
+        report.head = Some(HeadCheck {
+            verdict: head::compare(&pin, &head, checked.found_at),
+            pin,
+            head: head.clone(),
+        });
+    }
+    if let Some(check) = &checks.signature {
+        report.signature = Some(SignatureChecked {
+            verdict: check_signature(check, head::statement(&head).as_bytes())?,
+            identity: check.identity.to_owned(),
+            allowed_signers: shown(check.allowed_signers),
+        });
+    }
+    Ok(report)
+}
+
+/// `toolreplay verify`: exit 0 when the chain is intact and every check asked for
+/// holds, 1 otherwise.
+pub fn run(path: &Path, checks: &Checks, format: Format, paint: Paint) -> Result<Outcome, Error> {
+    let report = report(path, checks)?;
+    let text = render::verify(&report, &shown(path), format, paint);
+    Ok(Outcome::text(text, Status::clean_if(report.holds())))
+}

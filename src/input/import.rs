@@ -1,0 +1,98 @@
+//! Importing an agent's log into a transcript, for `toolreplay import` and `--from`:
+//! the log is read whole, imported by [`toolreplay_core::import`], and its notes and
+//! warnings are told on stderr.
+
+use std::fmt::Write as _;
+use std::io::Write;
+use std::path::Path;
+
+use toolreplay_core::import::{
+    ImportError, Imported, MAX_IMPORT_BYTES, Source, import, summary, write_transcript,
+};
+
+use crate::error::Error;
+
+/// How to import: the format to read, and whether warnings are errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImportOptions {
+    /// The format (`--from`).
+    pub source: Source,
+    /// Whether a warning is an error (`--strict`).
+    pub strict: bool,
+}
+
+/// An imported transcript.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportedTranscript {
+    /// The transcript's bytes, as `import` writes them.
+    pub transcript: Vec<u8>,
+    /// For each record, the line of its call in the input.
+    pub lines: Vec<u64>,
+}
+
+/// Imports the log at `path` (`-`: standard input) into a transcript; writes the
+/// notes and warnings to `diagnostics`. With `strict`, any warning is an error, after
+/// the warnings are written.
+pub fn import_transcript(
+    path: &Path,
+    options: ImportOptions,
+    diagnostics: &mut dyn Write,
+) -> Result<ImportedTranscript, Error> {
+    let name = super::display(path);
+    let bytes = super::read_whole(
+        path,
+        MAX_IMPORT_BYTES,
+        &format!("{} GiB, the most an import reads", MAX_IMPORT_BYTES >> 30),
+    )?;
+    let imported = import(&bytes, options.source).map_err(|err| match err {
+        ImportError::Input(err) => Error::Input {
+            path: name.clone(),
+            line: err.line,
+            message: err.message,
+        },
+        ImportError::Whole(message) => Error::Invalid {
+            path: name.clone(),
+            message,
+        },
+    })?;
+    drop(bytes);
+    let told = told(&imported, &name, options.strict);
+    // If stderr is gone there is nobody left to tell.
+    let _ = diagnostics.write_all(told.as_bytes());
+    if options.strict
+        && let Some(summary) = summary(&imported.warnings)
+    {
+        return Err(Error::Invalid {
+            path: name,
+            message: format!("{summary}; --strict allows none"),
+        });
+    }
+    let mut transcript = Vec::new();
+    write_transcript(&imported.calls, &mut transcript);
+    Ok(ImportedTranscript {
+        transcript,
+        lines: imported.calls.iter().map(|call| call.line).collect(),
+    })
+}
+
+/// What an import tells on stderr, each line ending with LF: with `--from auto`,
+/// `note: NAME: detected format F`; then each warning as
+/// `warning: NAME:LINE: message`; then, when there were warnings and `strict` is off,
+/// the summary `warning: NAME: N warnings: ...`.
+fn told(imported: &Imported, name: &str, strict: bool) -> String {
+    let mut out = String::new();
+    if imported.detected {
+        let _ = writeln!(
+            out,
+            "note: {name}: detected format {}",
+            imported.format.name()
+        );
+    }
+    for warning in &imported.warnings {
+        let _ = writeln!(out, "warning: {name}:{}: {}", warning.line, warning.message);
+    }
+    if !strict && let Some(summary) = summary(&imported.warnings) {
+        let _ = writeln!(out, "warning: {name}: {summary}");
+    }
+    out
+}

@@ -1,0 +1,177 @@
+//! Opening inputs: a file by path, or standard input for `-`, with a progress
+//! indicator on a terminal for large inputs; and the transcript a command audits,
+//! read as it is or imported from an agent's log with `--from` ([`Transcript`]).
+
+mod import;
+mod progress;
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Cursor, IsTerminal, Read};
+use std::path::{Path, PathBuf};
+
+use toolreplay_core::finding::Finding;
+
+use crate::error::Error;
+use progress::{Meter, Progress};
+
+pub use import::{ImportOptions, import_transcript};
+
+/// The path that stands for standard input.
+pub const STDIN: &str = "-";
+
+/// How standard input is named in error messages and reports.
+pub const STDIN_NAME: &str = "<stdin>";
+
+const READ_BUFFER: usize = 256 << 10;
+
+/// Whether `path` stands for standard input.
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == STDIN
+}
+
+/// The name of an input in messages and reports: the path as given, or `<stdin>`.
+pub fn display(path: &Path) -> String {
+    if is_stdin(path) {
+        STDIN_NAME.to_owned()
+    } else {
+        path.to_string_lossy().into_owned()
+    }
+}
+
+/// Opens an input for streaming: standard input for `-`, else the file at `path`
+/// (a directory is an error). When standard error is a terminal, reading shows a
+/// progress indicator there once it has taken more than a second.
+pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>, Error> {
+    Ok(Box::new(BufReader::with_capacity(
+        READ_BUFFER,
+        open_raw(path)?,
+    )))
+}
+
+/// [`open`] without a buffer, for readers that read large blocks themselves.
+pub fn open_raw(path: &Path) -> Result<Box<dyn Read + Send>, Error> {
+    let name = display(path);
+    let (reader, total): (Box<dyn Read + Send>, Option<u64>) = if is_stdin(path) {
+        (Box::new(io::stdin()), None)
+    } else {
+        let read_error = |source| Error::Read {
+            path: name.clone(),
+            source,
+        };
+        let file = File::open(path).map_err(read_error)?;
+        let meta = file.metadata().map_err(read_error)?;
+        if meta.is_dir() {
+            return Err(read_error(io::Error::from(io::ErrorKind::IsADirectory)));
+        }
+        let total = meta.is_file().then_some(meta.len());
+        (Box::new(file), total)
+    };
+    if io::stderr().is_terminal() {
+        let meter = Meter::new(name, total);
+        Ok(Box::new(Progress::new(
+            reader,
+            meter,
+            Box::new(io::stderr()),
+        )))
+    } else {
+        Ok(reader)
+    }
+}
+
+/// Reads the whole input at `path` (`-`: standard input), up to `max` bytes; `what`
+/// says in the error what such an input may not exceed ("larger than {what}").
+pub fn read_whole(path: &Path, max: u64, what: &str) -> Result<Vec<u8>, Error> {
+    let mut bytes = Vec::new();
+    open_raw(path)?
+        .take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|source| Error::Read {
+            path: display(path),
+            source,
+        })?;
+    if bytes.len() as u64 > max {
+        return Err(Error::Invalid {
+            path: display(path),
+            message: format!("larger than {what}"),
+        });
+    }
+    Ok(bytes)
+}
+
+/// The usage error when two inputs, named `a` and `b` in it, are both standard input.
+pub fn not_both_stdin(a: (&Path, &str), b: (&Path, &str)) -> Result<(), Error> {
+    if is_stdin(a.0) && is_stdin(b.0) {
+        return Err(Error::Usage(format!(
+            "{} and {} cannot both be standard input",
+            a.1, b.1
+        )));
+    }
+    Ok(())
+}
+
+/// The transcript a command reads: the file as it is, or the transcript imported from
+/// an agent's log (`--from`), which is audited exactly as `import` would have written
+/// it, with findings placed on the lines of the calls in the log.
+pub struct Transcript {
+    /// The input as the user named it.
+    pub path: PathBuf,
+    reader: Box<dyn Read + Send>,
+    /// For an imported log, the line in it of each record's call.
+    lines: Option<Vec<u64>>,
+}
+
+impl Transcript {
+    /// The transcript at `path`, imported as `from` says when it is given; an import's
+    /// notes and warnings go to stderr.
+    pub fn open(path: &Path, from: Option<ImportOptions>) -> Result<Transcript, Error> {
+        let (reader, lines): (Box<dyn Read + Send>, _) = match from {
+            None => (open_raw(path)?, None),
+            Some(options) => {
+                let imported = import_transcript(path, options, &mut io::stderr())?;
+                (
+                    Box::new(Cursor::new(imported.transcript)),
+                    Some(imported.lines),
+                )
+            }
+        };
+        Ok(Transcript {
+            path: path.to_owned(),
+            reader,
+            lines,
+        })
+    }
+
+    /// The input's name in messages and reports.
+    pub fn name(&self) -> String {
+        display(&self.path)
+    }
+
+    /// The transcript's bytes, read once.
+    pub fn reader(&mut self) -> Box<dyn Read + Send> {
+        std::mem::replace(&mut self.reader, Box::new(io::empty()))
+    }
+
+    /// [`Transcript::reader`], buffered.
+    pub fn buffered(&mut self) -> Box<dyn BufRead + Send> {
+        Box::new(BufReader::with_capacity(READ_BUFFER, self.reader()))
+    }
+
+    /// The line in the input of the record with index `index`: `line` (its line in the
+    /// transcript) unless the transcript was imported.
+    pub fn line(&self, index: u64, line: u64) -> u64 {
+        self.lines
+            .as_ref()
+            .and_then(|lines| lines.get(usize::try_from(index).ok()?))
+            .copied()
+            .unwrap_or(line)
+    }
+
+    /// Findings placed on the lines of their calls in the input.
+    pub fn place(&self, findings: &mut [Finding]) {
+        if self.lines.is_some() {
+            for finding in findings {
+                finding.line = self.line(finding.index, finding.line);
+            }
+        }
+    }
+}

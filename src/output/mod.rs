@@ -1,0 +1,104 @@
+//! Where a command's result goes: stdout (held back in a [`spool::Spool`] until the
+//! command succeeded), or a file written atomically ([`atomic::AtomicFile`]) in
+//! batches ([`batch::BatchWriter`]); and the exit status.
+
+pub mod atomic;
+pub mod batch;
+pub mod spool;
+
+use std::io::{self, BufWriter, Write};
+use std::process::ExitCode;
+
+use crate::error::Error;
+use spool::{Spool, SpoolError};
+
+/// How a command ended, when it could run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Clean audit, intact chain, or the job done: exit 0.
+    Clean,
+    /// Findings, or a broken chain: exit 1.
+    Findings,
+}
+
+impl Status {
+    /// [`Status::Clean`] when `clean`, [`Status::Findings`] otherwise.
+    pub fn clean_if(clean: bool) -> Status {
+        if clean {
+            Status::Clean
+        } else {
+            Status::Findings
+        }
+    }
+
+    /// The exit status: 0 or 1.
+    pub fn exit_code(self) -> ExitCode {
+        match self {
+            Status::Clean => ExitCode::SUCCESS,
+            Status::Findings => ExitCode::from(1),
+        }
+    }
+}
+
+/// What a command gives back to be written to stdout.
+#[derive(Debug)]
+pub enum Output {
+    /// A report.
+    Text(String),
+    /// Bytes held back until the command succeeded (a sealed transcript).
+    Spooled(Spool),
+    /// Nothing: the command wrote a file.
+    Nothing,
+}
+
+/// A command's result: its output and status.
+#[derive(Debug)]
+#[must_use]
+pub struct Outcome {
+    /// What goes to stdout.
+    pub output: Output,
+    /// How it ended.
+    pub status: Status,
+}
+
+impl Outcome {
+    /// A report, and the status it calls for.
+    pub fn text(text: String, status: Status) -> Outcome {
+        Outcome {
+            output: Output::Text(text),
+            status,
+        }
+    }
+
+    /// Nothing for stdout: the job is done.
+    pub fn done() -> Outcome {
+        Outcome {
+            output: Output::Nothing,
+            status: Status::Clean,
+        }
+    }
+
+    /// Writes the output to stdout and gives the status. A reader that went away
+    /// (`toolreplay replay big.jsonl | head -1`) is not an error.
+    pub fn write_to_stdout(self) -> Result<Status, Error> {
+        let stdout = io::stdout();
+        let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+        let written = match self.output {
+            Output::Text(text) => out.write_all(text.as_bytes()),
+            Output::Nothing => Ok(()),
+            Output::Spooled(spool) => match spool.copy_to(&mut out) {
+                Ok(()) => Ok(()),
+                Err(SpoolError::Write(err)) => Err(err),
+                Err(SpoolError::Spool(source)) => return Err(Error::temporary(source)),
+            },
+        };
+        match written.and_then(|()| out.flush()) {
+            Ok(()) => Ok(self.status),
+            Err(err) if err.kind() == io::ErrorKind::BrokenPipe => Ok(self.status),
+            Err(source) => Err(Error::Write {
+                target: "standard output".to_owned(),
+                source,
+            }),
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! Reports: the text of the specification (the default, [`text`]), a JSON document
+//! ([`json`]) and SARIF 2.1.0 ([`sarif`]), each written from the audits' data in one
+//! place; colour for text on a terminal in [`color`].
+//!
+//! Renderers are pure: they return the report, and `main` writes it.
+
+pub mod color;
+pub mod json;
+pub mod sarif;
+pub mod text;
+
+use toolreplay_core::chain::Verdict;
+use toolreplay_core::head::{HeadVerdict, Pin};
+use toolreplay_core::replay::ReplayReport;
+use toolreplay_core::scope::ScopeReport;
+use toolreplay_core::sealed::Head;
+use toolreplay_core::sign::SignatureVerdict;
+
+use color::Paint;
+
+/// The format of a report: the variants' documentation is their `--help` text;
+/// the JSON schema is in [`json`], the SARIF layout in [`sarif`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// The text report of the specification.
+    #[default]
+    Text,
+    /// One JSON document with every fact of the report (schema in README).
+    Json,
+    /// SARIF 2.1.0 for code-scanning dashboards.
+    Sarif,
+}
+
+/// Which checks beyond the chain `verify` was asked for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Asked {
+    /// `--head`.
+    pub head: bool,
+    /// `--signature`.
+    pub signature: bool,
+}
+
+/// What `verify` found: the chain, and when it is intact, the checks asked for.
+#[derive(Debug, Clone)]
+pub struct VerifyReport {
+    /// Which checks were asked for.
+    pub asked: Asked,
+    /// The verdict on the chain.
+    pub verdict: Verdict,
+    /// `--head`: the pinned head against the chain's.
+    pub head: Option<HeadCheck>,
+    /// `--signature`: the signature of the head statement.
+    pub signature: Option<SignatureChecked>,
+}
+
+impl VerifyReport {
+    /// Whether the chain is intact and every check holds: exit 0.
+    pub fn holds(&self) -> bool {
+        matches!(self.verdict, Verdict::Intact { .. })
+            && self.head.as_ref().is_none_or(|c| c.verdict.matches())
+            && self.signature.as_ref().is_none_or(|c| c.verdict.is_good())
+    }
+}
+
+/// The pinned head against the chain's.
+#[derive(Debug, Clone)]
+pub struct HeadCheck {
+    /// How they compare.
+    pub verdict: HeadVerdict,
+    /// The pinned head.
+    pub pin: Pin,
+    /// The chain's head.
+    pub head: Head,
+}
+
+/// The signature of the head statement, checked.
+#[derive(Debug, Clone)]
+pub struct SignatureChecked {
+    /// The verdict.
+    pub verdict: SignatureVerdict,
+    /// The principal the signer must be (`--identity`).
+    pub identity: String,
+    /// The allowed signers file, as named in messages.
+    pub allowed_signers: String,
+}
+
+/// The replay report in `format` for the input named `file`; `paint` applies to
+/// text only.
+pub fn replay(report: &ReplayReport, file: &str, format: Format, paint: Paint) -> String {
+    match format {
+        Format::Text => text::replay(report, paint),
+        Format::Json => json::replay(report, file),
+        Format::Sarif => sarif::replay(report, file),
+    }
+}
+
+/// The scope report in `format`.
+pub fn scope(
+    report: &ScopeReport,
+    file: &str,
+    scope: &str,
+    format: Format,
+    paint: Paint,
+) -> String {
+    match format {
+        Format::Text => text::scope(report, paint),
+        Format::Json => json::scope(report, file, scope),
+        Format::Sarif => sarif::scope(report, file),
+    }
+}
+
+/// The verify report in `format`.
+pub fn verify(report: &VerifyReport, file: &str, format: Format, paint: Paint) -> String {
+    match format {
+        Format::Text => text::verify_report(report, paint),
+        Format::Json => json::verify(report, report.asked, file),
+        Format::Sarif => sarif::verify(report, file),
+    }
+}

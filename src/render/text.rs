@@ -1,0 +1,271 @@
+//! The text reports of every command (spec sections 3, 4 and 6, and the words of
+//! `verify --head`, `verify --signature` and `diff`), coloured as [`Paint`] says.
+//!
+//! Renderers are pure: they return the report's text, and the caller decides where it
+//! goes.
+
+use std::fmt::Write as _;
+
+use toolreplay_core::chain::Verdict;
+use toolreplay_core::diff::{At, DiffReport, Difference};
+use toolreplay_core::finding::{Finding, finding_message, quote_name, shown_field};
+use toolreplay_core::head::{HeadVerdict, Pin};
+use toolreplay_core::replay::ReplayReport;
+use toolreplay_core::scope::ScopeReport;
+use toolreplay_core::sign::{self, SignatureVerdict, Untrusted};
+
+use super::color::{Paint, Tone};
+use super::{HeadCheck, SignatureChecked, VerifyReport};
+
+fn finding_line(finding: &Finding, agent: &str, paint: Paint, out: &mut String) {
+    let _ = writeln!(
+        out,
+        "index {}: {}: {}",
+        finding.index,
+        paint.kind(&finding.kind),
+        finding_message(finding, agent)
+    );
+}
+
+/// The text report of `replay`.
+pub fn replay(report: &ReplayReport, paint: Paint) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "calls: {}", report.calls);
+    let _ = match report.divergence {
+        Some(index) => writeln!(out, "divergence: index {index}"),
+        None => writeln!(out, "divergence: none"),
+    };
+    let _ = writeln!(out, "findings: {}", report.findings.len());
+    for finding in &report.findings {
+        finding_line(finding, "", paint, &mut out);
+    }
+    out
+}
+
+/// The text report of `scope`.
+pub fn scope(report: &ScopeReport, paint: Paint) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "calls: {}", report.calls);
+    let _ = writeln!(out, "findings: {}", report.findings.len());
+    for finding in &report.findings {
+        finding_line(finding, &report.agent, paint, &mut out);
+    }
+    out
+}
+
+/// The text report of `verify` on the chain alone.
+pub fn verify(verdict: &Verdict, paint: Paint) -> String {
+    match verdict {
+        Verdict::Intact { .. } => format!("chain: {}\n", paint.verdict("intact", Tone::Holds)),
+        Verdict::Broken {
+            position,
+            expected,
+            found,
+            ..
+        } => format!(
+            "chain: {}\nfirst broken link: index {position}\nexpected: {}\nfound: {}\n",
+            paint.verdict("broken", Tone::Fails),
+            shown_field(expected),
+            shown_field(found)
+        ),
+    }
+}
+
+/// The text report of `verify` with the checks beyond the chain: the chain's lines,
+/// then those of `--head`, then that of `--signature`.
+pub fn verify_report(report: &VerifyReport, paint: Paint) -> String {
+    let mut out = verify(&report.verdict, paint);
+    if let Some(check) = &report.head {
+        head(check, paint, &mut out);
+    }
+    if let Some(check) = &report.signature {
+        signature(check, paint, &mut out);
+    }
+    out
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 { "link" } else { "links" }
+}
+
+/// The words of `verify --head`'s first line after `head: `.
+pub fn head_words(check: &HeadCheck, paint: Paint, out: &mut String) {
+    let HeadCheck { verdict, pin, head } = check;
+    let differs = paint.verdict("differs", Tone::Fails);
+    let _ = match verdict {
+        HeadVerdict::Matches => write!(out, "{}", paint.verdict("matches", Tone::Holds)),
+        HeadVerdict::Extended { extra } => write!(
+            out,
+            "{differs}: extended, {extra} {} after the pinned head",
+            plural(*extra)
+        ),
+        HeadVerdict::Truncated => {
+            let links = match pin {
+                Pin::Statement(pinned) => pinned.links,
+                Pin::Digest(_) => 0,
+            };
+            write!(
+                out,
+                "{differs}: truncated or re-sealed, {} {} where the pinned head has {links}",
+                head.links,
+                plural(head.links)
+            )
+        }
+        HeadVerdict::NotInChain => write!(
+            out,
+            "{differs}: re-sealed or truncated, the pinned head is not in this chain"
+        ),
+    };
+}
+
+/// The lines of `verify --head`, each ending with LF.
+fn head(check: &HeadCheck, paint: Paint, out: &mut String) {
+    out.push_str("head: ");
+    head_words(check, paint, out);
+    out.push('\n');
+    if check.verdict.matches() {
+        return;
+    }
+    let head = &check.head;
+    let _ = match &check.pin {
+        Pin::Statement(pinned) => writeln!(
+            out,
+            "pinned: {} {}, {}",
+            pinned.links,
+            plural(pinned.links),
+            pinned.digest
+        ),
+        Pin::Digest(digest) => writeln!(out, "pinned: {digest}"),
+    };
+    let _ = writeln!(
+        out,
+        "found: {} {}, {}",
+        head.links,
+        plural(head.links),
+        head.digest
+    );
+}
+
+/// Why a signature is not trusted, in words.
+pub fn untrusted(why: Untrusted, check: &SignatureChecked, fingerprint: &str) -> String {
+    let identity = quote_name(&check.identity);
+    let allowed = &check.allowed_signers;
+    match why {
+        Untrusted::NoKeyFor => format!("no key for {identity} in {allowed}"),
+        Untrusted::KeyNotAllowed => {
+            format!("the signing key {fingerprint} is not allowed for {identity} in {allowed}")
+        }
+        Untrusted::NamespaceNotAllowed => format!(
+            "the key of {identity} is not allowed for namespace {} in {allowed}",
+            quote_name(sign::NAMESPACE)
+        ),
+        Untrusted::NotValidNow => format!(
+            "the key of {identity} is not valid at this time (valid-after, valid-before) in {allowed}"
+        ),
+    }
+}
+
+/// Why a signature is bad, or what it is, in words: the text after `signature: WORD: `.
+pub fn signature_words(check: &SignatureChecked) -> String {
+    match &check.verdict {
+        SignatureVerdict::Good { fingerprint } => format!(
+            "{} with ED25519 key {fingerprint}",
+            quote_name(&check.identity)
+        ),
+        SignatureVerdict::WrongNamespace { namespace } => format!(
+            "made for namespace {}, not {}",
+            quote_name(namespace),
+            quote_name(sign::NAMESPACE)
+        ),
+        SignatureVerdict::DoesNotSign => "it does not sign the head of this chain".to_owned(),
+        SignatureVerdict::Untrusted { why, fingerprint } => untrusted(*why, check, fingerprint),
+    }
+}
+
+/// The word of a signature's verdict: `good`, `bad` or `not trusted`.
+pub fn signature_word(verdict: &SignatureVerdict) -> &'static str {
+    match verdict {
+        SignatureVerdict::Good { .. } => "good",
+        SignatureVerdict::WrongNamespace { .. } | SignatureVerdict::DoesNotSign => "bad",
+        SignatureVerdict::Untrusted { .. } => "not trusted",
+    }
+}
+
+/// The line of `verify --signature`, ending with LF.
+fn signature(check: &SignatureChecked, paint: Paint, out: &mut String) {
+    let tone = if check.verdict.is_good() {
+        Tone::Holds
+    } else {
+        Tone::Fails
+    };
+    let _ = writeln!(
+        out,
+        "signature: {}: {}",
+        paint.verdict(signature_word(&check.verdict), tone),
+        signature_words(check)
+    );
+}
+
+fn at_line(label: &str, at: &At, out: &mut String) {
+    let _ = writeln!(
+        out,
+        "{label}: line {}: tool {}",
+        at.line,
+        quote_name(&at.tool)
+    );
+}
+
+/// The text report of `diff`.
+///
+/// ```text
+/// runs: differ
+/// calls: 6 and 6
+/// first difference: index 5
+/// differs: response
+/// a: line 6: tool 'search'
+/// b: line 6: tool 'search'
+/// ```
+pub fn diff(report: &DiffReport, paint: Paint) -> String {
+    let mut out = String::new();
+    let Some(first) = &report.first else {
+        let _ = write!(
+            out,
+            "runs: {}\ncalls: {}\n",
+            paint.verdict("same", Tone::Holds),
+            report.calls_a
+        );
+        return out;
+    };
+    let _ = writeln!(out, "runs: {}", paint.verdict("differ", Tone::Fails));
+    let _ = writeln!(out, "calls: {} and {}", report.calls_a, report.calls_b);
+    match first {
+        Difference::Call { index, parts, a, b } => {
+            let names: Vec<&str> = [
+                (parts.tool, "tool"),
+                (parts.args, "args"),
+                (parts.response, "response"),
+            ]
+            .iter()
+            .filter(|(differs, _)| *differs)
+            .map(|(_, name)| *name)
+            .collect();
+            let _ = writeln!(out, "first difference: index {index}");
+            let _ = writeln!(out, "differs: {}", names.join(", "));
+            at_line("a", a, &mut out);
+            at_line("b", b, &mut out);
+        }
+        Difference::Ended { index, a_ended, at } => {
+            let (ended, other) = if *a_ended { ("a", "b") } else { ("b", "a") };
+            let _ = writeln!(out, "first difference: index {index}");
+            let _ = writeln!(out, "differs: {ended} ended");
+            if *a_ended {
+                let _ = writeln!(out, "a: ended after {index} calls");
+                at_line(other, at, &mut out);
+            } else {
+                at_line(other, at, &mut out);
+                let _ = writeln!(out, "b: ended after {index} calls");
+            }
+        }
+    }
+    out
+}
