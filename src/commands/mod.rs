@@ -16,10 +16,7 @@ use std::io::Read;
 use std::path::Path;
 
 use clap::CommandFactory;
-use toolreplay_core::pipeline::{self, Stop};
-use toolreplay_core::transcript::{
-    CanonicalRecordRef, ReadError, UnplacedRecord, parse_unplaced_with,
-};
+use toolreplay_core::pipeline::Stop;
 
 use crate::cli::{Cli, Command};
 use crate::error::Error;
@@ -110,31 +107,6 @@ pub fn run(command: Command, paint: Paint) -> Result<Outcome, Error> {
             Status::Clean,
         )),
     }
-}
-
-/// Hands the fields of every record of `transcript` to `make`, in parallel as lines
-/// are parsed, and what it makes to `visit` with the record's line, index and tool,
-/// in input order.
-fn for_each_made<T: Send>(
-    transcript: &mut Transcript,
-    make: impl Fn(CanonicalRecordRef<'_>) -> T + Sync,
-    mut visit: impl FnMut(u64, u64, &str, T) -> Result<(), Error> + Send,
-) -> Result<(), Error> {
-    let path = transcript.path.clone();
-    let mut count = 0;
-    let parse = |line, text: &str| parse_unplaced_with(line, text, &make);
-    pipeline::run(
-        transcript.reader(),
-        parse,
-        |line, unplaced: UnplacedRecord<T>| {
-            let index = unplaced
-                .place(count)
-                .map_err(|err| Error::reading(&path, ReadError::Input(err)))?;
-            count += 1;
-            visit(line, index, &unplaced.tool, unplaced.value)
-        },
-    )
-    .map_err(|stop| stopped(&path, stop))
 }
 
 /// The error that stopped a pipeline reading the input at `path`.

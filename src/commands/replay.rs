@@ -1,6 +1,6 @@
 //! `toolreplay replay FILE [--mutating-tool NAME]... [--format F] [--from F]`.
 
-use toolreplay_core::replay::{Replay, ReplayReport, fingerprints};
+use toolreplay_core::replay::{self, ReplayReport};
 
 use crate::error::Error;
 use crate::input::Transcript;
@@ -12,18 +12,8 @@ pub fn report(
     transcript: &mut Transcript,
     mutating_tools: &[String],
 ) -> Result<ReplayReport, Error> {
-    let mut replay = Replay::new(mutating_tools.iter().cloned());
-    // The fingerprints are computed on the parsing threads; only the bookkeeping is
-    // sequential.
-    super::for_each_made(
-        transcript,
-        |record| fingerprints(record.tool, record.args, record.response),
-        |line, index, tool, (call, response)| {
-            replay.observe_fingerprints(line, index, tool, call, response);
-            Ok(())
-        },
-    )?;
-    let mut report = replay.finish();
+    let mut report = replay::audit(transcript.reader(), mutating_tools)
+        .map_err(|err| Error::reading(&transcript.path, err))?;
     transcript.place(&mut report.findings);
     Ok(report)
 }

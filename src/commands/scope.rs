@@ -3,7 +3,7 @@
 use std::io::Read as _;
 use std::path::Path;
 
-use toolreplay_core::scope::{Scope, ScopeAudit, ScopeReport};
+use toolreplay_core::scope::{Scope, ScopeReport};
 
 use crate::error::Error;
 use crate::input::{self, ImportOptions, Transcript};
@@ -38,19 +38,11 @@ pub fn read_scope(path: &Path) -> Result<Scope, Error> {
 }
 
 /// The scope audit of `transcript` against `scope`, with findings on the lines of the
-/// input: each call is checked alone on the parsing threads, and only the rules that
-/// depend on the calls before it are left to the walk in order.
+/// input.
 pub fn report(transcript: &mut Transcript, scope: &Scope) -> Result<ScopeReport, Error> {
-    let mut audit = ScopeAudit::new(scope);
-    super::for_each_made(
-        transcript,
-        |record| scope.check_call(record.tool, record.args, record.response),
-        |line, _, tool, checked| {
-            audit.observe(line, tool, checked);
-            Ok(())
-        },
-    )?;
-    let mut report = audit.finish();
+    let mut report = scope
+        .audit(transcript.reader())
+        .map_err(|err| Error::reading(&transcript.path, err))?;
     transcript.place(&mut report.findings);
     Ok(report)
 }

@@ -37,20 +37,15 @@ use crate::output::{Outcome, Output, Status};
 
 /// `toolreplay seal FILE [--output OUT]`.
 pub fn seal(mut transcript: Transcript, output: Option<&Path>) -> Result<Outcome, Error> {
-    let mut sealer = Sealer::new();
-    // A placed record's index, as written, is the decimal form of its place, so the
-    // links are made on the parsing threads; only the chain's hashing is left to the
-    // walk in input order.
-    let make = |record: CanonicalRecordRef<'_>| {
-        UnsealedLink::new(record.index, record.tool, record.args, record.response)
-    };
+    let reader = transcript.reader();
+    let stopped = |stop| super::stopped(&transcript.path, stop);
     match output {
         None => {
             let mut spool = Spool::new();
-            super::for_each_made(&mut transcript, make, |_, _, _, mut link| {
-                sealer.seal_link(&mut link);
+            sealed::seal(reader, |link| {
                 spool.write(link.as_ref()).map_err(Error::temporary)
-            })?;
+            })
+            .map_err(stopped)?;
             Ok(Outcome {
                 output: Output::Spooled(spool),
                 status: Status::Clean,
@@ -60,10 +55,7 @@ pub fn seal(mut transcript: Transcript, output: Option<&Path>) -> Result<Outcome
             let write_error = |source| Error::writing(target, source);
             let mut file = AtomicFile::new(target).map_err(write_error)?;
             let mut writer = BatchWriter::new(file.file());
-            super::for_each_made(&mut transcript, make, |_, _, _, mut link| {
-                sealer.seal_link(&mut link);
-                writer.push(link).map_err(write_error)
-            })?;
+            sealed::seal(reader, |link| writer.push(link).map_err(write_error)).map_err(stopped)?;
             writer.flush().map_err(write_error)?;
             drop(writer);
             file.commit().map_err(write_error)?;

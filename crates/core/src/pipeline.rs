@@ -39,6 +39,26 @@ pub enum Stop<E> {
     Consume(E),
 }
 
+impl<E> Stop<E> {
+    /// A stop of a consumer that itself stopped as a pipeline does: the two made one.
+    pub fn flatten(stop: Stop<Stop<E>>) -> Stop<E> {
+        match stop {
+            Stop::Read(err) | Stop::Consume(Stop::Read(err)) => Stop::Read(err),
+            Stop::Consume(Stop::Consume(err)) => Stop::Consume(err),
+        }
+    }
+}
+
+impl Stop<std::convert::Infallible> {
+    /// The input error of a pipeline whose consumer cannot fail.
+    pub fn into_read_error(self) -> ReadError {
+        match self {
+            Stop::Read(err) => err,
+            Stop::Consume(never) => match never {},
+        }
+    }
+}
+
 /// The input, read by one thread at a time.
 struct Input<R> {
     reader: R,

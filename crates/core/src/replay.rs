@@ -26,6 +26,41 @@ pub struct ReplayReport {
     pub findings: Vec<Finding>,
 }
 
+/// The replay audit of the transcript read from `reader`: `extra_mutating` names the
+/// tools whose calls change state besides [`DEFAULT_MUTATING_TOOLS`]. Fingerprints
+/// are computed on the parsing threads; only the bookkeeping is sequential.
+///
+/// ```
+/// let transcript = "\
+/// {\"index\": 0, \"tool\": \"search\", \"args\": {\"q\": \"x\"}, \"response\": {\"hits\": 1}}
+/// {\"index\": 1, \"tool\": \"search\", \"args\": {\"q\": \"x\"}, \"response\": {\"hits\": 2}}
+/// ";
+/// let report = toolreplay_core::replay::audit(transcript.as_bytes(), Vec::<String>::new())?;
+/// assert_eq!((report.calls, report.divergence), (2, Some(1)));
+/// assert_eq!(report.findings[0].kind.name(), "non-determinism");
+/// # Ok::<(), toolreplay_core::transcript::ReadError>(())
+/// ```
+pub fn audit<I, S>(
+    reader: impl std::io::Read + Send,
+    extra_mutating: I,
+) -> Result<ReplayReport, crate::transcript::ReadError>
+where
+    I: IntoIterator<Item = S>,
+    S: Into<String>,
+{
+    let mut replay = Replay::new(extra_mutating);
+    crate::transcript::for_each_record(
+        reader,
+        |record| fingerprints(record.tool, record.args, record.response),
+        |line, index, tool, (call, response)| {
+            replay.observe_fingerprints(line, index, tool, call, response);
+            Ok::<(), std::convert::Infallible>(())
+        },
+    )
+    .map_err(crate::pipeline::Stop::into_read_error)?;
+    Ok(replay.finish())
+}
+
 /// A SHA-256 digest standing for a call or a response.
 pub type Fingerprint = [u8; 32];
 

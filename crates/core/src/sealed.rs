@@ -5,9 +5,9 @@
 use std::convert::Infallible;
 use std::io::Read;
 
-use crate::chain::{self, GENESIS, Verdict, Verifier};
+use crate::chain::{self, GENESIS, Sealer, UnsealedLink, Verdict, Verifier};
 use crate::pipeline::{self, Stop};
-use crate::transcript::{ReadError, parse_link};
+use crate::transcript::{CanonicalRecordRef, ReadError, for_each_record, parse_link};
 
 /// The head of an intact chain: how many links it has and the last digest.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,6 +39,38 @@ impl Checked {
             Verdict::Broken { .. } => None,
         }
     }
+}
+
+/// Seals the transcript read from `reader` (spec section 6): hands each link, sealed,
+/// to `sink`, in order. A placed record's index, as written, is the decimal form of
+/// its place, so the links are made on the parsing threads; only the chain's hashing
+/// is left to the walk in input order. `sink` gets nothing once an input error is
+/// met, so a caller that holds the links back until the end writes all or nothing.
+///
+/// ```
+/// let transcript = "{\"index\": 0, \"tool\": \"search\", \"args\": {\"q\": \"x\"}, \"response\": {}}\n";
+/// let mut sealed = Vec::new();
+/// toolreplay_core::sealed::seal(transcript.as_bytes(), |link| {
+///     sealed.extend_from_slice(link.as_ref());
+///     Ok::<(), std::convert::Infallible>(())
+/// })
+/// .map_err(toolreplay_core::pipeline::Stop::into_read_error)?;
+/// let checked = toolreplay_core::sealed::check(&sealed[..], None)?;
+/// assert_eq!(checked.head().map(|head| head.links), Some(1));
+/// # Ok::<(), toolreplay_core::transcript::ReadError>(())
+/// ```
+pub fn seal<E: Send>(
+    reader: impl Read + Send,
+    mut sink: impl FnMut(UnsealedLink) -> Result<(), E> + Send,
+) -> Result<(), Stop<E>> {
+    let mut sealer = Sealer::new();
+    let make = |record: CanonicalRecordRef<'_>| {
+        UnsealedLink::new(record.index, record.tool, record.args, record.response)
+    };
+    for_each_record(reader, make, |_, _, _, mut link| {
+        sealer.seal_link(&mut link);
+        sink(link)
+    })
 }
 
 /// Checks the sealed transcript read from `reader` as `verify` does, reading it whole

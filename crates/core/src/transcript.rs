@@ -453,3 +453,43 @@ impl<R: BufRead> Iterator for Links<R> {
         }
     }
 }
+
+/// Reads the transcript from `reader` record by record, in parallel as lines are
+/// parsed: hands each record's fields to `make` on the parsing threads, then what it
+/// made to `visit` with the record's line, index and tool, in input order. Each
+/// record's index must be its place. Stops at the first input error, or at the
+/// first error of `visit`.
+///
+/// ```
+/// use toolreplay_core::transcript::for_each_record;
+///
+/// let transcript = "{\"index\": 0, \"tool\": \"search\", \"args\": {\"q\": 1}, \"response\": {}}\n";
+/// let mut tools = Vec::new();
+/// for_each_record(
+///     transcript.as_bytes(),
+///     |record| record.args.len(),
+///     |line, index, tool, args_len| {
+///         tools.push((line, index, tool.to_owned(), args_len));
+///         Ok::<(), std::convert::Infallible>(())
+///     },
+/// )
+/// .map_err(toolreplay_core::pipeline::Stop::into_read_error)?;
+/// assert_eq!(tools, [(1, 0, "search".to_owned(), 7)]);
+/// # Ok::<(), toolreplay_core::transcript::ReadError>(())
+/// ```
+pub fn for_each_record<T: Send, E: Send>(
+    reader: impl std::io::Read + Send,
+    make: impl Fn(CanonicalRecordRef<'_>) -> T + Sync,
+    mut visit: impl FnMut(u64, u64, &str, T) -> Result<(), E> + Send,
+) -> Result<(), crate::pipeline::Stop<E>> {
+    let mut count = 0;
+    let parse = |line, text: &str| parse_unplaced_with(line, text, &make);
+    crate::pipeline::run(reader, parse, |line, unplaced: UnplacedRecord<T>| {
+        let index = unplaced
+            .place(count)
+            .map_err(|err| crate::pipeline::Stop::Read(ReadError::Input(err)))?;
+        count += 1;
+        visit(line, index, &unplaced.tool, unplaced.value).map_err(crate::pipeline::Stop::Consume)
+    })
+    .map_err(crate::pipeline::Stop::flatten)
+}

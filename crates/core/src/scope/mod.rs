@@ -167,6 +167,43 @@ impl Scope {
     }
 }
 
+impl Scope {
+    /// The scope audit of the transcript read from `reader`: each call is checked
+    /// alone on the parsing threads, and only the rules that depend on the calls
+    /// before it are left to the walk in order.
+    ///
+    /// ```
+    /// use toolreplay_core::scope::Scope;
+    ///
+    /// let scope = Scope::parse(br#"{"agent": "docs", "allowed_tools": ["read_file"]}"#)?;
+    /// let transcript = "\
+    /// {\"index\": 0, \"tool\": \"read_file\", \"args\": {\"path\": \"a.md\"}, \"response\": {}}
+    /// {\"index\": 1, \"tool\": \"send_email\", \"args\": {}, \"response\": {}}
+    /// ";
+    /// let report = scope.audit(transcript.as_bytes())?;
+    /// assert_eq!(report.calls, 2);
+    /// assert_eq!(report.findings[0].index, 1);
+    /// assert_eq!(report.findings[0].kind.name(), "permission-overreach");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn audit(
+        &self,
+        reader: impl std::io::Read + Send,
+    ) -> Result<ScopeReport, crate::transcript::ReadError> {
+        let mut audit = ScopeAudit::new(self);
+        crate::transcript::for_each_record(
+            reader,
+            |record| self.check_call(record.tool, record.args, record.response),
+            |line, _, tool, checked| {
+                audit.observe(line, tool, checked);
+                Ok::<(), std::convert::Infallible>(())
+            },
+        )
+        .map_err(crate::pipeline::Stop::into_read_error)?;
+        Ok(audit.finish())
+    }
+}
+
 /// The scope audit of a transcript: its records taken in order through a
 /// [`Session`], as a live session would have decided them, each with its response
 /// checked. The checks of each call alone ([`Scope::check_call`]) can run ahead, on
