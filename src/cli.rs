@@ -280,6 +280,7 @@ Examples:
   toolreplay verify sealed.jsonl --format json
   toolreplay verify sealed.jsonl --format sarif > verify.sarif
   toolreplay verify sealed.jsonl --head pinned-head.txt
+  toolreplay verify sealed.jsonl --head pinned-head.txt --format sarif > verify.sarif
   toolreplay verify sealed.jsonl --signature sealed.jsonl.sig \\
       --allowed-signers allowed_signers --identity ci@example.com
 
