@@ -73,14 +73,14 @@ impl Error {
     /// The error of writing to the file at `path`.
     pub fn writing(path: &std::path::Path, source: io::Error) -> Error {
         Error::Write {
-            target: crate::input::display(path),
+            target: crate::naming::display(path),
             source,
         }
     }
 
     /// The error of an input at `path` that could not be read or parsed.
     pub fn reading(path: &std::path::Path, err: toolreplay_core::transcript::ReadError) -> Error {
-        let path = crate::input::display(path);
+        let path = crate::naming::display(path);
         match err {
             toolreplay_core::transcript::ReadError::Io(source) => Error::Read { path, source },
             toolreplay_core::transcript::ReadError::Input(err) => Error::Input {

@@ -11,6 +11,7 @@ mod cli;
 mod commands;
 mod error;
 mod input;
+mod naming;
 mod output;
 mod render;
 

@@ -14,29 +14,10 @@ use toolreplay_core::finding::Finding;
 use crate::error::Error;
 use progress::{Meter, Progress};
 
-pub use import::{ImportOptions, import_transcript};
-
-/// The path that stands for standard input.
-pub const STDIN: &str = "-";
-
-/// How standard input is named in error messages and reports.
-pub const STDIN_NAME: &str = "<stdin>";
+pub use crate::naming::{display, is_stdin};
 
 const READ_BUFFER: usize = 256 << 10;
-
-/// Whether `path` stands for standard input.
-pub fn is_stdin(path: &Path) -> bool {
-    path.as_os_str() == STDIN
-}
-
-/// The name of an input in messages and reports: the path as given, or `<stdin>`.
-pub fn display(path: &Path) -> String {
-    if is_stdin(path) {
-        STDIN_NAME.to_owned()
-    } else {
-        path.to_string_lossy().into_owned()
-    }
-}
+pub use import::{ImportOptions, import_transcript};
 
 /// Opens an input for streaming: standard input for `-`, else the file at `path`
 /// (a directory is an error). When standard error is a terminal, reading shows a

@@ -252,3 +252,16 @@ fn verify_into_a_full_device_is_an_error() {
 fn version_into_a_full_device_is_an_error() {
     assert_snapshot!(into_dev_full(&["version"]));
 }
+
+#[test]
+fn a_name_with_a_newline_esc_or_bidi_control_stays_one_line() {
+    let dir = Dir::new();
+    let name = "bad\nname\u{1b}[31m\u{202e}.jsonl";
+    dir.write(name, "{}\n");
+    let run = dir.run(&["replay", name]);
+    insta::assert_snapshot!(run.text());
+    assert_eq!(run.stderr.lines().count(), 1);
+    // A missing file too, and a name given to verify that it prints on stdout.
+    let missing = dir.run(&["verify", "gone\n.jsonl"]);
+    assert_eq!(missing.stderr.lines().count(), 1, "{}", missing.stderr);
+}

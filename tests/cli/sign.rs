@@ -810,3 +810,23 @@ fn signature_verdicts_are_coloured() {
         verify_with(&setup, "bob@example.com", &["--color", "always"]).text()
     );
 }
+
+#[test]
+fn an_allowed_signers_name_with_a_newline_cannot_add_a_line_to_the_report() {
+    let setup = Setup::new();
+    setup.sign("alice");
+    let name = "allowed\nsignature: good: 'mallory'";
+    setup.dir.write(name, setup.dir.read("allowed_signers"));
+    let run = setup.run(&[
+        "verify",
+        "sealed.jsonl",
+        "--signature",
+        "sealed.jsonl.sig",
+        "--allowed-signers",
+        name,
+        "--identity",
+        "bob@example.com",
+    ]);
+    assert_snapshot!(run.text());
+    assert_eq!(run.stdout.lines().count(), 2);
+}
