@@ -79,11 +79,12 @@ pub fn append(
     let write_error = |source| Error::writing(sealed_path, source);
     let mut source = input::open(sealed_path)?;
     // Through a symbolic link, the file it points to is the one replaced.
-    let target = std::fs::canonicalize(sealed_path).map_err(|source| Error::Read {
-        path: shown(sealed_path),
-        source,
-    })?;
-    let mut temp = AtomicFile::new(&target).map_err(write_error)?;
+    let mut temp = AtomicFile::new(sealed_path).map_err(write_error)?;
+    if !temp.is_atomic() {
+        return Err(Error::Usage(
+            "--append rewrites SEALED in place, so SEALED must be a regular file".to_owned(),
+        ));
+    }
     let last = copy(sealed_path, &mut source, temp.file())?;
     drop(source);
 

@@ -1,8 +1,22 @@
 //! Output files written atomically: a temporary file beside the target, flushed to
 //! disk, then renamed over it. On any error before the rename the target is left as
 //! it was, and the temporary file is removed when it is dropped.
+//!
+//! One rule for every output (`seal -o`, `import -o`, `sign`'s `.sig`, `seal
+//! --append`):
+//!
+//! - A symbolic link is followed: the file it points to is the one replaced, and the
+//!   link stays.
+//! - A target that is not a regular file (`/dev/null`, `/dev/stdout`, a FIFO, a
+//!   device) cannot be replaced by a rename without destroying it: it is written to
+//!   directly, and nothing is atomic there. A directory is an error.
+//! - A read-only target (no write permission bit at all) is refused, even for root,
+//!   rather than replaced.
+//! - A new file gets the permissions a plainly created one would have under the
+//!   umask (`0666` less the umask); a replaced one keeps its permissions and, where
+//!   the process may set them, its owner and group.
 
-use std::fs::File;
+use std::fs::{File, OpenOptions};
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -11,62 +25,151 @@ use tempfile::NamedTempFile;
 /// A file being written in place of `target`.
 #[derive(Debug)]
 pub struct AtomicFile {
-    temp: NamedTempFile,
+    inner: Inner,
     target: PathBuf,
+}
+
+#[derive(Debug)]
+enum Inner {
+    /// A temporary file, renamed over the target at the end; `existing` is the
+    /// target's metadata when there was one.
+    Temp {
+        temp: NamedTempFile,
+        existing: Option<Box<std::fs::Metadata>>,
+    },
+    /// A target that is not a regular file, written to as it is.
+    Direct(File),
+}
+
+/// The most symbolic links followed from one output path, as the kernel allows.
+const MAX_LINKS: usize = 40;
+
+/// The target that writing to `path` replaces: `path`, or the file a symbolic link
+/// at `path` points to (which may not exist yet), and its metadata when it exists.
+fn resolve(path: &Path) -> io::Result<(PathBuf, Option<std::fs::Metadata>)> {
+    let mut path = path.to_owned();
+    for _ in 0..=MAX_LINKS {
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let to = std::fs::read_link(&path)?;
+                path = match path.parent() {
+                    Some(dir) if to.is_relative() => dir.join(to),
+                    _ => to,
+                };
+            }
+            Ok(meta) => return Ok((path, Some(meta))),
+            Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok((path, None)),
+            Err(err) => return Err(err),
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        "too many levels of symbolic links",
+    ))
 }
 
 impl AtomicFile {
     /// Starts writing a new version of `target`, in a temporary file in the same
-    /// directory (so the final rename stays on one file system).
+    /// directory (so the final rename stays on one file system), or straight to it
+    /// when it is not a regular file (see the module documentation).
     pub fn new(target: &Path) -> io::Result<Self> {
+        let (target, existing) = resolve(target)?;
+        if let Some(meta) = &existing {
+            if meta.is_dir() {
+                return Err(io::ErrorKind::IsADirectory.into());
+            }
+            if !meta.is_file() {
+                let file = OpenOptions::new().write(true).open(&target)?;
+                return Ok(AtomicFile {
+                    inner: Inner::Direct(file),
+                    target,
+                });
+            }
+            if meta.permissions().readonly() {
+                return Err(io::ErrorKind::PermissionDenied.into());
+            }
+        }
         let dir = match target.parent() {
             Some(dir) if !dir.as_os_str().is_empty() => dir,
             _ => Path::new("."),
         };
-        let temp = tempfile::Builder::new()
-            .prefix(".toolreplay-")
-            .suffix(".tmp")
-            .tempfile_in(dir)?;
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".toolreplay-").suffix(".tmp");
+        #[cfg(unix)]
+        if existing.is_none() {
+            use std::os::unix::fs::PermissionsExt;
+            // Created with 0666, which the kernel reduces by the umask: exactly the
+            // permissions of a plainly created file.
+            builder.permissions(std::fs::Permissions::from_mode(0o666));
+        }
+        let temp = builder.tempfile_in(dir)?;
         Ok(AtomicFile {
-            temp,
-            target: target.to_owned(),
+            inner: Inner::Temp {
+                temp,
+                existing: existing.map(Box::new),
+            },
+            target,
         })
     }
 
-    /// The temporary file, to write to (and read back).
+    /// Whether the target is replaced at the end (it is a regular file or a new one),
+    /// rather than written to directly.
+    pub fn is_atomic(&self) -> bool {
+        matches!(self.inner, Inner::Temp { .. })
+    }
+
+    /// The file to write to (and read back).
     pub fn file(&mut self) -> &mut File {
-        self.temp.as_file_mut()
+        match &mut self.inner {
+            Inner::Temp { temp, .. } => temp.as_file_mut(),
+            Inner::Direct(file) => file,
+        }
     }
 
     /// The temporary file opened again, with its own position, to read it back.
     pub fn reopen(&self) -> io::Result<File> {
-        self.temp.reopen()
+        match &self.inner {
+            Inner::Temp { temp, .. } => temp.reopen(),
+            Inner::Direct(_) => Err(io::ErrorKind::Unsupported.into()),
+        }
     }
 
-    /// Flushes the file to disk, gives it the target's permissions (a new target gets
-    /// 0644), and renames it over the target.
+    /// Flushes the file to disk, gives it the target's permissions and owner when it
+    /// replaces one, and renames it over the target.
     pub fn commit(self) -> io::Result<()> {
-        let file = self.temp.as_file();
-        file.sync_all()?;
-        set_permissions(file, &self.target)?;
-        self.temp.persist(&self.target).map_err(|err| err.error)?;
-        Ok(())
+        match self.inner {
+            // A device or a pipe may not sync: what was written was written.
+            Inner::Direct(file) => match file.sync_all() {
+                Err(err) if err.kind() == io::ErrorKind::InvalidInput => Ok(()),
+                other => other,
+            },
+            Inner::Temp { temp, existing } => {
+                let file = temp.as_file();
+                file.sync_all()?;
+                if let Some(meta) = &existing {
+                    keep_owner_and_permissions(file, meta)?;
+                }
+                temp.persist(&self.target).map_err(|err| err.error)?;
+                Ok(())
+            }
+        }
     }
 }
 
-/// A new file gets the permissions a plainly created one would have, a replaced one
-/// keeps its own.
+/// A replaced file keeps its permissions, and its owner and group where the process
+/// may set them (as root; otherwise the file is the writer's, as with any editor).
 #[cfg(unix)]
-fn set_permissions(file: &File, target: &Path) -> io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    let permissions = match std::fs::metadata(target) {
-        Ok(meta) => meta.permissions(),
-        Err(_) => std::fs::Permissions::from_mode(0o644),
-    };
-    file.set_permissions(permissions)
+fn keep_owner_and_permissions(file: &File, meta: &std::fs::Metadata) -> io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    match std::os::unix::fs::fchown(file, Some(meta.uid()), Some(meta.gid())) {
+        Ok(()) => {}
+        Err(err) if err.kind() == io::ErrorKind::PermissionDenied => {}
+        Err(err) => return Err(err),
+    }
+    file.set_permissions(meta.permissions())
 }
 
 #[cfg(not(unix))]
-fn set_permissions(_file: &File, _target: &Path) -> io::Result<()> {
-    Ok(())
+fn keep_owner_and_permissions(file: &File, meta: &std::fs::Metadata) -> io::Result<()> {
+    file.set_permissions(meta.permissions())
 }

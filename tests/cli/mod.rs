@@ -14,6 +14,7 @@ mod formats;
 mod head;
 mod help;
 mod import;
+mod outputs;
 mod policy;
 mod readme;
 mod replay;

@@ -1,0 +1,136 @@
+//! Where output files go: symbolic links followed, targets that are not regular
+//! files written to directly, read-only targets refused, permissions under the
+//! umask, and a closed standard output an error rather than a silent success.
+
+use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+use std::process::Command;
+
+use insta::assert_snapshot;
+
+use super::{Dir, Run, lines, record};
+
+fn transcript() -> String {
+    lines(&[
+        &record(0, "read_file", r#"{"path": "a"}"#, r#"{"text": "A"}"#),
+        &record(1, "search", r#"{"q": "x"}"#, r#"{"hits": 2}"#),
+    ])
+}
+
+/// Runs `script` with `sh -c` in `dir`, `$TR` being the binary.
+fn shell(dir: &Dir, script: &str) -> Run {
+    let bin = assert_cmd::cargo::cargo_bin("toolreplay");
+    let output = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .env("TR", bin)
+        .current_dir(dir.path())
+        .output()
+        .expect("sh runs");
+    Run::from_output(&["sh", "-c", script], output)
+}
+
+#[test]
+fn seal_to_dev_null_writes_to_it_and_leaves_it_a_device() {
+    let dir = Dir::new();
+    dir.write("t.jsonl", transcript());
+    let run = dir.run(&["seal", "t.jsonl", "-o", "/dev/null"]);
+    assert_eq!(run.text(), "exit: 0\n--- stdout\n--- stderr\n");
+    let meta = std::fs::metadata("/dev/null").expect("/dev/null");
+    assert!(meta.file_type().is_char_device());
+}
+
+#[test]
+fn seal_to_dev_full_is_a_write_error() {
+    let dir = Dir::new();
+    dir.write("t.jsonl", transcript());
+    assert_snapshot!(dir.run(&["seal", "t.jsonl", "-o", "/dev/full"]).text());
+}
+
+#[test]
+fn append_to_what_is_not_a_regular_file_is_refused() {
+    let dir = Dir::new();
+    dir.write("t.jsonl", transcript());
+    assert_snapshot!(
+        dir.run(&["seal", "--append", "/dev/null", "t.jsonl"])
+            .text()
+    );
+}
+
+#[test]
+fn a_new_file_gets_the_umask() {
+    let dir = Dir::new();
+    dir.write("t.jsonl", transcript());
+    let run = shell(&dir, "umask 077 && \"$TR\" seal t.jsonl -o sealed.jsonl");
+    assert_eq!(run.code, 0, "{}", run.text());
+    let mode = std::fs::metadata(dir.path().join("sealed.jsonl"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let run = shell(&dir, "umask 027 && \"$TR\" seal t.jsonl -o other.jsonl");
+    assert_eq!(run.code, 0, "{}", run.text());
+    let mode = std::fs::metadata(dir.path().join("other.jsonl"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o640);
+}
+
+#[test]
+fn a_replaced_file_keeps_its_permissions() {
+    let dir = Dir::new();
+    dir.write("t.jsonl", transcript());
+    dir.write("sealed.jsonl", "");
+    let path = dir.path().join("sealed.jsonl");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let run = dir.run(&["seal", "t.jsonl", "-o", "sealed.jsonl"]);
+    assert_eq!(run.code, 0, "{}", run.text());
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o640);
+}
+
+#[test]
+fn a_read_only_sealed_transcript_is_not_replaced() {
+    let dir = Dir::new();
+    dir.write("t.jsonl", transcript());
+    assert_eq!(dir.run(&["seal", "t.jsonl", "-o", "sealed.jsonl"]).code, 0);
+    let path = dir.path().join("sealed.jsonl");
+    let before = std::fs::read(&path).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let run = dir.run(&["seal", "--append", "sealed.jsonl", "t.jsonl"]);
+    assert_snapshot!("append_read_only", run.text());
+    let run = dir.run(&["seal", "t.jsonl", "-o", "sealed.jsonl"]);
+    assert_snapshot!("seal_read_only", run.text());
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    assert_eq!(dir.entries(), ["sealed.jsonl", "t.jsonl"]);
+}
+
+#[test]
+fn a_symbolic_link_is_followed_by_every_output() {
+    let dir = Dir::new();
+    dir.write("t.jsonl", transcript());
+    std::os::unix::fs::symlink("real.jsonl", dir.path().join("link.jsonl")).unwrap();
+    let run = dir.run(&["seal", "t.jsonl", "-o", "link.jsonl"]);
+    assert_eq!(run.code, 0, "{}", run.text());
+    let link = std::fs::symlink_metadata(dir.path().join("link.jsonl")).unwrap();
+    assert!(link.file_type().is_symlink());
+    let run = dir.run(&["seal", "--append", "link.jsonl", "t.jsonl"]);
+    assert_eq!(run.code, 0, "{}", run.text());
+    let link = std::fs::symlink_metadata(dir.path().join("link.jsonl")).unwrap();
+    assert!(link.file_type().is_symlink());
+    let run = dir.run(&["verify", "real.jsonl"]);
+    assert_eq!(run.stdout, "chain: intact\n");
+    let real = String::from_utf8(dir.read("real.jsonl")).unwrap();
+    assert_eq!(real.lines().count(), 4);
+}
+
+#[test]
+fn a_closed_standard_output_is_an_error() {
+    let dir = Dir::new();
+    dir.write("t.jsonl", transcript());
+    let run = shell(&dir, "\"$TR\" seal t.jsonl >&-");
+    assert_snapshot!("closed_stdout", run.text());
+    // Sent to /dev/null on purpose, it is written as usual.
+    let run = shell(&dir, "\"$TR\" seal t.jsonl > /dev/null");
+    assert_eq!(run.text(), "exit: 0\n--- stdout\n--- stderr\n");
+}
