@@ -18,8 +18,10 @@ mod commands;
 mod diff;
 mod error;
 mod format;
+mod guard;
 mod import_cmd;
 mod input;
+mod live;
 mod progress;
 mod render;
 mod shell;
@@ -219,6 +221,10 @@ enum Command {
         #[arg(long)]
         strict: bool,
     },
+    /// Guard a Claude Code session as a hook: decide each tool call by the scope
+    /// policy and seal every call as it happens (docs/live.md).
+    #[command(after_help = guard::EXAMPLES)]
+    Guard(guard::GuardArgs),
     /// Print the completion script for a shell.
     #[command(after_help = COMPLETIONS_EXAMPLES)]
     Completions {
@@ -421,6 +427,8 @@ fn run(command: Command, colored: bool) -> Result<Outcome, Error> {
         },
         Command::Completions { shell } => Ok(text(shell::completions(shell, &mut Cli::command()))),
         Command::Man => Ok(text(shell::man(Cli::command()))),
+        // Answered by `main` itself, with the hook protocol's exit codes.
+        Command::Guard(_) => Err(Error::Usage("guard answers in main".to_owned())),
         Command::Version => Ok(Outcome {
             output: commands::Output::Text(format!("toolreplay {}\n", env!("CARGO_PKG_VERSION"))),
             status: Status::Clean,
@@ -454,6 +462,9 @@ fn main() -> ExitCode {
         std::env::var_os("NO_COLOR").as_deref(),
         std::env::var_os("TERM").as_deref(),
     );
+    if let Command::Guard(args) = cli.command {
+        return guard::run(args);
+    }
     let outcome = match run(cli.command, colored) {
         Ok(outcome) => outcome,
         Err(err) => return fail(&err),
