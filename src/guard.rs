@@ -253,6 +253,13 @@ fn handle(args: &GuardArgs) -> Result<Answer, String> {
         // Other events do not touch tool calls.
         _ => return Ok(Answer::Nothing),
     };
+    // The event is checked whole before anything is opened.
+    if kind == "SessionEnd" {
+        event.string("reason")?;
+    } else {
+        event.tool()?;
+        event.string("tool_use_id")?;
+    }
     let (scope, digest) = read_scope(policy)?;
     std::fs::create_dir_all(dir).map_err(|err| {
         format!(
@@ -393,17 +400,16 @@ fn settings(policy: Option<&Path>, dir: Option<&Path>) -> String {
         ),
         arg(dir, "\"$CLAUDE_PROJECT_DIR\"/.claude/toolreplay"),
     );
-    let hook = serde_json::json!([{"type": "command", "command": command, "timeout": 30}]);
-    let on_tools = serde_json::json!([{"matcher": "*", "hooks": hook}]);
-    let block = serde_json::json!({
-        "hooks": {
-            "PreToolUse": on_tools,
-            "PostToolUse": on_tools,
-            "PostToolUseFailure": on_tools,
-            "SessionEnd": [{"hooks": hook}],
-        }
-    });
-    serde_json::to_string_pretty(&block).unwrap_or_default()
+    let command = serde_json::Value::String(command).to_string();
+    let hook =
+        format!("\"hooks\": [{{\"type\": \"command\", \"command\": {command}, \"timeout\": 30}}]");
+    let on_tools = |event: &str| format!("    \"{event}\": [{{\"matcher\": \"*\", {hook}}}]");
+    format!(
+        "{{\n  \"hooks\": {{\n{},\n{},\n{},\n    \"SessionEnd\": [{{{hook}}}]\n  }}\n}}",
+        on_tools("PreToolUse"),
+        on_tools("PostToolUse"),
+        on_tools("PostToolUseFailure"),
+    )
 }
 
 fn absolute(path: &Path) -> PathBuf {
