@@ -484,11 +484,15 @@ fn rebuild(
     }
     Err(SessionError::Mismatch {
         path: shown(path),
-        why: if saved.policy == policy {
-            "links were added by another writer while calls were pending".to_owned()
-        } else {
-            "the policy changed while calls were pending".to_owned()
-        },
+        why: format!(
+            "{} while calls were pending; remove {} to go on from the file (the pending calls are then recorded when they finish)",
+            if saved.policy == policy {
+                "links were added by another writer"
+            } else {
+                "the policy changed"
+            },
+            shown(&beside(path, ".state"))
+        ),
     })
 }
 

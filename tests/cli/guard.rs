@@ -491,3 +491,48 @@ fn the_sample_policy_guards_a_claude_code_session() {
     }
     assert_snapshot!(text);
 }
+
+/// The state beside the session is only a shortcut: without it the session is
+/// rebuilt from the file (budgets and flows included), and links another writer
+/// appended while no call was pending are taken in.
+#[test]
+fn the_state_is_rebuilt_from_the_file_and_follows_other_writers() {
+    let dir = Dir::new();
+    dir.write("scope.json", POLICY);
+    let guard = |event: String| run_with_stdin(dir.path(), &GUARD, event);
+    let file = format!("sessions/{SESSION}.jsonl");
+    let state = format!("{}/{file}.state", dir.path().display());
+    assert_eq!(guard(pre("toolu_1", "Bash", bash("ls"))).code, 0);
+    assert_eq!(
+        guard(post("toolu_1", "Bash", bash("ls"), json!({}))).code,
+        0
+    );
+    std::fs::remove_file(&state).expect("remove the state");
+    // Appended by `seal --append`, which rewrites the file whole.
+    dir.write(
+        "new.jsonl",
+        super::record(0, "Bash", r#"{"command": "make"}"#, "{}") + "\n",
+    );
+    assert_eq!(dir.run(&["seal", "--append", &file, "new.jsonl"]).code, 0);
+    // Both Bash calls count: a third is over the budget of 2.
+    let run = guard(pre("toolu_2", "Bash", bash("make test")));
+    assert_snapshot!(run.text());
+    assert!(std::path::Path::new(&state).is_file());
+    dir.write(
+        "more.jsonl",
+        super::record(0, "Read", r#"{"file_path": "/home/dev/app/a"}"#, "{}") + "\n",
+    );
+    assert_eq!(dir.run(&["seal", "--append", &file, "more.jsonl"]).code, 0);
+    assert_eq!(
+        guard(pre("toolu_3", "Read", read("/home/dev/app/b"))).code,
+        0
+    );
+    // With a call pending, links from another writer would take its index.
+    assert_eq!(dir.run(&["seal", "--append", &file, "more.jsonl"]).code, 0);
+    let run = guard(post("toolu_3", "Read", read("/home/dev/app/b"), json!({})));
+    assert_snapshot!("pending", run.text());
+    assert_eq!(
+        dir.run(&["verify", &file]).text(),
+        "exit: 0\n--- stdout\nchain: intact\n--- stderr\n"
+    );
+}
