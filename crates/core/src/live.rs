@@ -814,6 +814,30 @@ mod tests {
         assert_eq!(shown(Outcome::Response(value("[1]"))), r#"{"content":[1]}"#);
     }
 
+    /// A denied call to a flow's source still marks the source as seen.
+    #[test]
+    fn a_denied_source_still_counts_for_its_flow() {
+        let text = SCOPE.replace(
+            r#""tools": {"#,
+            r#""tools": {"WebFetch": {"urls": [{"args": ["/url"], "schemes": ["https"]}]}, "#,
+        );
+        let scope = Scope::parse(text.as_bytes()).expect("a valid scope");
+        let mut live = Live::new(&scope);
+        let (fetch, ready) = live.decide(
+            None,
+            "WebFetch",
+            &value(r#"{"url": "http://example.com/"}"#),
+        );
+        assert_eq!((fetch.is_allowed(), ready.links), (false, 1));
+        let (shell, _) = live.decide(None, "Bash", &value(r#"{"command": "sh"}"#));
+        assert_eq!(
+            messages(&scope, &shell.findings),
+            [
+                "1 tool 'Bash' is a sink called after the source 'WebFetch' at index 0 (flow 'web-to-shell')"
+            ]
+        );
+    }
+
     /// The same call named twice (two hooks on one event) is decided once.
     #[test]
     fn a_call_named_again_is_the_same_call() {
