@@ -536,3 +536,38 @@ fn the_state_is_rebuilt_from_the_file_and_follows_other_writers() {
         "exit: 0\n--- stdout\nchain: intact\n--- stderr\n"
     );
 }
+
+/// A call the guard sees only once it ran (no `PreToolUse`, say hooks installed
+/// mid-session) is decided then, counted, and sealed with its response.
+#[test]
+fn a_call_seen_only_after_it_ran_is_sealed_with_its_response() {
+    let dir = Dir::new();
+    dir.write("scope.json", POLICY);
+    let guard = |event: String| run_with_stdin(dir.path(), &GUARD, event);
+    let input = json!({"command": "id"});
+    let run = guard(post(
+        "toolu_9",
+        "Telnet",
+        input.clone(),
+        json!({"stdout": "uid=0"}),
+    ));
+    assert_eq!(run.text(), "exit: 0\n--- stdout\n--- stderr\n");
+    let run = guard(post("toolu_8", "Bash", bash("ls"), json!({"stdout": ""})));
+    assert_eq!(run.text(), "exit: 0\n--- stdout\n--- stderr\n");
+    let file = format!("sessions/{SESSION}.jsonl");
+    let sealed = String::from_utf8(dir.read(&file)).expect("UTF-8");
+    let records: Vec<String> = sealed
+        .lines()
+        .map(|line| {
+            let link: Value = serde_json::from_str(line).expect("a link");
+            format!("{} {} {}", link["index"], link["tool"], link["response"])
+        })
+        .collect();
+    assert_eq!(
+        records,
+        [
+            r#"0 "Telnet" {"stdout":"uid=0"}"#,
+            r#"1 "Bash" {"stdout":""}"#
+        ]
+    );
+}
