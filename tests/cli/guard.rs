@@ -571,3 +571,35 @@ fn a_call_seen_only_after_it_ran_is_sealed_with_its_response() {
         ]
     );
 }
+
+/// A session cut back behind its state refuses the next call; a file sealed by
+/// hand without a final LF is continued on a line of its own.
+#[test]
+fn a_cut_session_refuses_and_a_hand_sealed_one_is_continued() {
+    let dir = Dir::new();
+    dir.write("scope.json", POLICY);
+    let guard = |event: String| run_with_stdin(dir.path(), &GUARD, event);
+    for (id, command) in [("toolu_1", "ls"), ("toolu_2", "make")] {
+        assert_eq!(guard(pre(id, "Bash", bash(command))).code, 0);
+        assert_eq!(guard(post(id, "Bash", bash(command), json!({}))).code, 0);
+    }
+    let file = format!("sessions/{SESSION}.jsonl");
+    let sealed = String::from_utf8(dir.read(&file)).expect("UTF-8");
+    let first_line = sealed.lines().next().expect("a link");
+    dir.write(&file, format!("{first_line}\n"));
+    assert_snapshot!(guard(pre("toolu_3", "Bash", bash("id"))).text());
+
+    // Sealed by hand, without its final LF, and no state yet.
+    std::fs::remove_file(dir.path().join(format!("{file}.state"))).expect("remove the state");
+    dir.write(&file, first_line);
+    let run = guard(pre("toolu_4", "Telnet", json!({"host": "example.com"})));
+    assert_eq!(run.code, 0);
+    assert!(run.stdout.contains(r#""permissionDecision":"deny""#));
+    let grown = String::from_utf8(dir.read(&file)).expect("UTF-8");
+    assert_eq!(grown.lines().count(), 2);
+    assert!(grown.ends_with('\n'));
+    assert_eq!(
+        dir.run(&["verify", &file]).text(),
+        "exit: 0\n--- stdout\nchain: intact\n--- stderr\n"
+    );
+}
