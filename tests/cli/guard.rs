@@ -603,3 +603,44 @@ fn a_cut_session_refuses_and_a_hand_sealed_one_is_continued() {
         "exit: 0\n--- stdout\nchain: intact\n--- stderr\n"
     );
 }
+
+/// Events without a `tool_use_id` pair an outcome with the first waiting call to
+/// the same tool with the same input.
+#[test]
+fn events_without_a_tool_use_id_are_paired_by_call() {
+    let dir = Dir::new();
+    dir.write("scope.json", POLICY);
+    let guard = |event: String| run_with_stdin(dir.path(), &GUARD, event);
+    let unnamed = |event: String| {
+        let mut value: Value = serde_json::from_str(&event).expect("JSON");
+        value
+            .as_object_mut()
+            .expect("an object")
+            .remove("tool_use_id");
+        value.to_string()
+    };
+    assert_eq!(guard(unnamed(pre("-", "Bash", bash("ls")))).code, 0);
+    assert_eq!(
+        guard(unnamed(pre("-", "Read", read("/home/dev/app/a")))).code,
+        0
+    );
+    let done = json!({"stdout": "a"});
+    assert_eq!(
+        guard(unnamed(post("-", "Read", read("/home/dev/app/a"), done))).code,
+        0
+    );
+    assert_eq!(
+        guard(unnamed(post("-", "Bash", bash("ls"), json!({})))).code,
+        0
+    );
+    let file = format!("sessions/{SESSION}.jsonl");
+    let sealed = String::from_utf8(dir.read(&file)).expect("UTF-8");
+    let records: Vec<String> = sealed
+        .lines()
+        .map(|line| {
+            let link: Value = serde_json::from_str(line).expect("a link");
+            format!("{} {} {}", link["index"], link["tool"], link["response"])
+        })
+        .collect();
+    assert_eq!(records, [r#"0 "Bash" {}"#, r#"1 "Read" {"stdout":"a"}"#]);
+}
