@@ -196,6 +196,10 @@ pub enum Command {
         #[arg(long)]
         strict: bool,
     },
+    /// Guard a Claude Code session as a hook: decide each tool call by the scope
+    /// policy and seal every call as it happens (docs/live.md).
+    #[command(after_help = crate::guard::EXAMPLES)]
+    Guard(crate::guard::GuardArgs),
     /// Print the completion script for a shell.
     #[command(after_help = COMPLETIONS_EXAMPLES)]
     Completions {

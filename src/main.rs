@@ -10,20 +10,27 @@ use clap::Parser;
 mod cli;
 mod commands;
 mod error;
+mod guard;
 mod input;
+mod live;
 mod naming;
 mod output;
 mod render;
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
+    // The guard answers with the hook protocol's own exit codes.
+    let command = match cli.command {
+        cli::Command::Guard(args) => return guard::run(args),
+        command => command,
+    };
     let paint = render::color::Paint::new(render::color::enabled(
         cli.color,
         io::stdout().is_terminal(),
         std::env::var_os("NO_COLOR").as_deref(),
         std::env::var_os("TERM").as_deref(),
     ));
-    let outcome = commands::run(cli.command, paint).and_then(output::Outcome::write_to_stdout);
+    let outcome = commands::run(command, paint).and_then(output::Outcome::write_to_stdout);
     match outcome {
         Ok(status) => status.exit_code(),
         Err(err) => error::report(&err),

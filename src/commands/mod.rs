@@ -6,7 +6,7 @@ mod diff;
 mod head;
 mod import;
 mod replay;
-mod scope;
+pub mod scope;
 mod seal;
 mod shell;
 mod sign;
@@ -97,6 +97,8 @@ pub fn run(command: Command, paint: Paint) -> Result<Outcome, Error> {
         Command::Sign { file, key } => sign::run(&file, &key),
         Command::Head { file } => head::run(&file),
         Command::Diff { a, b, from } => diff::run(&a, &b, from.options(), paint),
+        // Answered by `main` itself, with the hook protocol's exit codes.
+        Command::Guard(_) => Err(Error::Usage("guard answers in main".to_owned())),
         Command::Completions { shell } => Ok(Outcome::text(
             shell::completions(shell, &mut Cli::command()),
             Status::Clean,
