@@ -18,10 +18,12 @@ mod commands;
 mod diff;
 mod error;
 mod format;
+mod graph_cmd;
 mod import_cmd;
 mod input;
 mod progress;
 mod render;
+mod report;
 mod shell;
 mod spool;
 mod trust;
@@ -218,6 +220,23 @@ enum Command {
         /// Make any warning an error (exit 2).
         #[arg(long)]
         strict: bool,
+    },
+    /// Print the evidence graph: calls, artifacts and phases, and the edges between
+    /// them, each with the rule that made it (docs/graph.md).
+    Graph {
+        #[command(flatten)]
+        inputs: graph_cmd::InputArgs,
+        /// The output's format.
+        #[arg(long, value_name = "FORMAT", default_value = "json")]
+        format: graph_cmd::GraphFormat,
+    },
+    /// Write the evidence graph as one self-contained HTML page (docs/graph.md).
+    Report {
+        #[command(flatten)]
+        inputs: graph_cmd::InputArgs,
+        /// The HTML file to write (atomically).
+        #[arg(short, long, value_name = "OUT")]
+        output: PathBuf,
     },
     /// Print the completion script for a shell.
     #[command(after_help = COMPLETIONS_EXAMPLES)]
@@ -419,6 +438,8 @@ fn run(command: Command, colored: bool) -> Result<Outcome, Error> {
             None => diff::diff(&a, &b, colored),
             Some(options) => import_cmd::diff(&a, &b, options, colored, stderr),
         },
+        Command::Graph { inputs, format } => graph_cmd::graph(&inputs, format, stderr),
+        Command::Report { inputs, output } => graph_cmd::report(&inputs, &output, stderr),
         Command::Completions { shell } => Ok(text(shell::completions(shell, &mut Cli::command()))),
         Command::Man => Ok(text(shell::man(Cli::command()))),
         Command::Version => Ok(Outcome {
