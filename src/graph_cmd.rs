@@ -13,6 +13,27 @@ use crate::error::Error;
 use crate::import_cmd::{self, Options};
 use crate::input;
 
+/// The examples of `graph --help`.
+pub const GRAPH_EXAMPLES: &str = "\
+Examples:
+  toolreplay graph run.jsonl > graph.json
+  toolreplay graph sealed.jsonl --scope policy.json
+  toolreplay graph --from claude-code session.jsonl --roles roles.json
+  toolreplay graph run.jsonl --format dot | dot -Tsvg > graph.svg
+
+Exit status: 0 printed (findings and a broken chain are in the graph), 2 the input is
+invalid.";
+
+/// The examples of `report --help`.
+pub const REPORT_EXAMPLES: &str = "\
+Examples:
+  toolreplay report run.jsonl -o report.html
+  toolreplay report sealed.jsonl --scope policy.json -o report.html
+  toolreplay report --from claude-code session.jsonl -o report.html
+
+Exit status: 0 written (findings and a broken chain are in the report), 2 the input
+is invalid or the file cannot be written (nothing is written).";
+
 /// The largest roles file read, in bytes.
 pub const MAX_ROLES_BYTES: u64 = 16 << 20;
 

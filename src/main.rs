@@ -221,8 +221,11 @@ enum Command {
         #[arg(long)]
         strict: bool,
     },
-    /// Print the evidence graph: calls, artifacts and phases, and the edges between
-    /// them, each with the rule that made it (docs/graph.md).
+    /// Print the evidence graph: calls, artifacts, phases and rule-named edges.
+    ///
+    /// Every edge names the rule that made it (docs/graph.md); a sealed input's calls
+    /// carry their link digests.
+    #[command(after_help = graph_cmd::GRAPH_EXAMPLES)]
     Graph {
         #[command(flatten)]
         inputs: graph_cmd::InputArgs,
@@ -230,7 +233,10 @@ enum Command {
         #[arg(long, value_name = "FORMAT", default_value = "json")]
         format: graph_cmd::GraphFormat,
     },
-    /// Write the evidence graph as one self-contained HTML page (docs/graph.md).
+    /// Write the evidence graph as one self-contained HTML page.
+    ///
+    /// The page opens from disk and makes no network request (docs/graph.md).
+    #[command(after_help = graph_cmd::REPORT_EXAMPLES)]
     Report {
         #[command(flatten)]
         inputs: graph_cmd::InputArgs,

@@ -365,7 +365,12 @@ fn parse_role(members: &[(String, Value)]) -> Result<Role, (String, String)> {
     let mut produces = Vec::new();
     let mut patch = Vec::new();
     let pointer = |name: &str, value: &Value| match value {
-        Value::Str(text) => Argument::parse(text).map_err(|message| (name.to_owned(), message)),
+        Value::Str(text) => Argument::parse(text).map_err(|message| {
+            (
+                name.to_owned(),
+                format!("holds an invalid JSON pointer: {message}"),
+            )
+        }),
         other => Err((
             name.to_owned(),
             format!("must hold JSON pointers, found {}", other.described()),
