@@ -388,9 +388,26 @@
     var fromArtifact = function (edge) { return artifactButton(edge.from, via(edge)); };
     var toCall = function (edge) { return callButton(callNumber(edge.to), via(edge)); };
     var fromCall = function (edge) { return callButton(callNumber(edge.from), via(edge)); };
+    // The first check of each artifact this call produced, after it.
+    var checkedLater = [];
+    ofType(out, 'produces').forEach(function (produced) {
+      var first = null;
+      ofType(outgoing[produced.to], 'checked_by').forEach(function (edge) {
+        var at = callNumber(edge.to);
+        if (at > index && (first === null || at < callNumber(first.to))) {
+          first = edge;
+        }
+      });
+      if (first && checkedLater.indexOf(first) < 0) {
+        checkedLater.push(first);
+      }
+    });
     [
       edgeList('Uses', 'detail-uses', ofType(out, 'uses'), toArtifact),
       edgeList('Produces', 'detail-produces', ofType(out, 'produces'), toArtifact),
+      edgeList('What it produced is checked by', 'detail-checked-by', checkedLater, function (edge) {
+        return callButton(callNumber(edge.to), '(' + edge.rule + ', checks ' + artifactById[edge.from].name + ')');
+      }),
       edgeList('Checks', 'detail-checks', ofType(into, 'checked_by'), fromArtifact),
       edgeList('Informs later calls', 'detail-informs', ofType(out, 'informs'), toCall),
       edgeList('Informed by', 'detail-informed-by', ofType(into, 'informs'), fromCall),

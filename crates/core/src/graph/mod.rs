@@ -487,7 +487,9 @@ pub fn build(
     let mut edges = Edges::default();
     let mut calls: Vec<CallNode> = Vec::with_capacity(records.len());
     let mut phases: Vec<PhaseNode> = Vec::new();
+    // In order of first production, and as a set.
     let mut produced_since_execute: Vec<usize> = Vec::new();
+    let mut produced_set: std::collections::HashSet<usize> = std::collections::HashSet::new();
     let mut changed_since_execute = false;
     let mut tools: BTreeMap<String, u64> = BTreeMap::new();
     let mut in_force: BTreeMap<String, Role> = BTreeMap::new();
@@ -556,6 +558,7 @@ pub fn build(
                     );
                 }
                 produced_since_execute.clear();
+                produced_set.clear();
                 changed_since_execute = false;
             }
             for (number, rule, argument) in used {
@@ -571,7 +574,7 @@ pub fn build(
             }
             for (number, rule, argument) in produced {
                 artifacts.touch(number, record.index);
-                if !produced_since_execute.contains(&number) {
+                if produced_set.insert(number) {
                     produced_since_execute.push(number);
                 }
                 edges.add(
@@ -750,4 +753,81 @@ pub fn build(
         nodes,
         edges: edges.finish(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::roles::patch_files;
+    use super::{CallRecord, EdgeKind, Node, Roles, Transcript, build};
+
+    fn record(index: u64, tool: &str, args: &str, response: &str) -> CallRecord {
+        CallRecord {
+            index,
+            line: index + 1,
+            tool: tool.to_owned(),
+            args: args.as_bytes().to_vec(),
+            response: response.as_bytes().to_vec(),
+            digest: None,
+        }
+    }
+
+    #[test]
+    fn patches_name_their_files() {
+        let patch = "*** Begin Patch\n*** Update File: a.go\n@@\n-x\n+y\n*** Move to: b.go\n*** Add File: c/d.go\r\n*** Delete File: \n*** End Patch";
+        assert_eq!(patch_files(patch), ["a.go", "b.go", "c/d.go"]);
+    }
+
+    #[test]
+    fn a_role_removed_leaves_a_bare_call() {
+        let roles = Roles::parse(br#"{"roles_version": 1, "tools": {"Read": null}}"#).unwrap();
+        assert!(roles.get("Read").is_none());
+        assert!(roles.get("Write").is_some());
+        let err = Roles::parse(b"{\"roles_version\": 1,\n\"tools\": {\"x\": {\"kind\": \"url\"}}}")
+            .unwrap_err();
+        assert_eq!((err.line, err.field.as_str()), (2, "tools.x.action"));
+    }
+
+    /// Many artifacts and responses naming many of them: each response is searched
+    /// once, and each name found gives at most one edge.
+    #[test]
+    fn informs_goes_to_the_first_later_user_only() {
+        let mut records = Vec::new();
+        let listing: Vec<String> = (0..300).map(|i| format!("f{i}.txt")).collect();
+        let response = format!(r#"{{"files":"{}"}}"#, listing.join(" "));
+        records.push(record(0, "search", "{}", &response));
+        for i in 0..300u64 {
+            records.push(record(
+                i + 1,
+                "read_file",
+                &format!(r#"{{"path":"f{}.txt"}}"#, i % 150),
+                "{}",
+            ));
+        }
+        let graph = build(
+            &Transcript {
+                records,
+                chain: None,
+            },
+            &Roles::builtin(),
+            None,
+        )
+        .unwrap();
+        let informs: Vec<_> = graph
+            .edges
+            .iter()
+            .filter(|edge| edge.kind == EdgeKind::Informs)
+            .collect();
+        // Files f0 to f149 are read, each first by call i + 1, and again later;
+        // f150 to f299 are never read, so they are no artifacts.
+        assert_eq!(informs.len(), 150);
+        assert!(informs.iter().all(|edge| edge.from == "c0"));
+        assert_eq!(informs[0].to, "c1");
+        assert_eq!(informs[149].to, "c150");
+        let artifacts = graph
+            .nodes
+            .iter()
+            .filter(|node| matches!(node, Node::Artifact(_)))
+            .count();
+        assert_eq!(artifacts, 150);
+    }
 }
