@@ -166,6 +166,16 @@ fn lineage_and_hostile_text_in_chromium() {
         text_of(&dom, "detail-title"),
         text_of(&dom, "detail-body")
     ));
+    let dom = dump_dom(&page, "call-2");
+    let checked = text_of(&dom, "detail-checked-by");
+    assert_eq!(
+        checked.lines().take(3).collect::<Vec<_>>(),
+        [
+            "What it produced is checked by (1)",
+            "#3 Bash validate (execute-after-change, checks src/app.py)",
+            "Arguments"
+        ]
+    );
     let dom = dump_dom(&page, "call-0");
     assert!(!dom.contains("<img"), "markup from the transcript");
     assert!(

@@ -137,7 +137,7 @@
   }
   function callButton(index, extra) {
     var call = calls[index];
-    var label = [el('span', { class: 'idx' }, ['#' + index]), el('span', { class: 'tool' }, [call.tool])];
+    var label = [el('span', { class: 'idx' }, ['#' + index]), ' ', el('span', { class: 'tool' }, [call.tool])];
     return el('button', {
       type: 'button',
       class: 'call',
@@ -328,10 +328,10 @@
     if (!edges.length) {
       return null;
     }
-    return el('div', { id: id }, [
-      el('h3', null, [title + ' (' + edges.length + ')']),
-      el('ul', { class: 'plain' }, edges.map(function (edge) { return el('li', null, [render(edge)]); }))
-    ]);
+    var list = el('ul', { class: 'plain' }, []);
+    var more = el('div', null, []);
+    paged(list, more, edges, function (edge) { return el('li', null, [render(edge)]); }, 'edges');
+    return el('div', { id: id }, [el('h3', null, [title + ' (' + edges.length + ')']), list, more]);
   }
   function ofType(edges, type) {
     return (edges || []).filter(function (edge) { return edge.type === type; });
