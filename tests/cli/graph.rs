@@ -347,3 +347,14 @@ fn report_is_written_atomically_and_deterministically() {
     assert_eq!(dir.read("a.html"), dir.read("b.html"));
     assert_eq!(dir.entries(), ["a.html", "b.html"]);
 }
+
+/// Names in DOT are quoted strings whatever they hold.
+#[test]
+fn dot_quotes_every_name() {
+    let dir = Dir::new();
+    let line = json!({"index": 0, "tool": "a\"b\\c\nd\u{1}", "args": {}, "response": {}});
+    let read =
+        json!({"index": 1, "tool": "read_file", "args": {"path": "x\" -> y"}, "response": {}});
+    dir.write("t.jsonl", format!("{line}\n{read}\n"));
+    assert_snapshot!(dir.run(&["graph", "t.jsonl", "--format", "dot"]).text());
+}
