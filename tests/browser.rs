@@ -113,6 +113,28 @@ fn report_of_the_sealed_sample_in_chromium() {
         text_of(&dom, "detail-title"),
         text_of(&dom, "detail-body")
     ));
+    let dom = dump_dom(&page, "phase-p0");
+    assert_snapshot!(format!(
+        "{}\n{}",
+        text_of(&dom, "detail-title"),
+        text_of(&dom, "detail-body")
+    ));
+    // The phase is open in the timeline too, with its calls.
+    assert!(
+        dom.contains("aria-expanded=\"true\" aria-controls=\"phase-calls-p0\" data-phase=\"p0\"")
+    );
+    assert_eq!(
+        text_of(&dom, "phase-calls-p0")
+            .lines()
+            .take(4)
+            .collect::<Vec<_>>(),
+        [
+            "#0 list_dir inspect",
+            "#1 read_file inspect",
+            "#2 read_file inspect⚠ 1 finding",
+            "#3 search inspect"
+        ]
+    );
     let dom = dump_dom(&page, "artifact-a1");
     assert_snapshot!(format!(
         "{}\n{}",

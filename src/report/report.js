@@ -364,7 +364,7 @@
       ['Index', String(call.index)],
       ['Line', String(call.line)],
       ['Role', call.action === null ? 'none: no artifact edges' : call.action],
-      ['Phase', phase ? phase.phase + ' (' + phase.id + ')' : 'none'],
+      ['Phase', phase ? el('button', { type: 'button', 'data-phase-link': phase.id, 'aria-label': 'Phase ' + phase.id + ': ' + phase.phase + ', ' + plural(phase.calls.length, 'call', 'calls') }, [phaseTag(phase.phase), ' ' + phase.id + ' \u00b7 ' + plural(phase.calls.length, 'call', 'calls')]) : 'none'],
       ['Digest', call.digest === undefined ? 'not sealed' : call.digest]
     ].forEach(function (fact) {
       facts.appendChild(el('dt', null, [fact[0]]));
@@ -457,6 +457,24 @@
       body.appendChild(el('p', null, ['No call uses or produces it.']));
     }
   }
+  function showPhase(id) {
+    var phase = phases[callNumber(id)];
+    var body = document.getElementById('detail-body');
+    var findings = 0;
+    phase.calls.forEach(function (index) { findings += calls[index].findings.length; });
+    document.getElementById('detail-title').textContent = 'Phase ' + phase.id + ': ' + phase.phase;
+    clear(body);
+    body.appendChild(el('p', { id: 'detail-phase-summary' }, [plural(phase.calls.length, 'call', 'calls') + ', ' + plural(findings, 'finding', 'findings') + '.']));
+    var list = el('ol', { class: 'plain', id: 'detail-phase-calls' }, []);
+    var more = el('div', null, []);
+    paged(list, more, phase.calls, function (index) { return el('li', null, [callButton(index)]); }, 'calls');
+    body.appendChild(list);
+    body.appendChild(more);
+    var button = document.querySelector('button[data-phase="' + phase.id + '"]');
+    if (button && button.getAttribute('aria-expanded') !== 'true') {
+      togglePhase(button);
+    }
+  }
   function markCurrent(selector, value) {
     Array.prototype.forEach.call(document.querySelectorAll('[aria-current]'), function (node) {
       node.removeAttribute('aria-current');
@@ -476,6 +494,9 @@
     } else if (/^artifact-a\d+$/.test(hash) && artifactById[hash.slice(9)]) {
       showArtifact(hash.slice(9));
       markCurrent('[data-artifact]', hash.slice(9));
+    } else if (/^phase-p\d+$/.test(hash) && Number(hash.slice(7)) < phases.length) {
+      showPhase(hash.slice(6));
+      markCurrent('[data-phase]', hash.slice(6));
     } else {
       return;
     }
@@ -491,6 +512,8 @@
     }
     if (button.hasAttribute('data-phase')) {
       togglePhase(button);
+    } else if (button.hasAttribute('data-phase-link')) {
+      location.hash = 'phase-' + button.getAttribute('data-phase-link');
     } else if (button.hasAttribute('data-call')) {
       location.hash = 'call-' + button.getAttribute('data-call');
     } else if (button.hasAttribute('data-artifact')) {
