@@ -200,6 +200,29 @@ pub enum Command {
     /// policy and seal every call as it happens (docs/live.md).
     #[command(after_help = crate::guard::EXAMPLES)]
     Guard(crate::guard::GuardArgs),
+    /// Print the evidence graph: calls, artifacts, phases and rule-named edges.
+    ///
+    /// Every edge names the rule that made it (docs/graph.md); a sealed input's calls
+    /// carry their link digests.
+    #[command(after_help = crate::commands::graph::GRAPH_EXAMPLES)]
+    Graph {
+        #[command(flatten)]
+        inputs: crate::commands::graph::InputArgs,
+        /// The output's format.
+        #[arg(long, value_name = "FORMAT", default_value = "json")]
+        format: crate::commands::graph::GraphFormat,
+    },
+    /// Write the evidence graph as one self-contained HTML page.
+    ///
+    /// The page opens from disk and makes no network request (docs/graph.md).
+    #[command(after_help = crate::commands::graph::REPORT_EXAMPLES)]
+    Report {
+        #[command(flatten)]
+        inputs: crate::commands::graph::InputArgs,
+        /// The HTML file to write (atomically).
+        #[arg(short, long, value_name = "OUT")]
+        output: PathBuf,
+    },
     /// Print the completion script for a shell.
     #[command(after_help = COMPLETIONS_EXAMPLES)]
     Completions {

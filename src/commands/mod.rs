@@ -3,6 +3,7 @@
 //! to stdout itself. [`run`] dispatches the parsed command line.
 
 mod diff;
+pub mod graph;
 mod head;
 mod import;
 mod replay;
@@ -12,7 +13,7 @@ mod shell;
 mod sign;
 mod verify;
 
-use std::io::Read;
+use std::io::{self, Read};
 use std::path::Path;
 
 use clap::CommandFactory;
@@ -97,6 +98,8 @@ pub fn run(command: Command, paint: Paint) -> Result<Outcome, Error> {
         Command::Sign { file, key } => sign::run(&file, &key),
         Command::Head { file } => head::run(&file),
         Command::Diff { a, b, from } => diff::run(&a, &b, from.options(), paint),
+        Command::Graph { inputs, format } => graph::graph(&inputs, format, &mut io::stderr()),
+        Command::Report { inputs, output } => graph::report(&inputs, &output, &mut io::stderr()),
         // Answered by `main` itself, with the hook protocol's exit codes.
         Command::Guard(_) => Err(Error::Usage("guard answers in main".to_owned())),
         Command::Completions { shell } => Ok(Outcome::text(

@@ -6,6 +6,7 @@
 
 pub mod color;
 pub mod json;
+pub mod report;
 pub mod sarif;
 pub mod text;
 

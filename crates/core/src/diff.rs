@@ -164,12 +164,17 @@ impl Calls {
 /// Whether a first line is a sealed link: an object with a `prev` or `digest` key.
 /// Anything else is read as a plain record, whose parser reports what is wrong.
 fn detect(text: &str) -> Kind {
-    match json::parse(text) {
-        Ok(Value::Object(members)) if members.iter().any(|(k, _)| k == "prev" || k == "digest") => {
-            Kind::Sealed
-        }
-        _ => Kind::Plain,
+    if is_sealed_line(text) {
+        Kind::Sealed
+    } else {
+        Kind::Plain
     }
+}
+
+/// Whether the first non-blank line of an input, `text`, makes it a sealed
+/// transcript: an object with a `prev` or `digest` key.
+pub(crate) fn is_sealed_line(text: &str) -> bool {
+    matches!(json::parse(text), Ok(Value::Object(members)) if members.iter().any(|(k, _)| k == "prev" || k == "digest"))
 }
 
 /// Compares the runs read from `a` and `b`.

@@ -67,6 +67,7 @@ pub mod diff;
 pub mod error;
 pub mod finding;
 pub mod fingerprint;
+pub mod graph;
 pub mod head;
 pub mod import;
 pub mod json;

@@ -16,8 +16,8 @@
 mod compile;
 mod detect;
 mod history;
-mod paths;
-mod pointer;
+pub(crate) mod paths;
+pub(crate) mod pointer;
 mod urls;
 
 pub use history::History;

@@ -107,7 +107,7 @@ impl Globs {
 }
 
 /// `path` relative to `root` (both normalised and absolute), if it is inside it.
-fn inside(path: &str, root: &str) -> Option<String> {
+pub(crate) fn inside(path: &str, root: &str) -> Option<String> {
     let rest = if root == "/" {
         path.strip_prefix('/')?
     } else {

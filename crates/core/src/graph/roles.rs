@@ -1,0 +1,475 @@
+//! Roles: what a tool does, and which of its arguments name its artifacts.
+//!
+//! The built-in table ([`Roles::builtin`]) covers the sample tools, Claude Code's
+//! tools, the reference MCP filesystem server's tools and the tools of Codex; a
+//! roles file ([`Roles::parse`]) adds roles and overrides or removes built-in ones.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::json::{self, Value};
+use crate::policy::pointer::Pointer;
+
+/// The version of the roles file format this build reads.
+pub const ROLES_VERSION: u64 = 1;
+
+/// What a tool's calls do, as the workflow layer groups them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    /// Reading, searching, listing, fetching.
+    Inspect,
+    /// Writing, editing, creating, moving, deleting.
+    Change,
+    /// Running commands.
+    Execute,
+}
+
+impl Action {
+    /// The name the roles file and the graph give it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Action::Inspect => "inspect",
+            Action::Change => "change",
+            Action::Execute => "execute",
+        }
+    }
+}
+
+/// What kind of thing a role's arguments name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ArtifactKind {
+    /// A file or directory: its path is normalised as the policy's path rules do.
+    File,
+    /// A URL, as written.
+    Url,
+    /// A command line, as written (an array of words joined with spaces).
+    Command,
+}
+
+impl ArtifactKind {
+    /// The name the roles file and the graph give it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ArtifactKind::File => "file",
+            ArtifactKind::Url => "url",
+            ArtifactKind::Command => "command",
+        }
+    }
+}
+
+/// A JSON pointer into a call's `args`, with its text for the graph.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Argument(Pointer);
+
+impl Argument {
+    /// Parses a JSON pointer.
+    pub fn parse(text: &str) -> Result<Argument, String> {
+        Pointer::parse(text).map(Argument)
+    }
+
+    /// The pointer as written.
+    pub fn as_str(&self) -> &str {
+        self.0.as_str()
+    }
+
+    /// The value it names in `args`.
+    pub fn find<'v>(&self, args: &'v Value) -> Option<&'v Value> {
+        self.0.find(args)
+    }
+}
+
+impl Serialize for Argument {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// The role of one tool.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Role {
+    /// What its calls do.
+    pub action: Action,
+    /// What its arguments name.
+    pub kind: ArtifactKind,
+    /// The arguments naming artifacts it reads, searches, fetches or runs.
+    pub uses: Vec<Argument>,
+    /// The arguments naming artifacts it writes, edits, creates, moves or deletes.
+    pub produces: Vec<Argument>,
+    /// The arguments holding a patch (Codex's `apply_patch` format) whose file
+    /// headers name the files it produces.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub patch: Vec<Argument>,
+}
+
+/// The roles in force: the built-in table, with a roles file's changes, and the
+/// root paths are made relative to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Roles {
+    tools: BTreeMap<String, Role>,
+    /// The normalised absolute root, if any: an absolute path inside it names the
+    /// same artifact as the path relative to it.
+    pub root: Option<String>,
+}
+
+/// An error in a roles file: where, and what.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct RolesError {
+    /// The 1-based line (of the top-level field the error is in).
+    pub line: usize,
+    /// The field, as a dotted path (`tools.Read.uses`); empty for the whole file.
+    pub field: String,
+    /// What is wrong, naming the field.
+    pub message: String,
+}
+
+fn role(action: Action, kind: ArtifactKind, uses: &[&str], produces: &[&str]) -> Role {
+    let pointers = |list: &[&str]| {
+        list.iter()
+            .filter_map(|text| Argument::parse(text).ok())
+            .collect()
+    };
+    Role {
+        action,
+        kind,
+        uses: pointers(uses),
+        produces: pointers(produces),
+        patch: Vec::new(),
+    }
+}
+
+impl Roles {
+    /// The built-in table.
+    pub fn builtin() -> Roles {
+        use Action::{Change, Execute, Inspect};
+        use ArtifactKind::{Command, File, Url};
+        let mut tools = BTreeMap::new();
+        let mut add = |names: &[&str], role: Role| {
+            for name in names {
+                tools.insert((*name).to_owned(), role.clone());
+            }
+        };
+        // The sample tools, and the reference MCP filesystem server's.
+        add(
+            &[
+                "read_file",
+                "read_text_file",
+                "read_media_file",
+                "list_dir",
+                "list_directory",
+                "list_directory_with_sizes",
+                "directory_tree",
+                "get_file_info",
+            ],
+            role(Inspect, File, &["/path"], &[]),
+        );
+        add(
+            &["read_multiple_files"],
+            role(Inspect, File, &["/paths"], &[]),
+        );
+        add(
+            &["search", "search_files"],
+            role(Inspect, File, &["/path"], &[]),
+        );
+        add(
+            &[
+                "write_file",
+                "create_file",
+                "delete_file",
+                "edit_file",
+                "create_directory",
+            ],
+            role(Change, File, &[], &["/path"]),
+        );
+        add(
+            &["move_file"],
+            role(
+                Change,
+                File,
+                &[],
+                &["/source", "/destination", "/from", "/to", "/path"],
+            ),
+        );
+        add(&["fetch_url"], role(Inspect, Url, &["/url"], &[]));
+        add(&["run_command"], role(Execute, Command, &["/command"], &[]));
+        // Claude Code.
+        add(&["Read"], role(Inspect, File, &["/file_path"], &[]));
+        add(
+            &["Write", "Edit", "MultiEdit"],
+            role(Change, File, &[], &["/file_path"]),
+        );
+        add(
+            &["NotebookEdit"],
+            role(Change, File, &[], &["/notebook_path"]),
+        );
+        add(&["Bash"], role(Execute, Command, &["/command"], &[]));
+        add(
+            &["Grep", "Glob", "LS"],
+            role(Inspect, File, &["/path"], &[]),
+        );
+        add(&["WebFetch"], role(Inspect, Url, &["/url"], &[]));
+        add(&["WebSearch"], role(Inspect, Url, &[], &[]));
+        // Codex.
+        add(
+            &["shell", "shell_command", "container.exec"],
+            role(Execute, Command, &["/command"], &[]),
+        );
+        add(&["exec_command"], role(Execute, Command, &["/cmd"], &[]));
+        // The patch is under `input` (a freeform call) or `patch` (a function call).
+        let mut patch = role(Change, File, &[], &[]);
+        patch.patch = ["/input", "/patch"]
+            .iter()
+            .filter_map(|text| Argument::parse(text).ok())
+            .collect();
+        add(&["apply_patch"], patch);
+        Roles { tools, root: None }
+    }
+
+    /// The role of `tool`, if it has one.
+    pub fn get(&self, tool: &str) -> Option<&Role> {
+        self.tools.get(tool)
+    }
+
+    /// Every role, by tool name.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Role)> {
+        self.tools.iter().map(|(name, role)| (name.as_str(), role))
+    }
+
+    /// The built-in table changed by the roles file `bytes`:
+    ///
+    /// ```json
+    /// {"roles_version": 1, "root": "/work/project",
+    ///  "tools": {"deploy": {"action": "execute", "kind": "command", "uses": ["/cmd"]},
+    ///            "Read": null}}
+    /// ```
+    ///
+    /// A tool's role replaces the built-in one; `null` removes it. `uses`,
+    /// `produces` and `patch` (arrays of JSON pointers) are optional;
+    /// `action` (`inspect`, `change`, `execute`) and `kind` (`file`, `url`,
+    /// `command`) are required. `root` is an absolute path.
+    pub fn parse(bytes: &[u8]) -> Result<Roles, RolesError> {
+        let whole = |line: usize, message: String| RolesError {
+            line,
+            field: String::new(),
+            message,
+        };
+        let text = json::decode_document(bytes).map_err(|err| whole(err.line, err.to_string()))?;
+        let (value, lines) =
+            json::parse_located(text).map_err(|err| whole(err.line, err.to_string()))?;
+        let Value::Object(members) = value else {
+            return Err(whole(
+                1,
+                format!("expected a JSON object, found {}", value.described()),
+            ));
+        };
+        let mut roles = Roles::builtin();
+        let mut version = false;
+        for ((key, value), line) in members.into_iter().zip(lines) {
+            let error = |field: &str, message: String| RolesError {
+                line,
+                field: field.to_owned(),
+                message: format!("field \"{field}\" {message}"),
+            };
+            match key.as_str() {
+                "roles_version" => match value {
+                    Value::Int(digits) if digits.as_ref() == "1" => version = true,
+                    other => {
+                        return Err(error(
+                            "roles_version",
+                            format!("must be {ROLES_VERSION}, found {}", shown(&other)),
+                        ));
+                    }
+                },
+                "root" => match value {
+                    Value::Str(root) if root.starts_with('/') => {
+                        roles.root = match crate::policy::paths::normalise(&root) {
+                            crate::policy::paths::Normalised::Path(path) => Some(path),
+                            crate::policy::paths::Normalised::Escapes => None,
+                        };
+                    }
+                    other => {
+                        return Err(error(
+                            "root",
+                            format!("must be an absolute path, found {}", shown(&other)),
+                        ));
+                    }
+                },
+                "tools" => {
+                    let Value::Object(tools) = value else {
+                        return Err(error(
+                            "tools",
+                            format!("must be an object, found {}", value.described()),
+                        ));
+                    };
+                    for (tool, role) in tools {
+                        let field = format!("tools.{tool}");
+                        match role {
+                            Value::Null => {
+                                roles.tools.remove(&tool);
+                            }
+                            Value::Object(members) => {
+                                let role = parse_role(&members).map_err(|(name, message)| {
+                                    error(&format!("{field}.{name}"), message)
+                                })?;
+                                roles.tools.insert(tool, role);
+                            }
+                            other => {
+                                return Err(error(
+                                    &field,
+                                    format!(
+                                        "must be an object or null, found {}",
+                                        other.described()
+                                    ),
+                                ));
+                            }
+                        }
+                    }
+                }
+                _ => {
+                    return Err(RolesError {
+                        line,
+                        field: key.clone(),
+                        message: format!("unknown field {}", json::quoted_key(&key)),
+                    });
+                }
+            }
+        }
+        if !version {
+            return Err(RolesError {
+                line: 1,
+                field: "roles_version".to_owned(),
+                message: "missing field \"roles_version\"".to_owned(),
+            });
+        }
+        Ok(roles)
+    }
+}
+
+/// A value in a message: a string or integer as written, else its type.
+fn shown(value: &Value) -> String {
+    match value {
+        Value::Int(digits) => digits.to_string(),
+        Value::Str(text) => crate::finding::quote_name(text),
+        other => other.described().to_owned(),
+    }
+}
+
+/// A role's fields; the error names the field and what is wrong with it.
+fn parse_role(members: &[(String, Value)]) -> Result<Role, (String, String)> {
+    let mut action = None;
+    let mut kind = None;
+    let mut uses = Vec::new();
+    let mut produces = Vec::new();
+    let mut patch = Vec::new();
+    let pointer = |name: &str, value: &Value| match value {
+        Value::Str(text) => Argument::parse(text).map_err(|message| {
+            (
+                name.to_owned(),
+                format!("holds an invalid JSON pointer: {message}"),
+            )
+        }),
+        other => Err((
+            name.to_owned(),
+            format!("must hold JSON pointers, found {}", other.described()),
+        )),
+    };
+    for (key, value) in members {
+        match (key.as_str(), value) {
+            ("action", Value::Str(text)) => {
+                action = Some(match text.as_str() {
+                    "inspect" => Action::Inspect,
+                    "change" => Action::Change,
+                    "execute" => Action::Execute,
+                    _ => {
+                        return Err((
+                            "action".to_owned(),
+                            format!(
+                                "must be \"inspect\", \"change\" or \"execute\", found {}",
+                                crate::finding::quote_name(text)
+                            ),
+                        ));
+                    }
+                });
+            }
+            ("kind", Value::Str(text)) => {
+                kind = Some(match text.as_str() {
+                    "file" => ArtifactKind::File,
+                    "url" => ArtifactKind::Url,
+                    "command" => ArtifactKind::Command,
+                    _ => {
+                        return Err((
+                            "kind".to_owned(),
+                            format!(
+                                "must be \"file\", \"url\" or \"command\", found {}",
+                                crate::finding::quote_name(text)
+                            ),
+                        ));
+                    }
+                });
+            }
+            (name @ ("uses" | "produces" | "patch"), Value::Array(items)) => {
+                let list = items
+                    .iter()
+                    .map(|item| pointer(name, item))
+                    .collect::<Result<Vec<_>, _>>()?;
+                match name {
+                    "uses" => uses = list,
+                    "produces" => produces = list,
+                    _ => patch = list,
+                }
+            }
+            (name @ ("action" | "kind"), other) => {
+                return Err((
+                    name.to_owned(),
+                    format!("must be a string, found {}", other.described()),
+                ));
+            }
+            (name @ ("uses" | "produces" | "patch"), other) => {
+                return Err((
+                    name.to_owned(),
+                    format!(
+                        "must be an array of JSON pointers, found {}",
+                        other.described()
+                    ),
+                ));
+            }
+            (other, _) => {
+                return Err((other.to_owned(), "is not a field of a role".to_owned()));
+            }
+        }
+    }
+    let action = action.ok_or_else(|| ("action".to_owned(), "is missing".to_owned()))?;
+    let kind = kind.ok_or_else(|| ("kind".to_owned(), "is missing".to_owned()))?;
+    Ok(Role {
+        action,
+        kind,
+        uses,
+        produces,
+        patch,
+    })
+}
+
+/// The files a patch in Codex's `apply_patch` format names: the paths after
+/// `*** Add File: `, `*** Update File: `, `*** Delete File: ` and `*** Move to: `,
+/// in order.
+pub fn patch_files(patch: &str) -> Vec<&str> {
+    const HEADERS: [&str; 4] = [
+        "*** Add File: ",
+        "*** Update File: ",
+        "*** Delete File: ",
+        "*** Move to: ",
+    ];
+    patch
+        .lines()
+        .filter_map(|line| {
+            HEADERS
+                .iter()
+                .find_map(|header| line.strip_prefix(header))
+                .map(|rest| rest.trim_end_matches('\r').trim())
+                .filter(|path| !path.is_empty())
+        })
+        .collect()
+}

@@ -1,0 +1,181 @@
+//! The HTML report: one self-contained page holding the evidence graph and the
+//! records as JSON, and the script that renders them.
+//!
+//! The page makes no network request: its Content-Security-Policy allows nothing
+//! but its own inline script and style, named by their SHA-256 hashes. The data is
+//! in a `<script type="application/json">` element, written so that nothing in it
+//! can end that element or start markup (`<`, `>`, `&`, U+2028 and U+2029 are
+//! escaped inside its strings), and the script builds the page from text nodes
+//! only.
+
+use sha2::{Digest, Sha256};
+use toolreplay_core::graph::{Graph, Transcript};
+
+const TEMPLATE: &str = include_str!("template.html");
+const STYLE: &str = include_str!("report.css");
+const SCRIPT: &str = include_str!("report.js");
+
+/// The most bytes of one record's arguments or response the page holds; the page
+/// says when a field is cut short.
+pub const FIELD_LIMIT: usize = 32 << 10;
+
+/// The report of `graph`, built from `transcript`, for the input named `file`.
+pub fn html(graph: &Graph, transcript: &Transcript, file: &str) -> String {
+    let records: Vec<serde_json::Value> = transcript
+        .records
+        .iter()
+        .map(|record| {
+            serde_json::json!([
+                cut(&record.args),
+                cut(&record.response),
+                record.args.len(),
+                record.response.len()
+            ])
+        })
+        .collect();
+    let data = serde_json::json!({
+        "file": file,
+        "generator": concat!("toolreplay ", env!("CARGO_PKG_VERSION")),
+        "graph": graph,
+        "records": records,
+    });
+    let data = script_safe(&data.to_string());
+    let csp = format!(
+        "default-src 'none'; script-src 'sha256-{}'; style-src 'sha256-{}'; base-uri 'none'; form-action 'none'",
+        base64(&Sha256::digest(SCRIPT.as_bytes())),
+        base64(&Sha256::digest(STYLE.as_bytes()))
+    );
+    let title = escape_html(file);
+    fill(
+        TEMPLATE,
+        &[
+            ("{{CSP}}", &csp),
+            ("{{TITLE}}", &title),
+            ("{{STYLE}}", STYLE),
+            ("{{DATA}}", &data),
+            ("{{SCRIPT}}", SCRIPT),
+        ],
+    )
+}
+
+/// The first [`FIELD_LIMIT`] bytes of a canonical encoding (which is ASCII), as text.
+fn cut(canonical: &[u8]) -> String {
+    let end = canonical.len().min(FIELD_LIMIT);
+    String::from_utf8_lossy(&canonical[..end]).into_owned()
+}
+
+/// `template` with each marker replaced by its value; values are never searched
+/// for markers.
+fn fill(template: &str, values: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(
+        template.len() + values.iter().map(|(_, value)| value.len()).sum::<usize>(),
+    );
+    let mut rest = template;
+    loop {
+        let next = values
+            .iter()
+            .filter_map(|(marker, value)| rest.find(marker).map(|at| (at, *marker, *value)))
+            .min_by_key(|(at, _, _)| *at);
+        match next {
+            Some((at, marker, value)) => {
+                out.push_str(&rest[..at]);
+                out.push_str(value);
+                rest = &rest[at + marker.len()..];
+            }
+            None => {
+                out.push_str(rest);
+                return out;
+            }
+        }
+    }
+}
+
+/// JSON text made safe inside a `<script>` element: `<`, `>` and `&` (which only
+/// occur in strings) become `\u` escapes, and so do U+2028 and U+2029.
+pub fn script_safe(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Text made safe in HTML content and attribute values.
+pub fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Standard base64 with padding, as CSP hashes are written.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for (i, shift) in [18u32, 12, 6, 0].into_iter().enumerate() {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[((n >> shift) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{base64, escape_html, fill, script_safe};
+
+    #[test]
+    fn base64_pads() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"foob"), "Zm9vYg==");
+    }
+
+    #[test]
+    fn nothing_in_the_data_ends_the_script() {
+        let json = "{\"t\":\"</script><!-- \u{2028}\u{2029} &amp;\"}";
+        assert_eq!(
+            script_safe(json),
+            r#"{"t":"\u003c/script\u003e\u003c!-- \u2028\u2029 \u0026amp;"}"#
+        );
+        assert_eq!(
+            escape_html("<a href=\"x\">'&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        );
+    }
+
+    #[test]
+    fn values_are_not_searched_for_markers() {
+        assert_eq!(
+            fill("a{{X}}b{{Y}}c", &[("{{X}}", "{{Y}}"), ("{{Y}}", "y")]),
+            "a{{Y}}byc"
+        );
+    }
+}
