@@ -48,6 +48,9 @@ pub enum Error {
         /// What was not done.
         refused: &'static str,
     },
+    /// A sealed transcript stayed locked by another writer.
+    #[error("{0}")]
+    Locked(String),
     /// The arguments cannot work together.
     #[error("{0}")]
     Usage(String),

@@ -15,7 +15,9 @@
 //! is left as it was. NEW's indices may be numbered from 0 (a transcript of the new
 //! calls alone) or continue SEALED's (the new calls cut out of the whole transcript);
 //! the first record decides which, and every later one must follow it. Either way the
-//! links carry the continued indices.
+//! links carry the continued indices. An exclusive lock on `SEALED.lock` (the one
+//! live sessions take) is held from reading SEALED to the rename, so concurrent
+//! appends, and a guard writing the same session, never lose a link.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
@@ -30,6 +32,8 @@ use toolreplay_core::transcript::{
 
 use crate::error::Error;
 use crate::input::{self, ImportOptions, Transcript, display as shown};
+use crate::live::beside;
+use crate::live::lock::Lock;
 use crate::output::atomic::AtomicFile;
 use crate::output::batch::BatchWriter;
 use crate::output::spool::Spool;
@@ -77,7 +81,8 @@ pub fn append(
         ));
     }
     let write_error = |source| Error::writing(sealed_path, source);
-    let mut source = input::open(sealed_path)?;
+    // A SEALED that cannot be read is the same error as ever, before anything else.
+    drop(input::open_raw(sealed_path)?);
     // Through a symbolic link, the file it points to is the one replaced.
     let mut temp = AtomicFile::new(sealed_path).map_err(write_error)?;
     if !temp.is_atomic() {
@@ -85,6 +90,12 @@ pub fn append(
             "--append rewrites SEALED in place, so SEALED must be a regular file".to_owned(),
         ));
     }
+    // One writer at a time, as live sessions write: the lock is held from reading the
+    // head to the rename, so a concurrent append or guard sees the new head.
+    let _lock = Lock::take(&beside(temp.target(), ".lock"))
+        .map_err(|err| Error::Locked(err.to_string()))?;
+    // Opened under the lock: a writer that held it before has renamed its file in.
+    let mut source = input::open(sealed_path)?;
     let last = copy(sealed_path, &mut source, temp.file())?;
     drop(source);
 

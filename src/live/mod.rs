@@ -23,10 +23,11 @@
 //! was. [`SessionFile::save`] then writes the state atomically (a temporary file
 //! renamed over it) and lets the lock go.
 //!
-//! `seal --append` does not take this lock yet; it replaces the file whole, which
+//! `seal --append` takes the same lock, from reading the head to the rename; it
+//! replaces the file whole, which
 //! the next event sees (another size or time) and verifies.
 
-mod lock;
+pub mod lock;
 
 use std::fmt;
 use std::fs::{File, OpenOptions};
@@ -168,7 +169,8 @@ pub fn policy_digest(bytes: &[u8]) -> String {
 }
 
 /// `<file>` with `suffix` added to its name.
-fn beside(path: &Path, suffix: &str) -> PathBuf {
+/// `path` with `suffix` added to its name: `<file>.lock`, `<file>.state`.
+pub fn beside(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push(suffix);
     PathBuf::from(name)

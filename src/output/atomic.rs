@@ -118,6 +118,12 @@ impl AtomicFile {
         matches!(self.inner, Inner::Temp { .. })
     }
 
+    /// The file replaced or written at the end: the path given, or the file a
+    /// symbolic link there points to.
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+
     /// The file to write to (and read back).
     pub fn file(&mut self) -> &mut File {
         match &mut self.inner {

@@ -10,6 +10,9 @@ use insta::assert_snapshot;
 
 use super::{Dir, ROOT, lines, record};
 
+/// The lock that appends (and live sessions) take beside SEALED: it stays, empty.
+const LOCK: &str = "sealed.jsonl.lock";
+
 /// The non-blank lines of the transcript at `path` (relative to the crate root),
 /// without a BOM or CRs.
 fn records_of(path: &str) -> Vec<String> {
@@ -75,7 +78,7 @@ fn append_in_chunks(records: &[String], chunk: usize, from_zero: bool) -> Vec<u8
         assert_eq!(run.text(), OK, "appending records {start}..");
         let verify = dir.run(&["verify", "sealed.jsonl"]);
         assert_eq!(verify.stdout, "chain: intact\n");
-        assert_eq!(dir.entries(), ["new.jsonl", "sealed.jsonl"]);
+        assert_eq!(dir.entries(), ["new.jsonl", "sealed.jsonl", LOCK]);
     }
     dir.read("sealed.jsonl")
 }
@@ -163,7 +166,7 @@ fn append_prints_nothing_and_replaces_sealed() {
         dir.read("sealed.jsonl"),
         sealed_whole("samples/session-dirty.sealed.jsonl")
     );
-    assert_eq!(dir.entries(), ["new.jsonl", "sealed.jsonl"]);
+    assert_eq!(dir.entries(), ["new.jsonl", "sealed.jsonl", LOCK]);
 }
 
 #[test]
@@ -223,7 +226,10 @@ fn append_through_a_symbolic_link_replaces_its_target() {
         dir.read("sealed.jsonl"),
         sealed_whole("samples/session-dirty.sealed.jsonl")
     );
-    assert_eq!(dir.entries(), ["link.jsonl", "new.jsonl", "sealed.jsonl"]);
+    assert_eq!(
+        dir.entries(),
+        ["link.jsonl", "new.jsonl", "sealed.jsonl", LOCK]
+    );
 }
 
 /// Runs `seal --append sealed.jsonl new.jsonl` in `dir` and checks that it left
@@ -235,7 +241,7 @@ fn append_refused(dir: &Dir) -> String {
     assert_eq!(dir.read("sealed.jsonl"), before, "sealed.jsonl changed");
     assert_eq!(
         dir.entries(),
-        ["new.jsonl", "sealed.jsonl"],
+        ["new.jsonl", "sealed.jsonl", LOCK],
         "a file was left"
     );
     run.text()
@@ -311,7 +317,7 @@ fn append_of_a_missing_new_is_an_error() {
     let run = dir.run(&["seal", "--append", "sealed.jsonl", "missing.jsonl"]);
     assert_snapshot!(run.text());
     assert_eq!(dir.read("sealed.jsonl"), before);
-    assert_eq!(dir.entries(), ["sealed.jsonl"], "a file was left");
+    assert_eq!(dir.entries(), ["sealed.jsonl", LOCK], "a file was left");
 }
 
 #[test]
@@ -345,4 +351,57 @@ fn append_with_output_is_a_usage_error() {
     ]);
     assert_snapshot!(run.text());
     assert_eq!(dir.entries(), ["new.jsonl", "sealed.jsonl"]);
+}
+
+#[test]
+fn twenty_appends_at_once_keep_every_record() {
+    let dir = Dir::new();
+    let six: String = (0..6)
+        .map(|i| record(i, "read_file", &format!(r#"{{"path": "{i}"}}"#), "{}") + "\n")
+        .collect();
+    dir.write("t.jsonl", six);
+    assert_eq!(dir.run(&["seal", "t.jsonl", "-o", "sealed.jsonl"]).code, 0);
+    for i in 0..20 {
+        dir.write(
+            &format!("new-{i}.jsonl"),
+            record(0, "search", &format!(r#"{{"q": "{i}"}}"#), "{}") + "\n",
+        );
+    }
+    let bin = assert_cmd::cargo::cargo_bin("toolreplay");
+    let children: Vec<_> = (0..20)
+        .map(|i| {
+            std::process::Command::new(&bin)
+                .current_dir(dir.path())
+                .args([
+                    "seal",
+                    "--append",
+                    "sealed.jsonl",
+                    &format!("new-{i}.jsonl"),
+                ])
+                .spawn()
+                .expect("toolreplay starts")
+        })
+        .collect();
+    for child in children {
+        let status = child.wait_with_output().expect("toolreplay ran").status;
+        assert!(status.success(), "{status}");
+    }
+    assert_eq!(
+        dir.run(&["verify", "sealed.jsonl"]).stdout,
+        "chain: intact\n"
+    );
+    let sealed = String::from_utf8(dir.read("sealed.jsonl")).unwrap();
+    assert_eq!(sealed.lines().count(), 26);
+    // Each new record is there once.
+    let mut queries: Vec<String> = sealed
+        .lines()
+        .skip(6)
+        .map(|line| {
+            let link: serde_json::Value = serde_json::from_str(line).unwrap();
+            link["args"]["q"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    queries.sort_by_key(|q| q.parse::<u32>().unwrap());
+    let expected: Vec<String> = (0..20).map(|i| i.to_string()).collect();
+    assert_eq!(queries, expected);
 }
