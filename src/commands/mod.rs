@@ -27,6 +27,15 @@ use crate::render::color::Paint;
 
 /// Runs `command`; text reports are coloured as `paint` says.
 pub fn run(command: Command, paint: Paint) -> Result<Outcome, Error> {
+    if matches!(
+        command,
+        Command::Seal { .. }
+            | Command::Import { .. }
+            | Command::Sign { .. }
+            | Command::Report { .. }
+    ) {
+        crate::output::atomic::remove_temporary_files_on_signals();
+    }
     match command {
         Command::Import {
             file,

@@ -15,12 +15,47 @@
 //! - A new file gets the permissions a plainly created one would have under the
 //!   umask (`0666` less the umask); a replaced one keeps its permissions and, where
 //!   the process may set them, its owner and group.
+//!
+//! A command that writes files calls [`remove_temporary_files_on_signals`] first:
+//! SIGINT, SIGTERM or SIGHUP then remove the temporary files still being written
+//! (which may be as large as the output) before the process exits with 128 plus the
+//! signal's number, as a shell reports a process killed by it.
 
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 use tempfile::NamedTempFile;
+
+/// The temporary files being written, for the signal handler to remove.
+static WRITING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn writing() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    WRITING.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Removes the temporary files being written when the process gets SIGINT, SIGTERM
+/// or SIGHUP, then exits with 128 plus the signal's number. Without a way to handle
+/// signals here, nothing is done.
+#[cfg(unix)]
+pub fn remove_temporary_files_on_signals() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            for path in writing().drain(..) {
+                let _ = std::fs::remove_file(path);
+            }
+            std::process::exit(128 + signal);
+        }
+    });
+}
+
+#[cfg(not(unix))]
+pub fn remove_temporary_files_on_signals() {}
 
 /// A file being written in place of `target`.
 #[derive(Debug)]
@@ -36,6 +71,8 @@ enum Inner {
     Temp {
         temp: NamedTempFile,
         existing: Option<Box<std::fs::Metadata>>,
+        /// Known to the signal handler while it exists.
+        _registered: Registered,
     },
     /// A target that is not a regular file, written to as it is.
     Direct(File),
@@ -103,10 +140,12 @@ impl AtomicFile {
             builder.permissions(std::fs::Permissions::from_mode(0o666));
         }
         let temp = builder.tempfile_in(dir)?;
+        let registered = Registered::new(temp.path());
         Ok(AtomicFile {
             inner: Inner::Temp {
                 temp,
                 existing: existing.map(Box::new),
+                _registered: registered,
             },
             target,
         })
@@ -149,7 +188,7 @@ impl AtomicFile {
                 Err(err) if err.kind() == io::ErrorKind::InvalidInput => Ok(()),
                 other => other,
             },
-            Inner::Temp { temp, existing } => {
+            Inner::Temp { temp, existing, .. } => {
                 let file = temp.as_file();
                 file.sync_all()?;
                 if let Some(meta) = &existing {
@@ -159,6 +198,23 @@ impl AtomicFile {
                 Ok(())
             }
         }
+    }
+}
+
+/// A temporary file known to the signal handler until this is dropped.
+#[derive(Debug)]
+struct Registered(PathBuf);
+
+impl Registered {
+    fn new(path: &Path) -> Registered {
+        writing().push(path.to_owned());
+        Registered(path.to_owned())
+    }
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        writing().retain(|p| *p != self.0);
     }
 }
 

@@ -134,3 +134,36 @@ fn a_closed_standard_output_is_an_error() {
     let run = shell(&dir, "\"$TR\" seal t.jsonl > /dev/null");
     assert_eq!(run.text(), "exit: 0\n--- stdout\n--- stderr\n");
 }
+
+#[test]
+fn a_signal_while_writing_leaves_no_temporary_file() {
+    use std::io::Write as _;
+    for (signal, code) in [("INT", 130), ("TERM", 143), ("HUP", 129)] {
+        let dir = Dir::new();
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("toolreplay"))
+            .current_dir(dir.path())
+            .args(["seal", "-", "-o", "out.jsonl"])
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .expect("toolreplay starts");
+        // The input stays open: the seal is under way, its temporary file beside
+        // out.jsonl, until the signal comes.
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin.write_all(transcript().as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while !dir.entries().iter().any(|e| e.starts_with(".toolreplay-")) {
+            assert!(std::time::Instant::now() < deadline, "no temporary file");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let killed = Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(killed.success());
+        let status = child.wait().expect("toolreplay ends");
+        drop(stdin);
+        assert_eq!(status.code(), Some(code), "SIG{signal}");
+        assert_eq!(dir.entries(), Vec::<String>::new(), "SIG{signal}");
+    }
+}
