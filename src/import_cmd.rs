@@ -21,7 +21,8 @@ use toolreplay_core::finding::Finding;
 
 use std::fmt::Write as _;
 use toolreplay_core::import::{
-    ImportError, Imported, MAX_IMPORT_BYTES, Source, import, summary, write_transcript,
+    ImportError, Imported, MAX_IMPORT_BYTES, Source, import_with_subagents, summary,
+    write_transcript,
 };
 
 /// How to import: the format to read, and whether warnings are errors.
@@ -95,17 +96,20 @@ impl Loaded {
 pub fn load(path: &Path, options: Options, diagnostics: &mut dyn Write) -> Result<Loaded, Error> {
     let name = input::display(path);
     let bytes = read_input(path)?;
-    let imported = import(&bytes, options.source).map_err(|err| match err {
-        ImportError::Input(err) => Error::Input {
-            path: name.clone(),
-            line: err.line,
-            message: err.message,
+    let subagents = crate::subagents::beside(path, options.source)?;
+    let imported = import_with_subagents(&bytes, options.source, &subagents.logs()).map_err(
+        |err| match err {
+            ImportError::Input(err) => Error::Input {
+                path: name.clone(),
+                line: err.line,
+                message: err.message,
+            },
+            other => Error::Invalid {
+                path: name.clone(),
+                message: other.to_string(),
+            },
         },
-        ImportError::Whole(message) => Error::Invalid {
-            path: name.clone(),
-            message,
-        },
-    })?;
+    )?;
     drop(bytes);
     let told = told(&imported, &name, options.strict);
     // If stderr is gone there is nobody left to tell.

@@ -1,0 +1,63 @@
+//! Cline tasks: `api_conversation_history.json` in a task's folder, a JSON array of
+//! Anthropic messages.
+//!
+//! Each `tool_use` block (`id`, `name`, `input`) is a call, as in
+//! [`super::anthropic`]. Cline gives a call's result back as a text block of the next
+//! user message that starts `[NAME for '...'] Result:` (or `[NAME] Result:`): each
+//! such block is the result of the earliest call still waiting, `{"content": text}`.
+//! A `tool_result` block is read as in Anthropic messages, by id. Text, images and the
+//! rest of the messages are dropped.
+
+use std::collections::VecDeque;
+
+use crate::json::Value;
+use crate::transcript::LineError;
+
+use super::anthropic::content_blocks;
+use super::{Items, Pairing, content_response, fit, for_each_message, get, get_str, id_key};
+
+/// Whether `text` is a Cline result: `[...] Result:` at its start.
+fn is_result(text: &str) -> bool {
+    text.starts_with('[')
+        && text
+            .find(']')
+            .is_some_and(|end| text[end..].starts_with("] Result:"))
+}
+
+/// Reads the messages of `items` into `pairing`.
+pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
+    let mut waiting: VecDeque<String> = VecDeque::new();
+    for_each_message(items, pairing, |line, message, pairing| {
+        let Some(Value::Array(blocks)) = get(message, "content") else {
+            return Ok(());
+        };
+        for block in blocks {
+            let Value::Object(b) = block else { continue };
+            match get_str(b, "type") {
+                Some("tool_use") => {
+                    if let Some(id) = get(b, "id") {
+                        waiting.push_back(id_key(id));
+                    }
+                    content_blocks(line, std::slice::from_ref(block), pairing)?;
+                }
+                Some("text") if get_str(message, "role") == Some("user") => {
+                    if let Some(text) = get_str(b, "text")
+                        && is_result(text)
+                    {
+                        // The earliest call still waiting for its result.
+                        while let Some(id) = waiting.pop_front() {
+                            if pairing.waiting_call(&id).is_some() {
+                                let content = Value::Str(text.to_owned());
+                                let response = content_response(Some(&content), false);
+                                pairing.result(line, &id, fit(line, "response", &response)?);
+                                break;
+                            }
+                        }
+                    }
+                }
+                _ => content_blocks(line, std::slice::from_ref(block), pairing)?,
+            }
+        }
+        Ok(())
+    })
+}
