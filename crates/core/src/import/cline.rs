@@ -24,6 +24,29 @@ fn is_result(text: &str) -> bool {
             .is_some_and(|end| text[end..].starts_with("] Result:"))
 }
 
+/// The text of a result: after `Result:` in `header`, then the text blocks of
+/// `after` up to the next result or environment details.
+fn result_text(header: &str, after: &[Value]) -> String {
+    let mut parts = Vec::new();
+    if let Some(at) = header.find("] Result:") {
+        let rest = header[at + "] Result:".len()..].trim_start_matches(['\n', '\r', ' ']);
+        if !rest.is_empty() {
+            parts.push(rest.to_owned());
+        }
+    }
+    for block in after {
+        let Value::Object(b) = block else { break };
+        let Some(text) = get_str(b, "text") else {
+            break;
+        };
+        if is_result(text) || text.starts_with("<environment_details>") {
+            break;
+        }
+        parts.push(text.to_owned());
+    }
+    parts.join("\n")
+}
+
 /// Reads the messages of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
     let mut waiting: VecDeque<String> = VecDeque::new();
@@ -31,7 +54,7 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
         let Some(Value::Array(blocks)) = get(message, "content") else {
             return Ok(());
         };
-        for block in blocks {
+        for (at, block) in blocks.iter().enumerate() {
             let Value::Object(b) = block else { continue };
             match get_str(b, "type") {
                 Some("tool_use") => {
@@ -47,7 +70,7 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
                         // The earliest call still waiting for its result.
                         while let Some(id) = waiting.pop_front() {
                             if pairing.waiting_call(&id).is_some() {
-                                let content = Value::Str(text.to_owned());
+                                let content = Value::Str(result_text(text, &blocks[at + 1..]));
                                 let response = content_response(Some(&content), false);
                                 pairing.result(line, &id, fit(line, "response", &response)?);
                                 break;

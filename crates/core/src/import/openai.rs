@@ -13,8 +13,8 @@
 //!
 //! Two variants of the same shape are read too. Inspect AI writes a call as
 //! `{"id": ..., "function": "NAME", "arguments": {...}}` (the function's name a
-//! string, the arguments an object); its tool messages may carry an `error`, which
-//! gives `"is_error": true`. SWE-agent's tool messages name their calls in
+//! string, the arguments an object); its tool messages may carry an `error`, kept as
+//! `"error"` in the response beside the content, with `"is_error": true`. SWE-agent's tool messages name their calls in
 //! `tool_call_ids`, a list: the message is the result of each of them. The documents
 //! these come in (an Inspect AI eval log's `samples[].messages`, a SWE-agent
 //! trajectory's `history`) are read one message after another.
@@ -179,8 +179,17 @@ fn tool_message(
             None => "tool message without \"tool_call_id\"".to_owned(),
         },
     })?;
-    let is_error = !matches!(get(message, "error"), None | Some(Value::Null));
-    let response = content_response(get(message, "content"), is_error);
+    let response = match get(message, "error") {
+        None | Some(Value::Null) => content_response(get(message, "content"), false),
+        Some(error) => {
+            // Inspect AI: the error kept beside the content.
+            let mut response = content_response(get(message, "content"), true);
+            if let Value::Object(members) = &mut response {
+                members.insert(1, ("error".to_owned(), error.clone()));
+            }
+            response
+        }
+    };
     let response = fit(line, "response", &response)?;
     pairing.result(line, &id, response);
     Ok(())

@@ -7,7 +7,8 @@
 //! `gen_ai.tool.call.arguments` (JSON text holding an object, or an object; absent:
 //! `{}`) the `args`, and `gen_ai.tool.call.result` its result, `{"content": ...}` (the
 //! parsed JSON when it is JSON text, the text otherwise), with `"is_error": true` when
-//! the span's `status.code` is 2 (`ERROR`). A span without a result is kept with
+//! the span's `status.code` is 2 (`ERROR`) (then with the status `message` as the
+//! content when there is no result). A span without a result is kept with
 //! `{"no_result": true}` and a warning. Calls are in the order of their spans'
 //! `startTimeUnixNano` (the order in the input among equal times). Other spans
 //! (`chat`, `invoke_agent`, ...) are not tool calls and are dropped.
@@ -123,17 +124,18 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
             }
         };
         let args = fit(line, "arguments", &args)?;
-        let failed = match get(&span, "status") {
-            Some(Value::Object(status)) => {
-                matches!(get(status, "code"), Some(Value::Int(code)) if code.to_string() == "2")
-                    || get_str(status, "code") == Some("STATUS_CODE_ERROR")
-            }
-            _ => false,
+        let status = match get(&span, "status") {
+            Some(Value::Object(status)) => status.as_slice(),
+            _ => &[],
         };
-        let result = attribute(&span, "gen_ai.tool.call.result").map(|result| match result {
-            Value::Str(text) => json::parse(&text).unwrap_or(Value::Str(text)),
-            other => other,
-        });
+        let failed = matches!(get(status, "code"), Some(Value::Int(code)) if &**code == "2")
+            || get_str(status, "code") == Some("STATUS_CODE_ERROR");
+        let result = attribute(&span, "gen_ai.tool.call.result")
+            .map(|result| match result {
+                Value::Str(text) => json::parse(&text).unwrap_or(Value::Str(text)),
+                other => other,
+            })
+            .or_else(|| get(status, "message").filter(|_| failed).cloned());
         let response = match result {
             Some(result) => Some(fit(
                 line,
@@ -145,6 +147,9 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
         match (attribute(&span, "gen_ai.tool.call.id"), response) {
             (Some(Value::Str(id)), Some(response)) if !id.is_empty() => {
                 pairing.call_answered(line, super::id_key(&Value::Str(id)), name, args, response)
+            }
+            (Some(Value::Str(id)), None) if !id.is_empty() => {
+                pairing.call(line, super::id_key(&Value::Str(id)), name, args)
             }
             (_, response) => pairing.call_unpaired(line, name, args, response),
         }
