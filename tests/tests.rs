@@ -2,5 +2,6 @@
 
 mod cli;
 mod conformance;
+mod every_log;
 mod hostile;
 mod imports;
