@@ -1,11 +1,22 @@
 //! Importing the logs agents really write into strict transcripts (spec section 1).
 //!
-//! [`import`] reads the bytes of a Claude Code session ([`claude_code`]), an OpenAI
-//! chat history ([`openai`]), an Anthropic Messages API conversation ([`anthropic`])
-//! or an MCP JSON-RPC log ([`mcp`]), and gives its tool calls, each paired with its
-//! own result, in call order, with a [`Warning`] for everything that could not be
-//! paired or understood. [`write_transcript`] writes them as a transcript. Both are
-//! pure: the same bytes give the same transcript and the same warnings.
+//! [`import`] reads the bytes of an agent's log, in one of the formats of [`Format`]
+//! (one module each: [`claude_code`], [`codex`], [`responses`], [`gemini`],
+//! [`copilot`], [`cursor`], [`openai`] (with Inspect AI and SWE-agent), [`anthropic`],
+//! [`mcp`], [`openhands`], [`cline`], [`otel`], and this project's own transcripts),
+//! and gives its tool calls, each paired with its own result, in call order, with a
+//! [`Warning`] for everything that could not be paired or understood.
+//! [`import_with_subagents`] also takes a Claude Code session's subagent logs, as
+//! bytes. [`write_transcript`] writes the calls as a transcript. All are pure: the
+//! same bytes give the same transcript and the same warnings, and nothing here
+//! touches the file system.
+//!
+//! The format is named (`--from`) or recognised on positive evidence across the
+//! whole input (see `detect.rs`: two formats that fit are an error naming both, none
+//! is an error). An import that gives no record from an input holding a tool call in
+//! the shape of another format is an error naming that format
+//! ([`ImportError::WrongFormat`]): it never exits with nothing having dropped calls
+//! it could see. The user documentation of every format is `docs/import.md`.
 //!
 //! # The mapping, for every format
 //!
@@ -28,9 +39,9 @@
 //!   tool or arguments to make a record of: it is dropped, with a warning.
 //! - Dropped without a warning, since they are not tool calls: text, reasoning
 //!   (`thinking`), images and documents, system prompts, usage and model metadata,
-//!   Claude Code's `summary`, `system`, `file-history-snapshot` and `queue-operation`
-//!   entries and its `toolUseResult` copies, and MCP notifications and other methods
-//!   (`initialize`, `tools/list`, ...) with their responses.
+//!   the entries each producer writes routinely besides its calls (see each module),
+//!   and MCP notifications and other methods (`initialize`, `tools/list`, ...) with
+//!   their responses.
 //! - Anything else that is not understood (a line that is not an object, an entry or
 //!   content block of an unknown type, a message without content, a legacy OpenAI
 //!   `function_call`) is skipped with a warning.
