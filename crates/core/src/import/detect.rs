@@ -13,7 +13,7 @@
 //! except for chat messages that all have a `role` and hold no tool call at all
 //! (read as OpenAI, which imports nothing from them, correctly).
 
-use crate::json::Value;
+use crate::json::{Lines, Value};
 
 use super::{Document, Format, ImportError, get, get_str, json_lines, looks_like_object};
 
@@ -239,15 +239,15 @@ pub(crate) fn document_format(m: &[(String, Value)]) -> Option<Format> {
 pub(crate) fn document_items(
     format: Format,
     mut members: Vec<(String, Value)>,
-    lines: &[u64],
+    lines: &Lines,
 ) -> Vec<(u64, Value)> {
-    let mut take = |key: &str| -> Option<(u64, Vec<Value>)> {
+    // The elements of the array member `key`, each with its line.
+    let mut take = |key: &str| -> Option<Vec<(u64, Value)>> {
         let at = members
             .iter()
             .position(|(k, v)| k == key && matches!(v, Value::Array(_)))?;
-        let line = lines.get(at).copied().unwrap_or(1);
         match std::mem::replace(&mut members[at].1, Value::Null) {
-            Value::Array(items) => Some((line, items)),
+            Value::Array(items) => Some(with_lines(items, lines.member(at))),
             _ => None,
         }
     };
@@ -260,27 +260,47 @@ pub(crate) fn document_items(
         Format::Responses => take("input").or_else(|| take("output")),
         Format::Inspect => {
             // Every sample's messages, one sample after another.
-            let (line, samples) = take("samples").unwrap_or((1, Vec::new()));
+            let at = members
+                .iter()
+                .position(|(k, v)| k == "samples" && matches!(v, Value::Array(_)));
             let mut all = Vec::new();
-            for sample in samples {
-                if let Value::Object(sample) = sample {
-                    for (key, value) in sample {
-                        if key == "messages"
-                            && let Value::Array(messages) = value
-                        {
-                            all.extend(messages);
+            if let Some(at) = at
+                && let Value::Array(samples) = std::mem::replace(&mut members[at].1, Value::Null)
+            {
+                let sample_lines = lines.member(at);
+                for (i, sample) in samples.into_iter().enumerate() {
+                    let parts = sample_lines
+                        .element(i)
+                        .map_or(&Lines::Leaf, |(_, parts)| parts);
+                    if let Value::Object(sample) = sample {
+                        for (j, (key, value)) in sample.into_iter().enumerate() {
+                            if key == "messages"
+                                && let Value::Array(messages) = value
+                            {
+                                all.extend(with_lines(messages, parts.member(j)));
+                            }
                         }
                     }
                 }
             }
-            Some((line, all))
+            Some(all)
         }
         _ => None,
     };
-    match found {
-        Some((line, items)) => items.into_iter().map(|item| (line, item)).collect(),
-        None => vec![(1, Value::Object(members))],
-    }
+    found.unwrap_or_else(|| vec![(1, Value::Object(members))])
+}
+
+/// The elements `items` of an array, each with its line from `lines` (1 when not
+/// recorded).
+fn with_lines(items: Vec<Value>, lines: &Lines) -> Vec<(u64, Value)> {
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let line = lines.element(i).map_or(1, |(line, _)| *line as u64);
+            (line, item)
+        })
+        .collect()
 }
 
 /// How evidence adds up over an input.
@@ -366,11 +386,12 @@ pub(crate) fn detect(document: &Document<'_>) -> Result<Format, ImportError> {
                 return Ok(format);
             }
             for key in ["messages", "input", "output"] {
-                if let Some(items) = array(members, key) {
-                    let at = members.iter().position(|(k, _)| k == key).unwrap_or(0);
-                    let line = lines.get(at).copied().unwrap_or(1);
-                    for item in items {
-                        tally.add(line, item);
+                if let Some(at) = members.iter().position(|(k, _)| k == key)
+                    && let Value::Array(items) = &members[at].1
+                {
+                    for (i, item) in items.iter().enumerate() {
+                        let line = lines.member(at).element(i).map_or(1, |(line, _)| *line);
+                        tally.add(line as u64, item);
                     }
                 }
             }

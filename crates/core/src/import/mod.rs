@@ -488,7 +488,7 @@ pub(crate) type Items<'a> = Box<dyn Iterator<Item = Result<(u64, Value), LineErr
 pub(crate) enum Document<'a> {
     Lines(&'a [u8]),
     Array(Vec<(u64, Value)>),
-    Object(Vec<(String, Value)>, Vec<u64>),
+    Object(Vec<(String, Value)>, json::Lines),
 }
 
 impl<'a> Document<'a> {
@@ -520,12 +520,23 @@ impl<'a> Document<'a> {
     }
 
     fn whole(bytes: &[u8]) -> Result<Self, ImportError> {
-        let located = json::decode_document(bytes)
-            .and_then(json::parse_located)
-            .map_err(|err| LineError {
-                line: err.line as u64,
-                message: err.to_string(),
-            })?;
+        let error = |err: json::ParseError| LineError {
+            line: err.line as u64,
+            message: err.to_string(),
+        };
+        let text = json::decode_document(bytes).map_err(error)?;
+        if !text.trim_start().starts_with('[') {
+            // The lines of the elements of arrays down to a sample's messages in an
+            // Inspect AI log: object, samples, sample, messages, message.
+            return match json::parse_with_lines(text, 5).map_err(error)? {
+                (Value::Object(members), lines) => Ok(Document::Object(members, lines)),
+                (other, _) => Err(ImportError::Whole(format!(
+                    "expected a JSON array of messages, found {}",
+                    other.described()
+                ))),
+            };
+        }
+        let located = json::parse_located(text).map_err(error)?;
         match located {
             (Value::Array(items), lines) => Ok(Document::Array(
                 items
@@ -533,10 +544,6 @@ impl<'a> Document<'a> {
                     .zip(lines)
                     .map(|(item, line)| (line as u64, item))
                     .collect(),
-            )),
-            (Value::Object(members), lines) => Ok(Document::Object(
-                members,
-                lines.into_iter().map(|line| line as u64).collect(),
             )),
             (other, _) => Err(ImportError::Whole(format!(
                 "expected a JSON array of messages, found {}",
@@ -1099,6 +1106,19 @@ mod tests {
                 "\n"
             )
         );
+    }
+
+    #[test]
+    fn calls_in_a_document_are_on_the_lines_where_their_messages_start() {
+        let text = "{\n \"samples\": [\n  {\"messages\": [\n   {\"role\": \"user\", \"content\": \"x\"},\n   {\"role\": \"assistant\", \"tool_calls\": [{\"id\": \"a\", \"function\": \"f\", \"arguments\": {}}]}]},\n  {\"messages\": [\n   {\"role\": \"assistant\", \"tool_calls\": [{\"id\": \"b\", \"function\": \"g\", \"arguments\": {}}]}]}\n ],\n \"eval\": {}, \"version\": 2\n}\n";
+        let imported = import(text.as_bytes(), Source::Auto).expect("imports");
+        assert_eq!(imported.format, Format::Inspect);
+        let lines: Vec<(u64, &str)> = imported
+            .calls
+            .iter()
+            .map(|call| (call.line, call.tool.as_str()))
+            .collect();
+        assert_eq!(lines, [(5, "f"), (7, "g")]);
     }
 
     fn openai_arguments(nesting: usize) -> String {
