@@ -816,3 +816,10 @@ fn subagents_not_read_are_warned_about() {
     );
     assert_snapshot!(run.text());
 }
+
+#[test]
+fn an_early_codex_rollout_reads_as_responses_items() {
+    // Before the {timestamp, type, payload} lines, a rollout was Responses items one
+    // a line, after a line of session metadata, with `record_type` lines between.
+    assert_snapshot!(import("codex-early.jsonl", &["--strict"]).text());
+}

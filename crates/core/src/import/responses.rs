@@ -13,6 +13,8 @@
 //!   are the result of the call with their `call_id`: `{"content": output}`.
 //! - `mcp_call` (`id`, `name`, `arguments`, `output`, `error`) is a call and its result
 //!   at once: `{"content": output}`, or `{"error": error, "is_error": true}`.
+//! - Early Codex CLI rollouts were these items one a line, with a first line of
+//!   session metadata (`instructions`) and `record_type` lines: those are dropped.
 //! - Messages, reasoning and the hosted tools' items (`web_search_call`, ...) are not
 //!   calls of the agent's tools and are dropped; an item of an unknown type is skipped
 //!   with a warning.
@@ -78,8 +80,12 @@ pub(crate) fn item(
     pairing: &mut Pairing,
 ) -> Result<(), LineError> {
     let Some(kind) = get_str(members, "type") else {
-        if get(members, "role").is_some() {
-            // An input message written without its type.
+        if get(members, "role").is_some()
+            || get(members, "record_type").is_some()
+            || get(members, "instructions").is_some()
+        {
+            // An input message written without its type; the state and session lines
+            // of early Codex rollouts, which were Responses items a line.
             return Ok(());
         }
         pairing.skip(line, "item without a string \"type\"".to_owned());
