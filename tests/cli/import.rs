@@ -8,7 +8,7 @@ use insta::assert_snapshot;
 use super::{Dir, ROOT, Run, run_with_stdin};
 
 /// The fixtures: file name and format.
-const FIXTURES: [(&str, &str); 16] = [
+const FIXTURES: [(&str, &str); 17] = [
     ("claude-code.jsonl", "claude-code"),
     ("openai.json", "openai"),
     ("openai.jsonl", "openai"),
@@ -21,6 +21,7 @@ const FIXTURES: [(&str, &str); 16] = [
     ("copilot.jsonl", "copilot"),
     ("cursor.jsonl", "cursor"),
     ("inspect.json", "inspect"),
+    ("inspect.eval", "inspect"),
     ("swe-agent.traj", "swe-agent"),
     ("openhands.json", "openhands"),
     ("cline.json", "cline"),
@@ -714,8 +715,16 @@ fn mcp_messages_without_jsonrpc_are_warned_about() {
 }
 
 #[test]
-fn an_inspect_eval_zip_is_an_error_saying_to_unzip() {
+fn an_inspect_eval_log_imports_as_its_json_form_does() {
+    let zipped = import("inspect.eval", &["--from", "inspect"]);
+    let json = import("inspect.json", &["--from", "inspect"]);
+    assert_eq!(zipped.stdout, json.stdout);
+}
+
+#[test]
+fn a_zip_that_is_no_eval_log_or_read_as_another_format_is_an_error() {
     assert_snapshot!(import_text("PK\u{3}\u{4}rest of a zip", &[]).text());
+    assert_snapshot!(import("inspect.eval", &["--from", "openai"]).text());
 }
 
 // --- shapes: documents, request bodies, exports

@@ -62,6 +62,7 @@ pub mod codex;
 pub mod copilot;
 pub mod cursor;
 mod detect;
+pub mod eval;
 pub mod gemini;
 pub mod mcp;
 pub mod openai;
@@ -350,11 +351,12 @@ pub enum ImportError {
         /// The first line holding such a call.
         line: u64,
     },
-    /// The input is a zip archive (an Inspect AI `.eval` log), which is not read.
-    #[error(
-        "a zip archive (an Inspect AI .eval log?), which import does not read: unzip it and import its samples/*.json, or write the log as .json (inspect log convert --to json)"
-    )]
+    /// The input is a zip archive, read as a format that is not one.
+    #[error("a zip archive, which only --from inspect (an Inspect AI .eval log) reads")]
     Zip,
+    /// A zip archive that is not a readable Inspect AI `.eval` log.
+    #[error("{0}")]
+    Eval(String),
     /// A subagent log given with a session could not be imported.
     #[error("subagent log {name}: {message}")]
     Subagent {
@@ -411,7 +413,18 @@ pub fn import_with_subagents(
     subagents: &[Subagent<'_>],
 ) -> Result<Imported, ImportError> {
     if bytes.starts_with(b"PK\x03\x04") {
-        return Err(ImportError::Zip);
+        return match source {
+            Source::Auto | Source::Inspect => {
+                let (calls, warnings) = eval::read(bytes)?;
+                Ok(Imported {
+                    format: Format::Inspect,
+                    detected: source == Source::Auto,
+                    calls,
+                    warnings,
+                })
+            }
+            _ => Err(ImportError::Zip),
+        };
     }
     let document = Document::read(bytes, source.format())?;
     let (format, detected) = match source.format() {
@@ -519,7 +532,7 @@ impl<'a> Document<'a> {
         Self::whole(bytes)
     }
 
-    fn whole(bytes: &[u8]) -> Result<Self, ImportError> {
+    pub(crate) fn whole(bytes: &[u8]) -> Result<Self, ImportError> {
         let error = |err: json::ParseError| LineError {
             line: err.line as u64,
             message: err.to_string(),
@@ -793,6 +806,18 @@ impl Pairing {
             kind,
             message,
         });
+    }
+
+    /// How many warnings there are so far.
+    pub(crate) fn warnings_len(&self) -> usize {
+        self.warnings.len()
+    }
+
+    /// Names `name` in the warnings given since there were `from`.
+    pub(crate) fn name_warnings(&mut self, from: usize, name: &str) {
+        for warning in &mut self.warnings[from..] {
+            warning.message = format!("{name}: {}", warning.message);
+        }
     }
 
     /// Skips something not understood, with a warning.
