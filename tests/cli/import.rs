@@ -832,3 +832,15 @@ fn an_early_codex_rollout_reads_as_responses_items() {
     // a line, after a line of session metadata, with `record_type` lines between.
     assert_snapshot!(import("codex-early.jsonl", &["--strict"]).text());
 }
+
+#[test]
+fn a_cline_history_whose_calls_are_xml_in_the_text_is_an_error() {
+    // Cline's older prompt format: results Cline gave back, and no tool_use block.
+    let content = r#"[
+  {"role": "user", "content": [{"type": "text", "text": "<task>read it</task>"}]},
+  {"role": "assistant", "content": [{"type": "text", "text": "<read_file>\n<path>a.txt</path>\n</read_file>"}]},
+  {"role": "user", "content": [{"type": "text", "text": "[read_file for 'a.txt'] Result:"}, {"type": "text", "text": "hello"}]}
+]
+"#;
+    assert_snapshot!(import_text(content, &[]).text());
+}

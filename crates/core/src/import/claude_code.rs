@@ -33,7 +33,9 @@
 //!   call), in their order, on that call's line, each with the member
 //!   `"subagent": "ID"` added to its response. A subagent that no call of the session
 //!   started (a compaction agent, `agent-acompact-...`) comes after all the session's
-//!   calls, in the order of the names. When the session's `progress` entries show
+//!   calls, in the order of the names. A subagent call whose id the session file
+//!   already holds (as a sidechain entry) is not imported twice. When the session's
+//!   `progress` entries show
 //!   calls of a subagent whose log was not given, that is warned about (once an
 //!   agent), since those calls are not imported.
 //! - A line that is not an object, an entry without a string `type` or of another
@@ -201,6 +203,10 @@ pub(crate) fn place_subagents(
         }
         let mut placed = Vec::with_capacity(found.len());
         for (call_id, mut call) in found {
+            if !call_id.is_empty() && calls.iter().any(|(id, _)| *id == call_id) {
+                // Already in the session file as a sidechain entry.
+                continue;
+            }
             call.line = line;
             call.response = with_subagent(&call.response, id);
             placed.push((call_id, call));

@@ -4,9 +4,16 @@
 //! Each `tool_use` block (`id`, `name`, `input`) is a call, as in
 //! [`super::anthropic`]. Cline gives a call's result back as a text block of the next
 //! user message that starts `[NAME for '...'] Result:` (or `[NAME] Result:`): each
-//! such block is the result of the earliest call still waiting, `{"content": text}`.
-//! A `tool_result` block is read as in Anthropic messages, by id. Text, images and the
-//! rest of the messages are dropped.
+//! such block is the result of the earliest call still waiting. Its content is the
+//! text after `Result:` in that block followed by the text blocks after it, up to the
+//! next result or an `<environment_details>` block, joined by newlines:
+//! `{"content": text}`. A `tool_result` block is read as in Anthropic messages, by id.
+//! Text, images and the rest of the messages are dropped.
+//!
+//! A result text with no call waiting for it is dropped with a warning. When a
+//! history has such results and no call at all, its calls are XML in the assistant's
+//! text (Cline's older prompt format), which is not read: that is an error, not an
+//! import of nothing.
 
 use std::collections::VecDeque;
 
@@ -50,6 +57,8 @@ fn result_text(header: &str, after: &[Value]) -> String {
 /// Reads the messages of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
     let mut waiting: VecDeque<String> = VecDeque::new();
+    let mut orphans: Vec<u64> = Vec::new();
+    let calls_before = pairing.calls_len();
     for_each_message(items, pairing, |line, message, pairing| {
         let Some(Value::Array(blocks)) = get(message, "content") else {
             return Ok(());
@@ -68,13 +77,18 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
                         && is_result(text)
                     {
                         // The earliest call still waiting for its result.
+                        let mut answered = false;
                         while let Some(id) = waiting.pop_front() {
                             if pairing.waiting_call(&id).is_some() {
                                 let content = Value::Str(result_text(text, &blocks[at + 1..]));
                                 let response = content_response(Some(&content), false);
                                 pairing.result(line, &id, fit(line, "response", &response)?);
+                                answered = true;
                                 break;
                             }
+                        }
+                        if !answered {
+                            orphans.push(line);
                         }
                     }
                 }
@@ -82,5 +96,22 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
             }
         }
         Ok(())
-    })
+    })?;
+    if let Some(&first) = orphans.first() {
+        if pairing.calls_len() == calls_before {
+            // Results, and not one call: the calls are in the text, as XML.
+            return Err(LineError {
+                line: first,
+                message: "a tool result of Cline with no tool_use call before it: calls Cline wrote as XML in the assistant's text are not read, and importing none would lose them".to_owned(),
+            });
+        }
+        for line in orphans {
+            pairing.warn(
+                line,
+                super::WarningKind::NoCall,
+                "tool result has no tool_use call waiting for it; dropped".to_owned(),
+            );
+        }
+    }
+    Ok(())
 }

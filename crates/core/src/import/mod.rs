@@ -808,6 +808,11 @@ impl Pairing {
         });
     }
 
+    /// How many calls there are so far.
+    pub(crate) fn calls_len(&self) -> usize {
+        self.calls.len()
+    }
+
     /// How many warnings there are so far.
     pub(crate) fn warnings_len(&self) -> usize {
         self.warnings.len()
