@@ -2,7 +2,7 @@
 //!
 //! Each item (a JSON Lines line, an element of a top-level array, or a top-level
 //! object) is looked at alone: it is evidence of at most a few formats, by members
-//! only that format writes (see [`evidence`]), or of none (a plain `{"role": "user",
+//! only that format writes (see `object_evidence`), or of none (a plain `{"role": "user",
 //! "content": "hi"}` fits many formats and is evidence of none). A whole JSON object is
 //! first looked at as a document ([`document_format`]: a Claude Code export, a
 //! SWE-agent trajectory, an Inspect AI log, a Gemini CLI session, OTLP spans).
@@ -112,11 +112,9 @@ fn cline_result(members: &[(String, Value)]) -> bool {
     }
 }
 
-/// What the item `value` is evidence of.
-pub(crate) fn evidence(value: &Value) -> Seen {
-    let Value::Object(m) = value else {
-        return Seen::default();
-    };
+/// What an item, the object of members `m`, is evidence of (any other value is
+/// evidence of nothing).
+fn object_evidence(m: &[(String, Value)]) -> Seen {
     let one = |format: Format, call: bool| Seen {
         fits: format.bit(),
         calls: if call { format.bit() } else { 0 },
@@ -315,13 +313,21 @@ struct Tally {
 
 impl Tally {
     fn add(&mut self, line: u64, value: &Value) {
-        let seen = evidence(value);
-        if let Value::Object(m) = value {
-            self.objects += 1;
-            if get(m, "role").is_some() {
-                self.with_role += 1;
-            }
+        match value {
+            Value::Object(m) => self.add_object(line, m),
+            _ => self.record(line, Seen::default()),
         }
+    }
+
+    fn add_object(&mut self, line: u64, m: &[(String, Value)]) {
+        self.objects += 1;
+        if get(m, "role").is_some() {
+            self.with_role += 1;
+        }
+        self.record(line, object_evidence(m));
+    }
+
+    fn record(&mut self, line: u64, seen: Seen) {
         for format in Format::ALL {
             if seen.fits & format.bit() != 0 && self.first[format as usize] == 0 {
                 self.first[format as usize] = line;
@@ -396,7 +402,7 @@ pub(crate) fn detect(document: &Document<'_>) -> Result<Format, ImportError> {
                 }
             }
             if tally.objects == 0 {
-                tally.add(1, &Value::Object(members.clone()));
+                tally.add_object(1, members);
             }
         }
         Document::Lines(bytes) => {
@@ -425,17 +431,17 @@ pub(crate) fn detect(document: &Document<'_>) -> Result<Format, ImportError> {
 }
 
 /// The first tool call the input holds in any known shape: its format and line.
-pub(crate) fn calls_seen(document: &Document<'_>) -> Option<(Format, u64)> {
+pub(crate) fn calls_seen(document: Document<'_>) -> Option<(Format, u64)> {
     let mut tally = Tally::default();
     match document {
         Document::Array(items) => {
-            for (line, item) in items {
+            for (line, item) in &items {
                 tally.add(*line, item);
             }
         }
         Document::Object(members, lines) => {
-            if let Some(format) = document_format(members) {
-                let items = document_items(format, members.clone(), lines);
+            if let Some(format) = document_format(&members) {
+                let items = document_items(format, members, &lines);
                 let mut inner = Tally::default();
                 for (line, item) in &items {
                     inner.add(*line, item);
@@ -443,13 +449,13 @@ pub(crate) fn calls_seen(document: &Document<'_>) -> Option<(Format, u64)> {
                 return inner.calls.map(|(_, line)| (format, line));
             }
             for key in ["messages", "input", "output"] {
-                if let Some(items) = array(members, key) {
+                if let Some(items) = array(&members, key) {
                     for item in items {
                         tally.add(1, item);
                     }
                 }
             }
-            tally.add(1, &Value::Object(members.clone()));
+            tally.add_object(1, &members);
         }
         Document::Lines(bytes) => {
             for (line, value) in json_lines(bytes).flatten() {

@@ -433,7 +433,7 @@ pub fn import_with_subagents(
     };
     let (mut calls, mut warnings, agents) = read_as(document, format, bytes)?;
     if calls.is_empty()
-        && let Some((looks_like, line)) = detect::calls_seen(&Document::read(bytes, Some(format))?)
+        && let Some((looks_like, line)) = detect::calls_seen(Document::read(bytes, Some(format))?)
         && looks_like != format
     {
         return Err(ImportError::WrongFormat {
