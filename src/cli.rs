@@ -23,6 +23,30 @@ pub enum Source {
     Anthropic,
     /// MCP JSON-RPC 2.0 messages, one a line.
     Mcp,
+    /// A Codex CLI rollout (~/.codex/sessions/**/rollout-*.jsonl).
+    Codex,
+    /// OpenAI Responses API items (function_call / function_call_output).
+    Responses,
+    /// A Gemini CLI session (~/.gemini/tmp/*/chats/session-*.json, or JSONL).
+    Gemini,
+    /// A GitHub Copilot CLI events.jsonl.
+    Copilot,
+    /// A Cursor agent transcript (JSONL).
+    Cursor,
+    /// An Inspect AI eval log (.json).
+    Inspect,
+    /// A SWE-agent trajectory (.traj).
+    SweAgent,
+    /// An OpenHands event stream (JSON array of events).
+    Openhands,
+    /// A Cline task's api_conversation_history.json.
+    Cline,
+    /// OpenTelemetry GenAI spans as OTLP JSON.
+    Otel,
+    /// A plain transcript of this tool.
+    Transcript,
+    /// A sealed transcript of this tool (its chain is checked as it is read).
+    Sealed,
 }
 
 impl From<Source> for ImportSource {
@@ -33,6 +57,18 @@ impl From<Source> for ImportSource {
             Source::Openai => ImportSource::Openai,
             Source::Anthropic => ImportSource::Anthropic,
             Source::Mcp => ImportSource::Mcp,
+            Source::Codex => ImportSource::Codex,
+            Source::Responses => ImportSource::Responses,
+            Source::Gemini => ImportSource::Gemini,
+            Source::Copilot => ImportSource::Copilot,
+            Source::Cursor => ImportSource::Cursor,
+            Source::Inspect => ImportSource::Inspect,
+            Source::SweAgent => ImportSource::SweAgent,
+            Source::Openhands => ImportSource::Openhands,
+            Source::Cline => ImportSource::Cline,
+            Source::Otel => ImportSource::Otel,
+            Source::Transcript => ImportSource::Transcript,
+            Source::Sealed => ImportSource::Sealed,
         }
     }
 }

@@ -3,6 +3,7 @@
 mod browser;
 mod cli;
 mod conformance;
+mod every_log;
 mod graphs;
 mod hostile;
 mod imports;

@@ -7,12 +7,24 @@ use libfuzzer_sys::fuzz_target;
 use toolreplay_core::import::{self, ImportError, Source};
 use toolreplay_core::transcript::parse_canonical_record;
 
-const SOURCES: [Source; 5] = [
+const SOURCES: [Source; 17] = [
     Source::Auto,
     Source::ClaudeCode,
     Source::Openai,
     Source::Anthropic,
     Source::Mcp,
+    Source::Transcript,
+    Source::Sealed,
+    Source::Codex,
+    Source::Responses,
+    Source::Gemini,
+    Source::Copilot,
+    Source::Cursor,
+    Source::Inspect,
+    Source::SweAgent,
+    Source::Openhands,
+    Source::Cline,
+    Source::Otel,
 ];
 
 fuzz_target!(|data: &[u8]| {
@@ -26,7 +38,8 @@ fuzz_target!(|data: &[u8]| {
                 assert!(!err.message.is_empty() && !err.message.contains('\n'));
                 continue;
             }
-            Err(ImportError::Whole(message)) => {
+            Err(other) => {
+                let message = other.to_string();
                 assert!(!message.is_empty() && !message.contains('\n'));
                 continue;
             }

@@ -7,7 +7,8 @@ use std::io::Write;
 use std::path::Path;
 
 use toolreplay_core::import::{
-    ImportError, Imported, MAX_IMPORT_BYTES, Source, import, summary, write_transcript,
+    ImportError, Imported, MAX_IMPORT_BYTES, Source, import_with_subagents, summary,
+    write_transcript,
 };
 
 use crate::error::Error;
@@ -44,17 +45,20 @@ pub fn import_transcript(
         MAX_IMPORT_BYTES,
         &format!("{} GiB, the most an import reads", MAX_IMPORT_BYTES >> 30),
     )?;
-    let imported = import(&bytes, options.source).map_err(|err| match err {
-        ImportError::Input(err) => Error::Input {
-            path: name.clone(),
-            line: err.line,
-            message: err.message,
+    let subagents = super::subagents::beside(path, options.source)?;
+    let imported = import_with_subagents(&bytes, options.source, &subagents.logs()).map_err(
+        |err| match err {
+            ImportError::Input(err) => Error::Input {
+                path: name.clone(),
+                line: err.line,
+                message: err.message,
+            },
+            other => Error::Invalid {
+                path: name.clone(),
+                message: other.to_string(),
+            },
         },
-        ImportError::Whole(message) => Error::Invalid {
-            path: name.clone(),
-            message,
-        },
-    })?;
+    )?;
     drop(bytes);
     let told = told(&imported, &name, options.strict);
     // If stderr is gone there is nobody left to tell.

@@ -4,6 +4,7 @@
 
 mod import;
 mod progress;
+mod subagents;
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Cursor, IsTerminal, Read};

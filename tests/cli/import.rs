@@ -8,12 +8,24 @@ use insta::assert_snapshot;
 use super::{Dir, ROOT, Run, run_with_stdin};
 
 /// The fixtures: file name and format.
-const FIXTURES: [(&str, &str); 5] = [
+const FIXTURES: [(&str, &str); 17] = [
     ("claude-code.jsonl", "claude-code"),
     ("openai.json", "openai"),
     ("openai.jsonl", "openai"),
     ("anthropic.json", "anthropic"),
     ("mcp.jsonl", "mcp"),
+    ("codex.jsonl", "codex"),
+    ("responses.json", "responses"),
+    ("gemini.json", "gemini"),
+    ("gemini.jsonl", "gemini"),
+    ("copilot.jsonl", "copilot"),
+    ("cursor.jsonl", "cursor"),
+    ("inspect.json", "inspect"),
+    ("inspect.eval", "inspect"),
+    ("swe-agent.traj", "swe-agent"),
+    ("openhands.json", "openhands"),
+    ("cline.json", "cline"),
+    ("otel.json", "otel"),
 ];
 
 fn fixture(name: &str) -> Vec<u8> {
@@ -621,4 +633,214 @@ fn invalid_utf8_is_an_error_on_its_line() {
         b"{\"type\":\"summary\"}\n{\"type\":\"user\",\"x\":\"\xff\"}\n",
     );
     assert_snapshot!(dir.run(&["import", "in.jsonl"]).text());
+}
+
+// --- the formats added for issue 15: each fixture, detected, with its mapping
+
+#[test]
+fn every_new_format_is_detected_and_imported() {
+    for (name, format) in &FIXTURES[5..] {
+        let run = import(name, &[]);
+        assert_eq!(run.code, 0, "{name}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .starts_with(&format!("note: {name}: detected format {format}\n")),
+            "{name}: {}",
+            run.stderr
+        );
+        assert_snapshot!(format!("new_format_{format}_{name}"), run.text());
+    }
+}
+
+// --- never a silent zero
+
+#[test]
+fn a_codex_rollout_read_as_claude_code_is_an_error_naming_codex() {
+    assert_snapshot!(import("codex.jsonl", &["--from", "claude-code"]).text());
+}
+
+#[test]
+fn a_claude_code_session_read_as_openai_is_an_error_naming_claude_code() {
+    assert_snapshot!(import("claude-code.jsonl", &["--from", "openai"]).text());
+}
+
+#[test]
+fn a_wrong_from_on_an_audit_is_the_same_error() {
+    let dir = with_fixture("copilot.jsonl");
+    assert_snapshot!(
+        dir.run(&["replay", "--from", "mcp", "copilot.jsonl"])
+            .text()
+    );
+}
+
+#[test]
+fn two_formats_in_one_input_are_ambiguous() {
+    let mut content = String::from_utf8(fixture("cursor.jsonl")).expect("UTF-8");
+    content.push_str(&String::from_utf8(fixture("codex.jsonl")).expect("UTF-8"));
+    assert_snapshot!(import_text(&content, &[]).text());
+}
+
+#[test]
+fn an_object_of_no_known_format_among_known_lines_does_not_decide() {
+    // Detection looks at every line: the Codex lines decide, not the first line.
+    let mut content = String::from("{\"note\": \"exported\"}\n");
+    content.push_str(&String::from_utf8(fixture("codex.jsonl")).expect("UTF-8"));
+    let run = import_text(&content, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .starts_with("note: in.jsonl: detected format codex\n")
+    );
+}
+
+#[test]
+fn anthropic_messages_with_a_system_message_are_anthropic() {
+    let content = r#"[{"role": "system", "content": "be brief"},
+{"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "ls", "input": {}}]},
+{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "a"}]}]"#;
+    assert_snapshot!(import_text(content, &[]).text());
+}
+
+#[test]
+fn mcp_messages_without_jsonrpc_are_warned_about() {
+    let content = concat!(
+        r#"{"id": 1, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1}}}"#,
+        "\n",
+        r#"{"id": 1, "result": {"content": [{"type": "text", "text": "1"}]}}"#,
+        "\n"
+    );
+    assert_snapshot!(import_text(content, &[]).text());
+    let strict = import_text(content, &["--strict"]);
+    assert_eq!(strict.code, 2);
+}
+
+#[test]
+fn an_inspect_eval_log_imports_as_its_json_form_does() {
+    let zipped = import("inspect.eval", &["--from", "inspect"]);
+    let json = import("inspect.json", &["--from", "inspect"]);
+    assert_eq!(zipped.stdout, json.stdout);
+}
+
+#[test]
+fn a_zip_that_is_no_eval_log_or_read_as_another_format_is_an_error() {
+    assert_snapshot!(import_text("PK\u{3}\u{4}rest of a zip", &[]).text());
+    assert_snapshot!(import("inspect.eval", &["--from", "openai"]).text());
+}
+
+// --- shapes: documents, request bodies, exports
+
+#[test]
+fn a_pretty_printed_request_body_imports_its_messages() {
+    let content = r#"{
+  "model": "gpt-4o",
+  "tools": [{"type": "function", "function": {"name": "ls", "parameters": {}}}],
+  "messages": [
+    {"role": "user", "content": "list"},
+    {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}]},
+    {"role": "tool", "tool_call_id": "c1", "content": "a b"}
+  ]
+}
+"#;
+    assert_snapshot!(import_text(content, &[]).text());
+}
+
+#[test]
+fn a_claude_code_export_of_loglines_imports() {
+    let session = String::from_utf8(fixture("session.jsonl")).expect("UTF-8");
+    let lines: Vec<&str> = session.lines().collect();
+    let content = format!(
+        "{{\n  \"loglines\": [\n    {}\n  ]\n}}\n",
+        lines.join(",\n    ")
+    );
+    assert_snapshot!(import_text(&content, &[]).text());
+}
+
+// --- this project's own transcripts
+
+#[test]
+fn plain_and_sealed_transcripts_are_recognised() {
+    let dir = with_fixture("mcp.jsonl");
+    dir.run(&["import", "--from", "mcp", "mcp.jsonl", "-o", "t.jsonl"]);
+    let sealed = dir.run(&["seal", "t.jsonl", "-o", "sealed.jsonl"]);
+    assert_eq!(sealed.code, 0, "{}", sealed.stderr);
+    let plain = dir.run(&["import", "t.jsonl"]);
+    assert_eq!(plain.stdout.as_bytes(), dir.read("t.jsonl"));
+    assert_eq!(plain.stderr, "note: t.jsonl: detected format transcript\n");
+    let unsealed = dir.run(&["import", "sealed.jsonl"]);
+    assert_eq!(unsealed.stdout.as_bytes(), dir.read("t.jsonl"));
+    assert_eq!(
+        unsealed.stderr,
+        "note: sealed.jsonl: detected format sealed\n"
+    );
+    let replayed = dir.run(&["replay", "--from", "sealed", "sealed.jsonl"]);
+    let direct = dir.run(&["replay", "t.jsonl"]);
+    assert_eq!(replayed.stdout, direct.stdout);
+}
+
+#[test]
+fn a_sealed_transcript_with_a_broken_chain_imports_nothing() {
+    let dir = with_fixture("mcp.jsonl");
+    dir.run(&["import", "--from", "mcp", "mcp.jsonl", "-o", "t.jsonl"]);
+    dir.run(&["seal", "t.jsonl", "-o", "sealed.jsonl"]);
+    let sealed = String::from_utf8(dir.read("sealed.jsonl")).expect("UTF-8");
+    dir.write(
+        "sealed.jsonl",
+        sealed.replacen("\"read_file\"", "\"rm\"", 1),
+    );
+    assert_snapshot!(
+        dir.run(&["replay", "--from", "auto", "sealed.jsonl"])
+            .text()
+    );
+}
+
+// --- Claude Code subagents
+
+/// A directory holding the session fixture and its subagents folder.
+fn with_session() -> Dir {
+    let dir = with_fixture("session.jsonl");
+    let folder = dir.path().join("session/subagents");
+    std::fs::create_dir_all(&folder).expect("subagents folder");
+    for name in ["agent-abc123.jsonl", "agent-acompact-1.jsonl"] {
+        let bytes = fixture(&format!("session/subagents/{name}"));
+        std::fs::write(folder.join(name), bytes).expect("subagent log");
+    }
+    dir
+}
+
+#[test]
+fn subagent_calls_come_after_the_call_that_started_them() {
+    assert_snapshot!(
+        with_session()
+            .run(&["import", "--strict", "session.jsonl"])
+            .text()
+    );
+}
+
+#[test]
+fn subagents_not_read_are_warned_about() {
+    let run = run_with_stdin(
+        Dir::new().path(),
+        &["import", "-"],
+        fixture("session.jsonl"),
+    );
+    assert_snapshot!(run.text());
+}
+
+#[test]
+fn an_early_codex_rollout_reads_as_responses_items() {
+    // Before the {timestamp, type, payload} lines, a rollout was Responses items one
+    // a line, after a line of session metadata, with `record_type` lines between.
+    assert_snapshot!(import("codex-early.jsonl", &["--strict"]).text());
+}
+
+#[test]
+fn a_cline_history_whose_calls_are_xml_in_the_text_is_an_error() {
+    // Cline's older prompt format: results Cline gave back, and no tool_use block.
+    let content = r#"[
+  {"role": "user", "content": [{"type": "text", "text": "<task>read it</task>"}]},
+  {"role": "assistant", "content": [{"type": "text", "text": "<read_file>\n<path>a.txt</path>\n</read_file>"}]},
+  {"role": "user", "content": [{"type": "text", "text": "[read_file for 'a.txt'] Result:"}, {"type": "text", "text": "hello"}]}
+]
+"#;
+    assert_snapshot!(import_text(content, &[]).text());
 }

@@ -11,8 +11,7 @@
 //! `server_tool_use`) or that is not an object is skipped with a warning, and so is a
 //! message that is not an object or has no `content`.
 //!
-//! A request body (`{"model": ..., "messages": [...]}`) is not read: give its
-//! `messages` array.
+//! A request body (`{"model": ..., "messages": [...]}`) gives its `messages`.
 
 use crate::json::Value;
 use crate::transcript::LineError;

@@ -16,31 +16,90 @@
 //! - Sidechain (subagent) entries, `"isSidechain": true`, are tool calls the session
 //!   made too: they are imported like the others, where they are in the file. The
 //!   transcript format has no field to mark them.
-//! - `summary`, `system`, `file-history-snapshot` and `queue-operation` entries hold
-//!   no tool calls and are dropped, as are the entry's `toolUseResult` (a richer
-//!   copy of the result for the user interface: the `tool_result` block is what the
-//!   model saw, and is what is imported), text, thinking and usage.
+//! - The other entry types Claude Code writes (`summary`, `system`, `progress`,
+//!   `attachment`, `permission-mode`, `last-prompt`, `file-history-snapshot`,
+//!   `queue-operation`, `custom-title`, `agent-name`, `pr-link`, `tag`) hold no tool
+//!   call of the session and are dropped without a warning, as are the entry's
+//!   `toolUseResult` (a richer copy of the result for the user interface: the
+//!   `tool_result` block is what the model saw, and is what is imported), text,
+//!   thinking and usage.
+//! - Subagents: current Claude Code keeps each subagent's entries in
+//!   `<session>/subagents/agent-ID.jsonl`, and the session shows them only as copies
+//!   inside `progress` entries (`data.type` `agent_progress`, `data.agentId`). Those
+//!   copies are not imported; the subagent logs are, when given with the session
+//!   ([`super::import_with_subagents`]): each subagent log is read as a session of its
+//!   own, and its calls are placed right after the call that started it (the call
+//!   whose `tool_result` entry names the agent in `toolUseResult.agentId`, a `Task`
+//!   call), in their order, on that call's line, each with the member
+//!   `"subagent": "ID"` added to its response. A subagent that no call of the session
+//!   started (a compaction agent, `agent-acompact-...`) comes after all the session's
+//!   calls, in the order of the names. A subagent call whose id the session file
+//!   already holds (as a sidechain entry) is not imported twice. When the session's
+//!   `progress` entries show
+//!   calls of a subagent whose log was not given, that is warned about (once an
+//!   agent), since those calls are not imported.
 //! - A line that is not an object, an entry without a string `type` or of another
 //!   type, and a `user` or `assistant` entry without a message content are skipped
 //!   with a warning.
 //! - Tool names are kept as they are: `mcp__server__tool` stays `mcp__server__tool`.
 
-use crate::json::{Value, quoted_key};
+use crate::canonical;
+use crate::json::{self, Value, quoted_key};
 use crate::transcript::LineError;
 
 use super::anthropic::content_blocks;
-use super::{Items, Pairing, get, get_str};
+use super::detect::CLAUDE_TYPES;
+use super::{
+    Call, Format, ImportError, Items, Pairing, Subagent, Warning, WarningKind, get, get_str,
+};
 
-/// Entry types that hold no tool call, dropped without a warning.
-const DROPPED_ENTRIES: [&str; 4] = [
-    "summary",
-    "system",
-    "file-history-snapshot",
-    "queue-operation",
-];
+/// What a session says of its subagents: the id of each call that started one with
+/// the agent's id, and the first line of each agent whose calls `progress` entries
+/// show.
+#[derive(Debug, Default)]
+pub(crate) struct Agents {
+    pub started: Vec<(String, String)>,
+    pub shown: Vec<(String, u64)>,
+}
 
-/// Reads the entries of `items` into `pairing`.
-pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
+/// Notes what the entry `entry` says of subagents.
+fn note_agents(line: u64, kind: &str, entry: &[(String, Value)], agents: &mut Agents) {
+    let object = |members: &[(String, Value)], key: &str| match get(members, key) {
+        Some(Value::Object(inner)) => Some(inner.clone()),
+        _ => None,
+    };
+    if kind == "progress"
+        && let Some(data) = object(entry, "data")
+        && get_str(&data, "type") == Some("agent_progress")
+        && let Some(agent) = get_str(&data, "agentId")
+        && !agents.shown.iter().any(|(a, _)| a == agent)
+    {
+        agents.shown.push((agent.to_owned(), line));
+    }
+    if kind == "user"
+        && let Some(result) = object(entry, "toolUseResult")
+        && let Some(agent) = get_str(&result, "agentId")
+        && let Some(message) = object(entry, "message")
+        && let Some(Value::Array(blocks)) = get(&message, "content")
+    {
+        for block in blocks {
+            if let Value::Object(block) = block
+                && get_str(block, "type") == Some("tool_result")
+                && let Some(id) = get(block, "tool_use_id")
+            {
+                agents.started.push((super::id_key(id), agent.to_owned()));
+            }
+        }
+    }
+}
+
+/// Reads the entries of `items` into `pairing`, noting what they say of subagents in
+/// `agents`.
+pub(crate) fn read(
+    items: Items<'_>,
+    pairing: &mut Pairing,
+    agents: &mut Agents,
+) -> Result<(), LineError> {
     for item in items {
         let (line, value) = item?;
         let Value::Object(entry) = value else {
@@ -50,9 +109,12 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
             );
             continue;
         };
+        if let Some(kind) = get_str(&entry, "type") {
+            note_agents(line, kind, &entry, agents);
+        }
         let kind = match get_str(&entry, "type") {
             Some(kind @ ("user" | "assistant")) => kind,
-            Some(kind) if DROPPED_ENTRIES.contains(&kind) => continue,
+            Some(kind) if CLAUDE_TYPES.contains(&kind) => continue,
             Some(kind) => {
                 pairing.skip(line, format!("entry of type {}", quoted_key(kind)));
                 continue;
@@ -96,4 +158,102 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
         }
     }
     Ok(())
+}
+
+/// Places the calls of `subagents` among the session's `calls` (see the module
+/// documentation), and warns about subagents shown but not given.
+pub(crate) fn place_subagents(
+    calls: &mut Vec<(String, Call)>,
+    warnings: &mut Vec<Warning>,
+    agents: &Agents,
+    subagents: &[Subagent<'_>],
+) -> Result<(), ImportError> {
+    let mut given: Vec<&Subagent<'_>> = subagents.iter().collect();
+    given.sort_by(|a, b| a.name.cmp(b.name));
+    let mut after: Vec<(usize, Vec<(String, Call)>)> = Vec::new();
+    let mut last = Vec::new();
+    for subagent in given {
+        let id = agent_id(subagent.name);
+        let fail = |err: ImportError| ImportError::Subagent {
+            name: subagent.name.to_owned(),
+            message: err.to_string(),
+        };
+        let document =
+            super::Document::read(subagent.bytes, Some(Format::ClaudeCode)).map_err(fail)?;
+        let (found, found_warnings, _) =
+            super::read_as(document, Format::ClaudeCode, subagent.bytes).map_err(fail)?;
+        let started = agents
+            .started
+            .iter()
+            .find(|(_, agent)| agent == id)
+            .and_then(|(call, _)| calls.iter().position(|(c, _)| c == call));
+        let line = match started {
+            Some(at) => calls[at].1.line,
+            None => calls.last().map_or(1, |(_, call)| call.line),
+        };
+        for warning in found_warnings {
+            warnings.push(Warning {
+                line,
+                kind: warning.kind,
+                message: format!(
+                    "subagent {}, its line {}: {}",
+                    subagent.name, warning.line, warning.message
+                ),
+            });
+        }
+        let mut placed = Vec::with_capacity(found.len());
+        for (call_id, mut call) in found {
+            if !call_id.is_empty() && calls.iter().any(|(id, _)| *id == call_id) {
+                // Already in the session file as a sidechain entry.
+                continue;
+            }
+            call.line = line;
+            call.response = with_subagent(&call.response, id);
+            placed.push((call_id, call));
+        }
+        match started {
+            Some(at) => after.push((at, placed)),
+            None => last.extend(placed),
+        }
+    }
+    for (agent, line) in &agents.shown {
+        if !subagents.iter().any(|s| agent_id(s.name) == agent) {
+            warnings.push(Warning {
+                line: *line,
+                kind: WarningKind::Skipped,
+                message: format!(
+                    "skipped the calls of subagent {agent}, shown in progress entries: its log subagents/agent-{agent}.jsonl was not read"
+                ),
+            });
+        }
+    }
+    // Latest positions first, so earlier positions stay valid.
+    after.sort_by_key(|placed| std::cmp::Reverse(placed.0));
+    for (at, placed) in after {
+        let tail = calls.split_off(at + 1);
+        calls.extend(placed);
+        calls.extend(tail);
+    }
+    calls.extend(last);
+    warnings.sort_by_key(|w| w.line);
+    Ok(())
+}
+
+/// The agent id of a subagent log's name: `agent-ID.jsonl` gives `ID`.
+pub fn agent_id(name: &str) -> &str {
+    let name = name.strip_suffix(".jsonl").unwrap_or(name);
+    name.strip_prefix("agent-").unwrap_or(name)
+}
+
+/// The canonical response `response` with `"subagent": id` added.
+fn with_subagent(response: &[u8], id: &str) -> Vec<u8> {
+    let text = String::from_utf8_lossy(response);
+    let mut members = match json::parse(&text) {
+        Ok(Value::Object(members)) => members,
+        _ => Vec::new(),
+    };
+    members.retain(|(key, _)| key != "subagent");
+    members.push(("subagent".to_owned(), Value::Str(id.to_owned())));
+    members.sort_by(|a, b| a.0.cmp(&b.0));
+    canonical::encode(&Value::Object(members))
 }

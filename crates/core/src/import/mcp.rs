@@ -9,8 +9,9 @@
 //! `{"error": {...}, "is_error": true}`.
 //!
 //! Notifications and requests of other methods (`initialize`, `tools/list`, ...) are
-//! dropped, and so are the responses to those requests. A line or message that is
-//! not a JSON-RPC message (the `jsonrpc` member is not checked), a response whose id
+//! dropped, and so are the responses to those requests. A message without
+//! `"jsonrpc": "2.0"` is read as JSON-RPC 2.0, with a warning. A line or message that
+//! is not a JSON-RPC message, a response whose id
 //! no request is waiting for, and a request id used again while a request with it is
 //! still waiting are warned about. Ids are matched by their JSON: `1` and `"1"` are
 //! different ids. A `tools/call` without a `name`, with arguments that are not an
@@ -51,6 +52,13 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
 }
 
 fn message(line: u64, members: &[(String, Value)], pairing: &mut Pairing) -> Result<(), LineError> {
+    if !matches!(get(members, "jsonrpc"), Some(Value::Str(version)) if version == "2.0") {
+        pairing.warn(
+            line,
+            WarningKind::NotJsonRpc,
+            "message without \"jsonrpc\": \"2.0\"; read as JSON-RPC 2.0".to_owned(),
+        );
+    }
     let id = get(members, "id");
     match (get(members, "method"), id) {
         (Some(Value::Str(method)), Some(id)) if method == "tools/call" => {

@@ -1,11 +1,22 @@
 //! Importing the logs agents really write into strict transcripts (spec section 1).
 //!
-//! [`import`] reads the bytes of a Claude Code session ([`claude_code`]), an OpenAI
-//! chat history ([`openai`]), an Anthropic Messages API conversation ([`anthropic`])
-//! or an MCP JSON-RPC log ([`mcp`]), and gives its tool calls, each paired with its
-//! own result, in call order, with a [`Warning`] for everything that could not be
-//! paired or understood. [`write_transcript`] writes them as a transcript. Both are
-//! pure: the same bytes give the same transcript and the same warnings.
+//! [`import`] reads the bytes of an agent's log, in one of the formats of [`Format`]
+//! (one module each: [`claude_code`], [`codex`], [`responses`], [`gemini`],
+//! [`copilot`], [`cursor`], [`openai`] (with Inspect AI and SWE-agent), [`anthropic`],
+//! [`mcp`], [`openhands`], [`cline`], [`otel`], and this project's own transcripts),
+//! and gives its tool calls, each paired with its own result, in call order, with a
+//! [`Warning`] for everything that could not be paired or understood.
+//! [`import_with_subagents`] also takes a Claude Code session's subagent logs, as
+//! bytes. [`write_transcript`] writes the calls as a transcript. All are pure: the
+//! same bytes give the same transcript and the same warnings, and nothing here
+//! touches the file system.
+//!
+//! The format is named (`--from`) or recognised on positive evidence across the
+//! whole input (see `detect.rs`: two formats that fit are an error naming both, none
+//! is an error). An import that gives no record from an input holding a tool call in
+//! the shape of another format is an error naming that format
+//! ([`ImportError::WrongFormat`]): it never exits with nothing having dropped calls
+//! it could see. The user documentation of every format is `docs/import.md`.
 //!
 //! # The mapping, for every format
 //!
@@ -28,9 +39,9 @@
 //!   tool or arguments to make a record of: it is dropped, with a warning.
 //! - Dropped without a warning, since they are not tool calls: text, reasoning
 //!   (`thinking`), images and documents, system prompts, usage and model metadata,
-//!   Claude Code's `summary`, `system`, `file-history-snapshot` and `queue-operation`
-//!   entries and its `toolUseResult` copies, and MCP notifications and other methods
-//!   (`initialize`, `tools/list`, ...) with their responses.
+//!   the entries each producer writes routinely besides its calls (see each module),
+//!   and MCP notifications and other methods (`initialize`, `tools/list`, ...) with
+//!   their responses.
 //! - Anything else that is not understood (a line that is not an object, an entry or
 //!   content block of an unknown type, a message without content, a legacy OpenAI
 //!   `function_call`) is skipped with a warning.
@@ -46,8 +57,19 @@
 
 pub mod anthropic;
 pub mod claude_code;
+pub mod cline;
+pub mod codex;
+pub mod copilot;
+pub mod cursor;
+mod detect;
+pub mod eval;
+pub mod gemini;
 pub mod mcp;
 pub mod openai;
+pub mod openhands;
+pub mod otel;
+mod own;
+pub mod responses;
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -76,10 +98,59 @@ pub enum Source {
     Anthropic,
     /// MCP JSON-RPC 2.0 messages, one a line.
     Mcp,
+    /// A plain transcript of this project.
+    Transcript,
+    /// A sealed transcript of this project: its chain is checked as it is read.
+    Sealed,
+    /// A Codex CLI rollout (`~/.codex/sessions/**/rollout-*.jsonl`).
+    Codex,
+    /// OpenAI Responses API items.
+    Responses,
+    /// A Gemini CLI session (JSON, or JSONL).
+    Gemini,
+    /// A GitHub Copilot CLI `events.jsonl`.
+    Copilot,
+    /// A Cursor agent transcript (JSONL).
+    Cursor,
+    /// An Inspect AI eval log (`.json`).
+    Inspect,
+    /// A SWE-agent trajectory (`.traj`).
+    SweAgent,
+    /// An OpenHands event stream (a JSON array of events).
+    Openhands,
+    /// A Cline task's `api_conversation_history.json`.
+    Cline,
+    /// OpenTelemetry GenAI spans as OTLP JSON.
+    Otel,
+}
+
+impl Source {
+    /// The format named, or `None` for [`Source::Auto`].
+    pub fn format(self) -> Option<Format> {
+        Some(match self {
+            Source::Auto => return None,
+            Source::ClaudeCode => Format::ClaudeCode,
+            Source::Openai => Format::Openai,
+            Source::Anthropic => Format::Anthropic,
+            Source::Mcp => Format::Mcp,
+            Source::Transcript => Format::Transcript,
+            Source::Sealed => Format::Sealed,
+            Source::Codex => Format::Codex,
+            Source::Responses => Format::Responses,
+            Source::Gemini => Format::Gemini,
+            Source::Copilot => Format::Copilot,
+            Source::Cursor => Format::Cursor,
+            Source::Inspect => Format::Inspect,
+            Source::SweAgent => Format::SweAgent,
+            Source::Openhands => Format::Openhands,
+            Source::Cline => Format::Cline,
+            Source::Otel => Format::Otel,
+        })
+    }
 }
 
 /// A format an input was read as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Format {
     /// A Claude Code session.
     ClaudeCode,
@@ -89,9 +160,53 @@ pub enum Format {
     Anthropic,
     /// MCP JSON-RPC messages.
     Mcp,
+    /// A plain transcript.
+    Transcript,
+    /// A sealed transcript.
+    Sealed,
+    /// A Codex CLI rollout.
+    Codex,
+    /// OpenAI Responses API items.
+    Responses,
+    /// A Gemini CLI session.
+    Gemini,
+    /// A GitHub Copilot CLI event log.
+    Copilot,
+    /// A Cursor agent transcript.
+    Cursor,
+    /// An Inspect AI eval log.
+    Inspect,
+    /// A SWE-agent trajectory.
+    SweAgent,
+    /// An OpenHands event stream.
+    Openhands,
+    /// A Cline task history.
+    Cline,
+    /// OpenTelemetry GenAI spans.
+    Otel,
 }
 
 impl Format {
+    /// Every format, in the order of this enum.
+    pub const ALL: [Format; 16] = [
+        Format::ClaudeCode,
+        Format::Openai,
+        Format::Anthropic,
+        Format::Mcp,
+        Format::Transcript,
+        Format::Sealed,
+        Format::Codex,
+        Format::Responses,
+        Format::Gemini,
+        Format::Copilot,
+        Format::Cursor,
+        Format::Inspect,
+        Format::SweAgent,
+        Format::Openhands,
+        Format::Cline,
+        Format::Otel,
+    ];
+
     /// The format's name, as `--from` takes it.
     pub fn name(self) -> &'static str {
         match self {
@@ -99,7 +214,24 @@ impl Format {
             Format::Openai => "openai",
             Format::Anthropic => "anthropic",
             Format::Mcp => "mcp",
+            Format::Transcript => "transcript",
+            Format::Sealed => "sealed",
+            Format::Codex => "codex",
+            Format::Responses => "responses",
+            Format::Gemini => "gemini",
+            Format::Copilot => "copilot",
+            Format::Cursor => "cursor",
+            Format::Inspect => "inspect",
+            Format::SweAgent => "swe-agent",
+            Format::Openhands => "openhands",
+            Format::Cline => "cline",
+            Format::Otel => "otel",
         }
+    }
+
+    /// The format's bit in a set of formats.
+    pub(crate) fn bit(self) -> u32 {
+        1 << (self as u32)
     }
 }
 
@@ -115,6 +247,8 @@ pub enum WarningKind {
     RepeatedId,
     /// A line, entry, message or content block that was not understood: skipped.
     Skipped,
+    /// An MCP message without `"jsonrpc": "2.0"`, read as JSON-RPC 2.0.
+    NotJsonRpc,
 }
 
 impl WarningKind {
@@ -125,6 +259,10 @@ impl WarningKind {
             WarningKind::NoCall => ("result without a call", "results without a call"),
             WarningKind::RepeatedId => ("repeated id", "repeated ids"),
             WarningKind::Skipped => ("skipped item", "skipped items"),
+            WarningKind::NotJsonRpc => (
+                "message without \"jsonrpc\"",
+                "messages without \"jsonrpc\"",
+            ),
         };
         format!("{n} {}", if n == 1 { one } else { many })
     }
@@ -170,12 +308,75 @@ pub struct Imported {
 }
 
 /// Why an input could not be imported.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ImportError {
     /// Invalid or malformed input on a line.
+    #[error("{0}")]
     Input(LineError),
-    /// The input as a whole is not what was asked for (or not recognised).
+    /// The input as a whole is not what was asked for.
+    #[error("{0}")]
     Whole(String),
+    /// Nothing in the input is evidence of a known format.
+    #[error("unrecognised input: {found}; {EXPECTED}")]
+    Unrecognised {
+        /// What was found instead, as a phrase.
+        found: String,
+    },
+    /// Two formats fit the input.
+    #[error(
+        "ambiguous input: line {first_line} reads as {} and line {second_line} as {}; name the format with --from {} or --from {}",
+        first.name(), second.name(), first.name(), second.name()
+    )]
+    Ambiguous {
+        /// The format with the earliest evidence.
+        first: Format,
+        /// The line of that evidence.
+        first_line: u64,
+        /// The other format.
+        second: Format,
+        /// The line of its first evidence.
+        second_line: u64,
+    },
+    /// Read as `read_as`, the input gave no call, though it holds tool calls in the
+    /// shape of `looks_like`: importing nothing would lose them.
+    #[error(
+        "no tool calls read as {}, but line {line} holds a tool call of the {} format; import it with --from {}",
+        read_as.name(), looks_like.name(), looks_like.name()
+    )]
+    WrongFormat {
+        /// The format the input was read as.
+        read_as: Format,
+        /// The format its calls are written in.
+        looks_like: Format,
+        /// The first line holding such a call.
+        line: u64,
+    },
+    /// The input is a zip archive, read as a format that is not one.
+    #[error("a zip archive, which only --from inspect (an Inspect AI .eval log) reads")]
+    Zip,
+    /// A zip archive that is not a readable Inspect AI `.eval` log.
+    #[error("{0}")]
+    Eval(String),
+    /// A subagent log given with a session could not be imported.
+    #[error("subagent log {name}: {message}")]
+    Subagent {
+        /// The log's file name.
+        name: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A sealed transcript whose chain is broken: nothing is imported from it.
+    #[error(
+        "the chain is broken at line {line} (link {position}): {what}; nothing is imported from a broken chain"
+    )]
+    BrokenChain {
+        /// The physical line of the first link that does not check out.
+        line: u64,
+        /// Its 0-based position.
+        position: u64,
+        /// Which check failed.
+        what: String,
+    },
 }
 
 impl From<LineError> for ImportError {
@@ -184,33 +385,67 @@ impl From<LineError> for ImportError {
     }
 }
 
-const EXPECTED: &str = "expected a Claude Code session (JSONL entries with \"type\"), OpenAI chat \
-messages (a JSON array or JSONL with \"role\"), Anthropic Messages API messages (a JSON array \
-with tool_use blocks) or MCP JSON-RPC messages (JSONL with \"jsonrpc\"); name the format with \
---from";
+const EXPECTED: &str = "expected an agent log of a known format (claude-code, codex, gemini, \
+copilot, cursor, openai, responses, anthropic, mcp, inspect, swe-agent, openhands, cline, otel, \
+or a transcript of this tool; see docs/import.md); name the format with --from";
+
+/// A subagent's log given beside a session (Claude Code's
+/// `<session>/subagents/agent-ID.jsonl`): its name and bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct Subagent<'a> {
+    /// The file name, `agent-ID.jsonl`; the subagent's id is `ID`.
+    pub name: &'a str,
+    /// The file's bytes.
+    pub bytes: &'a [u8],
+}
 
 /// Imports the bytes of an input read as `source`.
 pub fn import(bytes: &[u8], source: Source) -> Result<Imported, ImportError> {
-    let document = Document::read(bytes, source)?;
-    let (format, detected) = match source {
-        Source::Auto => (detect(&document)?, true),
-        Source::ClaudeCode => (Format::ClaudeCode, false),
-        Source::Openai => (Format::Openai, false),
-        Source::Anthropic => (Format::Anthropic, false),
-        Source::Mcp => (Format::Mcp, false),
-    };
-    let mut pairing = Pairing::new(format == Format::ClaudeCode);
-    let items: Items<'_> = match document {
-        Document::Array(items) => Box::new(items.into_iter().map(Ok)),
-        Document::Lines(bytes) => Box::new(json_lines(bytes)),
-    };
-    match format {
-        Format::ClaudeCode => claude_code::read(items, &mut pairing)?,
-        Format::Openai => openai::read(items, &mut pairing)?,
-        Format::Anthropic => anthropic::read(items, &mut pairing)?,
-        Format::Mcp => mcp::read(items, &mut pairing)?,
+    import_with_subagents(bytes, source, &[])
+}
+
+/// Imports the bytes of an input read as `source`, with the logs of its subagents
+/// (read only when the input is a Claude Code session; see [`claude_code`] for where
+/// their calls go).
+pub fn import_with_subagents(
+    bytes: &[u8],
+    source: Source,
+    subagents: &[Subagent<'_>],
+) -> Result<Imported, ImportError> {
+    if bytes.starts_with(b"PK\x03\x04") {
+        return match source {
+            Source::Auto | Source::Inspect => {
+                let (calls, warnings) = eval::read(bytes)?;
+                Ok(Imported {
+                    format: Format::Inspect,
+                    detected: source == Source::Auto,
+                    calls,
+                    warnings,
+                })
+            }
+            _ => Err(ImportError::Zip),
+        };
     }
-    let (calls, warnings) = pairing.finish();
+    let document = Document::read(bytes, source.format())?;
+    let (format, detected) = match source.format() {
+        None => (detect::detect(&document)?, true),
+        Some(format) => (format, false),
+    };
+    let (mut calls, mut warnings, agents) = read_as(document, format, bytes)?;
+    if calls.is_empty()
+        && let Some((looks_like, line)) = detect::calls_seen(Document::read(bytes, Some(format))?)
+        && looks_like != format
+    {
+        return Err(ImportError::WrongFormat {
+            read_as: format,
+            looks_like,
+            line,
+        });
+    }
+    if format == Format::ClaudeCode {
+        claude_code::place_subagents(&mut calls, &mut warnings, &agents, subagents)?;
+    }
+    let calls = calls.into_iter().map(|(_, call)| call).collect();
     Ok(Imported {
         format,
         detected,
@@ -219,38 +454,102 @@ pub fn import(bytes: &[u8], source: Source) -> Result<Imported, ImportError> {
     })
 }
 
+/// The calls (each with its id) and warnings of `document` read as `format`, and for
+/// Claude Code what it says of its subagents.
+type Read = (Vec<(String, Call)>, Vec<Warning>, claude_code::Agents);
+
+pub(crate) fn read_as(
+    document: Document<'_>,
+    format: Format,
+    bytes: &[u8],
+) -> Result<Read, ImportError> {
+    let mut pairing = Pairing::new(format == Format::ClaudeCode);
+    let mut agents = claude_code::Agents::default();
+    match format {
+        Format::Transcript => own::read_transcript(bytes, &mut pairing)?,
+        Format::Sealed => own::read_sealed(bytes, &mut pairing)?,
+        _ => {
+            let items = document.items(format);
+            match format {
+                Format::ClaudeCode => claude_code::read(items, &mut pairing, &mut agents)?,
+                Format::Openai | Format::SweAgent | Format::Inspect => {
+                    openai::read(items, &mut pairing)?
+                }
+                Format::Anthropic => anthropic::read(items, &mut pairing)?,
+                Format::Mcp => mcp::read(items, &mut pairing)?,
+                Format::Codex => codex::read(items, &mut pairing)?,
+                Format::Responses => responses::read(items, &mut pairing)?,
+                Format::Gemini => gemini::read(items, &mut pairing)?,
+                Format::Copilot => copilot::read(items, &mut pairing)?,
+                Format::Cursor => cursor::read(items, &mut pairing)?,
+                Format::Openhands => openhands::read(items, &mut pairing)?,
+                Format::Cline => cline::read(items, &mut pairing)?,
+                Format::Otel => otel::read(items, &mut pairing)?,
+                Format::Transcript | Format::Sealed => {}
+            }
+        }
+    }
+    let (calls, warnings) = pairing.finish();
+    Ok((calls, warnings, agents))
+}
+
 /// The items of an input: its JSON values with the lines they start on.
 pub(crate) type Items<'a> = Box<dyn Iterator<Item = Result<(u64, Value), LineError>> + 'a>;
 
-/// An input as read: one JSON array (each item with the line it starts on), or
-/// JSON Lines.
-enum Document<'a> {
-    Array(Vec<(u64, Value)>),
+/// An input as read: JSON Lines, or one JSON document (an array, each item with the
+/// line it starts on, or an object, each member with the line of its key).
+pub(crate) enum Document<'a> {
     Lines(&'a [u8]),
+    Array(Vec<(u64, Value)>),
+    Object(Vec<(String, Value)>, json::Lines),
 }
 
 impl<'a> Document<'a> {
-    /// Claude Code and MCP are JSON Lines; the others are a JSON array when the first
-    /// byte that is not whitespace is `[`, JSON Lines (one message a line) otherwise.
-    fn read(bytes: &'a [u8], source: Source) -> Result<Self, ImportError> {
-        let array = match source {
-            Source::ClaudeCode | Source::Mcp => false,
-            Source::Auto | Source::Openai | Source::Anthropic => {
-                let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-                body.iter()
-                    .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
-                    .is_some_and(|&b| b == b'[')
+    /// An input is one JSON document when it starts with `[` (but MCP, whose lines
+    /// may be batches, and this project's transcripts are always JSON Lines), or when
+    /// it starts with `{` and its first line is not a whole JSON value (a
+    /// pretty-printed document); JSON Lines otherwise.
+    pub(crate) fn read(bytes: &'a [u8], format: Option<Format>) -> Result<Self, ImportError> {
+        let lines_only = matches!(
+            format,
+            Some(Format::Mcp | Format::Transcript | Format::Sealed)
+        );
+        let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        let first = body
+            .iter()
+            .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+            .copied();
+        match first {
+            Some(b'[') if !lines_only && format != Some(Format::ClaudeCode) => {}
+            Some(b'{') if !lines_only && !first_line_is_json(bytes) => {
+                if let Ok(document) = Self::whole(bytes) {
+                    return Ok(document);
+                }
+                return Ok(Document::Lines(bytes));
             }
-        };
-        if !array {
-            return Ok(Document::Lines(bytes));
+            _ => return Ok(Document::Lines(bytes)),
         }
-        let located = json::decode_document(bytes)
-            .and_then(json::parse_located)
-            .map_err(|err| LineError {
-                line: err.line as u64,
-                message: err.to_string(),
-            })?;
+        Self::whole(bytes)
+    }
+
+    pub(crate) fn whole(bytes: &[u8]) -> Result<Self, ImportError> {
+        let error = |err: json::ParseError| LineError {
+            line: err.line as u64,
+            message: err.to_string(),
+        };
+        let text = json::decode_document(bytes).map_err(error)?;
+        if !text.trim_start().starts_with('[') {
+            // The lines of the elements of arrays down to a sample's messages in an
+            // Inspect AI log: object, samples, sample, messages, message.
+            return match json::parse_with_lines(text, 5).map_err(error)? {
+                (Value::Object(members), lines) => Ok(Document::Object(members, lines)),
+                (other, _) => Err(ImportError::Whole(format!(
+                    "expected a JSON array of messages, found {}",
+                    other.described()
+                ))),
+            };
+        }
+        let located = json::parse_located(text).map_err(error)?;
         match located {
             (Value::Array(items), lines) => Ok(Document::Array(
                 items
@@ -265,11 +564,31 @@ impl<'a> Document<'a> {
             ))),
         }
     }
+
+    /// The items to read as `format`.
+    fn items(self, format: Format) -> Items<'a> {
+        match self {
+            Document::Lines(bytes) => Box::new(json_lines(bytes)),
+            Document::Array(items) => Box::new(items.into_iter().map(Ok)),
+            Document::Object(members, lines) => Box::new(
+                detect::document_items(format, members, &lines)
+                    .into_iter()
+                    .map(Ok),
+            ),
+        }
+    }
+}
+
+/// Whether the first non-blank line of `bytes` is one whole JSON value.
+fn first_line_is_json(bytes: &[u8]) -> bool {
+    json_lines(bytes).next().is_some_and(|first| first.is_ok())
 }
 
 /// The non-blank lines of `bytes`, each parsed as one JSON value, with their 1-based
 /// line numbers (a byte-order mark at the start is skipped, as in transcripts).
-fn json_lines(bytes: &[u8]) -> impl Iterator<Item = Result<(u64, Value), LineError>> + '_ {
+pub(crate) fn json_lines(
+    bytes: &[u8],
+) -> impl Iterator<Item = Result<(u64, Value), LineError>> + '_ {
     bytes
         .split(|&b| b == b'\n')
         .zip(1u64..)
@@ -289,96 +608,8 @@ fn json_lines(bytes: &[u8]) -> impl Iterator<Item = Result<(u64, Value), LineErr
         })
 }
 
-/// Recognises the format of a document (see README, "Import").
-///
-/// A JSON array is OpenAI chat messages when a message has `tool_calls` or
-/// `function_call`, or the role `tool`, `system`, `developer` or `function`; it is
-/// Anthropic messages when a message's content has a `tool_use` or `tool_result`
-/// block; an array of messages with neither (no tool calls at all) is read as OpenAI.
-/// JSON Lines are decided by the first line that is an object: `jsonrpc` makes MCP, a
-/// string `type` Claude Code, `role` OpenAI.
-fn detect(document: &Document<'_>) -> Result<Format, ImportError> {
-    match document {
-        Document::Array(items) => {
-            let objects: Vec<&[(String, Value)]> = items
-                .iter()
-                .filter_map(|(_, item)| match item {
-                    Value::Object(members) => Some(members.as_slice()),
-                    _ => None,
-                })
-                .collect();
-            let openai = objects.iter().any(|m| {
-                get(m, "tool_calls").is_some()
-                    || get(m, "function_call").is_some()
-                    || matches!(
-                        get_str(m, "role"),
-                        Some("tool" | "system" | "developer" | "function")
-                    )
-            });
-            let anthropic = || {
-                objects.iter().any(|m| match get(m, "content") {
-                    Some(Value::Array(blocks)) => blocks.iter().any(|block| match block {
-                        Value::Object(b) => {
-                            matches!(get_str(b, "type"), Some("tool_use" | "tool_result"))
-                        }
-                        _ => false,
-                    }),
-                    _ => false,
-                })
-            };
-            if openai {
-                Ok(Format::Openai)
-            } else if anthropic() {
-                Ok(Format::Anthropic)
-            } else if !objects.is_empty() && objects.iter().all(|m| get(m, "role").is_some()) {
-                Ok(Format::Openai)
-            } else {
-                Err(ImportError::Whole(format!(
-                    "unrecognised input: a JSON array, but not of chat messages; {EXPECTED}"
-                )))
-            }
-        }
-        Document::Lines(bytes) => {
-            for parsed in json_lines(bytes) {
-                let (line, value) = parsed.map_err(|err| {
-                    // A line that starts like an object is JSON with a mistake in
-                    // it, told as such; anything else is not JSON at all.
-                    if looks_like_object(bytes, err.line) {
-                        ImportError::Input(err)
-                    } else {
-                        ImportError::Input(LineError {
-                            line: err.line,
-                            message: format!("unrecognised input: {}; {EXPECTED}", err.message),
-                        })
-                    }
-                })?;
-                let Value::Object(members) = value else {
-                    continue;
-                };
-                return if get(&members, "jsonrpc").is_some() {
-                    Ok(Format::Mcp)
-                } else if get_str(&members, "type").is_some() {
-                    Ok(Format::ClaudeCode)
-                } else if get(&members, "role").is_some() {
-                    Ok(Format::Openai)
-                } else {
-                    Err(ImportError::Input(LineError {
-                        line,
-                        message: format!(
-                            "unrecognised input: an object without \"type\", \"role\" or \"jsonrpc\"; {EXPECTED}"
-                        ),
-                    }))
-                };
-            }
-            Err(ImportError::Whole(format!(
-                "unrecognised input: no JSON object in it; {EXPECTED}"
-            )))
-        }
-    }
-}
-
 /// Whether the 1-based line `line` of `bytes` starts, after whitespace, with `{`.
-fn looks_like_object(bytes: &[u8], line: u64) -> bool {
+pub(crate) fn looks_like_object(bytes: &[u8], line: u64) -> bool {
     bytes
         .split(|&b| b == b'\n')
         .nth(line.saturating_sub(1) as usize)
@@ -389,10 +620,10 @@ fn looks_like_object(bytes: &[u8], line: u64) -> bool {
         == Some(&b'{')
 }
 
-/// Hands each message of `items` (OpenAI and Anthropic) to `read` with its line: a
-/// message that is not an object is skipped with a warning, and a request body
-/// (`{"model": ..., "messages": [...]}`) where a message was expected is an error,
-/// since its messages would be skipped one by one otherwise.
+/// Hands each message of `items` (OpenAI, Anthropic, Cline) to `read` with its line:
+/// a message that is not an object is skipped with a warning, and a request body
+/// (`{"model": ..., "messages": [...]}`) where a message was expected gives its
+/// messages, each on the line of the body.
 pub(crate) fn for_each_message(
     items: Items<'_>,
     pairing: &mut Pairing,
@@ -407,11 +638,19 @@ pub(crate) fn for_each_message(
             );
             continue;
         };
-        if get(&message, "messages").is_some() && get(&message, "role").is_none() {
-            return Err(LineError {
-                line,
-                message: "a request body, not a message: import its \"messages\" array".to_owned(),
-            });
+        if get(&message, "role").is_none()
+            && let Some(Value::Array(messages)) = get(&message, "messages")
+        {
+            for inner in messages {
+                match inner {
+                    Value::Object(inner) => read(line, inner, pairing)?,
+                    other => pairing.skip(
+                        line,
+                        format!("message: {}, not an object", other.described()),
+                    ),
+                }
+            }
+            continue;
         }
         read(line, &message, pairing)?;
     }
@@ -550,7 +789,7 @@ pub(crate) struct Pairing {
 }
 
 impl Pairing {
-    fn new(merge_repeats: bool) -> Self {
+    pub(crate) fn new(merge_repeats: bool) -> Self {
         Pairing {
             calls: Vec::new(),
             waiting: BTreeMap::new(),
@@ -567,6 +806,23 @@ impl Pairing {
             kind,
             message,
         });
+    }
+
+    /// How many calls there are so far.
+    pub(crate) fn calls_len(&self) -> usize {
+        self.calls.len()
+    }
+
+    /// How many warnings there are so far.
+    pub(crate) fn warnings_len(&self) -> usize {
+        self.warnings.len()
+    }
+
+    /// Names `name` in the warnings given since there were `from`.
+    pub(crate) fn name_warnings(&mut self, from: usize, name: &str) {
+        for warning in &mut self.warnings[from..] {
+            warning.message = format!("{name}: {}", warning.message);
+        }
     }
 
     /// Skips something not understood, with a warning.
@@ -621,6 +877,59 @@ impl Pairing {
             },
             answered: false,
         });
+    }
+
+    /// A call without an id, on `line`: it pairs with no result (its response is
+    /// `response`, or [`NO_RESULT`] with a warning when `None`).
+    pub(crate) fn call_unpaired(
+        &mut self,
+        line: u64,
+        tool: String,
+        args: Vec<u8>,
+        response: Option<Vec<u8>>,
+    ) {
+        let answered = response.is_some();
+        self.calls.push(Pending {
+            line,
+            id: String::new(),
+            call: Call {
+                line,
+                tool,
+                args,
+                response: response.unwrap_or_default(),
+            },
+            answered,
+        });
+    }
+
+    /// A call with an id whose result is given with it (inline).
+    pub(crate) fn call_answered(
+        &mut self,
+        line: u64,
+        id: String,
+        tool: String,
+        args: Vec<u8>,
+        response: Vec<u8>,
+    ) {
+        self.calls.push(Pending {
+            line,
+            id,
+            call: Call {
+                line,
+                tool,
+                args,
+                response,
+            },
+            answered: true,
+        });
+    }
+
+    /// The position of the call of id `id` still waiting for its result.
+    pub(crate) fn waiting_call(&self, id: &str) -> Option<usize> {
+        match self.waiting.get(id)?.front()? {
+            (Slot::Call(at), _) => Some(*at),
+            (Slot::Other, _) => None,
+        }
     }
 
     /// A request that is not a tool call, whose response is dropped.
@@ -678,26 +987,31 @@ impl Pairing {
         );
     }
 
-    /// The calls in order, each without a result given [`NO_RESULT`], and every
-    /// warning, sorted by line (stable, so in the order found on a line).
-    fn finish(mut self) -> (Vec<Call>, Vec<Warning>) {
+    /// The calls in order, each with its id (empty when it had none) and, without a
+    /// result, given [`NO_RESULT`]; and every warning, sorted by line (stable, so in
+    /// the order found on a line).
+    pub(crate) fn finish(mut self) -> (Vec<(String, Call)>, Vec<Warning>) {
         let mut calls = Vec::with_capacity(self.calls.len());
         for pending in self.calls {
             let mut call = pending.call;
             if !pending.answered {
+                let id = if pending.id.is_empty() {
+                    "no id".to_owned()
+                } else {
+                    format!("id {}", shown_id(&pending.id))
+                };
                 self.warnings.push(Warning {
                     line: pending.line,
                     kind: WarningKind::NoResult,
                     message: format!(
-                        "call {} (id {}) has no result; kept with the response {}",
+                        "call {} ({id}) has no result; kept with the response {}",
                         quote_name(&call.tool),
-                        shown_id(&pending.id),
                         String::from_utf8_lossy(NO_RESULT)
                     ),
                 });
                 call.response = NO_RESULT.to_vec();
             }
-            calls.push(call);
+            calls.push((pending.id, call));
         }
         self.warnings.sort_by_key(|w| w.line);
         (calls, self.warnings)
@@ -770,7 +1084,10 @@ mod tests {
                 r#"[{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"t","input":{}}]}]"#,
                 Format::Anthropic,
             ),
-            ("\nnull\n{\"type\":\"user\"}\n", Format::ClaudeCode),
+            (
+                "\nnull\n{\"type\":\"user\",\"message\":{}}\n",
+                Format::ClaudeCode,
+            ),
         ];
         for (text, format) in cases {
             let imported = import(text.as_bytes(), Source::Auto).expect(text);
@@ -787,8 +1104,8 @@ mod tests {
         for text in ["", "hello", "[1, 2]", "{\"a\": 1}", "null\n"] {
             let err = import(text.as_bytes(), Source::Auto).expect_err(text);
             let message = match err {
-                ImportError::Whole(message) => message,
                 ImportError::Input(err) => err.message,
+                other => other.to_string(),
             };
             assert!(message.contains("unrecognised input"), "{text}: {message}");
             assert!(
@@ -819,6 +1136,19 @@ mod tests {
                 "\n"
             )
         );
+    }
+
+    #[test]
+    fn calls_in_a_document_are_on_the_lines_where_their_messages_start() {
+        let text = "{\n \"samples\": [\n  {\"messages\": [\n   {\"role\": \"user\", \"content\": \"x\"},\n   {\"role\": \"assistant\", \"tool_calls\": [{\"id\": \"a\", \"function\": \"f\", \"arguments\": {}}]}]},\n  {\"messages\": [\n   {\"role\": \"assistant\", \"tool_calls\": [{\"id\": \"b\", \"function\": \"g\", \"arguments\": {}}]}]}\n ],\n \"eval\": {}, \"version\": 2\n}\n";
+        let imported = import(text.as_bytes(), Source::Auto).expect("imports");
+        assert_eq!(imported.format, Format::Inspect);
+        let lines: Vec<(u64, &str)> = imported
+            .calls
+            .iter()
+            .map(|call| (call.line, call.tool.as_str()))
+            .collect();
+        assert_eq!(lines, [(5, "f"), (7, "g")]);
     }
 
     fn openai_arguments(nesting: usize) -> String {

@@ -10,6 +10,14 @@
 //! message that is not an object or has no string `role`, a tool call of a type other
 //! than `function`, and the legacy `function_call` and `function` role are skipped
 //! with a warning.
+//!
+//! Two variants of the same shape are read too. Inspect AI writes a call as
+//! `{"id": ..., "function": "NAME", "arguments": {...}}` (the function's name a
+//! string, the arguments an object); its tool messages may carry an `error`, kept as
+//! `"error"` in the response beside the content, with `"is_error": true`. SWE-agent's tool messages name their calls in
+//! `tool_call_ids`, a list: the message is the result of each of them. The documents
+//! these come in (an Inspect AI eval log's `samples[].messages`, a SWE-agent
+//! trajectory's `history`) are read one message after another.
 
 use crate::json::{self, Value, quoted_key};
 use crate::transcript::LineError;
@@ -76,6 +84,22 @@ fn tool_call(line: u64, i: usize, call: &Value, pairing: &mut Pairing) -> Result
     }
     let wrong = |field, wanted| move |found| error(must_be(field, wanted, found));
     let id = required(call, "id", string_id, wrong("id", "a non-empty string"))?;
+    if let Some(Value::Str(name)) = get(call, "function") {
+        // Inspect AI: the name, and the arguments as an object.
+        if name.is_empty() {
+            return Err(error(must_be(
+                "function",
+                "a non-empty string",
+                get(call, "function"),
+            )));
+        }
+        let args = match get(call, "arguments") {
+            Some(args @ Value::Object(_)) => fit(line, "arguments", args)?,
+            found => return Err(error(must_be("arguments", "an object", found))),
+        };
+        pairing.call(line, id, name.clone(), args);
+        return Ok(());
+    }
     let function = required(call, "function", object, wrong("function", "an object"))?;
     let name = required(
         function,
@@ -116,6 +140,35 @@ fn tool_message(
     message: &[(String, Value)],
     pairing: &mut Pairing,
 ) -> Result<(), LineError> {
+    if get(message, "tool_call_id").is_none()
+        && let Some(ids) = get(message, "tool_call_ids")
+    {
+        // SWE-agent: one message answers every call it names.
+        let Value::Array(ids) = ids else {
+            return Err(LineError {
+                line,
+                message: format!(
+                    "tool message: {}",
+                    must_be("tool_call_ids", "an array of ids", Some(ids))
+                ),
+            });
+        };
+        let response = content_response(get(message, "content"), false);
+        let response = fit(line, "response", &response)?;
+        for id in ids {
+            let Some(id) = string_id(id) else {
+                return Err(LineError {
+                    line,
+                    message: format!(
+                        "tool message: {}",
+                        must_be("tool_call_ids[]", "a non-empty string", Some(id))
+                    ),
+                });
+            };
+            pairing.result(line, &id, response.clone());
+        }
+        return Ok(());
+    }
     let id = required(message, "tool_call_id", string_id, |found| LineError {
         line,
         message: match found {
@@ -126,7 +179,17 @@ fn tool_message(
             None => "tool message without \"tool_call_id\"".to_owned(),
         },
     })?;
-    let response = content_response(get(message, "content"), false);
+    let response = match get(message, "error") {
+        None | Some(Value::Null) => content_response(get(message, "content"), false),
+        Some(error) => {
+            // Inspect AI: the error kept beside the content.
+            let mut response = content_response(get(message, "content"), true);
+            if let Value::Object(members) = &mut response {
+                members.insert(1, ("error".to_owned(), error.clone()));
+            }
+            response
+        }
+    };
     let response = fit(line, "response", &response)?;
     pairing.result(line, &id, response);
     Ok(())

@@ -32,7 +32,7 @@ pub(crate) use canonical_writer::with_scratch;
 pub use canonical_writer::{Field, FieldValue, ObjectError, parse_fields_in};
 #[cfg(not(feature = "testing"))]
 pub(crate) use canonical_writer::{Field, FieldValue, parse_fields_in};
-pub use tree::{parse, parse_located};
+pub use tree::{Lines, parse, parse_located, parse_with_lines};
 pub use value::{JsonType, Value, member};
 
 /// The deepest nesting of objects and arrays accepted; the outermost value is level 1.

@@ -1,0 +1,117 @@
+//! Cline tasks: `api_conversation_history.json` in a task's folder, a JSON array of
+//! Anthropic messages.
+//!
+//! Each `tool_use` block (`id`, `name`, `input`) is a call, as in
+//! [`super::anthropic`]. Cline gives a call's result back as a text block of the next
+//! user message that starts `[NAME for '...'] Result:` (or `[NAME] Result:`): each
+//! such block is the result of the earliest call still waiting. Its content is the
+//! text after `Result:` in that block followed by the text blocks after it, up to the
+//! next result or an `<environment_details>` block, joined by newlines:
+//! `{"content": text}`. A `tool_result` block is read as in Anthropic messages, by id.
+//! Text, images and the rest of the messages are dropped.
+//!
+//! A result text with no call waiting for it is dropped with a warning. When a
+//! history has such results and no call at all, its calls are XML in the assistant's
+//! text (Cline's older prompt format), which is not read: that is an error, not an
+//! import of nothing.
+
+use std::collections::VecDeque;
+
+use crate::json::Value;
+use crate::transcript::LineError;
+
+use super::anthropic::content_blocks;
+use super::{Items, Pairing, content_response, fit, for_each_message, get, get_str, id_key};
+
+/// Whether `text` is a Cline result: `[...] Result:` at its start.
+fn is_result(text: &str) -> bool {
+    text.starts_with('[')
+        && text
+            .find(']')
+            .is_some_and(|end| text[end..].starts_with("] Result:"))
+}
+
+/// The text of a result: after `Result:` in `header`, then the text blocks of
+/// `after` up to the next result or environment details.
+fn result_text(header: &str, after: &[Value]) -> String {
+    let mut parts = Vec::new();
+    if let Some(at) = header.find("] Result:") {
+        let rest = header[at + "] Result:".len()..].trim_start_matches(['\n', '\r', ' ']);
+        if !rest.is_empty() {
+            parts.push(rest.to_owned());
+        }
+    }
+    for block in after {
+        let Value::Object(b) = block else { break };
+        let Some(text) = get_str(b, "text") else {
+            break;
+        };
+        if is_result(text) || text.starts_with("<environment_details>") {
+            break;
+        }
+        parts.push(text.to_owned());
+    }
+    parts.join("\n")
+}
+
+/// Reads the messages of `items` into `pairing`.
+pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
+    let mut waiting: VecDeque<String> = VecDeque::new();
+    let mut orphans: Vec<u64> = Vec::new();
+    let calls_before = pairing.calls_len();
+    for_each_message(items, pairing, |line, message, pairing| {
+        let Some(Value::Array(blocks)) = get(message, "content") else {
+            return Ok(());
+        };
+        for (at, block) in blocks.iter().enumerate() {
+            let Value::Object(b) = block else { continue };
+            match get_str(b, "type") {
+                Some("tool_use") => {
+                    if let Some(id) = get(b, "id") {
+                        waiting.push_back(id_key(id));
+                    }
+                    content_blocks(line, std::slice::from_ref(block), pairing)?;
+                }
+                Some("text") if get_str(message, "role") == Some("user") => {
+                    if let Some(text) = get_str(b, "text")
+                        && is_result(text)
+                    {
+                        // The earliest call still waiting for its result.
+                        let mut answered = false;
+                        while let Some(id) = waiting.pop_front() {
+                            if pairing.waiting_call(&id).is_some() {
+                                let content = Value::Str(result_text(text, &blocks[at + 1..]));
+                                let response = content_response(Some(&content), false);
+                                pairing.result(line, &id, fit(line, "response", &response)?);
+                                answered = true;
+                                break;
+                            }
+                        }
+                        if !answered {
+                            orphans.push(line);
+                        }
+                    }
+                }
+                _ => content_blocks(line, std::slice::from_ref(block), pairing)?,
+            }
+        }
+        Ok(())
+    })?;
+    if let Some(&first) = orphans.first() {
+        if pairing.calls_len() == calls_before {
+            // Results, and not one call: the calls are in the text, as XML.
+            return Err(LineError {
+                line: first,
+                message: "a tool result of Cline with no tool_use call before it: calls Cline wrote as XML in the assistant's text are not read, and importing none would lose them".to_owned(),
+            });
+        }
+        for line in orphans {
+            pairing.warn(
+                line,
+                super::WarningKind::NoCall,
+                "tool result has no tool_use call waiting for it; dropped".to_owned(),
+            );
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,71 @@
+//! Finding a Claude Code session's subagent logs: `<session>/subagents/agent-*.jsonl`
+//! beside the session file `<session>.jsonl`. The core reads them from bytes
+//! ([`toolreplay_core::import::import_with_subagents`]); this is the file system side.
+//!
+//! They are looked for when the input is a file (not standard input) named `*.jsonl`
+//! and read as Claude Code or with `--from auto`; the core reads them only when the
+//! input is a Claude Code session. A folder that cannot be listed, or a log that
+//! cannot be read, is an error: its calls must not be lost silently.
+
+use std::path::Path;
+
+use crate::error::Error;
+use crate::input;
+use toolreplay_core::import::{MAX_IMPORT_BYTES, Source, Subagent};
+
+/// The subagent logs found beside a session: each file name with its bytes.
+#[derive(Debug, Default)]
+pub struct Found(Vec<(String, Vec<u8>)>);
+
+impl Found {
+    /// The logs, as the core takes them.
+    pub fn logs(&self) -> Vec<Subagent<'_>> {
+        self.0
+            .iter()
+            .map(|(name, bytes)| Subagent { name, bytes })
+            .collect()
+    }
+}
+
+/// The subagent logs beside the session at `path`, in the order of their names.
+pub fn beside(path: &Path, source: Source) -> Result<Found, Error> {
+    if input::is_stdin(path) || !matches!(source, Source::Auto | Source::ClaudeCode) {
+        return Ok(Found::default());
+    }
+    let Some(stem) = path
+        .file_name()
+        .and_then(|name| name.to_str())
+        .and_then(|name| name.strip_suffix(".jsonl"))
+    else {
+        return Ok(Found::default());
+    };
+    let folder = path.with_file_name(stem).join("subagents");
+    if !folder.is_dir() {
+        return Ok(Found::default());
+    }
+    let read_error = |at: &Path, source| Error::Read {
+        path: input::display(at),
+        source,
+    };
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(&folder).map_err(|err| read_error(&folder, err))? {
+        let entry = entry.map_err(|err| read_error(&folder, err))?;
+        let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+            continue;
+        };
+        if !(name.starts_with("agent-") && name.ends_with(".jsonl")) {
+            continue;
+        }
+        let at = entry.path();
+        let bytes = std::fs::read(&at).map_err(|err| read_error(&at, err))?;
+        if bytes.len() as u64 > MAX_IMPORT_BYTES {
+            return Err(Error::Invalid {
+                path: input::display(&at),
+                message: "larger than the most an import reads".to_owned(),
+            });
+        }
+        found.push((name, bytes));
+    }
+    found.sort();
+    Ok(Found(found))
+}
