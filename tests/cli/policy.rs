@@ -721,3 +721,127 @@ fn the_fuzz_seeds_of_scope_files_read_without_a_crash() {
     }
     assert_snapshot!(out);
 }
+
+// --- issue 20: what an adversarial review got past the policy
+
+/// `fetch_url` calls of each URL, checked against `rules`.
+fn fetches(rules: Value, urls: &[&str]) -> String {
+    let args: Vec<String> = urls
+        .iter()
+        .map(|u| format!("{{\"url\": {}}}", s(u)))
+        .collect();
+    let transcript: Vec<(&str, &str, &str)> = args
+        .iter()
+        .map(|a| ("fetch_url", a.as_str(), "{}"))
+        .collect();
+    check(rules, &transcript)
+}
+
+/// Hosts of schemes the WHATWG parser keeps opaque are normalised as http hosts
+/// are, and a host that cannot be normalised is a violation.
+#[test]
+fn url_hosts_of_every_scheme_are_normalised() {
+    let rules = json!({"tools": {"fetch_url": {"urls": [{
+        "args": ["/url"],
+        "schemes": ["sftp", "gopher", "ssh", "git", "http"],
+        "deny_hosts": ["127.0.0.1", "169.254.169.254", "evil.com"]
+    }]}}});
+    assert_snapshot!(fetches(
+        rules,
+        &[
+            "sftp://127.0.0.1/",
+            "gopher://169.254.169.254/",
+            "sftp://ev%69l.com/",
+            "sftp://0x7f.1/",
+            "ssh://git@EVIL.Com.:22/x",
+            "git://2130706433/repo",
+            "sftp://[::ffff:7f00:1]/",
+            "sftp://ev%00il.com/",
+            "sftp://good.example/",
+            "http://0x7f.1/",
+        ],
+    ));
+}
+
+/// Where the WHATWG reading of the host and the RFC 3986 reading (curl, wget,
+/// Python) differ, the URL is a violation, whichever host would pass.
+#[test]
+fn url_hosts_parsers_disagree_on_are_violations() {
+    let rules = json!({"tools": {"fetch_url": {"urls": [{
+        "args": ["/url"],
+        "allow_hosts": ["docs.example.com"]
+    }]}}});
+    assert_snapshot!(fetches(
+        rules,
+        &[
+            "http://docs.example.com\\@evil.com:18080/",
+            "http://evil.com\\@docs.example.com/",
+            "https://a@b@docs.example.com/",
+            "http:docs.example.com/x",
+            "http:/\\evil.com/",
+            "http://docs.exa\tmple.com/",
+            "https://user:pass@docs.example.com:8443/a\\b?c@d#e@f",
+        ],
+    ));
+}
+
+/// IPv4-mapped IPv6 addresses are compared as IPv4; ranges and named classes.
+#[test]
+fn address_ranges_classes_and_mapped_addresses() {
+    let rules = json!({"tools": {"fetch_url": {"urls": [{
+        "args": ["/url"],
+        "deny_hosts": ["127.0.0.1", "10.0.0.0/8", "fd00::/8", "class:loopback",
+                       "class:private", "class:link-local", "class:unspecified", "class:metadata"]
+    }]}}});
+    assert_snapshot!(fetches(
+        rules,
+        &[
+            "http://[::ffff:127.0.0.1]/",
+            "http://[::ffff:a9fe:a9fe]/",
+            "http://127.0.0.2/",
+            "http://0.0.0.0/",
+            "http://[::]/",
+            "http://[::1]/",
+            "http://localhost:8080/",
+            "http://10.20.30.40/",
+            "http://172.31.0.1/",
+            "http://[fd12:3456::1]/",
+            "http://[fe80::1]/",
+            "http://100.100.100.200/",
+            "http://metadata.google.internal/",
+            "http://93.184.216.34/",
+            "http://[2001:db8::1]/",
+        ],
+    ));
+}
+
+#[test]
+fn bad_ranges_and_classes_are_errors() {
+    let mut out = String::new();
+    for pattern in ["10.0.0.1/8", "10.0.0.0/33", "fd00::/x", "class:lan"] {
+        let rules = json!({"tools": {"t": {"urls": [{"args": ["/u"], "deny_hosts": [pattern]}]}}});
+        out.push_str(&format!("## {pattern}\n{}", bad(rules)));
+    }
+    assert_snapshot!(out);
+}
+
+/// Names with characters that reorder or hide text are shown with those escaped,
+/// and one finding is one line whatever the controls in a name.
+#[test]
+fn names_with_bidi_zero_width_and_controls_are_escaped() {
+    let rules = json!({"tools": {"t": {"paths": [{"args": ["/p"], "deny": ["*"]}]}}});
+    let run = check(
+        rules,
+        &[
+            ("t", r#"{"p": "evil\u202etxt.exe"}"#, "{}"),
+            (
+                "t",
+                r#"{"p": "a\u2066b\u2067c\u2068d\u2069e\u200bf\u200eg\u200fh\u061ci\ufeffj"}"#,
+                "{}",
+            ),
+            ("t", r#"{"p": "x\u001b[2Ky\nz\rw"}"#, "{}"),
+            ("ev\\u202eil\\u200b", "{}", "{}"),
+        ],
+    );
+    assert_snapshot!(run);
+}

@@ -8,7 +8,7 @@ use super::detect::{self, Catalog, Group, Scanner};
 use super::history::{Budgets, Flow};
 use super::paths::{self, Globs, PathRule};
 use super::pointer::Pointer;
-use super::urls::{HostPattern, UrlRule};
+use super::urls::{HostList, HostPattern, UrlRule};
 use super::{DRAFT_2020_12, POLICY_VERSION, Policy, PolicyError, RULE_FIELDS, ToolRules};
 use crate::canonical;
 use crate::finding::quote_name;
@@ -431,7 +431,7 @@ fn tool_rules(
                 }
                 None => vec!["http".to_owned(), "https".to_owned()],
             };
-            let hosts = |field: &str| -> Result<Option<Vec<(HostPattern, String)>>> {
+            let hosts = |field: &str| -> Result<Option<HostList>> {
                 let Some(value) = get(members, field) else {
                     return Ok(None);
                 };
@@ -449,7 +449,7 @@ fn tool_rules(
                             })
                     })
                     .collect::<Result<Vec<_>>>()
-                    .map(Some)
+                    .map(|patterns| Some(HostList::new(patterns)))
             };
             let allow = hosts("allow_hosts")?;
             let deny = hosts("deny_hosts")?.unwrap_or_default();

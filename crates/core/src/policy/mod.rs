@@ -168,6 +168,13 @@ impl Policy {
                             scheme: scheme.into(),
                         },
                         UrlVerdict::NoHost => UrlProblem::NoHost,
+                        UrlVerdict::Unreadable(host) => {
+                            UrlProblem::HostUnreadable { host: host.into() }
+                        }
+                        UrlVerdict::Ambiguous(whatwg, rfc) => UrlProblem::HostAmbiguous {
+                            whatwg: whatwg.into(),
+                            rfc: rfc.map(Into::into),
+                        },
                         UrlVerdict::Denied(host, pattern) => UrlProblem::Denied {
                             host: host.into(),
                             pattern: pattern.into(),
