@@ -845,3 +845,96 @@ fn names_with_bidi_zero_width_and_controls_are_escaped() {
     );
     assert_snapshot!(run);
 }
+
+/// `read_file` calls of each path, checked against `rules`.
+fn reads(rules: Value, paths: &[&str]) -> String {
+    let args: Vec<String> = paths
+        .iter()
+        .map(|p| format!("{{\"path\": {}}}", s(p)))
+        .collect();
+    let transcript: Vec<(&str, &str, &str)> = args
+        .iter()
+        .map(|a| ("read_file", a.as_str(), "{}"))
+        .collect();
+    check(rules, &transcript)
+}
+
+/// By default a path is judged with `\` as a character and as a separator, as
+/// written and percent-decoded; a NUL is always a violation.
+#[test]
+fn paths_are_judged_in_every_reading_the_tool_may_have() {
+    let rules = json!({"tools": {"read_file": {"paths": [{
+        "args": ["/path"],
+        "root": "/work/project",
+        "allow": ["docs/**", "*.md"],
+        "deny": ["**/.env"]
+    }]}}});
+    assert_snapshot!(reads(
+        rules,
+        &[
+            "..\\..\\secret.md",
+            "docs\\..\\.env",
+            "docs\\guide.md",
+            "%2e%2e/secret.md",
+            "docs/%2e%2e/%2e%2e/secret.md",
+            "docs/%2eenv",
+            "docs/100%25.md",
+            "docs/a.md\u{0}.txt",
+            "docs/a.md%00.txt",
+            "docs/.ENV",
+            "/work/Project/docs/a.md",
+        ],
+    ));
+}
+
+/// The readings can be chosen, and matching made case-insensitive.
+#[test]
+fn path_readings_and_case_are_options() {
+    let rule = |backslash: &str, percent: &str, case: bool| {
+        json!({"tools": {"read_file": {"paths": [{
+            "args": ["/path"],
+            "root": "/work/project",
+            "allow": ["docs/**", "*.md"],
+            "deny": ["**/.env"],
+            "backslash": backslash,
+            "percent": percent,
+            "case_insensitive": case
+        }]}}})
+    };
+    let paths = [
+        "..\\..\\secret.md",
+        "docs\\guide.txt",
+        "%2e%2e/secret.md",
+        "docs/.ENV",
+        "DOCS\\.Env",
+        "/WORK/project/Docs/a.txt",
+        "a.md\u{0}",
+    ];
+    let mut out = String::new();
+    for (name, rules) in [
+        ("literal", rule("literal", "literal", false)),
+        ("windows", rule("separator", "literal", true)),
+        ("decoded", rule("literal", "decoded", false)),
+    ] {
+        out.push_str(&format!("## {name}\n{}", reads(rules, &paths)));
+    }
+    assert_snapshot!(out);
+}
+
+#[test]
+fn bad_path_options_are_errors() {
+    let mut out = String::new();
+    for (field, value) in [
+        ("backslash", json!("windows")),
+        ("percent", json!(true)),
+        ("case_insensitive", json!("yes")),
+    ] {
+        let mut rule = json!({"args": ["/p"]});
+        rule[field] = value;
+        out.push_str(&format!(
+            "## {field}\n{}",
+            bad(json!({"tools": {"t": {"paths": [rule]}}}))
+        ));
+    }
+    assert_snapshot!(out);
+}

@@ -77,6 +77,9 @@ pub enum ArgumentViolation {
 pub enum PathProblem {
     /// It is not a string.
     NotAString,
+    /// It holds a NUL character (as written, or percent-decoded), where the tools
+    /// that receive it would end it.
+    Nul,
     /// Its `..` climbs above where it starts.
     EscapesRoot,
     /// The normalised absolute `path` is outside the rule's `root`.
@@ -381,6 +384,7 @@ fn argument_words(violation: &ArgumentViolation) -> String {
         } => {
             let wrong = match problem {
                 PathProblem::NotAString => "is not a string".to_owned(),
+                PathProblem::Nul => "holds a NUL character".to_owned(),
                 PathProblem::EscapesRoot => "escapes above its root".to_owned(),
                 PathProblem::OutsideRoot { path, root } => format!(
                     "path {} is outside root {}",

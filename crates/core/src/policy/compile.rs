@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::detect::{self, Catalog, Group, Scanner};
 use super::history::{Budgets, Flow};
-use super::paths::{self, Globs, PathRule};
+use super::paths::{self, Globs, PathRule, Readings};
 use super::pointer::Pointer;
 use super::urls::{HostList, HostPattern, UrlRule};
 use super::{DRAFT_2020_12, POLICY_VERSION, Policy, PolicyError, RULE_FIELDS, ToolRules};
@@ -356,7 +356,46 @@ fn tool_rules(
         for (i, item) in items.iter().enumerate() {
             let at = format!("{at}.paths[{i}]");
             let members = object(item, &at)?;
-            known(members, &at, &["allow", "args", "deny", "root"])?;
+            known(
+                members,
+                &at,
+                &[
+                    "allow",
+                    "args",
+                    "backslash",
+                    "case_insensitive",
+                    "deny",
+                    "percent",
+                    "root",
+                ],
+            )?;
+            let readings = |field: &str, other: &str| -> Result<Readings> {
+                match get(members, field) {
+                    None => Ok(Readings::Both),
+                    Some(Value::Str(text)) if text == "both" => Ok(Readings::Both),
+                    Some(Value::Str(text)) if text == "literal" => Ok(Readings::Literal),
+                    Some(Value::Str(text)) if text == other => Ok(Readings::Other),
+                    Some(value) => Err(format!(
+                        "{at}.{field}: must be \"both\", \"literal\" or \"{other}\", found {}",
+                        match value {
+                            Value::Str(text) => quote_name(text),
+                            other => other.described().to_string(),
+                        }
+                    )),
+                }
+            };
+            let backslash = readings("backslash", "separator")?;
+            let percent = readings("percent", "decoded")?;
+            let case_insensitive = match get(members, "case_insensitive") {
+                None => false,
+                Some(Value::Bool(b)) => *b,
+                Some(other) => {
+                    return Err(format!(
+                        "{at}.case_insensitive: must be true or false, found {}",
+                        other.described()
+                    ));
+                }
+            };
             let args = pointers(members, &at)?;
             let root = match get(members, "root") {
                 None => None,
@@ -381,19 +420,31 @@ fn tool_rules(
                     return Ok(None);
                 };
                 let list = strings(value, &format!("{at}.{field}"))?;
-                Globs::new(&list).map(Some).map_err(|(j, err)| {
-                    format!(
-                        "{at}.{field}[{j}]: invalid glob {}: {err}",
-                        quote_name(list.get(j).map_or("", String::as_str))
-                    )
-                })
+                Globs::with_case(&list, case_insensitive)
+                    .map(Some)
+                    .map_err(|(j, err)| {
+                        format!(
+                            "{at}.{field}[{j}]: invalid glob {}: {err}",
+                            quote_name(list.get(j).map_or("", String::as_str))
+                        )
+                    })
             };
             let allow = globs("allow")?;
             let deny = match globs("deny")? {
                 Some(deny) => deny,
                 None => Globs::new(&[]).map_err(|(_, err)| format!("{at}: {err}"))?,
             };
-            rules.paths.push((args, PathRule { root, allow, deny }));
+            rules.paths.push((
+                args,
+                PathRule {
+                    root,
+                    allow,
+                    deny,
+                    backslash,
+                    percent,
+                    case_insensitive,
+                },
+            ));
         }
     }
     if let Some(value) = get(members, "urls") {

@@ -136,6 +136,7 @@ impl Policy {
                     None => PathProblem::NotAString,
                     Some(raw) => match path_rule.check(raw) {
                         PathVerdict::Allowed => return,
+                        PathVerdict::Nul => PathProblem::Nul,
                         PathVerdict::Escapes => PathProblem::EscapesRoot,
                         PathVerdict::OutsideRoot(path) => PathProblem::OutsideRoot {
                             path: path.into(),
