@@ -938,3 +938,41 @@ fn bad_path_options_are_errors() {
     }
     assert_snapshot!(out);
 }
+
+/// An `args_schema` that stands for more than it says: 22 levels of `anyOf` with
+/// two references each (four million subschemas in 2 KB) is refused when the policy
+/// is read, as are recursive references and references the bound cannot follow.
+#[test]
+fn schemas_that_cost_without_bound_are_refused_when_read() {
+    let levels = 22;
+    let mut defs = serde_json::Map::new();
+    for i in 0..levels {
+        let next = if i + 1 < levels {
+            json!({"$ref": format!("#/$defs/d{}", i + 1)})
+        } else {
+            json!({"type": "string"})
+        };
+        defs.insert(
+            format!("d{i}"),
+            json!({"anyOf": [next.clone(), {"allOf": [next]}]}),
+        );
+    }
+    let fan_out =
+        json!({"type": "object", "properties": {"cmd": {"$ref": "#/$defs/d0"}}, "$defs": defs});
+    let mut out = String::new();
+    for (name, schema) in [
+        ("fan_out", fan_out),
+        (
+            "recursive",
+            json!({"$defs": {"node": {"properties": {"kids": {"items": {"$ref": "#/$defs/node"}}}}}, "$ref": "#/$defs/node"}),
+        ),
+        ("dynamic_ref", json!({"$dynamicRef": "#meta"})),
+        ("nested_id", json!({"properties": {"a": {"$id": "a.json"}}})),
+    ] {
+        let rules = json!({"tools": {"t": {"args_schema": schema}}});
+        let transcript = calls(&[("t", r#"{"cmd": 5}"#, "{}")]);
+        let run = scope_of(&transcript, &policy(&["t"], rules), &[]);
+        out.push_str(&format!("## {name}\n{}", run.text()));
+    }
+    assert_snapshot!(out);
+}

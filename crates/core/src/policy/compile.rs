@@ -531,9 +531,10 @@ fn schema_validator(schema: &Value, at: &str) -> Result<jsonschema::Validator> {
             "{at}: \"$schema\" must be \"{DRAFT_2020_12}\" when given"
         ));
     }
+    let tree = schema;
     let schema: serde_json::Value =
         serde_json::from_slice(&canonical::encode(schema)).map_err(|err| format!("{at}: {err}"))?;
-    jsonschema::options()
+    let validator = jsonschema::options()
         .with_draft(jsonschema::Draft::Draft202012)
         .with_pattern_options(
             jsonschema::PatternOptions::regex()
@@ -545,5 +546,8 @@ fn schema_validator(schema: &Value, at: &str) -> Result<jsonschema::Validator> {
             let text = err.to_string();
             let line = text.lines().map(str::trim).collect::<Vec<_>>().join(" ");
             format!("{at}: invalid schema: {line}")
-        })
+        })?;
+    // What the validator accepts may still cost without bound to evaluate.
+    super::schema::check(tree).map_err(|err| format!("{at}: {err}"))?;
+    Ok(validator)
 }

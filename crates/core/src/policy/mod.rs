@@ -11,13 +11,15 @@
 //! By concern: this module holds the compiled [`Policy`] and the checks of one
 //! call; `compile` reads the policy fields of a scope file into it; `detect` holds
 //! the response detectors, `paths` and `urls` the argument rules on paths and URLs,
-//! `pointer` the JSON pointers that name arguments, `history` the budgets and flows.
+//! `pointer` the JSON pointers that name arguments, `history` the budgets and flows,
+//! `schema` the bound on what an `args_schema` costs to evaluate.
 
 mod compile;
 mod detect;
 mod history;
 mod paths;
 mod pointer;
+mod schema;
 mod urls;
 
 pub use history::History;
