@@ -976,3 +976,56 @@ fn schemas_that_cost_without_bound_are_refused_when_read() {
     }
     assert_snapshot!(out);
 }
+
+/// Large lists are held in hash maps and sets: the last of 100,000 deny hosts and
+/// of 100,000 sources of a flow are found as the first are.
+#[test]
+fn large_host_lists_and_flows_are_looked_up() {
+    let hosts: Vec<String> = (0..100_000).map(|i| format!("h{i}.evil.example")).collect();
+    let sources: Vec<String> = (0..100_000).map(|i| format!("src{i}")).collect();
+    let rules = json!({
+        "tools": {"fetch_url": {"urls": [{"args": ["/url"], "deny_hosts": hosts}]}},
+        "flows": [{"name": "f", "sources": sources, "sinks": ["fetch_url"]}]
+    });
+    assert_snapshot!(check(
+        rules,
+        &[
+            ("fetch_url", r#"{"url": "https://h0.evil.example/"}"#, "{}"),
+            ("src99999", "{}", "{}"),
+            (
+                "fetch_url",
+                r#"{"url": "https://h99999.evil.example/"}"#,
+                "{}"
+            ),
+            (
+                "fetch_url",
+                r#"{"url": "https://h100000.evil.example/"}"#,
+                "{}"
+            ),
+        ],
+    ));
+}
+
+/// Glob lists are matched by one automaton whose cost grows with the globs that
+/// have wildcards: their number is bounded, and so is the list's.
+#[test]
+fn glob_lists_too_large_to_match_are_refused() {
+    let wild: Vec<String> = (0..1_001).map(|i| format!("**/s{i}/*.key")).collect();
+    let literal: Vec<String> = (0..100_001).map(|i| format!("**/s{i}.key")).collect();
+    let fine: Vec<String> = wild[..1_000]
+        .iter()
+        .chain(&literal[..99_000])
+        .cloned()
+        .collect();
+    let mut out = String::new();
+    for (name, list) in [("wild", wild), ("literal", literal)] {
+        let rules = json!({"tools": {"t": {"paths": [{"args": ["/p"], "deny": list}]}}});
+        out.push_str(&format!("## {name}\n{}", bad(rules)));
+    }
+    let rules = json!({"tools": {"read_file": {"paths": [{"args": ["/path"], "deny": fine}]}}});
+    out.push_str(&format!(
+        "## at the bounds\n{}",
+        reads(rules, &["a/s999/x.key", "b/s98999.key", "s99000.key"])
+    ));
+    assert_snapshot!(out);
+}

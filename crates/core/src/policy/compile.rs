@@ -2,10 +2,10 @@
 //! is checked, and every glob, host pattern, JSON Schema and regular expression
 //! compiled, before any record is read; an error names the rule and what is wrong.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::detect::{self, Catalog, Group, Scanner};
-use super::history::{Budgets, Flow};
+use super::history::{Budgets, Flow, Flows};
 use super::paths::{self, Globs, PathRule, Readings};
 use super::pointer::Pointer;
 use super::urls::{HostList, HostPattern, UrlRule};
@@ -169,8 +169,8 @@ impl Policy {
             None => Budgets::default(),
         };
         let flows = match get(fields, "flows") {
-            Some(value) => flows(value).map_err(field_error("flows"))?,
-            None => Vec::new(),
+            Some(value) => Flows::new(flows(value).map_err(field_error("flows"))?),
+            None => Flows::default(),
         };
 
         let mut tools = HashMap::new();
@@ -271,6 +271,7 @@ fn flows(value: &Value) -> Result<Vec<Flow>> {
         ));
     };
     let mut out: Vec<Flow> = Vec::with_capacity(items.len());
+    let mut names: HashSet<String> = HashSet::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let at = format!("flows[{i}]");
         let members = object(item, &at)?;
@@ -285,7 +286,7 @@ fn flows(value: &Value) -> Result<Vec<Flow>> {
             }
             None => return Err(format!("{at}: missing field \"name\"")),
         };
-        if out.iter().any(|f| f.name == name) {
+        if !names.insert(name.clone()) {
             return Err(format!(
                 "{at}.name: {} names another flow too",
                 quote_name(&name)
@@ -420,6 +421,7 @@ fn tool_rules(
                     return Ok(None);
                 };
                 let list = strings(value, &format!("{at}.{field}"))?;
+                paths::check_sizes(&list).map_err(|err| format!("{at}.{field}: {err}"))?;
                 Globs::with_case(&list, case_insensitive)
                     .map(Some)
                     .map_err(|(j, err)| {

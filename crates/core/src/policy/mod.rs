@@ -32,7 +32,7 @@ use crate::finding::{ArgumentViolation, FindingKind, PathProblem, SensitiveRespo
 use crate::json::{self, Value};
 
 use detect::{Catalog, Scanner};
-use history::{Budgets, Flow};
+use history::{Budgets, Flows};
 use paths::{PathRule, PathVerdict};
 use pointer::Pointer;
 use urls::{UrlRule, UrlVerdict};
@@ -56,7 +56,7 @@ const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 /// A compiled policy.
 pub struct Policy {
     budgets: Budgets,
-    flows: Vec<Flow>,
+    flows: Flows,
     catalog: Catalog,
     scanners: Vec<Scanner>,
     /// The scanner for tools without their own `response_detectors`.

@@ -117,7 +117,8 @@ impl Globs {
 
     /// The first glob (in the order given) that matches `path`.
     pub fn first_match(&self, path: &str) -> Option<&str> {
-        if self.texts.is_empty() {
+        // Most paths match no glob, and telling so is cheaper than listing matches.
+        if self.texts.is_empty() || !self.set.is_match(path) {
             return None;
         }
         self.set
@@ -125,6 +126,36 @@ impl Globs {
             .first()
             .map(|&i| self.texts[i].as_str())
     }
+}
+
+/// The most globs a list may hold.
+pub const MAX_GLOBS: usize = 100_000;
+
+/// The most globs with wildcards a list may hold: those other than a literal path,
+/// optionally after `**/` or before `/**`, which are matched by hashing; the others
+/// are matched together by one automaton whose cost grows with their number.
+pub const MAX_WILDCARD_GLOBS: usize = 1_000;
+
+/// Whether matching `glob` costs more than a hash lookup: it has a wildcard, a
+/// class, alternatives or an escape other than a leading `**/` or trailing `/**`.
+fn has_wildcards(glob: &str) -> bool {
+    let glob = glob.strip_prefix("**/").unwrap_or(glob);
+    let glob = glob.strip_suffix("/**").unwrap_or(glob);
+    glob.contains(['*', '?', '[', ']', '{', '}', '\\'])
+}
+
+/// Refuses a glob list too large to match in bounded time per path.
+pub fn check_sizes(globs: &[String]) -> Result<(), String> {
+    if globs.len() > MAX_GLOBS {
+        return Err(format!("more than {MAX_GLOBS} globs"));
+    }
+    let wild = globs.iter().filter(|g| has_wildcards(g)).count();
+    if wild > MAX_WILDCARD_GLOBS {
+        return Err(format!(
+            "{wild} globs with wildcards, more than {MAX_WILDCARD_GLOBS} (literal paths, after \"**/\" or before \"/**\", may be up to {MAX_GLOBS})"
+        ));
+    }
+    Ok(())
 }
 
 /// `path` relative to `root` (both normalised and absolute), if it is inside it:
