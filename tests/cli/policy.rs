@@ -1029,3 +1029,26 @@ fn glob_lists_too_large_to_match_are_refused() {
     ));
     assert_snapshot!(out);
 }
+
+/// Numbers are scanned as their canonical digits, as strings are.
+#[test]
+fn numbers_in_responses_are_scanned() {
+    let rules = json!({"response_detectors": ["personal-data", "secrets"]});
+    assert_snapshot!(check(
+        rules,
+        &[
+            ("read_file", r#"{"card": 4111111111111111}"#, "{}"),
+            ("read_file", "{}", r#"{"card": 4111111111111111}"#),
+            (
+                "read_file",
+                "{}",
+                r#"{"cards": [378282246310005, 4111111111111112], "amount": 4111111111111111.0}"#
+            ),
+            (
+                "read_file",
+                "{}",
+                r#"{"n": 4.111111111111111e16, "phone": 14155552671}"#
+            ),
+        ],
+    ));
+}

@@ -326,7 +326,24 @@ fn join_strings(value: &Value, text: &mut String, keys: &mut String) {
             text.push_str(s);
             text.push('\0');
         }
-        Value::Null | Value::Bool(_) | Value::Int(_) | Value::Float(_) => {}
+        Value::Int(_) | Value::Float(_) => {
+            number_text(value, |digits| text.push_str(digits));
+            text.push('\0');
+        }
+        Value::Null | Value::Bool(_) => {}
+    }
+}
+
+/// Calls `with` with the canonical text of the number `value` (its digits as the
+/// canonical encoding writes them), which the detectors read as they read a string:
+/// `{"card": 4111111111111111}` holds a card number as `{"card": "4111..."}` does.
+fn number_text<R>(value: &Value, with: impl FnOnce(&str) -> R) -> R {
+    match value {
+        Value::Int(digits) => with(digits),
+        other => {
+            let encoded = crate::canonical::encode(other);
+            with(std::str::from_utf8(&encoded).unwrap_or_default())
+        }
     }
 }
 
@@ -364,7 +381,10 @@ impl Walk<'_> {
                 }
             }
             Value::Str(text) => self.scan_str(text, false, key),
-            Value::Null | Value::Bool(_) | Value::Int(_) | Value::Float(_) => {}
+            Value::Int(_) | Value::Float(_) => {
+                number_text(value, |digits| self.scan_str(digits, false, key));
+            }
+            Value::Null | Value::Bool(_) => {}
         }
     }
 
@@ -492,6 +512,34 @@ mod tests {
             )
             .is_empty()
         );
+    }
+
+    /// Numbers are read as their canonical digits, as strings are, at their own
+    /// pointer.
+    #[test]
+    fn numbers_are_scanned_as_their_digits() {
+        let card = |pointer: &str| (pointer.to_owned(), false, "payment-card".to_owned());
+        assert_eq!(
+            hits(&all(), r#"{"card": 4111111111111111}"#),
+            [card("/card")]
+        );
+        assert_eq!(
+            hits(
+                &all(),
+                r#"{"a": [1, -378282246310005], "b": 4111111111111112}"#
+            ),
+            [card("/a/1")]
+        );
+        assert_eq!(
+            hits(
+                &["phone-number", "ticket"],
+                r#"{"n": 4155552671.5, "t": 12}"#
+            ),
+            []
+        );
+        // A float is read as the canonical encoding writes it.
+        assert_eq!(hits(&all(), r#"{"n": 4.111111111111111e15}"#), [card("/n")]);
+        assert_eq!(hits(&all(), r#"{"n": 4.111111111111111e16}"#), []);
     }
 
     #[test]
