@@ -56,12 +56,16 @@ with open(os.path.join(out, "calls.jsonl"), "w") as f:
         args = {"url": f"https://x{i}.good.example/"} if tool == "fetch_url" else {"path": f"a/b/secret{i * 7}/x{i}.k{(i * 7) % 7 + 1}y"}
         f.write(json.dumps({"index": i, "tool": tool, "args": args, "response": {}}) + "\n")
 if line_mb:
-    # One record whose response is one dense line: many short strings and numbers.
+    # One record whose response is one dense line: many short strings and numbers;
+    # in `dense-hit`, an e-mail address at its end, so the detectors' first pass
+    # cannot rule it out and the response is parsed into a tree.
     n = line_mb * 1024 * 1024 // 40
+    rows = ",".join(f'{{"id": {i}, "t": "row {i} ok"}}' for i in range(n))
+    head = '{"index": 0, "tool": "read_file", "args": {"path": "src/a.rs"}, "response": {"rows": ['
     with open(os.path.join(out, "dense.jsonl"), "w") as f:
-        f.write('{"index": 0, "tool": "read_file", "args": {"path": "src/a.rs"}, "response": {"rows": [')
-        f.write(",".join(f'{{"id": {i}, "t": "row {i} ok"}}' for i in range(n)))
-        f.write("]}}\n")
+        f.write(head + rows + "]}}\n")
+    with open(os.path.join(out, "dense-hit.jsonl"), "w") as f:
+        f.write(head + rows + '], "note": "mail ana@example.com"}}\n')
 PY
 
 measure() { # label transcript policy: prints seconds and peak RSS in KiB
@@ -77,13 +81,15 @@ for name in flow-1M-sources deny-hosts-600k globs-100k; do
     printf '%-18s %12s %12s %14s %12s\n' "$name" "$t0" "$((m0 / 1024))" "$per" "$((m1 / 1024))"
 done
 if [[ $LINE_MB != 0 ]]; then
-    size=$(stat -c %s "$BENCH_DIR/dense.jsonl")
-    for label in "scope" "scope+policy"; do
-        scopefile="$here/scope.json"
-        [[ $label == scope+policy ]] && scopefile="$here/policy.json"
-        read -r t m < <(measure dense "$BENCH_DIR/dense.jsonl" "$scopefile")
-        ratio=$(python3 -c "print(f'{$m * 1024 / $size:.2f}')")
-        printf 'dense line %s MiB, %-13s %6s s, peak RSS %6s MiB, %s bytes per input byte\n' \
-            "$((size / 1048576))" "$label" "$t" "$((m / 1024))" "$ratio"
+    for line in dense dense-hit; do
+        size=$(stat -c %s "$BENCH_DIR/$line.jsonl")
+        for label in "scope" "scope+policy"; do
+            scopefile="$here/scope.json"
+            [[ $label == scope+policy ]] && scopefile="$here/policy.json"
+            read -r t m < <(measure "$line" "$BENCH_DIR/$line.jsonl" "$scopefile")
+            ratio=$(python3 -c "print(f'{$m * 1024 / $size:.1f}')")
+            printf '%-9s line %s MiB, %-13s %6s s, peak RSS %6s MiB, %s bytes per input byte\n' \
+                "$line" "$((size / 1048576))" "$label" "$t" "$((m / 1024))" "$ratio"
+        done
     done
 fi
