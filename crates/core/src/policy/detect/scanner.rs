@@ -749,5 +749,30 @@ mod tests {
                 prop_assert_eq!(first_passes(catalog, scanner, &canonical), (true, true));
             }
         }
+
+        /// Numbers, read as their canonical digits, lose no hit either: integers of
+        /// card lengths (valid or not) and floats, beside a string.
+        #[test]
+        fn first_pass_never_loses_a_hit_in_a_number(
+            ints in prop::collection::vec("-?(4111111111111111|378282246310005|[1-9][0-9]{0,19})", 0..4),
+            floats in prop::collection::vec(any::<f64>().prop_filter("finite", |x| x.is_finite()), 0..3),
+            string in text(),
+        ) {
+            let (catalog, scanner) = &*USERS;
+            let mut items: Vec<json::Value> =
+                ints.into_iter().map(|d| json::Value::Int(d.into())).collect();
+            items.extend(floats.into_iter().map(json::Value::Float));
+            let value = json::Value::Object(vec![
+                ("n".to_owned(), json::Value::Array(items)),
+                ("password".to_owned(), json::Value::Float(1.2345678901234567e89)),
+                ("s".to_owned(), json::Value::Str(string)),
+            ]);
+            let canonical = crate::canonical::encode(&value);
+            let hits = scanner.walk(catalog, &value);
+            prop_assert_eq!(scanner.scan(catalog, &canonical), Ok(hits.clone()));
+            if !hits.is_empty() {
+                prop_assert_eq!(first_passes(catalog, scanner, &canonical), (true, true));
+            }
+        }
     }
 }
