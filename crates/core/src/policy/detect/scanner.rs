@@ -10,6 +10,7 @@ use regex::{RegexSet, RegexSetBuilder};
 
 use super::catalog::{Catalog, regex_error};
 use super::prefilter::{FirstPass, FirstPassText, plain_ascii};
+use super::stream::{self, Item};
 use super::{BUILTINS, DFA_SIZE_LIMIT, SET_SIZE_LIMIT};
 use crate::json::{self, ParseError, Value};
 use crate::policy::pointer::push_token;
@@ -111,7 +112,11 @@ impl Scanner {
                 self.canonical_first && !self.canonical_may_match(catalog, canonical, lower);
             let hits = if ruled_out {
                 Ok(Vec::new())
+            } else if let Some(hits) = self.scan_stream(catalog, canonical, text, keys, lower) {
+                Ok(hits)
             } else {
+                // Not the canonical encoding the stream reads: the parser says why,
+                // or reads what the stream does not.
                 parse(canonical).map(|value| {
                     if self.joinable && !self.joined_may_match(catalog, &value, text, keys, lower) {
                         Vec::new()
@@ -130,6 +135,55 @@ impl Scanner {
             }
             hits
         })
+    }
+
+    /// What [`Scanner::scan`] finds past the canonical first pass, read from the
+    /// canonical bytes without a tree (see [`super::stream`]): the joined strings
+    /// for the second first pass when the scanner is joinable, then the walk.
+    /// `None` when the bytes are not a canonical encoding the stream reads.
+    fn scan_stream(
+        &self,
+        catalog: &Catalog,
+        canonical: &[u8],
+        text: &mut String,
+        keys: &mut String,
+        lower: &mut Vec<u8>,
+    ) -> Option<Vec<Hit>> {
+        if self.joinable {
+            text.clear();
+            keys.clear();
+            stream::visit(canonical, |_, item| match item {
+                Item::Key(key) => {
+                    for joined in [&mut *text, &mut *keys] {
+                        joined.push_str(key);
+                        joined.push('\0');
+                    }
+                }
+                Item::Str(s, _) | Item::Number(s) => {
+                    text.push_str(s);
+                    text.push('\0');
+                }
+            })?;
+            let may = self.assignment.is_some() && catalog.has_key_word(keys)
+                || self.first_pass(catalog, text, lower);
+            if !may {
+                return Some(Vec::new());
+            }
+        }
+        let mut found = Vec::new();
+        let mut hits = Vec::new();
+        stream::visit(canonical, |pointer, item| {
+            let (text, in_key, key) = match item {
+                Item::Key(key) => (key, true, None),
+                Item::Str(s, key) => (s, false, key),
+                // A number is no secret assigned to its key.
+                Item::Number(digits) => (digits, false, None),
+            };
+            scan_one(
+                self, catalog, &mut found, &mut hits, pointer, text, in_key, key,
+            );
+        })?;
+        Some(hits)
     }
 
     /// Every hit in `value`, string by string, without a first pass.
@@ -393,25 +447,49 @@ impl Walk<'_> {
     /// Scans one string: a key (reported at the pointer of its object) or a value
     /// (at its own pointer; `key` is the name of its member, if any).
     fn scan_str(&mut self, text: &str, in_key: bool, key: Option<&str>) {
-        let (scanner, catalog) = (self.scanner, self.catalog);
-        self.found.clear();
-        scanner.scan_str(catalog, text, &mut self.found);
-        if !in_key
-            && let (Some(assignment), Some(key)) = (scanner.assignment, key)
-            && !self.found.contains(&assignment)
-            && catalog.assigned(key, text)
-        {
-            self.found.push(assignment);
-            self.found
-                .sort_by(|&a, &b| catalog.name(a).cmp(catalog.name(b)));
-        }
-        for &detector in &self.found {
-            self.hits.push(Hit {
-                pointer: self.pointer.clone(),
-                in_key,
-                detector,
-            });
-        }
+        scan_one(
+            self.scanner,
+            self.catalog,
+            &mut self.found,
+            &mut self.hits,
+            &self.pointer,
+            text,
+            in_key,
+            key,
+        );
+    }
+}
+
+/// Adds the hits in one string at `pointer` to `hits`: a key (`pointer` is that of
+/// its object) or a value (`key` is the name of its member, if any). `found` is room
+/// for the detectors found.
+#[allow(clippy::too_many_arguments)]
+fn scan_one(
+    scanner: &Scanner,
+    catalog: &Catalog,
+    found: &mut Vec<usize>,
+    hits: &mut Vec<Hit>,
+    pointer: &str,
+    text: &str,
+    in_key: bool,
+    key: Option<&str>,
+) {
+    found.clear();
+    scanner.scan_str(catalog, text, found);
+    if !in_key
+        && let (Some(assignment), Some(key)) = (scanner.assignment, key)
+        && !found.contains(&assignment)
+        && catalog.assigned(key, text)
+    {
+        found.push(assignment);
+        found.sort_by(|&a, &b| catalog.name(a).cmp(catalog.name(b)));
+    }
+    for &detector in found.iter() {
+        hits.push(Hit {
+            pointer: pointer.to_owned(),
+            in_key,
+            detector,
+        });
     }
 }
 
