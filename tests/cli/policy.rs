@@ -721,3 +721,334 @@ fn the_fuzz_seeds_of_scope_files_read_without_a_crash() {
     }
     assert_snapshot!(out);
 }
+
+// --- issue 20: what an adversarial review got past the policy
+
+/// `fetch_url` calls of each URL, checked against `rules`.
+fn fetches(rules: Value, urls: &[&str]) -> String {
+    let args: Vec<String> = urls
+        .iter()
+        .map(|u| format!("{{\"url\": {}}}", s(u)))
+        .collect();
+    let transcript: Vec<(&str, &str, &str)> = args
+        .iter()
+        .map(|a| ("fetch_url", a.as_str(), "{}"))
+        .collect();
+    check(rules, &transcript)
+}
+
+/// Hosts of schemes the WHATWG parser keeps opaque are normalised as http hosts
+/// are, and a host that cannot be normalised is a violation.
+#[test]
+fn url_hosts_of_every_scheme_are_normalised() {
+    let rules = json!({"tools": {"fetch_url": {"urls": [{
+        "args": ["/url"],
+        "schemes": ["sftp", "gopher", "ssh", "git", "http"],
+        "deny_hosts": ["127.0.0.1", "169.254.169.254", "evil.com"]
+    }]}}});
+    assert_snapshot!(fetches(
+        rules,
+        &[
+            "sftp://127.0.0.1/",
+            "gopher://169.254.169.254/",
+            "sftp://ev%69l.com/",
+            "sftp://0x7f.1/",
+            "ssh://git@EVIL.Com.:22/x",
+            "git://2130706433/repo",
+            "sftp://[::ffff:7f00:1]/",
+            "sftp://ev%00il.com/",
+            "sftp://good.example/",
+            "http://0x7f.1/",
+        ],
+    ));
+}
+
+/// Where the WHATWG reading of the host and the RFC 3986 reading (curl, wget,
+/// Python) differ, the URL is a violation, whichever host would pass.
+#[test]
+fn url_hosts_parsers_disagree_on_are_violations() {
+    let rules = json!({"tools": {"fetch_url": {"urls": [{
+        "args": ["/url"],
+        "allow_hosts": ["docs.example.com"]
+    }]}}});
+    assert_snapshot!(fetches(
+        rules,
+        &[
+            "http://docs.example.com\\@evil.com:18080/",
+            "http://evil.com\\@docs.example.com/",
+            "https://a@b@docs.example.com/",
+            "http:docs.example.com/x",
+            "http:/\\evil.com/",
+            "http://docs.exa\tmple.com/",
+            "https://user:pass@docs.example.com:8443/a\\b?c@d#e@f",
+        ],
+    ));
+}
+
+/// IPv4-mapped IPv6 addresses are compared as IPv4; ranges and named classes.
+#[test]
+fn address_ranges_classes_and_mapped_addresses() {
+    let rules = json!({"tools": {"fetch_url": {"urls": [{
+        "args": ["/url"],
+        "deny_hosts": ["127.0.0.1", "10.0.0.0/8", "fd00::/8", "class:loopback",
+                       "class:private", "class:link-local", "class:unspecified", "class:metadata"]
+    }]}}});
+    assert_snapshot!(fetches(
+        rules,
+        &[
+            "http://[::ffff:127.0.0.1]/",
+            "http://[::ffff:a9fe:a9fe]/",
+            "http://127.0.0.2/",
+            "http://0.0.0.0/",
+            "http://[::]/",
+            "http://[::1]/",
+            "http://localhost:8080/",
+            "http://10.20.30.40/",
+            "http://172.31.0.1/",
+            "http://[fd12:3456::1]/",
+            "http://[fe80::1]/",
+            "http://100.100.100.200/",
+            "http://metadata.google.internal/",
+            "http://93.184.216.34/",
+            "http://[2001:db8::1]/",
+        ],
+    ));
+}
+
+#[test]
+fn bad_ranges_and_classes_are_errors() {
+    let mut out = String::new();
+    for pattern in ["10.0.0.1/8", "10.0.0.0/33", "fd00::/x", "class:lan"] {
+        let rules = json!({"tools": {"t": {"urls": [{"args": ["/u"], "deny_hosts": [pattern]}]}}});
+        out.push_str(&format!("## {pattern}\n{}", bad(rules)));
+    }
+    assert_snapshot!(out);
+}
+
+/// Names with characters that reorder or hide text are shown with those escaped,
+/// and one finding is one line whatever the controls in a name.
+#[test]
+fn names_with_bidi_zero_width_and_controls_are_escaped() {
+    let rules = json!({"tools": {"t": {"paths": [{"args": ["/p"], "deny": ["*"]}]}}});
+    let run = check(
+        rules,
+        &[
+            ("t", r#"{"p": "evil\u202etxt.exe"}"#, "{}"),
+            (
+                "t",
+                r#"{"p": "a\u2066b\u2067c\u2068d\u2069e\u200bf\u200eg\u200fh\u061ci\ufeffj"}"#,
+                "{}",
+            ),
+            ("t", r#"{"p": "x\u001b[2Ky\nz\rw"}"#, "{}"),
+            ("ev\\u202eil\\u200b", "{}", "{}"),
+        ],
+    );
+    assert_snapshot!(run);
+}
+
+/// `read_file` calls of each path, checked against `rules`.
+fn reads(rules: Value, paths: &[&str]) -> String {
+    let args: Vec<String> = paths
+        .iter()
+        .map(|p| format!("{{\"path\": {}}}", s(p)))
+        .collect();
+    let transcript: Vec<(&str, &str, &str)> = args
+        .iter()
+        .map(|a| ("read_file", a.as_str(), "{}"))
+        .collect();
+    check(rules, &transcript)
+}
+
+/// By default a path is judged with `\` as a character and as a separator, as
+/// written and percent-decoded; a NUL is always a violation.
+#[test]
+fn paths_are_judged_in_every_reading_the_tool_may_have() {
+    let rules = json!({"tools": {"read_file": {"paths": [{
+        "args": ["/path"],
+        "root": "/work/project",
+        "allow": ["docs/**", "*.md"],
+        "deny": ["**/.env"]
+    }]}}});
+    assert_snapshot!(reads(
+        rules,
+        &[
+            "..\\..\\secret.md",
+            "docs\\..\\.env",
+            "docs\\guide.md",
+            "%2e%2e/secret.md",
+            "docs/%2e%2e/%2e%2e/secret.md",
+            "docs/%2eenv",
+            "docs/100%25.md",
+            "docs/a.md\u{0}.txt",
+            "docs/a.md%00.txt",
+            "docs/.ENV",
+            "/work/Project/docs/a.md",
+        ],
+    ));
+}
+
+/// The readings can be chosen, and matching made case-insensitive.
+#[test]
+fn path_readings_and_case_are_options() {
+    let rule = |backslash: &str, percent: &str, case: bool| {
+        json!({"tools": {"read_file": {"paths": [{
+            "args": ["/path"],
+            "root": "/work/project",
+            "allow": ["docs/**", "*.md"],
+            "deny": ["**/.env"],
+            "backslash": backslash,
+            "percent": percent,
+            "case_insensitive": case
+        }]}}})
+    };
+    let paths = [
+        "..\\..\\secret.md",
+        "docs\\guide.txt",
+        "%2e%2e/secret.md",
+        "docs/.ENV",
+        "DOCS\\.Env",
+        "/WORK/project/Docs/a.txt",
+        "a.md\u{0}",
+    ];
+    let mut out = String::new();
+    for (name, rules) in [
+        ("literal", rule("literal", "literal", false)),
+        ("windows", rule("separator", "literal", true)),
+        ("decoded", rule("literal", "decoded", false)),
+    ] {
+        out.push_str(&format!("## {name}\n{}", reads(rules, &paths)));
+    }
+    assert_snapshot!(out);
+}
+
+#[test]
+fn bad_path_options_are_errors() {
+    let mut out = String::new();
+    for (field, value) in [
+        ("backslash", json!("windows")),
+        ("percent", json!(true)),
+        ("case_insensitive", json!("yes")),
+    ] {
+        let mut rule = json!({"args": ["/p"]});
+        rule[field] = value;
+        out.push_str(&format!(
+            "## {field}\n{}",
+            bad(json!({"tools": {"t": {"paths": [rule]}}}))
+        ));
+    }
+    assert_snapshot!(out);
+}
+
+/// An `args_schema` that stands for more than it says: 22 levels of `anyOf` with
+/// two references each (four million subschemas in 2 KB) is refused when the policy
+/// is read, as are recursive references and references the bound cannot follow.
+#[test]
+fn schemas_that_cost_without_bound_are_refused_when_read() {
+    let levels = 22;
+    let mut defs = serde_json::Map::new();
+    for i in 0..levels {
+        let next = if i + 1 < levels {
+            json!({"$ref": format!("#/$defs/d{}", i + 1)})
+        } else {
+            json!({"type": "string"})
+        };
+        defs.insert(
+            format!("d{i}"),
+            json!({"anyOf": [next.clone(), {"allOf": [next]}]}),
+        );
+    }
+    let fan_out =
+        json!({"type": "object", "properties": {"cmd": {"$ref": "#/$defs/d0"}}, "$defs": defs});
+    let mut out = String::new();
+    for (name, schema) in [
+        ("fan_out", fan_out),
+        (
+            "recursive",
+            json!({"$defs": {"node": {"properties": {"kids": {"items": {"$ref": "#/$defs/node"}}}}}, "$ref": "#/$defs/node"}),
+        ),
+        ("dynamic_ref", json!({"$dynamicRef": "#meta"})),
+        ("nested_id", json!({"properties": {"a": {"$id": "a.json"}}})),
+    ] {
+        let rules = json!({"tools": {"t": {"args_schema": schema}}});
+        let transcript = calls(&[("t", r#"{"cmd": 5}"#, "{}")]);
+        let run = scope_of(&transcript, &policy(&["t"], rules), &[]);
+        out.push_str(&format!("## {name}\n{}", run.text()));
+    }
+    assert_snapshot!(out);
+}
+
+/// Large lists are held in hash maps and sets: the last of 100,000 deny hosts and
+/// of 100,000 sources of a flow are found as the first are.
+#[test]
+fn large_host_lists_and_flows_are_looked_up() {
+    let hosts: Vec<String> = (0..100_000).map(|i| format!("h{i}.evil.example")).collect();
+    let sources: Vec<String> = (0..100_000).map(|i| format!("src{i}")).collect();
+    let rules = json!({
+        "tools": {"fetch_url": {"urls": [{"args": ["/url"], "deny_hosts": hosts}]}},
+        "flows": [{"name": "f", "sources": sources, "sinks": ["fetch_url"]}]
+    });
+    assert_snapshot!(check(
+        rules,
+        &[
+            ("fetch_url", r#"{"url": "https://h0.evil.example/"}"#, "{}"),
+            ("src99999", "{}", "{}"),
+            (
+                "fetch_url",
+                r#"{"url": "https://h99999.evil.example/"}"#,
+                "{}"
+            ),
+            (
+                "fetch_url",
+                r#"{"url": "https://h100000.evil.example/"}"#,
+                "{}"
+            ),
+        ],
+    ));
+}
+
+/// Glob lists are matched by one automaton whose cost grows with the globs that
+/// have wildcards: their number is bounded, and so is the list's.
+#[test]
+fn glob_lists_too_large_to_match_are_refused() {
+    let wild: Vec<String> = (0..1_001).map(|i| format!("**/s{i}/*.key")).collect();
+    let literal: Vec<String> = (0..100_001).map(|i| format!("**/s{i}.key")).collect();
+    let fine: Vec<String> = wild[..1_000]
+        .iter()
+        .chain(&literal[..99_000])
+        .cloned()
+        .collect();
+    let mut out = String::new();
+    for (name, list) in [("wild", wild), ("literal", literal)] {
+        let rules = json!({"tools": {"t": {"paths": [{"args": ["/p"], "deny": list}]}}});
+        out.push_str(&format!("## {name}\n{}", bad(rules)));
+    }
+    let rules = json!({"tools": {"read_file": {"paths": [{"args": ["/path"], "deny": fine}]}}});
+    out.push_str(&format!(
+        "## at the bounds\n{}",
+        reads(rules, &["a/s999/x.key", "b/s98999.key", "s99000.key"])
+    ));
+    assert_snapshot!(out);
+}
+
+/// Numbers are scanned as their canonical digits, as strings are.
+#[test]
+fn numbers_in_responses_are_scanned() {
+    let rules = json!({"response_detectors": ["personal-data", "secrets"]});
+    assert_snapshot!(check(
+        rules,
+        &[
+            ("read_file", r#"{"card": 4111111111111111}"#, "{}"),
+            ("read_file", "{}", r#"{"card": 4111111111111111}"#),
+            (
+                "read_file",
+                "{}",
+                r#"{"cards": [378282246310005, 4111111111111112], "amount": 4111111111111111.0}"#
+            ),
+            (
+                "read_file",
+                "{}",
+                r#"{"n": 4.111111111111111e16, "phone": 14155552671}"#
+            ),
+        ],
+    ));
+}

@@ -77,6 +77,9 @@ pub enum ArgumentViolation {
 pub enum PathProblem {
     /// It is not a string.
     NotAString,
+    /// It holds a NUL character (as written, or percent-decoded), where the tools
+    /// that receive it would end it.
+    Nul,
     /// Its `..` climbs above where it starts.
     EscapesRoot,
     /// The normalised absolute `path` is outside the rule's `root`.
@@ -114,6 +117,20 @@ pub enum UrlProblem {
     },
     /// It has no host, and the rule has host lists.
     NoHost,
+    /// Its host cannot be normalised (the host parser refuses it), and the rule has
+    /// host lists.
+    HostUnreadable {
+        /// The host as written in the URL.
+        host: Box<str>,
+    },
+    /// URL parsers disagree on its host, and the rule has host lists.
+    HostAmbiguous {
+        /// The host as the WHATWG URL parser reads it, normalised; empty for none.
+        whatwg: Box<str>,
+        /// The host as RFC 3986 reads it, normalised when it can be; empty for none;
+        /// `None` when the authority has more than one `@`.
+        rfc: Option<Box<str>>,
+    },
     /// Its host matches a deny host.
     Denied {
         /// The host, normalised.
@@ -228,7 +245,10 @@ pub struct Finding {
 
 /// A tool or agent name as reports write it: between single quotes, with `\`, `'`
 /// and the characters that could break a line or hide escaped, so a finding is
-/// always one line.
+/// always one line and shows what it names: the controls (C0, DEL, C1), the line
+/// and paragraph separators, and the invisible format characters that reorder or
+/// hide text (bidi embeddings, overrides, isolates and marks, zero-width spaces and
+/// joiners, the byte order mark, the soft hyphen) are written `\uXXXX`.
 pub fn quote_name(name: &str) -> String {
     let mut out = String::with_capacity(name.len() + 2);
     out.push('\'');
@@ -243,12 +263,32 @@ pub(crate) fn escape_into(text: &str, out: &mut String) {
         match c {
             '\\' => out.push_str("\\\\"),
             '\'' => out.push_str("\\'"),
-            '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{2028}' | '\u{2029}' => {
+            c if is_escaped(c) => {
                 let _ = write!(out, "\\u{:04x}", u32::from(c));
             }
             c => out.push(c),
         }
     }
+}
+
+/// Whether `c` is written `\uXXXX` by [`quote_name`]: a control, a line or
+/// paragraph separator, or an invisible format character (Unicode category Cf
+/// among the bidi and zero-width ones).
+fn is_escaped(c: char) -> bool {
+    matches!(
+        c,
+        '\u{0}'..='\u{1f}'
+            | '\u{7f}'..='\u{9f}'
+            | '\u{ad}'
+            | '\u{61c}'
+            | '\u{180e}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{206f}'
+            | '\u{feff}'
+            | '\u{fff9}'..='\u{fffb}'
+    )
 }
 
 /// A `prev` or `digest` field as found in a link: written as is when it is a plain
@@ -344,6 +384,7 @@ fn argument_words(violation: &ArgumentViolation) -> String {
         } => {
             let wrong = match problem {
                 PathProblem::NotAString => "is not a string".to_owned(),
+                PathProblem::Nul => "holds a NUL character".to_owned(),
                 PathProblem::EscapesRoot => "escapes above its root".to_owned(),
                 PathProblem::OutsideRoot { path, root } => format!(
                     "path {} is outside root {}",
@@ -373,6 +414,29 @@ fn argument_words(violation: &ArgumentViolation) -> String {
                     format!("scheme {} is not allowed", quote_name(scheme))
                 }
                 UrlProblem::NoHost => "has no host".to_owned(),
+                UrlProblem::HostUnreadable { host } => {
+                    format!("host {} cannot be normalised", quote_name(host))
+                }
+                UrlProblem::HostAmbiguous { whatwg, rfc } => {
+                    let reading = |host: &str| {
+                        if host.is_empty() {
+                            "no host".to_owned()
+                        } else {
+                            quote_name(host)
+                        }
+                    };
+                    match rfc {
+                        Some(rfc) => format!(
+                            "host is ambiguous: {} to WHATWG URL parsers, {} to RFC 3986 parsers",
+                            reading(whatwg),
+                            reading(rfc)
+                        ),
+                        None => format!(
+                            "host is ambiguous: {} to WHATWG URL parsers, and the authority has more than one '@'",
+                            reading(whatwg)
+                        ),
+                    }
+                }
                 UrlProblem::Denied { host, pattern } => format!(
                     "host {} matches deny host {}",
                     quote_name(host),
@@ -434,5 +498,25 @@ mod tests {
             r"'a\u000ab\u007f\u0085\u2028\u2029'"
         );
         assert_eq!(quote_name("é😀\u{a0}"), "'é😀\u{a0}'");
+    }
+
+    /// Characters that reorder or hide text are shown as escapes, so a name reads as
+    /// what it is: `evil\u{202e}txt.exe` cannot pass for `evilexe.txt`.
+    #[test]
+    fn bidi_and_zero_width_characters_are_escaped() {
+        assert_eq!(
+            quote_name("a\u{202e}b\u{2066}\u{2067}\u{2068}\u{2069}c"),
+            r"'a\u202eb\u2066\u2067\u2068\u2069c'"
+        );
+        assert_eq!(
+            quote_name("\u{200b}\u{200c}\u{200d}\u{200e}\u{200f}\u{61c}\u{feff}\u{ad}\u{2060}"),
+            r"'\u200b\u200c\u200d\u200e\u200f\u061c\ufeff\u00ad\u2060'"
+        );
+        assert_eq!(quote_name("\u{1b}[31mred"), r"'\u001b[31mred'");
+        // Visible characters around them are kept.
+        assert_eq!(
+            quote_name("\u{2010}\u{2030}\u{2070}"),
+            "'\u{2010}\u{2030}\u{2070}'"
+        );
     }
 }

@@ -393,7 +393,7 @@ fn artifact_name(kind: ArtifactKind, raw: &str, root: Option<&str>) -> String {
     match kind {
         ArtifactKind::File => match normalise(raw) {
             Normalised::Path(path) => match root {
-                Some(root) if path.starts_with('/') => inside(&path, root).unwrap_or(path),
+                Some(root) if path.starts_with('/') => inside(&path, root, false).unwrap_or(path),
                 _ => path,
             },
             // A path that climbs above its start is named as written.

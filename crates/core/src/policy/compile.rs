@@ -2,13 +2,13 @@
 //! is checked, and every glob, host pattern, JSON Schema and regular expression
 //! compiled, before any record is read; an error names the rule and what is wrong.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::detect::{self, Catalog, Group, Scanner};
-use super::history::{Budgets, Flow};
-use super::paths::{self, Globs, PathRule};
+use super::history::{Budgets, Flow, Flows};
+use super::paths::{self, Globs, PathRule, Readings};
 use super::pointer::Pointer;
-use super::urls::{HostPattern, UrlRule};
+use super::urls::{HostList, HostPattern, UrlRule};
 use super::{DRAFT_2020_12, POLICY_VERSION, Policy, PolicyError, RULE_FIELDS, ToolRules};
 use crate::canonical;
 use crate::finding::quote_name;
@@ -169,8 +169,8 @@ impl Policy {
             None => Budgets::default(),
         };
         let flows = match get(fields, "flows") {
-            Some(value) => flows(value).map_err(field_error("flows"))?,
-            None => Vec::new(),
+            Some(value) => Flows::new(flows(value).map_err(field_error("flows"))?),
+            None => Flows::default(),
         };
 
         let mut tools = HashMap::new();
@@ -271,6 +271,7 @@ fn flows(value: &Value) -> Result<Vec<Flow>> {
         ));
     };
     let mut out: Vec<Flow> = Vec::with_capacity(items.len());
+    let mut names: HashSet<String> = HashSet::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let at = format!("flows[{i}]");
         let members = object(item, &at)?;
@@ -285,7 +286,7 @@ fn flows(value: &Value) -> Result<Vec<Flow>> {
             }
             None => return Err(format!("{at}: missing field \"name\"")),
         };
-        if out.iter().any(|f| f.name == name) {
+        if !names.insert(name.clone()) {
             return Err(format!(
                 "{at}.name: {} names another flow too",
                 quote_name(&name)
@@ -356,7 +357,46 @@ fn tool_rules(
         for (i, item) in items.iter().enumerate() {
             let at = format!("{at}.paths[{i}]");
             let members = object(item, &at)?;
-            known(members, &at, &["allow", "args", "deny", "root"])?;
+            known(
+                members,
+                &at,
+                &[
+                    "allow",
+                    "args",
+                    "backslash",
+                    "case_insensitive",
+                    "deny",
+                    "percent",
+                    "root",
+                ],
+            )?;
+            let readings = |field: &str, other: &str| -> Result<Readings> {
+                match get(members, field) {
+                    None => Ok(Readings::Both),
+                    Some(Value::Str(text)) if text == "both" => Ok(Readings::Both),
+                    Some(Value::Str(text)) if text == "literal" => Ok(Readings::Literal),
+                    Some(Value::Str(text)) if text == other => Ok(Readings::Other),
+                    Some(value) => Err(format!(
+                        "{at}.{field}: must be \"both\", \"literal\" or \"{other}\", found {}",
+                        match value {
+                            Value::Str(text) => quote_name(text),
+                            other => other.described().to_string(),
+                        }
+                    )),
+                }
+            };
+            let backslash = readings("backslash", "separator")?;
+            let percent = readings("percent", "decoded")?;
+            let case_insensitive = match get(members, "case_insensitive") {
+                None => false,
+                Some(Value::Bool(b)) => *b,
+                Some(other) => {
+                    return Err(format!(
+                        "{at}.case_insensitive: must be true or false, found {}",
+                        other.described()
+                    ));
+                }
+            };
             let args = pointers(members, &at)?;
             let root = match get(members, "root") {
                 None => None,
@@ -381,19 +421,32 @@ fn tool_rules(
                     return Ok(None);
                 };
                 let list = strings(value, &format!("{at}.{field}"))?;
-                Globs::new(&list).map(Some).map_err(|(j, err)| {
-                    format!(
-                        "{at}.{field}[{j}]: invalid glob {}: {err}",
-                        quote_name(list.get(j).map_or("", String::as_str))
-                    )
-                })
+                paths::check_sizes(&list).map_err(|err| format!("{at}.{field}: {err}"))?;
+                Globs::with_case(&list, case_insensitive)
+                    .map(Some)
+                    .map_err(|(j, err)| {
+                        format!(
+                            "{at}.{field}[{j}]: invalid glob {}: {err}",
+                            quote_name(list.get(j).map_or("", String::as_str))
+                        )
+                    })
             };
             let allow = globs("allow")?;
             let deny = match globs("deny")? {
                 Some(deny) => deny,
                 None => Globs::new(&[]).map_err(|(_, err)| format!("{at}: {err}"))?,
             };
-            rules.paths.push((args, PathRule { root, allow, deny }));
+            rules.paths.push((
+                args,
+                PathRule {
+                    root,
+                    allow,
+                    deny,
+                    backslash,
+                    percent,
+                    case_insensitive,
+                },
+            ));
         }
     }
     if let Some(value) = get(members, "urls") {
@@ -431,7 +484,7 @@ fn tool_rules(
                 }
                 None => vec!["http".to_owned(), "https".to_owned()],
             };
-            let hosts = |field: &str| -> Result<Option<Vec<(HostPattern, String)>>> {
+            let hosts = |field: &str| -> Result<Option<HostList>> {
                 let Some(value) = get(members, field) else {
                     return Ok(None);
                 };
@@ -449,7 +502,7 @@ fn tool_rules(
                             })
                     })
                     .collect::<Result<Vec<_>>>()
-                    .map(Some)
+                    .map(|patterns| Some(HostList::new(patterns)))
             };
             let allow = hosts("allow_hosts")?;
             let deny = hosts("deny_hosts")?.unwrap_or_default();
@@ -480,9 +533,10 @@ fn schema_validator(schema: &Value, at: &str) -> Result<jsonschema::Validator> {
             "{at}: \"$schema\" must be \"{DRAFT_2020_12}\" when given"
         ));
     }
+    let tree = schema;
     let schema: serde_json::Value =
         serde_json::from_slice(&canonical::encode(schema)).map_err(|err| format!("{at}: {err}"))?;
-    jsonschema::options()
+    let validator = jsonschema::options()
         .with_draft(jsonschema::Draft::Draft202012)
         .with_pattern_options(
             jsonschema::PatternOptions::regex()
@@ -494,5 +548,8 @@ fn schema_validator(schema: &Value, at: &str) -> Result<jsonschema::Validator> {
             let text = err.to_string();
             let line = text.lines().map(str::trim).collect::<Vec<_>>().join(" ");
             format!("{at}: invalid schema: {line}")
-        })
+        })?;
+    // What the validator accepts may still cost without bound to evaluate.
+    super::schema::check(tree).map_err(|err| format!("{at}: {err}"))?;
+    Ok(validator)
 }

@@ -1,7 +1,7 @@
 //! The rules that judge a call by the calls before it, budgets and flows, and what
 //! is kept of those calls between one call and the next: a [`History`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
@@ -25,6 +25,54 @@ pub(crate) struct Flow {
     pub(crate) sources: Vec<String>,
     /// The sinks they must not reach.
     pub(crate) sinks: Vec<String>,
+}
+
+/// The flows of a policy, with an index from each tool named in them to the flows
+/// it is a sink and a source of, so a call costs the same for a flow of ten tools
+/// as for one of a million.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub(crate) struct Flows {
+    /// The flows in the policy's order.
+    list: Vec<Flow>,
+    /// By tool, the positions in `list` of the flows it is a sink of and a source
+    /// of, ascending.
+    roles: HashMap<String, Roles>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Roles {
+    sink_of: Vec<usize>,
+    source_of: Vec<usize>,
+}
+
+impl std::fmt::Debug for Flows {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.list.fmt(f)
+    }
+}
+
+impl Flows {
+    /// Indexes `list`.
+    pub(crate) fn new(list: Vec<Flow>) -> Flows {
+        let mut roles: HashMap<String, Roles> = HashMap::new();
+        for (at, flow) in list.iter().enumerate() {
+            for (tools, sink) in [(&flow.sinks, true), (&flow.sources, false)] {
+                for tool in tools {
+                    let role = roles.entry(tool.clone()).or_default();
+                    let positions = if sink {
+                        &mut role.sink_of
+                    } else {
+                        &mut role.source_of
+                    };
+                    // A tool named twice in one list is one role.
+                    if positions.last() != Some(&at) {
+                        positions.push(at);
+                    }
+                }
+            }
+        }
+        Flows { list, roles }
+    }
 }
 
 /// What the budgets and flows of a policy keep of the calls so far: the number of
@@ -55,7 +103,7 @@ impl History {
     pub(crate) fn take(
         &mut self,
         budgets: &Budgets,
-        flows: &[Flow],
+        flows: &Flows,
         index: u64,
         tool: &str,
         found: &mut Vec<FindingKind>,
@@ -85,32 +133,37 @@ impl History {
                 }));
             }
         }
-        for flow in flows {
-            if flow.sinks.iter().any(|s| s == tool)
-                && let Some(source) = self.flow_sources.get(&flow.name)
-            {
+        let Some(roles) = flows.roles.get(tool) else {
+            return;
+        };
+        // Flows are independent of one another (their names are unique), so every
+        // sink is checked before the call counts as a source of any flow.
+        for &at in &roles.sink_of {
+            let flow = &flows.list[at];
+            if let Some(source) = self.flow_sources.get(&flow.name) {
                 found.push(FindingKind::FlowViolation(FlowViolation {
                     flow: flow.name.as_str().into(),
                     source: source.index,
                     source_tool: source.tool.as_str().into(),
                 }));
             }
-            if flow.sources.iter().any(|s| s == tool) {
-                match self.flow_sources.get_mut(&flow.name) {
-                    Some(source) => {
-                        source.index = index;
-                        source.tool.clear();
-                        source.tool.push_str(tool);
-                    }
-                    None => {
-                        self.flow_sources.insert(
-                            flow.name.clone(),
-                            SourceCall {
-                                index,
-                                tool: tool.to_owned(),
-                            },
-                        );
-                    }
+        }
+        for &at in &roles.source_of {
+            let flow = &flows.list[at];
+            match self.flow_sources.get_mut(&flow.name) {
+                Some(source) => {
+                    source.index = index;
+                    source.tool.clear();
+                    source.tool.push_str(tool);
+                }
+                None => {
+                    self.flow_sources.insert(
+                        flow.name.clone(),
+                        SourceCall {
+                            index,
+                            tool: tool.to_owned(),
+                        },
+                    );
                 }
             }
         }
@@ -119,7 +172,7 @@ impl History {
 
 #[cfg(test)]
 mod tests {
-    use super::{Budgets, Flow, History};
+    use super::{Budgets, Flow, Flows, History};
 
     #[test]
     fn budgets_and_flows() {
@@ -127,11 +180,11 @@ mod tests {
             total: Some(3),
             per_tool: [("fetch".to_owned(), 1)].into_iter().collect(),
         };
-        let flows = [Flow {
+        let flows = Flows::new(vec![Flow {
             name: "f".to_owned(),
             sources: vec!["fetch".to_owned()],
             sinks: vec!["send".to_owned(), "fetch".to_owned()],
-        }];
+        }]);
         let mut history = History::default();
         let mut names = Vec::new();
         for (i, tool) in ["send", "fetch", "read", "fetch", "send"]

@@ -11,13 +11,15 @@
 //! By concern: this module holds the compiled [`Policy`] and the checks of one
 //! call; `compile` reads the policy fields of a scope file into it; `detect` holds
 //! the response detectors, `paths` and `urls` the argument rules on paths and URLs,
-//! `pointer` the JSON pointers that name arguments, `history` the budgets and flows.
+//! `pointer` the JSON pointers that name arguments, `history` the budgets and flows,
+//! `schema` the bound on what an `args_schema` costs to evaluate.
 
 mod compile;
 mod detect;
 mod history;
 pub(crate) mod paths;
 pub(crate) mod pointer;
+mod schema;
 mod urls;
 
 pub use history::History;
@@ -30,7 +32,7 @@ use crate::finding::{ArgumentViolation, FindingKind, PathProblem, SensitiveRespo
 use crate::json::{self, Value};
 
 use detect::{Catalog, Scanner};
-use history::{Budgets, Flow};
+use history::{Budgets, Flows};
 use paths::{PathRule, PathVerdict};
 use pointer::Pointer;
 use urls::{UrlRule, UrlVerdict};
@@ -54,7 +56,7 @@ const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 /// A compiled policy.
 pub struct Policy {
     budgets: Budgets,
-    flows: Vec<Flow>,
+    flows: Flows,
     catalog: Catalog,
     scanners: Vec<Scanner>,
     /// The scanner for tools without their own `response_detectors`.
@@ -136,6 +138,7 @@ impl Policy {
                     None => PathProblem::NotAString,
                     Some(raw) => match path_rule.check(raw) {
                         PathVerdict::Allowed => return,
+                        PathVerdict::Nul => PathProblem::Nul,
                         PathVerdict::Escapes => PathProblem::EscapesRoot,
                         PathVerdict::OutsideRoot(path) => PathProblem::OutsideRoot {
                             path: path.into(),
@@ -168,6 +171,13 @@ impl Policy {
                             scheme: scheme.into(),
                         },
                         UrlVerdict::NoHost => UrlProblem::NoHost,
+                        UrlVerdict::Unreadable(host) => {
+                            UrlProblem::HostUnreadable { host: host.into() }
+                        }
+                        UrlVerdict::Ambiguous(whatwg, rfc) => UrlProblem::HostAmbiguous {
+                            whatwg: whatwg.into(),
+                            rfc: rfc.map(Into::into),
+                        },
                         UrlVerdict::Denied(host, pattern) => UrlProblem::Denied {
                             host: host.into(),
                             pattern: pattern.into(),

@@ -8,8 +8,19 @@
 //! `/`, as on POSIX) unless the rule names a `root`: then an absolute path inside the
 //! root is made relative to it, and one outside is *outside its root*. A path starting
 //! with `~` (`~`, `~/x`, `~user/x`) keeps that first component as written, is never
-//! expanded, and escapes when `..` climbs above it. Nothing is percent-decoded and `\`
-//! is an ordinary character.
+//! expanded, and escapes when `..` climbs above it.
+//!
+//! A path can mean something else to the tool that receives it than it does here,
+//! so a rule judges each reading it may have, and a path is a violation when any
+//! reading is: with `\` as an ordinary character and as a separator (as Windows reads
+//! it), and as written and percent-decoded (as a tool that takes URL paths reads
+//! it). A rule's `backslash` (`"both"`, `"literal"`, `"separator"`) and `percent`
+//! (`"both"`, `"literal"`, `"decoded"`) choose the readings; `case_insensitive`
+//! matches globs and the root without regard to case, as on a case-insensitive file
+//! system. A path holding a NUL character, as written or decoded, is always a
+//! violation: the tools that receive it end it there.
+
+use std::borrow::Cow;
 
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
@@ -62,6 +73,8 @@ pub fn normalise(raw: &str) -> Normalised {
 pub enum PathVerdict {
     /// Allowed.
     Allowed,
+    /// A reading of the path holds a NUL character.
+    Nul,
     /// A `..` climbs above the start of the path.
     Escapes,
     /// An absolute path outside the rule's root; the normalised path.
@@ -84,9 +97,14 @@ impl Globs {
     /// components, `[...]` are classes, `{a,b}` alternatives and `\` escapes;
     /// matching is case-sensitive. The error names the first invalid glob.
     pub fn new(globs: &[String]) -> Result<Globs, (usize, String)> {
+        Globs::with_case(globs, false)
+    }
+
+    /// [`Globs::new`], matching without regard to case when `case_insensitive`.
+    pub fn with_case(globs: &[String], case_insensitive: bool) -> Result<Globs, (usize, String)> {
         let mut builder = GlobSetBuilder::new();
         for (i, text) in globs.iter().enumerate() {
-            builder.add(glob(text).map_err(|message| (i, message))?);
+            builder.add(glob(text, case_insensitive).map_err(|message| (i, message))?);
         }
         let set = builder
             .build()
@@ -99,6 +117,10 @@ impl Globs {
 
     /// The first glob (in the order given) that matches `path`.
     pub fn first_match(&self, path: &str) -> Option<&str> {
+        // Most paths match no glob, and telling so is cheaper than listing matches.
+        if self.texts.is_empty() || !self.set.is_match(path) {
+            return None;
+        }
         self.set
             .matches(path)
             .first()
@@ -106,18 +128,52 @@ impl Globs {
     }
 }
 
-/// `path` relative to `root` (both normalised and absolute), if it is inside it.
-pub(crate) fn inside(path: &str, root: &str) -> Option<String> {
-    let rest = if root == "/" {
-        path.strip_prefix('/')?
-    } else {
-        let rest = path.strip_prefix(root)?;
-        if rest.is_empty() {
-            rest
+/// The most globs a list may hold.
+pub const MAX_GLOBS: usize = 100_000;
+
+/// The most globs with wildcards a list may hold: those other than a literal path,
+/// optionally after `**/` or before `/**`, which are matched by hashing; the others
+/// are matched together by one automaton whose cost grows with their number.
+pub const MAX_WILDCARD_GLOBS: usize = 1_000;
+
+/// Whether matching `glob` costs more than a hash lookup: it has a wildcard, a
+/// class, alternatives or an escape other than a leading `**/` or trailing `/**`.
+fn has_wildcards(glob: &str) -> bool {
+    let glob = glob.strip_prefix("**/").unwrap_or(glob);
+    let glob = glob.strip_suffix("/**").unwrap_or(glob);
+    glob.contains(['*', '?', '[', ']', '{', '}', '\\'])
+}
+
+/// Refuses a glob list too large to match in bounded time per path.
+pub fn check_sizes(globs: &[String]) -> Result<(), String> {
+    if globs.len() > MAX_GLOBS {
+        return Err(format!("more than {MAX_GLOBS} globs"));
+    }
+    let wild = globs.iter().filter(|g| has_wildcards(g)).count();
+    if wild > MAX_WILDCARD_GLOBS {
+        return Err(format!(
+            "{wild} globs with wildcards, more than {MAX_WILDCARD_GLOBS} (literal paths, after \"**/\" or before \"/**\", may be up to {MAX_GLOBS})"
+        ));
+    }
+    Ok(())
+}
+
+/// `path` relative to `root` (both normalised and absolute), if it is inside it:
+/// compared component by component, without regard to case when `fold`.
+pub(crate) fn inside(path: &str, root: &str, fold: bool) -> Option<String> {
+    let mut rest = path.strip_prefix('/')?;
+    for want in root.split('/').filter(|c| !c.is_empty()) {
+        let (component, after) = rest.split_once('/').unwrap_or((rest, ""));
+        let same = if fold {
+            component.to_lowercase() == want.to_lowercase()
         } else {
-            rest.strip_prefix('/')?
+            component == want
+        };
+        if component.is_empty() || !same {
+            return None;
         }
-    };
+        rest = after;
+    }
     Some(if rest.is_empty() {
         ".".to_owned()
     } else {
@@ -125,19 +181,85 @@ pub(crate) fn inside(path: &str, root: &str) -> Option<String> {
     })
 }
 
-fn glob(text: &str) -> Result<Glob, String> {
+fn glob(text: &str, case_insensitive: bool) -> Result<Glob, String> {
     GlobBuilder::new(text)
         .literal_separator(true)
         .backslash_escape(true)
+        .case_insensitive(case_insensitive)
         .build()
         .map_err(|err| one_line(&err.kind().to_string()))
+}
+
+/// Which readings of a character a rule judges: as written, as the other tool reads
+/// it, or both (a path is a violation when either reading is).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Readings {
+    /// Both readings.
+    #[default]
+    Both,
+    /// Only as written: `\` an ordinary character, `%` an ordinary character.
+    Literal,
+    /// Only as the other tool reads it: `\` a separator, percent-escapes decoded.
+    Other,
+}
+
+/// `text` with every `%XX` escape decoded (bytes that are not UTF-8 replaced).
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| char::from(b).to_digit(16);
+        if bytes[i] == b'%'
+            && let (Some(hi), Some(lo)) = (
+                bytes.get(i + 1).copied().and_then(hex),
+                bytes.get(i + 2).copied().and_then(hex),
+            )
+        {
+            // Two hex digits are at most 255.
+            out.push(u8::try_from(hi * 16 + lo).unwrap_or(u8::MAX));
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The readings of `raw` a rule judges, in order: percent-escapes (as written, then
+/// decoded), each with `\` as written, then as a separator. A reading equal to one
+/// before it is left out.
+fn readings(raw: &str, backslash: Readings, percent: Readings) -> Vec<Cow<'_, str>> {
+    let mut by_percent: Vec<Cow<'_, str>> = Vec::with_capacity(2);
+    if percent != Readings::Other || !raw.contains('%') {
+        by_percent.push(Cow::Borrowed(raw));
+    }
+    if percent != Readings::Literal && raw.contains('%') {
+        let decoded = percent_decoded(raw);
+        if decoded != raw || by_percent.is_empty() {
+            by_percent.push(Cow::Owned(decoded));
+        }
+    }
+    let mut out: Vec<Cow<'_, str>> = Vec::with_capacity(4);
+    for text in by_percent {
+        let has = text.contains('\\');
+        if backslash != Readings::Other || !has {
+            out.push(text.clone());
+        }
+        if backslash != Readings::Literal && has {
+            out.push(Cow::Owned(text.replace('\\', "/")));
+        }
+    }
+    out
 }
 
 fn one_line(text: &str) -> String {
     text.lines().map(str::trim).collect::<Vec<_>>().join(" ")
 }
 
-/// A path rule: optional root, optional allow globs, deny globs.
+/// A path rule: optional root, optional allow globs, deny globs, and the readings
+/// of a path it judges.
 #[derive(Debug)]
 pub struct PathRule {
     /// The normalised absolute root, if any.
@@ -146,17 +268,52 @@ pub struct PathRule {
     pub allow: Option<Globs>,
     /// Globs of which a path must match none; they win over `allow`.
     pub deny: Globs,
+    /// The readings of `\`: as an ordinary character, as a separator.
+    pub backslash: Readings,
+    /// The readings of `%XX`: as written, decoded.
+    pub percent: Readings,
+    /// Whether the root and globs match without regard to case (the globs are
+    /// compiled so).
+    pub case_insensitive: bool,
 }
 
 impl PathRule {
-    /// The verdict on the path argument `raw`.
+    /// The verdict on the path argument `raw`: the gravest violation among its
+    /// readings (see the module documentation; a NUL, then an escape, a path outside
+    /// the root, a deny glob, no allow glob; the first reading of equal ones), or
+    /// allowed.
     pub fn check(&self, raw: &str) -> PathVerdict {
+        let rank = |verdict: &PathVerdict| match verdict {
+            PathVerdict::Allowed => 0,
+            PathVerdict::NotAllowed(_) => 1,
+            PathVerdict::Denied(..) => 2,
+            PathVerdict::OutsideRoot(_) => 3,
+            PathVerdict::Escapes => 4,
+            PathVerdict::Nul => 5,
+        };
+        let mut worst = PathVerdict::Allowed;
+        for reading in readings(raw, self.backslash, self.percent) {
+            let verdict = if reading.contains('\0') {
+                PathVerdict::Nul
+            } else {
+                self.check_reading(&reading)
+            };
+            if rank(&verdict) > rank(&worst) {
+                worst = verdict;
+            }
+        }
+        worst
+    }
+
+    /// The verdict on one reading of a path.
+    fn check_reading(&self, raw: &str) -> PathVerdict {
         let path = match normalise(raw) {
             Normalised::Escapes => return PathVerdict::Escapes,
             Normalised::Path(path) => path,
         };
         let path = match &self.root {
-            Some(root) if path.starts_with('/') => match inside(&path, root) {
+            Some(root) if path.starts_with('/') => match inside(&path, root, self.case_insensitive)
+            {
                 Some(inside) => inside,
                 None => return PathVerdict::OutsideRoot(path),
             },
@@ -174,7 +331,7 @@ impl PathRule {
 
 #[cfg(test)]
 mod tests {
-    use super::{Globs, Normalised, PathRule, PathVerdict, normalise};
+    use super::{Globs, Normalised, PathRule, PathVerdict, Readings, normalise};
 
     fn path(text: &str) -> Normalised {
         Normalised::Path(text.to_owned())
@@ -213,6 +370,9 @@ mod tests {
             root: Some("/work/project".to_owned()),
             allow: Some(globs(&["docs/**", "*.md"])),
             deny: globs(&["**/.env", "**/*.pem"]),
+            backslash: Readings::Literal,
+            percent: Readings::Literal,
+            case_insensitive: false,
         };
         assert_eq!(rule.check("/work/project/docs/a.md"), PathVerdict::Allowed);
         assert_eq!(rule.check("README.md"), PathVerdict::Allowed);
@@ -239,5 +399,73 @@ mod tests {
     fn bad_globs_are_named() {
         let err = Globs::new(&["ok/*".to_owned(), "a[".to_owned()]).unwrap_err();
         assert_eq!(err.0, 1);
+    }
+
+    fn rule(backslash: Readings, percent: Readings, case_insensitive: bool) -> PathRule {
+        let list = |l: &[&str]| {
+            Globs::with_case(
+                &l.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>(),
+                case_insensitive,
+            )
+            .unwrap()
+        };
+        PathRule {
+            root: Some("/work/Project".to_owned()),
+            allow: Some(list(&["docs/**", "*.md"])),
+            deny: list(&["**/.env"]),
+            backslash,
+            percent,
+            case_insensitive,
+        }
+    }
+
+    /// A path that means something else to the tool that receives it is judged in
+    /// each of its readings.
+    #[test]
+    fn every_reading_of_a_path_is_judged() {
+        let default = rule(Readings::Both, Readings::Both, false);
+        let denied = |p: &str| PathVerdict::Denied(p.to_owned(), "**/.env".to_owned());
+        assert_eq!(default.check("..\\..\\secret.md"), PathVerdict::Escapes);
+        // The gravest violation among the readings is named: a deny glob over no
+        // allow glob.
+        assert_eq!(default.check("docs\\..\\.env"), denied(".env"));
+        assert_eq!(default.check("docs\\a.md"), PathVerdict::Allowed);
+        assert_eq!(
+            default.check("docs\\a.txt"),
+            PathVerdict::NotAllowed("docs\\a.txt".to_owned())
+        );
+        assert_eq!(default.check("%2e%2e/secret.md"), PathVerdict::Escapes);
+        assert_eq!(default.check("docs/%2eenv"), denied("docs/.env"));
+        assert_eq!(default.check("%2E%2E%5csecret.md"), PathVerdict::Escapes);
+        assert_eq!(default.check("docs/100%25.md"), PathVerdict::Allowed);
+        assert_eq!(default.check("docs/a\0.md"), PathVerdict::Nul);
+        assert_eq!(default.check("docs/a%00.md"), PathVerdict::Nul);
+        assert_eq!(default.check("docs/.ENV"), PathVerdict::Allowed);
+        // Chosen readings.
+        let literal = rule(Readings::Literal, Readings::Literal, false);
+        assert_eq!(literal.check("..\\..\\secret.md"), PathVerdict::Allowed);
+        assert_eq!(
+            literal.check("%2e%2e/secret.md"),
+            PathVerdict::NotAllowed("%2e%2e/secret.md".to_owned())
+        );
+        assert_eq!(literal.check("a\0.md"), PathVerdict::Nul);
+        let windows = rule(Readings::Other, Readings::Other, true);
+        assert_eq!(windows.check("docs\\a.md"), PathVerdict::Allowed);
+        assert_eq!(windows.check("docs/.ENV"), denied("docs/.ENV"));
+        assert_eq!(windows.check("DOCS\\Guide.MD"), PathVerdict::Allowed);
+        assert_eq!(
+            windows.check("\\WORK\\project\\docs\\a"),
+            PathVerdict::Allowed
+        );
+        assert_eq!(
+            windows.check("/work/projectx/docs"),
+            PathVerdict::OutsideRoot("/work/projectx/docs".to_owned())
+        );
+        assert_eq!(windows.check("docs%5c..%5c..%5cx"), PathVerdict::Escapes);
+        // Case matters unless the rule says otherwise.
+        assert_eq!(
+            default.check("/work/project/docs/a"),
+            PathVerdict::OutsideRoot("/work/project/docs/a".to_owned())
+        );
     }
 }

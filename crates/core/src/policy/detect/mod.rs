@@ -31,6 +31,7 @@ mod catalog;
 mod check;
 mod prefilter;
 mod scanner;
+mod stream;
 
 pub use catalog::Catalog;
 pub use scanner::Scanner;

@@ -10,6 +10,7 @@ use regex::{RegexSet, RegexSetBuilder};
 
 use super::catalog::{Catalog, regex_error};
 use super::prefilter::{FirstPass, FirstPassText, plain_ascii};
+use super::stream::{self, Item};
 use super::{BUILTINS, DFA_SIZE_LIMIT, SET_SIZE_LIMIT};
 use crate::json::{self, ParseError, Value};
 use crate::policy::pointer::push_token;
@@ -111,7 +112,11 @@ impl Scanner {
                 self.canonical_first && !self.canonical_may_match(catalog, canonical, lower);
             let hits = if ruled_out {
                 Ok(Vec::new())
+            } else if let Some(hits) = self.scan_stream(catalog, canonical, text, keys, lower) {
+                Ok(hits)
             } else {
+                // Not the canonical encoding the stream reads: the parser says why,
+                // or reads what the stream does not.
                 parse(canonical).map(|value| {
                     if self.joinable && !self.joined_may_match(catalog, &value, text, keys, lower) {
                         Vec::new()
@@ -130,6 +135,55 @@ impl Scanner {
             }
             hits
         })
+    }
+
+    /// What [`Scanner::scan`] finds past the canonical first pass, read from the
+    /// canonical bytes without a tree (see [`super::stream`]): the joined strings
+    /// for the second first pass when the scanner is joinable, then the walk.
+    /// `None` when the bytes are not a canonical encoding the stream reads.
+    fn scan_stream(
+        &self,
+        catalog: &Catalog,
+        canonical: &[u8],
+        text: &mut String,
+        keys: &mut String,
+        lower: &mut Vec<u8>,
+    ) -> Option<Vec<Hit>> {
+        if self.joinable {
+            text.clear();
+            keys.clear();
+            stream::visit(canonical, |_, item| match item {
+                Item::Key(key) => {
+                    for joined in [&mut *text, &mut *keys] {
+                        joined.push_str(key);
+                        joined.push('\0');
+                    }
+                }
+                Item::Str(s, _) | Item::Number(s) => {
+                    text.push_str(s);
+                    text.push('\0');
+                }
+            })?;
+            let may = self.assignment.is_some() && catalog.has_key_word(keys)
+                || self.first_pass(catalog, text, lower);
+            if !may {
+                return Some(Vec::new());
+            }
+        }
+        let mut found = Vec::new();
+        let mut hits = Vec::new();
+        stream::visit(canonical, |pointer, item| {
+            let (text, in_key, key) = match item {
+                Item::Key(key) => (key, true, None),
+                Item::Str(s, key) => (s, false, key),
+                // A number is no secret assigned to its key.
+                Item::Number(digits) => (digits, false, None),
+            };
+            scan_one(
+                self, catalog, &mut found, &mut hits, pointer, text, in_key, key,
+            );
+        })?;
+        Some(hits)
     }
 
     /// Every hit in `value`, string by string, without a first pass.
@@ -326,7 +380,24 @@ fn join_strings(value: &Value, text: &mut String, keys: &mut String) {
             text.push_str(s);
             text.push('\0');
         }
-        Value::Null | Value::Bool(_) | Value::Int(_) | Value::Float(_) => {}
+        Value::Int(_) | Value::Float(_) => {
+            number_text(value, |digits| text.push_str(digits));
+            text.push('\0');
+        }
+        Value::Null | Value::Bool(_) => {}
+    }
+}
+
+/// Calls `with` with the canonical text of the number `value` (its digits as the
+/// canonical encoding writes them), which the detectors read as they read a string:
+/// `{"card": 4111111111111111}` holds a card number as `{"card": "4111..."}` does.
+fn number_text<R>(value: &Value, with: impl FnOnce(&str) -> R) -> R {
+    match value {
+        Value::Int(digits) => with(digits),
+        other => {
+            let encoded = crate::canonical::encode(other);
+            with(std::str::from_utf8(&encoded).unwrap_or_default())
+        }
     }
 }
 
@@ -364,32 +435,61 @@ impl Walk<'_> {
                 }
             }
             Value::Str(text) => self.scan_str(text, false, key),
-            Value::Null | Value::Bool(_) | Value::Int(_) | Value::Float(_) => {}
+            // A number is no secret assigned to its key: its digits are read by the
+            // patterns only.
+            Value::Int(_) | Value::Float(_) => {
+                number_text(value, |digits| self.scan_str(digits, false, None));
+            }
+            Value::Null | Value::Bool(_) => {}
         }
     }
 
     /// Scans one string: a key (reported at the pointer of its object) or a value
     /// (at its own pointer; `key` is the name of its member, if any).
     fn scan_str(&mut self, text: &str, in_key: bool, key: Option<&str>) {
-        let (scanner, catalog) = (self.scanner, self.catalog);
-        self.found.clear();
-        scanner.scan_str(catalog, text, &mut self.found);
-        if !in_key
-            && let (Some(assignment), Some(key)) = (scanner.assignment, key)
-            && !self.found.contains(&assignment)
-            && catalog.assigned(key, text)
-        {
-            self.found.push(assignment);
-            self.found
-                .sort_by(|&a, &b| catalog.name(a).cmp(catalog.name(b)));
-        }
-        for &detector in &self.found {
-            self.hits.push(Hit {
-                pointer: self.pointer.clone(),
-                in_key,
-                detector,
-            });
-        }
+        scan_one(
+            self.scanner,
+            self.catalog,
+            &mut self.found,
+            &mut self.hits,
+            &self.pointer,
+            text,
+            in_key,
+            key,
+        );
+    }
+}
+
+/// Adds the hits in one string at `pointer` to `hits`: a key (`pointer` is that of
+/// its object) or a value (`key` is the name of its member, if any). `found` is room
+/// for the detectors found.
+#[allow(clippy::too_many_arguments)]
+fn scan_one(
+    scanner: &Scanner,
+    catalog: &Catalog,
+    found: &mut Vec<usize>,
+    hits: &mut Vec<Hit>,
+    pointer: &str,
+    text: &str,
+    in_key: bool,
+    key: Option<&str>,
+) {
+    found.clear();
+    scanner.scan_str(catalog, text, found);
+    if !in_key
+        && let (Some(assignment), Some(key)) = (scanner.assignment, key)
+        && !found.contains(&assignment)
+        && catalog.assigned(key, text)
+    {
+        found.push(assignment);
+        found.sort_by(|&a, &b| catalog.name(a).cmp(catalog.name(b)));
+    }
+    for &detector in found.iter() {
+        hits.push(Hit {
+            pointer: pointer.to_owned(),
+            in_key,
+            detector,
+        });
     }
 }
 
@@ -492,6 +592,35 @@ mod tests {
             )
             .is_empty()
         );
+    }
+
+    /// Numbers are read as their canonical digits, as strings are, at their own
+    /// pointer.
+    #[test]
+    fn numbers_are_scanned_as_their_digits() {
+        let card = |pointer: &str| (pointer.to_owned(), false, "payment-card".to_owned());
+        assert_eq!(
+            hits(&all(), r#"{"card": 4111111111111111}"#),
+            [card("/card")]
+        );
+        assert_eq!(
+            hits(
+                &all(),
+                r#"{"a": [1, -378282246310005], "b": 4111111111111112}"#
+            ),
+            [card("/a/1")]
+        );
+        assert_eq!(
+            hits(
+                &["phone-number", "ticket"],
+                r#"{"n": 4155552671.5, "t": 12}"#
+            ),
+            []
+        );
+        // A float is read as the canonical encoding writes it.
+        assert_eq!(hits(&all(), r#"{"n": 4.111111111111111e15}"#), [card("/n")]);
+        assert_eq!(hits(&all(), r#"{"n": 4.111111111111111e16}"#), []);
+        assert_eq!(hits(&all(), r#"{"password": 1.2345678901234567e+89}"#), []);
     }
 
     #[test]
@@ -691,6 +820,31 @@ mod tests {
             members.sort_by(|a, b| a.0.cmp(&b.0));
             members.dedup_by(|a, b| a.0 == b.0);
             let value = json::Value::Object(members);
+            let canonical = crate::canonical::encode(&value);
+            let hits = scanner.walk(catalog, &value);
+            prop_assert_eq!(scanner.scan(catalog, &canonical), Ok(hits.clone()));
+            if !hits.is_empty() {
+                prop_assert_eq!(first_passes(catalog, scanner, &canonical), (true, true));
+            }
+        }
+
+        /// Numbers, read as their canonical digits, lose no hit either: integers of
+        /// card lengths (valid or not) and floats, beside a string.
+        #[test]
+        fn first_pass_never_loses_a_hit_in_a_number(
+            ints in prop::collection::vec("-?(4111111111111111|378282246310005|[1-9][0-9]{0,19})", 0..4),
+            floats in prop::collection::vec(any::<f64>().prop_filter("finite", |x| x.is_finite()), 0..3),
+            string in text(),
+        ) {
+            let (catalog, scanner) = &*USERS;
+            let mut items: Vec<json::Value> =
+                ints.into_iter().map(|d| json::Value::Int(d.into())).collect();
+            items.extend(floats.into_iter().map(json::Value::Float));
+            let value = json::Value::Object(vec![
+                ("n".to_owned(), json::Value::Array(items)),
+                ("password".to_owned(), json::Value::Float(1.2345678901234567e89)),
+                ("s".to_owned(), json::Value::Str(string)),
+            ]);
             let canonical = crate::canonical::encode(&value);
             let hits = scanner.walk(catalog, &value);
             prop_assert_eq!(scanner.scan(catalog, &canonical), Ok(hits.clone()));
