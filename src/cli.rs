@@ -37,6 +37,18 @@ impl From<Source> for ImportSource {
     }
 }
 
+/// The rules `replay` judges calls by, as `--rules` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rules {
+    /// The specification's: its default mutating tools, responses compared with the
+    /// first identical call's.
+    Spec,
+    /// A recorded agent session's: the agents' mutating and volatile tools
+    /// (README, "Agent sessions"), responses compared since the last state change.
+    Agent,
+}
+
 /// Audit the recorded tool calls of an AI agent, without calling any tool.
 #[derive(Debug, Parser)]
 #[command(name = "toolreplay", version, about, long_about = None)]
@@ -82,6 +94,16 @@ pub enum Command {
         /// (write_file, delete_file, create_file, move_file, run_command).
         #[arg(long = "mutating-tool", value_name = "NAME")]
         mutating_tool: Vec<String>,
+        /// A tool whose answers are expected to vary (it polls, or reads the web):
+        /// never a non-determinism or redundant-call finding.
+        #[arg(long = "volatile-tool", value_name = "NAME")]
+        volatile_tool: Vec<String>,
+        /// How to judge calls: spec, the specification's rules; agent, those of a
+        /// recorded agent session (the agents' mutating and volatile tools, responses
+        /// compared since the last state change). Default: agent with --from, else
+        /// spec.
+        #[arg(long, value_name = "RULES")]
+        rules: Option<Rules>,
         /// The report's format.
         #[arg(long, value_name = "FORMAT", default_value = "text")]
         format: Format,

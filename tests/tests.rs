@@ -4,3 +4,4 @@ mod cli;
 mod conformance;
 mod hostile;
 mod imports;
+mod sessions;

@@ -43,11 +43,17 @@ pub fn run(command: Command, paint: Paint) -> Result<Outcome, Error> {
         Command::Replay {
             file,
             mutating_tool,
+            volatile_tool,
+            rules,
             format,
             from,
         } => replay::run(
             Transcript::open(&file, from.options())?,
-            &mutating_tool,
+            &replay::Judging {
+                mutating: mutating_tool,
+                volatile: volatile_tool,
+                rules,
+            },
             format,
             paint,
         ),

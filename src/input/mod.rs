@@ -122,6 +122,11 @@ impl Transcript {
         })
     }
 
+    /// Whether the transcript was imported from an agent's log.
+    pub fn imported(&self) -> bool {
+        self.lines.is_some()
+    }
+
     /// The input's name in messages and reports.
     pub fn name(&self) -> String {
         display(&self.path)
