@@ -57,6 +57,10 @@ pub struct Cli {
     /// NO_COLOR is unset.
     #[arg(long, value_name = "WHEN", global = true, default_value = "auto")]
     pub color: ColorChoice,
+    /// Ignore toolreplay.toml (otherwise read from the current folder or the nearest
+    /// folder above it).
+    #[arg(long, global = true)]
+    pub no_config: bool,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -74,9 +78,9 @@ pub struct FromArgs {
 }
 
 impl FromArgs {
-    /// The import options, when --from was given.
-    pub fn options(self) -> Option<ImportOptions> {
-        self.from.map(|source| ImportOptions {
+    /// The import options, when --from was given or `config` names a format.
+    pub fn options_or(self, config: &crate::config::Config) -> Option<ImportOptions> {
+        self.from.or(config.from).map(|source| ImportOptions {
             source: source.into(),
             strict: self.strict,
         })
@@ -104,9 +108,9 @@ pub enum Command {
         /// spec.
         #[arg(long, value_name = "RULES")]
         rules: Option<Rules>,
-        /// The report's format.
-        #[arg(long, value_name = "FORMAT", default_value = "text")]
-        format: Format,
+        /// The report's format [default: text, or toolreplay.toml's format].
+        #[arg(long, value_name = "FORMAT")]
+        format: Option<Format>,
         #[command(flatten)]
         from: FromArgs,
     },
@@ -117,11 +121,11 @@ pub enum Command {
         file: PathBuf,
         /// The scope file: {"agent": ..., "allowed_tools": [...]}, with policy rules
         /// after "policy_version": 1 (README, "Scope policies"); - reads standard
-        /// input.
-        scope: PathBuf,
-        /// The report's format.
-        #[arg(long, value_name = "FORMAT", default_value = "text")]
-        format: Format,
+        /// input. Default: toolreplay.toml's scope.
+        scope: Option<PathBuf>,
+        /// The report's format [default: text, or toolreplay.toml's format].
+        #[arg(long, value_name = "FORMAT")]
+        format: Option<Format>,
         #[command(flatten)]
         from: FromArgs,
     },
@@ -166,9 +170,9 @@ pub enum Command {
         /// The principal the signer must be in the allowed signers file.
         #[arg(long, value_name = "ID", requires = "signature")]
         identity: Option<String>,
-        /// The report's format.
-        #[arg(long, value_name = "FORMAT", default_value = "text")]
-        format: Format,
+        /// The report's format [default: text, or toolreplay.toml's format].
+        #[arg(long, value_name = "FORMAT")]
+        format: Option<Format>,
     },
     /// Check the chain and sign its head statement with an SSH key, to SEALED.sig.
     ///
@@ -208,9 +212,9 @@ pub enum Command {
         /// The log; - reads standard input.
         #[arg(value_name = "INPUT")]
         file: PathBuf,
-        /// The log's format.
-        #[arg(long = "from", value_name = "FORMAT", default_value = "auto")]
-        from: Source,
+        /// The log's format [default: auto, or toolreplay.toml's from].
+        #[arg(long = "from", value_name = "FORMAT")]
+        from: Option<Source>,
         /// Write the transcript to this file (atomically) instead of stdout.
         #[arg(short, long, value_name = "OUT")]
         output: Option<PathBuf>,

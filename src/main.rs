@@ -9,6 +9,7 @@ use clap::Parser;
 
 mod cli;
 mod commands;
+mod config;
 mod error;
 mod input;
 mod naming;
@@ -23,7 +24,8 @@ fn main() -> ExitCode {
         std::env::var_os("NO_COLOR").as_deref(),
         std::env::var_os("TERM").as_deref(),
     ));
-    let outcome = commands::run(cli.command, paint).and_then(output::Outcome::write_to_stdout);
+    let outcome =
+        commands::run(cli.command, paint, cli.no_config).and_then(output::Outcome::write_to_stdout);
     match outcome {
         Ok(status) => status.exit_code(),
         Err(err) => error::report(&err),

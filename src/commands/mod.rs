@@ -18,28 +18,40 @@ use std::path::Path;
 use clap::CommandFactory;
 use toolreplay_core::pipeline::Stop;
 
-use crate::cli::{Cli, Command};
+use crate::cli::{Cli, Command, Source};
+use crate::config::Config;
 use crate::error::Error;
 use crate::input::{ImportOptions, Transcript};
 use crate::output::{Outcome, Status};
 use crate::render::color::Paint;
 
-/// Runs `command`; text reports are coloured as `paint` says.
-pub fn run(command: Command, paint: Paint) -> Result<Outcome, Error> {
+/// Runs `command`; text reports are coloured as `paint` says. The audits and
+/// imports read toolreplay.toml for their defaults unless `no_config`.
+pub fn run(command: Command, paint: Paint, no_config: bool) -> Result<Outcome, Error> {
+    let config = || {
+        if no_config {
+            Ok(Config::default())
+        } else {
+            Config::discover()
+        }
+    };
     match command {
         Command::Import {
             file,
             from,
             output,
             strict,
-        } => import::run(
-            &file,
-            ImportOptions {
-                source: from.into(),
-                strict,
-            },
-            output.as_deref(),
-        ),
+        } => {
+            let config = config()?;
+            import::run(
+                &file,
+                ImportOptions {
+                    source: from.or(config.from).unwrap_or(Source::Auto).into(),
+                    strict,
+                },
+                output.as_deref(),
+            )
+        }
         Command::Replay {
             file,
             mutating_tool,
@@ -47,31 +59,52 @@ pub fn run(command: Command, paint: Paint) -> Result<Outcome, Error> {
             rules,
             format,
             from,
-        } => replay::run(
-            Transcript::open(&file, from.options())?,
-            &replay::Judging {
-                mutating: mutating_tool,
-                volatile: volatile_tool,
-                rules,
-            },
-            format,
-            paint,
-        ),
+        } => {
+            let config = config()?;
+            replay::run(
+                Transcript::open(&file, from.options_or(&config))?,
+                &replay::Judging {
+                    mutating: [mutating_tool, config.mutating_tools].concat(),
+                    volatile: [volatile_tool, config.volatile_tools].concat(),
+                    rules: rules.or(config.rules),
+                },
+                format.or(config.format).unwrap_or_default(),
+                paint,
+            )
+        }
         Command::Scope {
             file,
             scope,
             format,
             from,
-        } => scope::run(&file, &scope, from.options(), format, paint),
+        } => {
+            let config = config()?;
+            let scope = scope.or(config.scope.clone()).ok_or_else(|| {
+                Error::Usage(format!(
+                    "no scope file: give SCOPE, or scope = \"FILE\" in {}",
+                    crate::config::FILE_NAME
+                ))
+            })?;
+            scope::run(
+                &file,
+                &scope,
+                from.options_or(&config),
+                format.or(config.format).unwrap_or_default(),
+                paint,
+            )
+        }
         Command::Seal {
             file,
             append: Some(sealed),
             from,
             ..
-        } => seal::append(&sealed, &file, from.options()),
+        } => seal::append(&sealed, &file, from.options_or(&config()?)),
         Command::Seal {
             file, output, from, ..
-        } => seal::seal(Transcript::open(&file, from.options())?, output.as_deref()),
+        } => seal::seal(
+            Transcript::open(&file, from.options_or(&config()?))?,
+            output.as_deref(),
+        ),
         Command::Verify {
             file,
             head,
@@ -90,6 +123,10 @@ pub fn run(command: Command, paint: Paint) -> Result<Outcome, Error> {
                 }
                 _ => None,
             };
+            let format = match format {
+                Some(format) => format,
+                None => config()?.format.unwrap_or_default(),
+            };
             verify::run(
                 &file,
                 &verify::Checks {
@@ -102,7 +139,7 @@ pub fn run(command: Command, paint: Paint) -> Result<Outcome, Error> {
         }
         Command::Sign { file, key } => sign::run(&file, &key),
         Command::Head { file } => head::run(&file),
-        Command::Diff { a, b, from } => diff::run(&a, &b, from.options(), paint),
+        Command::Diff { a, b, from } => diff::run(&a, &b, from.options_or(&config()?), paint),
         Command::Completions { shell } => Ok(Outcome::text(
             shell::completions(shell, &mut Cli::command()),
             Status::Clean,

@@ -8,6 +8,7 @@
 
 mod append;
 mod color;
+mod config;
 mod diff;
 mod errors;
 mod formats;
