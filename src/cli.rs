@@ -77,6 +77,18 @@ pub struct FromArgs {
     pub strict: bool,
 }
 
+/// `--baseline FILE` and `--write-baseline FILE`, for the audits that report findings.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct BaselineArgs {
+    /// Report only the findings not in this baseline (written by --write-baseline).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Record today's findings in this baseline file (atomically) and exit 0; the
+    /// report is printed as usual.
+    #[arg(long, value_name = "FILE", conflicts_with = "baseline")]
+    pub write_baseline: Option<PathBuf>,
+}
+
 impl FromArgs {
     /// The import options, when --from was given or `config` names a format.
     pub fn options_or(self, config: &crate::config::Config) -> Option<ImportOptions> {
@@ -108,6 +120,8 @@ pub enum Command {
         /// spec.
         #[arg(long, value_name = "RULES")]
         rules: Option<Rules>,
+        #[command(flatten)]
+        baseline: BaselineArgs,
         /// The report's format [default: text, or toolreplay.toml's format].
         #[arg(long, value_name = "FORMAT")]
         format: Option<Format>,
@@ -123,6 +137,8 @@ pub enum Command {
         /// after "policy_version": 1 (README, "Scope policies"); - reads standard
         /// input. Default: toolreplay.toml's scope.
         scope: Option<PathBuf>,
+        #[command(flatten)]
+        baseline: BaselineArgs,
         /// The report's format [default: text, or toolreplay.toml's format].
         #[arg(long, value_name = "FORMAT")]
         format: Option<Format>,

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+mod baseline;
 mod cli;
 mod commands;
 mod config;

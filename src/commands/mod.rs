@@ -18,7 +18,10 @@ use std::path::Path;
 use clap::CommandFactory;
 use toolreplay_core::pipeline::Stop;
 
-use crate::cli::{Cli, Command, Source};
+use toolreplay_core::finding::Finding;
+
+use crate::baseline::Baseline;
+use crate::cli::{BaselineArgs, Cli, Command, Source};
 use crate::config::Config;
 use crate::error::Error;
 use crate::input::{ImportOptions, Transcript};
@@ -57,6 +60,7 @@ pub fn run(command: Command, paint: Paint, no_config: bool) -> Result<Outcome, E
             mutating_tool,
             volatile_tool,
             rules,
+            baseline,
             format,
             from,
         } => {
@@ -69,12 +73,14 @@ pub fn run(command: Command, paint: Paint, no_config: bool) -> Result<Outcome, E
                     rules: rules.or(config.rules),
                 },
                 format.or(config.format).unwrap_or_default(),
+                &baseline,
                 paint,
             )
         }
         Command::Scope {
             file,
             scope,
+            baseline,
             format,
             from,
         } => {
@@ -90,6 +96,7 @@ pub fn run(command: Command, paint: Paint, no_config: bool) -> Result<Outcome, E
                 &scope,
                 from.options_or(&config),
                 format.or(config.format).unwrap_or_default(),
+                &baseline,
                 paint,
             )
         }
@@ -150,6 +157,22 @@ pub fn run(command: Command, paint: Paint, no_config: bool) -> Result<Outcome, E
             Status::Clean,
         )),
     }
+}
+
+/// Applies `--baseline` or `--write-baseline` to `findings`: with --baseline, only
+/// those not in it are kept; with --write-baseline, all are recorded there. Returns
+/// whether a baseline was written (the command then exits 0).
+fn baseline(args: &BaselineArgs, findings: &mut Vec<Finding>) -> Result<bool, Error> {
+    if let Some(path) = &args.baseline {
+        Baseline::read(path)?.filter(findings);
+    }
+    if let Some(path) = &args.write_baseline {
+        let mut baseline = Baseline::default();
+        baseline.record(findings);
+        baseline.write(path)?;
+        return Ok(true);
+    }
+    Ok(false)
 }
 
 /// The error that stopped a pipeline reading the input at `path`.

@@ -3,7 +3,7 @@
 
 use toolreplay_core::replay::{self, Options, ReplayReport};
 
-use crate::cli::Rules;
+use crate::cli::{BaselineArgs, Rules};
 use crate::error::Error;
 use crate::input::Transcript;
 use crate::output::{Outcome, Status};
@@ -53,12 +53,14 @@ pub fn run(
     mut transcript: Transcript,
     judging: &Judging,
     format: Format,
+    baseline: &BaselineArgs,
     paint: Paint,
 ) -> Result<Outcome, Error> {
-    let report = report(&mut transcript, judging)?;
+    let mut report = report(&mut transcript, judging)?;
+    let written = super::baseline(baseline, &mut report.findings)?;
     let text = render::replay(&report, &transcript.name(), format, paint);
     Ok(Outcome::text(
         text,
-        Status::clean_if(report.findings.is_empty()),
+        Status::clean_if(written || report.findings.is_empty()),
     ))
 }

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use toolreplay_core::scope::{Scope, ScopeReport};
 
+use crate::cli::BaselineArgs;
 use crate::error::Error;
 use crate::input::{self, ImportOptions, Transcript};
 use crate::output::{Outcome, Status};
@@ -53,12 +54,14 @@ pub fn run(
     scope_path: &Path,
     from: Option<ImportOptions>,
     format: Format,
+    baseline: &BaselineArgs,
     paint: Paint,
 ) -> Result<Outcome, Error> {
     input::not_both_stdin((path, "FILE"), (scope_path, "SCOPE"))?;
     let scope = read_scope(scope_path)?;
     let mut transcript = Transcript::open(path, from)?;
-    let report = report(&mut transcript, &scope)?;
+    let mut report = report(&mut transcript, &scope)?;
+    let written = super::baseline(baseline, &mut report.findings)?;
     let text = render::scope(
         &report,
         &transcript.name(),
@@ -68,6 +71,6 @@ pub fn run(
     );
     Ok(Outcome::text(
         text,
-        Status::clean_if(report.findings.is_empty()),
+        Status::clean_if(written || report.findings.is_empty()),
     ))
 }
