@@ -77,6 +77,15 @@ pub struct FromArgs {
     pub strict: bool,
 }
 
+/// `--glob PATTERN`, for the commands that take several files and folders.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ManyArgs {
+    /// In folders, audit only the files whose name matches this glob (`*` any
+    /// characters, `?` one), e.g. '*.jsonl'. Default: every file not starting with '.'.
+    #[arg(long, value_name = "PATTERN")]
+    pub glob: Option<String>,
+}
+
 /// `--baseline FILE` and `--write-baseline FILE`, for the audits that report findings.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct BaselineArgs {
@@ -104,8 +113,11 @@ pub enum Command {
     /// Report non-deterministic responses, redundant calls and the divergence point.
     #[command(after_help = REPLAY_EXAMPLES)]
     Replay {
-        /// The transcript (JSON Lines); - reads standard input.
-        file: PathBuf,
+        /// The transcripts (JSON Lines), or folders of them; - reads standard input.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+        #[command(flatten)]
+        many: ManyArgs,
         /// A tool whose calls change state, added to the default set
         /// (write_file, delete_file, create_file, move_file, run_command).
         #[arg(long = "mutating-tool", value_name = "NAME")]
@@ -122,6 +134,10 @@ pub enum Command {
         rules: Option<Rules>,
         #[command(flatten)]
         baseline: BaselineArgs,
+        /// After the text report, a summary: findings by kind, by tool, and by the
+        /// line of their call in the input.
+        #[arg(long)]
+        summary: bool,
         /// The report's format [default: text, or toolreplay.toml's format].
         #[arg(long, value_name = "FORMAT")]
         format: Option<Format>,
@@ -131,14 +147,24 @@ pub enum Command {
     /// Report calls outside the agent's declared scope and policy.
     #[command(after_help = SCOPE_EXAMPLES)]
     Scope {
-        /// The transcript (JSON Lines); - reads standard input.
-        file: PathBuf,
-        /// The scope file: {"agent": ..., "allowed_tools": [...]}, with policy rules
-        /// after "policy_version": 1 (README, "Scope policies"); - reads standard
-        /// input. Default: toolreplay.toml's scope.
+        /// The transcripts (JSON Lines), or folders of them, then the scope file
+        /// ({"agent": ..., "allowed_tools": [...]}, with policy rules after
+        /// "policy_version": 1; README, "Scope policies"); - reads standard input.
+        /// With --scope, or toolreplay.toml's scope and one transcript, every
+        /// argument is a transcript.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+        /// The scope file, when the arguments are all transcripts.
+        #[arg(long = "scope", value_name = "SCOPE")]
         scope: Option<PathBuf>,
         #[command(flatten)]
+        many: ManyArgs,
+        #[command(flatten)]
         baseline: BaselineArgs,
+        /// After the text report, a summary: findings by kind, by tool, and by the
+        /// line of their call in the input.
+        #[arg(long)]
+        summary: bool,
         /// The report's format [default: text, or toolreplay.toml's format].
         #[arg(long, value_name = "FORMAT")]
         format: Option<Format>,
@@ -170,8 +196,12 @@ pub enum Command {
     /// --signature, that the head statement is signed by an allowed signer.
     #[command(after_help = VERIFY_EXAMPLES)]
     Verify {
-        /// The sealed transcript (JSON Lines); - reads standard input.
-        file: PathBuf,
+        /// The sealed transcripts (JSON Lines), or folders of them; - reads standard
+        /// input.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+        #[command(flatten)]
+        many: ManyArgs,
         /// The pinned head: a file holding `toolreplay head` output, or a bare digest
         /// (64 lowercase hex digits).
         #[arg(long, value_name = "FILE_OR_DIGEST")]

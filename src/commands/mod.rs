@@ -5,6 +5,7 @@
 mod diff;
 mod head;
 mod import;
+mod many;
 mod replay;
 mod scope;
 mod seal;
@@ -21,11 +22,12 @@ use toolreplay_core::pipeline::Stop;
 use toolreplay_core::finding::Finding;
 
 use crate::baseline::Baseline;
-use crate::cli::{BaselineArgs, Cli, Command, Source};
+use crate::cli::{BaselineArgs, Cli, Command, ManyArgs, Source};
 use crate::config::Config;
 use crate::error::Error;
-use crate::input::{ImportOptions, Transcript};
+use crate::input::{self, ImportOptions, Transcript};
 use crate::output::{Outcome, Status};
+use crate::render::Format;
 use crate::render::color::Paint;
 
 /// Runs `command`; text reports are coloured as `paint` says. The audits and
@@ -56,49 +58,57 @@ pub fn run(command: Command, paint: Paint, no_config: bool) -> Result<Outcome, E
             )
         }
         Command::Replay {
-            file,
+            files,
+            many,
             mutating_tool,
             volatile_tool,
             rules,
             baseline,
+            summary,
             format,
             from,
         } => {
             let config = config()?;
-            replay::run(
-                Transcript::open(&file, from.options_or(&config))?,
-                &replay::Judging {
-                    mutating: [mutating_tool, config.mutating_tools].concat(),
-                    volatile: [volatile_tool, config.volatile_tools].concat(),
-                    rules: rules.or(config.rules),
-                },
-                format.or(config.format).unwrap_or_default(),
-                &baseline,
-                paint,
-            )
+            let format = format.or(config.format).unwrap_or_default();
+            let judging = replay::Judging {
+                mutating: [mutating_tool, config.mutating_tools.clone()].concat(),
+                volatile: [volatile_tool, config.volatile_tools.clone()].concat(),
+                rules: rules.or(config.rules),
+            };
+            let from = from.options_or(&config);
+            audit_files("replay", &files, &many, format, summary, |path| {
+                replay::audit_one(path, from, &judging, format, &baseline, paint)
+            })
         }
         Command::Scope {
-            file,
+            mut files,
             scope,
+            many,
             baseline,
+            summary,
             format,
             from,
         } => {
             let config = config()?;
-            let scope = scope.or(config.scope.clone()).ok_or_else(|| {
-                Error::Usage(format!(
-                    "no scope file: give SCOPE, or scope = \"FILE\" in {}",
-                    crate::config::FILE_NAME
-                ))
-            })?;
-            scope::run(
-                &file,
-                &scope,
-                from.options_or(&config),
-                format.or(config.format).unwrap_or_default(),
-                &baseline,
-                paint,
-            )
+            let scope_path = match scope {
+                Some(scope) => scope,
+                None if files.len() >= 2 => files.pop().unwrap_or_default(),
+                None => config.scope.clone().ok_or_else(|| {
+                    Error::Usage(format!(
+                        "no scope file: give SCOPE, or scope = \"FILE\" in {}",
+                        crate::config::FILE_NAME
+                    ))
+                })?,
+            };
+            for file in &files {
+                input::not_both_stdin((file, "FILE"), (&scope_path, "SCOPE"))?;
+            }
+            let scope = scope::read_scope(&scope_path)?;
+            let format = format.or(config.format).unwrap_or_default();
+            let from = from.options_or(&config);
+            audit_files("scope", &files, &many, format, summary, |path| {
+                scope::audit_one(path, &scope, &scope_path, from, format, &baseline, paint)
+            })
         }
         Command::Seal {
             file,
@@ -113,7 +123,8 @@ pub fn run(command: Command, paint: Paint, no_config: bool) -> Result<Outcome, E
             output.as_deref(),
         ),
         Command::Verify {
-            file,
+            files,
+            many,
             head,
             signature,
             allowed_signers,
@@ -134,15 +145,13 @@ pub fn run(command: Command, paint: Paint, no_config: bool) -> Result<Outcome, E
                 Some(format) => format,
                 None => config()?.format.unwrap_or_default(),
             };
-            verify::run(
-                &file,
-                &verify::Checks {
-                    head: head.as_deref(),
-                    signature,
-                },
-                format,
-                paint,
-            )
+            let checks = verify::Checks {
+                head: head.as_deref(),
+                signature,
+            };
+            audit_files("verify", &files, &many, format, false, |path| {
+                verify::audit_one(path, &checks, format, paint)
+            })
         }
         Command::Sign { file, key } => sign::run(&file, &key),
         Command::Head { file } => head::run(&file),
@@ -157,6 +166,45 @@ pub fn run(command: Command, paint: Paint, no_config: bool) -> Result<Outcome, E
             Status::Clean,
         )),
     }
+}
+
+/// Audits the inputs `files` (files, folders, `-`) with `audit`: one file is reported
+/// as the one-file command always did (then, with `summary`, the summary of its
+/// findings); several, or a folder, as [`many::report`] says.
+fn audit_files<F>(
+    command: &str,
+    files: &[std::path::PathBuf],
+    many: &ManyArgs,
+    format: Format,
+    summary: bool,
+    audit: F,
+) -> Result<Outcome, Error>
+where
+    F: Fn(&Path) -> Result<many::Done, Error> + Sync,
+{
+    if summary && format != Format::Text {
+        return Err(Error::Usage(
+            "--summary is for the text report; JSON and SARIF hold each finding's line".to_owned(),
+        ));
+    }
+    let (files, several) = many::expand(files, many.glob.as_deref())?;
+    if !several {
+        let Some(file) = files.first() else {
+            return Err(Error::Usage("no input".to_owned()));
+        };
+        let done = audit(file)?;
+        let mut text = done.text;
+        if summary {
+            let name = input::display(file);
+            let findings: Vec<(&str, &Finding)> =
+                done.findings.iter().map(|f| (name.as_str(), f)).collect();
+            text.push('\n');
+            text.push_str(&crate::render::text::summary(&findings, None));
+        }
+        return Ok(Outcome::text(text, done.status));
+    }
+    let results = many::run_all(&files, audit);
+    Ok(many::report(command, &files, results, format))
 }
 
 /// Applies `--baseline` or `--write-baseline` to `findings`: with --baseline, only

@@ -6,7 +6,11 @@ use toolreplay_core::replay::{self, Options, ReplayReport};
 use crate::cli::{BaselineArgs, Rules};
 use crate::error::Error;
 use crate::input::Transcript;
-use crate::output::{Outcome, Status};
+use std::path::Path;
+
+use super::many::Done;
+use crate::input::ImportOptions;
+use crate::output::Status;
 use crate::render::{self, Format, color::Paint};
 
 /// The tools and rules a replay judges calls by, as the command line and the
@@ -48,19 +52,23 @@ pub fn report(transcript: &mut Transcript, judging: &Judging) -> Result<ReplayRe
     Ok(report)
 }
 
-/// `toolreplay replay`: exit 0 without findings, 1 with.
-pub fn run(
-    mut transcript: Transcript,
+/// The replay of the transcript at `path` (imported as `from` says), reported in
+/// `format` with the baseline applied.
+pub fn audit_one(
+    path: &Path,
+    from: Option<ImportOptions>,
     judging: &Judging,
     format: Format,
     baseline: &BaselineArgs,
     paint: Paint,
-) -> Result<Outcome, Error> {
+) -> Result<Done, Error> {
+    let mut transcript = Transcript::open(path, from)?;
     let mut report = report(&mut transcript, judging)?;
     let written = super::baseline(baseline, &mut report.findings)?;
     let text = render::replay(&report, &transcript.name(), format, paint);
-    Ok(Outcome::text(
+    Ok(Done {
         text,
-        Status::clean_if(written || report.findings.is_empty()),
-    ))
+        status: Status::clean_if(written || report.findings.is_empty()),
+        findings: report.findings,
+    })
 }

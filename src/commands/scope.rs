@@ -5,10 +5,11 @@ use std::path::Path;
 
 use toolreplay_core::scope::{Scope, ScopeReport};
 
+use super::many::Done;
 use crate::cli::BaselineArgs;
 use crate::error::Error;
 use crate::input::{self, ImportOptions, Transcript};
-use crate::output::{Outcome, Status};
+use crate::output::Status;
 use crate::render::{self, Format, color::Paint};
 
 /// The largest scope file read, in bytes.
@@ -48,19 +49,19 @@ pub fn report(transcript: &mut Transcript, scope: &Scope) -> Result<ScopeReport,
     Ok(report)
 }
 
-/// `toolreplay scope`: SCOPE is read first; exit 0 without findings, 1 with.
-pub fn run(
+/// The scope audit of the transcript at `path` (imported as `from` says) against
+/// `scope`, read from `scope_path`, reported in `format` with the baseline applied.
+pub fn audit_one(
     path: &Path,
+    scope: &Scope,
     scope_path: &Path,
     from: Option<ImportOptions>,
     format: Format,
     baseline: &BaselineArgs,
     paint: Paint,
-) -> Result<Outcome, Error> {
-    input::not_both_stdin((path, "FILE"), (scope_path, "SCOPE"))?;
-    let scope = read_scope(scope_path)?;
+) -> Result<Done, Error> {
     let mut transcript = Transcript::open(path, from)?;
-    let mut report = report(&mut transcript, &scope)?;
+    let mut report = report(&mut transcript, scope)?;
     let written = super::baseline(baseline, &mut report.findings)?;
     let text = render::scope(
         &report,
@@ -69,8 +70,9 @@ pub fn run(
         format,
         paint,
     );
-    Ok(Outcome::text(
+    Ok(Done {
         text,
-        Status::clean_if(written || report.findings.is_empty()),
-    ))
+        status: Status::clean_if(written || report.findings.is_empty()),
+        findings: report.findings,
+    })
 }

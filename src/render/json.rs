@@ -179,6 +179,11 @@ pub(super) fn document(value: &impl Serialize) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// The document of a JSON value, written as every report is.
+pub fn document_value(value: &serde_json::Value) -> String {
+    document(value)
+}
+
 fn head_json(check: &HeadCheck) -> HeadJson<'_> {
     let mut words = String::new();
     text::head_words(check, Paint::PLAIN, &mut words);

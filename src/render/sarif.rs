@@ -284,6 +284,11 @@ fn from_findings(findings: &[Finding], agent: &str) -> Vec<Found> {
         .collect()
 }
 
+/// A SARIF log without results, declaring the rules of every log.
+pub fn empty() -> String {
+    log("", &[], None)
+}
+
 /// The SARIF log of `replay`.
 pub fn replay(report: &ReplayReport, file: &str) -> String {
     log(file, &from_findings(&report.findings, ""), None)

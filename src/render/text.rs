@@ -269,3 +269,41 @@ pub fn diff(report: &DiffReport, paint: Paint) -> String {
     }
     out
 }
+
+/// The summary of findings (`--summary`), after the report: counts by kind and by
+/// tool, then each finding by the input and line of its call. `findings` are each
+/// with the input's name; `files` is how many inputs were audited, when several.
+pub fn summary(findings: &[(&str, &Finding)], files: Option<usize>) -> String {
+    use std::collections::BTreeMap;
+    let mut out = String::new();
+    let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut tools: BTreeMap<&str, usize> = BTreeMap::new();
+    for (_, finding) in findings {
+        *kinds.entry(finding.kind.name()).or_default() += 1;
+        *tools.entry(&finding.tool).or_default() += 1;
+    }
+    let _ = writeln!(out, "summary:");
+    if let Some(files) = files {
+        let _ = writeln!(out, "files: {files}");
+    }
+    let _ = writeln!(out, "findings: {}", findings.len());
+    let _ = writeln!(out, "by kind:");
+    for (kind, count) in &kinds {
+        let _ = writeln!(out, "  {kind}: {count}");
+    }
+    let _ = writeln!(out, "by tool:");
+    for (tool, count) in &tools {
+        let _ = writeln!(out, "  {}: {count}", quote_name(tool));
+    }
+    let _ = writeln!(out, "by line:");
+    for (file, finding) in findings {
+        let _ = writeln!(
+            out,
+            "  {file}:{}: index {}: {}",
+            finding.line,
+            finding.index,
+            finding.kind.name()
+        );
+    }
+    out
+}

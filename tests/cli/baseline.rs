@@ -139,7 +139,7 @@ fn a_baseline_and_writing_one_conflict() {
     --- stderr
     error: the argument '--baseline <FILE>' cannot be used with '--write-baseline <FILE>'
 
-    Usage: toolreplay replay --baseline <FILE> <FILE>
+    Usage: toolreplay replay --baseline <FILE> <FILE>...
 
     For more information, try '--help'.
     "

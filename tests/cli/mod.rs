@@ -16,6 +16,7 @@ mod formats;
 mod head;
 mod help;
 mod import;
+mod many;
 mod outputs;
 mod policy;
 mod readme;
