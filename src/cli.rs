@@ -268,6 +268,18 @@ pub enum Command {
         #[arg(long)]
         strict: bool,
     },
+    /// Count the tools a transcript calls, or draft a scope file allowing them.
+    #[command(after_help = STATS_EXAMPLES)]
+    Stats {
+        /// The transcript (JSON Lines); - reads standard input.
+        file: PathBuf,
+        /// Print instead a draft scope file for this agent, with every tool called
+        /// as its allowed_tools, to start a policy from.
+        #[arg(long, value_name = "AGENT")]
+        draft_scope: Option<String>,
+        #[command(flatten)]
+        from: FromArgs,
+    },
     /// Print the completion script for a shell.
     #[command(after_help = COMPLETIONS_EXAMPLES)]
     Completions {
@@ -291,6 +303,14 @@ Examples:
 
 Exit status: 0 imported (warnings, if any, on stderr), 2 the input is invalid or not
 recognised, or --strict and warnings (nothing is written).";
+
+const STATS_EXAMPLES: &str = "\
+Examples:
+  toolreplay stats run.jsonl
+  toolreplay stats --from claude-code session.jsonl
+  toolreplay stats --from claude-code session.jsonl --draft-scope my-agent > scope.json
+
+Exit status: 0 counted, 2 the input is invalid.";
 
 const VERSION_EXAMPLES: &str = "\
 Examples:

@@ -11,6 +11,7 @@ mod scope;
 mod seal;
 mod shell;
 mod sign;
+mod stats;
 mod verify;
 
 use std::io::Read;
@@ -153,6 +154,14 @@ pub fn run(command: Command, paint: Paint, no_config: bool) -> Result<Outcome, E
                 verify::audit_one(path, &checks, format, paint)
             })
         }
+        Command::Stats {
+            file,
+            draft_scope,
+            from,
+        } => stats::run(
+            Transcript::open(&file, from.options_or(&config()?))?,
+            draft_scope.as_deref(),
+        ),
         Command::Sign { file, key } => sign::run(&file, &key),
         Command::Head { file } => head::run(&file),
         Command::Diff { a, b, from } => diff::run(&a, &b, from.options_or(&config()?), paint),

@@ -25,6 +25,7 @@ mod samples;
 mod scope;
 mod seal;
 mod sign;
+mod stats;
 mod stdin;
 mod transcript;
 mod verify;
