@@ -68,8 +68,8 @@ pub struct Cli {
 /// `--from FORMAT [--strict]`, for the commands that read a plain transcript.
 #[derive(Debug, Clone, Copy, clap::Args)]
 pub struct FromArgs {
-    /// Read the transcript (for diff, both runs) from a log in this format, imported
-    /// as `toolreplay import` does.
+    /// Read the input as an agent's log in this format, imported as `toolreplay
+    /// import` does.
     #[arg(long = "from", value_name = "FORMAT")]
     pub from: Option<Source>,
     /// With --from: make any import warning an error (exit 2).
@@ -219,6 +219,9 @@ pub enum Command {
         /// The report's format [default: text, or toolreplay.toml's format].
         #[arg(long, value_name = "FORMAT")]
         format: Option<Format>,
+        /// Not taken: verify reads sealed transcripts, which only seal writes.
+        #[arg(long = "from", value_name = "FORMAT", hide = true)]
+        from: Option<String>,
     },
     /// Check the chain and sign its head statement with an SSH key, to SEALED.sig.
     ///
@@ -245,6 +248,13 @@ pub enum Command {
         a: PathBuf,
         /// The second run: a transcript or a sealed transcript; - reads standard input.
         b: PathBuf,
+        /// List every difference after the report, not only the first (up to
+        /// 100,000, then counted).
+        #[arg(long)]
+        all: bool,
+        /// The report's format: text or json.
+        #[arg(long, value_name = "FORMAT", default_value = "text")]
+        format: Format,
         #[command(flatten)]
         from: FromArgs,
     },

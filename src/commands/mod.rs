@@ -131,7 +131,16 @@ pub fn run(command: Command, paint: Paint, no_config: bool) -> Result<Outcome, E
             allowed_signers,
             identity,
             format,
+            from,
         } => {
+            if from.is_some() {
+                return Err(Error::Usage(
+                    "verify takes no --from: it reads sealed transcripts, which only seal \
+                     writes; seal the log first (toolreplay seal --from FORMAT LOG -o \
+                     sealed.jsonl), then verify sealed.jsonl"
+                        .to_owned(),
+                ));
+            }
             let signature = match (&signature, &allowed_signers, &identity) {
                 (Some(signature), Some(allowed_signers), Some(identity)) => {
                     Some(verify::SignatureCheck {
@@ -164,7 +173,19 @@ pub fn run(command: Command, paint: Paint, no_config: bool) -> Result<Outcome, E
         ),
         Command::Sign { file, key } => sign::run(&file, &key),
         Command::Head { file } => head::run(&file),
-        Command::Diff { a, b, from } => diff::run(&a, &b, from.options_or(&config()?), paint),
+        Command::Diff {
+            a,
+            b,
+            all,
+            format,
+            from,
+        } => diff::run(
+            &a,
+            &b,
+            from.options_or(&config()?),
+            diff::Options { format, all },
+            paint,
+        ),
         Command::Completions { shell } => Ok(Outcome::text(
             shell::completions(shell, &mut Cli::command()),
             Status::Clean,

@@ -47,7 +47,7 @@ impl Judging {
 pub fn report(transcript: &mut Transcript, judging: &Judging) -> Result<ReplayReport, Error> {
     let options = judging.options(transcript);
     let mut report = replay::audit_with(transcript.reader(), &options)
-        .map_err(|err| Error::reading(&transcript.path, err))?;
+        .map_err(|err| transcript.reading_error(err))?;
     transcript.place(&mut report.findings);
     Ok(report)
 }

@@ -3,6 +3,7 @@
 use std::io::Read as _;
 use std::path::Path;
 
+use toolreplay_core::finding::quote_name;
 use toolreplay_core::scope::{Scope, ScopeReport};
 
 use super::many::Done;
@@ -44,7 +45,7 @@ pub fn read_scope(path: &Path) -> Result<Scope, Error> {
 pub fn report(transcript: &mut Transcript, scope: &Scope) -> Result<ScopeReport, Error> {
     let mut report = scope
         .audit(transcript.reader())
-        .map_err(|err| Error::reading(&transcript.path, err))?;
+        .map_err(|err| transcript.reading_error(err))?;
     transcript.place(&mut report.findings);
     Ok(report)
 }
@@ -62,6 +63,17 @@ pub fn audit_one(
 ) -> Result<Done, Error> {
     let mut transcript = Transcript::open(path, from)?;
     let mut report = report(&mut transcript, scope)?;
+    let called = |tool: &str| report.findings.iter().any(|f| f.tool == tool);
+    if let Some((tool, near)) = scope.misspelt_tool(called) {
+        return Err(Error::Invalid {
+            path: input::display(scope_path),
+            message: format!(
+                "tools: {} is not in allowed_tools nor called: did you mean {}?",
+                quote_name(tool),
+                quote_name(near)
+            ),
+        });
+    }
     let written = super::baseline(baseline, &mut report.findings)?;
     let text = render::scope(
         &report,

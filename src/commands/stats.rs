@@ -33,7 +33,7 @@ pub fn run(mut transcript: Transcript, draft_scope: Option<&str>) -> Result<Outc
             Ok::<(), std::convert::Infallible>(())
         },
     )
-    .map_err(|stop| Error::reading(&transcript.path, stop.into_read_error()))?;
+    .map_err(|stop| transcript.reading_error(stop.into_read_error()))?;
     let text = match draft_scope {
         Some(agent) => {
             let names: Vec<&String> = tools.keys().collect();

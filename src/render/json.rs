@@ -319,3 +319,52 @@ pub fn verify(report: &VerifyReport, checks: Asked, file: &str) -> String {
     };
     document(&json)
 }
+
+/// The JSON report of `diff`: the runs' verdict and counts, and the first difference
+/// or, with `all` (`--all`), every difference kept and how many more there were.
+pub fn diff(
+    report: &toolreplay_core::diff::DiffReport,
+    all: Option<&toolreplay_core::diff::AllDifferences>,
+    a: &str,
+    b: &str,
+) -> String {
+    use toolreplay_core::diff::Difference;
+    let at = |at: &toolreplay_core::diff::At| serde_json::json!({"line": at.line, "tool": at.tool});
+    let one = |difference: &Difference| match difference {
+        Difference::Call { index, parts, a, b } => {
+            let differs: Vec<&str> = [
+                (parts.tool, "tool"),
+                (parts.args, "args"),
+                (parts.response, "response"),
+            ]
+            .iter()
+            .filter(|(d, _)| *d)
+            .map(|(_, n)| *n)
+            .collect();
+            serde_json::json!({"index": index, "differs": differs, "a": at(a), "b": at(b)})
+        }
+        Difference::Ended {
+            index,
+            a_ended,
+            at: other,
+        } => {
+            let (ended, side) = if *a_ended { ("a", "b") } else { ("b", "a") };
+            serde_json::json!({"index": index, "ended": ended, side: at(other)})
+        }
+    };
+    let mut doc = serde_json::json!({
+        "format_version": FORMAT_VERSION,
+        "command": "diff",
+        "a": a,
+        "b": b,
+        "runs": if report.first.is_none() { "same" } else { "differ" },
+        "calls_a": report.calls_a,
+        "calls_b": report.calls_b,
+        "first_difference": report.first.as_ref().map(one),
+    });
+    if let Some(all) = all {
+        doc["differences"] = all.differences.iter().map(one).collect();
+        doc["more_differences"] = serde_json::json!(all.more);
+    }
+    document(&doc)
+}

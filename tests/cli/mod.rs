@@ -15,6 +15,7 @@ mod errors;
 mod formats;
 mod head;
 mod help;
+mod hints;
 mod import;
 mod many;
 mod outputs;
