@@ -73,6 +73,18 @@ impl From<Source> for ImportSource {
     }
 }
 
+/// The rules `replay` judges calls by, as `--rules` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rules {
+    /// The specification's: its default mutating tools, responses compared with the
+    /// first identical call's.
+    Spec,
+    /// A recorded agent session's: the agents' mutating and volatile tools
+    /// (README, "Agent sessions"), responses compared since the last state change.
+    Agent,
+}
+
 /// Audit the recorded tool calls of an AI agent, without calling any tool.
 #[derive(Debug, Parser)]
 #[command(name = "toolreplay", version, about, long_about = None)]
@@ -81,6 +93,10 @@ pub struct Cli {
     /// NO_COLOR is unset.
     #[arg(long, value_name = "WHEN", global = true, default_value = "auto")]
     pub color: ColorChoice,
+    /// Ignore toolreplay.toml (otherwise read from the current folder or the nearest
+    /// folder above it).
+    #[arg(long, global = true)]
+    pub no_config: bool,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -88,8 +104,8 @@ pub struct Cli {
 /// `--from FORMAT [--strict]`, for the commands that read a plain transcript.
 #[derive(Debug, Clone, Copy, clap::Args)]
 pub struct FromArgs {
-    /// Read the transcript (for diff, both runs) from a log in this format, imported
-    /// as `toolreplay import` does.
+    /// Read the input as an agent's log in this format, imported as `toolreplay
+    /// import` does.
     #[arg(long = "from", value_name = "FORMAT")]
     pub from: Option<Source>,
     /// With --from: make any import warning an error (exit 2).
@@ -97,10 +113,36 @@ pub struct FromArgs {
     pub strict: bool,
 }
 
+/// `--glob PATTERN`, for the commands that take several files and folders.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ManyArgs {
+    /// In folders, audit only the files whose name matches this glob (`*` any
+    /// characters, `?` one), e.g. '*.jsonl'. Default: every file not starting with '.'.
+    #[arg(long, value_name = "PATTERN")]
+    pub glob: Option<String>,
+}
+
+/// `--baseline FILE` and `--write-baseline FILE`, for the audits that report findings.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct BaselineArgs {
+    /// Report only the findings not in this baseline (written by --write-baseline).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Record today's findings in this baseline file (atomically) and exit 0; the
+    /// report is printed as usual.
+    #[arg(long, value_name = "FILE", conflicts_with = "baseline")]
+    pub write_baseline: Option<PathBuf>,
+}
+
 impl FromArgs {
     /// The import options, when --from was given.
     pub fn options(self) -> Option<ImportOptions> {
-        self.from.map(|source| ImportOptions {
+        self.options_or(&crate::config::Config::default())
+    }
+
+    /// The import options, when --from was given or `config` names a format.
+    pub fn options_or(self, config: &crate::config::Config) -> Option<ImportOptions> {
+        self.from.or(config.from).map(|source| ImportOptions {
             source: source.into(),
             strict: self.strict,
         })
@@ -112,30 +154,61 @@ pub enum Command {
     /// Report non-deterministic responses, redundant calls and the divergence point.
     #[command(after_help = REPLAY_EXAMPLES)]
     Replay {
-        /// The transcript (JSON Lines); - reads standard input.
-        file: PathBuf,
+        /// The transcripts (JSON Lines), or folders of them; - reads standard input.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+        #[command(flatten)]
+        many: ManyArgs,
         /// A tool whose calls change state, added to the default set
         /// (write_file, delete_file, create_file, move_file, run_command).
         #[arg(long = "mutating-tool", value_name = "NAME")]
         mutating_tool: Vec<String>,
-        /// The report's format.
-        #[arg(long, value_name = "FORMAT", default_value = "text")]
-        format: Format,
+        /// A tool whose answers are expected to vary (it polls, or reads the web):
+        /// never a non-determinism or redundant-call finding.
+        #[arg(long = "volatile-tool", value_name = "NAME")]
+        volatile_tool: Vec<String>,
+        /// How to judge calls: spec, the specification's rules; agent, those of a
+        /// recorded agent session (the agents' mutating and volatile tools, responses
+        /// compared since the last state change). Default: agent with --from, else
+        /// spec.
+        #[arg(long, value_name = "RULES")]
+        rules: Option<Rules>,
+        #[command(flatten)]
+        baseline: BaselineArgs,
+        /// After the text report, a summary: findings by kind, by tool, and by the
+        /// line of their call in the input.
+        #[arg(long)]
+        summary: bool,
+        /// The report's format [default: text, or toolreplay.toml's format].
+        #[arg(long, value_name = "FORMAT")]
+        format: Option<Format>,
         #[command(flatten)]
         from: FromArgs,
     },
     /// Report calls outside the agent's declared scope and policy.
     #[command(after_help = SCOPE_EXAMPLES)]
     Scope {
-        /// The transcript (JSON Lines); - reads standard input.
-        file: PathBuf,
-        /// The scope file: {"agent": ..., "allowed_tools": [...]}, with policy rules
-        /// after "policy_version": 1 (README, "Scope policies"); - reads standard
-        /// input.
-        scope: PathBuf,
-        /// The report's format.
-        #[arg(long, value_name = "FORMAT", default_value = "text")]
-        format: Format,
+        /// The transcripts (JSON Lines), or folders of them, then the scope file
+        /// ({"agent": ..., "allowed_tools": [...]}, with policy rules after
+        /// "policy_version": 1; README, "Scope policies"); - reads standard input.
+        /// With --scope, or toolreplay.toml's scope and one transcript, every
+        /// argument is a transcript.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+        /// The scope file, when the arguments are all transcripts.
+        #[arg(long = "scope", value_name = "SCOPE")]
+        scope: Option<PathBuf>,
+        #[command(flatten)]
+        many: ManyArgs,
+        #[command(flatten)]
+        baseline: BaselineArgs,
+        /// After the text report, a summary: findings by kind, by tool, and by the
+        /// line of their call in the input.
+        #[arg(long)]
+        summary: bool,
+        /// The report's format [default: text, or toolreplay.toml's format].
+        #[arg(long, value_name = "FORMAT")]
+        format: Option<Format>,
         #[command(flatten)]
         from: FromArgs,
     },
@@ -164,8 +237,12 @@ pub enum Command {
     /// --signature, that the head statement is signed by an allowed signer.
     #[command(after_help = VERIFY_EXAMPLES)]
     Verify {
-        /// The sealed transcript (JSON Lines); - reads standard input.
-        file: PathBuf,
+        /// The sealed transcripts (JSON Lines), or folders of them; - reads standard
+        /// input.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+        #[command(flatten)]
+        many: ManyArgs,
         /// The pinned head: a file holding `toolreplay head` output, or a bare digest
         /// (64 lowercase hex digits).
         #[arg(long, value_name = "FILE_OR_DIGEST")]
@@ -180,9 +257,12 @@ pub enum Command {
         /// The principal the signer must be in the allowed signers file.
         #[arg(long, value_name = "ID", requires = "signature")]
         identity: Option<String>,
-        /// The report's format.
-        #[arg(long, value_name = "FORMAT", default_value = "text")]
-        format: Format,
+        /// The report's format [default: text, or toolreplay.toml's format].
+        #[arg(long, value_name = "FORMAT")]
+        format: Option<Format>,
+        /// Not taken: verify reads sealed transcripts, which only seal writes.
+        #[arg(long = "from", value_name = "FORMAT", hide = true)]
+        from: Option<String>,
     },
     /// Check the chain and sign its head statement with an SSH key, to SEALED.sig.
     ///
@@ -209,6 +289,13 @@ pub enum Command {
         a: PathBuf,
         /// The second run: a transcript or a sealed transcript; - reads standard input.
         b: PathBuf,
+        /// List every difference after the report, not only the first (up to
+        /// 100,000, then counted).
+        #[arg(long)]
+        all: bool,
+        /// The report's format: text or json.
+        #[arg(long, value_name = "FORMAT", default_value = "text")]
+        format: Format,
         #[command(flatten)]
         from: FromArgs,
     },
@@ -222,9 +309,9 @@ pub enum Command {
         /// The log; - reads standard input.
         #[arg(value_name = "INPUT")]
         file: PathBuf,
-        /// The log's format.
-        #[arg(long = "from", value_name = "FORMAT", default_value = "auto")]
-        from: Source,
+        /// The log's format [default: auto, or toolreplay.toml's from].
+        #[arg(long = "from", value_name = "FORMAT")]
+        from: Option<Source>,
         /// Write the transcript to this file (atomically) instead of stdout.
         #[arg(short, long, value_name = "OUT")]
         output: Option<PathBuf>,
@@ -259,6 +346,18 @@ pub enum Command {
         #[arg(short, long, value_name = "OUT")]
         output: PathBuf,
     },
+    /// Count the tools a transcript calls, or draft a scope file allowing them.
+    #[command(after_help = STATS_EXAMPLES)]
+    Stats {
+        /// The transcript (JSON Lines); - reads standard input.
+        file: PathBuf,
+        /// Print instead a draft scope file for this agent, with every tool called
+        /// as its allowed_tools, to start a policy from.
+        #[arg(long, value_name = "AGENT")]
+        draft_scope: Option<String>,
+        #[command(flatten)]
+        from: FromArgs,
+    },
     /// Print the completion script for a shell.
     #[command(after_help = COMPLETIONS_EXAMPLES)]
     Completions {
@@ -282,6 +381,14 @@ Examples:
 
 Exit status: 0 imported (warnings, if any, on stderr), 2 the input is invalid or not
 recognised, or --strict and warnings (nothing is written).";
+
+const STATS_EXAMPLES: &str = "\
+Examples:
+  toolreplay stats run.jsonl
+  toolreplay stats --from claude-code session.jsonl
+  toolreplay stats --from claude-code session.jsonl --draft-scope my-agent > scope.json
+
+Exit status: 0 counted, 2 the input is invalid.";
 
 const VERSION_EXAMPLES: &str = "\
 Examples:

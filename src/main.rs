@@ -7,8 +7,10 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+mod baseline;
 mod cli;
 mod commands;
+mod config;
 mod error;
 mod guard;
 mod input;
@@ -30,7 +32,8 @@ fn main() -> ExitCode {
         std::env::var_os("NO_COLOR").as_deref(),
         std::env::var_os("TERM").as_deref(),
     ));
-    let outcome = commands::run(command, paint).and_then(output::Outcome::write_to_stdout);
+    let outcome =
+        commands::run(command, paint, cli.no_config).and_then(output::Outcome::write_to_stdout);
     match outcome {
         Ok(status) => status.exit_code(),
         Err(err) => error::report(&err),

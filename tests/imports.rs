@@ -4,7 +4,8 @@
 //! Each file is imported with the real binary and checked against an independent
 //! reading of it with serde_json: the same calls in the same order, each with the
 //! response made of its own result. The replay report of each is snapshotted, and
-//! `replay --from` must equal `import` then `replay`.
+//! `replay --from` must equal `import` then `replay --rules agent` (and with
+//! `--rules spec`, `import` then plain `replay`).
 //!
 //! These tests read data that lives beside the repository, not in it, so they are
 //! ignored by the plain `cargo test` and run by `cargo test -- --ignored` (as CI
@@ -346,10 +347,17 @@ fn replay_from_a_real_file_is_import_then_replay() {
         let imported = import(&name, format);
         let dir = Dir::new();
         dir.write("t.jsonl", &imported.stdout);
-        let after = dir.run(&["replay", "t.jsonl"]);
+        let after = dir.run(&["replay", "--rules", "agent", "t.jsonl"]);
         assert_eq!(
             (direct.code, &direct.stdout, &direct.stderr),
             (after.code, &after.stdout, &imported.stderr),
+            "{name}"
+        );
+        let spec = run_in_root(&["replay", "--from", format, "--rules", "spec", &name]);
+        let plain = dir.run(&["replay", "t.jsonl"]);
+        assert_eq!(
+            (spec.code, &spec.stdout, &spec.stderr),
+            (plain.code, &plain.stdout, &imported.stderr),
             "{name}"
         );
         let sealed_direct = run_in_root(&["seal", "--from", format, &name]);

@@ -7,3 +7,4 @@ mod every_log;
 mod graphs;
 mod hostile;
 mod imports;
+mod sessions;

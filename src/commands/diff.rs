@@ -8,7 +8,19 @@ use toolreplay_core::diff::{DiffError, Difference, Side};
 use crate::error::Error;
 use crate::input::{self, ImportOptions, Transcript};
 use crate::output::{Outcome, Status};
-use crate::render::{color::Paint, text};
+use crate::render::{Format, color::Paint, json, text};
+
+/// The most differences `--all` lists; more are counted.
+const MAX_DIFFERENCES: usize = 100_000;
+
+/// How `diff` reports.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// `--format`.
+    pub format: Format,
+    /// `--all`: every difference, not only the first.
+    pub all: bool,
+}
 
 /// `toolreplay diff A B`: exit 0 when the runs are the same, 1 when they differ.
 /// Either may be `-`, not both; with `--from`, both are imported, and calls are
@@ -17,35 +29,52 @@ pub fn run(
     a: &Path,
     b: &Path,
     from: Option<ImportOptions>,
+    options: Options,
     paint: Paint,
 ) -> Result<Outcome, Error> {
+    if options.format == Format::Sarif {
+        return Err(Error::Usage(
+            "diff reports as text or json; SARIF is for findings (replay, scope, verify)"
+                .to_owned(),
+        ));
+    }
     input::not_both_stdin((a, "A"), (b, "B"))?;
     let mut left = Transcript::open(a, from)?;
     let mut right = Transcript::open(b, from)?;
-    let mut report = toolreplay_core::diff::compare(left.buffered(), right.buffered()).map_err(
-        |err: DiffError| {
+    let max = if options.all { MAX_DIFFERENCES } else { 1 };
+    let mut all = toolreplay_core::diff::compare_all(left.buffered(), right.buffered(), max)
+        .map_err(|err: DiffError| {
             let path = match err.side {
                 Side::A => a,
                 Side::B => b,
             };
             Error::reading(path, err.error)
-        },
-    )?;
-    match &mut report.first {
-        Some(Difference::Call { index, a, b, .. }) => {
+        })?;
+    let place = |difference: &mut Difference| match difference {
+        Difference::Call { index, a, b, .. } => {
             a.line = left.line(*index, a.line);
             b.line = right.line(*index, b.line);
         }
-        Some(Difference::Ended {
+        Difference::Ended {
             index, a_ended, at, ..
-        }) => {
+        } => {
             let other = if *a_ended { &right } else { &left };
             at.line = other.line(*index, at.line);
         }
-        None => {}
-    }
-    Ok(Outcome::text(
-        text::diff(&report, paint),
-        Status::clean_if(report.first.is_none()),
-    ))
+    };
+    all.report.first.iter_mut().for_each(place);
+    all.differences.iter_mut().for_each(place);
+    let status = Status::clean_if(all.report.first.is_none());
+    let shown = options.all.then_some(&all);
+    let report = match options.format {
+        Format::Json => json::diff(&all.report, shown, &input::display(a), &input::display(b)),
+        _ => {
+            let mut out = text::diff(&all.report, paint);
+            if let Some(all) = shown {
+                text::all_differences(all, &mut out);
+            }
+            out
+        }
+    };
+    Ok(Outcome::text(report, status))
 }

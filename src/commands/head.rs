@@ -13,7 +13,8 @@ use crate::output::{Outcome, Status};
 /// Checks the sealed transcript at `path` as `verify` does, noting where the chain's
 /// digest was `look_for`.
 pub fn check(path: &Path, look_for: Option<&str>) -> Result<Checked, Error> {
-    sealed::check(input::open_raw(path)?, look_for).map_err(|err| Error::reading(path, err))
+    sealed::check(input::open_raw(path)?, look_for)
+        .map_err(|err| unsealed_hint(Error::reading(path, err)))
 }
 
 /// The head of the chain, or the refusal to go on with a broken one: the `verify`
@@ -30,4 +31,23 @@ pub fn or_refuse(checked: &Checked, path: &Path, refused: &'static str) -> Resul
 pub fn run(path: &Path) -> Result<Outcome, Error> {
     let head = or_refuse(&check(path, None)?, path, "it has no head")?;
     Ok(Outcome::text(head::statement(&head), Status::Clean))
+}
+
+/// A sealed transcript's error, with a hint when the input looks like a transcript
+/// that was never sealed (its first record has no `prev`).
+pub fn unsealed_hint(err: Error) -> Error {
+    match err {
+        Error::Input {
+            path,
+            line,
+            message,
+        } if line == 1 && message == "missing field \"prev\"" => Error::Input {
+            message: format!(
+                "{message}: not a sealed transcript; seal it first (toolreplay seal {path} -o sealed.jsonl)"
+            ),
+            path,
+            line,
+        },
+        other => other,
+    }
 }

@@ -6,11 +6,13 @@ mod diff;
 pub mod graph;
 mod head;
 mod import;
+mod many;
 mod replay;
 pub mod scope;
 mod seal;
 mod shell;
 mod sign;
+mod stats;
 mod verify;
 
 use std::io::{self, Read};
@@ -19,14 +21,20 @@ use std::path::Path;
 use clap::CommandFactory;
 use toolreplay_core::pipeline::Stop;
 
-use crate::cli::{Cli, Command};
+use toolreplay_core::finding::Finding;
+
+use crate::baseline::Baseline;
+use crate::cli::{BaselineArgs, Cli, Command, ManyArgs, Source};
+use crate::config::Config;
 use crate::error::Error;
-use crate::input::{ImportOptions, Transcript};
+use crate::input::{self, ImportOptions, Transcript};
 use crate::output::{Outcome, Status};
+use crate::render::Format;
 use crate::render::color::Paint;
 
-/// Runs `command`; text reports are coloured as `paint` says.
-pub fn run(command: Command, paint: Paint) -> Result<Outcome, Error> {
+/// Runs `command`; text reports are coloured as `paint` says. The audits and
+/// imports read toolreplay.toml for their defaults unless `no_config`.
+pub fn run(command: Command, paint: Paint, no_config: bool) -> Result<Outcome, Error> {
     if matches!(
         command,
         Command::Seal { .. }
@@ -36,54 +44,113 @@ pub fn run(command: Command, paint: Paint) -> Result<Outcome, Error> {
     ) {
         crate::output::atomic::remove_temporary_files_on_signals();
     }
+    let config = || {
+        if no_config {
+            Ok(Config::default())
+        } else {
+            Config::discover()
+        }
+    };
     match command {
         Command::Import {
             file,
             from,
             output,
             strict,
-        } => import::run(
-            &file,
-            ImportOptions {
-                source: from.into(),
-                strict,
-            },
-            output.as_deref(),
-        ),
+        } => {
+            let config = config()?;
+            import::run(
+                &file,
+                ImportOptions {
+                    source: from.or(config.from).unwrap_or(Source::Auto).into(),
+                    strict,
+                },
+                output.as_deref(),
+            )
+        }
         Command::Replay {
-            file,
+            files,
+            many,
             mutating_tool,
+            volatile_tool,
+            rules,
+            baseline,
+            summary,
             format,
             from,
-        } => replay::run(
-            Transcript::open(&file, from.options())?,
-            &mutating_tool,
-            format,
-            paint,
-        ),
+        } => {
+            let config = config()?;
+            let format = format.or(config.format).unwrap_or_default();
+            let judging = replay::Judging {
+                mutating: [mutating_tool, config.mutating_tools.clone()].concat(),
+                volatile: [volatile_tool, config.volatile_tools.clone()].concat(),
+                rules: rules.or(config.rules),
+            };
+            let from = from.options_or(&config);
+            audit_files("replay", &files, &many, format, summary, |path| {
+                replay::audit_one(path, from, &judging, format, &baseline, paint)
+            })
+        }
         Command::Scope {
-            file,
+            mut files,
             scope,
+            many,
+            baseline,
+            summary,
             format,
             from,
-        } => scope::run(&file, &scope, from.options(), format, paint),
+        } => {
+            let config = config()?;
+            let scope_path = match scope {
+                Some(scope) => scope,
+                None if files.len() >= 2 => files.pop().unwrap_or_default(),
+                None => config.scope.clone().ok_or_else(|| {
+                    Error::Usage(format!(
+                        "no scope file: give SCOPE, or scope = \"FILE\" in {}",
+                        crate::config::FILE_NAME
+                    ))
+                })?,
+            };
+            for file in &files {
+                input::not_both_stdin((file, "FILE"), (&scope_path, "SCOPE"))?;
+            }
+            let scope = scope::read_scope(&scope_path)?;
+            let format = format.or(config.format).unwrap_or_default();
+            let from = from.options_or(&config);
+            audit_files("scope", &files, &many, format, summary, |path| {
+                scope::audit_one(path, &scope, &scope_path, from, format, &baseline, paint)
+            })
+        }
         Command::Seal {
             file,
             append: Some(sealed),
             from,
             ..
-        } => seal::append(&sealed, &file, from.options()),
+        } => seal::append(&sealed, &file, from.options_or(&config()?)),
         Command::Seal {
             file, output, from, ..
-        } => seal::seal(Transcript::open(&file, from.options())?, output.as_deref()),
+        } => seal::seal(
+            Transcript::open(&file, from.options_or(&config()?))?,
+            output.as_deref(),
+        ),
         Command::Verify {
-            file,
+            files,
+            many,
             head,
             signature,
             allowed_signers,
             identity,
             format,
+            from,
         } => {
+            if from.is_some() {
+                return Err(Error::Usage(
+                    "verify takes no --from: it reads sealed transcripts, which only seal \
+                     writes; seal the log first (toolreplay seal --from FORMAT LOG -o \
+                     sealed.jsonl), then verify sealed.jsonl"
+                        .to_owned(),
+                ));
+            }
             let signature = match (&signature, &allowed_signers, &identity) {
                 (Some(signature), Some(allowed_signers), Some(identity)) => {
                     Some(verify::SignatureCheck {
@@ -94,19 +161,41 @@ pub fn run(command: Command, paint: Paint) -> Result<Outcome, Error> {
                 }
                 _ => None,
             };
-            verify::run(
-                &file,
-                &verify::Checks {
-                    head: head.as_deref(),
-                    signature,
-                },
-                format,
-                paint,
-            )
+            let format = match format {
+                Some(format) => format,
+                None => config()?.format.unwrap_or_default(),
+            };
+            let checks = verify::Checks {
+                head: head.as_deref(),
+                signature,
+            };
+            audit_files("verify", &files, &many, format, false, |path| {
+                verify::audit_one(path, &checks, format, paint)
+            })
         }
+        Command::Stats {
+            file,
+            draft_scope,
+            from,
+        } => stats::run(
+            Transcript::open(&file, from.options_or(&config()?))?,
+            draft_scope.as_deref(),
+        ),
         Command::Sign { file, key } => sign::run(&file, &key),
         Command::Head { file } => head::run(&file),
-        Command::Diff { a, b, from } => diff::run(&a, &b, from.options(), paint),
+        Command::Diff {
+            a,
+            b,
+            all,
+            format,
+            from,
+        } => diff::run(
+            &a,
+            &b,
+            from.options_or(&config()?),
+            diff::Options { format, all },
+            paint,
+        ),
         Command::Graph { inputs, format } => graph::graph(&inputs, format, &mut io::stderr()),
         Command::Report { inputs, output } => graph::report(&inputs, &output, &mut io::stderr()),
         // Answered by `main` itself, with the hook protocol's exit codes.
@@ -121,6 +210,61 @@ pub fn run(command: Command, paint: Paint) -> Result<Outcome, Error> {
             Status::Clean,
         )),
     }
+}
+
+/// Audits the inputs `files` (files, folders, `-`) with `audit`: one file is reported
+/// as the one-file command always did (then, with `summary`, the summary of its
+/// findings); several, or a folder, as [`many::report`] says.
+fn audit_files<F>(
+    command: &str,
+    files: &[std::path::PathBuf],
+    many: &ManyArgs,
+    format: Format,
+    summary: bool,
+    audit: F,
+) -> Result<Outcome, Error>
+where
+    F: Fn(&Path) -> Result<many::Done, Error> + Sync,
+{
+    if summary && format != Format::Text {
+        return Err(Error::Usage(
+            "--summary is for the text report; JSON and SARIF hold each finding's line".to_owned(),
+        ));
+    }
+    let (files, several) = many::expand(files, many.glob.as_deref())?;
+    if !several {
+        let Some(file) = files.first() else {
+            return Err(Error::Usage("no input".to_owned()));
+        };
+        let done = audit(file)?;
+        let mut text = done.text;
+        if summary {
+            let name = input::display(file);
+            let findings: Vec<(&str, &Finding)> =
+                done.findings.iter().map(|f| (name.as_str(), f)).collect();
+            text.push('\n');
+            text.push_str(&crate::render::text::summary(&findings, None));
+        }
+        return Ok(Outcome::text(text, done.status));
+    }
+    let results = many::run_all(&files, audit);
+    Ok(many::report(command, &files, results, format))
+}
+
+/// Applies `--baseline` or `--write-baseline` to `findings`: with --baseline, only
+/// those not in it are kept; with --write-baseline, all are recorded there. Returns
+/// whether a baseline was written (the command then exits 0).
+fn baseline(args: &BaselineArgs, findings: &mut Vec<Finding>) -> Result<bool, Error> {
+    if let Some(path) = &args.baseline {
+        Baseline::read(path)?.filter(findings);
+    }
+    if let Some(path) = &args.write_baseline {
+        let mut baseline = Baseline::default();
+        baseline.record(findings);
+        baseline.write(path)?;
+        return Ok(true);
+    }
+    Ok(false)
 }
 
 /// The error that stopped a pipeline reading the input at `path`.

@@ -1,34 +1,74 @@
-//! `toolreplay replay FILE [--mutating-tool NAME]... [--format F] [--from F]`.
+//! `toolreplay replay FILE [--mutating-tool NAME]... [--volatile-tool NAME]...
+//! [--rules R] [--format F] [--from F]`.
 
-use toolreplay_core::replay::{self, ReplayReport};
+use toolreplay_core::replay::{self, Options, ReplayReport};
 
+use crate::cli::{BaselineArgs, Rules};
 use crate::error::Error;
 use crate::input::Transcript;
-use crate::output::{Outcome, Status};
+use std::path::Path;
+
+use super::many::Done;
+use crate::input::ImportOptions;
+use crate::output::Status;
 use crate::render::{self, Format, color::Paint};
 
+/// The tools and rules a replay judges calls by, as the command line and the
+/// configuration name them.
+#[derive(Debug, Clone, Default)]
+pub struct Judging {
+    /// `--mutating-tool`.
+    pub mutating: Vec<String>,
+    /// `--volatile-tool`.
+    pub volatile: Vec<String>,
+    /// `--rules`; by default, agent for an imported log and spec otherwise.
+    pub rules: Option<Rules>,
+}
+
+impl Judging {
+    /// The core's options for `transcript`.
+    pub fn options(&self, transcript: &Transcript) -> Options {
+        let rules = self.rules.unwrap_or(if transcript.imported() {
+            Rules::Agent
+        } else {
+            Rules::Spec
+        });
+        let mut options = match rules {
+            Rules::Spec => Options::default(),
+            Rules::Agent => Options::agent(),
+        };
+        options.mutating.extend(self.mutating.iter().cloned());
+        options.volatile.extend(self.volatile.iter().cloned());
+        options
+    }
+}
+
 /// The replay audit of `transcript`, with findings on the lines of the input.
-pub fn report(
-    transcript: &mut Transcript,
-    mutating_tools: &[String],
-) -> Result<ReplayReport, Error> {
-    let mut report = replay::audit(transcript.reader(), mutating_tools)
-        .map_err(|err| Error::reading(&transcript.path, err))?;
+pub fn report(transcript: &mut Transcript, judging: &Judging) -> Result<ReplayReport, Error> {
+    let options = judging.options(transcript);
+    let mut report = replay::audit_with(transcript.reader(), &options)
+        .map_err(|err| transcript.reading_error(err))?;
     transcript.place(&mut report.findings);
     Ok(report)
 }
 
-/// `toolreplay replay`: exit 0 without findings, 1 with.
-pub fn run(
-    mut transcript: Transcript,
-    mutating_tools: &[String],
+/// The replay of the transcript at `path` (imported as `from` says), reported in
+/// `format` with the baseline applied.
+pub fn audit_one(
+    path: &Path,
+    from: Option<ImportOptions>,
+    judging: &Judging,
     format: Format,
+    baseline: &BaselineArgs,
     paint: Paint,
-) -> Result<Outcome, Error> {
-    let report = report(&mut transcript, mutating_tools)?;
+) -> Result<Done, Error> {
+    let mut transcript = Transcript::open(path, from)?;
+    let mut report = report(&mut transcript, judging)?;
+    let written = super::baseline(baseline, &mut report.findings)?;
     let text = render::replay(&report, &transcript.name(), format, paint);
-    Ok(Outcome::text(
+    Ok(Done {
         text,
-        Status::clean_if(report.findings.is_empty()),
-    ))
+        status: Status::clean_if(written || report.findings.is_empty()),
+        findings: report.findings,
+    })
 }

@@ -3,11 +3,14 @@
 use std::io::Read as _;
 use std::path::Path;
 
+use toolreplay_core::finding::quote_name;
 use toolreplay_core::scope::{Scope, ScopeReport};
 
+use super::many::Done;
+use crate::cli::BaselineArgs;
 use crate::error::Error;
 use crate::input::{self, ImportOptions, Transcript};
-use crate::output::{Outcome, Status};
+use crate::output::Status;
 use crate::render::{self, Format, color::Paint};
 
 /// The largest scope file read, in bytes.
@@ -42,23 +45,36 @@ pub fn read_scope(path: &Path) -> Result<Scope, Error> {
 pub fn report(transcript: &mut Transcript, scope: &Scope) -> Result<ScopeReport, Error> {
     let mut report = scope
         .audit(transcript.reader())
-        .map_err(|err| Error::reading(&transcript.path, err))?;
+        .map_err(|err| transcript.reading_error(err))?;
     transcript.place(&mut report.findings);
     Ok(report)
 }
 
-/// `toolreplay scope`: SCOPE is read first; exit 0 without findings, 1 with.
-pub fn run(
+/// The scope audit of the transcript at `path` (imported as `from` says) against
+/// `scope`, read from `scope_path`, reported in `format` with the baseline applied.
+pub fn audit_one(
     path: &Path,
+    scope: &Scope,
     scope_path: &Path,
     from: Option<ImportOptions>,
     format: Format,
+    baseline: &BaselineArgs,
     paint: Paint,
-) -> Result<Outcome, Error> {
-    input::not_both_stdin((path, "FILE"), (scope_path, "SCOPE"))?;
-    let scope = read_scope(scope_path)?;
+) -> Result<Done, Error> {
     let mut transcript = Transcript::open(path, from)?;
-    let report = report(&mut transcript, &scope)?;
+    let mut report = report(&mut transcript, scope)?;
+    let called = |tool: &str| report.findings.iter().any(|f| f.tool == tool);
+    if let Some((tool, near)) = scope.misspelt_tool(called) {
+        return Err(Error::Invalid {
+            path: input::display(scope_path),
+            message: format!(
+                "tools: {} is not in allowed_tools nor called: did you mean {}?",
+                quote_name(tool),
+                quote_name(near)
+            ),
+        });
+    }
+    let written = super::baseline(baseline, &mut report.findings)?;
     let text = render::scope(
         &report,
         &transcript.name(),
@@ -66,8 +82,9 @@ pub fn run(
         format,
         paint,
     );
-    Ok(Outcome::text(
+    Ok(Done {
         text,
-        Status::clean_if(report.findings.is_empty()),
-    ))
+        status: Status::clean_if(written || report.findings.is_empty()),
+        findings: report.findings,
+    })
 }

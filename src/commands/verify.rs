@@ -11,7 +11,7 @@ use toolreplay_core::sign::{self, SignatureVerdict};
 
 use crate::error::Error;
 use crate::input::{self, display as shown};
-use crate::output::{Outcome, Status};
+use crate::output::Status;
 use crate::render::{self, Asked, Format, HeadCheck, SignatureChecked, VerifyReport, color::Paint};
 
 use super::sign::{MAX_FILE_BYTES, MAX_FILE_WHAT};
@@ -123,8 +123,17 @@ pub fn report(path: &Path, checks: &Checks) -> Result<VerifyReport, Error> {
 
 /// `toolreplay verify`: exit 0 when the chain is intact and every check asked for
 /// holds, 1 otherwise.
-pub fn run(path: &Path, checks: &Checks, format: Format, paint: Paint) -> Result<Outcome, Error> {
+pub fn audit_one(
+    path: &Path,
+    checks: &Checks,
+    format: Format,
+    paint: Paint,
+) -> Result<super::many::Done, Error> {
     let report = report(path, checks)?;
     let text = render::verify(&report, &shown(path), format, paint);
-    Ok(Outcome::text(text, Status::clean_if(report.holds())))
+    Ok(super::many::Done {
+        text,
+        status: Status::clean_if(report.holds()),
+        findings: Vec::new(),
+    })
 }

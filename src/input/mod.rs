@@ -123,6 +123,40 @@ impl Transcript {
         })
     }
 
+    /// The error of reading this transcript: for a plain file that an import with
+    /// `--from auto` would read as an agent's log, with a hint naming the format.
+    pub fn reading_error(&self, err: toolreplay_core::transcript::ReadError) -> Error {
+        let err = Error::reading(&self.path, err);
+        if self.imported() || is_stdin(&self.path) {
+            return err;
+        }
+        match err {
+            Error::Input {
+                path,
+                line,
+                message,
+            } => {
+                let message = match looks_like(&self.path) {
+                    Some(format) => format!(
+                        "{message}; this looks like an agent's log ({format}), not a transcript: add --from {format}"
+                    ),
+                    None => message,
+                };
+                Error::Input {
+                    path,
+                    line,
+                    message,
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// Whether the transcript was imported from an agent's log.
+    pub fn imported(&self) -> bool {
+        self.lines.is_some()
+    }
+
     /// The input's name in messages and reports.
     pub fn name(&self) -> String {
         display(&self.path)
@@ -156,4 +190,13 @@ impl Transcript {
             }
         }
     }
+}
+
+/// The format an import would recognise the file at `path` as, if any: the core's
+/// own detection (`--from auto`), run only after the file failed as a transcript.
+fn looks_like(path: &Path) -> Option<&'static str> {
+    let bytes = read_whole(path, toolreplay_core::import::MAX_IMPORT_BYTES, "1 GiB").ok()?;
+    toolreplay_core::import::import(&bytes, toolreplay_core::import::Source::Auto)
+        .ok()
+        .map(|imported| imported.format.name())
 }

@@ -46,12 +46,14 @@ fn stdout_is_open() -> Result<(), Error> {
 }
 
 /// How a command ended, when it could run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Status {
     /// Clean audit, intact chain, or the job done: exit 0.
     Clean,
     /// Findings, or a broken chain: exit 1.
     Findings,
+    /// Of several inputs, one could not be audited (its error is on stderr): exit 2.
+    Failed,
 }
 
 impl Status {
@@ -64,11 +66,12 @@ impl Status {
         }
     }
 
-    /// The exit status: 0 or 1.
+    /// The exit status: 0, 1 or 2.
     pub fn exit_code(self) -> ExitCode {
         match self {
             Status::Clean => ExitCode::SUCCESS,
             Status::Findings => ExitCode::from(1),
+            Status::Failed => ExitCode::from(2),
         }
     }
 }

@@ -179,6 +179,11 @@ pub(super) fn document(value: &impl Serialize) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// The document of a JSON value, written as every report is.
+pub fn document_value(value: &serde_json::Value) -> String {
+    document(value)
+}
+
 fn head_json(check: &HeadCheck) -> HeadJson<'_> {
     let mut words = String::new();
     text::head_words(check, Paint::PLAIN, &mut words);
@@ -313,4 +318,53 @@ pub fn verify(report: &VerifyReport, checks: Asked, file: &str) -> String {
         },
     };
     document(&json)
+}
+
+/// The JSON report of `diff`: the runs' verdict and counts, and the first difference
+/// or, with `all` (`--all`), every difference kept and how many more there were.
+pub fn diff(
+    report: &toolreplay_core::diff::DiffReport,
+    all: Option<&toolreplay_core::diff::AllDifferences>,
+    a: &str,
+    b: &str,
+) -> String {
+    use toolreplay_core::diff::Difference;
+    let at = |at: &toolreplay_core::diff::At| serde_json::json!({"line": at.line, "tool": at.tool});
+    let one = |difference: &Difference| match difference {
+        Difference::Call { index, parts, a, b } => {
+            let differs: Vec<&str> = [
+                (parts.tool, "tool"),
+                (parts.args, "args"),
+                (parts.response, "response"),
+            ]
+            .iter()
+            .filter(|(d, _)| *d)
+            .map(|(_, n)| *n)
+            .collect();
+            serde_json::json!({"index": index, "differs": differs, "a": at(a), "b": at(b)})
+        }
+        Difference::Ended {
+            index,
+            a_ended,
+            at: other,
+        } => {
+            let (ended, side) = if *a_ended { ("a", "b") } else { ("b", "a") };
+            serde_json::json!({"index": index, "ended": ended, side: at(other)})
+        }
+    };
+    let mut doc = serde_json::json!({
+        "format_version": FORMAT_VERSION,
+        "command": "diff",
+        "a": a,
+        "b": b,
+        "runs": if report.first.is_none() { "same" } else { "differ" },
+        "calls_a": report.calls_a,
+        "calls_b": report.calls_b,
+        "first_difference": report.first.as_ref().map(one),
+    });
+    if let Some(all) = all {
+        doc["differences"] = all.differences.iter().map(one).collect();
+        doc["more_differences"] = serde_json::json!(all.more);
+    }
+    document(&doc)
 }

@@ -178,6 +178,35 @@ pub fn uri(path: &str) -> String {
     out
 }
 
+/// The partial fingerprint of each result, given by its rule id and call
+/// fingerprint, in order: the SHA-256 of the rule id, a NUL byte and the call
+/// fingerprint, in hex, then `:` and its occurrence among the results so far. The one
+/// computation of finding fingerprints: baselines use it too.
+pub fn partial_fingerprints<'a>(
+    results: impl Iterator<Item = (&'a str, &'a [u8; 32])>,
+) -> Vec<String> {
+    // How often each fingerprint was met so far: one lookup per result, so the log
+    // takes time linear in its results.
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    results
+        .map(|(rule, call)| {
+            let mut hasher = Sha256::new();
+            hasher.update(rule.as_bytes());
+            hasher.update([0]);
+            hasher.update(call);
+            let hash = hex::encode(hasher.finalize());
+            let occurrence = seen.entry(hash.clone()).or_insert(0);
+            *occurrence += 1;
+            format!("{hash}:{occurrence}")
+        })
+        .collect()
+}
+
+/// The partial fingerprints of `findings`, in order.
+pub fn finding_fingerprints(findings: &[Finding]) -> Vec<String> {
+    partial_fingerprints(findings.iter().map(|f| (f.kind.name(), &f.call)))
+}
+
 /// One result before its fingerprint's occurrence is known.
 struct Found {
     rule: &'static str,
@@ -203,19 +232,11 @@ fn log(file: &str, found: &[Found], extra: Option<std::ops::Range<usize>>) -> St
             })
         })
         .collect();
-    // How often each fingerprint was met so far: one lookup per result, so the log
-    // takes time linear in its results.
-    let mut seen: HashMap<String, usize> = HashMap::new();
+    let fingerprints = partial_fingerprints(found.iter().map(|f| (f.rule, &f.call)));
     let results: Vec<Value> = found
         .iter()
-        .map(|f| {
-            let mut hasher = Sha256::new();
-            hasher.update(f.rule.as_bytes());
-            hasher.update([0]);
-            hasher.update(f.call);
-            let hash = hex::encode(hasher.finalize());
-            let occurrence = seen.entry(hash.clone()).or_insert(0);
-            *occurrence += 1;
+        .zip(fingerprints)
+        .map(|(f, fingerprint)| {
             let at = rule(f.rule);
             let index = declared.iter().position(|&i| i == at);
             debug_assert!(index.is_some(), "rule {} is declared in its log", f.rule);
@@ -232,7 +253,7 @@ fn log(file: &str, found: &[Found], extra: Option<std::ops::Range<usize>>) -> St
                 "level": RULES[at].level,
                 "message": {"text": f.message},
                 "locations": [{"physicalLocation": location}],
-                "partialFingerprints": {FINGERPRINT_KEY: format!("{hash}:{occurrence}")},
+                "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
             })
         })
         .collect();
@@ -261,6 +282,11 @@ fn from_findings(findings: &[Finding], agent: &str) -> Vec<Found> {
             call: f.call,
         })
         .collect()
+}
+
+/// A SARIF log without results, declaring the rules of every log.
+pub fn empty() -> String {
+    log("", &[], None)
 }
 
 /// The SARIF log of `replay`.

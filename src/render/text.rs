@@ -269,3 +269,83 @@ pub fn diff(report: &DiffReport, paint: Paint) -> String {
     }
     out
 }
+
+/// The list of `diff --all`, after the report: `differences: N`, then one line each.
+pub fn all_differences(all: &toolreplay_core::diff::AllDifferences, out: &mut String) {
+    let total = all.differences.len() as u64 + all.more;
+    let _ = writeln!(out, "differences: {total}");
+    for difference in &all.differences {
+        match difference {
+            Difference::Call { index, parts, a, b } => {
+                let names: Vec<&str> = [
+                    (parts.tool, "tool"),
+                    (parts.args, "args"),
+                    (parts.response, "response"),
+                ]
+                .iter()
+                .filter(|(differs, _)| *differs)
+                .map(|(_, name)| *name)
+                .collect();
+                let _ = writeln!(
+                    out,
+                    "index {index}: {}: a: line {}: tool {}; b: line {}: tool {}",
+                    names.join(", "),
+                    a.line,
+                    quote_name(&a.tool),
+                    b.line,
+                    quote_name(&b.tool)
+                );
+            }
+            Difference::Ended { index, a_ended, at } => {
+                let (ended, other) = if *a_ended { ("a", "b") } else { ("b", "a") };
+                let _ = writeln!(
+                    out,
+                    "index {index}: {ended} ended: {other}: line {}: tool {}",
+                    at.line,
+                    quote_name(&at.tool)
+                );
+            }
+        }
+    }
+    if all.more > 0 {
+        let _ = writeln!(out, "(the first {} shown)", all.differences.len());
+    }
+}
+
+/// The summary of findings (`--summary`), after the report: counts by kind and by
+/// tool, then each finding by the input and line of its call. `findings` are each
+/// with the input's name; `files` is how many inputs were audited, when several.
+pub fn summary(findings: &[(&str, &Finding)], files: Option<usize>) -> String {
+    use std::collections::BTreeMap;
+    let mut out = String::new();
+    let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut tools: BTreeMap<&str, usize> = BTreeMap::new();
+    for (_, finding) in findings {
+        *kinds.entry(finding.kind.name()).or_default() += 1;
+        *tools.entry(&finding.tool).or_default() += 1;
+    }
+    let _ = writeln!(out, "summary:");
+    if let Some(files) = files {
+        let _ = writeln!(out, "files: {files}");
+    }
+    let _ = writeln!(out, "findings: {}", findings.len());
+    let _ = writeln!(out, "by kind:");
+    for (kind, count) in &kinds {
+        let _ = writeln!(out, "  {kind}: {count}");
+    }
+    let _ = writeln!(out, "by tool:");
+    for (tool, count) in &tools {
+        let _ = writeln!(out, "  {}: {count}", quote_name(tool));
+    }
+    let _ = writeln!(out, "by line:");
+    for (file, finding) in findings {
+        let _ = writeln!(
+            out,
+            "  {file}:{}: index {}: {}",
+            finding.line,
+            finding.index,
+            finding.kind.name()
+        );
+    }
+    out
+}

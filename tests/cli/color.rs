@@ -120,7 +120,10 @@ fn no_progress_indicator_when_stderr_is_not_a_terminal() {
             );
         } else {
             assert_eq!(run.code, 2);
-            assert_eq!(run.stderr, "error: big.jsonl:1: missing field \"prev\"\n");
+            assert_eq!(
+                run.stderr,
+                "error: big.jsonl:1: missing field \"prev\": not a sealed transcript; seal it first (toolreplay seal big.jsonl -o sealed.jsonl)\n"
+            );
         }
     }
     let run = dir.run(&["seal", "big.jsonl", "-o", "sealed.jsonl"]);

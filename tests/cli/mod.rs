@@ -7,7 +7,9 @@
 //! `error: t.jsonl:3: ...` whatever the machine.
 
 mod append;
+mod baseline;
 mod color;
+mod config;
 mod diff;
 mod errors;
 mod formats;
@@ -15,7 +17,9 @@ mod graph;
 mod guard;
 mod head;
 mod help;
+mod hints;
 mod import;
+mod many;
 mod outputs;
 mod policy;
 mod readme;
@@ -24,6 +28,7 @@ mod samples;
 mod scope;
 mod seal;
 mod sign;
+mod stats;
 mod stdin;
 mod transcript;
 mod verify;

@@ -429,3 +429,61 @@ fn tool_names_are_quoted_in_reports() {
     );
     assert_snapshot!(run.text());
 }
+
+// --- agent rules and volatile tools
+
+/// A session: a read, an edit, the read again (another answer), the read once more
+/// (another answer, nothing changed), and a poll twice.
+const SESSION: [(&str, &str, &str); 6] = [
+    ("Read", A, R1),
+    ("Edit", A, OK),
+    ("Read", A, R2),
+    ("Read", A, R1),
+    ("BashOutput", B, R1),
+    ("BashOutput", B, R2),
+];
+
+#[test]
+fn a_plain_transcript_is_judged_by_the_specification_s_rules() {
+    assert_snapshot!(replay_calls(&SESSION), @r"
+    exit: 1
+    --- stdout
+    calls: 6
+    divergence: index 2
+    findings: 5
+    index 2: non-determinism: tool 'Read' returned a different response than the identical call at index 0
+    index 2: redundant-call: tool 'Read' repeats the identical call at index 0 with no state change between them
+    index 3: redundant-call: tool 'Read' repeats the identical call at index 2 with no state change between them
+    index 5: non-determinism: tool 'BashOutput' returned a different response than the identical call at index 4
+    index 5: redundant-call: tool 'BashOutput' repeats the identical call at index 4 with no state change between them
+    --- stderr
+    ");
+}
+
+#[test]
+fn rules_agent_compares_since_the_last_state_change_and_spares_volatile_tools() {
+    assert_snapshot!(replay_with(&SESSION, &["--rules", "agent"]).text(), @r"
+    exit: 1
+    --- stdout
+    calls: 6
+    divergence: index 3
+    findings: 2
+    index 3: non-determinism: tool 'Read' returned a different response than the identical call at index 2
+    index 3: redundant-call: tool 'Read' repeats the identical call at index 2 with no state change between them
+    --- stderr
+    ");
+}
+
+#[test]
+fn volatile_tool_spares_a_tool_under_the_specification_s_rules() {
+    assert_snapshot!(replay_with(&SESSION, &["--volatile-tool", "Read"]).text(), @r"
+    exit: 1
+    --- stdout
+    calls: 6
+    divergence: index 5
+    findings: 2
+    index 5: non-determinism: tool 'BashOutput' returned a different response than the identical call at index 4
+    index 5: redundant-call: tool 'BashOutput' repeats the identical call at index 4 with no state change between them
+    --- stderr
+    ");
+}

@@ -179,8 +179,33 @@ pub(crate) fn is_sealed_line(text: &str) -> bool {
 
 /// Compares the runs read from `a` and `b`.
 pub fn compare(a: Box<dyn BufRead>, b: Box<dyn BufRead>) -> Result<DiffReport, DiffError> {
+    Ok(compare_all(a, b, 1)?.report)
+}
+
+/// Every difference of two runs, as [`compare_all`] gives them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AllDifferences {
+    /// The counts and the first difference.
+    pub report: DiffReport,
+    /// The differences in index order, at most the `max` asked for: each pair of
+    /// calls that differ, then where one run ended, once.
+    pub differences: Vec<Difference>,
+    /// How many more differences there were past `max`.
+    pub more: u64,
+}
+
+/// Compares the runs read from `a` and `b`, keeping up to `max` differences (memory
+/// is bounded by `max`, whatever the runs' length).
+pub fn compare_all(
+    a: Box<dyn BufRead>,
+    b: Box<dyn BufRead>,
+    max: usize,
+) -> Result<AllDifferences, DiffError> {
     let mut left = Calls::new(Side::A, a);
     let mut right = Calls::new(Side::B, b);
+    let mut differences = Vec::new();
+    let mut more = 0u64;
+    let mut ended = false;
     let mut first = None;
     let mut index = 0u64;
     loop {
@@ -212,14 +237,29 @@ pub fn compare(a: Box<dyn BufRead>, b: Box<dyn BufRead>) -> Result<DiffReport, D
                 at: y.at,
             }),
         };
-        if first.is_none() {
-            first = found;
+        if let Some(found) = found {
+            let is_end = matches!(found, Difference::Ended { .. });
+            if !(is_end && ended) {
+                ended |= is_end;
+                if first.is_none() {
+                    first = Some(found.clone());
+                }
+                if differences.len() < max {
+                    differences.push(found);
+                } else {
+                    more += 1;
+                }
+            }
         }
         index += 1;
     }
-    Ok(DiffReport {
-        calls_a: left.count,
-        calls_b: right.count,
-        first,
+    Ok(AllDifferences {
+        report: DiffReport {
+            calls_a: left.count,
+            calls_b: right.count,
+            first,
+        },
+        differences,
+        more,
     })
 }

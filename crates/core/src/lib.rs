@@ -80,6 +80,7 @@ pub mod scope;
 pub mod sealed;
 pub mod sign;
 pub mod sshsig;
+pub mod suggest;
 pub mod transcript;
 
 pub use chain::{Sealer, Verdict, Verifier};

@@ -240,7 +240,13 @@ fn detector_list(catalog: &Catalog, value: &Value, at: &str) -> Result<Vec<usize
             name => match catalog.find(name) {
                 Some(d) => chosen.push(d),
                 None => {
-                    return Err(format!("{at}[{i}]: unknown detector {}", quote_name(name)));
+                    let mut valid = vec!["secrets", "personal-data"];
+                    valid.extend(catalog.names());
+                    return Err(format!(
+                        "{at}[{i}]: unknown detector {}; valid names: {}",
+                        quote_name(name),
+                        valid.join(", ")
+                    ));
                 }
             },
         }

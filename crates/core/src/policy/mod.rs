@@ -107,6 +107,13 @@ impl Policy {
         history.take(&self.budgets, &self.flows, index, tool, found);
     }
 
+    /// The tools the policy has rules for, sorted.
+    pub fn tool_names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = self.tools.keys().map(String::as_str).collect();
+        names.sort_unstable();
+        names
+    }
+
     /// How the arguments of a call to `tool` break the tool's rules: the schema,
     /// then path rules, then URL rules, each in the policy's order, each rule's
     /// arguments in its order. `args` is the canonical encoding of the arguments;

@@ -29,6 +29,21 @@ pub struct Scope {
 }
 
 impl Scope {
+    /// A tool of the policy's `tools` that looks misspelt: not in `allowed_tools`,
+    /// not `called` in the transcript (a call to it would be a permission-overreach
+    /// finding, so its rules could apply), and near an allowed tool. The first such,
+    /// with the allowed tool it is near, as `(tool, near)`.
+    pub fn misspelt_tool(&self, called: impl Fn(&str) -> bool) -> Option<(&str, &str)> {
+        let policy = self.policy.as_ref()?;
+        policy.tool_names().into_iter().find_map(|tool| {
+            if self.allowed_tools.iter().any(|t| t == tool) || called(tool) {
+                return None;
+            }
+            let allowed = self.allowed_tools.iter().map(String::as_str);
+            crate::suggest::closest(tool, allowed).map(|near| (tool, near))
+        })
+    }
+
     /// Parses a scope file's bytes: one JSON object, which may span several lines,
     /// in UTF-8 (a byte-order mark at the start is skipped).
     ///
@@ -103,7 +118,20 @@ impl Scope {
                     policy_lines.push((key.clone(), line));
                     policy_fields.push((key, value));
                 }
-                (_, _) => return Err(error(format!("unknown field {}", json::quoted_key(&key)))),
+                (name, _) => {
+                    let mut message = format!("unknown field {}", json::quoted_key(&key));
+                    if policy::RULE_FIELDS.contains(&name) {
+                        message.push_str(": policy fields need \"policy_version\": 1");
+                    } else {
+                        let fields = ["agent", "allowed_tools", "policy_version"];
+                        let rule_fields = policy::RULE_FIELDS.iter().filter(|_| versioned);
+                        let known = fields.iter().chain(rule_fields).copied();
+                        if let Some(near) = crate::suggest::closest(name, known) {
+                            message.push_str(&format!(": did you mean \"{near}\"?"));
+                        }
+                    }
+                    return Err(error(message));
+                }
             }
         }
         let missing = |name: &str| error_on(object_line, format!("missing field \"{name}\""));

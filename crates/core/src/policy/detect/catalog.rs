@@ -78,6 +78,11 @@ impl Catalog {
         })
     }
 
+    /// The names of the detectors, built-ins first.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.detectors.iter().map(|d| d.name.as_str())
+    }
+
     /// The index of the detector named `name`.
     pub fn find(&self, name: &str) -> Option<usize> {
         self.detectors.iter().position(|d| d.name == name)

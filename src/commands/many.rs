@@ -1,0 +1,298 @@
+//! Several inputs at once (`replay`, `scope` and `verify` given several files or a
+//! folder): the inputs are expanded in a sorted, deterministic order, audited on a
+//! bounded number of threads, and reported in that order, each file's report then a
+//! summary of all; the exit status is the worst of all. JSON gives one document
+//! holding every file's, SARIF one log with one run holding every file's results.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde_json::{Value, json};
+use toolreplay_core::finding::Finding;
+
+use crate::error::Error;
+use crate::input::{display, is_stdin};
+use crate::output::{Outcome, Status};
+use crate::render::{Format, text};
+
+/// How deep folders are walked.
+const MAX_DEPTH: usize = 64;
+
+/// One file's audit: its report in the format asked for, its status and findings.
+pub struct Done {
+    /// The report, as the one-file command prints it.
+    pub text: String,
+    /// Its status.
+    pub status: Status,
+    /// Its findings, for the summary.
+    pub findings: Vec<Finding>,
+}
+
+/// The inputs named on the command line, folders walked (files sorted by path, names
+/// starting with `.` skipped, symbolic links to folders not followed) and files in
+/// folders kept when their name matches `glob`; whether they are to be reported as
+/// several (more than one input, or a folder).
+pub fn expand(inputs: &[PathBuf], glob: Option<&str>) -> Result<(Vec<PathBuf>, bool), Error> {
+    let many = inputs.len() > 1 || inputs.iter().any(|p| !is_stdin(p) && p.is_dir());
+    let mut files = Vec::new();
+    for input in inputs {
+        if !is_stdin(input) && input.is_dir() {
+            let mut found = Vec::new();
+            walk(input, glob, 0, &mut found)?;
+            if found.is_empty() {
+                return Err(Error::Invalid {
+                    path: display(input),
+                    message: match glob {
+                        Some(glob) => format!("a folder with no file matching {glob:?}"),
+                        None => "a folder with no file to audit".to_owned(),
+                    },
+                });
+            }
+            found.sort();
+            files.extend(found);
+        } else {
+            files.push(input.clone());
+        }
+    }
+    if many && files.iter().filter(|p| is_stdin(p)).count() > 1 {
+        return Err(Error::Usage(
+            "standard input (-) can be named only once".to_owned(),
+        ));
+    }
+    Ok((files, many))
+}
+
+fn walk(
+    folder: &Path,
+    glob: Option<&str>,
+    depth: usize,
+    out: &mut Vec<PathBuf>,
+) -> Result<(), Error> {
+    let read_error = |source| Error::Read {
+        path: display(folder),
+        source,
+    };
+    if depth > MAX_DEPTH {
+        return Err(Error::Invalid {
+            path: display(folder),
+            message: format!("folders nested deeper than {MAX_DEPTH}"),
+        });
+    }
+    for entry in std::fs::read_dir(folder).map_err(read_error)? {
+        let entry = entry.map_err(read_error)?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with('.') {
+            continue;
+        }
+        let path = entry.path();
+        // `replay .` names `a.jsonl`, not `./a.jsonl`.
+        let path = path
+            .strip_prefix(".")
+            .map_or(path.clone(), Path::to_path_buf);
+        let kind = entry.file_type().map_err(read_error)?;
+        if kind.is_dir() {
+            walk(&path, glob, depth + 1, out)?;
+        } else if (kind.is_file() || (kind.is_symlink() && path.is_file()))
+            && glob.is_none_or(|glob| matches(glob.as_bytes(), name.as_bytes()))
+        {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Whether `name` matches the glob `glob`: `*` any run of characters, `?` one, `[...]`
+/// not special; iterative, linear in practice.
+pub fn matches(glob: &[u8], name: &[u8]) -> bool {
+    let (mut g, mut n) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while n < name.len() {
+        if g < glob.len() && (glob[g] == b'?' || glob[g] == name[n]) && glob[g] != b'*' {
+            g += 1;
+            n += 1;
+        } else if g < glob.len() && glob[g] == b'*' {
+            star = Some((g, n));
+            g += 1;
+        } else if let Some((sg, sn)) = star {
+            g = sg + 1;
+            n = sn + 1;
+            star = Some((sg, sn + 1));
+        } else {
+            return false;
+        }
+    }
+    glob[g..].iter().all(|&b| b == b'*')
+}
+
+/// Runs `audit` on every file, on at most as many threads as the machine has cores
+/// (and no more than files), and gives the results in the files' order.
+pub fn run_all<F>(files: &[PathBuf], audit: F) -> Vec<Result<Done, Error>>
+where
+    F: Fn(&Path) -> Result<Done, Error> + Sync,
+{
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(files.len())
+        .max(1);
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<Done, Error>>>> =
+        Mutex::new((0..files.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                loop {
+                    let at = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(file) = files.get(at) else { break };
+                    let done = audit(file);
+                    if let Ok(mut results) = results.lock() {
+                        results[at] = Some(done);
+                    }
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|done| done.unwrap_or_else(|| Err(Error::Usage("an audit thread failed".to_owned()))))
+        .collect()
+}
+
+/// The report of several files: each file's, then the summary; errors on stderr as
+/// they would be for one file, and counted. Exit status: the worst.
+pub fn report(
+    command: &str,
+    files: &[PathBuf],
+    results: Vec<Result<Done, Error>>,
+    format: Format,
+) -> Outcome {
+    let mut status = Status::Clean;
+    let mut errors = 0;
+    let mut texts = Vec::new();
+    let mut all: Vec<(String, Finding)> = Vec::new();
+    let (mut clean, mut unclean) = (0, 0);
+    for (file, result) in files.iter().zip(results) {
+        let name = display(file);
+        match result {
+            Ok(done) => {
+                status = status.max(done.status);
+                if done.status == Status::Clean {
+                    clean += 1;
+                } else {
+                    unclean += 1;
+                }
+                all.extend(done.findings.into_iter().map(|f| (name.clone(), f)));
+                texts.push((name, done.text));
+            }
+            Err(err) => {
+                errors += 1;
+                status = Status::Failed;
+                crate::error::report(&err);
+            }
+        }
+    }
+    let borrowed: Vec<(&str, &Finding)> = all.iter().map(|(n, f)| (n.as_str(), f)).collect();
+    let text = match format {
+        Format::Text => {
+            let mut out = String::new();
+            for (name, report) in &texts {
+                out.push_str("== ");
+                out.push_str(name);
+                out.push('\n');
+                out.push_str(report);
+                out.push('\n');
+            }
+            if command == "verify" {
+                out.push_str(&format!(
+                    "summary:\nfiles: {}\nintact: {clean}\nbroken: {unclean}\n",
+                    files.len()
+                ));
+            } else {
+                out.push_str(&text::summary(&borrowed, Some(files.len())));
+            }
+            if errors > 0 {
+                out.push_str(&format!("errors: {errors}\n"));
+            }
+            out
+        }
+        Format::Json => {
+            let reports: Vec<Value> = texts
+                .iter()
+                .map(|(_, report)| serde_json::from_str(report).unwrap_or(Value::Null))
+                .collect();
+            let mut kinds = serde_json::Map::new();
+            let mut tools = serde_json::Map::new();
+            for (_, finding) in &borrowed {
+                count(&mut kinds, finding.kind.name());
+                count(&mut tools, &finding.tool);
+            }
+            let doc = json!({
+                "format_version": 1,
+                "command": command,
+                "files": files.len(),
+                "errors": errors,
+                "reports": reports,
+                "summary": if command == "verify" {
+                    json!({"intact": clean, "broken": unclean})
+                } else {
+                    json!({
+                        "findings": borrowed.len(),
+                        "by_kind": kinds,
+                        "by_tool": tools,
+                    })
+                },
+            });
+            crate::render::json::document_value(&doc)
+        }
+        Format::Sarif => {
+            let mut logs = texts
+                .iter()
+                .filter_map(|(_, report)| serde_json::from_str::<Value>(report).ok());
+            let mut merged = logs.next().unwrap_or_else(|| {
+                serde_json::from_str(&crate::render::sarif::empty()).unwrap_or(Value::Null)
+            });
+            for log in logs {
+                let run = &log["runs"][0];
+                let rules = run["tool"]["driver"]["rules"].clone();
+                let target = &mut merged["runs"][0];
+                if rules.as_array().map_or(0, Vec::len)
+                    > target["tool"]["driver"]["rules"]
+                        .as_array()
+                        .map_or(0, Vec::len)
+                {
+                    target["tool"]["driver"]["rules"] = rules;
+                }
+                if let (Some(into), Some(from)) =
+                    (target["results"].as_array_mut(), run["results"].as_array())
+                {
+                    into.extend(from.iter().cloned());
+                }
+            }
+            crate::render::json::document_value(&merged)
+        }
+    };
+    Outcome::text(text, status)
+}
+
+fn count(map: &mut serde_json::Map<String, Value>, key: &str) {
+    let entry = map.entry(key.to_owned()).or_insert(json!(0));
+    *entry = json!(entry.as_u64().unwrap_or(0) + 1);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::matches;
+
+    #[test]
+    fn globs_match_names() {
+        assert!(matches(b"*.jsonl", b"a.jsonl"));
+        assert!(!matches(b"*.jsonl", b"a.json"));
+        assert!(matches(b"a?c*", b"abcdef"));
+        assert!(matches(b"*", b""));
+        assert!(!matches(b"a", b"ab"));
+        assert!(matches(b"*a*a*", b"banana"));
+    }
+}

@@ -1,0 +1,200 @@
+//! The configuration file `toolreplay.toml`: found from the current folder upwards,
+//! its defaults used, the command line winning, and strict about what it holds.
+
+use insta::assert_snapshot;
+
+use super::{Dir, lines, record, run};
+
+const A: &str = r#"{"q": "a"}"#;
+
+/// A transcript with a repeated search that answers differently, and a repeated write.
+fn transcript() -> String {
+    lines(&[
+        &record(0, "search", A, r#"{"hits": 1}"#),
+        &record(1, "search", A, r#"{"hits": 2}"#),
+        &record(2, "send", A, "{}"),
+        &record(3, "send", A, "{}"),
+    ])
+}
+
+fn dir_with(config: &str) -> Dir {
+    let dir = Dir::new();
+    dir.write("t.jsonl", transcript());
+    dir.write("toolreplay.toml", config);
+    dir
+}
+
+#[test]
+fn without_a_configuration_the_specification_s_defaults_hold() {
+    let dir = Dir::new();
+    dir.write("t.jsonl", transcript());
+    assert_snapshot!(dir.run(&["replay", "t.jsonl"]).text(), @r"
+    exit: 1
+    --- stdout
+    calls: 4
+    divergence: index 1
+    findings: 3
+    index 1: non-determinism: tool 'search' returned a different response than the identical call at index 0
+    index 1: redundant-call: tool 'search' repeats the identical call at index 0 with no state change between them
+    index 3: redundant-call: tool 'send' repeats the identical call at index 2 with no state change between them
+    --- stderr
+    ");
+}
+
+#[test]
+fn mutating_and_volatile_tools_and_the_format_come_from_the_configuration() {
+    let dir =
+        dir_with("mutating_tools = [\"send\"]\nvolatile_tools = [\"search\"]\nformat = \"json\"\n");
+    assert_snapshot!(dir.run(&["replay", "t.jsonl"]).text(), @r#"
+    exit: 0
+    --- stdout
+    {
+      "format_version": 1,
+      "command": "replay",
+      "file": "t.jsonl",
+      "calls": 4,
+      "divergence": null,
+      "findings": []
+    }
+    --- stderr
+    "#);
+}
+
+#[test]
+fn the_command_line_wins_and_adds_tools() {
+    let dir = dir_with("mutating_tools = [\"send\"]\nformat = \"json\"\n");
+    assert_snapshot!(
+        dir.run(&["replay", "t.jsonl", "--format", "text", "--volatile-tool", "search"]).text(),
+        @r"
+    exit: 0
+    --- stdout
+    calls: 4
+    divergence: none
+    findings: 0
+    --- stderr
+    "
+    );
+}
+
+#[test]
+fn no_config_ignores_the_file() {
+    let dir = dir_with("volatile_tools = [\"search\"]\nunknown = 1\n");
+    assert_snapshot!(dir.run(&["replay", "t.jsonl", "--no-config"]).text(), @r"
+    exit: 1
+    --- stdout
+    calls: 4
+    divergence: index 1
+    findings: 3
+    index 1: non-determinism: tool 'search' returned a different response than the identical call at index 0
+    index 1: redundant-call: tool 'search' repeats the identical call at index 0 with no state change between them
+    index 3: redundant-call: tool 'send' repeats the identical call at index 2 with no state change between them
+    --- stderr
+    ");
+}
+
+#[test]
+fn the_file_is_found_in_a_folder_above() {
+    let dir = dir_with("volatile_tools = [\"search\"]\nmutating_tools = [\"send\"]\n");
+    std::fs::create_dir_all(dir.path().join("a/b")).expect("folders");
+    assert_snapshot!(run(&dir.path().join("a/b"), &["replay", "../../t.jsonl"]).text(), @r"
+    exit: 0
+    --- stdout
+    calls: 4
+    divergence: none
+    findings: 0
+    --- stderr
+    ");
+}
+
+#[test]
+fn the_scope_file_is_relative_to_the_configuration_s_folder() {
+    let dir = dir_with("scope = \"scope.json\"\n");
+    dir.write(
+        "scope.json",
+        r#"{"agent": "a", "allowed_tools": ["search"]}"#,
+    );
+    std::fs::create_dir_all(dir.path().join("sub")).expect("folder");
+    assert_snapshot!(run(&dir.path().join("sub"), &["scope", "../t.jsonl"]).text(), @r"
+    exit: 1
+    --- stdout
+    calls: 4
+    findings: 2
+    index 2: permission-overreach: tool 'send' is not in the declared scope for agent 'a'
+    index 3: permission-overreach: tool 'send' is not in the declared scope for agent 'a'
+    --- stderr
+    ");
+}
+
+#[test]
+fn scope_without_a_scope_file_says_where_to_give_one() {
+    let dir = Dir::new();
+    dir.write("t.jsonl", transcript());
+    assert_snapshot!(dir.run(&["scope", "t.jsonl"]).text(), @r#"
+    exit: 2
+    --- stdout
+    --- stderr
+    error: no scope file: give SCOPE, or scope = "FILE" in toolreplay.toml
+    "#);
+}
+
+#[test]
+fn from_comes_from_the_configuration() {
+    let dir = Dir::new();
+    dir.write("toolreplay.toml", "from = \"openai\"\n");
+    dir.write(
+        "chat.json",
+        r#"[{"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "ok"}]"#,
+    );
+    assert_snapshot!(dir.run(&["replay", "chat.json"]).text(), @r"
+    exit: 0
+    --- stdout
+    calls: 1
+    divergence: none
+    findings: 0
+    --- stderr
+    ");
+}
+
+#[test]
+fn an_unknown_key_is_an_error_naming_the_file_and_line() {
+    let dir = dir_with("format = \"json\"\n\nmutating_tool = [\"send\"]\n");
+    assert_snapshot!(dir.run(&["replay", "t.jsonl"]).text(), @r"
+    exit: 2
+    --- stdout
+    --- stderr
+    error: toolreplay.toml:3: unknown field `mutating_tool`, expected one of `from`, `format`, `scope`, `rules`, `mutating_tools`, `volatile_tools`
+    ");
+}
+
+#[test]
+fn an_unknown_value_is_an_error_naming_the_valid_ones() {
+    let dir = dir_with("rules = \"spec\"\nformat = \"yaml\"\n");
+    assert_snapshot!(dir.run(&["replay", "t.jsonl"]).text(), @r#"
+    exit: 2
+    --- stdout
+    --- stderr
+    error: toolreplay.toml:2: invalid format "yaml": expected one of text, json, sarif
+    "#);
+}
+
+#[test]
+fn a_wrong_type_is_an_error() {
+    let dir = dir_with("volatile_tools = \"search\"\n");
+    assert_snapshot!(dir.run(&["replay", "t.jsonl"]).text(), @r#"
+    exit: 2
+    --- stdout
+    --- stderr
+    error: toolreplay.toml:1: invalid type: string "search", expected a sequence
+    "#);
+}
+
+#[test]
+fn invalid_toml_is_an_error() {
+    let dir = dir_with("format = \n");
+    assert_snapshot!(dir.run(&["replay", "t.jsonl"]).text(), @r"
+    exit: 2
+    --- stdout
+    --- stderr
+    error: toolreplay.toml:1: string values must be quoted, expected literal string
+    ");
+}
