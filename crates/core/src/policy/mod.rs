@@ -85,7 +85,8 @@ struct ToolRules {
 }
 
 /// An error in a policy: the scope file's top-level field it is in, and the message.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
 pub struct PolicyError {
     /// The top-level field.
     pub field: String,
