@@ -137,6 +137,9 @@ impl Transcript {
                 message,
             } => {
                 let message = match looks_like(&self.path) {
+                    Some("sealed") => format!(
+                        "{message}; this is a sealed transcript: add --from sealed to audit it (its chain is checked as it is read)"
+                    ),
                     Some(format) => format!(
                         "{message}; this looks like an agent's log ({format}), not a transcript: add --from {format}"
                     ),

@@ -249,3 +249,21 @@ fn diff_format_json() {
     error: diff reports as text or json; SARIF is for findings (replay, scope, verify)
     ");
 }
+
+#[test]
+fn a_sealed_transcript_without_from_says_to_add_from_sealed() {
+    let run = super::run_in_root(&[
+        "scope",
+        "samples/session-dirty.sealed.jsonl",
+        "samples/scope.json",
+    ]);
+    insta::assert_snapshot!(run.text());
+    let run = super::run_in_root(&[
+        "scope",
+        "--from",
+        "sealed",
+        "samples/session-dirty.sealed.jsonl",
+        "samples/scope.json",
+    ]);
+    insta::assert_snapshot!("sealed_with_from", run.text());
+}
