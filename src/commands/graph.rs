@@ -2,7 +2,7 @@
 //! (docs/graph.md), as JSON or Graphviz, and as a self-contained HTML report.
 
 use std::fmt::Write as _;
-use std::io::{Cursor, Read, Write};
+use std::io::{Cursor, Write};
 use std::path::{Path, PathBuf};
 
 use toolreplay_core::graph::{self, Graph, Node, Roles, Transcript};
@@ -143,26 +143,9 @@ fn read_transcript(
 
 /// Reads and parses a roles file.
 fn read_roles(path: &Path) -> Result<Roles, Error> {
-    let mut bytes = Vec::new();
-    input::open_raw(path)?
-        .take(MAX_ROLES_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|source| Error::Read {
-            path: input::display(path),
-            source,
-        })?;
-    let input_error = |line: usize, message: String| Error::Input {
-        path: input::display(path),
-        line: line as u64,
-        message,
-    };
-    if bytes.len() as u64 > MAX_ROLES_BYTES {
-        return Err(input_error(
-            1,
-            format!("roles file larger than {} MiB", MAX_ROLES_BYTES >> 20),
-        ));
-    }
-    Roles::parse(&bytes).map_err(|err| input_error(err.line, err.message))
+    input::read_document(path, MAX_ROLES_BYTES, "roles file", |bytes| {
+        Roles::parse(bytes).map_err(|err| (err.line as u64, err.message))
+    })
 }
 
 /// `toolreplay graph FILE [--from F] [--scope S] [--roles R] --format json|dot`.

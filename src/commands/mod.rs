@@ -15,7 +15,7 @@ mod sign;
 mod stats;
 mod verify;
 
-use std::io::{self, Read};
+use std::io;
 use std::path::Path;
 
 use clap::CommandFactory;
@@ -281,9 +281,4 @@ fn read_text(path: &Path, max: u64, what: &str) -> Result<String, Error> {
         path: crate::input::display(path),
         message: "not valid UTF-8".to_owned(),
     })
-}
-
-/// Opens an input for streaming, for commands that read a plain file.
-fn open(path: &Path) -> Result<Box<dyn Read + Send>, Error> {
-    crate::input::open_raw(path)
 }

@@ -1,6 +1,5 @@
 //! `toolreplay scope FILE SCOPE [--format F] [--from F]`.
 
-use std::io::Read as _;
 use std::path::Path;
 
 use toolreplay_core::finding::quote_name;
@@ -18,26 +17,9 @@ pub const MAX_SCOPE_BYTES: u64 = 16 << 20;
 
 /// Reads and parses a scope file.
 pub fn read_scope(path: &Path) -> Result<Scope, Error> {
-    let mut bytes = Vec::new();
-    super::open(path)?
-        .take(MAX_SCOPE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|source| Error::Read {
-            path: input::display(path),
-            source,
-        })?;
-    let input_error = |line: usize, message: String| Error::Input {
-        path: input::display(path),
-        line: line as u64,
-        message,
-    };
-    if bytes.len() as u64 > MAX_SCOPE_BYTES {
-        return Err(input_error(
-            1,
-            format!("scope file larger than {} MiB", MAX_SCOPE_BYTES >> 20),
-        ));
-    }
-    Scope::parse(&bytes).map_err(|err| input_error(err.line, err.to_string()))
+    input::read_document(path, MAX_SCOPE_BYTES, "scope file", |bytes| {
+        Scope::parse(bytes).map_err(|err| (err.line as u64, err.to_string()))
+    })
 }
 
 /// The scope audit of `transcript` against `scope`, with findings on the lines of the

@@ -80,6 +80,37 @@ pub fn read_whole(path: &Path, max: u64, what: &str) -> Result<Vec<u8>, Error> {
     Ok(bytes)
 }
 
+/// Reads a small document whole (a scope or roles file), up to `max` bytes: a larger
+/// one is an input error on line 1, `{what} larger than N MiB`. Hands the bytes to
+/// `parse`, whose error (a 1-based line and a message) is placed in the file.
+pub fn read_document<T>(
+    path: &Path,
+    max: u64,
+    what: &str,
+    parse: impl FnOnce(&[u8]) -> Result<T, (u64, String)>,
+) -> Result<T, Error> {
+    let mut bytes = Vec::new();
+    open_raw(path)?
+        .take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|source| Error::Read {
+            path: display(path),
+            source,
+        })?;
+    let input_error = |line: u64, message: String| Error::Input {
+        path: display(path),
+        line,
+        message,
+    };
+    if bytes.len() as u64 > max {
+        return Err(input_error(
+            1,
+            format!("{what} larger than {} MiB", max >> 20),
+        ));
+    }
+    parse(&bytes).map_err(|(line, message)| input_error(line, message))
+}
+
 /// The usage error when two inputs, named `a` and `b` in it, are both standard input.
 pub fn not_both_stdin(a: (&Path, &str), b: (&Path, &str)) -> Result<(), Error> {
     if is_stdin(a.0) && is_stdin(b.0) {
