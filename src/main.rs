@@ -21,6 +21,7 @@ mod format;
 mod import_cmd;
 mod input;
 mod progress;
+mod proxy;
 mod render;
 mod shell;
 mod spool;
@@ -219,6 +220,13 @@ enum Command {
         #[arg(long)]
         strict: bool,
     },
+    /// Run an MCP server behind a proxy that decides, times out, checks and seals
+    /// every tools/call.
+    ///
+    /// The MCP client starts `toolreplay proxy ... -- CMD ARGS...` in place of the
+    /// server (docs/proxy.md).
+    #[command(after_help = PROXY_EXAMPLES)]
+    Proxy(proxy::Args),
     /// Print the completion script for a shell.
     #[command(after_help = COMPLETIONS_EXAMPLES)]
     Completions {
@@ -242,6 +250,15 @@ Examples:
 
 Exit status: 0 imported (warnings, if any, on stderr), 2 the input is invalid or not
 recognised, or --strict and warnings (nothing is written).";
+
+const PROXY_EXAMPLES: &str = "\
+Examples:
+  toolreplay proxy --policy scope.json --seal session.jsonl -- python3 server.py
+  toolreplay proxy --policy scope.json --seal session.jsonl --call-timeout 30s \\
+      --pin tools.pin.json -- npx -y @modelcontextprotocol/server-filesystem /data
+
+Exit status: 0 the client ended the session, 1 a call could not be sealed, 2 the
+proxy could not start, 3 the server ended the session, 130 SIGINT, 143 SIGTERM.";
 
 const VERSION_EXAMPLES: &str = "\
 Examples:
@@ -419,6 +436,7 @@ fn run(command: Command, colored: bool) -> Result<Outcome, Error> {
             None => diff::diff(&a, &b, colored),
             Some(options) => import_cmd::diff(&a, &b, options, colored, stderr),
         },
+        Command::Proxy(_) => Err(Error::Usage("proxy runs apart".to_owned())),
         Command::Completions { shell } => Ok(text(shell::completions(shell, &mut Cli::command()))),
         Command::Man => Ok(text(shell::man(Cli::command()))),
         Command::Version => Ok(Outcome {
@@ -448,6 +466,9 @@ fn fail(err: &Error) -> ExitCode {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Command::Proxy(args) = cli.command {
+        return proxy::run(args);
+    }
     let colored = color::enabled(
         cli.color,
         io::stdout().is_terminal(),
