@@ -133,6 +133,12 @@ impl Sealer {
         }
     }
 
+    /// The digest the next link continues from: the last link sealed (or the `head`
+    /// it was started after, or the genesis).
+    pub fn head(&self) -> &str {
+        &self.prev
+    }
+
     /// Appends the sealed line of `record` (its link's canonical encoding and LF).
     pub fn seal(&mut self, record: &Record, out: &mut Vec<u8>) {
         let mut link = UnsealedLink::new(

@@ -12,6 +12,7 @@ pub mod fingerprint;
 pub mod head;
 pub mod import;
 pub mod json;
+pub mod live;
 pub mod pipeline;
 pub mod policy;
 pub mod replay;

@@ -8,6 +8,7 @@
 
 mod session;
 
+pub(crate) use session::too_deep;
 pub use session::{Decision, Session, SessionState};
 
 use crate::finding::{ArgumentViolation, Finding, FindingKind, SensitiveResponse};

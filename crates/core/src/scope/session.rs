@@ -189,6 +189,26 @@ impl<'s> Session<'s> {
         findings(index, tool, call, kinds)
     }
 
+    /// [`Session::check_response`] for a call whose arguments are known by their
+    /// canonical encoding `args` only (a live session keeps them so).
+    pub(crate) fn check_response_canonical(
+        &self,
+        index: u64,
+        tool: &str,
+        args: &[u8],
+        response: &Value,
+    ) -> Vec<Finding> {
+        let Some(policy) = &self.scope.policy else {
+            return Vec::new();
+        };
+        let found = match too_deep(response) {
+            Some(reason) => vec![SensitiveResponse::Unscannable { reason }],
+            None => policy.check_response(tool, &canonical::encode(response)),
+        };
+        let kinds = found.into_iter().map(FindingKind::SensitiveResponse);
+        findings(index, tool, call_canonical(tool, args), kinds)
+    }
+
     /// Decides the next call, to `tool`, whose arguments break the rules of its tool
     /// as `arguments` says (see [`crate::policy::Policy::check_arguments`], which
     /// needs no other call and can run ahead, on any thread), and counts it: its
@@ -241,7 +261,7 @@ fn findings(
 /// Why `value` cannot be the arguments or the response of a call, if it nests
 /// objects and arrays deeper than a transcript record holds them (the record is one
 /// of the [`json::MAX_DEPTH`] levels): found without recursion, however deep.
-fn too_deep(value: &Value) -> Option<Box<str>> {
+pub(crate) fn too_deep(value: &Value) -> Option<Box<str>> {
     let limit = json::MAX_DEPTH - 1;
     let too_deep =
         || Some(format!("nesting deeper than {limit} levels of objects and arrays").into());

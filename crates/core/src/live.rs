@@ -1,0 +1,794 @@
+//! A live session: calls decided by a scope one at a time as an agent makes them, and
+//! sealed into a transcript as they finish (the live sessions contract, `live.md`).
+//!
+//! A [`Live`] session holds what the front ends (the Claude Code hook and the MCP
+//! proxy) share, with no I/O: the policy's decision state (a [`SessionState`]), the
+//! calls decided but not yet sealed, the head of the chain and the index of the next
+//! link. It saves to a [`LiveState`] (serde), so that a process living for one event
+//! can leave it for the next.
+//!
+//! - [`Live::decide`] decides a call before it runs and reserves its index, the
+//!   order of decisions. A denied call is complete at once, with the response
+//!   [`denied_response`].
+//! - [`Live::complete`] gives a call its [`Outcome`] and returns the findings of the
+//!   scope's response detectors on it.
+//! - [`Live::end`] gives every call still waiting for its outcome `{"no_result":
+//!   true}`.
+//!
+//! Each returns a [`Ready`]: the sealed lines of the calls now ready to write, in
+//! index order. A call that finishes before an earlier one waits for it, so the
+//! lines are always the next links of the chain; written one after another they are
+//! byte for byte what `seal` writes for the same records.
+//!
+//! ```
+//! use toolreplay_core::json;
+//! use toolreplay_core::live::{Live, Outcome};
+//! use toolreplay_core::scope::Scope;
+//!
+//! let scope = Scope::parse(br#"{"agent": "coder", "allowed_tools": ["Read"]}"#).expect("scope");
+//! let mut live = Live::new(&scope);
+//! let args = json::parse(r#"{"file_path": "/src/a.rs"}"#).expect("JSON");
+//! let (first, _) = live.decide(Some("toolu_1"), "Read", &args);
+//! let (second, _) = live.decide(Some("toolu_2"), "Read", &args);
+//! assert!(first.is_allowed() && second.is_allowed());
+//!
+//! // The second call finishes first: its link waits for the first one.
+//! let response = json::parse(r#"{"content": "fn main() {}"}"#).expect("JSON");
+//! let (_, ready) = live.complete(second.index, Outcome::Response(response.clone())).expect("pending");
+//! assert_eq!(ready.links, 0);
+//! let (_, ready) = live.complete(first.index, Outcome::Response(response)).expect("pending");
+//! assert_eq!(ready.links, 2);
+//! assert_eq!(live.sealed(), 2);
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+use crate::canonical;
+use crate::chain::{GENESIS, Sealer, UnsealedLink};
+use crate::finding::{Finding, finding_message};
+use crate::json::Value;
+use crate::scope::{Decision, Scope, Session, SessionState, too_deep};
+use crate::transcript::Link;
+
+/// What a live session keeps between events: serialisable, meaningful only with the
+/// scope it was made with. Its size grows with the calls decided but not yet sealed,
+/// never with the calls sealed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LiveState {
+    /// The policy's decision state (the index of the next decision included).
+    policy: SessionState,
+    /// The digest of the last link sealed (the genesis before the first).
+    head: String,
+    /// How many links are sealed: the index of the next link.
+    sealed: u64,
+    /// The calls decided and not sealed yet, by index.
+    #[serde(default)]
+    pending: Vec<Pending>,
+}
+
+impl Default for LiveState {
+    fn default() -> Self {
+        LiveState {
+            policy: SessionState::default(),
+            head: GENESIS.to_owned(),
+            sealed: 0,
+            pending: Vec::new(),
+        }
+    }
+}
+
+impl LiveState {
+    /// The digest of the last link sealed (64 zeros before the first).
+    pub fn head(&self) -> &str {
+        &self.head
+    }
+
+    /// How many links are sealed.
+    pub fn sealed(&self) -> u64 {
+        self.sealed
+    }
+
+    /// How many calls are decided and not sealed yet.
+    pub fn pending(&self) -> usize {
+        self.pending.len()
+    }
+}
+
+/// A call decided and not sealed yet.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Pending {
+    index: u64,
+    /// The front end's name for the call (Claude Code's `tool_use_id`, a JSON-RPC
+    /// request id), if it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    id: Option<String>,
+    tool: String,
+    /// The canonical arguments (canonical JSON is ASCII).
+    args: String,
+    /// The canonical response, once the call is complete.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    response: Option<String>,
+}
+
+/// A call still waiting for its outcome, as [`Live::waiting`] lists it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Waiting<'a> {
+    /// Its index.
+    pub index: u64,
+    /// The front end's name for it.
+    pub id: Option<&'a str>,
+    /// Its tool.
+    pub tool: &'a str,
+}
+
+/// How a call ended, and so the response its record holds.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// The tool's response, as it gave it: an object is the record's response as it
+    /// is, any other value is kept under `"content"` (`{"content": ...}`), as import
+    /// keeps a result.
+    Response(Value),
+    /// The tool failed: `{"error": E, "is_error": true}`, as import writes an error.
+    Error(Value),
+    /// No result before the call timeout (the server was told to cancel):
+    /// `{"toolreplay": {"after_ms": N, "outcome": "timed-out"}}`.
+    TimedOut {
+        /// How long the call had run.
+        after_ms: u64,
+    },
+    /// Cancelled by the client:
+    /// `{"toolreplay": {"outcome": "cancelled", "reason": R}}`.
+    Cancelled {
+        /// Why, as the client said; `null` when it did not.
+        reason: Option<String>,
+    },
+    /// No result ever came (the session ended, the server died):
+    /// `{"no_result": true}`, with `"reason": R` when known.
+    NoResult {
+        /// Why, when known.
+        reason: Option<String>,
+    },
+}
+
+fn object(members: Vec<(&str, Value)>) -> Value {
+    let mut members: Vec<(String, Value)> = members
+        .into_iter()
+        .map(|(key, value)| (key.to_owned(), value))
+        .collect();
+    members.sort_by(|a, b| a.0.cmp(&b.0));
+    Value::Object(members)
+}
+
+fn toolreplay(members: Vec<(&str, Value)>) -> Value {
+    object(vec![("toolreplay", object(members))])
+}
+
+impl Outcome {
+    /// The response a record of a call that ended so holds.
+    pub fn response(self) -> Value {
+        match self {
+            Outcome::Response(value @ Value::Object(_)) => value,
+            Outcome::Response(other) => object(vec![("content", other)]),
+            Outcome::Error(error) => {
+                object(vec![("error", error), ("is_error", Value::Bool(true))])
+            }
+            Outcome::TimedOut { after_ms } => toolreplay(vec![
+                ("after_ms", Value::Int(after_ms.to_string().into())),
+                ("outcome", Value::Str("timed-out".to_owned())),
+            ]),
+            Outcome::Cancelled { reason } => toolreplay(vec![
+                ("outcome", Value::Str("cancelled".to_owned())),
+                ("reason", reason.map_or(Value::Null, Value::Str)),
+            ]),
+            Outcome::NoResult { reason } => {
+                let mut members = vec![("no_result", Value::Bool(true))];
+                if let Some(reason) = reason {
+                    members.push(("reason", Value::Str(reason)));
+                }
+                object(members)
+            }
+        }
+    }
+}
+
+/// The response of a call the policy denied before it ran:
+/// `{"toolreplay": {"findings": [{"kind": K, "message": M}, ...], "outcome":
+/// "denied"}}`, the findings of the decision in its order, each message as reports
+/// write it (`agent` is the scope's agent).
+pub fn denied_response(findings: &[Finding], agent: &str) -> Value {
+    let findings = findings
+        .iter()
+        .map(|finding| {
+            object(vec![
+                ("kind", Value::Str(finding.kind.name().to_owned())),
+                ("message", Value::Str(finding_message(finding, agent))),
+            ])
+        })
+        .collect();
+    toolreplay(vec![
+        ("findings", Value::Array(findings)),
+        ("outcome", Value::Str("denied".to_owned())),
+    ])
+}
+
+/// The sealed lines an operation made ready: the next `links` links of the chain,
+/// each line ending with LF, to append in this order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Ready {
+    /// The lines.
+    pub lines: Vec<u8>,
+    /// How many links they are.
+    pub links: u64,
+}
+
+impl Ready {
+    /// Whether there is nothing to write.
+    pub fn is_empty(&self) -> bool {
+        self.links == 0
+    }
+}
+
+/// Why a live session could not do what it was asked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LiveError {
+    /// No call with this index waits for its outcome.
+    #[error("no call with index {0} is waiting for its outcome")]
+    NotWaiting(u64),
+    /// No call with this id waits for its outcome.
+    #[error("no call named {0:?} is waiting for its outcome")]
+    UnknownId(String),
+    /// A sealed link taken in by [`Live::take_sealed`] is not the next one.
+    #[error("link {found} cannot follow the {sealed} links taken so far")]
+    NotNext {
+        /// How many links were taken.
+        sealed: u64,
+        /// The link's index as written.
+        found: String,
+    },
+    /// Sealed links can be taken in only before any call is decided.
+    #[error("sealed links can be taken in only while no call is pending")]
+    Pending,
+}
+
+/// A live session against a scope.
+#[derive(Debug)]
+pub struct Live<'s> {
+    session: Session<'s>,
+    head: String,
+    sealed: u64,
+    pending: Vec<Pending>,
+}
+
+impl<'s> Live<'s> {
+    /// A session with an empty transcript.
+    pub fn new(scope: &'s Scope) -> Self {
+        Self::resume(scope, LiveState::default())
+    }
+
+    /// A session that goes on from `state`, left by a session against the same scope.
+    pub fn resume(scope: &'s Scope, state: LiveState) -> Self {
+        let LiveState {
+            policy,
+            head,
+            sealed,
+            mut pending,
+        } = state;
+        pending.sort_by_key(|call| call.index);
+        Live {
+            session: Session::resume(scope, policy),
+            head,
+            sealed,
+            pending,
+        }
+    }
+
+    /// What the session keeps, to be saved.
+    pub fn state(&self) -> LiveState {
+        LiveState {
+            policy: self.session.state().clone(),
+            head: self.head.clone(),
+            sealed: self.sealed,
+            pending: self.pending.clone(),
+        }
+    }
+
+    /// The scope calls are decided against.
+    pub fn scope(&self) -> &'s Scope {
+        self.session.scope()
+    }
+
+    /// The digest of the last link sealed (64 zeros before the first).
+    pub fn head(&self) -> &str {
+        &self.head
+    }
+
+    /// How many links are sealed.
+    pub fn sealed(&self) -> u64 {
+        self.sealed
+    }
+
+    /// The index the next decided call gets.
+    pub fn next_index(&self) -> u64 {
+        self.session.next_index()
+    }
+
+    /// The calls decided and still waiting for their outcome, by index.
+    pub fn waiting(&self) -> impl Iterator<Item = Waiting<'_>> {
+        self.pending
+            .iter()
+            .filter(|call| call.response.is_none())
+            .map(|call| Waiting {
+                index: call.index,
+                id: call.id.as_deref(),
+                tool: &call.tool,
+            })
+    }
+
+    /// The index of the call named `id` that waits for its outcome.
+    pub fn index_of(&self, id: &str) -> Option<u64> {
+        self.waiting()
+            .find(|call| call.id == Some(id))
+            .map(|call| call.index)
+    }
+
+    /// Takes in the next link of the transcript the session continues, already
+    /// sealed (and verified by the caller): it counts for the decisions after it as
+    /// a call decided, and becomes the head. This rebuilds a session from its
+    /// transcript; only while no call is pending.
+    pub fn take_sealed(&mut self, link: &Link) -> Result<(), LiveError> {
+        if !self.pending.is_empty() {
+            return Err(LiveError::Pending);
+        }
+        if *link.index != *self.sealed.to_string() {
+            return Err(LiveError::NotNext {
+                sealed: self.sealed,
+                found: link.index.to_string(),
+            });
+        }
+        let arguments = match &self.scope().policy {
+            Some(policy) => policy.check_arguments(&link.tool, &link.args),
+            None => Vec::new(),
+        };
+        self.session.decide_checked(&link.tool, arguments);
+        self.head.clone_from(&link.digest);
+        self.sealed += 1;
+        Ok(())
+    }
+
+    /// Decides the call `id` (the front end's name for it, if any) to `tool` with
+    /// `args` before it runs, and reserves its index, whatever the decision. A
+    /// denied call is complete at once, with [`denied_response`]; the lines this
+    /// made ready are returned.
+    ///
+    /// A call named like one still waiting is that call again (a second hook on the
+    /// same event): its index, allowed, and nothing reserved. Arguments that are not
+    /// an object are recorded under `"content"`; arguments nested deeper than a
+    /// record holds are denied and recorded as `{}`.
+    pub fn decide(&mut self, id: Option<&str>, tool: &str, args: &Value) -> (Decision, Ready) {
+        if let Some(index) = id.and_then(|id| self.index_of(id)) {
+            let decision = Decision {
+                index,
+                findings: Vec::new(),
+            };
+            return (decision, Ready::default());
+        }
+        let wrapped;
+        let args = match args {
+            Value::Object(_) => args,
+            other => {
+                wrapped = object(vec![("content", other.clone())]);
+                &wrapped
+            }
+        };
+        let decision = self.session.decide(tool, args);
+        let args = match too_deep(args) {
+            Some(_) => b"{}".to_vec(),
+            None => canonical::encode(args),
+        };
+        let response = (!decision.is_allowed()).then(|| {
+            let denied = denied_response(&decision.findings, &self.scope().agent);
+            ascii(canonical::encode(&denied))
+        });
+        self.pending.push(Pending {
+            index: decision.index,
+            id: id.map(str::to_owned),
+            tool: tool.to_owned(),
+            args: ascii(args),
+            response,
+        });
+        let ready = self.seal_ready();
+        (decision, ready)
+    }
+
+    /// Gives the call at `index` its outcome: returns the findings of the scope's
+    /// response detectors on the response the record holds (none without a policy),
+    /// and the lines this made ready. A response nested deeper than a record holds
+    /// is recorded as `{"toolreplay": {"outcome": "unrecordable", "reason": R}}`
+    /// (its finding says it cannot be scanned).
+    pub fn complete(
+        &mut self,
+        index: u64,
+        outcome: Outcome,
+    ) -> Result<(Vec<Finding>, Ready), LiveError> {
+        let at = self
+            .pending
+            .iter()
+            .position(|call| call.index == index && call.response.is_none())
+            .ok_or(LiveError::NotWaiting(index))?;
+        let mut response = outcome.response();
+        let call = &self.pending[at];
+        let found = self.session.check_response_canonical(
+            index,
+            &call.tool,
+            call.args.as_bytes(),
+            &response,
+        );
+        if let Some(reason) = too_deep(&response) {
+            response = toolreplay(vec![
+                ("outcome", Value::Str("unrecordable".to_owned())),
+                ("reason", Value::Str(reason.into())),
+            ]);
+        }
+        self.pending[at].response = Some(ascii(canonical::encode(&response)));
+        Ok((found, self.seal_ready()))
+    }
+
+    /// [`Live::complete`] for the waiting call named `id`; its index comes first.
+    pub fn complete_id(
+        &mut self,
+        id: &str,
+        outcome: Outcome,
+    ) -> Result<(u64, Vec<Finding>, Ready), LiveError> {
+        let index = self
+            .index_of(id)
+            .ok_or_else(|| LiveError::UnknownId(id.to_owned()))?;
+        let (found, ready) = self.complete(index, outcome)?;
+        Ok((index, found, ready))
+    }
+
+    /// Ends the session: every call still waiting gets `{"no_result": true}` (with
+    /// `reason` when given), and every link is made ready.
+    pub fn end(&mut self, reason: Option<&str>) -> Ready {
+        let mut response = vec![("no_result", Value::Bool(true))];
+        if let Some(reason) = reason {
+            response.push(("reason", Value::Str(reason.to_owned())));
+        }
+        let response = ascii(canonical::encode(&object(response)));
+        for call in &mut self.pending {
+            if call.response.is_none() {
+                call.response = Some(response.clone());
+            }
+        }
+        self.seal_ready()
+    }
+
+    /// Seals the complete calls at the front of the pending ones, in index order,
+    /// up to the first still waiting.
+    fn seal_ready(&mut self) -> Ready {
+        let mut sealer = Sealer::after(&self.head);
+        let mut ready = Ready::default();
+        let complete = self
+            .pending
+            .iter()
+            .take_while(|call| call.response.is_some())
+            .count();
+        for call in self.pending.drain(..complete) {
+            let response = call.response.unwrap_or_default();
+            let mut link = UnsealedLink::new(
+                &call.index.to_string(),
+                &call.tool,
+                call.args.as_bytes(),
+                response.as_bytes(),
+            );
+            sealer.seal_link(&mut link);
+            ready.lines.extend_from_slice(link.as_ref());
+            ready.links += 1;
+        }
+        self.sealed += ready.links;
+        sealer.head().clone_into(&mut self.head);
+        ready
+    }
+}
+
+/// Canonical JSON as text: it is ASCII (every other character is escaped).
+fn ascii(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Live, LiveError, LiveState, Outcome};
+    use crate::chain::{Sealer, Verdict, Verifier};
+    use crate::finding::{Finding, finding_message};
+    use crate::json::{self, Value};
+    use crate::scope::{Scope, ScopeAudit};
+    use crate::transcript::{self, Link, Record};
+
+    const SCOPE: &str = r#"{
+        "agent": "coder",
+        "allowed_tools": ["Read", "Bash", "WebFetch", "Write"],
+        "policy_version": 1,
+        "budgets": {"per_tool": {"Bash": 2}},
+        "flows": [{"name": "web-to-shell", "sources": ["WebFetch"], "sinks": ["Bash"]}],
+        "response_detectors": ["secrets"],
+        "tools": {"Read": {"paths": [{"args": ["/file_path"], "root": "/repo", "deny": ["**/.env"]}]}}
+    }"#;
+
+    fn scope() -> Scope {
+        Scope::parse(SCOPE.as_bytes()).expect("a valid scope")
+    }
+
+    fn value(text: &str) -> Value {
+        json::parse(text).expect("JSON")
+    }
+
+    fn links(lines: &[u8]) -> Vec<Link> {
+        std::str::from_utf8(lines)
+            .expect("ASCII")
+            .lines()
+            .enumerate()
+            .map(|(i, line)| transcript::parse_link(i as u64 + 1, line).expect("a link"))
+            .collect()
+    }
+
+    /// The plain records of sealed lines, sealed again by `seal`'s sealer.
+    fn resealed(lines: &[u8]) -> Vec<u8> {
+        let mut sealer = Sealer::new();
+        let mut out = Vec::new();
+        for link in links(lines) {
+            let record = Record {
+                index: link.index.parse().expect("an index"),
+                tool: link.tool.clone(),
+                args: value(std::str::from_utf8(&link.args).expect("ASCII")),
+                response: value(std::str::from_utf8(&link.response).expect("ASCII")),
+            };
+            sealer.seal(&record, &mut out);
+        }
+        out
+    }
+
+    fn messages(scope: &Scope, found: &[Finding]) -> Vec<String> {
+        found
+            .iter()
+            .map(|f| format!("{} {}", f.index, finding_message(f, &scope.agent)))
+            .collect()
+    }
+
+    /// A session saved and resumed between every step, as one process per event.
+    fn step<T>(scope: &Scope, state: &mut String, f: impl FnOnce(&mut Live<'_>) -> T) -> T {
+        let saved: LiveState = serde_json::from_str(state).expect("state");
+        let mut live = Live::resume(scope, saved);
+        let out = f(&mut live);
+        *state = serde_json::to_string(&live.state()).expect("state");
+        out
+    }
+
+    #[test]
+    fn later_calls_wait_for_earlier_ones_and_the_bytes_are_seals() {
+        let scope = scope();
+        let mut state = serde_json::to_string(&LiveState::default()).expect("state");
+        let mut written = Vec::new();
+        let read = value(r#"{"file_path": "/repo/src/main.rs"}"#);
+        let (a, ready) = step(&scope, &mut state, |l| l.decide(Some("a"), "Read", &read));
+        assert_eq!((a.index, ready.links), (0, 0));
+        let (b, _) = step(&scope, &mut state, |l| {
+            l.decide(Some("b"), "Bash", &value(r#"{"command": "ls"}"#))
+        });
+        let (c, _) = step(&scope, &mut state, |l| {
+            l.decide(
+                Some("c"),
+                "Write",
+                &value(r#"{"file_path": "/repo/x", "content": "é"}"#),
+            )
+        });
+        assert_eq!((b.index, c.index), (1, 2));
+        // c, then b, then a finish: nothing is ready until a is.
+        for (id, outcome) in [
+            ("c", Outcome::Response(value(r#""written""#))),
+            ("b", Outcome::Error(value(r#"{"message": "exit 1"}"#))),
+        ] {
+            let (_, found, ready) =
+                step(&scope, &mut state, |l| l.complete_id(id, outcome)).expect("waiting");
+            assert_eq!((found.len(), ready.links), (0, 0));
+        }
+        let (index, found, ready) = step(&scope, &mut state, |l| {
+            l.complete_id(
+                "a",
+                Outcome::Response(value(r#"{"content": "key AKIAIOSFODNN7EXAMPLE"}"#)),
+            )
+        })
+        .expect("waiting");
+        assert_eq!(index, 0);
+        assert_eq!(
+            messages(&scope, &found),
+            ["0 tool 'Read' response field '/content' matches detector 'aws-access-key-id'"]
+        );
+        assert_eq!(ready.links, 3);
+        written.extend_from_slice(&ready.lines);
+        // A denied call is sealed at once, with what denied it.
+        let (denied, ready) = step(&scope, &mut state, |l| {
+            l.decide(Some("d"), "Read", &value(r#"{"file_path": "/repo/.env"}"#))
+        });
+        assert!(!denied.is_allowed());
+        assert_eq!(ready.links, 1);
+        written.extend_from_slice(&ready.lines);
+        // The end seals what still waits as having no result.
+        step(&scope, &mut state, |l| {
+            l.decide(
+                Some("e"),
+                "WebFetch",
+                &value(r#"{"url": "https://example.com/"}"#),
+            )
+        });
+        let ready = step(&scope, &mut state, |l| l.end(Some("session ended")));
+        assert_eq!(ready.links, 1);
+        written.extend_from_slice(&ready.lines);
+
+        let responses: Vec<String> = links(&written)
+            .iter()
+            .map(|link| format!("{} {}", link.tool, String::from_utf8_lossy(&link.response)))
+            .collect();
+        assert_eq!(
+            responses,
+            [
+                r#"Read {"content":"key AKIAIOSFODNN7EXAMPLE"}"#,
+                r#"Bash {"error":{"message":"exit 1"},"is_error":true}"#,
+                r#"Write {"content":"written"}"#,
+                r#"Read {"toolreplay":{"findings":[{"kind":"argument-violation","message":"tool 'Read' argument '/file_path' path '.env' matches deny glob '**/.env' (paths[0])"}],"outcome":"denied"}}"#,
+                r#"WebFetch {"no_result":true,"reason":"session ended"}"#,
+            ]
+        );
+        assert_eq!(written, resealed(&written));
+        let mut verifier = Verifier::new();
+        for (i, link) in links(&written).iter().enumerate() {
+            verifier.check(i as u64 + 1, link);
+        }
+        let saved: LiveState = serde_json::from_str(&state).expect("state");
+        assert_eq!(
+            verifier.finish(),
+            Verdict::Intact {
+                links: 5,
+                head: saved.head().to_owned()
+            }
+        );
+        assert_eq!((saved.sealed(), saved.pending()), (5, 0));
+    }
+
+    /// Denied attempts count for the budgets and mark a flow's source as seen; the
+    /// scope audit of the sealed records finds at each denied record exactly what
+    /// denied it, and no call-time finding at an allowed one.
+    #[test]
+    fn the_audit_after_the_fact_finds_what_the_decisions_found() {
+        let scope = scope();
+        let mut live = Live::new(&scope);
+        let calls = [
+            ("Bash", r#"{"command": "make"}"#),
+            ("Read", r#"{"file_path": "/etc/passwd"}"#),
+            ("Bash", r#"{"command": "make test"}"#),
+            ("Bash", r#"{"command": "make again"}"#),
+            ("Telnet", r#"{"host": "example.com"}"#),
+            ("WebFetch", r#"{"url": "https://example.com/"}"#),
+            ("Bash", r#"{"command": "sh"}"#),
+        ];
+        let mut decided = Vec::new();
+        let mut written = Vec::new();
+        for (i, (tool, args)) in calls.iter().enumerate() {
+            let id = i.to_string();
+            let (decision, ready) = live.decide(Some(&id), tool, &value(args));
+            written.extend_from_slice(&ready.lines);
+            if decision.is_allowed() && i != 5 {
+                let (_, _, ready) = live
+                    .complete_id(&id, Outcome::Response(value("{}")))
+                    .expect("waiting");
+                written.extend_from_slice(&ready.lines);
+            }
+            decided.extend(decision.findings);
+        }
+        written.extend_from_slice(&live.end(None).lines);
+        assert_eq!(
+            messages(&scope, &decided),
+            [
+                "1 tool 'Read' argument '/file_path' path '/etc/passwd' is outside root '/repo' (paths[0])",
+                "3 tool 'Bash' is call 3 to this tool, over its budget of 2 (budgets.per_tool)",
+                "4 tool 'Telnet' is not in the declared scope for agent 'coder'",
+                "6 tool 'Bash' is call 4 to this tool, over its budget of 2 (budgets.per_tool)",
+                "6 tool 'Bash' is a sink called after the source 'WebFetch' at index 5 (flow 'web-to-shell')",
+            ]
+        );
+        let mut audit = ScopeAudit::new(&scope);
+        for (i, link) in links(&written).iter().enumerate() {
+            audit.observe(
+                i as u64 + 1,
+                &link.tool,
+                scope.check_call(&link.tool, &link.args, &link.response),
+            );
+        }
+        let report = audit.finish();
+        assert_eq!(report.findings, decided);
+    }
+
+    #[test]
+    fn a_session_rebuilt_from_its_links_decides_as_it_would_have() {
+        let scope = scope();
+        let mut live = Live::new(&scope);
+        let mut written = Vec::new();
+        for command in ["a", "b"] {
+            let (decision, _) = live.decide(
+                None,
+                "Bash",
+                &value(&format!(r#"{{"command": "{command}"}}"#)),
+            );
+            let (_, ready) = live
+                .complete(decision.index, Outcome::Response(value("{}")))
+                .expect("waiting");
+            written.extend_from_slice(&ready.lines);
+        }
+        let mut rebuilt = Live::new(&scope);
+        for link in links(&written) {
+            rebuilt.take_sealed(&link).expect("the next link");
+        }
+        assert_eq!(rebuilt.state(), live.state());
+        let (third, _) = rebuilt.decide(None, "Bash", &value(r#"{"command": "c"}"#));
+        assert_eq!(
+            messages(&scope, &third.findings),
+            ["2 tool 'Bash' is call 3 to this tool, over its budget of 2 (budgets.per_tool)"]
+        );
+        assert_eq!(
+            rebuilt.take_sealed(&links(&written)[0]),
+            Err(LiveError::NotNext {
+                sealed: 3,
+                found: "0".to_owned()
+            })
+        );
+        rebuilt.decide(None, "Read", &value(r#"{"file_path": "/repo/a"}"#));
+        assert_eq!(
+            rebuilt.take_sealed(&links(&written)[0]),
+            Err(LiveError::Pending)
+        );
+        assert_eq!(
+            rebuilt.complete(0, Outcome::NoResult { reason: None }),
+            Err(LiveError::NotWaiting(0))
+        );
+    }
+
+    #[test]
+    fn every_outcome_has_its_documented_response() {
+        let shown = |outcome: Outcome| {
+            String::from_utf8(crate::canonical::encode(&outcome.response())).expect("ASCII")
+        };
+        assert_eq!(
+            shown(Outcome::TimedOut { after_ms: 30000 }),
+            r#"{"toolreplay":{"after_ms":30000,"outcome":"timed-out"}}"#
+        );
+        assert_eq!(
+            shown(Outcome::Cancelled {
+                reason: Some("user".into())
+            }),
+            r#"{"toolreplay":{"outcome":"cancelled","reason":"user"}}"#
+        );
+        assert_eq!(
+            shown(Outcome::Cancelled { reason: None }),
+            r#"{"toolreplay":{"outcome":"cancelled","reason":null}}"#
+        );
+        assert_eq!(
+            shown(Outcome::NoResult { reason: None }),
+            r#"{"no_result":true}"#
+        );
+        assert_eq!(
+            shown(Outcome::Error(value(r#""boom""#))),
+            r#"{"error":"boom","is_error":true}"#
+        );
+        assert_eq!(shown(Outcome::Response(value("[1]"))), r#"{"content":[1]}"#);
+    }
+
+    /// The same call named twice (two hooks on one event) is decided once.
+    #[test]
+    fn a_call_named_again_is_the_same_call() {
+        let scope = scope();
+        let mut live = Live::new(&scope);
+        let args = value(r#"{"command": "ls"}"#);
+        let (first, _) = live.decide(Some("x"), "Bash", &args);
+        let (again, _) = live.decide(Some("x"), "Bash", &args);
+        assert_eq!((first.index, again.index, live.next_index()), (0, 0, 1));
+    }
+}
