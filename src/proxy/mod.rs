@@ -133,7 +133,13 @@ pub fn run(args: Args) -> ExitCode {
     if let Err(err) = forward_signals(events.clone()) {
         return startup_error(&format!("cannot handle SIGINT and SIGTERM: {err}"));
     }
-    let recorder = Recorder::open(&args.seal, scope, !args.no_fsync);
+    let recorder = Recorder::open(&args.seal, &scope, !args.no_fsync);
+    if let Some(why) = recorder.broken() {
+        let _ = writeln!(
+            io::stderr().lock(),
+            "toolreplay proxy: {why}: every tools/call will be refused"
+        );
+    }
     let mut child = match Command::new(program)
         .args(program_args)
         .stdin(Stdio::piped())

@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::io::Write;
+use std::ops::Range;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
@@ -16,7 +17,7 @@ use super::answers::{
     self, INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, REFUSED, cancelled, error_result, rpc_error,
 };
 use super::pins::Pins;
-use super::seal::{Outcome, Recorder};
+use super::seal::{Outcome, Recorder, refused_response};
 use super::wire::{self, IdKey, Message, Read, get, id_key};
 
 /// At most this many requests of each side are kept waiting for an answer; a
@@ -72,7 +73,6 @@ pub struct Settings {
 struct Call {
     index: u64,
     tool: String,
-    args: Value,
     id: Value,
     deadline: Option<Instant>,
 }
@@ -115,11 +115,11 @@ impl Ended {
 }
 
 /// The relay.
-pub struct Relay {
+pub struct Relay<'s> {
     client: Box<dyn Write + Send>,
     server: Option<Box<dyn Write + Send>>,
     log: Box<dyn Write + Send>,
-    recorder: Recorder,
+    recorder: Recorder<'s>,
     pins: Option<Pins>,
     settings: Settings,
     /// The `tools/call` requests in flight, by id.
@@ -137,17 +137,17 @@ pub struct Relay {
     server_lines: u64,
 }
 
-impl Relay {
+impl<'s> Relay<'s> {
     /// A relay writing to `client` (the proxy's standard output), `server` (the
     /// server's standard input) and `log` (standard error).
     pub fn new(
         client: Box<dyn Write + Send>,
         server: Box<dyn Write + Send>,
         log: Box<dyn Write + Send>,
-        recorder: Recorder,
+        recorder: Recorder<'s>,
         pins: Option<Pins>,
         settings: Settings,
-    ) -> Relay {
+    ) -> Relay<'s> {
         Relay {
             client,
             server: Some(server),
@@ -266,7 +266,7 @@ impl Relay {
             );
             let answer = error_result(&call.id, &text);
             let outcome = Outcome::NoResult {
-                reason: reason.to_owned(),
+                reason: Some(reason.to_owned()),
             };
             self.finish(&call, outcome, Some(answer));
         }
@@ -440,25 +440,27 @@ impl Relay {
         let call = Call {
             index: decided.index,
             tool,
-            args,
             id,
             deadline: self
                 .settings
                 .call_timeout
                 .map(|timeout| Instant::now() + timeout),
         };
-        if decided.findings.is_empty() && refusals.is_empty() {
-            self.calls.insert(key, call);
-            self.send_server(line);
-            return;
-        }
         let text = denial_text(&decided.findings, &refusals, self.recorder.agent());
         let answer = error_result(&call.id, &text);
-        let outcome = Outcome::Denied {
-            findings: decided.findings,
-            refusals,
-        };
-        self.finish(&call, outcome, Some(answer));
+        if !decided.findings.is_empty() {
+            // Denied by the policy: complete already, sealed as denied.
+            self.hold(&call, Some(answer));
+            self.release(decided.durable);
+        } else if !refusals.is_empty() {
+            self.release(decided.durable);
+            let outcome = Outcome::Response(refused_response(&refusals));
+            self.finish(&call, outcome, Some(answer));
+        } else {
+            self.release(decided.durable);
+            self.calls.insert(key, call);
+            self.send_server(line);
+        }
     }
 
     /// A `tools/call` without an id: it is never passed on (nobody could be given
@@ -475,15 +477,17 @@ impl Relay {
         let call = Call {
             index: decided.index,
             tool,
-            args,
             id: Value::Null,
             deadline: None,
         };
-        let outcome = Outcome::Denied {
-            findings: decided.findings,
-            refusals: vec![why.to_owned()],
-        };
-        self.finish(&call, outcome, None);
+        if decided.findings.is_empty() {
+            self.release(decided.durable);
+            let outcome = Outcome::Response(refused_response(&[why.to_owned()]));
+            self.finish(&call, outcome, None);
+        } else {
+            self.hold(&call, None);
+            self.release(decided.durable);
+        }
     }
 
     fn client_cancelled(&mut self, params: Option<&Value>) {
@@ -595,37 +599,26 @@ impl Relay {
         result: Option<Value>,
         error: Option<Value>,
     ) {
-        let response = match (result, error) {
-            (Some(result @ Value::Object(_)), None) => Ok(result),
-            (Some(result), None) => Ok(Value::Object(vec![("content".to_owned(), result)])),
-            (None, Some(error)) => Ok(Value::Object(vec![
-                ("error".to_owned(), error),
-                ("is_error".to_owned(), Value::Bool(true)),
-            ])),
-            _ => Err("the server's answer has both \"result\" and \"error\"".to_owned()),
-        };
-        let response = response.and_then(|response| {
-            if wire::depth(&response) < json::MAX_DEPTH {
-                Ok(response)
-            } else {
-                Err("the server's answer nests deeper than a record can hold".to_owned())
-            }
-        });
-        let response = match response {
-            Ok(response) => response,
-            Err(reason) => {
+        let outcome = match (result, error) {
+            (Some(result), None) => Outcome::Response(result),
+            (None, Some(error)) => Outcome::Error(error),
+            _ => {
+                let reason = "the server's answer has both \"result\" and \"error\"".to_owned();
                 self.note(&format!("server line {}: {reason}", self.server_lines));
                 let text = format!(
                     "toolreplay: tool {} has no result: {reason}",
                     quote_name(&call.tool)
                 );
                 let answer = error_result(&call.id, &text);
-                return self.finish(&call, Outcome::NoResult { reason }, Some(answer));
+                let outcome = Outcome::NoResult {
+                    reason: Some(reason),
+                };
+                return self.finish(&call, outcome, Some(answer));
             }
         };
-        let found = self
-            .recorder
-            .check_response(call.index, &call.tool, &call.args, &response);
+        let Some((found, durable)) = self.complete(&call, outcome, true) else {
+            return;
+        };
         let answer = if found.is_empty() {
             line.to_vec()
         } else {
@@ -650,7 +643,8 @@ impl Relay {
                 }
             }
         };
-        self.finish(&call, Outcome::Result(response), Some(answer));
+        self.hold(&call, Some(answer));
+        self.release(durable);
     }
 
     fn expire(&mut self, now: Instant) {
@@ -690,6 +684,49 @@ impl Relay {
     /// Seals `call` with `outcome`; `answer` goes to the client once the call's link
     /// (and every earlier one) is durable.
     fn finish(&mut self, call: &Call, outcome: Outcome, answer: Option<Vec<u8>>) {
+        let wants_answer = answer.is_some();
+        if let Some((_, durable)) = self.complete(call, outcome, wants_answer) {
+            self.hold(call, answer);
+            self.release(durable);
+        }
+    }
+
+    /// Completes `call` with `outcome`: the detectors' findings and the indices now
+    /// durable. When the link cannot be written, no result moves on unsealed: every
+    /// answer waiting (and this call's, if `wants_answer`) becomes an error result
+    /// saying why.
+    fn complete(
+        &mut self,
+        call: &Call,
+        outcome: Outcome,
+        wants_answer: bool,
+    ) -> Option<(Vec<Finding>, Range<u64>)> {
+        match self.recorder.complete(call.index, outcome) {
+            Ok(done) => Some(done),
+            Err(why) => {
+                self.seal_failed = true;
+                self.note(&why);
+                let text = format!(
+                    "toolreplay could not seal this call, so its result is not given: {why}"
+                );
+                let held = std::mem::take(&mut self.held);
+                let waiting = held
+                    .into_values()
+                    .filter(|held| held.answer.is_some())
+                    .map(|held| held.id);
+                let ids: Vec<Value> = waiting
+                    .chain(wants_answer.then(|| call.id.clone()))
+                    .collect();
+                for id in ids {
+                    self.send_client(&error_result(&id, &text));
+                }
+                None
+            }
+        }
+    }
+
+    /// Keeps `answer` until the link of `call` is durable.
+    fn hold(&mut self, call: &Call, answer: Option<Vec<u8>>) {
         self.held.insert(
             call.index,
             Held {
@@ -697,34 +734,17 @@ impl Relay {
                 answer,
             },
         );
-        match self
-            .recorder
-            .complete(call.index, &call.tool, &call.args, &outcome)
-        {
-            Ok(released) => {
-                for index in released {
-                    if let Some(Held {
-                        answer: Some(answer),
-                        ..
-                    }) = self.held.remove(&index)
-                    {
-                        self.send_client(&answer);
-                    }
-                }
-            }
-            Err(why) => {
-                self.seal_failed = true;
-                self.note(&why);
-                // No result moves on unsealed: every answer waiting says why instead.
-                let held = std::mem::take(&mut self.held);
-                for held in held.into_values() {
-                    if held.answer.is_some() {
-                        let text = format!(
-                            "toolreplay could not seal this call, so its result is not given: {why}"
-                        );
-                        self.send_client(&error_result(&held.id, &text));
-                    }
-                }
+    }
+
+    /// Sends the answers of the calls whose links are now durable, in index order.
+    fn release(&mut self, durable: Range<u64>) {
+        for index in durable {
+            if let Some(Held {
+                answer: Some(answer),
+                ..
+            }) = self.held.remove(&index)
+            {
+                self.send_client(&answer);
             }
         }
     }

@@ -145,27 +145,6 @@ pub fn classify(line: &[u8]) -> Message {
     }
 }
 
-/// How deep `value` nests objects and arrays (a scalar is 0, `{}` is 1), found
-/// without recursion.
-pub fn depth(value: &Value) -> usize {
-    let mut deepest = 0;
-    let mut stack = vec![(value, 1usize)];
-    while let Some((value, level)) = stack.pop() {
-        match value {
-            Value::Array(items) => {
-                deepest = deepest.max(level);
-                stack.extend(items.iter().map(|item| (item, level + 1)));
-            }
-            Value::Object(members) => {
-                deepest = deepest.max(level);
-                stack.extend(members.iter().map(|(_, member)| (member, level + 1)));
-            }
-            Value::Null | Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::Str(_) => {}
-        }
-    }
-    deepest
-}
-
 /// The member `key` of an object.
 pub fn get<'v>(value: &'v Value, key: &str) -> Option<&'v Value> {
     match value {
