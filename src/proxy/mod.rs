@@ -133,13 +133,6 @@ pub fn run(args: Args) -> ExitCode {
     if let Err(err) = forward_signals(events.clone()) {
         return startup_error(&format!("cannot handle SIGINT and SIGTERM: {err}"));
     }
-    let recorder = Recorder::open(&args.seal, &scope, !args.no_fsync);
-    if let Some(why) = recorder.broken() {
-        let _ = writeln!(
-            io::stderr().lock(),
-            "toolreplay proxy: {why}: every tools/call will be refused"
-        );
-    }
     let mut child = match Command::new(program)
         .args(program_args)
         .stdin(Stdio::piped())
@@ -161,6 +154,13 @@ pub fn run(args: Args) -> ExitCode {
     else {
         return startup_error("the server's standard streams are not pipes");
     };
+    let recorder = Recorder::open(&args.seal, &scope, !args.no_fsync);
+    if let Some(why) = recorder.broken() {
+        let _ = writeln!(
+            io::stderr().lock(),
+            "toolreplay proxy: {why}: every tools/call will be refused"
+        );
+    }
     let limit = args.max_message_bytes;
     let client_events = events.clone();
     thread::spawn(move || {

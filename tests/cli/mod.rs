@@ -15,6 +15,7 @@ mod head;
 mod help;
 mod import;
 mod policy;
+mod proxy;
 mod readme;
 mod replay;
 mod samples;
