@@ -588,3 +588,185 @@ fn a_proxy_that_cannot_start_says_why_and_exits_2() {
     assert_eq!(dir.entries(), ["bad.json", "pins.json", "scope.json"]);
     assert_snapshot!(text);
 }
+
+// --- the official MCP Python SDK
+
+/// The Python of the virtual environment with the MCP SDK, from
+/// TOOLREPLAY_MCP_PYTHON.
+fn mcp_python() -> String {
+    std::env::var("TOOLREPLAY_MCP_PYTHON").expect(
+        "TOOLREPLAY_MCP_PYTHON: the python of a virtual environment with tests/mcp/requirements.txt (.ci/run sets it)",
+    )
+}
+
+/// The scope of the SDK sessions: a budget, a flow from the web to messages, a
+/// detector of secrets and a path rule.
+const MCP_SCOPE: &str = r#"{
+    "agent": "assistant",
+    "allowed_tools": ["read_file", "fetch_url", "send_message", "sleep", "get_secret", "crash"],
+    "policy_version": 1,
+    "budgets": {"per_tool": {"read_file": 4}},
+    "flows": [{"name": "web-to-message", "sources": ["fetch_url"], "sinks": ["send_message"]}],
+    "response_detectors": ["secrets"],
+    "tools": {"read_file": {"paths": [{"args": ["/path"], "deny": ["**/.env"]}]}}
+}"#;
+
+/// A directory for an SDK session: the scope and the files the server reads.
+fn mcp_dir() -> Dir {
+    let dir = Dir::new();
+    dir.write("scope.json", MCP_SCOPE);
+    dir.write("notes.txt", "remember the milk\n");
+    dir.write(".env", "SECRET=1\n");
+    dir
+}
+
+/// What the SDK client saw playing `scenario`, through the proxy (with `proxy`
+/// options) or straight to the server (`proxy` is `None`), as JSON; and the
+/// proxy's notes.
+fn mcp_session(
+    dir: &Dir,
+    scenario: &str,
+    proxy: Option<&[&str]>,
+    env: &[(&str, &str)],
+) -> (Value, String) {
+    let python = mcp_python();
+    let client = Path::new(ROOT).join("tests/mcp/client.py");
+    let server = Path::new(ROOT).join("tests/mcp/server.py");
+    let mut command = Command::new(&python);
+    command.env_clear();
+    if let Some(path) = std::env::var_os("PATH") {
+        command.env("PATH", path);
+    }
+    command
+        .envs(env.iter().copied())
+        .current_dir(dir.path())
+        .arg(&client)
+        .args([scenario, "--"]);
+    if let Some(options) = proxy {
+        command
+            .arg(env!("CARGO_BIN_EXE_toolreplay"))
+            .args(["proxy", "--policy", "scope.json", "--seal", "s.jsonl"])
+            .args(options)
+            .arg("--");
+    }
+    let output = command
+        .arg(&python)
+        .arg(&server)
+        .output()
+        .expect("run the MCP client");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "the client failed:\n{stderr}");
+    let summary = serde_json::from_slice(&output.stdout).expect("the client's summary");
+    let notes = stderr
+        .lines()
+        .filter(|line| line.starts_with("toolreplay proxy:"))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    (summary, notes)
+}
+
+fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).expect("JSON")
+}
+
+#[test]
+#[ignore = "needs the MCP SDK: TOOLREPLAY_MCP_PYTHON (.ci/run)"]
+fn mcp_sdk_a_conversation_through_the_proxy() {
+    let dir = mcp_dir();
+    let (proxied, notes) = mcp_session(&dir, "conversation", Some(&[]), &[]);
+    let direct_dir = mcp_dir();
+    let (direct, _) = mcp_session(&direct_dir, "conversation", None, &[]);
+    // tools/list is the server's own, and every allowed call's result is what the
+    // server gives without the proxy, byte for byte.
+    assert_eq!(proxied["tools"], direct["tools"]);
+    let calls = |summary: &Value| summary["calls"].as_array().expect("calls").clone();
+    let (proxied_calls, direct_calls) = (calls(&proxied), calls(&direct));
+    assert_eq!(proxied_calls.len(), direct_calls.len());
+    let sealed_text = sealed(&dir, "s.jsonl", "scope.json");
+    let links: Vec<Value> = String::from_utf8(dir.read("s.jsonl"))
+        .expect("UTF-8")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a link"))
+        .collect();
+    let mut allowed = 0;
+    for ((through, straight), link) in proxied_calls.iter().zip(&direct_calls).zip(&links) {
+        if link["response"].get("toolreplay").is_none() && through["tool"] != "get_secret" {
+            assert_eq!(
+                through["result"].to_string(),
+                straight["result"].to_string()
+            );
+            allowed += 1;
+        }
+    }
+    assert_eq!(allowed, 4);
+    // The messages denied never reached the server.
+    assert!(direct_dir.entries().contains(&"outbox.jsonl".to_owned()));
+    assert!(!dir.entries().contains(&"outbox.jsonl".to_owned()));
+    assert_snapshot!(format!(
+        "{}\n--- notes\n{notes}{sealed_text}",
+        pretty(&proxied)
+    ));
+}
+
+#[test]
+#[ignore = "needs the MCP SDK: TOOLREPLAY_MCP_PYTHON (.ci/run)"]
+fn mcp_sdk_a_call_past_its_timeout_is_cancelled_on_the_server() {
+    let dir = mcp_dir();
+    let (summary, notes) = mcp_session(&dir, "timeout", Some(&["--call-timeout", "1s"]), &[]);
+    let events = String::from_utf8(dir.read("events.log")).expect("UTF-8");
+    assert_snapshot!(format!(
+        "{}\n--- notes\n{notes}--- events.log\n{events}{}",
+        pretty(&summary["calls"]),
+        sealed(&dir, "s.jsonl", "scope.json")
+    ));
+}
+
+#[test]
+#[ignore = "needs the MCP SDK: TOOLREPLAY_MCP_PYTHON (.ci/run)"]
+fn mcp_sdk_a_call_the_client_cancels_is_sealed_as_cancelled() {
+    let dir = mcp_dir();
+    let (summary, notes) = mcp_session(&dir, "cancel", Some(&[]), &[]);
+    let events = String::from_utf8(dir.read("events.log")).expect("UTF-8");
+    assert_snapshot!(format!(
+        "{}\n--- notes\n{notes}--- events.log\n{events}{}",
+        pretty(&summary),
+        sealed(&dir, "s.jsonl", "scope.json")
+    ));
+}
+
+#[test]
+#[ignore = "needs the MCP SDK: TOOLREPLAY_MCP_PYTHON (.ci/run)"]
+fn mcp_sdk_a_server_crash_is_answered_and_sealed() {
+    let dir = mcp_dir();
+    let (summary, notes) = mcp_session(&dir, "crash", Some(&[]), &[]);
+    assert_snapshot!(format!(
+        "{}\n--- notes\n{notes}{}",
+        pretty(&summary["calls"]),
+        sealed(&dir, "s.jsonl", "scope.json")
+    ));
+}
+
+#[test]
+#[ignore = "needs the MCP SDK: TOOLREPLAY_MCP_PYTHON (.ci/run)"]
+fn mcp_sdk_a_changed_tool_definition_is_refused_against_the_pins() {
+    let dir = mcp_dir();
+    let pin: &[&str] = &["--pin", "pins.json"];
+    let (first, first_notes) = mcp_session(&dir, "pin", Some(pin), &[]);
+    let (second, second_notes) = mcp_session(&dir, "pin", Some(pin), &[("MCP_RUG_PULL", "1")]);
+    let names = |summary: &Value| -> Vec<String> {
+        summary["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .map(|tool| tool["name"].to_string())
+            .collect()
+    };
+    assert_snapshot!(format!(
+        "tools: {}\n{}\n--- notes\n{first_notes}tools: {}\n{}\n--- notes\n{second_notes}{}",
+        names(&first).join(", "),
+        pretty(&first["calls"]),
+        names(&second).join(", "),
+        pretty(&second["calls"]),
+        sealed(&dir, "s.jsonl", "scope.json")
+    ));
+}
