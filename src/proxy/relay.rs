@@ -496,6 +496,10 @@ impl<'s> Relay<'s> {
         };
         let key = id_key(id);
         let Some(call) = self.calls.remove(&key) else {
+            // Another request: its late answer, if any, is dropped quietly.
+            if self.requests.remove(&key).is_some() {
+                self.ended.insert(key);
+            }
             return;
         };
         self.ended.insert(key);
@@ -536,7 +540,15 @@ impl<'s> Relay<'s> {
                     self.send_client(line);
                 }
             }
-            Message::Notification { .. } => self.send_client(line),
+            Message::Notification { method, params } => {
+                // A request of its own the server cancels needs no answer any more.
+                if method == "notifications/cancelled"
+                    && let Some(id) = params.as_ref().and_then(|params| get(params, "requestId"))
+                {
+                    self.server_requests.remove(&id_key(id));
+                }
+                self.send_client(line);
+            }
             Message::Response { id, result, error } => {
                 let key = id_key(&id);
                 if let Some(call) = self.calls.remove(&key) {
@@ -545,7 +557,7 @@ impl<'s> Relay<'s> {
                     self.answered(line, is_list, result.as_ref());
                 } else if self.ended.take(&key) {
                     self.note(&format!(
-                        "server line {}: a late answer to request {}, which the proxy already ended: dropped",
+                        "server line {}: a late answer to request {}, which was cancelled or timed out: dropped",
                         self.server_lines,
                         shown(&id)
                     ));

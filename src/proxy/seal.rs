@@ -86,6 +86,9 @@ impl<'s> Recorder<'s> {
             .create(true)
             .open(&self.path)
             .map_err(io)?;
+        if !file.metadata().map_err(io)?.is_file() {
+            return Err(format!("the session file {shown} is not a regular file"));
+        }
         let checked = sealed::check_reader(BufReader::new(&file), None)
             .map_err(|err| format!("{shown}: {err}"))?;
         if let Verdict::Broken { position, .. } = checked.verdict {

@@ -325,6 +325,30 @@ fn a_call_the_client_cancels_is_passed_on_and_sealed_as_cancelled() {
 }
 
 #[test]
+fn another_request_the_client_cancels_has_its_late_answer_dropped() {
+    let dir = Dir::new();
+    let mut session = Session::fake(&dir, &[], &[]);
+    session.initialize();
+    session.send(r#"{"jsonrpc":"2.0","id":1,"method":"debug/slow"}"#);
+    session
+        .send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#);
+    // Long enough for the answer to come, and be dropped.
+    session.ask(&call(2, "sleep", r#"{"seconds": 0.5}"#));
+    assert_snapshot!(session.end(false));
+}
+
+#[test]
+fn a_flagged_result_passes_unchanged_and_is_noted() {
+    let dir = Dir::new();
+    let mut session = Session::fake(&dir, &["--on-sensitive", "flag", "--no-fsync"], &[]);
+    session.initialize();
+    session.ask(&call(1, "echo", r#"{"key": "AKIAIOSFODNN7EXAMPLE"}"#));
+    let mut text = session.end(false);
+    text.push_str(&sealed(&dir, "s.jsonl", "scope.json"));
+    assert_snapshot!(text);
+}
+
+#[test]
 fn a_later_call_waits_for_an_earlier_one() {
     let dir = Dir::new();
     let mut session = Session::fake(&dir, &[], &[]);
