@@ -18,8 +18,10 @@ mod commands;
 mod diff;
 mod error;
 mod format;
+mod guard;
 mod import_cmd;
 mod input;
+mod live;
 mod progress;
 mod proxy;
 mod render;
@@ -227,6 +229,10 @@ enum Command {
     /// server (docs/proxy.md).
     #[command(after_help = PROXY_EXAMPLES)]
     Proxy(proxy::Args),
+    /// Guard a Claude Code session as a hook: decide each tool call by the scope
+    /// policy and seal every call as it happens (docs/live.md).
+    #[command(after_help = guard::EXAMPLES)]
+    Guard(guard::GuardArgs),
     /// Print the completion script for a shell.
     #[command(after_help = COMPLETIONS_EXAMPLES)]
     Completions {
@@ -439,6 +445,8 @@ fn run(command: Command, colored: bool) -> Result<Outcome, Error> {
         Command::Proxy(_) => Err(Error::Usage("proxy runs apart".to_owned())),
         Command::Completions { shell } => Ok(text(shell::completions(shell, &mut Cli::command()))),
         Command::Man => Ok(text(shell::man(Cli::command()))),
+        // Answered by `main` itself, with the hook protocol's exit codes.
+        Command::Guard(_) => Err(Error::Usage("guard answers in main".to_owned())),
         Command::Version => Ok(Outcome {
             output: commands::Output::Text(format!("toolreplay {}\n", env!("CARGO_PKG_VERSION"))),
             status: Status::Clean,
@@ -466,16 +474,18 @@ fn fail(err: &Error) -> ExitCode {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Command::Proxy(args) = cli.command {
-        return proxy::run(args);
-    }
     let colored = color::enabled(
         cli.color,
         io::stdout().is_terminal(),
         std::env::var_os("NO_COLOR").as_deref(),
         std::env::var_os("TERM").as_deref(),
     );
-    let outcome = match run(cli.command, colored) {
+    let command = match cli.command {
+        Command::Guard(args) => return guard::run(args),
+        Command::Proxy(args) => return proxy::run(args),
+        command => command,
+    };
+    let outcome = match run(command, colored) {
         Ok(outcome) => outcome,
         Err(err) => return fail(&err),
     };

@@ -11,6 +11,7 @@ mod color;
 mod diff;
 mod errors;
 mod formats;
+mod guard;
 mod head;
 mod help;
 mod import;

@@ -372,6 +372,13 @@ impl<'s> Live<'s> {
             };
             return (decision, Ready::default());
         }
+        let decision = self.reserve(id, tool, args, true);
+        (decision, self.seal_ready())
+    }
+
+    /// Decides a call and adds it to the pending ones, complete with the denial
+    /// when it is denied and `deny` says so.
+    fn reserve(&mut self, id: Option<&str>, tool: &str, args: &Value, deny: bool) -> Decision {
         let wrapped;
         let args = match args {
             Value::Object(_) => args,
@@ -385,7 +392,7 @@ impl<'s> Live<'s> {
             Some(_) => b"{}".to_vec(),
             None => canonical::encode(args),
         };
-        let response = (!decision.is_allowed()).then(|| {
+        let response = (deny && !decision.is_allowed()).then(|| {
             let denied = denied_response(&decision.findings, &self.scope().agent);
             ascii(canonical::encode(&denied))
         });
@@ -396,8 +403,7 @@ impl<'s> Live<'s> {
             args: ascii(args),
             response,
         });
-        let ready = self.seal_ready();
-        (decision, ready)
+        decision
     }
 
     /// Gives the call at `index` its outcome: returns the findings of the scope's
@@ -444,6 +450,33 @@ impl<'s> Live<'s> {
             .ok_or_else(|| LiveError::UnknownId(id.to_owned()))?;
         let (found, ready) = self.complete(index, outcome)?;
         Ok((index, found, ready))
+    }
+
+    /// Records a call seen only once it ran (its front end missed the decision
+    /// before): it is decided now, counting as every call does, and recorded with
+    /// its outcome whatever the decision. Returns the decision, the findings of the
+    /// response detectors and the lines made ready.
+    pub fn record(
+        &mut self,
+        id: Option<&str>,
+        tool: &str,
+        args: &Value,
+        outcome: Outcome,
+    ) -> (Decision, Vec<Finding>, Ready) {
+        if let Some(id) = id
+            && let Ok((index, found, ready)) = self.complete_id(id, outcome.clone())
+        {
+            let decision = Decision {
+                index,
+                findings: Vec::new(),
+            };
+            return (decision, found, ready);
+        }
+        let decision = self.reserve(id, tool, args, false);
+        let (found, ready) = self
+            .complete(decision.index, outcome)
+            .unwrap_or_else(|_| (Vec::new(), Ready::default()));
+        (decision, found, ready)
     }
 
     /// Ends the session: every call still waiting gets `{"no_result": true}` (with
@@ -779,6 +812,30 @@ mod tests {
             r#"{"error":"boom","is_error":true}"#
         );
         assert_eq!(shown(Outcome::Response(value("[1]"))), r#"{"content":[1]}"#);
+    }
+
+    /// A denied call to a flow's source still marks the source as seen.
+    #[test]
+    fn a_denied_source_still_counts_for_its_flow() {
+        let text = SCOPE.replace(
+            r#""tools": {"#,
+            r#""tools": {"WebFetch": {"urls": [{"args": ["/url"], "schemes": ["https"]}]}, "#,
+        );
+        let scope = Scope::parse(text.as_bytes()).expect("a valid scope");
+        let mut live = Live::new(&scope);
+        let (fetch, ready) = live.decide(
+            None,
+            "WebFetch",
+            &value(r#"{"url": "http://example.com/"}"#),
+        );
+        assert_eq!((fetch.is_allowed(), ready.links), (false, 1));
+        let (shell, _) = live.decide(None, "Bash", &value(r#"{"command": "sh"}"#));
+        assert_eq!(
+            messages(&scope, &shell.findings),
+            [
+                "1 tool 'Bash' is a sink called after the source 'WebFetch' at index 0 (flow 'web-to-shell')"
+            ]
+        );
     }
 
     /// The same call named twice (two hooks on one event) is decided once.

@@ -1,0 +1,460 @@
+//! `toolreplay guard`: a Claude Code hook command. Each event is one process: it reads
+//! the hook's JSON on stdin, opens the session's sealed transcript
+//! (`DIR/<session_id>.jsonl`, see [`crate::live`]), and answers with Claude Code's
+//! hook protocol (docs/live.md):
+//!
+//! - `PreToolUse`: the call is decided by the scope and its index reserved. Allowed:
+//!   exit 0 and no output, so the user's own permission rules still apply. Denied:
+//!   exit 0 and `hookSpecificOutput.permissionDecision: "deny"` with the findings'
+//!   messages as the reason; the denied call is sealed at once.
+//! - `PostToolUse` / `PostToolUseFailure`: the call's record is completed with the
+//!   tool's response (or `{"error": {...}, "is_error": true}`) and sealed, in index
+//!   order, flushed to disk before the hook returns. A response the scope's detectors
+//!   flag is reported to the model (`decision: "block"` and `additionalContext`)
+//!   without quoting what matched.
+//! - `SessionEnd`: calls still pending are sealed as `{"no_result": true, "reason":
+//!   ...}`.
+//!
+//! Anything that keeps the guard from deciding or recording (a missing or invalid
+//! policy, a malformed event, a broken session file, a full disk, a panic) fails
+//! closed: `error: ...` on stderr and exit 2, which blocks a `PreToolUse` call and
+//! shows the reason to the model. `--fail-open` makes those exit 1 instead (Claude
+//! Code's non-blocking error): the call goes on, unrecorded.
+
+use std::ffi::OsString;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use toolreplay_core::finding::{Finding, finding_message};
+use toolreplay_core::json::{self, Value, member};
+use toolreplay_core::live::{Live, Outcome};
+use toolreplay_core::scope::Scope;
+
+use crate::commands::MAX_SCOPE_BYTES;
+use crate::error::describe_io;
+use crate::live::{Options, SessionFile, policy_digest};
+
+/// The examples of `toolreplay guard --help`.
+pub const EXAMPLES: &str = "\
+Examples:
+  toolreplay guard --print-settings
+  toolreplay guard --print-settings --policy scope.json --dir sessions
+  toolreplay guard --policy scope.json --dir sessions < event.json
+
+Reads one Claude Code hook event (PreToolUse, PostToolUse, PostToolUseFailure,
+SessionEnd) on stdin and seals the session's calls into DIR/<session_id>.jsonl.
+
+Exit status: 0 answered (a denial is JSON on stdout), 2 the call cannot be decided or
+recorded (blocked, the reason on stderr), 1 the same with --fail-open.";
+
+/// The largest hook event read, in bytes.
+const MAX_EVENT_BYTES: u64 = 256 << 20;
+
+/// The arguments of `toolreplay guard`.
+#[derive(Debug, clap::Args)]
+pub struct GuardArgs {
+    /// The scope file the calls are decided by (README, "Scope policies").
+    #[arg(
+        long,
+        value_name = "SCOPE_FILE",
+        required_unless_present = "print_settings"
+    )]
+    policy: Option<PathBuf>,
+    /// The directory of the sealed session files, DIR/<session_id>.jsonl (created if
+    /// missing).
+    #[arg(long, value_name = "DIR", required_unless_present = "print_settings")]
+    dir: Option<PathBuf>,
+    /// Print the settings.json hooks block that runs this guard, and exit.
+    #[arg(long)]
+    print_settings: bool,
+    /// Do not flush each link to stable storage before answering (faster; a crash of
+    /// the machine may lose the last links).
+    #[arg(long)]
+    no_fsync: bool,
+    /// When the guard cannot decide or record a call, let it through unrecorded
+    /// (exit 1, a non-blocking error) instead of blocking it (exit 2).
+    #[arg(long)]
+    fail_open: bool,
+}
+
+/// What the guard answers.
+#[derive(Debug, PartialEq, Eq)]
+enum Answer {
+    /// Exit 0, nothing written.
+    Nothing,
+    /// Exit 0, this JSON on stdout.
+    Json(String),
+}
+
+/// `toolreplay guard`.
+pub fn run(args: GuardArgs) -> ExitCode {
+    if args.print_settings {
+        return print(&settings(args.policy.as_deref(), args.dir.as_deref()));
+    }
+    let handled = std::panic::catch_unwind(|| handle(&args));
+    let failure = match handled {
+        Ok(Ok(Answer::Nothing)) => return ExitCode::SUCCESS,
+        Ok(Ok(Answer::Json(text))) => return print(&text),
+        Ok(Err(message)) => message,
+        Err(_) => "toolreplay guard failed unexpectedly; the call is not recorded".to_owned(),
+    };
+    let _ = writeln!(io::stderr().lock(), "error: {failure}");
+    ExitCode::from(if args.fail_open { 1 } else { 2 })
+}
+
+fn print(text: &str) -> ExitCode {
+    let mut out = io::stdout().lock();
+    match writeln!(out, "{text}").and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            let _ = writeln!(
+                io::stderr().lock(),
+                "error: cannot write standard output: {}",
+                describe_io(&err)
+            );
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// One hook event, as far as the guard reads it.
+struct Event {
+    name: String,
+    session_id: String,
+    members: Vec<(String, Value)>,
+}
+
+impl Event {
+    fn get(&self, key: &str) -> Option<&Value> {
+        member(&self.members, key)
+    }
+
+    fn string(&self, key: &str) -> Result<Option<&str>, String> {
+        match self.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Str(s)) => Ok(Some(s)),
+            Some(other) => Err(format!(
+                "malformed hook event: field \"{key}\" must be a string, found {}",
+                other.described()
+            )),
+        }
+    }
+
+    fn tool(&self) -> Result<(&str, &Value), String> {
+        let tool = match self.string("tool_name")? {
+            Some(tool) if !tool.is_empty() => tool,
+            _ => {
+                return Err(format!(
+                    "malformed hook event: {} without \"tool_name\"",
+                    self.name
+                ));
+            }
+        };
+        match self.get("tool_input") {
+            Some(args @ Value::Object(_)) => Ok((tool, args)),
+            Some(other) => Err(format!(
+                "malformed hook event: field \"tool_input\" must be an object, found {}",
+                other.described()
+            )),
+            None => Err(format!(
+                "malformed hook event: {} without \"tool_input\"",
+                self.name
+            )),
+        }
+    }
+}
+
+fn read_event() -> Result<Event, String> {
+    let mut bytes = Vec::new();
+    io::stdin()
+        .lock()
+        .take(MAX_EVENT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|err| format!("cannot read the hook event: {}", describe_io(&err)))?;
+    if bytes.len() as u64 > MAX_EVENT_BYTES {
+        return Err(format!(
+            "malformed hook event: larger than {} MiB",
+            MAX_EVENT_BYTES >> 20
+        ));
+    }
+    let text = json::decode_document(&bytes)
+        .map_err(|err| format!("malformed hook event: {}", err.message))?;
+    let value = json::parse(text.trim_end())
+        .map_err(|err| format!("malformed hook event: {}", err.message))?;
+    let Value::Object(members) = value else {
+        return Err(format!(
+            "malformed hook event: expected a JSON object, found {}",
+            value.described()
+        ));
+    };
+    let field = |key: &str| match member(&members, key) {
+        Some(Value::Str(s)) => Ok(s.clone()),
+        Some(other) => Err(format!(
+            "malformed hook event: field \"{key}\" must be a string, found {}",
+            other.described()
+        )),
+        None => Err(format!("malformed hook event: missing field \"{key}\"")),
+    };
+    let name = field("hook_event_name")?;
+    let session_id = field("session_id")?;
+    check_session_id(&session_id)?;
+    Ok(Event {
+        name,
+        session_id,
+        members,
+    })
+}
+
+/// A session id names a file in DIR: 1 to 128 ASCII letters, digits, `-`, `_` and
+/// `.`, not starting with `.`.
+fn check_session_id(id: &str) -> Result<(), String> {
+    let safe = !id.is_empty()
+        && id.len() <= 128
+        && !id.starts_with('.')
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    if safe {
+        Ok(())
+    } else {
+        Err(format!(
+            "malformed hook event: session_id {} is not a safe file name (1 to 128 letters, digits, '-', '_' or '.', not starting with '.')",
+            toolreplay_core::finding::quote_name(id)
+        ))
+    }
+}
+
+fn read_scope(path: &Path) -> Result<(Scope, String), String> {
+    let shown = crate::input::display(path);
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|file| file.take(MAX_SCOPE_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(|err| format!("policy {shown}: {}", describe_io(&err)))?;
+    if bytes.len() as u64 > MAX_SCOPE_BYTES {
+        return Err(format!(
+            "policy {shown}: larger than {} MiB",
+            MAX_SCOPE_BYTES >> 20
+        ));
+    }
+    let scope = Scope::parse(&bytes)
+        .map_err(|err| format!("policy {shown}:{}: {}", err.line, err.message))?;
+    Ok((scope, policy_digest(&bytes)))
+}
+
+fn handle(args: &GuardArgs) -> Result<Answer, String> {
+    // Read before the policy, so that a bad policy names the event it refused.
+    let event = read_event()?;
+    let (Some(policy), Some(dir)) = (&args.policy, &args.dir) else {
+        return Err("guard needs --policy and --dir".to_owned());
+    };
+    let kind = match event.name.as_str() {
+        "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "SessionEnd" => &event.name,
+        // Other events do not touch tool calls.
+        _ => return Ok(Answer::Nothing),
+    };
+    // The event is checked whole before anything is opened.
+    if kind == "SessionEnd" {
+        event.string("reason")?;
+    } else {
+        event.tool()?;
+        event.string("tool_use_id")?;
+    }
+    let (scope, digest) = read_scope(policy)?;
+    std::fs::create_dir_all(dir).map_err(|err| {
+        format!(
+            "cannot create {}: {}",
+            crate::input::display(dir),
+            describe_io(&err)
+        )
+    })?;
+    let mut name = OsString::from(&event.session_id);
+    name.push(".jsonl");
+    let path = dir.join(name);
+    if kind == "SessionEnd" && !path.exists() {
+        return Ok(Answer::Nothing);
+    }
+    let options = Options {
+        durable: !args.no_fsync,
+    };
+    let mut session =
+        SessionFile::open(&path, &scope, &digest, options).map_err(|err| err.to_string())?;
+    let (ready, answer) = match kind.as_str() {
+        "PreToolUse" => {
+            let (tool, input) = event.tool()?;
+            let id = event.string("tool_use_id")?;
+            let (decision, ready) = session.live().decide(id, tool, input);
+            let answer = if decision.is_allowed() {
+                Answer::Nothing
+            } else {
+                Answer::Json(denial(session.live(), decision.index, &decision.findings))
+            };
+            (ready, answer)
+        }
+        "PostToolUse" | "PostToolUseFailure" => {
+            let (tool, input) = event.tool()?;
+            let id = event.string("tool_use_id")?;
+            let outcome = if kind == "PostToolUse" {
+                Outcome::Response(event.get("tool_response").cloned().unwrap_or(Value::Null))
+            } else {
+                Outcome::Error(failure(&event))
+            };
+            let waiting = id.and_then(|id| session.live().index_of(id));
+            let (index, found, ready) = match waiting {
+                Some(index) => {
+                    let (found, ready) = session
+                        .live()
+                        .complete(index, outcome)
+                        .map_err(|err| err.to_string())?;
+                    (index, found, ready)
+                }
+                None => {
+                    let (decision, found, ready) = session.live().record(id, tool, input, outcome);
+                    (decision.index, found, ready)
+                }
+            };
+            let answer = if found.is_empty() {
+                Answer::Nothing
+            } else {
+                Answer::Json(flagged(session.live(), kind, index, &found))
+            };
+            (ready, answer)
+        }
+        _ => {
+            let reason = event.string("reason")?.unwrap_or("unknown");
+            let ready = session.live().end(Some(&format!(
+                "the session ended ({reason}) before the call finished"
+            )));
+            (ready, Answer::Nothing)
+        }
+    };
+    session.write(&ready).map_err(|err| err.to_string())?;
+    session.save().map_err(|err| err.to_string())?;
+    Ok(answer)
+}
+
+/// The error of a `PostToolUseFailure`: `{"message": ..., "is_interrupt": ...}`.
+fn failure(event: &Event) -> Value {
+    let mut members = Vec::new();
+    if let Some(flag @ Value::Bool(_)) = event.get("is_interrupt") {
+        members.push(("is_interrupt".to_owned(), flag.clone()));
+    }
+    members.push((
+        "message".to_owned(),
+        event.get("error").cloned().unwrap_or(Value::Null),
+    ));
+    Value::Object(members)
+}
+
+fn messages(live: &Live<'_>, found: &[Finding]) -> String {
+    let agent = &live.scope().agent;
+    let messages: Vec<String> = found.iter().map(|f| finding_message(f, agent)).collect();
+    messages.join("; ")
+}
+
+/// The `PreToolUse` answer denying the call at `index`.
+fn denial(live: &Live<'_>, index: u64, found: &[Finding]) -> String {
+    let reason = format!(
+        "toolreplay denied this call (index {index}) by the scope policy: {}",
+        messages(live, found)
+    );
+    serde_json::json!({
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }
+    })
+    .to_string()
+}
+
+/// The answer flagging a response the detectors matched, without quoting it.
+fn flagged(live: &Live<'_>, kind: &str, index: u64, found: &[Finding]) -> String {
+    let reason = format!(
+        "toolreplay: the result of this call (index {index}) holds sensitive data: {}. Do not repeat, store or send it.",
+        messages(live, found)
+    );
+    serde_json::json!({
+        "decision": "block",
+        "reason": reason,
+        "hookSpecificOutput": {
+            "hookEventName": kind,
+            "additionalContext": reason,
+        }
+    })
+    .to_string()
+}
+
+/// The settings.json block running the guard on every tool call and at the end of
+/// a session.
+fn settings(policy: Option<&Path>, dir: Option<&Path>) -> String {
+    let arg = |path: Option<&Path>, default: &str| match path {
+        Some(path) => shell_quote(&absolute(path).to_string_lossy()),
+        None => default.to_owned(),
+    };
+    let command = format!(
+        "toolreplay guard --policy {} --dir {}",
+        arg(
+            policy,
+            "\"$CLAUDE_PROJECT_DIR\"/.claude/toolreplay-scope.json"
+        ),
+        arg(dir, "\"$CLAUDE_PROJECT_DIR\"/.claude/toolreplay"),
+    );
+    let command = serde_json::Value::String(command).to_string();
+    let hook =
+        format!("\"hooks\": [{{\"type\": \"command\", \"command\": {command}, \"timeout\": 30}}]");
+    let on_tools = |event: &str| format!("    \"{event}\": [{{\"matcher\": \"*\", {hook}}}]");
+    format!(
+        "{{\n  \"hooks\": {{\n{},\n{},\n{},\n    \"SessionEnd\": [{{{hook}}}]\n  }}\n}}",
+        on_tools("PreToolUse"),
+        on_tools("PostToolUse"),
+        on_tools("PostToolUseFailure"),
+    )
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_owned())
+}
+
+/// `text` as one word for a POSIX shell.
+fn shell_quote(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+=:,@".contains(&b));
+    if plain {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{check_session_id, shell_quote};
+
+    #[test]
+    fn session_ids_are_safe_file_names() {
+        for good in ["8f1c2d3e-aaaa-4bbb-8ccc-0123456789ab", "a", "a.b_c-d"] {
+            assert_eq!(check_session_id(good), Ok(()), "{good}");
+        }
+        for bad in [
+            "",
+            "..",
+            ".hidden",
+            "../x",
+            "a/b",
+            "a\\b",
+            "a b",
+            &"x".repeat(129),
+        ] {
+            assert!(check_session_id(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn shell_words_are_quoted_when_needed() {
+        assert_eq!(shell_quote("/a/b.json"), "/a/b.json");
+        assert_eq!(shell_quote("/a b/it's"), r"'/a b/it'\''s'");
+    }
+}

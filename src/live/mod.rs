@@ -1,0 +1,547 @@
+//! The session file of a live session, shared by `guard` and `proxy`: a sealed
+//! transcript that grows one link at a time while the agent works (docs/live.md).
+//!
+//! Each event opens the session with [`SessionFile::open`], which
+//!
+//! 1. takes an exclusive lock on `<file>.lock` (waiting at most [`LOCK_WAIT`]; a
+//!    lock it cannot get refuses the event), held until the session is saved or
+//!    dropped, so that the head it reads is the head it appends to;
+//! 2. opens (or creates) the sealed transcript, and reads the state left beside it in
+//!    `<file>.state` ([`StateFile`]): the [`LiveState`] of the engine and what the
+//!    file was when it was saved (its size, modification time, where its last link
+//!    starts, the digest of the scope file);
+//! 3. checks the state against the file without reading the file whole: the same
+//!    size and modification time, and a last link whose digest is the state's head.
+//!    Anything else (no state, a file changed by someone else, another policy) and
+//!    the whole file is verified and the session rebuilt from its links, which is
+//!    allowed only when no call is pending in the state; a broken file, or one that
+//!    does not continue the state, refuses the event (fail closed).
+//!
+//! [`SessionFile::write`] appends the lines the engine made ready in place (the file
+//! is opened with `O_APPEND`) and flushes them to stable storage (`fdatasync`)
+//! unless durability was turned off; a failed write cuts the file back to where it
+//! was. [`SessionFile::save`] then writes the state atomically (a temporary file
+//! renamed over it) and lets the lock go.
+//!
+//! `seal --append` does not take this lock yet; it replaces the file whole, which
+//! the next event sees (another size or time) and verifies.
+
+mod lock;
+
+use std::fmt;
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use toolreplay_core::chain::{BrokenField, GENESIS, Verdict, Verifier};
+use toolreplay_core::finding::quote_name;
+use toolreplay_core::live::{Live, LiveState, Ready};
+use toolreplay_core::scope::Scope;
+use toolreplay_core::transcript::{self, Links, ReadError};
+
+use crate::error::describe_io;
+
+pub use lock::LOCK_WAIT;
+
+/// How a session writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// Flush every append and state to stable storage before going on (the
+    /// default); off, a crash of the machine may lose the last links.
+    pub durable: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { durable: true }
+    }
+}
+
+/// Why a session cannot go on: each refuses the call at hand.
+#[derive(Debug)]
+pub enum SessionError {
+    /// The file, its lock or its state could not be read or written.
+    Io {
+        /// What was being done, with the path.
+        what: String,
+        /// Why.
+        source: io::Error,
+    },
+    /// The lock stayed taken by another process.
+    Locked {
+        /// The lock file.
+        path: String,
+    },
+    /// The file is not a sealed transcript.
+    NotSealed {
+        /// The session file.
+        path: String,
+        /// The 1-based line.
+        line: u64,
+        /// What is wrong.
+        message: String,
+    },
+    /// The file's chain is broken.
+    Broken {
+        /// The session file.
+        path: String,
+        /// Its first broken link.
+        position: u64,
+        /// The line of that link.
+        line: u64,
+        /// Its tool.
+        tool: String,
+        /// Which field does not check out.
+        field: BrokenField,
+    },
+    /// The state beside the file says something the file does not.
+    Mismatch {
+        /// The session file.
+        path: String,
+        /// What does not match.
+        why: String,
+    },
+}
+
+impl fmt::Display for SessionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SessionError::Io { what, source } => {
+                write!(f, "cannot {what}: {}", describe_io(source))
+            }
+            SessionError::Locked { path } => write!(
+                f,
+                "{path}: the session is locked by another process for more than {} seconds",
+                LOCK_WAIT.as_secs()
+            ),
+            SessionError::NotSealed {
+                path,
+                line,
+                message,
+            } => write!(f, "{path}:{line}: not a sealed transcript: {message}"),
+            SessionError::Broken {
+                path,
+                position,
+                line,
+                tool,
+                field,
+            } => {
+                let field = match field {
+                    BrokenField::Prev => "prev",
+                    BrokenField::Digest => "digest",
+                };
+                write!(
+                    f,
+                    "{path}: the chain is broken at link {position} (line {line}, tool {}): its {field} does not check out",
+                    quote_name(tool)
+                )
+            }
+            SessionError::Mismatch { path, why } => write!(f, "{path}: {why}"),
+        }
+    }
+}
+
+/// What `<file>.state` holds: the engine's state and what the file was when it was
+/// saved.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StateFile {
+    /// The format of this file: 1.
+    pub version: u32,
+    /// SHA-256 of the scope file's bytes, in hex.
+    pub policy: String,
+    /// The session file's size.
+    pub size: u64,
+    /// Its modification time, in nanoseconds since the Unix epoch, when known.
+    pub modified: Option<u128>,
+    /// Where its last line starts (0 when it is empty).
+    pub tail: u64,
+    /// The engine's state.
+    pub live: LiveState,
+}
+
+/// The digest of a scope file's bytes, as the state records it.
+pub fn policy_digest(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+/// `<file>` with `suffix` added to its name.
+fn beside(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+fn shown(path: &Path) -> String {
+    crate::input::display(path)
+}
+
+fn io_error(what: impl FnOnce() -> String) -> impl FnOnce(io::Error) -> SessionError {
+    move |source| SessionError::Io {
+        what: what(),
+        source,
+    }
+}
+
+/// An open, locked live session.
+pub struct SessionFile<'s> {
+    path: PathBuf,
+    state_path: PathBuf,
+    file: File,
+    // Held for as long as the session is open: the lock goes with it.
+    _lock: lock::Lock,
+    live: Live<'s>,
+    policy: String,
+    size: u64,
+    tail: u64,
+    options: Options,
+}
+
+impl fmt::Debug for SessionFile<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SessionFile")
+            .field("path", &self.path)
+            .field("size", &self.size)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'s> SessionFile<'s> {
+    /// Opens the session file `path` (created empty if missing) for calls decided
+    /// against `scope`, read from a file whose digest is `policy` (see
+    /// [`policy_digest`]), and locks it.
+    pub fn open(
+        path: &Path,
+        scope: &'s Scope,
+        policy: &str,
+        options: Options,
+    ) -> Result<SessionFile<'s>, SessionError> {
+        let lock = lock::Lock::take(&beside(path, ".lock"))?;
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(path)
+            .map_err(io_error(|| format!("open {}", shown(path))))?;
+        let meta = file
+            .metadata()
+            .map_err(io_error(|| format!("read {}", shown(path))))?;
+        let size = meta.len();
+        let modified = modified_ns(&meta);
+        let state_path = beside(path, ".state");
+        let saved = read_state(&state_path)?;
+        let (state, tail) = match saved {
+            Some(saved)
+                if saved.policy == policy
+                    && saved.size == size
+                    && saved.modified == modified
+                    && tail_is_head(&mut file, &saved)? =>
+            {
+                (saved.live, saved.tail)
+            }
+            saved => rebuild(path, &mut file, scope, policy, saved)?,
+        };
+        Ok(SessionFile {
+            path: path.to_owned(),
+            state_path,
+            file,
+            _lock: lock,
+            live: Live::resume(scope, state),
+            policy: policy.to_owned(),
+            size,
+            tail,
+            options,
+        })
+    }
+
+    /// The session's engine.
+    pub fn live(&mut self) -> &mut Live<'s> {
+        &mut self.live
+    }
+
+    /// Appends `ready`'s lines (flushed to stable storage when durable). On an error
+    /// the file is cut back to where it was, and the session must not be saved.
+    pub fn write(&mut self, ready: &Ready) -> Result<(), SessionError> {
+        if ready.is_empty() {
+            return Ok(());
+        }
+        // A file that does not end with LF (sealed by hand) gets one first.
+        let lf = self.size > 0 && !preceded_by_lf(&mut self.file, self.size);
+        if lf {
+            self.size += 1;
+        }
+        let lines: &[u8] = &ready.lines;
+        let written = (if lf {
+            self.file.write_all(b"\n")
+        } else {
+            Ok(())
+        })
+        .and_then(|()| self.file.write_all(lines))
+        .and_then(|()| {
+            if self.options.durable {
+                self.file.sync_data()
+            } else {
+                Ok(())
+            }
+        });
+        if let Err(source) = written {
+            // What a full disk left half written goes, so the chain stays whole.
+            let _ = self.file.set_len(self.size - u64::from(lf));
+            return Err(SessionError::Io {
+                what: format!("append to {}", shown(&self.path)),
+                source,
+            });
+        }
+        let last = ready.lines[..ready.lines.len() - 1]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |at| at + 1);
+        self.tail = self.size + last as u64;
+        self.size += ready.lines.len() as u64;
+        Ok(())
+    }
+
+    /// Saves the state beside the file, atomically, and lets the lock go.
+    pub fn save(self) -> Result<(), SessionError> {
+        let meta = self
+            .file
+            .metadata()
+            .map_err(io_error(|| format!("read {}", shown(&self.path))))?;
+        let state = StateFile {
+            version: 1,
+            policy: self.policy.clone(),
+            size: meta.len(),
+            modified: modified_ns(&meta),
+            tail: self.tail,
+            live: self.live.state(),
+        };
+        let mut text = serde_json::to_vec(&state).map_err(|err| SessionError::Io {
+            what: format!("write {}", shown(&self.state_path)),
+            source: io::Error::other(err),
+        })?;
+        text.push(b'\n');
+        write_atomic(&self.state_path, &text, self.options.durable)
+            .map_err(io_error(|| format!("write {}", shown(&self.state_path))))
+    }
+}
+
+fn modified_ns(meta: &std::fs::Metadata) -> Option<u128> {
+    let time = meta.modified().ok()?;
+    Some(time.duration_since(SystemTime::UNIX_EPOCH).ok()?.as_nanos())
+}
+
+fn read_state(path: &Path) -> Result<Option<StateFile>, SessionError> {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(SessionError::Io {
+                what: format!("read {}", shown(path)),
+                source,
+            });
+        }
+    };
+    match serde_json::from_slice::<StateFile>(&bytes) {
+        Ok(state) if state.version == 1 => Ok(Some(state)),
+        // An unreadable state is rebuilt from the file, as a missing one; it can
+        // hold no pending call then.
+        _ => Ok(None),
+    }
+}
+
+/// Whether the file's last line, from `saved.tail` to its end, is a link whose
+/// digest is the state's head (or the file is empty before the first link).
+fn tail_is_head(file: &mut File, saved: &StateFile) -> Result<bool, SessionError> {
+    let head = saved.live.head();
+    if saved.size == 0 {
+        return Ok(head == GENESIS && saved.live.sealed() == 0);
+    }
+    let Some(len) = saved.size.checked_sub(saved.tail) else {
+        return Ok(false);
+    };
+    // A link is one line; one longer than this is read only by a full check.
+    if len > 1 << 30 {
+        return Ok(false);
+    }
+    let mut bytes = Vec::new();
+    let read = file
+        .seek(SeekFrom::Start(saved.tail))
+        .and_then(|_| Read::by_ref(file).take(len).read_to_end(&mut bytes));
+    if read.is_err() || bytes.len() as u64 != len {
+        return Ok(false);
+    }
+    let Some(line) = bytes.strip_suffix(b"\n") else {
+        return Ok(false);
+    };
+    if line.contains(&b'\n') || (saved.tail > 0 && !preceded_by_lf(file, saved.tail)) {
+        return Ok(false);
+    }
+    let Ok(text) = std::str::from_utf8(line) else {
+        return Ok(false);
+    };
+    Ok(match transcript::parse_link(1, text) {
+        Ok(link) => {
+            link.digest == head
+                && toolreplay_core::chain::stated_digest(&link) == head
+                && saved
+                    .live
+                    .sealed()
+                    .checked_sub(1)
+                    .map(|i| i.to_string())
+                    .as_deref()
+                    == Some(&*link.index)
+        }
+        Err(_) => false,
+    })
+}
+
+fn preceded_by_lf(file: &mut File, at: u64) -> bool {
+    let mut byte = [0u8];
+    file.seek(SeekFrom::Start(at - 1)).is_ok()
+        && file.read_exact(&mut byte).is_ok()
+        && byte[0] == b'\n'
+}
+
+/// Verifies the whole file and rebuilds the engine's state from its links; `saved`
+/// (a state that did not match) must be continued by the file, and can have calls
+/// pending only if the file has not grown past it.
+fn rebuild(
+    path: &Path,
+    file: &mut File,
+    scope: &Scope,
+    policy: &str,
+    saved: Option<StateFile>,
+) -> Result<(LiveState, u64), SessionError> {
+    file.seek(SeekFrom::Start(0))
+        .map_err(io_error(|| format!("read {}", shown(path))))?;
+    let mut live = Live::new(scope);
+    let mut verifier = Verifier::new();
+    let mut through_saved = saved.as_ref().is_some_and(|s| s.live.sealed() == 0);
+    let mut last_line = 0u64;
+    for item in Links::new(BufReader::with_capacity(1 << 16, &mut *file)) {
+        let (line, link) = item.map_err(|err| match err {
+            ReadError::Io(source) => SessionError::Io {
+                what: format!("read {}", shown(path)),
+                source,
+            },
+            ReadError::Input(err) => SessionError::NotSealed {
+                path: shown(path),
+                line: err.line,
+                message: err.message,
+            },
+        })?;
+        verifier.check(line, &link);
+        last_line = line;
+        // The verifier checks that each link is the next; past a broken one this
+        // state is dropped.
+        let _ = live.take_sealed(&link);
+        if let Some(saved) = &saved
+            && live.sealed() == saved.live.sealed()
+            && live.head() == saved.live.head()
+        {
+            through_saved = true;
+        }
+    }
+    if let Verdict::Broken {
+        position,
+        field,
+        line,
+        tool,
+        ..
+    } = verifier.finish()
+    {
+        return Err(SessionError::Broken {
+            path: shown(path),
+            position,
+            line,
+            tool,
+            field,
+        });
+    }
+    let tail = line_start(file, path, last_line)?;
+    let Some(saved) = saved else {
+        return Ok((live.state(), tail));
+    };
+    if !through_saved {
+        return Err(SessionError::Mismatch {
+            path: shown(path),
+            why: format!(
+                "the file does not continue the session state beside it (link {} with digest {}); remove {} to start over from the file",
+                saved.live.sealed(),
+                saved.live.head(),
+                shown(&beside(path, ".state"))
+            ),
+        });
+    }
+    if saved.live.pending() == 0 {
+        return Ok((live.state(), tail));
+    }
+    if live.sealed() == saved.live.sealed() && saved.policy == policy {
+        // Only the file's time changed: the state stands.
+        return Ok((saved.live, tail));
+    }
+    Err(SessionError::Mismatch {
+        path: shown(path),
+        why: format!(
+            "{} while calls were pending; remove {} to go on from the file (the pending calls are then recorded when they finish)",
+            if saved.policy == policy {
+                "links were added by another writer"
+            } else {
+                "the policy changed"
+            },
+            shown(&beside(path, ".state"))
+        ),
+    })
+}
+
+/// Where the 1-based physical line `line` starts (0 for none).
+fn line_start(file: &mut File, path: &Path, line: u64) -> Result<u64, SessionError> {
+    if line <= 1 {
+        return Ok(0);
+    }
+    file.seek(SeekFrom::Start(0))
+        .map_err(io_error(|| format!("read {}", shown(path))))?;
+    let mut reader = BufReader::with_capacity(1 << 16, &mut *file);
+    let mut seen = 1u64;
+    let mut offset = 0u64;
+    loop {
+        let buf = io::BufRead::fill_buf(&mut reader)
+            .map_err(io_error(|| format!("read {}", shown(path))))?;
+        if buf.is_empty() {
+            return Ok(offset);
+        }
+        let mut consumed = 0;
+        for (i, &b) in buf.iter().enumerate() {
+            if b == b'\n' {
+                seen += 1;
+                if seen == line {
+                    return Ok(offset + i as u64 + 1);
+                }
+            }
+            consumed = i + 1;
+        }
+        offset += consumed as u64;
+        io::BufRead::consume(&mut reader, consumed);
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file beside it renamed over it,
+/// flushed first when `durable`.
+fn write_atomic(path: &Path, bytes: &[u8], durable: bool) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let mut temp = tempfile::Builder::new()
+        .prefix(".toolreplay-state-")
+        .suffix(".tmp")
+        .tempfile_in(dir)?;
+    temp.write_all(bytes)?;
+    if durable {
+        temp.as_file().sync_data()?;
+    }
+    temp.persist(path).map_err(|err| err.error)?;
+    Ok(())
+}
