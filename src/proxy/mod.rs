@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 use toolreplay_core::scope::Scope;
 
 use crate::error::describe_io;
+use crate::live::policy_digest;
 use pins::Pins;
 pub use relay::OnSensitive;
 use relay::{Ending, Event, Relay, Settings};
@@ -109,9 +110,9 @@ fn startup_error(message: &str) -> ExitCode {
 
 /// Runs the proxy; the exit status is documented in docs/proxy.md.
 pub fn run(args: Args) -> ExitCode {
-    let scope = match std::fs::read(&args.policy) {
+    let (scope, policy) = match std::fs::read(&args.policy) {
         Ok(bytes) => match Scope::parse(&bytes) {
-            Ok(scope) => scope,
+            Ok(scope) => (scope, policy_digest(&bytes)),
             Err(err) => return startup_error(&format!("{}: {err}", args.policy.display())),
         },
         Err(err) => {
@@ -154,7 +155,7 @@ pub fn run(args: Args) -> ExitCode {
     else {
         return startup_error("the server's standard streams are not pipes");
     };
-    let recorder = Recorder::open(&args.seal, &scope, !args.no_fsync);
+    let recorder = Recorder::open(&args.seal, &scope, &policy, !args.no_fsync);
     if let Some(why) = recorder.broken() {
         let _ = writeln!(
             io::stderr().lock(),
@@ -216,11 +217,12 @@ pub fn run(args: Args) -> ExitCode {
             u8::try_from(128 + signal).unwrap_or(1)
         }
     };
-    let code = if relay.seal_failed() && code == 0 {
-        1
-    } else {
-        code
-    };
+    let mut seal_failed = relay.seal_failed();
+    if let Err(why) = relay.close() {
+        let _ = writeln!(io::stderr().lock(), "toolreplay proxy: {why}");
+        seal_failed = true;
+    }
+    let code = if seal_failed && code == 0 { 1 } else { code };
     ExitCode::from(code)
 }
 

@@ -172,6 +172,12 @@ impl<'s> Relay<'s> {
         self.seal_failed
     }
 
+    /// Ends the relay: the session's state is saved beside its file and the lock
+    /// let go. Every call must be complete ([`Relay::end_all`]).
+    pub fn close(self) -> Result<(), String> {
+        self.recorder.close()
+    }
+
     /// Relays until the client or the server ends, or a signal comes.
     pub fn run(&mut self, events: &Receiver<Event>) -> Ending {
         loop {

@@ -297,10 +297,10 @@ fn a_call_past_its_timeout_is_cancelled_and_its_late_answer_dropped() {
     let dir = Dir::new();
     let mut session = Session::fake(&dir, &["--call-timeout", "300ms"], &[]);
     session.initialize();
-    session.ask(&call(1, "sleep", r#"{"seconds": 0.6, "stubborn": true}"#));
-    // The late answer comes while this call runs, and is dropped.
-    session.ask(&call(2, "sleep", r#"{"seconds": 0.1}"#));
-    thread::sleep(Duration::from_millis(800));
+    session.ask(&call(1, "sleep", r#"{"seconds": 2, "stubborn": true}"#));
+    session.ask(&call(2, "echo", "{}"));
+    // The late answer comes meanwhile, and is dropped.
+    thread::sleep(Duration::from_millis(2500));
     session.ask(&call(3, "echo", "{}"));
     let mut text = session.end(false);
     text.push_str(&sealed(&dir, "s.jsonl", "scope.json"));
@@ -333,7 +333,7 @@ fn another_request_the_client_cancels_has_its_late_answer_dropped() {
     session
         .send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#);
     // Long enough for the answer to come, and be dropped.
-    session.ask(&call(2, "sleep", r#"{"seconds": 0.5}"#));
+    session.ask(&call(2, "sleep", r#"{"seconds": 1}"#));
     assert_snapshot!(session.end(false));
 }
 
