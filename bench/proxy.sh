@@ -29,22 +29,21 @@ cat > scope.json <<'JSON'
  "budgets": {"total": 1000000}, "response_detectors": ["secrets"]}
 JSON
 
-run() { # NAME CMD...
-    local name=$1; shift
+run() { # CMD...: the client waits for the proxy to exit, so the next run starts clean
     rm -f s.jsonl s.jsonl.state s.jsonl.lock
-    printf '%-14s ' "$name"
-    python3 "$here/proxy_bench.py" "$CALLS" "$BURST" -- "$@"
+    python3 "$here/proxy_bench.py" "$CALLS" "$BURST" -- "$@" 2> stderr.txt ||
+        { cat stderr.txt >&2; exit 1; }
 }
 
 echo "calls: $CALLS timed one after another, then a burst of $BURST"
 echo "machine: $(nproc) cores, $(uname -sr)"
-direct=$(run direct python3 "$server")
-echo "$direct"
-nofsync=$(run "proxy no-fsync" "$BIN" proxy --policy scope.json --seal s.jsonl --no-fsync -- python3 "$server")
-echo "$nofsync"
+direct=$(run python3 "$server")
+echo "direct          $direct"
+nofsync=$(run "$BIN" proxy --policy scope.json --seal s.jsonl --no-fsync -- python3 "$server")
+echo "proxy no-fsync  $nofsync"
 "$BIN" verify s.jsonl >/dev/null
-fsync=$(run "proxy fsync" "$BIN" proxy --policy scope.json --seal s.jsonl -- python3 "$server")
-echo "$fsync"
+fsync=$(run "$BIN" proxy --policy scope.json --seal s.jsonl -- python3 "$server")
+echo "proxy fsync     $fsync"
 "$BIN" verify s.jsonl >/dev/null
 python3 - "$direct" "$nofsync" "$fsync" <<'PY'
 import json, sys

@@ -452,20 +452,22 @@ impl<'s> Relay<'s> {
                 .call_timeout
                 .map(|timeout| Instant::now() + timeout),
         };
+        if decided.findings.is_empty() && refusals.is_empty() {
+            self.release(decided.durable);
+            self.calls.insert(key, call);
+            self.send_server(line);
+            return;
+        }
         let text = denial_text(&decided.findings, &refusals, self.recorder.agent());
         let answer = error_result(&call.id, &text);
-        if !decided.findings.is_empty() {
-            // Denied by the policy: complete already, sealed as denied.
-            self.hold(&call, Some(answer));
-            self.release(decided.durable);
-        } else if !refusals.is_empty() {
+        if decided.findings.is_empty() {
             self.release(decided.durable);
             let outcome = Outcome::Response(refused_response(&refusals));
             self.finish(&call, outcome, Some(answer));
         } else {
+            // Denied by the policy: complete already, sealed as denied.
+            self.hold(&call, Some(answer));
             self.release(decided.durable);
-            self.calls.insert(key, call);
-            self.send_server(line);
         }
     }
 
