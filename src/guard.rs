@@ -299,7 +299,11 @@ fn handle(args: &GuardArgs) -> Result<Answer, String> {
             } else {
                 Outcome::Error(failure(&event))
             };
-            let waiting = id.and_then(|id| session.live().index_of(id));
+            // Events without a `tool_use_id` are paired by tool and input.
+            let waiting = match id {
+                Some(id) => session.live().index_of(id),
+                None => session.live().index_of_call(tool, input),
+            };
             let (index, found, ready) = match waiting {
                 Some(index) => {
                     let (found, ready) = session

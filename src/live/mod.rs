@@ -527,9 +527,31 @@ fn line_start(file: &mut File, path: &Path, line: u64) -> Result<u64, SessionErr
     }
 }
 
-/// Writes `bytes` to `path` through a temporary file beside it renamed over it,
-/// flushed first when `durable`.
+/// Writes `bytes` to `path`. Durable: through a temporary file beside it, flushed
+/// and renamed over it, so a crash leaves the old state or the new one. Otherwise in
+/// place, in one write padded with spaces over the old content and then cut to
+/// length, so that a process killed at any point leaves JSON (a crash of the machine
+/// may leave a torn state, which is then rebuilt from the file): renaming over a file
+/// whose data is not on disk yet makes some file systems flush it first, which costs
+/// what `--no-fsync` is there to save.
 fn write_atomic(path: &Path, bytes: &[u8], durable: bool) -> io::Result<()> {
+    if !durable {
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)?;
+        let old = file.metadata()?.len();
+        let mut padded = bytes.to_vec();
+        if let Ok(old) = usize::try_from(old)
+            && old > padded.len()
+        {
+            padded.resize(old, b' ');
+        }
+        file.write_all(&padded)?;
+        return file.set_len(bytes.len() as u64);
+    }
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
@@ -539,9 +561,7 @@ fn write_atomic(path: &Path, bytes: &[u8], durable: bool) -> io::Result<()> {
         .suffix(".tmp")
         .tempfile_in(dir)?;
     temp.write_all(bytes)?;
-    if durable {
-        temp.as_file().sync_data()?;
-    }
+    temp.as_file().sync_data()?;
     temp.persist(path).map_err(|err| err.error)?;
     Ok(())
 }

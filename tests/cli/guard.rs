@@ -536,3 +536,111 @@ fn the_state_is_rebuilt_from_the_file_and_follows_other_writers() {
         "exit: 0\n--- stdout\nchain: intact\n--- stderr\n"
     );
 }
+
+/// A call the guard sees only once it ran (no `PreToolUse`, say hooks installed
+/// mid-session) is decided then, counted, and sealed with its response.
+#[test]
+fn a_call_seen_only_after_it_ran_is_sealed_with_its_response() {
+    let dir = Dir::new();
+    dir.write("scope.json", POLICY);
+    let guard = |event: String| run_with_stdin(dir.path(), &GUARD, event);
+    let input = json!({"command": "id"});
+    let run = guard(post(
+        "toolu_9",
+        "Telnet",
+        input.clone(),
+        json!({"stdout": "uid=0"}),
+    ));
+    assert_eq!(run.text(), "exit: 0\n--- stdout\n--- stderr\n");
+    let run = guard(post("toolu_8", "Bash", bash("ls"), json!({"stdout": ""})));
+    assert_eq!(run.text(), "exit: 0\n--- stdout\n--- stderr\n");
+    let file = format!("sessions/{SESSION}.jsonl");
+    let sealed = String::from_utf8(dir.read(&file)).expect("UTF-8");
+    let records: Vec<String> = sealed
+        .lines()
+        .map(|line| {
+            let link: Value = serde_json::from_str(line).expect("a link");
+            format!("{} {} {}", link["index"], link["tool"], link["response"])
+        })
+        .collect();
+    assert_eq!(
+        records,
+        [
+            r#"0 "Telnet" {"stdout":"uid=0"}"#,
+            r#"1 "Bash" {"stdout":""}"#
+        ]
+    );
+}
+
+/// A session cut back behind its state refuses the next call; a file sealed by
+/// hand without a final LF is continued on a line of its own.
+#[test]
+fn a_cut_session_refuses_and_a_hand_sealed_one_is_continued() {
+    let dir = Dir::new();
+    dir.write("scope.json", POLICY);
+    let guard = |event: String| run_with_stdin(dir.path(), &GUARD, event);
+    for (id, command) in [("toolu_1", "ls"), ("toolu_2", "make")] {
+        assert_eq!(guard(pre(id, "Bash", bash(command))).code, 0);
+        assert_eq!(guard(post(id, "Bash", bash(command), json!({}))).code, 0);
+    }
+    let file = format!("sessions/{SESSION}.jsonl");
+    let sealed = String::from_utf8(dir.read(&file)).expect("UTF-8");
+    let first_line = sealed.lines().next().expect("a link");
+    dir.write(&file, format!("{first_line}\n"));
+    assert_snapshot!(guard(pre("toolu_3", "Bash", bash("id"))).text());
+
+    // Sealed by hand, without its final LF, and no state yet.
+    std::fs::remove_file(dir.path().join(format!("{file}.state"))).expect("remove the state");
+    dir.write(&file, first_line);
+    let run = guard(pre("toolu_4", "Telnet", json!({"host": "example.com"})));
+    assert_eq!(run.code, 0);
+    assert!(run.stdout.contains(r#""permissionDecision":"deny""#));
+    let grown = String::from_utf8(dir.read(&file)).expect("UTF-8");
+    assert_eq!(grown.lines().count(), 2);
+    assert!(grown.ends_with('\n'));
+    assert_eq!(
+        dir.run(&["verify", &file]).text(),
+        "exit: 0\n--- stdout\nchain: intact\n--- stderr\n"
+    );
+}
+
+/// Events without a `tool_use_id` pair an outcome with the first waiting call to
+/// the same tool with the same input.
+#[test]
+fn events_without_a_tool_use_id_are_paired_by_call() {
+    let dir = Dir::new();
+    dir.write("scope.json", POLICY);
+    let guard = |event: String| run_with_stdin(dir.path(), &GUARD, event);
+    let unnamed = |event: String| {
+        let mut value: Value = serde_json::from_str(&event).expect("JSON");
+        value
+            .as_object_mut()
+            .expect("an object")
+            .remove("tool_use_id");
+        value.to_string()
+    };
+    assert_eq!(guard(unnamed(pre("-", "Bash", bash("ls")))).code, 0);
+    assert_eq!(
+        guard(unnamed(pre("-", "Read", read("/home/dev/app/a")))).code,
+        0
+    );
+    let done = json!({"stdout": "a"});
+    assert_eq!(
+        guard(unnamed(post("-", "Read", read("/home/dev/app/a"), done))).code,
+        0
+    );
+    assert_eq!(
+        guard(unnamed(post("-", "Bash", bash("ls"), json!({})))).code,
+        0
+    );
+    let file = format!("sessions/{SESSION}.jsonl");
+    let sealed = String::from_utf8(dir.read(&file)).expect("UTF-8");
+    let records: Vec<String> = sealed
+        .lines()
+        .map(|line| {
+            let link: Value = serde_json::from_str(line).expect("a link");
+            format!("{} {} {}", link["index"], link["tool"], link["response"])
+        })
+        .collect();
+    assert_eq!(records, [r#"0 "Bash" {}"#, r#"1 "Read" {"stdout":"a"}"#]);
+}

@@ -331,6 +331,25 @@ impl<'s> Live<'s> {
             .map(|call| call.index)
     }
 
+    /// The first call waiting for its outcome that has no name and is to `tool`
+    /// with `args`: how a front end whose events do not name calls pairs an outcome
+    /// with its decision.
+    pub fn index_of_call(&self, tool: &str, args: &Value) -> Option<u64> {
+        let args = match args {
+            Value::Object(_) => canonical::encode(args),
+            other => canonical::encode(&object(vec![("content", other.clone())])),
+        };
+        self.pending
+            .iter()
+            .find(|call| {
+                call.response.is_none()
+                    && call.id.is_none()
+                    && call.tool == tool
+                    && call.args.as_bytes() == args.as_slice()
+            })
+            .map(|call| call.index)
+    }
+
     /// Takes in the next link of the transcript the session continues, already
     /// sealed (and verified by the caller): it counts for the decisions after it as
     /// a call decided, and becomes the head. This rebuilds a session from its
@@ -847,5 +866,15 @@ mod tests {
         let (first, _) = live.decide(Some("x"), "Bash", &args);
         let (again, _) = live.decide(Some("x"), "Bash", &args);
         assert_eq!((first.index, again.index, live.next_index()), (0, 0, 1));
+        // Calls without a name are found by what they are, the first one first.
+        let read = value(r#"{"file_path": "/repo/a"}"#);
+        live.decide(None, "Read", &read);
+        live.decide(None, "Read", &read);
+        assert_eq!(live.index_of_call("Read", &read), Some(1));
+        live.complete(1, Outcome::Response(value("{}")))
+            .expect("waiting");
+        assert_eq!(live.index_of_call("Read", &read), Some(2));
+        assert_eq!(live.index_of_call("Read", &value("{}")), None);
+        assert_eq!(live.index_of_call("Bash", &args), None);
     }
 }
