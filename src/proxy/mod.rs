@@ -14,7 +14,8 @@ use std::ffi::OsString;
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStderr, Command, ExitCode, ExitStatus, Stdio};
-use std::sync::mpsc::{self, SyncSender};
+use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -163,10 +164,18 @@ pub fn run(args: Args) -> ExitCode {
         );
     }
     let limit = args.max_message_bytes;
+    let queue = Arc::new(Queued::default());
+    let server_in = spawn_server_writer(server_in, Arc::clone(&queue));
     let client_events = events.clone();
     thread::spawn(move || {
         let stdin = io::stdin();
-        pump(stdin.lock(), limit, &client_events, Event::Client);
+        pump(
+            stdin.lock(),
+            limit,
+            &client_events,
+            Event::Client,
+            Some(&queue),
+        );
     });
     let server_events = events;
     thread::spawn(move || {
@@ -175,6 +184,7 @@ pub fn run(args: Args) -> ExitCode {
             limit,
             &server_events,
             Event::Server,
+            None,
         )
     });
     thread::spawn(move || pass_stderr(server_err));
@@ -226,16 +236,113 @@ pub fn run(args: Args) -> ExitCode {
     ExitCode::from(code)
 }
 
+/// How many bytes may wait to be written to the server before the proxy stops
+/// reading the client: the relay never blocks on the server's input (a server
+/// that writes while the proxy writes to it would deadlock them), and the client
+/// waits instead.
+const SERVER_QUEUE: usize = 4 * 1024 * 1024;
+
+/// The bytes queued for the server and not written yet; `None` once the server's
+/// input is gone.
+#[derive(Debug, Default)]
+struct Queued {
+    bytes: Mutex<Option<usize>>,
+    changed: Condvar,
+}
+
+impl Queued {
+    fn update(&self, f: impl FnOnce(&mut Option<usize>)) {
+        let mut bytes = self
+            .bytes
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        f(&mut bytes);
+        self.changed.notify_all();
+    }
+
+    /// Waits while more than [`SERVER_QUEUE`] bytes wait for the server.
+    fn wait_for_room(&self) {
+        let mut bytes = self
+            .bytes
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        while bytes.is_some_and(|queued| queued > SERVER_QUEUE) {
+            bytes = self
+                .changed
+                .wait(bytes)
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+        }
+    }
+}
+
+/// The server's input as the relay writes it: each flushed message is queued for a
+/// thread that writes it to the server, so that the relay goes on reading the
+/// server meanwhile. Dropping it closes the server's input once the queue is
+/// written.
+struct ServerInput {
+    line: Vec<u8>,
+    queue: Sender<Vec<u8>>,
+    queued: Arc<Queued>,
+}
+
+impl Write for ServerInput {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.line.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.line.is_empty() {
+            return Ok(());
+        }
+        let line = std::mem::take(&mut self.line);
+        let len = line.len();
+        self.queued
+            .update(|bytes| *bytes = bytes.map(|queued| queued + len));
+        self.queue
+            .send(line)
+            .map_err(|_| io::Error::from(io::ErrorKind::BrokenPipe))
+    }
+}
+
+fn spawn_server_writer(mut stdin: std::process::ChildStdin, queued: Arc<Queued>) -> ServerInput {
+    queued.update(|bytes| *bytes = Some(0));
+    let (queue, lines): (Sender<Vec<u8>>, Receiver<Vec<u8>>) = mpsc::channel();
+    let writer_queued = Arc::clone(&queued);
+    thread::spawn(move || {
+        for line in lines {
+            if stdin.write_all(&line).and_then(|()| stdin.flush()).is_err() {
+                break;
+            }
+            let len = line.len();
+            writer_queued.update(|bytes| *bytes = bytes.map(|queued| queued.saturating_sub(len)));
+        }
+        // The server's input closes here; nothing waits for room any more.
+        drop(stdin);
+        writer_queued.update(|bytes| *bytes = None);
+    });
+    ServerInput {
+        line: Vec::new(),
+        queue,
+        queued,
+    }
+}
+
 /// Reads lines from `reader` and sends each, tagged by `side`, until the stream
-/// ends or the relay is gone.
+/// ends or the relay is gone; with `room`, waits before each read while the
+/// server's queue is full.
 fn pump(
     mut reader: impl BufRead,
     limit: usize,
     events: &SyncSender<Event>,
     side: fn(Read) -> Event,
+    room: Option<&Queued>,
 ) {
     let mut buf = Vec::new();
     loop {
+        if let Some(room) = room {
+            room.wait_for_room();
+        }
         let read = read_line(&mut reader, limit, &mut buf);
         let last = matches!(read, Read::End | Read::Failed(_));
         if events.send(side(read)).is_err() || last {
