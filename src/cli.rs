@@ -319,6 +319,13 @@ pub enum Command {
         #[arg(long)]
         strict: bool,
     },
+    /// Run an MCP server behind a proxy that decides, times out, checks and seals
+    /// every tools/call.
+    ///
+    /// The MCP client starts `toolreplay proxy ... -- CMD ARGS...` in place of the
+    /// server (docs/proxy.md).
+    #[command(after_help = PROXY_EXAMPLES)]
+    Proxy(crate::proxy::Args),
     /// Guard a Claude Code session as a hook: decide each tool call by the scope
     /// policy and seal every call as it happens (docs/live.md).
     #[command(after_help = crate::guard::EXAMPLES)]
@@ -389,6 +396,15 @@ Examples:
   toolreplay stats --from claude-code session.jsonl --draft-scope my-agent > scope.json
 
 Exit status: 0 counted, 2 the input is invalid.";
+
+const PROXY_EXAMPLES: &str = "\
+Examples:
+  toolreplay proxy --policy scope.json --seal session.jsonl -- python3 server.py
+  toolreplay proxy --policy scope.json --seal session.jsonl --call-timeout 30s \\
+      --pin tools.pin.json -- npx -y @modelcontextprotocol/server-filesystem /data
+
+Exit status: 0 the client ended the session, 1 a call could not be sealed, 2 the
+proxy could not start, 3 the server ended the session, 130 SIGINT, 143 SIGTERM.";
 
 const VERSION_EXAMPLES: &str = "\
 Examples:

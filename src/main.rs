@@ -17,6 +17,7 @@ mod input;
 mod live;
 mod naming;
 mod output;
+mod proxy;
 mod render;
 
 fn main() -> ExitCode {
@@ -24,6 +25,7 @@ fn main() -> ExitCode {
     // The guard answers with the hook protocol's own exit codes.
     let command = match cli.command {
         cli::Command::Guard(args) => return guard::run(args),
+        cli::Command::Proxy(args) => return proxy::run(args),
         command => command,
     };
     let paint = render::color::Paint::new(render::color::enabled(

@@ -200,6 +200,7 @@ pub fn run(command: Command, paint: Paint, no_config: bool) -> Result<Outcome, E
         Command::Report { inputs, output } => graph::report(&inputs, &output, &mut io::stderr()),
         // Answered by `main` itself, with the hook protocol's exit codes.
         Command::Guard(_) => Err(Error::Usage("guard answers in main".to_owned())),
+        Command::Proxy(_) => Err(Error::Usage("proxy runs apart".to_owned())),
         Command::Completions { shell } => Ok(Outcome::text(
             shell::completions(shell, &mut Cli::command()),
             Status::Clean,

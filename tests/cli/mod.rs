@@ -22,6 +22,7 @@ mod import;
 mod many;
 mod outputs;
 mod policy;
+mod proxy;
 mod readme;
 mod replay;
 mod samples;

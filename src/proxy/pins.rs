@@ -1,0 +1,210 @@
+//! Pinned tool definitions: the digest of each tool's name, description and input
+//! schema, kept in a pin file the way a lockfile keeps dependencies. A session that
+//! starts without the file (or with `--repin`) pins what the server lists; a session
+//! that starts with it refuses a tool whose definition changed and a tool that is
+//! not pinned: it is taken out of `tools/list` and its calls are denied.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use toolreplay_core::canonical;
+use toolreplay_core::finding::quote_name;
+use toolreplay_core::json::Value;
+
+use super::wire::get;
+use crate::error::describe_io;
+use crate::output::atomic::AtomicFile;
+
+/// The pin file: `{"toolreplay_pins": 1, "tools": {NAME: DIGEST, ...}}`.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PinFile {
+    toolreplay_pins: u32,
+    tools: BTreeMap<String, String>,
+}
+
+/// The pins of one session.
+#[derive(Debug)]
+pub struct Pins {
+    path: PathBuf,
+    /// Whether definitions seen are pinned (no pin file at the start, or --repin),
+    /// rather than checked against the file.
+    pinning: bool,
+    pinned: BTreeMap<String, String>,
+    /// The tools refused by the latest listing that named them, and why.
+    refused: HashMap<String, String>,
+}
+
+/// What checking one `tools/list` result did.
+#[derive(Debug, Default)]
+pub struct Checked {
+    /// The result with the refused tools taken out, when any was.
+    pub result: Option<Value>,
+    /// What to tell the user on stderr.
+    pub notes: Vec<String>,
+}
+
+/// The digest a tool's definition is pinned by: SHA-256 of the canonical encoding of
+/// `{"description": D, "inputSchema": S, "name": N}`, a missing member as `null`.
+pub fn definition_digest(tool: &Value) -> String {
+    let member = |key| get(tool, key).cloned().unwrap_or(Value::Null);
+    let definition = Value::Object(vec![
+        ("description".to_owned(), member("description")),
+        ("inputSchema".to_owned(), member("inputSchema")),
+        ("name".to_owned(), member("name")),
+    ]);
+    hex::encode(Sha256::digest(canonical::encode(&definition)))
+}
+
+impl Pins {
+    /// The pins in `path`; with `repin`, or when there is no such file, a session
+    /// that pins afresh (the file is written when the server lists its tools).
+    pub fn open(path: &Path, repin: bool) -> Result<Pins, String> {
+        let mut pins = Pins {
+            path: path.to_owned(),
+            pinning: true,
+            pinned: BTreeMap::new(),
+            refused: HashMap::new(),
+        };
+        if repin {
+            return Ok(pins);
+        }
+        let bytes = match std::fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(pins),
+            Err(err) => return Err(format!("{}: {}", path.display(), describe_io(&err))),
+        };
+        let file: PinFile = serde_json::from_slice(&bytes)
+            .map_err(|err| format!("{}: not a pin file: {err}", path.display()))?;
+        if file.toolreplay_pins != 1 {
+            return Err(format!(
+                "{}: pin file version {}, this toolreplay reads version 1",
+                path.display(),
+                file.toolreplay_pins
+            ));
+        }
+        if let Some((name, _)) = file.tools.iter().find(|(_, digest)| !is_digest(digest)) {
+            return Err(format!(
+                "{}: the pin of tool {} is not a SHA-256 digest (64 lowercase hex digits)",
+                path.display(),
+                quote_name(name)
+            ));
+        }
+        pins.pinning = false;
+        pins.pinned = file.tools;
+        Ok(pins)
+    }
+
+    /// Checks the tools of a `tools/list` result: pins the new ones when pinning,
+    /// refuses the changed ones (and, when not pinning, the new ones).
+    pub fn check_listing(&mut self, result: &Value) -> Checked {
+        let mut checked = Checked::default();
+        let Some(Value::Array(tools)) = get(result, "tools") else {
+            return checked;
+        };
+        let mut kept = Vec::with_capacity(tools.len());
+        let mut added = false;
+        for tool in tools {
+            let Some(Value::Str(name)) = get(tool, "name") else {
+                checked
+                    .notes
+                    .push("tools/list: a tool without a string \"name\" was taken out".to_owned());
+                continue;
+            };
+            let digest = definition_digest(tool);
+            let refusal = match self.pinned.get(name) {
+                Some(pinned) if *pinned == digest => None,
+                Some(_) => Some(format!(
+                    "the definition of tool {} (its description or input schema) changed since it was pinned in {}",
+                    quote_name(name),
+                    self.path.display()
+                )),
+                None if self.pinning => {
+                    self.pinned.insert(name.clone(), digest);
+                    added = true;
+                    None
+                }
+                None => Some(format!(
+                    "tool {} is not pinned in {}",
+                    quote_name(name),
+                    self.path.display()
+                )),
+            };
+            match refusal {
+                None => {
+                    self.refused.remove(name);
+                    kept.push(tool.clone());
+                }
+                Some(why) => {
+                    checked
+                        .notes
+                        .push(format!("tools/list: {why}: taken out of the list"));
+                    self.refused.insert(name.clone(), why);
+                }
+            }
+        }
+        if kept.len() != tools.len() {
+            let mut result = result.clone();
+            if let Value::Object(members) = &mut result {
+                for (key, value) in members.iter_mut() {
+                    if key == "tools" {
+                        *value = Value::Array(kept);
+                        break;
+                    }
+                }
+            }
+            checked.result = Some(result);
+        }
+        if added {
+            match self.write() {
+                Ok(()) => checked.notes.push(format!(
+                    "pinned {} tool definitions in {}",
+                    self.pinned.len(),
+                    self.path.display()
+                )),
+                Err(err) => checked.notes.push(format!(
+                    "cannot write the pin file {}: {}",
+                    self.path.display(),
+                    describe_io(&err)
+                )),
+            }
+        }
+        checked
+    }
+
+    /// Why a call to `tool` is refused, if it is.
+    pub fn refusal(&self, tool: &str) -> Option<String> {
+        if let Some(why) = self.refused.get(tool) {
+            return Some(format!(
+                "{why}; review it and re-pin (toolreplay proxy --repin) to allow it"
+            ));
+        }
+        if !self.pinning && !self.pinned.contains_key(tool) {
+            return Some(format!(
+                "tool {} is not pinned in {}; review it and re-pin (toolreplay proxy --repin) to allow it",
+                quote_name(tool),
+                self.path.display()
+            ));
+        }
+        None
+    }
+
+    fn write(&self) -> io::Result<()> {
+        let file = PinFile {
+            toolreplay_pins: 1,
+            tools: self.pinned.clone(),
+        };
+        let mut text = serde_json::to_vec_pretty(&file).map_err(io::Error::other)?;
+        text.push(b'\n');
+        let mut out = AtomicFile::new(&self.path)?;
+        out.file().write_all(&text)?;
+        out.commit()
+    }
+}
+
+fn is_digest(text: &str) -> bool {
+    text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}

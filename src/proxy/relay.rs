@@ -1,0 +1,850 @@
+//! The relay between client and server: every message passes through here, in the
+//! order it came, on one thread. `tools/call` requests are decided, their answers
+//! checked and sealed; everything else passes unchanged.
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::io::Write;
+use std::ops::Range;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use toolreplay_core::finding::{
+    Finding, FindingKind, SensitiveResponse, finding_message, quote_name,
+};
+use toolreplay_core::json::{self, Value};
+
+use super::answers::{
+    self, INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, REFUSED, cancelled, error_result, rpc_error,
+};
+use super::pins::Pins;
+use super::seal::{Outcome, Recorder, refused_response};
+use super::wire::{self, IdKey, Message, Read, get, id_key};
+
+/// At most this many requests of each side are kept waiting for an answer; a
+/// `tools/call` past it is denied, another request refused.
+pub const MAX_IN_FLIGHT: usize = 4096;
+
+/// The ids of calls the proxy ended itself that are remembered, so that a late
+/// answer to one is dropped quietly.
+const ENDED_KEPT: usize = 4096;
+
+/// What the proxy does with a result a detector of the policy matches in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnSensitive {
+    /// The client gets an error result naming the detectors, never the result.
+    Withhold,
+    /// The result passes unchanged; stderr names the detectors.
+    Flag,
+}
+
+/// What came in, from whom.
+#[derive(Debug)]
+pub enum Event {
+    /// A read from the client (standard input).
+    Client(Read),
+    /// A read from the server's standard output.
+    Server(Read),
+    /// SIGINT or SIGTERM.
+    Signal(i32),
+}
+
+/// Why the relay stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// The client closed its end (or could not be written to any more).
+    Client,
+    /// The server closed its output.
+    Server,
+    /// A signal.
+    Signal(i32),
+}
+
+/// The settings of a session.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    /// How long a call may run.
+    pub call_timeout: Option<Duration>,
+    /// What a detector's match does.
+    pub on_sensitive: OnSensitive,
+}
+
+/// A `tools/call` the server is running.
+#[derive(Debug)]
+struct Call {
+    index: u64,
+    tool: String,
+    id: Value,
+    deadline: Option<Instant>,
+}
+
+/// An answer waiting for its call's link to be durable.
+#[derive(Debug)]
+struct Held {
+    id: Value,
+    /// `None` when the client gets no answer (it cancelled the call).
+    answer: Option<Vec<u8>>,
+}
+
+/// The ids the proxy ended, oldest first, bounded.
+#[derive(Debug, Default)]
+struct Ended {
+    order: VecDeque<IdKey>,
+    set: HashSet<IdKey>,
+}
+
+impl Ended {
+    fn insert(&mut self, key: IdKey) {
+        if self.set.insert(key.clone()) {
+            self.order.push_back(key);
+            if self.order.len() > ENDED_KEPT
+                && let Some(old) = self.order.pop_front()
+            {
+                self.set.remove(&old);
+            }
+        }
+    }
+
+    fn take(&mut self, key: &IdKey) -> bool {
+        if self.set.remove(key) {
+            self.order.retain(|k| k != key);
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// The relay.
+pub struct Relay<'s> {
+    client: Box<dyn Write + Send>,
+    server: Option<Box<dyn Write + Send>>,
+    log: Box<dyn Write + Send>,
+    recorder: Recorder<'s>,
+    pins: Option<Pins>,
+    settings: Settings,
+    /// The `tools/call` requests in flight, by id.
+    calls: HashMap<IdKey, Call>,
+    /// The other client requests in flight: whether each is a `tools/list`.
+    requests: HashMap<IdKey, bool>,
+    /// The server's requests to the client in flight.
+    server_requests: HashSet<IdKey>,
+    ended: Ended,
+    held: BTreeMap<u64, Held>,
+    client_gone: bool,
+    /// Whether a link could not be written.
+    seal_failed: bool,
+    client_lines: u64,
+    server_lines: u64,
+}
+
+impl<'s> Relay<'s> {
+    /// A relay writing to `client` (the proxy's standard output), `server` (the
+    /// server's standard input) and `log` (standard error).
+    pub fn new(
+        client: Box<dyn Write + Send>,
+        server: Box<dyn Write + Send>,
+        log: Box<dyn Write + Send>,
+        recorder: Recorder<'s>,
+        pins: Option<Pins>,
+        settings: Settings,
+    ) -> Relay<'s> {
+        Relay {
+            client,
+            server: Some(server),
+            log,
+            recorder,
+            pins,
+            settings,
+            calls: HashMap::new(),
+            requests: HashMap::new(),
+            server_requests: HashSet::new(),
+            ended: Ended::default(),
+            held: BTreeMap::new(),
+            client_gone: false,
+            seal_failed: false,
+            client_lines: 0,
+            server_lines: 0,
+        }
+    }
+
+    /// Whether a call's link could not be written.
+    pub fn seal_failed(&self) -> bool {
+        self.seal_failed
+    }
+
+    /// Ends the relay: the session's state is saved beside its file and the lock
+    /// let go. Every call must be complete ([`Relay::end_all`]).
+    pub fn close(self) -> Result<(), String> {
+        self.recorder.close()
+    }
+
+    /// Relays until the client or the server ends, or a signal comes.
+    pub fn run(&mut self, events: &Receiver<Event>) -> Ending {
+        loop {
+            let deadline = self.calls.values().filter_map(|call| call.deadline).min();
+            let event = match deadline {
+                Some(deadline) => {
+                    let wait = deadline.saturating_duration_since(Instant::now());
+                    match events.recv_timeout(wait) {
+                        Ok(event) => event,
+                        Err(RecvTimeoutError::Timeout) => {
+                            self.expire(Instant::now());
+                            continue;
+                        }
+                        Err(RecvTimeoutError::Disconnected) => return Ending::Client,
+                    }
+                }
+                None => match events.recv() {
+                    Ok(event) => event,
+                    Err(_) => return Ending::Client,
+                },
+            };
+            match event {
+                Event::Client(Read::Line(line)) => {
+                    self.client_lines += 1;
+                    self.client_message(&line);
+                }
+                Event::Client(Read::Oversize(bytes)) => {
+                    self.client_lines += 1;
+                    self.client_oversize(bytes);
+                }
+                Event::Client(Read::End) => return Ending::Client,
+                Event::Client(Read::Failed(err)) => {
+                    self.note(&format!("cannot read the client: {err}"));
+                    return Ending::Client;
+                }
+                Event::Server(Read::Line(line)) => {
+                    self.server_lines += 1;
+                    self.server_message(&line);
+                }
+                Event::Server(Read::Oversize(bytes)) => {
+                    self.server_lines += 1;
+                    self.note(&format!(
+                        "server line {}: a message of {bytes} bytes, over the limit (--max-message-bytes): not passed on",
+                        self.server_lines
+                    ));
+                }
+                Event::Server(Read::End) => return Ending::Server,
+                Event::Server(Read::Failed(err)) => {
+                    self.note(&format!("cannot read the server: {err}"));
+                    return Ending::Server;
+                }
+                Event::Signal(signal) => return Ending::Signal(signal),
+            }
+            if self.client_gone {
+                return Ending::Client;
+            }
+        }
+    }
+
+    /// After the client ended: passes the server's messages on until the server
+    /// closes its output or `grace` is over (late answers are dropped).
+    pub fn drain(&mut self, events: &Receiver<Event>, grace: Duration) {
+        let until = Instant::now() + grace;
+        loop {
+            let wait = until.saturating_duration_since(Instant::now());
+            match events.recv_timeout(wait) {
+                Ok(Event::Server(Read::Line(line))) => {
+                    self.server_lines += 1;
+                    self.server_message(&line);
+                }
+                Ok(Event::Server(Read::End | Read::Failed(_))) | Err(_) => return,
+                Ok(_) => {}
+            }
+        }
+    }
+
+    /// Closes the server's standard input: the MCP way of telling it to exit.
+    pub fn close_server(&mut self) {
+        self.server = None;
+    }
+
+    /// Ends every call in flight as having no result, for `reason`, in index order;
+    /// the client gets an error result for each.
+    pub fn end_all(&mut self, reason: &str) {
+        let mut calls: Vec<(IdKey, Call)> = self.calls.drain().collect();
+        calls.sort_by_key(|(_, call)| call.index);
+        for (key, call) in calls {
+            self.ended.insert(key);
+            let text = format!(
+                "toolreplay: tool {} has no result: {reason}",
+                quote_name(&call.tool)
+            );
+            let answer = error_result(&call.id, &text);
+            let outcome = Outcome::NoResult {
+                reason: Some(reason.to_owned()),
+            };
+            self.finish(&call, outcome, Some(answer));
+        }
+    }
+
+    fn note(&mut self, text: &str) {
+        // Nobody to tell if stderr is gone.
+        let _ = writeln!(self.log, "toolreplay proxy: {text}");
+    }
+
+    fn send_client(&mut self, line: &[u8]) {
+        if self.client_gone {
+            return;
+        }
+        let written = self.client.write_all(line).and_then(|()| {
+            if line.last() != Some(&b'\n') {
+                self.client.write_all(b"\n")?;
+            }
+            self.client.flush()
+        });
+        if written.is_err() {
+            self.client_gone = true;
+        }
+    }
+
+    fn send_server(&mut self, line: &[u8]) {
+        let Some(server) = self.server.as_mut() else {
+            return;
+        };
+        let written = server.write_all(line).and_then(|()| {
+            if line.last() != Some(&b'\n') {
+                server.write_all(b"\n")?;
+            }
+            server.flush()
+        });
+        // A server that stopped reading: its output's end tells the rest.
+        if written.is_err() {
+            self.server = None;
+        }
+    }
+
+    fn client_oversize(&mut self, bytes: u64) {
+        let why = format!("a message of {bytes} bytes, over the limit (--max-message-bytes)");
+        self.note(&format!(
+            "client line {}: {why}: not passed on",
+            self.client_lines
+        ));
+        self.send_client(&rpc_error(
+            &Value::Null,
+            PARSE_ERROR,
+            &format!("toolreplay proxy: {why}"),
+        ));
+    }
+
+    fn client_message(&mut self, line: &[u8]) {
+        let refused = |relay: &mut Relay, code, why: String| {
+            relay.note(&format!(
+                "client line {}: {why}: not passed on",
+                relay.client_lines
+            ));
+            relay.send_client(&rpc_error(
+                &Value::Null,
+                code,
+                &format!("toolreplay proxy: {why}"),
+            ));
+        };
+        match wire::classify(line) {
+            Message::Blank => self.send_server(line),
+            Message::NotJson(why) => refused(self, PARSE_ERROR, format!("not JSON ({why})")),
+            Message::Batch => refused(
+                self,
+                INVALID_REQUEST,
+                "a JSON-RPC batch (the proxy passes single messages only)".to_owned(),
+            ),
+            Message::Invalid(why) => {
+                refused(self, INVALID_REQUEST, format!("not a message ({why})"))
+            }
+            Message::Request { method, id, params } if method == "tools/call" => {
+                self.tool_call(line, id, params.as_ref());
+            }
+            Message::Request { method, id, .. } => {
+                let key = id_key(&id);
+                let why = if self.calls.contains_key(&key) || self.requests.contains_key(&key) {
+                    Some(format!("request id {} is already in flight", shown(&id)))
+                } else if self.requests.len() >= MAX_IN_FLIGHT {
+                    Some(format!("more than {MAX_IN_FLIGHT} requests in flight"))
+                } else {
+                    None
+                };
+                match why {
+                    Some(why) => {
+                        self.note(&format!(
+                            "client line {}: {method}: {why}: not passed on",
+                            self.client_lines
+                        ));
+                        self.send_client(&rpc_error(
+                            &id,
+                            REFUSED,
+                            &format!("toolreplay proxy: {why}"),
+                        ));
+                    }
+                    None => {
+                        self.requests.insert(key, method == "tools/list");
+                        self.send_server(line);
+                    }
+                }
+            }
+            Message::Notification { method, params } if method == "tools/call" => {
+                self.tool_call_without_id(params.as_ref());
+            }
+            Message::Notification { method, params } => {
+                self.send_server(line);
+                if method == "notifications/cancelled" {
+                    self.client_cancelled(params.as_ref());
+                }
+            }
+            Message::Response { id, .. } => {
+                if self.server_requests.remove(&id_key(&id)) {
+                    self.send_server(line);
+                } else {
+                    self.note(&format!(
+                        "client line {}: an answer to id {}, which no server request is waiting for: dropped",
+                        self.client_lines,
+                        shown(&id)
+                    ));
+                }
+            }
+        }
+    }
+
+    /// A `tools/call` request.
+    fn tool_call(&mut self, line: &[u8], id: Value, params: Option<&Value>) {
+        let (tool, args) = match call_parts(params) {
+            Ok(parts) => parts,
+            Err(why) => {
+                self.note(&format!(
+                    "client line {}: tools/call {why}: not passed on",
+                    self.client_lines
+                ));
+                self.send_client(&rpc_error(
+                    &id,
+                    INVALID_PARAMS,
+                    &format!("toolreplay proxy: tools/call {why}"),
+                ));
+                return;
+            }
+        };
+        let key = id_key(&id);
+        let mut refusals = Vec::new();
+        if self.calls.contains_key(&key) || self.requests.contains_key(&key) {
+            refusals.push(format!("request id {} is already in flight", shown(&id)));
+        } else if self.calls.len() >= MAX_IN_FLIGHT {
+            refusals.push(format!("more than {MAX_IN_FLIGHT} calls in flight"));
+        }
+        if let Some(why) = self.pins.as_ref().and_then(|pins| pins.refusal(&tool)) {
+            refusals.push(why);
+        }
+        let decided = match self.recorder.decide(&tool, &args) {
+            Ok(decided) => decided,
+            Err(why) => {
+                self.note(&format!(
+                    "client line {}: tools/call to {} refused: {why}",
+                    self.client_lines,
+                    quote_name(&tool)
+                ));
+                let text = format!("toolreplay refused this call: {why}");
+                self.send_client(&error_result(&id, &text));
+                return;
+            }
+        };
+        let call = Call {
+            index: decided.index,
+            tool,
+            id,
+            deadline: self
+                .settings
+                .call_timeout
+                .map(|timeout| Instant::now() + timeout),
+        };
+        if decided.findings.is_empty() && refusals.is_empty() {
+            self.release(decided.durable);
+            self.calls.insert(key, call);
+            self.send_server(line);
+            return;
+        }
+        let text = denial_text(&decided.findings, &refusals, self.recorder.agent());
+        let answer = error_result(&call.id, &text);
+        if decided.findings.is_empty() {
+            self.release(decided.durable);
+            let outcome = Outcome::Response(refused_response(&refusals));
+            self.finish(&call, outcome, Some(answer));
+        } else {
+            // Denied by the policy: complete already, sealed as denied.
+            self.hold(&call, Some(answer));
+            self.release(decided.durable);
+        }
+    }
+
+    /// A `tools/call` without an id: it is never passed on (nobody could be given
+    /// its result), but it is a call, so it is recorded as denied.
+    fn tool_call_without_id(&mut self, params: Option<&Value>) {
+        let why = "a tools/call without an id (a notification) is never passed on";
+        self.note(&format!("client line {}: {why}", self.client_lines));
+        let Ok((tool, args)) = call_parts(params) else {
+            return;
+        };
+        let Ok(decided) = self.recorder.decide(&tool, &args) else {
+            return;
+        };
+        let call = Call {
+            index: decided.index,
+            tool,
+            id: Value::Null,
+            deadline: None,
+        };
+        if decided.findings.is_empty() {
+            self.release(decided.durable);
+            let outcome = Outcome::Response(refused_response(&[why.to_owned()]));
+            self.finish(&call, outcome, None);
+        } else {
+            self.hold(&call, None);
+            self.release(decided.durable);
+        }
+    }
+
+    fn client_cancelled(&mut self, params: Option<&Value>) {
+        let Some(id) = params.and_then(|params| get(params, "requestId")) else {
+            return;
+        };
+        let key = id_key(id);
+        let Some(call) = self.calls.remove(&key) else {
+            // Another request: its late answer, if any, is dropped quietly.
+            if self.requests.remove(&key).is_some() {
+                self.ended.insert(key);
+            }
+            return;
+        };
+        self.ended.insert(key);
+        let reason = match params.and_then(|params| get(params, "reason")) {
+            Some(Value::Str(reason)) => Some(reason.clone()),
+            _ => None,
+        };
+        self.finish(&call, Outcome::Cancelled { reason }, None);
+    }
+
+    fn server_message(&mut self, line: &[u8]) {
+        let dropped = |relay: &mut Relay, why: String| {
+            let at = relay.server_lines;
+            relay.note(&format!("server line {at}: {why}: not passed on"));
+        };
+        match wire::classify(line) {
+            Message::Blank => self.send_client(line),
+            Message::NotJson(why) => dropped(self, format!("not JSON ({why})")),
+            Message::Batch => dropped(
+                self,
+                "a JSON-RPC batch (the proxy passes single messages only)".to_owned(),
+            ),
+            Message::Invalid(why) => dropped(self, format!("not a message ({why})")),
+            Message::Request { id, .. } => {
+                let key = id_key(&id);
+                if self.server_requests.contains(&key) {
+                    dropped(
+                        self,
+                        format!("request id {} is already in flight", shown(&id)),
+                    );
+                } else if self.server_requests.len() >= MAX_IN_FLIGHT {
+                    dropped(
+                        self,
+                        format!("more than {MAX_IN_FLIGHT} requests in flight"),
+                    );
+                } else {
+                    self.server_requests.insert(key);
+                    self.send_client(line);
+                }
+            }
+            Message::Notification { method, params } => {
+                // A request of its own the server cancels needs no answer any more.
+                if method == "notifications/cancelled"
+                    && let Some(id) = params.as_ref().and_then(|params| get(params, "requestId"))
+                {
+                    self.server_requests.remove(&id_key(id));
+                }
+                self.send_client(line);
+            }
+            Message::Response { id, result, error } => {
+                let key = id_key(&id);
+                if let Some(call) = self.calls.remove(&key) {
+                    self.call_answered(call, line, result, error);
+                } else if let Some(is_list) = self.requests.remove(&key) {
+                    self.answered(line, is_list, result.as_ref());
+                } else if self.ended.take(&key) {
+                    self.note(&format!(
+                        "server line {}: a late answer to request {}, which was cancelled or timed out: dropped",
+                        self.server_lines,
+                        shown(&id)
+                    ));
+                } else {
+                    dropped(
+                        self,
+                        format!(
+                            "an answer to id {}, which no request is waiting for",
+                            shown(&id)
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    /// The answer to a request other than `tools/call`: passed on, a `tools/list`
+    /// result with its unpinned tools taken out.
+    fn answered(&mut self, line: &[u8], is_list: bool, result: Option<&Value>) {
+        let checked = match (&mut self.pins, is_list, result) {
+            (Some(pins), true, Some(result)) => pins.check_listing(result),
+            _ => return self.send_client(line),
+        };
+        for note in &checked.notes {
+            self.note(note);
+        }
+        match checked.result {
+            None => self.send_client(line),
+            Some(result) => {
+                let rewritten = match wire::classify(line) {
+                    // Read again only when a tool was taken out.
+                    Message::Response { .. } => {
+                        let text = std::str::from_utf8(line).unwrap_or_default();
+                        json::parse(text)
+                            .map(|message| answers::with_result(&message, result))
+                            .ok()
+                    }
+                    _ => None,
+                };
+                if let Some(rewritten) = rewritten {
+                    self.send_client(&rewritten);
+                }
+            }
+        }
+    }
+
+    fn call_answered(
+        &mut self,
+        call: Call,
+        line: &[u8],
+        result: Option<Value>,
+        error: Option<Value>,
+    ) {
+        let outcome = match (result, error) {
+            (Some(result), None) => Outcome::Response(result),
+            (None, Some(error)) => Outcome::Error(error),
+            _ => {
+                let reason = "the server's answer has both \"result\" and \"error\"".to_owned();
+                self.note(&format!("server line {}: {reason}", self.server_lines));
+                let text = format!(
+                    "toolreplay: tool {} has no result: {reason}",
+                    quote_name(&call.tool)
+                );
+                let answer = error_result(&call.id, &text);
+                let outcome = Outcome::NoResult {
+                    reason: Some(reason),
+                };
+                return self.finish(&call, outcome, Some(answer));
+            }
+        };
+        let Some((found, durable)) = self.complete(&call, outcome, true) else {
+            return;
+        };
+        let answer = if found.is_empty() {
+            line.to_vec()
+        } else {
+            let detectors = detectors(&found);
+            let tool = quote_name(&call.tool);
+            match self.settings.on_sensitive {
+                OnSensitive::Withhold => {
+                    self.note(&format!(
+                        "the result of call {} to tool {tool} was withheld: {detectors}",
+                        call.index
+                    ));
+                    let text =
+                        format!("toolreplay withheld the result of tool {tool}: {detectors}");
+                    error_result(&call.id, &text)
+                }
+                OnSensitive::Flag => {
+                    self.note(&format!(
+                        "the result of call {} to tool {tool} was passed on (--on-sensitive flag): {detectors}",
+                        call.index
+                    ));
+                    line.to_vec()
+                }
+            }
+        };
+        self.hold(&call, Some(answer));
+        self.release(durable);
+    }
+
+    fn expire(&mut self, now: Instant) {
+        let Some(timeout) = self.settings.call_timeout else {
+            return;
+        };
+        let mut due: Vec<IdKey> = self
+            .calls
+            .iter()
+            .filter(|(_, call)| call.deadline.is_some_and(|deadline| deadline <= now))
+            .map(|(key, _)| key.clone())
+            .collect();
+        due.sort_by_key(|key| self.calls.get(key).map(|call| call.index));
+        let after_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+        for key in due {
+            let Some(call) = self.calls.remove(&key) else {
+                continue;
+            };
+            self.ended.insert(key);
+            let within = shown_duration(timeout);
+            let reason = format!("toolreplay: no result within {within} (--call-timeout)");
+            self.send_server(&cancelled(&call.id, &reason));
+            self.note(&format!(
+                "call {} to tool {} gave no result within {within}: the server was told to cancel it",
+                call.index,
+                quote_name(&call.tool)
+            ));
+            let text = format!(
+                "toolreplay stopped this call: tool {} gave no result within {within} (--call-timeout), and the server was told to cancel it",
+                quote_name(&call.tool)
+            );
+            let answer = error_result(&call.id, &text);
+            self.finish(&call, Outcome::TimedOut { after_ms }, Some(answer));
+        }
+    }
+
+    /// Seals `call` with `outcome`; `answer` goes to the client once the call's link
+    /// (and every earlier one) is durable.
+    fn finish(&mut self, call: &Call, outcome: Outcome, answer: Option<Vec<u8>>) {
+        let wants_answer = answer.is_some();
+        if let Some((_, durable)) = self.complete(call, outcome, wants_answer) {
+            self.hold(call, answer);
+            self.release(durable);
+        }
+    }
+
+    /// Completes `call` with `outcome`: the detectors' findings and the indices now
+    /// durable. When the link cannot be written, no result moves on unsealed: every
+    /// answer waiting (and this call's, if `wants_answer`) becomes an error result
+    /// saying why.
+    fn complete(
+        &mut self,
+        call: &Call,
+        outcome: Outcome,
+        wants_answer: bool,
+    ) -> Option<(Vec<Finding>, Range<u64>)> {
+        match self.recorder.complete(call.index, outcome) {
+            Ok(done) => Some(done),
+            Err(why) => {
+                self.seal_failed = true;
+                self.note(&why);
+                let text = format!(
+                    "toolreplay could not seal this call, so its result is not given: {why}"
+                );
+                let held = std::mem::take(&mut self.held);
+                let waiting = held
+                    .into_values()
+                    .filter(|held| held.answer.is_some())
+                    .map(|held| held.id);
+                let ids: Vec<Value> = waiting
+                    .chain(wants_answer.then(|| call.id.clone()))
+                    .collect();
+                for id in ids {
+                    self.send_client(&error_result(&id, &text));
+                }
+                None
+            }
+        }
+    }
+
+    /// Keeps `answer` until the link of `call` is durable.
+    fn hold(&mut self, call: &Call, answer: Option<Vec<u8>>) {
+        self.held.insert(
+            call.index,
+            Held {
+                id: call.id.clone(),
+                answer,
+            },
+        );
+    }
+
+    /// Sends the answers of the calls whose links are now durable, in index order.
+    fn release(&mut self, durable: Range<u64>) {
+        for index in durable {
+            if let Some(Held {
+                answer: Some(answer),
+                ..
+            }) = self.held.remove(&index)
+            {
+                self.send_client(&answer);
+            }
+        }
+    }
+}
+
+/// The tool and arguments of a `tools/call`: `params.name`, a non-empty string,
+/// and `params.arguments`, an object (`{}` when absent).
+fn call_parts(params: Option<&Value>) -> Result<(String, Value), String> {
+    let Some(params @ Value::Object(_)) = params else {
+        return Err("without params (an object)".to_owned());
+    };
+    let tool = match get(params, "name") {
+        Some(Value::Str(name)) if !name.is_empty() => name.clone(),
+        _ => return Err("without a tool name (params.name, a non-empty string)".to_owned()),
+    };
+    let args = match get(params, "arguments") {
+        None => Value::Object(Vec::new()),
+        Some(args @ Value::Object(_)) => args.clone(),
+        Some(other) => {
+            return Err(format!(
+                "with arguments that are {}, not an object",
+                other.described()
+            ));
+        }
+    };
+    Ok((tool, args))
+}
+
+/// An id as messages show it: its JSON.
+fn shown(id: &Value) -> String {
+    String::from_utf8_lossy(&id_key(id)).into_owned()
+}
+
+/// A duration as the proxy's words give it: `500 ms`, `2 s`.
+fn shown_duration(duration: Duration) -> String {
+    let ms = duration.as_millis();
+    if ms.is_multiple_of(1000) {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{ms} ms")
+    }
+}
+
+/// What the model is told of a denied call: the findings' messages, then the
+/// proxy's own reasons.
+fn denial_text(findings: &[Finding], refusals: &[String], agent: &str) -> String {
+    let reasons: Vec<String> = findings
+        .iter()
+        .map(|finding| finding_message(finding, agent))
+        .chain(refusals.iter().cloned())
+        .collect();
+    format!("toolreplay denied this call: {}", reasons.join("; "))
+}
+
+/// The detectors that matched, named, never what they matched.
+fn detectors(found: &[Finding]) -> String {
+    let mut names: Vec<String> = Vec::new();
+    let mut unscannable = false;
+    for finding in found {
+        match &finding.kind {
+            FindingKind::SensitiveResponse(SensitiveResponse::Match { detector, .. }) => {
+                let name = quote_name(detector);
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+            _ => unscannable = true,
+        }
+    }
+    let mut parts = Vec::new();
+    if !names.is_empty() {
+        let word = if names.len() == 1 {
+            "detector"
+        } else {
+            "detectors"
+        };
+        parts.push(format!("it matches {word} {}", names.join(", ")));
+    }
+    if unscannable {
+        parts.push("it cannot be scanned".to_owned());
+    }
+    parts.join(", and ")
+}
