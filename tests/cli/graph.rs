@@ -358,3 +358,36 @@ fn dot_quotes_every_name() {
     dir.write("t.jsonl", format!("{line}\n{read}\n"));
     assert_snapshot!(dir.run(&["graph", "t.jsonl", "--format", "dot"]).text());
 }
+
+#[test]
+fn the_tools_of_other_agents_have_roles_built_in() {
+    // Gemini CLI's read_file, replace and run_shell_command; Cursor's edit_file;
+    // OpenHands' execute_bash: a read, two edits of the read file, a test run.
+    let dir = Dir::new();
+    dir.write(
+        "t.jsonl",
+        lines(&[
+            &record(
+                0,
+                "read_file",
+                r#"{"file_path": "/w/a.py"}"#,
+                r#"{"text": "x"}"#,
+            ),
+            &record(
+                1,
+                "replace",
+                r#"{"file_path": "/w/a.py", "old_string": "x", "new_string": "y"}"#,
+                "{}",
+            ),
+            &record(2, "edit_file", r#"{"target_file": "/w/a.py"}"#, "{}"),
+            &record(
+                3,
+                "run_shell_command",
+                r#"{"command": "pytest"}"#,
+                r#"{"out": "ok"}"#,
+            ),
+            &record(4, "execute_bash", r#"{"command": "git diff"}"#, "{}"),
+        ]),
+    );
+    insta::assert_snapshot!(dir.run(&["graph", "t.jsonl"]).text());
+}

@@ -155,7 +155,6 @@ impl Roles {
         // The sample tools, and the reference MCP filesystem server's.
         add(
             &[
-                "read_file",
                 "read_text_file",
                 "read_media_file",
                 "list_dir",
@@ -165,6 +164,17 @@ impl Roles {
                 "get_file_info",
             ],
             role(Inspect, File, &["/path"], &[]),
+        );
+        // The sample tools' read_file, and the same name in Gemini CLI (`file_path`,
+        // `absolute_path`) and Cursor (`target_file`).
+        add(
+            &["read_file"],
+            role(
+                Inspect,
+                File,
+                &["/path", "/file_path", "/absolute_path", "/target_file"],
+                &[],
+            ),
         );
         add(
             &["read_multiple_files"],
@@ -212,6 +222,62 @@ impl Roles {
         );
         add(&["WebFetch"], role(Inspect, Url, &["/url"], &[]));
         add(&["WebSearch"], role(Inspect, Url, &[], &[]));
+        // Gemini CLI.
+        add(&["read_many_files"], role(Inspect, File, &["/paths"], &[]));
+        add(
+            &["glob", "search_file_content", "list_directory"],
+            role(Inspect, File, &["/path", "/dir_path"], &[]),
+        );
+        add(
+            &["replace", "write_file"],
+            role(Change, File, &[], &["/file_path", "/path"]),
+        );
+        add(
+            &["run_shell_command"],
+            role(Execute, Command, &["/command"], &[]),
+        );
+        add(
+            &["web_fetch", "google_web_search"],
+            role(Inspect, Url, &[], &[]),
+        );
+        // GitHub Copilot CLI, Inspect AI, SWE-agent and OpenHands.
+        add(
+            &["bash", "execute_bash"],
+            role(Execute, Command, &["/command", "/cmd"], &[]),
+        );
+        add(&["python"], role(Execute, Command, &["/code"], &[]));
+        add(&["view", "open"], role(Inspect, File, &["/path"], &[]));
+        add(
+            &["edit", "create", "str_replace_editor", "text_editor"],
+            role(Change, File, &[], &["/path"]),
+        );
+        add(&["find_file"], role(Inspect, File, &["/dir"], &[]));
+        // Cursor.
+        add(
+            &["Shell", "run_terminal_cmd"],
+            role(Execute, Command, &["/command"], &[]),
+        );
+        add(
+            &["edit_file", "delete_file"],
+            role(Change, File, &[], &["/path", "/target_file"]),
+        );
+        add(
+            &["list_dir"],
+            role(Inspect, File, &["/path", "/relative_workspace_path"], &[]),
+        );
+        // Cline.
+        add(
+            &["write_to_file", "replace_in_file"],
+            role(Change, File, &[], &["/path"]),
+        );
+        add(
+            &["execute_command"],
+            role(Execute, Command, &["/command"], &[]),
+        );
+        add(
+            &["list_files", "search_files", "list_code_definition_names"],
+            role(Inspect, File, &["/path"], &[]),
+        );
         // Codex.
         add(
             &["shell", "shell_command", "container.exec"],
