@@ -257,19 +257,18 @@ fn verify_without_head_prints_exactly_the_chain_report() {
 
 // --- every format and colour for the head's verdict
 
+/// `verify` of the sealed sample against the pinned head `head`, with `extra`.
+fn verify_sample(head: &str, extra: &[&str]) -> String {
+    let mut args = vec!["verify", SEALED, "--head", head];
+    args.extend_from_slice(extra);
+    run_in_root(&args).text()
+}
+
 #[test]
 fn verify_head_verdicts_in_json() {
-    let matches = run_in_root(&[
-        "verify",
-        SEALED,
-        "--head",
-        SAMPLE_HEAD_DIGEST,
-        "--format",
-        "json",
-    ]);
-    assert_snapshot!("matches_json", matches.text());
-    let extended = run_in_root(&["verify", SEALED, "--head", FOURTH, "--format", "json"]);
-    assert_snapshot!("extended_json", extended.text());
+    let json = ["--format", "json"];
+    assert_snapshot!("matches_json", verify_sample(SAMPLE_HEAD_DIGEST, &json));
+    assert_snapshot!("extended_json", verify_sample(FOURTH, &json));
     let dir = sample_prefix(4);
     dir.write("head.txt", SAMPLE_HEAD);
     let truncated = dir.run(&[
@@ -294,30 +293,17 @@ fn verify_head_verdicts_in_json() {
 
 #[test]
 fn verify_head_verdicts_in_sarif() {
-    let matches = run_in_root(&[
-        "verify",
-        SEALED,
-        "--head",
-        SAMPLE_HEAD_DIGEST,
-        "--format",
-        "sarif",
-    ]);
-    assert_snapshot!("matches_sarif", matches.text());
-    let extended = run_in_root(&["verify", SEALED, "--head", FOURTH, "--format", "sarif"]);
-    assert_snapshot!("extended_sarif", extended.text());
+    let sarif = ["--format", "sarif"];
+    assert_snapshot!("matches_sarif", verify_sample(SAMPLE_HEAD_DIGEST, &sarif));
+    assert_snapshot!("extended_sarif", verify_sample(FOURTH, &sarif));
 }
 
 #[test]
 fn verify_head_verdicts_are_coloured() {
-    let matches = run_in_root(&[
-        "verify",
-        SEALED,
-        "--head",
-        SAMPLE_HEAD_DIGEST,
-        "--color",
-        "always",
-    ]);
-    assert_snapshot!("matches_coloured", matches.text());
-    let extended = run_in_root(&["verify", SEALED, "--head", FOURTH, "--color", "always"]);
-    assert_snapshot!("extended_coloured", extended.text());
+    let always = ["--color", "always"];
+    assert_snapshot!(
+        "matches_coloured",
+        verify_sample(SAMPLE_HEAD_DIGEST, &always)
+    );
+    assert_snapshot!("extended_coloured", verify_sample(FOURTH, &always));
 }
