@@ -81,7 +81,7 @@ pub enum Rules {
     /// first identical call's.
     Spec,
     /// A recorded agent session's: the agents' mutating and volatile tools
-    /// (README, "Agent sessions"), responses compared since the last state change.
+    /// (docs/usage.md, "Agent sessions"), responses compared since the last state change.
     Agent,
 }
 
@@ -190,7 +190,7 @@ pub enum Command {
     Scope {
         /// The transcripts (JSON Lines), or folders of them, then the scope file
         /// ({"agent": ..., "allowed_tools": [...]}, with policy rules after
-        /// "policy_version": 1; README, "Scope policies"); - reads standard input.
+        /// "policy_version": 1; docs/policy.md); - reads standard input.
         /// With --scope, or toolreplay.toml's scope and one transcript, every
         /// argument is a transcript.
         #[arg(required = true, value_name = "FILE")]
@@ -303,7 +303,7 @@ pub enum Command {
     /// transcript.
     ///
     /// One record per tool call, in call order, each with its own result; warnings on
-    /// stderr for what could not be paired or understood (README, "Import").
+    /// stderr for what could not be paired or understood (docs/import.md).
     #[command(after_help = IMPORT_EXAMPLES)]
     Import {
         /// The log; - reads standard input.

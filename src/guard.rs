@@ -54,7 +54,7 @@ const MAX_EVENT_BYTES: u64 = 256 << 20;
 /// The arguments of `toolreplay guard`.
 #[derive(Debug, clap::Args)]
 pub struct GuardArgs {
-    /// The scope file the calls are decided by (README, "Scope policies").
+    /// The scope file the calls are decided by (docs/policy.md).
     #[arg(
         long,
         value_name = "SCOPE_FILE",

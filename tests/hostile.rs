@@ -1,7 +1,7 @@
 //! Hostile inputs: each gets the right answer, within a bounded address space and
 //! without a crash.
 //!
-//! The binary runs under `prlimit --as`, so going past the memory bound README states
+//! The binary runs under `prlimit --as`, so going past the memory bound docs/robustness.md states
 //! makes an allocation fail and the run abort, which fails the test.
 
 use std::fs;

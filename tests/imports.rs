@@ -63,7 +63,7 @@ fn files() -> Vec<(String, &'static str, Vec<u8>)> {
         .collect()
 }
 
-/// `(tool, args, response)` of each call, as the README's mapping makes them.
+/// `(tool, args, response)` of each call, as docs/import.md's mapping makes them.
 type Expected = Vec<(String, Value, Value)>;
 
 /// A response made of a result's content and error flag.

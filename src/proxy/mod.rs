@@ -42,7 +42,7 @@ const SERVER_ENDED: u8 = 3;
 /// `toolreplay proxy`'s arguments.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The scope file every tools/call is decided by (README, "Scope policies").
+    /// The scope file every tools/call is decided by (docs/policy.md).
     #[arg(long, value_name = "SCOPE_FILE")]
     policy: PathBuf,
     /// The sealed session file every call is appended to as it ends (created when

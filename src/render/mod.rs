@@ -26,7 +26,7 @@ pub enum Format {
     /// The text report of the specification.
     #[default]
     Text,
-    /// One JSON document with every fact of the report (schema in README).
+    /// One JSON document with every fact of the report (schema in docs/output.md).
     Json,
     /// SARIF 2.1.0 for code-scanning dashboards.
     Sarif,

@@ -36,7 +36,7 @@ fn with_format<'a>(args: &[&'a str], format: &'a str) -> Vec<&'a str> {
     args
 }
 
-// --- the JSON schema, as README documents it
+// --- the JSON schema, as docs/output.md documents it
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -476,7 +476,7 @@ fn sinks_after_sources_are_flow_violations() {
     ));
 }
 
-// --- everything together: the README example
+// --- everything together: the example of docs/policy.md
 
 #[test]
 fn the_sample_policy_exercises_every_rule() {

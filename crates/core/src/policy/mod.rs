@@ -1,5 +1,5 @@
 //! Policy rules of a scope file: argument rules, budgets, response detectors and
-//! flows (the format is documented in README, "Scope policies").
+//! flows (the format is documented in docs/policy.md).
 //!
 //! A policy is read and compiled once, with the scope file: every glob, host
 //! pattern, JSON Schema and regular expression is checked then, so a bad policy is an

@@ -1,5 +1,5 @@
 //! The scope audit (spec section 4): calls to tools outside the declared permissions,
-//! and with a policy, calls that break its rules (README, "Scope policies").
+//! and with a policy, calls that break its rules (docs/policy.md).
 //!
 //! A [`Scope`] is read from a scope file. A [`Session`] decides calls against it one
 //! at a time, as a live session makes them; [`ScopeAudit`] takes the records of a
