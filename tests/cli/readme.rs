@@ -10,7 +10,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
-use super::{ROOT, run_in_root};
+use super::{Dir, ROOT, run_in_root};
 
 /// The documents whose console examples are run, as paths from the root.
 fn documents_with_examples() -> Vec<String> {
@@ -70,7 +70,12 @@ fn examples(text: &str) -> Vec<(String, String)> {
         }
         if let Some(command) = line.strip_prefix("$ ") {
             flush(&mut current);
-            current = Some((command.to_owned(), Vec::new()));
+            // `cargo run --release -- ARGS` runs the binary built from this checkout.
+            let command = match command.strip_prefix("cargo run --release -- ") {
+                Some(args) => format!("toolreplay {args}"),
+                None => command.to_owned(),
+            };
+            current = Some((command, Vec::new()));
         } else if let Some((_, output)) = &mut current {
             output.push(line.to_owned());
         }
@@ -104,6 +109,46 @@ fn documented_examples_print_what_the_documents_show() {
     // Which examples are run: an example that stops being runnable (a file renamed,
     // a redirection added) shows here instead of passing unseen.
     insta::assert_snapshot!(checked);
+}
+
+/// The `json` blocks of `text`, each as one string.
+fn json_blocks(text: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        if line == "```json" {
+            current = Some(String::new());
+        } else if line.starts_with("```") {
+            blocks.extend(current.take());
+        } else if let Some(block) = &mut current {
+            block.push_str(line);
+            block.push('\n');
+        }
+    }
+    blocks
+}
+
+#[test]
+fn readme_scope_files_are_valid_and_judge_the_sample() {
+    let readme = read("README.md");
+    let scopes: Vec<String> = json_blocks(&readme)
+        .into_iter()
+        .filter(|block| block.contains("\"allowed_tools\""))
+        .collect();
+    assert_eq!(
+        scopes.len(),
+        2,
+        "the minimal scope file and the minimal policy"
+    );
+    let dir = Dir::new();
+    dir.write("run.jsonl", read("samples/session-dirty.jsonl"));
+    let mut text = String::new();
+    for (n, scope) in scopes.iter().enumerate() {
+        let name = format!("scope-{n}.json");
+        dir.write(&name, scope);
+        text.push_str(&dir.run(&["scope", "run.jsonl", &name]).text());
+    }
+    insta::assert_snapshot!(text);
 }
 
 /// GitHub's anchor of a heading: lowercase, spaces to `-`, every character but
