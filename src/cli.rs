@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand};
 use clap_complete::Shell;
 use toolreplay_core::import::Source as ImportSource;
 
+use crate::error::Error;
 use crate::input::ImportOptions;
 use crate::render::Format;
 use crate::render::color::ColorChoice;
@@ -108,8 +109,9 @@ pub struct FromArgs {
     /// import` does.
     #[arg(long = "from", value_name = "FORMAT")]
     pub from: Option<Source>,
-    /// With --from: make any import warning an error (exit 2).
-    #[arg(long, requires = "from")]
+    /// With --from, or toolreplay.toml's from: make any import warning an error
+    /// (exit 2).
+    #[arg(long)]
     pub strict: bool,
 }
 
@@ -135,17 +137,38 @@ pub struct BaselineArgs {
 }
 
 impl FromArgs {
-    /// The import options, when --from was given.
-    pub fn options(self) -> Option<ImportOptions> {
-        self.options_or(&crate::config::Config::default())
+    /// The import options, when --from was given, for a command that reads no
+    /// configuration; --strict without --from is a usage error.
+    pub fn options(self) -> Result<Option<ImportOptions>, Error> {
+        self.resolve(None, "give --from FORMAT")
     }
 
-    /// The import options, when --from was given or `config` names a format.
-    pub fn options_or(self, config: &crate::config::Config) -> Option<ImportOptions> {
-        self.from.or(config.from).map(|source| ImportOptions {
-            source: source.into(),
-            strict: self.strict,
-        })
+    /// The import options, when --from was given or `config` names a format;
+    /// --strict with neither is a usage error.
+    pub fn options_or(
+        self,
+        config: &crate::config::Config,
+    ) -> Result<Option<ImportOptions>, Error> {
+        self.resolve(
+            config.from,
+            &format!(
+                "give --from FORMAT, or from = \"FORMAT\" in {}",
+                crate::config::FILE_NAME
+            ),
+        )
+    }
+
+    fn resolve(self, config: Option<Source>, how: &str) -> Result<Option<ImportOptions>, Error> {
+        match self.from.or(config) {
+            Some(source) => Ok(Some(ImportOptions {
+                source: source.into(),
+                strict: self.strict,
+            })),
+            None if self.strict => Err(Error::Usage(format!(
+                "--strict needs an import to apply to: {how}"
+            ))),
+            None => Ok(None),
+        }
     }
 }
 
