@@ -329,15 +329,31 @@ pub enum Command {
     /// stderr for what could not be paired or understood (README, "Import").
     #[command(after_help = IMPORT_EXAMPLES)]
     Import {
-        /// The log; - reads standard input.
-        #[arg(value_name = "INPUT")]
-        file: PathBuf,
-        /// The log's format [default: auto, or toolreplay.toml's from].
+        /// The log, or with --out-dir the logs and folders of them; - reads standard
+        /// input.
+        #[arg(required = true, value_name = "INPUT")]
+        files: Vec<PathBuf>,
+        /// The log's format [default: auto, or toolreplay.toml's from]; auto
+        /// recognises each input's own.
         #[arg(long = "from", value_name = "FORMAT")]
         from: Option<Source>,
         /// Write the transcript to this file (atomically) instead of stdout.
-        #[arg(short, long, value_name = "OUT")]
+        #[arg(short, long, value_name = "OUT", conflicts_with = "out_dir")]
         output: Option<PathBuf>,
+        /// Import each input to its own transcript in this folder (created if need
+        /// be), named after the input with the extension .jsonl; folders are walked
+        /// and kept as subfolders.
+        #[arg(long, value_name = "DIR")]
+        out_dir: Option<PathBuf>,
+        /// With --out-dir: in folders, import only the files whose name matches this
+        /// glob (`*` any characters, `?` one), e.g. '*.jsonl'. Default: every file
+        /// not starting with '.'.
+        #[arg(long, value_name = "PATTERN", requires = "out_dir")]
+        glob: Option<String>,
+        /// With --out-dir: replace the transcripts already there (otherwise refused,
+        /// before anything is imported).
+        #[arg(long, requires = "out_dir")]
+        overwrite: bool,
         /// Make any warning an error (exit 2).
         #[arg(long)]
         strict: bool,
@@ -407,10 +423,12 @@ Examples:
   toolreplay import ~/.claude/projects/my-project/session.jsonl > run.jsonl
   toolreplay import --from openai chat.json -o run.jsonl
   toolreplay import --from mcp --strict mcp-log.jsonl
+  toolreplay import ~/.claude/projects --glob '*.jsonl' --out-dir transcripts
   toolreplay replay --from claude-code session.jsonl
 
 Exit status: 0 imported (warnings, if any, on stderr), 2 the input is invalid or not
-recognised, or --strict and warnings (nothing is written).";
+recognised, or --strict and warnings (nothing is written). With --out-dir, the worst
+of all: 2 if any input could not be imported (its transcript is not written).";
 
 const STATS_EXAMPLES: &str = "\
 Examples:

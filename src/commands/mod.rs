@@ -53,20 +53,34 @@ pub fn run(command: Command, paint: Paint, no_config: bool) -> Result<Outcome, E
     };
     match command {
         Command::Import {
-            file,
+            files,
             from,
             output,
+            out_dir,
+            glob,
+            overwrite,
             strict,
         } => {
             let config = config()?;
-            import::run(
-                &file,
-                ImportOptions {
-                    source: from.or(config.from).unwrap_or(Source::Auto).into(),
-                    strict,
-                },
-                output.as_deref(),
-            )
+            let options = ImportOptions {
+                source: from.or(config.from).unwrap_or(Source::Auto).into(),
+                strict,
+            };
+            match (out_dir, files.as_slice()) {
+                (Some(out_dir), _) => import::run_to_folder(
+                    &import::ToFolder {
+                        inputs: &files,
+                        glob: glob.as_deref(),
+                        out_dir: &out_dir,
+                        overwrite,
+                    },
+                    options,
+                ),
+                (None, [file]) if input::is_stdin(file) || !file.is_dir() => {
+                    import::run(file, options, output.as_deref())
+                }
+                (None, _) => Err(Error::Usage(import::NEEDS_OUT_DIR.to_owned())),
+            }
         }
         Command::Replay {
             files,
