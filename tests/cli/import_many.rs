@@ -394,3 +394,32 @@ fn subagent_logs_in_a_walked_folder_are_read_with_their_session() {
     error: projects/p/session/subagents/agent-acompact-1.jsonl: not imported: a subagent log is read with its session projects/p/session.jsonl, which was read as mcp; import it on its own with --from claude-code
     ");
 }
+
+#[test]
+fn a_folder_without_a_name_of_its_own_puts_its_files_straight_in_the_output_folder() {
+    let dir = dir();
+    let logs = dir.path().join("logs");
+    let args = ["import", ".", "--glob", "*.json*", "--out-dir", "out"];
+    assert_eq!(super::run(&logs, &args).code, 0);
+    assert_snapshot!(super::run(&logs, &[&args[..], &["--overwrite"]].concat()).text(), @r#"
+    exit: 0
+    --- stdout
+    b-mcp.jsonl -> out/b-mcp.jsonl: mcp, 1 record, 0 warnings
+    chats/a.json -> out/chats/a.jsonl: openai, 2 records, 1 warning
+    summary:
+    files: 2
+    records: 3
+    warnings: 1
+    errors: 0
+    --- stderr
+    note: .: its files in the output folder out are not read
+    note: b-mcp.jsonl: detected format mcp
+    note: chats/a.json: detected format openai
+    warning: chats/a.json:1: call 'fetch' (id "c2") has no result; kept with the response {"no_result":true}
+    warning: chats/a.json: 1 warning: 1 call without a result
+    "#);
+    assert_snapshot!(files(&dir, "logs/out").lines().filter(|l| l.starts_with("== ")).collect::<Vec<_>>().join("\n"), @r"
+    == logs/out/b-mcp.jsonl
+    == logs/out/chats/a.jsonl
+    ");
+}
