@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand};
 use clap_complete::Shell;
 use toolreplay_core::import::Source as ImportSource;
 
+use crate::error::Error;
 use crate::input::ImportOptions;
 use crate::render::Format;
 use crate::render::color::ColorChoice;
@@ -108,8 +109,9 @@ pub struct FromArgs {
     /// import` does.
     #[arg(long = "from", value_name = "FORMAT")]
     pub from: Option<Source>,
-    /// With --from: make any import warning an error (exit 2).
-    #[arg(long, requires = "from")]
+    /// With --from, or toolreplay.toml's from: make any import warning an error
+    /// (exit 2).
+    #[arg(long)]
     pub strict: bool,
 }
 
@@ -135,17 +137,38 @@ pub struct BaselineArgs {
 }
 
 impl FromArgs {
-    /// The import options, when --from was given.
-    pub fn options(self) -> Option<ImportOptions> {
-        self.options_or(&crate::config::Config::default())
+    /// The import options, when --from was given, for a command that reads no
+    /// configuration; --strict without --from is a usage error.
+    pub fn options(self) -> Result<Option<ImportOptions>, Error> {
+        self.resolve(None, "give --from FORMAT")
     }
 
-    /// The import options, when --from was given or `config` names a format.
-    pub fn options_or(self, config: &crate::config::Config) -> Option<ImportOptions> {
-        self.from.or(config.from).map(|source| ImportOptions {
-            source: source.into(),
-            strict: self.strict,
-        })
+    /// The import options, when --from was given or `config` names a format;
+    /// --strict with neither is a usage error.
+    pub fn options_or(
+        self,
+        config: &crate::config::Config,
+    ) -> Result<Option<ImportOptions>, Error> {
+        self.resolve(
+            config.from,
+            &format!(
+                "give --from FORMAT, or from = \"FORMAT\" in {}",
+                crate::config::FILE_NAME
+            ),
+        )
+    }
+
+    fn resolve(self, config: Option<Source>, how: &str) -> Result<Option<ImportOptions>, Error> {
+        match self.from.or(config) {
+            Some(source) => Ok(Some(ImportOptions {
+                source: source.into(),
+                strict: self.strict,
+            })),
+            None if self.strict => Err(Error::Usage(format!(
+                "--strict needs an import to apply to: {how}"
+            ))),
+            None => Ok(None),
+        }
     }
 }
 
@@ -306,15 +329,31 @@ pub enum Command {
     /// stderr for what could not be paired or understood (docs/import.md).
     #[command(after_help = IMPORT_EXAMPLES)]
     Import {
-        /// The log; - reads standard input.
-        #[arg(value_name = "INPUT")]
-        file: PathBuf,
-        /// The log's format [default: auto, or toolreplay.toml's from].
+        /// The log, or with --out-dir the logs and folders of them; - reads standard
+        /// input.
+        #[arg(required = true, value_name = "INPUT")]
+        files: Vec<PathBuf>,
+        /// The log's format [default: auto, or toolreplay.toml's from]; auto
+        /// recognises each input's own.
         #[arg(long = "from", value_name = "FORMAT")]
         from: Option<Source>,
         /// Write the transcript to this file (atomically) instead of stdout.
-        #[arg(short, long, value_name = "OUT")]
+        #[arg(short, long, value_name = "OUT", conflicts_with = "out_dir")]
         output: Option<PathBuf>,
+        /// Import each input to its own transcript in this folder (created if need
+        /// be), named after the input with the extension .jsonl; folders are walked
+        /// and kept as subfolders.
+        #[arg(long, value_name = "DIR")]
+        out_dir: Option<PathBuf>,
+        /// With --out-dir: in folders, import only the files whose name matches this
+        /// glob (`*` any characters, `?` one), e.g. '*.jsonl'. Default: every file
+        /// not starting with '.'.
+        #[arg(long, value_name = "PATTERN", requires = "out_dir")]
+        glob: Option<String>,
+        /// With --out-dir: replace the transcripts already there (otherwise refused,
+        /// before anything is imported).
+        #[arg(long, requires = "out_dir")]
+        overwrite: bool,
         /// Make any warning an error (exit 2).
         #[arg(long)]
         strict: bool,
@@ -384,10 +423,12 @@ Examples:
   toolreplay import ~/.claude/projects/my-project/session.jsonl > run.jsonl
   toolreplay import --from openai chat.json -o run.jsonl
   toolreplay import --from mcp --strict mcp-log.jsonl
+  toolreplay import ~/.claude/projects --glob '*.jsonl' --out-dir transcripts
   toolreplay replay --from claude-code session.jsonl
 
 Exit status: 0 imported (warnings, if any, on stderr), 2 the input is invalid or not
-recognised, or --strict and warnings (nothing is written).";
+recognised, or --strict and warnings (nothing is written). With --out-dir, the worst
+of all: 2 if any input could not be imported (its transcript is not written).";
 
 const STATS_EXAMPLES: &str = "\
 Examples:

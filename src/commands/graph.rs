@@ -62,13 +62,13 @@ pub struct InputArgs {
 }
 
 impl InputArgs {
-    fn inputs(&self) -> Inputs<'_> {
-        Inputs {
+    fn inputs(&self) -> Result<Inputs<'_>, Error> {
+        Ok(Inputs {
             file: &self.file,
-            from: self.from.options(),
+            from: self.from.options()?,
             scope: self.scope.as_deref(),
             roles: self.roles.as_deref(),
-        }
+        })
     }
 }
 
@@ -154,7 +154,7 @@ pub fn graph(
     format: GraphFormat,
     diagnostics: &mut dyn Write,
 ) -> Result<Outcome, Error> {
-    let (graph, _) = build(args.inputs(), diagnostics)?;
+    let (graph, _) = build(args.inputs()?, diagnostics)?;
     let text = match format {
         GraphFormat::Json => json(&graph),
         GraphFormat::Dot => dot(&graph),
@@ -280,7 +280,7 @@ pub fn report(
     output: &Path,
     diagnostics: &mut dyn Write,
 ) -> Result<Outcome, Error> {
-    let inputs = args.inputs();
+    let inputs = args.inputs()?;
     let (graph, transcript) = build(inputs, diagnostics)?;
     let html = crate::render::report::html(&graph, &transcript, &input::display(inputs.file));
     let write_error = |source| Error::Write {

@@ -3,10 +3,12 @@
 //! bounded number of threads, and reported in that order, each file's report then a
 //! summary of all; the exit status is the worst of all. JSON gives one document
 //! holding every file's, SARIF one log with one run holding every file's results.
+//! `import` to a folder walks its inputs and spreads its work the same way
+//! ([`files_in`], [`run_in_order`]).
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use serde_json::{Value, json};
 use toolreplay_core::finding::Finding;
@@ -61,6 +63,15 @@ pub fn expand(inputs: &[PathBuf], glob: Option<&str>) -> Result<(Vec<PathBuf>, b
         ));
     }
     Ok((files, many))
+}
+
+/// The files in `folder`, walked as [`expand`] walks it and sorted by path; none is
+/// not an error here.
+pub fn files_in(folder: &Path, glob: Option<&str>) -> Result<Vec<PathBuf>, Error> {
+    let mut found = Vec::new();
+    walk(folder, glob, 0, &mut found)?;
+    found.sort();
+    Ok(found)
 }
 
 fn walk(
@@ -159,6 +170,54 @@ where
         .into_iter()
         .map(|done| done.unwrap_or_else(|| Err(Error::Usage("an audit thread failed".to_owned()))))
         .collect()
+}
+
+/// Runs `work` on every item, on at most as many threads as the machine has cores
+/// (and no more than items), and hands each result to `emit` in the items' order as
+/// soon as it and every one before it are done, so that what `emit` tells comes in
+/// order while the work goes on.
+pub fn run_in_order<I, T, W, E>(items: &[I], work: W, emit: E)
+where
+    I: Sync,
+    T: Send,
+    W: Fn(&I) -> T + Sync,
+    E: FnMut(usize, T) + Send,
+{
+    struct Ordered<T, E> {
+        done: Vec<Option<T>>,
+        emitted: usize,
+        emit: E,
+    }
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(items.len())
+        .max(1);
+    let next = AtomicUsize::new(0);
+    let state = Mutex::new(Ordered {
+        done: (0..items.len()).map(|_| None).collect(),
+        emitted: 0,
+        emit,
+    });
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                loop {
+                    let at = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(at) else { break };
+                    let result = work(item);
+                    let mut guard = state.lock().unwrap_or_else(PoisonError::into_inner);
+                    let state = &mut *guard;
+                    state.done[at] = Some(result);
+                    while let Some(result) =
+                        state.done.get_mut(state.emitted).and_then(Option::take)
+                    {
+                        (state.emit)(state.emitted, result);
+                        state.emitted += 1;
+                    }
+                }
+            });
+        }
+    });
 }
 
 /// The report of several files: each file's, then the summary; errors on stderr as

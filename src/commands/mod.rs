@@ -53,20 +53,34 @@ pub fn run(command: Command, paint: Paint, no_config: bool) -> Result<Outcome, E
     };
     match command {
         Command::Import {
-            file,
+            files,
             from,
             output,
+            out_dir,
+            glob,
+            overwrite,
             strict,
         } => {
             let config = config()?;
-            import::run(
-                &file,
-                ImportOptions {
-                    source: from.or(config.from).unwrap_or(Source::Auto).into(),
-                    strict,
-                },
-                output.as_deref(),
-            )
+            let options = ImportOptions {
+                source: from.or(config.from).unwrap_or(Source::Auto).into(),
+                strict,
+            };
+            match (out_dir, files.as_slice()) {
+                (Some(out_dir), _) => import::run_to_folder(
+                    &import::ToFolder {
+                        inputs: &files,
+                        glob: glob.as_deref(),
+                        out_dir: &out_dir,
+                        overwrite,
+                    },
+                    options,
+                ),
+                (None, [file]) if input::is_stdin(file) || !file.is_dir() => {
+                    import::run(file, options, output.as_deref())
+                }
+                (None, _) => Err(Error::Usage(import::NEEDS_OUT_DIR.to_owned())),
+            }
         }
         Command::Replay {
             files,
@@ -86,7 +100,7 @@ pub fn run(command: Command, paint: Paint, no_config: bool) -> Result<Outcome, E
                 volatile: [volatile_tool, config.volatile_tools.clone()].concat(),
                 rules: rules.or(config.rules),
             };
-            let from = from.options_or(&config);
+            let from = from.options_or(&config)?;
             audit_files("replay", &files, &many, format, summary, |path| {
                 replay::audit_one(path, from, &judging, format, &baseline, paint)
             })
@@ -101,6 +115,7 @@ pub fn run(command: Command, paint: Paint, no_config: bool) -> Result<Outcome, E
             from,
         } => {
             let config = config()?;
+            let from = from.options_or(&config)?;
             let scope_path = match scope {
                 Some(scope) => scope,
                 None if files.len() >= 2 => files.pop().unwrap_or_default(),
@@ -116,7 +131,6 @@ pub fn run(command: Command, paint: Paint, no_config: bool) -> Result<Outcome, E
             }
             let scope = scope::read_scope(&scope_path)?;
             let format = format.or(config.format).unwrap_or_default();
-            let from = from.options_or(&config);
             audit_files("scope", &files, &many, format, summary, |path| {
                 scope::audit_one(path, &scope, &scope_path, from, format, &baseline, paint)
             })
@@ -126,11 +140,11 @@ pub fn run(command: Command, paint: Paint, no_config: bool) -> Result<Outcome, E
             append: Some(sealed),
             from,
             ..
-        } => seal::append(&sealed, &file, from.options_or(&config()?)),
+        } => seal::append(&sealed, &file, from.options_or(&config()?)?),
         Command::Seal {
             file, output, from, ..
         } => seal::seal(
-            Transcript::open(&file, from.options_or(&config()?))?,
+            Transcript::open(&file, from.options_or(&config()?)?)?,
             output.as_deref(),
         ),
         Command::Verify {
@@ -178,7 +192,7 @@ pub fn run(command: Command, paint: Paint, no_config: bool) -> Result<Outcome, E
             draft_scope,
             from,
         } => stats::run(
-            Transcript::open(&file, from.options_or(&config()?))?,
+            Transcript::open(&file, from.options_or(&config()?)?)?,
             draft_scope.as_deref(),
         ),
         Command::Sign { file, key } => sign::run(&file, &key),
@@ -192,7 +206,7 @@ pub fn run(command: Command, paint: Paint, no_config: bool) -> Result<Outcome, E
         } => diff::run(
             &a,
             &b,
-            from.options_or(&config()?),
+            from.options_or(&config()?)?,
             diff::Options { format, all },
             paint,
         ),

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::Path;
 
 use toolreplay_core::import::{
-    ImportError, Imported, MAX_IMPORT_BYTES, Source, import_with_subagents, summary,
+    Format, ImportError, Imported, MAX_IMPORT_BYTES, Source, import_with_subagents, summary,
     write_transcript,
 };
 
@@ -31,6 +31,19 @@ pub struct ImportedTranscript {
     pub lines: Vec<u64>,
 }
 
+/// What an import read, besides its transcript, for the report of several imports:
+/// filled in as far as the import went (the warnings are counted even when
+/// `--strict` makes them an error).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// The format the input was read as, once it was read.
+    pub format: Option<Format>,
+    /// The warnings told.
+    pub warnings: usize,
+    /// The subagent logs read with a Claude Code session.
+    pub subagents: usize,
+}
+
 /// Imports the log at `path` (`-`: standard input) into a transcript; writes the
 /// notes and warnings to `diagnostics`. With `strict`, any warning is an error, after
 /// the warnings are written.
@@ -38,6 +51,16 @@ pub fn import_transcript(
     path: &Path,
     options: ImportOptions,
     diagnostics: &mut dyn Write,
+) -> Result<ImportedTranscript, Error> {
+    import_counted(path, options, diagnostics, &mut Tally::default())
+}
+
+/// [`import_transcript`], telling in `tally` what was read.
+pub fn import_counted(
+    path: &Path,
+    options: ImportOptions,
+    diagnostics: &mut dyn Write,
+    tally: &mut Tally,
 ) -> Result<ImportedTranscript, Error> {
     let name = super::display(path);
     let bytes = super::read_whole(
@@ -60,6 +83,15 @@ pub fn import_transcript(
         },
     )?;
     drop(bytes);
+    *tally = Tally {
+        format: Some(imported.format),
+        warnings: imported.warnings.len(),
+        subagents: if imported.format == Format::ClaudeCode {
+            subagents.count()
+        } else {
+            0
+        },
+    };
     let told = told(&imported, &name, options.strict);
     // If stderr is gone there is nobody left to tell.
     let _ = diagnostics.write_all(told.as_bytes());

@@ -18,7 +18,8 @@ use progress::{Meter, Progress};
 pub use crate::naming::{display, is_stdin};
 
 const READ_BUFFER: usize = 256 << 10;
-pub use import::{ImportOptions, import_transcript};
+pub use import::{ImportOptions, Tally, import_counted, import_transcript};
+pub use subagents::session_of;
 
 /// Opens an input for streaming: standard input for `-`, else the file at `path`
 /// (a directory is an error). When standard error is a terminal, reading shows a

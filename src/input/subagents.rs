@@ -18,6 +18,11 @@ use toolreplay_core::import::{MAX_IMPORT_BYTES, Source, Subagent};
 pub struct Found(Vec<(String, Vec<u8>)>);
 
 impl Found {
+    /// How many logs were found.
+    pub fn count(&self) -> usize {
+        self.0.len()
+    }
+
     /// The logs, as the core takes them.
     pub fn logs(&self) -> Vec<Subagent<'_>> {
         self.0
@@ -68,4 +73,41 @@ pub fn beside(path: &Path, source: Source) -> Result<Found, Error> {
     }
     found.sort();
     Ok(Found(found))
+}
+
+/// The session file whose subagent log `path` would be read with, by its name
+/// alone: `<session>.jsonl` for `<session>/subagents/agent-*.jsonl`.
+pub fn session_of(path: &Path) -> Option<std::path::PathBuf> {
+    let name = path.file_name()?.to_str()?;
+    if !(name.starts_with("agent-") && name.ends_with(".jsonl")) {
+        return None;
+    }
+    let folder = path.parent()?;
+    if folder.file_name()? != "subagents" {
+        return None;
+    }
+    let session = folder.parent()?;
+    let stem = session.file_name()?.to_str()?;
+    Some(session.with_file_name(format!("{stem}.jsonl")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::session_of;
+    use std::path::Path;
+
+    #[test]
+    fn a_subagent_log_names_its_session() {
+        assert_eq!(
+            session_of(Path::new("p/s1/subagents/agent-a7.jsonl")).as_deref(),
+            Some(Path::new("p/s1.jsonl"))
+        );
+        assert_eq!(
+            session_of(Path::new("s1/subagents/agent-a7.jsonl")).as_deref(),
+            Some(Path::new("s1.jsonl"))
+        );
+        assert_eq!(session_of(Path::new("subagents/agent-a7.jsonl")), None);
+        assert_eq!(session_of(Path::new("p/s1/other/agent-a7.jsonl")), None);
+        assert_eq!(session_of(Path::new("p/s1/subagents/a7.jsonl")), None);
+    }
 }

@@ -198,3 +198,68 @@ fn invalid_toml_is_an_error() {
     error: toolreplay.toml:1: string values must be quoted, expected literal string
     ");
 }
+
+/// An OpenAI chat whose second call has no result: one import warning.
+const CHAT_WITH_A_WARNING: &str = r#"[{"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}, {"id": "c2", "type": "function", "function": {"name": "g", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "ok"}]"#;
+
+#[test]
+fn strict_applies_to_the_from_of_the_configuration() {
+    let dir = Dir::new();
+    dir.write("toolreplay.toml", "from = \"openai\"\n");
+    dir.write("chat.json", CHAT_WITH_A_WARNING);
+    assert_snapshot!(dir.run(&["replay", "--strict", "chat.json"]).text(), @r#"
+    exit: 2
+    --- stdout
+    --- stderr
+    warning: chat.json:1: call 'g' (id "c2") has no result; kept with the response {"no_result":true}
+    error: chat.json: 1 warning: 1 call without a result; --strict allows none
+    "#);
+    assert_snapshot!(dir.run(&["seal", "--strict", "chat.json"]).text(), @r#"
+    exit: 2
+    --- stdout
+    --- stderr
+    warning: chat.json:1: call 'g' (id "c2") has no result; kept with the response {"no_result":true}
+    error: chat.json: 1 warning: 1 call without a result; --strict allows none
+    "#);
+}
+
+#[test]
+fn strict_with_the_from_of_the_configuration_passes_a_clean_log() {
+    let dir = Dir::new();
+    dir.write("toolreplay.toml", "from = \"openai\"\n");
+    dir.write(
+        "chat.json",
+        r#"[{"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "ok"}]"#,
+    );
+    assert_snapshot!(dir.run(&["replay", "--strict", "chat.json"]).text(), @r"
+    exit: 0
+    --- stdout
+    calls: 1
+    divergence: none
+    findings: 0
+    --- stderr
+    ");
+}
+
+#[test]
+fn strict_without_any_from_says_where_to_give_one() {
+    let dir = Dir::new();
+    dir.write("t.jsonl", transcript());
+    assert_snapshot!(dir.run(&["replay", "--strict", "t.jsonl"]).text(), @r#"
+    exit: 2
+    --- stdout
+    --- stderr
+    error: --strict needs an import to apply to: give --from FORMAT, or from = "FORMAT" in toolreplay.toml
+    "#);
+}
+
+#[test]
+fn strict_with_the_configuration_ignored_needs_from_on_the_command_line() {
+    let dir = dir_with("from = \"openai\"\n");
+    assert_snapshot!(dir.run(&["scope", "--strict", "--no-config", "t.jsonl", "s.json"]).text(), @r#"
+    exit: 2
+    --- stdout
+    --- stderr
+    error: --strict needs an import to apply to: give --from FORMAT, or from = "FORMAT" in toolreplay.toml
+    "#);
+}

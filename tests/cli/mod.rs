@@ -19,6 +19,7 @@ mod head;
 mod help;
 mod hints;
 mod import;
+mod import_many;
 mod many;
 mod outputs;
 mod policy;
