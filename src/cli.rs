@@ -322,8 +322,8 @@ pub enum Command {
         #[command(flatten)]
         from: FromArgs,
     },
-    /// Import the tool calls of a Claude Code, OpenAI, Anthropic or MCP log as a
-    /// transcript.
+    /// Import the tool calls of an agent's log (Claude Code, Codex, Gemini CLI, OpenAI,
+    /// Anthropic, MCP and more: --from lists them) as a transcript.
     ///
     /// One record per tool call, in call order, each with its own result; warnings on
     /// stderr for what could not be paired or understood (docs/import.md).
