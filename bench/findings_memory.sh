@@ -105,7 +105,7 @@ for cmd in replay scope policy; do
     for format in $FORMATS; do
         new_out="$BENCH_DIR/new-$cmd.$format"
         new_kb=$(peak "$new_out" "$BIN" "${args[@]}" --format "$format")
-        findings=$("$BIN" "${args[@]}" --format json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["findings"]))' || true)
+        findings=$({ "$BIN" "${args[@]}" || true; } | sed -n 's/^findings: //p' | head -1)
         base_kb=-
         same=-
         if [[ -n "${BASE_BIN:-}" ]]; then
