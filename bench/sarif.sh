@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
 # Output formats on many findings: times `replay` in text, JSON and SARIF on
 # transcripts with 50,000 and 200,000 findings (every call repeats the first with
-# another response), and prints the ratio of the two times for each format: about 4
-# when the time is linear in the findings.
+# another response), with the peak RSS of each run, and prints the ratio of the two
+# times for each format: about 4 when the time is linear in the findings (and the
+# same peak RSS for both when memory does not grow with them).
 #
 #   bash bench/sarif.sh                 # release build of the working tree
 #   COUNTS="10000 40000" bash bench/sarif.sh
+#   BIN=/path/to/toolreplay bash bench/sarif.sh   # an existing binary, no build
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(dirname "$here")
 BENCH_DIR=${BENCH_DIR:-/tmp/toolreplay-bench}
 COUNTS=${COUNTS:-"50000 200000"}
 mkdir -p "$BENCH_DIR"
-(cd "$repo" && cargo build --release --locked) >&2
-bin="$repo/target/release/toolreplay"
+if [[ -n "${BIN:-}" ]]; then
+    bin=$BIN
+else
+    (cd "$repo" && cargo build --release --locked) >&2
+    bin="$repo/target/release/toolreplay"
+fi
 declare -A took
 for n in $COUNTS; do
     t="$BENCH_DIR/findings-$n.jsonl"
@@ -26,10 +32,12 @@ with open(path, "w") as out:
 PY
     for format in text json sarif; do
         start=$EPOCHREALTIME
-        "$bin" replay "$t" --format "$format" > /dev/null || [[ $? == 1 ]]
+        /usr/bin/time -f '%M' -o "$BENCH_DIR/sarif.rss" \
+            "$bin" replay "$t" --format "$format" > /dev/null || [[ $? == 1 ]]
         end=$EPOCHREALTIME
         took[$n,$format]=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }')
-        echo "findings $n, --format $format: ${took[$n,$format]} s"
+        rss=$(awk '{ v = $1 } END { printf "%.1f", v / 1024 }' "$BENCH_DIR/sarif.rss")
+        echo "findings $n, --format $format: ${took[$n,$format]} s, peak RSS $rss MiB"
     done
 done
 set -- $COUNTS

@@ -1,5 +1,5 @@
 //! Baselines: the findings accepted today, by their SARIF partial fingerprint
-//! ([`crate::render::sarif::finding_fingerprints`]), so that `--baseline FILE`
+//! ([`crate::render::sarif::Occurrences`]), so that `--baseline FILE`
 //! reports only findings that are new. A fingerprint is made of the finding's rule
 //! and its call (tool and canonical arguments) and the occurrence among identical
 //! ones, not of lines or indices, so it survives calls added or removed elsewhere.
@@ -13,11 +13,11 @@ use std::io::Write as _;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-use toolreplay_core::finding::Finding;
+use toolreplay_core::finding::Findings;
 
 use crate::error::Error;
 use crate::output::atomic::AtomicFile;
-use crate::render::sarif::finding_fingerprints;
+use crate::render::sarif::Occurrences;
 
 /// The largest baseline read, in bytes.
 const MAX_BYTES: u64 = 64 << 20;
@@ -70,16 +70,24 @@ impl Baseline {
         })
     }
 
-    /// Adds the fingerprints of `findings`.
-    pub fn record(&mut self, findings: &[Finding]) {
-        self.fingerprints.extend(finding_fingerprints(findings));
+    /// Adds the fingerprints of `findings`, read back in order.
+    pub fn record(&mut self, findings: &Findings) -> std::io::Result<()> {
+        let mut occurrences = Occurrences::default();
+        for finding in findings.iter() {
+            let finding = finding?;
+            self.fingerprints
+                .insert(occurrences.next(finding.kind.name(), &finding.call));
+        }
+        Ok(())
     }
 
-    /// Keeps only the findings not in the baseline.
-    pub fn filter(&self, findings: &mut Vec<Finding>) {
-        let fingerprints = finding_fingerprints(findings);
-        let mut keep = fingerprints.iter().map(|f| !self.fingerprints.contains(f));
-        findings.retain(|_| keep.next().unwrap_or(true));
+    /// The findings not in the baseline, in order.
+    pub fn filter(&self, findings: &Findings) -> std::io::Result<Findings> {
+        let mut occurrences = Occurrences::default();
+        findings.rewrite(|finding| {
+            let fingerprint = occurrences.next(finding.kind.name(), &finding.call);
+            (!self.fingerprints.contains(&fingerprint)).then_some(finding)
+        })
     }
 
     /// Writes the baseline to `path`, atomically.

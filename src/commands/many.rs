@@ -11,11 +11,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use serde_json::{Value, json};
-use toolreplay_core::finding::Finding;
+use toolreplay_core::finding::Findings;
 
 use crate::error::Error;
 use crate::input::{display, is_stdin};
-use crate::output::{Outcome, Status};
+use crate::output::spool::{Spool, SpoolError};
+use crate::output::{Outcome, Output, Status};
 use crate::render::{Format, text};
 
 /// How deep folders are walked.
@@ -23,12 +24,21 @@ const MAX_DEPTH: usize = 64;
 
 /// One file's audit: its report in the format asked for, its status and findings.
 pub struct Done {
-    /// The report, as the one-file command prints it.
-    pub text: String,
+    /// The report, as the one-file command prints it: in memory while small, in a
+    /// temporary file beyond that.
+    pub text: Spool,
     /// Its status.
     pub status: Status,
     /// Its findings, for the summary.
-    pub findings: Vec<Finding>,
+    pub findings: Findings,
+}
+
+/// The bytes of `spool`, read back whole.
+fn read_back(spool: Spool) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    let copied = spool.copy_to(&mut bytes);
+    debug_assert!(copied.is_ok(), "a spool reads back");
+    bytes
 }
 
 /// The inputs named on the command line, folders walked (files sorted by path, names
@@ -227,11 +237,11 @@ pub fn report(
     files: &[PathBuf],
     results: Vec<Result<Done, Error>>,
     format: Format,
-) -> Outcome {
+) -> Result<Outcome, Error> {
     let mut status = Status::Clean;
     let mut errors = 0;
-    let mut texts = Vec::new();
-    let mut all: Vec<(String, Finding)> = Vec::new();
+    let mut texts: Vec<(String, Spool)> = Vec::new();
+    let mut all: Vec<(String, Findings)> = Vec::new();
     let (mut clean, mut unclean) = (0, 0);
     for (file, result) in files.iter().zip(results) {
         let name = display(file);
@@ -243,7 +253,7 @@ pub fn report(
                 } else {
                     unclean += 1;
                 }
-                all.extend(done.findings.into_iter().map(|f| (name.clone(), f)));
+                all.push((name.clone(), done.findings));
                 texts.push((name, done.text));
             }
             Err(err) => {
@@ -253,40 +263,56 @@ pub fn report(
             }
         }
     }
-    let borrowed: Vec<(&str, &Finding)> = all.iter().map(|(n, f)| (n.as_str(), f)).collect();
-    let text = match format {
+    let borrowed: Vec<(&str, &Findings)> = all.iter().map(|(n, f)| (n.as_str(), f)).collect();
+    let total: u64 = all.iter().map(|(_, f)| f.len()).sum();
+    let mut out = Spool::new();
+    match format {
         Format::Text => {
-            let mut out = String::new();
-            for (name, report) in &texts {
-                out.push_str("== ");
-                out.push_str(name);
-                out.push('\n');
-                out.push_str(report);
-                out.push('\n');
-            }
-            if command == "verify" {
-                out.push_str(&format!(
-                    "summary:\nfiles: {}\nintact: {clean}\nbroken: {unclean}\n",
-                    files.len()
-                ));
-            } else {
-                out.push_str(&text::summary(&borrowed, Some(files.len())));
-            }
-            if errors > 0 {
-                out.push_str(&format!("errors: {errors}\n"));
-            }
-            out
+            let copied = |out: &mut Spool, report: Spool| match report.copy_to(out) {
+                Ok(()) => Ok(()),
+                Err(SpoolError::Write(err) | SpoolError::Spool(err)) => Err(err),
+            };
+            let written = (|| -> std::io::Result<()> {
+                for (name, report) in texts {
+                    out.write(b"== ")?;
+                    out.write(name.as_bytes())?;
+                    out.write(b"\n")?;
+                    copied(&mut out, report)?;
+                    out.write(b"\n")?;
+                }
+                if command == "verify" {
+                    out.write(
+                        format!(
+                            "summary:\nfiles: {}\nintact: {clean}\nbroken: {unclean}\n",
+                            files.len()
+                        )
+                        .as_bytes(),
+                    )?;
+                } else {
+                    text::summary(&borrowed, Some(files.len()), &mut out)?;
+                }
+                if errors > 0 {
+                    out.write(format!("errors: {errors}\n").as_bytes())?;
+                }
+                Ok(())
+            })();
+            written.map_err(Error::temporary)?;
         }
         Format::Json => {
             let reports: Vec<Value> = texts
-                .iter()
-                .map(|(_, report)| serde_json::from_str(report).unwrap_or(Value::Null))
+                .into_iter()
+                .map(|(_, report)| {
+                    serde_json::from_slice(&read_back(report)).unwrap_or(Value::Null)
+                })
                 .collect();
             let mut kinds = serde_json::Map::new();
             let mut tools = serde_json::Map::new();
-            for (_, finding) in &borrowed {
-                count(&mut kinds, finding.kind.name());
-                count(&mut tools, &finding.tool);
+            for (_, findings) in &borrowed {
+                for finding in findings.iter() {
+                    let finding = finding.map_err(Error::temporary)?;
+                    count(&mut kinds, finding.kind.name());
+                    count(&mut tools, &finding.tool);
+                }
             }
             let doc = json!({
                 "format_version": 1,
@@ -298,18 +324,19 @@ pub fn report(
                     json!({"intact": clean, "broken": unclean})
                 } else {
                     json!({
-                        "findings": borrowed.len(),
+                        "findings": total,
                         "by_kind": kinds,
                         "by_tool": tools,
                     })
                 },
             });
-            crate::render::json::document_value(&doc)
+            out.write(crate::render::json::document_value(&doc).as_bytes())
+                .map_err(Error::temporary)?;
         }
         Format::Sarif => {
             let mut logs = texts
-                .iter()
-                .filter_map(|(_, report)| serde_json::from_str::<Value>(report).ok());
+                .into_iter()
+                .filter_map(|(_, report)| serde_json::from_slice::<Value>(&read_back(report)).ok());
             let mut merged = logs.next().unwrap_or_else(|| {
                 serde_json::from_str(&crate::render::sarif::empty()).unwrap_or(Value::Null)
             });
@@ -330,10 +357,14 @@ pub fn report(
                     into.extend(from.iter().cloned());
                 }
             }
-            crate::render::json::document_value(&merged)
+            out.write(crate::render::json::document_value(&merged).as_bytes())
+                .map_err(Error::temporary)?;
         }
-    };
-    Outcome::text(text, status)
+    }
+    Ok(Outcome {
+        output: Output::Spooled(out),
+        status,
+    })
 }
 
 fn count(map: &mut serde_json::Map<String, Value>, key: &str) {

@@ -21,7 +21,7 @@ use std::path::Path;
 use clap::CommandFactory;
 use toolreplay_core::pipeline::Stop;
 
-use toolreplay_core::finding::Finding;
+use toolreplay_core::finding::Findings;
 
 use crate::baseline::Baseline;
 use crate::cli::{BaselineArgs, Cli, Command, ManyArgs, Source};
@@ -255,27 +255,32 @@ where
         let mut text = done.text;
         if summary {
             let name = input::display(file);
-            let findings: Vec<(&str, &Finding)> =
-                done.findings.iter().map(|f| (name.as_str(), f)).collect();
-            text.push('\n');
-            text.push_str(&crate::render::text::summary(&findings, None));
+            let written = io::Write::write_all(&mut text, b"\n").and_then(|()| {
+                crate::render::text::summary(&[(name.as_str(), &done.findings)], None, &mut text)
+            });
+            written.map_err(Error::temporary)?;
         }
-        return Ok(Outcome::text(text, done.status));
+        return Ok(Outcome {
+            output: crate::output::Output::Spooled(text),
+            status: done.status,
+        });
     }
     let results = many::run_all(&files, audit);
-    Ok(many::report(command, &files, results, format))
+    many::report(command, &files, results, format)
 }
 
 /// Applies `--baseline` or `--write-baseline` to `findings`: with --baseline, only
 /// those not in it are kept; with --write-baseline, all are recorded there. Returns
 /// whether a baseline was written (the command then exits 0).
-fn baseline(args: &BaselineArgs, findings: &mut Vec<Finding>) -> Result<bool, Error> {
+fn baseline(args: &BaselineArgs, findings: &mut Findings) -> Result<bool, Error> {
     if let Some(path) = &args.baseline {
-        Baseline::read(path)?.filter(findings);
+        *findings = Baseline::read(path)?
+            .filter(findings)
+            .map_err(Error::temporary)?;
     }
     if let Some(path) = &args.write_baseline {
         let mut baseline = Baseline::default();
-        baseline.record(findings);
+        baseline.record(findings).map_err(Error::temporary)?;
         baseline.write(path)?;
         return Ok(true);
     }

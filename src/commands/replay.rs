@@ -11,6 +11,7 @@ use std::path::Path;
 use super::many::Done;
 use crate::input::ImportOptions;
 use crate::output::Status;
+use crate::output::spool::Spool;
 use crate::render::{self, Format, color::Paint};
 
 /// The tools and rules a replay judges calls by, as the command line and the
@@ -48,7 +49,9 @@ pub fn report(transcript: &mut Transcript, judging: &Judging) -> Result<ReplayRe
     let options = judging.options(transcript);
     let mut report = replay::audit_with(transcript.reader(), &options)
         .map_err(|err| transcript.reading_error(err))?;
-    transcript.place(&mut report.findings);
+    transcript
+        .place(&mut report.findings)
+        .map_err(Error::temporary)?;
     Ok(report)
 }
 
@@ -65,7 +68,9 @@ pub fn audit_one(
     let mut transcript = Transcript::open(path, from)?;
     let mut report = report(&mut transcript, judging)?;
     let written = super::baseline(baseline, &mut report.findings)?;
-    let text = render::replay(&report, &transcript.name(), format, paint);
+    let mut text = Spool::new();
+    render::replay(&report, &transcript.name(), format, paint, &mut text)
+        .map_err(Error::temporary)?;
     Ok(Done {
         text,
         status: Status::clean_if(written || report.findings.is_empty()),

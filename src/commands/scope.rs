@@ -10,6 +10,7 @@ use crate::cli::BaselineArgs;
 use crate::error::Error;
 use crate::input::{self, ImportOptions, Transcript};
 use crate::output::Status;
+use crate::output::spool::Spool;
 use crate::render::{self, Format, color::Paint};
 
 /// The largest scope file read, in bytes.
@@ -28,7 +29,9 @@ pub fn report(transcript: &mut Transcript, scope: &Scope) -> Result<ScopeReport,
     let mut report = scope
         .audit(transcript.reader())
         .map_err(|err| transcript.reading_error(err))?;
-    transcript.place(&mut report.findings);
+    transcript
+        .place(&mut report.findings)
+        .map_err(Error::temporary)?;
     Ok(report)
 }
 
@@ -45,7 +48,15 @@ pub fn audit_one(
 ) -> Result<Done, Error> {
     let mut transcript = Transcript::open(path, from)?;
     let mut report = report(&mut transcript, scope)?;
-    let called = |tool: &str| report.findings.iter().any(|f| f.tool == tool);
+    // The tools called outside allowed_tools, read back once when a policy can
+    // name tools.
+    let mut outside = std::collections::HashSet::new();
+    if scope.policy.is_some() {
+        for finding in report.findings.iter() {
+            outside.insert(finding.map_err(Error::temporary)?.tool);
+        }
+    }
+    let called = |tool: &str| outside.contains(tool);
     if let Some((tool, near)) = scope.misspelt_tool(called) {
         return Err(Error::Invalid {
             path: input::display(scope_path),
@@ -57,13 +68,16 @@ pub fn audit_one(
         });
     }
     let written = super::baseline(baseline, &mut report.findings)?;
-    let text = render::scope(
+    let mut text = Spool::new();
+    render::scope(
         &report,
         &transcript.name(),
         &input::display(scope_path),
         format,
         paint,
-    );
+        &mut text,
+    )
+    .map_err(Error::temporary)?;
     Ok(Done {
         text,
         status: Status::clean_if(written || report.findings.is_empty()),

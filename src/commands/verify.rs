@@ -132,8 +132,8 @@ pub fn audit_one(
     let report = report(path, checks)?;
     let text = render::verify(&report, &shown(path), format, paint);
     Ok(super::many::Done {
-        text,
+        text: crate::output::spool::Spool::from_text(text),
         status: Status::clean_if(report.holds()),
-        findings: Vec::new(),
+        findings: toolreplay_core::finding::Findings::new(),
     })
 }

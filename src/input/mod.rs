@@ -10,7 +10,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Cursor, IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
-use toolreplay_core::finding::Finding;
+use toolreplay_core::finding::Findings;
 
 use crate::error::Error;
 use progress::{Meter, Progress};
@@ -218,12 +218,14 @@ impl Transcript {
     }
 
     /// Findings placed on the lines of their calls in the input.
-    pub fn place(&self, findings: &mut [Finding]) {
+    pub fn place(&self, findings: &mut Findings) -> io::Result<()> {
         if self.lines.is_some() {
-            for finding in findings {
+            *findings = findings.rewrite(|mut finding| {
                 finding.line = self.line(finding.index, finding.line);
-            }
+                Some(finding)
+            })?;
         }
+        Ok(())
     }
 }
 

@@ -20,6 +20,14 @@ impl Spool {
         Self::default()
     }
 
+    /// A spool holding `text`.
+    pub fn from_text(text: String) -> Self {
+        Spool {
+            memory: text.into_bytes(),
+            file: None,
+        }
+    }
+
     /// Appends `bytes`.
     pub fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
         if self.file.is_none() && self.memory.len() + bytes.len() > MEMORY_LIMIT {
@@ -59,6 +67,18 @@ impl Spool {
                 }
             }
         }
+    }
+}
+
+/// A spool is written like a file.
+impl Write for Spool {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        Spool::write(self, buf)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }
 

@@ -64,6 +64,8 @@
 //! line), `tool`, `field` (`prev` or `digest`: which check failed), `expected` and
 //! `found` (both as in the link, unescaped).
 
+use std::io;
+
 use serde::Serialize;
 
 use toolreplay_core::chain::{BrokenField, Verdict};
@@ -89,18 +91,84 @@ struct JsonFinding<'a> {
     message: String,
 }
 
-fn findings<'a>(findings: &'a [Finding], agent: &str) -> Vec<JsonFinding<'a>> {
-    findings
-        .iter()
-        .map(|f| JsonFinding {
-            kind: f.kind.name(),
-            index: f.index,
-            line: f.line,
-            tool: &f.tool,
-            related_index: f.kind.related_index(),
-            message: finding::finding_message(f, agent),
-        })
-        .collect()
+fn json_finding<'a>(f: &'a Finding, agent: &str) -> JsonFinding<'a> {
+    JsonFinding {
+        kind: f.kind.name(),
+        index: f.index,
+        line: f.line,
+        tool: &f.tool,
+        related_index: f.kind.related_index(),
+        message: finding::finding_message(f, agent),
+    }
+}
+
+/// What stands for the findings in the document's head: written where the array of
+/// findings goes, once the rest is written.
+pub(super) struct Placeholder;
+
+/// The placeholder as serde_json writes it.
+const PLACEHOLDER: &str = "\"\\u0000findings\"";
+
+impl Serialize for Placeholder {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str("\u{0}findings")
+    }
+}
+
+/// Writes the pretty document of `head`, whose last key holds a [`Placeholder`],
+/// with the array of `items` in its place: each item written as `item` says,
+/// indented `depth` levels, so that the bytes are those serde_json would write for
+/// the whole document, with no more than one item in memory at a time.
+pub(super) fn document_with_array<T, F>(
+    head: &impl Serialize,
+    depth: usize,
+    items: impl Iterator<Item = io::Result<T>>,
+    mut item: F,
+    out: &mut dyn io::Write,
+) -> io::Result<()>
+where
+    F: FnMut(&T, &mut Vec<u8>),
+{
+    let head = document(head);
+    // The last: a name written before it may hold the same characters.
+    let Some(at) = head.rfind(PLACEHOLDER) else {
+        debug_assert!(false, "the head holds the placeholder");
+        return Err(io::Error::other("no placeholder in the report's head"));
+    };
+    out.write_all(&head.as_bytes()[..at])?;
+    let indent = "  ".repeat(depth);
+    let mut first = true;
+    let mut buffer = Vec::new();
+    for value in items {
+        let value = value?;
+        out.write_all(if first { b"[\n" } else { b",\n" })?;
+        first = false;
+        buffer.clear();
+        item(&value, &mut buffer);
+        // serde_json writes no raw newline inside a string, so every newline is
+        // one between lines: each line gets the indentation.
+        out.write_all(indent.as_bytes())?;
+        for line in buffer.split_inclusive(|&b| b == b'\n') {
+            out.write_all(line)?;
+            if line.ends_with(b"\n") {
+                out.write_all(indent.as_bytes())?;
+            }
+        }
+    }
+    if first {
+        out.write_all(b"[]")?;
+    } else {
+        out.write_all(b"\n")?;
+        out.write_all(&indent.as_bytes()[2..])?;
+        out.write_all(b"]")?;
+    }
+    out.write_all(&head.as_bytes()[at + PLACEHOLDER.len()..])
+}
+
+/// Writes `value` pretty, as [`document`] does, without the final LF.
+pub(super) fn pretty_into(value: &impl Serialize, out: &mut Vec<u8>) {
+    let written = serde_json::to_writer_pretty(out, value);
+    debug_assert!(written.is_ok(), "a report serialises: {written:?}");
 }
 
 #[derive(Serialize)]
@@ -110,7 +178,7 @@ struct ReplayJson<'a> {
     file: &'a str,
     calls: u64,
     divergence: Option<u64>,
-    findings: Vec<JsonFinding<'a>>,
+    findings: Placeholder,
 }
 
 #[derive(Serialize)]
@@ -121,7 +189,7 @@ struct ScopeJson<'a> {
     scope: &'a str,
     agent: &'a str,
     calls: u64,
-    findings: Vec<JsonFinding<'a>>,
+    findings: Placeholder,
 }
 
 #[derive(Serialize)]
@@ -244,29 +312,48 @@ fn signature_json(check: &SignatureChecked) -> SignatureJson<'_> {
     }
 }
 
-/// The JSON report of `replay`.
-pub fn replay(report: &ReplayReport, file: &str) -> String {
-    document(&ReplayJson {
+/// The JSON report of `replay`, written to `out` as its findings are read back.
+pub fn replay(report: &ReplayReport, file: &str, out: &mut dyn io::Write) -> io::Result<()> {
+    let head = ReplayJson {
         format_version: FORMAT_VERSION,
         command: "replay",
         file,
         calls: report.calls,
         divergence: report.divergence,
-        findings: findings(&report.findings, ""),
-    })
+        findings: Placeholder,
+    };
+    document_with_array(
+        &head,
+        2,
+        report.findings.iter(),
+        |f, buffer| pretty_into(&json_finding(f, ""), buffer),
+        out,
+    )
 }
 
-/// The JSON report of `scope`.
-pub fn scope(report: &ScopeReport, file: &str, scope: &str) -> String {
-    document(&ScopeJson {
+/// The JSON report of `scope`, written to `out` as its findings are read back.
+pub fn scope(
+    report: &ScopeReport,
+    file: &str,
+    scope: &str,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
+    let head = ScopeJson {
         format_version: FORMAT_VERSION,
         command: "scope",
         file,
         scope,
         agent: &report.agent,
         calls: report.calls,
-        findings: findings(&report.findings, &report.agent),
-    })
+        findings: Placeholder,
+    };
+    document_with_array(
+        &head,
+        2,
+        report.findings.iter(),
+        |f, buffer| pretty_into(&json_finding(f, &report.agent), buffer),
+        out,
+    )
 }
 
 /// The JSON report of `verify`; `checks` says which checks were asked for.

@@ -2,7 +2,9 @@
 //! ([`json`]) and SARIF 2.1.0 ([`sarif`]), each written from the audits' data in one
 //! place; colour for text on a terminal in [`color`].
 //!
-//! Renderers are pure: they return the report, and `main` writes it.
+//! Renderers are pure: they return the report, or write it to the writer they are
+//! given (the reports of audits, whose findings are read back as they are written),
+//! and `main` writes it.
 
 pub mod color;
 pub mod json;
@@ -85,28 +87,35 @@ pub struct SignatureChecked {
     pub allowed_signers: String,
 }
 
-/// The replay report in `format` for the input named `file`; `paint` applies to
-/// text only.
-pub fn replay(report: &ReplayReport, file: &str, format: Format, paint: Paint) -> String {
+/// The replay report in `format` for the input named `file`, written to `out` as
+/// the findings are read back; `paint` applies to text only.
+pub fn replay(
+    report: &ReplayReport,
+    file: &str,
+    format: Format,
+    paint: Paint,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     match format {
-        Format::Text => text::replay(report, paint),
-        Format::Json => json::replay(report, file),
-        Format::Sarif => sarif::replay(report, file),
+        Format::Text => text::replay(report, paint, out),
+        Format::Json => json::replay(report, file, out),
+        Format::Sarif => sarif::replay(report, file, out),
     }
 }
 
-/// The scope report in `format`.
+/// The scope report in `format`, written to `out` as the findings are read back.
 pub fn scope(
     report: &ScopeReport,
     file: &str,
     scope: &str,
     format: Format,
     paint: Paint,
-) -> String {
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     match format {
-        Format::Text => text::scope(report, paint),
-        Format::Json => json::scope(report, file, scope),
-        Format::Sarif => sarif::scope(report, file),
+        Format::Text => text::scope(report, paint, out),
+        Format::Json => json::scope(report, file, scope, out),
+        Format::Sarif => sarif::scope(report, file, out),
     }
 }
 

@@ -22,12 +22,13 @@
 //! before it. Keys are written sorted, so the output is byte-stable.
 
 use std::collections::HashMap;
+use std::io;
 
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use toolreplay_core::chain::{BrokenField, Verdict};
-use toolreplay_core::finding::{self, Finding};
+use toolreplay_core::finding::{self, Findings};
 use toolreplay_core::replay::ReplayReport;
 use toolreplay_core::scope::ScopeReport;
 use toolreplay_core::sign::SignatureVerdict;
@@ -178,33 +179,29 @@ pub fn uri(path: &str) -> String {
     out
 }
 
-/// The partial fingerprint of each result, given by its rule id and call
-/// fingerprint, in order: the SHA-256 of the rule id, a NUL byte and the call
-/// fingerprint, in hex, then `:` and its occurrence among the results so far. The one
-/// computation of finding fingerprints: baselines use it too.
-pub fn partial_fingerprints<'a>(
-    results: impl Iterator<Item = (&'a str, &'a [u8; 32])>,
-) -> Vec<String> {
-    // How often each fingerprint was met so far: one lookup per result, so the log
-    // takes time linear in its results.
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    results
-        .map(|(rule, call)| {
-            let mut hasher = Sha256::new();
-            hasher.update(rule.as_bytes());
-            hasher.update([0]);
-            hasher.update(call);
-            let hash = hex::encode(hasher.finalize());
-            let occurrence = seen.entry(hash.clone()).or_insert(0);
-            *occurrence += 1;
-            format!("{hash}:{occurrence}")
-        })
-        .collect()
+/// The partial fingerprints of results, made one at a time in order: the SHA-256 of
+/// the rule id, a NUL byte and the call fingerprint, in hex, then `:` and its
+/// occurrence among the results so far. The one computation of finding
+/// fingerprints: baselines use it too. It keeps a count per distinct fingerprint
+/// (a digest and a number), never the results.
+#[derive(Debug, Default)]
+pub struct Occurrences {
+    seen: HashMap<[u8; 32], u64>,
 }
 
-/// The partial fingerprints of `findings`, in order.
-pub fn finding_fingerprints(findings: &[Finding]) -> Vec<String> {
-    partial_fingerprints(findings.iter().map(|f| (f.kind.name(), &f.call)))
+impl Occurrences {
+    /// The fingerprint of the next result, of rule `rule` on the call `call`.
+    pub fn next(&mut self, rule: &str, call: &[u8; 32]) -> String {
+        let mut hasher = Sha256::new();
+        hasher.update(rule.as_bytes());
+        hasher.update([0]);
+        hasher.update(call);
+        let hash: [u8; 32] = hasher.finalize().into();
+        // One lookup per result, so the log takes time linear in its results.
+        let occurrence = self.seen.entry(hash).or_insert(0);
+        *occurrence += 1;
+        format!("{}:{occurrence}", hex::encode(hash))
+    }
 }
 
 /// One result before its fingerprint's occurrence is known.
@@ -216,7 +213,15 @@ struct Found {
     call: [u8; 32],
 }
 
-fn log(file: &str, found: &[Found], extra: Option<std::ops::Range<usize>>) -> String {
+/// The log of `found`, written to `out` one result at a time: the log's head is
+/// made as a value with a placeholder for the results, which are written in its
+/// place, each indented as serde_json would indent it in the whole log.
+fn log(
+    file: &str,
+    found: impl Iterator<Item = io::Result<Found>>,
+    extra: Option<std::ops::Range<usize>>,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
     let declared: Vec<usize> = BASE_RULES.chain(extra.into_iter().flatten()).collect();
     let rules: Vec<Value> = declared
         .iter()
@@ -232,32 +237,7 @@ fn log(file: &str, found: &[Found], extra: Option<std::ops::Range<usize>>) -> St
             })
         })
         .collect();
-    let fingerprints = partial_fingerprints(found.iter().map(|f| (f.rule, &f.call)));
-    let results: Vec<Value> = found
-        .iter()
-        .zip(fingerprints)
-        .map(|(f, fingerprint)| {
-            let at = rule(f.rule);
-            let index = declared.iter().position(|&i| i == at);
-            debug_assert!(index.is_some(), "rule {} is declared in its log", f.rule);
-            let location = match f.line {
-                Some(line) => json!({
-                    "artifactLocation": {"uri": uri(file)},
-                    "region": {"startLine": line},
-                }),
-                None => json!({"artifactLocation": {"uri": uri(file)}}),
-            };
-            json!({
-                "ruleId": f.rule,
-                "ruleIndex": index.unwrap_or(0),
-                "level": RULES[at].level,
-                "message": {"text": f.message},
-                "locations": [{"physicalLocation": location}],
-                "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
-            })
-        })
-        .collect();
-    let log = json!({
+    let head = json!({
         "$schema": SCHEMA,
         "version": "2.1.0",
         "runs": [{
@@ -266,40 +246,80 @@ fn log(file: &str, found: &[Found], extra: Option<std::ops::Range<usize>>) -> St
                 "version": env!("CARGO_PKG_VERSION"),
                 "rules": rules,
             }},
-            "results": results,
+            "results": super::json::Placeholder,
         }],
     });
-    super::json::document(&log)
+    let uri = uri(file);
+    let mut occurrences = Occurrences::default();
+    super::json::document_with_array(
+        &head,
+        4,
+        found,
+        |f: &Found, buffer| {
+            let fingerprint = occurrences.next(f.rule, &f.call);
+            let at = rule(f.rule);
+            let index = declared.iter().position(|&i| i == at);
+            debug_assert!(index.is_some(), "rule {} is declared in its log", f.rule);
+            let location = match f.line {
+                Some(line) => json!({
+                    "artifactLocation": {"uri": uri},
+                    "region": {"startLine": line},
+                }),
+                None => json!({"artifactLocation": {"uri": uri}}),
+            };
+            let result = json!({
+                "ruleId": f.rule,
+                "ruleIndex": index.unwrap_or(0),
+                "level": RULES[at].level,
+                "message": {"text": f.message},
+                "locations": [{"physicalLocation": location}],
+                "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
+            });
+            super::json::pretty_into(&result, buffer);
+        },
+        out,
+    )
 }
 
-fn from_findings(findings: &[Finding], agent: &str) -> Vec<Found> {
-    findings
-        .iter()
-        .map(|f| Found {
+/// The log of `found`, as text.
+fn log_text(file: &str, found: Vec<Found>, extra: Option<std::ops::Range<usize>>) -> String {
+    let mut out = Vec::new();
+    let written = log(file, found.into_iter().map(Ok), extra, &mut out);
+    debug_assert!(written.is_ok(), "a log in memory is written: {written:?}");
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn from_findings<'a>(
+    findings: &'a Findings,
+    agent: &'a str,
+) -> impl Iterator<Item = io::Result<Found>> + 'a {
+    findings.iter().map(move |f| {
+        f.map(|f| Found {
             rule: f.kind.name(),
-            message: format!("index {}: {}", f.index, finding::finding_message(f, agent)),
+            message: format!("index {}: {}", f.index, finding::finding_message(&f, agent)),
             line: Some(f.line),
             call: f.call,
         })
-        .collect()
+    })
 }
 
 /// A SARIF log without results, declaring the rules of every log.
 pub fn empty() -> String {
-    log("", &[], None)
+    log_text("", Vec::new(), None)
 }
 
-/// The SARIF log of `replay`.
-pub fn replay(report: &ReplayReport, file: &str) -> String {
-    log(file, &from_findings(&report.findings, ""), None)
+/// The SARIF log of `replay`, written to `out` as its findings are read back.
+pub fn replay(report: &ReplayReport, file: &str, out: &mut dyn io::Write) -> io::Result<()> {
+    log(file, from_findings(&report.findings, ""), None, out)
 }
 
-/// The SARIF log of `scope`.
-pub fn scope(report: &ScopeReport, file: &str) -> String {
+/// The SARIF log of `scope`, written to `out` as its findings are read back.
+pub fn scope(report: &ScopeReport, file: &str, out: &mut dyn io::Write) -> io::Result<()> {
     log(
         file,
-        &from_findings(&report.findings, &report.agent),
+        from_findings(&report.findings, &report.agent),
         report.policy.then_some(POLICY_RULES),
+        out,
     )
 }
 
@@ -365,7 +385,7 @@ pub fn verify(report: &VerifyReport, file: &str) -> String {
         });
     }
     let checks = report.asked.head || report.asked.signature;
-    log(file, &found, checks.then_some(TRUST_RULES))
+    log_text(file, found, checks.then_some(TRUST_RULES))
 }
 
 #[cfg(test)]

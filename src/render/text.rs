@@ -5,10 +5,11 @@
 //! goes.
 
 use std::fmt::Write as _;
+use std::io;
 
 use toolreplay_core::chain::Verdict;
 use toolreplay_core::diff::{At, DiffReport, Difference};
-use toolreplay_core::finding::{Finding, finding_message, quote_name, shown_field};
+use toolreplay_core::finding::{Finding, Findings, finding_message, quote_name, shown_field};
 use toolreplay_core::head::{HeadVerdict, Pin};
 use toolreplay_core::replay::ReplayReport;
 use toolreplay_core::scope::ScopeReport;
@@ -17,40 +18,49 @@ use toolreplay_core::sign::{self, SignatureVerdict, Untrusted};
 use super::color::{Paint, Tone};
 use super::{HeadCheck, SignatureChecked, VerifyReport};
 
-fn finding_line(finding: &Finding, agent: &str, paint: Paint, out: &mut String) {
-    let _ = writeln!(
+fn finding_line(
+    finding: &Finding,
+    agent: &str,
+    paint: Paint,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
+    writeln!(
         out,
         "index {}: {}: {}",
         finding.index,
         paint.kind(&finding.kind),
         finding_message(finding, agent)
-    );
+    )
 }
 
-/// The text report of `replay`.
-pub fn replay(report: &ReplayReport, paint: Paint) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "calls: {}", report.calls);
-    let _ = match report.divergence {
-        Some(index) => writeln!(out, "divergence: index {index}"),
-        None => writeln!(out, "divergence: none"),
-    };
-    let _ = writeln!(out, "findings: {}", report.findings.len());
-    for finding in &report.findings {
-        finding_line(finding, "", paint, &mut out);
+fn finding_lines(
+    findings: &Findings,
+    agent: &str,
+    paint: Paint,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
+    for finding in findings.iter() {
+        finding_line(&finding?, agent, paint, out)?;
     }
-    out
+    Ok(())
 }
 
-/// The text report of `scope`.
-pub fn scope(report: &ScopeReport, paint: Paint) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "calls: {}", report.calls);
-    let _ = writeln!(out, "findings: {}", report.findings.len());
-    for finding in &report.findings {
-        finding_line(finding, &report.agent, paint, &mut out);
+/// The text report of `replay`, written to `out` as its findings are read back.
+pub fn replay(report: &ReplayReport, paint: Paint, out: &mut dyn io::Write) -> io::Result<()> {
+    writeln!(out, "calls: {}", report.calls)?;
+    match report.divergence {
+        Some(index) => writeln!(out, "divergence: index {index}")?,
+        None => writeln!(out, "divergence: none")?,
     }
-    out
+    writeln!(out, "findings: {}", report.findings.len())?;
+    finding_lines(&report.findings, "", paint, out)
+}
+
+/// The text report of `scope`, written to `out` as its findings are read back.
+pub fn scope(report: &ScopeReport, paint: Paint, out: &mut dyn io::Write) -> io::Result<()> {
+    writeln!(out, "calls: {}", report.calls)?;
+    writeln!(out, "findings: {}", report.findings.len())?;
+    finding_lines(&report.findings, &report.agent, paint, out)
 }
 
 /// The text report of `verify` on the chain alone.
@@ -313,39 +323,56 @@ pub fn all_differences(all: &toolreplay_core::diff::AllDifferences, out: &mut St
 }
 
 /// The summary of findings (`--summary`), after the report: counts by kind and by
-/// tool, then each finding by the input and line of its call. `findings` are each
-/// with the input's name; `files` is how many inputs were audited, when several.
-pub fn summary(findings: &[(&str, &Finding)], files: Option<usize>) -> String {
+/// tool, then each finding by the input and line of its call. `inputs` are the
+/// findings of each input with its name; `files` is how many inputs were audited,
+/// when several. The findings are read back twice: to count, then to list.
+pub fn summary(
+    inputs: &[(&str, &Findings)],
+    files: Option<usize>,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
     use std::collections::BTreeMap;
-    let mut out = String::new();
-    let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut tools: BTreeMap<&str, usize> = BTreeMap::new();
-    for (_, finding) in findings {
-        *kinds.entry(finding.kind.name()).or_default() += 1;
-        *tools.entry(&finding.tool).or_default() += 1;
+    let mut kinds: BTreeMap<&'static str, u64> = BTreeMap::new();
+    let mut tools: BTreeMap<String, u64> = BTreeMap::new();
+    let mut total = 0u64;
+    for (_, findings) in inputs {
+        total += findings.len();
+        for finding in findings.iter() {
+            let finding = finding?;
+            *kinds.entry(finding.kind.name()).or_default() += 1;
+            match tools.get_mut(&finding.tool) {
+                Some(count) => *count += 1,
+                None => {
+                    tools.insert(finding.tool, 1);
+                }
+            }
+        }
     }
-    let _ = writeln!(out, "summary:");
+    writeln!(out, "summary:")?;
     if let Some(files) = files {
-        let _ = writeln!(out, "files: {files}");
+        writeln!(out, "files: {files}")?;
     }
-    let _ = writeln!(out, "findings: {}", findings.len());
-    let _ = writeln!(out, "by kind:");
+    writeln!(out, "findings: {total}")?;
+    writeln!(out, "by kind:")?;
     for (kind, count) in &kinds {
-        let _ = writeln!(out, "  {kind}: {count}");
+        writeln!(out, "  {kind}: {count}")?;
     }
-    let _ = writeln!(out, "by tool:");
+    writeln!(out, "by tool:")?;
     for (tool, count) in &tools {
-        let _ = writeln!(out, "  {}: {count}", quote_name(tool));
+        writeln!(out, "  {}: {count}", quote_name(tool))?;
     }
-    let _ = writeln!(out, "by line:");
-    for (file, finding) in findings {
-        let _ = writeln!(
-            out,
-            "  {file}:{}: index {}: {}",
-            finding.line,
-            finding.index,
-            finding.kind.name()
-        );
+    writeln!(out, "by line:")?;
+    for (file, findings) in inputs {
+        for finding in findings.iter() {
+            let finding = finding?;
+            writeln!(
+                out,
+                "  {file}:{}: index {}: {}",
+                finding.line,
+                finding.index,
+                finding.kind.name()
+            )?;
+        }
     }
-    out
+    Ok(())
 }

@@ -487,3 +487,83 @@ fn volatile_tool_spares_a_tool_under_the_specification_s_rules() {
     --- stderr
     ");
 }
+
+/// Findings past the few MiB kept in memory are kept in a temporary file and read
+/// back in order: every report format, the summary and baselines see all of them,
+/// each once, in order.
+#[test]
+fn findings_past_memory_are_all_reported_in_order() {
+    let calls = 60_001u64;
+    let dir = Dir::new();
+    let text: String = (0..calls)
+        .map(|i| {
+            format!(
+                "{}\n",
+                record(i, "search", r#"{"q": "x"}"#, &format!(r#"{{"hits": {i}}}"#))
+            )
+        })
+        .collect();
+    dir.write("t.jsonl", text);
+    let findings = 2 * (calls - 1);
+    let last = calls - 1;
+
+    let run = dir.run(&["replay", "t.jsonl", "--summary"]);
+    assert_eq!(run.code, 1);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(
+        lines[..3],
+        [
+            format!("calls: {calls}"),
+            "divergence: index 1".to_owned(),
+            format!("findings: {findings}")
+        ]
+    );
+    assert_eq!(
+        lines[3 + findings as usize - 1],
+        format!(
+            "index {last}: redundant-call: tool 'search' repeats the identical call at index {} with no state change between them",
+            last - 1
+        )
+    );
+    assert_eq!(
+        lines.last().copied(),
+        Some(&*format!("  t.jsonl:{calls}: index {last}: redundant-call"))
+    );
+    assert!(lines.contains(&&*format!("findings: {findings}")));
+
+    let json: serde_json::Value =
+        serde_json::from_str(&dir.run(&["replay", "t.jsonl", "--format", "json"]).stdout)
+            .expect("JSON");
+    let found = json["findings"].as_array().expect("findings");
+    assert_eq!(found.len() as u64, findings);
+    assert_eq!(found[found.len() - 2]["kind"], "non-determinism");
+    assert_eq!(found[found.len() - 1]["index"], last);
+
+    let sarif: serde_json::Value =
+        serde_json::from_str(&dir.run(&["replay", "t.jsonl", "--format", "sarif"]).stdout)
+            .expect("SARIF");
+    let results = sarif["runs"][0]["results"].as_array().expect("results");
+    assert_eq!(results.len() as u64, findings);
+    let occurrence = |result: &serde_json::Value| {
+        let fingerprint = result["partialFingerprints"]["toolreplay/v1"]
+            .as_str()
+            .expect("one");
+        fingerprint
+            .rsplit(':')
+            .next()
+            .expect("occurrence")
+            .to_owned()
+    };
+    assert_eq!(
+        occurrence(&results[results.len() - 1]),
+        (calls - 1).to_string()
+    );
+
+    let written = dir.run(&["replay", "t.jsonl", "--write-baseline", "b.json"]);
+    assert_eq!(written.code, 0);
+    let again = dir.run(&["replay", "t.jsonl", "--baseline", "b.json"]);
+    assert_eq!(
+        again.text(),
+        "exit: 0\n--- stdout\ncalls: 60001\ndivergence: index 1\nfindings: 0\n--- stderr\n"
+    );
+}

@@ -451,11 +451,688 @@ fn argument_words(violation: &ArgumentViolation) -> String {
     }
 }
 
+/// The findings of an audit, in the order they were made, kept in a compact binary
+/// encoding: in memory up to [`Findings::MEMORY_BYTES`], then in an anonymous
+/// temporary file, so that the memory of an audit does not grow with its findings.
+/// They are read back in order by [`Findings::iter`], as often as needed.
+///
+/// A failure to write the temporary file is kept, and given by every later read:
+/// findings are never dropped in silence.
+#[derive(Debug, Default)]
+pub struct Findings {
+    /// Encoded findings not yet in the file (all of them while there is no file).
+    pending: Vec<u8>,
+    /// The temporary file, once the findings outgrew memory.
+    file: Option<std::fs::File>,
+    /// How many bytes the file holds.
+    file_len: u64,
+    /// How many findings were pushed.
+    len: u64,
+    /// The first write error, if any.
+    error: Option<std::io::ErrorKind>,
+}
+
+impl Findings {
+    /// How many encoded bytes are kept in memory before they move to a file.
+    pub const MEMORY_BYTES: usize = 4 << 20;
+
+    /// No findings.
+    pub fn new() -> Self {
+        Findings::default()
+    }
+
+    /// The findings of `found`, in order.
+    pub fn from_vec(found: Vec<Finding>) -> Self {
+        let mut findings = Findings::new();
+        for finding in found {
+            findings.push(&finding);
+        }
+        findings
+    }
+
+    /// How many findings there are.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Adds `finding` after the others.
+    pub fn push(&mut self, finding: &Finding) {
+        self.len += 1;
+        if self.error.is_some() {
+            return;
+        }
+        encode(finding, &mut self.pending);
+        if self.pending.len() >= Self::MEMORY_BYTES
+            && let Err(err) = self.spill()
+        {
+            self.error = Some(err.kind());
+            self.pending = Vec::new();
+        }
+    }
+
+    /// Moves the pending bytes to the file, made on first use.
+    fn spill(&mut self) -> std::io::Result<()> {
+        use std::io::Write as _;
+        let file = match &mut self.file {
+            Some(file) => file,
+            None => self.file.insert(tempfile::tempfile()?),
+        };
+        file.write_all(&self.pending)?;
+        self.file_len += self.pending.len() as u64;
+        self.pending.clear();
+        Ok(())
+    }
+
+    /// The findings in order; an error (the temporary file failed) ends them.
+    pub fn iter(&self) -> FindingsIter<'_> {
+        FindingsIter {
+            reader: std::io::BufReader::with_capacity(
+                1 << 16,
+                Source {
+                    findings: self,
+                    at: 0,
+                },
+            ),
+            left: self.len,
+            failed: self.error.is_some(),
+            error: self.error,
+        }
+    }
+
+    /// The findings in a vector, read back whole.
+    pub fn to_vec(&self) -> std::io::Result<Vec<Finding>> {
+        self.iter().collect()
+    }
+
+    /// The findings that `keep` returns, each changed as it says, in order: how
+    /// findings are moved to other lines or filtered once made.
+    pub fn rewrite(
+        &self,
+        mut keep: impl FnMut(Finding) -> Option<Finding>,
+    ) -> std::io::Result<Findings> {
+        let mut out = Findings::new();
+        for finding in self.iter() {
+            if let Some(finding) = keep(finding?) {
+                out.push(&finding);
+            }
+        }
+        match out.error {
+            Some(kind) => Err(kind.into()),
+            None => Ok(out),
+        }
+    }
+}
+
+/// Two stores are equal when they read back the same findings; one that does not
+/// read back is equal to none.
+impl PartialEq for Findings {
+    fn eq(&self, other: &Self) -> bool {
+        self.len == other.len
+            && self.iter().zip(other.iter()).all(|pair| match pair {
+                (Ok(a), Ok(b)) => a == b,
+                _ => false,
+            })
+    }
+}
+
+impl Eq for Findings {}
+
+/// The bytes of the file, then the pending ones.
+struct Source<'a> {
+    findings: &'a Findings,
+    at: u64,
+}
+
+impl std::io::Read for Source<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let findings = self.findings;
+        if self.at < findings.file_len {
+            let Some(file) = &findings.file else {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            };
+            let left = usize::try_from(findings.file_len - self.at).unwrap_or(usize::MAX);
+            let want = buf.len().min(left);
+            let n = read_at(file, &mut buf[..want], self.at)?;
+            if n == 0 {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            }
+            self.at += n as u64;
+            return Ok(n);
+        }
+        let start = usize::try_from(self.at - findings.file_len).unwrap_or(usize::MAX);
+        let rest = findings.pending.get(start..).unwrap_or_default();
+        let n = rest.len().min(buf.len());
+        buf[..n].copy_from_slice(&rest[..n]);
+        self.at += n as u64;
+        Ok(n)
+    }
+}
+
+#[cfg(unix)]
+fn read_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buf, at)
+}
+
+#[cfg(windows)]
+fn read_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(file, buf, at)
+}
+
+#[cfg(not(any(unix, windows)))]
+fn read_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    use std::io::{Read as _, Seek as _};
+    let mut file = file;
+    file.seek(std::io::SeekFrom::Start(at))?;
+    file.read(buf)
+}
+
+/// The findings of a [`Findings`], in order.
+pub struct FindingsIter<'a> {
+    reader: std::io::BufReader<Source<'a>>,
+    left: u64,
+    failed: bool,
+    error: Option<std::io::ErrorKind>,
+}
+
+impl Iterator for FindingsIter<'_> {
+    type Item = std::io::Result<Finding>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            self.failed = false;
+            self.left = 0;
+            return Some(Err(std::io::Error::new(
+                self.error.unwrap_or(std::io::ErrorKind::Other),
+                "the findings could not be kept in a temporary file",
+            )));
+        }
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        match decode(&mut self.reader) {
+            Ok(finding) => Some(Ok(finding)),
+            Err(err) => {
+                self.left = 0;
+                Some(Err(err))
+            }
+        }
+    }
+}
+
+fn put_u64(out: &mut Vec<u8>, mut value: u64) {
+    while value >= 0x80 {
+        out.push((value as u8) | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+fn put_str(out: &mut Vec<u8>, text: &str) {
+    put_u64(out, text.len() as u64);
+    out.extend_from_slice(text.as_bytes());
+}
+
+fn put_usize(out: &mut Vec<u8>, value: usize) {
+    put_u64(out, value as u64);
+}
+
+/// Writes `finding` as bytes that [`decode`] reads back.
+fn encode(finding: &Finding, out: &mut Vec<u8>) {
+    put_u64(out, finding.index);
+    put_u64(out, finding.line);
+    out.extend_from_slice(&finding.call);
+    put_str(out, &finding.tool);
+    match &finding.kind {
+        FindingKind::NonDeterminism { first } => {
+            out.push(0);
+            put_u64(out, *first);
+        }
+        FindingKind::RedundantCall { previous } => {
+            out.push(1);
+            put_u64(out, *previous);
+        }
+        FindingKind::PermissionOverreach => out.push(2),
+        FindingKind::ArgumentViolation(violation) => {
+            out.push(3);
+            match violation {
+                ArgumentViolation::Unreadable { reason } => {
+                    out.push(0);
+                    put_str(out, reason);
+                }
+                ArgumentViolation::Schema { argument, keyword } => {
+                    out.push(1);
+                    put_str(out, argument);
+                    put_str(out, keyword);
+                }
+                ArgumentViolation::SchemaCannotEvaluate { argument } => {
+                    out.push(2);
+                    put_str(out, argument);
+                }
+                ArgumentViolation::Path {
+                    rule,
+                    argument,
+                    problem,
+                } => {
+                    out.push(3);
+                    put_usize(out, *rule);
+                    put_str(out, argument);
+                    match problem {
+                        PathProblem::NotAString => out.push(0),
+                        PathProblem::Nul => out.push(1),
+                        PathProblem::EscapesRoot => out.push(2),
+                        PathProblem::OutsideRoot { path, root } => {
+                            out.push(3);
+                            put_str(out, path);
+                            put_str(out, root);
+                        }
+                        PathProblem::Denied { path, glob } => {
+                            out.push(4);
+                            put_str(out, path);
+                            put_str(out, glob);
+                        }
+                        PathProblem::NotAllowed { path } => {
+                            out.push(5);
+                            put_str(out, path);
+                        }
+                    }
+                }
+                ArgumentViolation::Url {
+                    rule,
+                    argument,
+                    problem,
+                } => {
+                    out.push(4);
+                    put_usize(out, *rule);
+                    put_str(out, argument);
+                    match problem {
+                        UrlProblem::NotAString => out.push(0),
+                        UrlProblem::Invalid => out.push(1),
+                        UrlProblem::Scheme { scheme } => {
+                            out.push(2);
+                            put_str(out, scheme);
+                        }
+                        UrlProblem::NoHost => out.push(3),
+                        UrlProblem::HostUnreadable { host } => {
+                            out.push(4);
+                            put_str(out, host);
+                        }
+                        UrlProblem::HostAmbiguous { whatwg, rfc } => {
+                            out.push(5);
+                            put_str(out, whatwg);
+                            match rfc {
+                                Some(rfc) => {
+                                    out.push(1);
+                                    put_str(out, rfc);
+                                }
+                                None => out.push(0),
+                            }
+                        }
+                        UrlProblem::Denied { host, pattern } => {
+                            out.push(6);
+                            put_str(out, host);
+                            put_str(out, pattern);
+                        }
+                        UrlProblem::NotAllowed { host } => {
+                            out.push(7);
+                            put_str(out, host);
+                        }
+                    }
+                }
+            }
+        }
+        FindingKind::BudgetExceeded(BudgetExceeded {
+            budget,
+            call,
+            limit,
+        }) => {
+            out.push(4);
+            out.push(match budget {
+                Budget::Total => 0,
+                Budget::PerTool => 1,
+            });
+            put_u64(out, *call);
+            put_u64(out, *limit);
+        }
+        FindingKind::SensitiveResponse(SensitiveResponse::Match {
+            pointer,
+            in_key,
+            detector,
+        }) => {
+            out.push(5);
+            out.push(0);
+            put_str(out, pointer);
+            out.push(u8::from(*in_key));
+            put_str(out, detector);
+        }
+        FindingKind::SensitiveResponse(SensitiveResponse::Unscannable { reason }) => {
+            out.push(5);
+            out.push(1);
+            put_str(out, reason);
+        }
+        FindingKind::FlowViolation(FlowViolation {
+            flow,
+            source,
+            source_tool,
+        }) => {
+            out.push(6);
+            put_str(out, flow);
+            put_u64(out, *source);
+            put_str(out, source_tool);
+        }
+    }
+}
+
+fn corrupt() -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidData,
+        "the temporary file of findings does not read back",
+    )
+}
+
+fn get_u8(input: &mut impl std::io::Read) -> std::io::Result<u8> {
+    let mut byte = [0];
+    input.read_exact(&mut byte)?;
+    Ok(byte[0])
+}
+
+fn get_u64(input: &mut impl std::io::Read) -> std::io::Result<u64> {
+    let mut value = 0u64;
+    for shift in (0..64).step_by(7) {
+        let byte = get_u8(input)?;
+        value |= u64::from(byte & 0x7f) << shift;
+        if byte & 0x80 == 0 {
+            return Ok(value);
+        }
+    }
+    Err(corrupt())
+}
+
+fn get_usize(input: &mut impl std::io::Read) -> std::io::Result<usize> {
+    usize::try_from(get_u64(input)?).map_err(|_| corrupt())
+}
+
+fn get_string(input: &mut impl std::io::Read) -> std::io::Result<String> {
+    use std::io::Read as _;
+    let len = get_usize(input)?;
+    let mut bytes = Vec::new();
+    std::io::Read::take(&mut *input, len as u64).read_to_end(&mut bytes)?;
+    if bytes.len() != len {
+        return Err(corrupt());
+    }
+    String::from_utf8(bytes).map_err(|_| corrupt())
+}
+
+fn get_str(input: &mut impl std::io::Read) -> std::io::Result<Box<str>> {
+    get_string(input).map(String::into_boxed_str)
+}
+
+/// Reads back a finding written by [`encode`].
+fn decode(input: &mut impl std::io::Read) -> std::io::Result<Finding> {
+    let index = get_u64(input)?;
+    let line = get_u64(input)?;
+    let mut call = [0; 32];
+    input.read_exact(&mut call)?;
+    let tool = get_string(input)?;
+    let kind = match get_u8(input)? {
+        0 => FindingKind::NonDeterminism {
+            first: get_u64(input)?,
+        },
+        1 => FindingKind::RedundantCall {
+            previous: get_u64(input)?,
+        },
+        2 => FindingKind::PermissionOverreach,
+        3 => FindingKind::ArgumentViolation(match get_u8(input)? {
+            0 => ArgumentViolation::Unreadable {
+                reason: get_str(input)?,
+            },
+            1 => ArgumentViolation::Schema {
+                argument: get_str(input)?,
+                keyword: get_str(input)?,
+            },
+            2 => ArgumentViolation::SchemaCannotEvaluate {
+                argument: get_str(input)?,
+            },
+            3 => {
+                let rule = get_usize(input)?;
+                let argument = get_str(input)?;
+                let problem = match get_u8(input)? {
+                    0 => PathProblem::NotAString,
+                    1 => PathProblem::Nul,
+                    2 => PathProblem::EscapesRoot,
+                    3 => PathProblem::OutsideRoot {
+                        path: get_str(input)?,
+                        root: get_str(input)?,
+                    },
+                    4 => PathProblem::Denied {
+                        path: get_str(input)?,
+                        glob: get_str(input)?,
+                    },
+                    5 => PathProblem::NotAllowed {
+                        path: get_str(input)?,
+                    },
+                    _ => return Err(corrupt()),
+                };
+                ArgumentViolation::Path {
+                    rule,
+                    argument,
+                    problem,
+                }
+            }
+            4 => {
+                let rule = get_usize(input)?;
+                let argument = get_str(input)?;
+                let problem = match get_u8(input)? {
+                    0 => UrlProblem::NotAString,
+                    1 => UrlProblem::Invalid,
+                    2 => UrlProblem::Scheme {
+                        scheme: get_str(input)?,
+                    },
+                    3 => UrlProblem::NoHost,
+                    4 => UrlProblem::HostUnreadable {
+                        host: get_str(input)?,
+                    },
+                    5 => {
+                        let whatwg = get_str(input)?;
+                        let rfc = match get_u8(input)? {
+                            0 => None,
+                            1 => Some(get_str(input)?),
+                            _ => return Err(corrupt()),
+                        };
+                        UrlProblem::HostAmbiguous { whatwg, rfc }
+                    }
+                    6 => UrlProblem::Denied {
+                        host: get_str(input)?,
+                        pattern: get_str(input)?,
+                    },
+                    7 => UrlProblem::NotAllowed {
+                        host: get_str(input)?,
+                    },
+                    _ => return Err(corrupt()),
+                };
+                ArgumentViolation::Url {
+                    rule,
+                    argument,
+                    problem,
+                }
+            }
+            _ => return Err(corrupt()),
+        }),
+        4 => {
+            let budget = match get_u8(input)? {
+                0 => Budget::Total,
+                1 => Budget::PerTool,
+                _ => return Err(corrupt()),
+            };
+            FindingKind::BudgetExceeded(BudgetExceeded {
+                budget,
+                call: get_u64(input)?,
+                limit: get_u64(input)?,
+            })
+        }
+        5 => FindingKind::SensitiveResponse(match get_u8(input)? {
+            0 => SensitiveResponse::Match {
+                pointer: get_str(input)?,
+                in_key: match get_u8(input)? {
+                    0 => false,
+                    1 => true,
+                    _ => return Err(corrupt()),
+                },
+                detector: get_str(input)?,
+            },
+            1 => SensitiveResponse::Unscannable {
+                reason: get_str(input)?,
+            },
+            _ => return Err(corrupt()),
+        }),
+        6 => FindingKind::FlowViolation(FlowViolation {
+            flow: get_str(input)?,
+            source: get_u64(input)?,
+            source_tool: get_str(input)?,
+        }),
+        _ => return Err(corrupt()),
+    };
+    Ok(Finding {
+        index,
+        tool,
+        kind,
+        line,
+        call,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::{
-        ArgumentViolation, Finding, FindingKind, SensitiveResponse, finding_message, quote_name,
+        ArgumentViolation, Budget, BudgetExceeded, Finding, FindingKind, Findings, FlowViolation,
+        PathProblem, SensitiveResponse, UrlProblem, finding_message, quote_name,
     };
+
+    /// A finding of every kind and payload, with indices past 32 bits.
+    fn every_kind() -> Vec<FindingKind> {
+        use ArgumentViolation as A;
+        let path = |problem| {
+            FindingKind::ArgumentViolation(A::Path {
+                rule: 3,
+                argument: "/path".into(),
+                problem,
+            })
+        };
+        let url = |problem| {
+            FindingKind::ArgumentViolation(A::Url {
+                rule: usize::MAX,
+                argument: "/url".into(),
+                problem,
+            })
+        };
+        vec![
+            FindingKind::NonDeterminism { first: u64::MAX },
+            FindingKind::RedundantCall { previous: 1 << 40 },
+            FindingKind::PermissionOverreach,
+            FindingKind::ArgumentViolation(A::Unreadable { reason: "r".into() }),
+            FindingKind::ArgumentViolation(A::Schema {
+                argument: "".into(),
+                keyword: "/type".into(),
+            }),
+            FindingKind::ArgumentViolation(A::SchemaCannotEvaluate {
+                argument: "/n".into(),
+            }),
+            path(PathProblem::NotAString),
+            path(PathProblem::Nul),
+            path(PathProblem::EscapesRoot),
+            path(PathProblem::OutsideRoot {
+                path: "/etc".into(),
+                root: "/work".into(),
+            }),
+            path(PathProblem::Denied {
+                path: ".env".into(),
+                glob: "**/.env".into(),
+            }),
+            path(PathProblem::NotAllowed {
+                path: "é😀".into()
+            }),
+            url(UrlProblem::NotAString),
+            url(UrlProblem::Invalid),
+            url(UrlProblem::Scheme {
+                scheme: "sftp".into(),
+            }),
+            url(UrlProblem::NoHost),
+            url(UrlProblem::HostUnreadable { host: "%zz".into() }),
+            url(UrlProblem::HostAmbiguous {
+                whatwg: "a".into(),
+                rfc: Some("b".into()),
+            }),
+            url(UrlProblem::HostAmbiguous {
+                whatwg: "".into(),
+                rfc: None,
+            }),
+            url(UrlProblem::Denied {
+                host: "evil.com".into(),
+                pattern: "*.com".into(),
+            }),
+            url(UrlProblem::NotAllowed { host: "x".into() }),
+            FindingKind::BudgetExceeded(BudgetExceeded {
+                budget: Budget::Total,
+                call: 8,
+                limit: 7,
+            }),
+            FindingKind::BudgetExceeded(BudgetExceeded {
+                budget: Budget::PerTool,
+                call: u64::MAX,
+                limit: 0,
+            }),
+            FindingKind::SensitiveResponse(SensitiveResponse::Match {
+                pointer: "/t".into(),
+                in_key: true,
+                detector: "secrets".into(),
+            }),
+            FindingKind::SensitiveResponse(SensitiveResponse::Unscannable {
+                reason: "deep".into(),
+            }),
+            FindingKind::FlowViolation(FlowViolation {
+                flow: "web".into(),
+                source: 5_000_000_000,
+                source_tool: "fetch".into(),
+            }),
+        ]
+    }
+
+    /// Findings read back as they were pushed, past the memory bound (in the
+    /// temporary file, then the pending bytes), with 64-bit indices kept whole.
+    #[test]
+    fn findings_read_back_in_order_past_memory() {
+        let kinds = every_kind();
+        let made: Vec<Finding> = (0..120_000u64)
+            .map(|i| Finding {
+                index: i << 33,
+                tool: format!("tool-{}", i % 7),
+                kind: kinds[(i as usize) % kinds.len()].clone(),
+                line: u64::MAX - i,
+                call: [(i % 251) as u8; 32],
+            })
+            .collect();
+        let mut findings = Findings::new();
+        for finding in &made {
+            findings.push(finding);
+        }
+        assert!(findings.file.is_some(), "past the bound, in a file");
+        assert_eq!(findings.len(), made.len() as u64);
+        assert_eq!(findings.to_vec().expect("read back"), made);
+        // Twice, and while another read is under way.
+        let mut first = findings.iter();
+        let _ = first.next();
+        assert_eq!(findings.iter().count(), made.len());
+        let odd = findings
+            .rewrite(|f| ((f.index >> 33) % 2 == 1).then_some(f))
+            .expect("rewritten");
+        assert_eq!(odd.len(), made.len() as u64 / 2);
+        assert_eq!(odd.iter().next().expect("one").expect("read"), made[1]);
+    }
 
     /// What only a caller that hands over something else than a canonical encoding
     /// can meet: the checks fail closed, and say why.

@@ -19,12 +19,13 @@
 //! // Replay: identical calls with different answers, repeats with nothing changed.
 //! let report = replay::audit(transcript.as_bytes(), ["send_email"])?;
 //! assert_eq!(report.calls, 3);
-//! assert_eq!(report.findings[0].kind.name(), "redundant-call");
+//! assert_eq!(report.findings.to_vec()?[0].kind.name(), "redundant-call");
 //!
 //! // Scope: calls outside the declared tools (and, with a policy, its rules).
 //! let scope = Scope::parse(br#"{"agent": "docs", "allowed_tools": ["read_file"]}"#)?;
 //! let report = scope.audit(transcript.as_bytes())?;
-//! assert_eq!((report.findings[0].index, report.findings[0].kind.name()), (2, "permission-overreach"));
+//! let findings = report.findings.to_vec()?;
+//! assert_eq!((findings[0].index, findings[0].kind.name()), (2, "permission-overreach"));
 //!
 //! // Seal: a SHA-256 chain, one link a record; verify: the first broken link.
 //! let mut sealed_bytes = Vec::new();

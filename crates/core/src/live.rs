@@ -756,7 +756,7 @@ mod tests {
             );
         }
         let report = audit.finish();
-        assert_eq!(report.findings, decided);
+        assert_eq!(report.findings.to_vec().expect("findings"), decided);
     }
 
     #[test]

@@ -4,7 +4,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use sha2::{Digest, Sha256};
 
-use crate::finding::{Finding, FindingKind};
+use crate::finding::{Finding, FindingKind, Findings};
 
 /// The tools whose calls change state unless told otherwise.
 pub const DEFAULT_MUTATING_TOOLS: [&str; 5] = [
@@ -138,14 +138,15 @@ impl Options {
 }
 
 /// What replay found.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct ReplayReport {
     /// How many calls the transcript holds.
     pub calls: u64,
     /// The index of the first non-determinism finding.
     pub divergence: Option<u64>,
-    /// The findings, by index, then kind.
-    pub findings: Vec<Finding>,
+    /// The findings, by index, then kind: kept compactly, in a temporary file past
+    /// a few MiB.
+    pub findings: Findings,
 }
 
 /// The replay audit of the transcript read from `reader`: `extra_mutating` names the
@@ -159,8 +160,8 @@ pub struct ReplayReport {
 /// ";
 /// let report = toolreplay_core::replay::audit(transcript.as_bytes(), Vec::<String>::new())?;
 /// assert_eq!((report.calls, report.divergence), (2, Some(1)));
-/// assert_eq!(report.findings[0].kind.name(), "non-determinism");
-/// # Ok::<(), toolreplay_core::transcript::ReadError>(())
+/// assert_eq!(report.findings.to_vec()?[0].kind.name(), "non-determinism");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn audit<I, S>(
     reader: impl std::io::Read + Send,
@@ -234,7 +235,7 @@ pub struct Replay {
     epoch: u64,
     calls: u64,
     divergence: Option<u64>,
-    findings: Vec<Finding>,
+    findings: Findings,
 }
 
 impl Replay {
@@ -265,7 +266,7 @@ impl Replay {
             epoch: 0,
             calls: 0,
             divergence: None,
-            findings: Vec::new(),
+            findings: Findings::new(),
         }
     }
 
@@ -287,7 +288,7 @@ impl Replay {
                     seen.first_response = response;
                     seen.first_epoch = epoch;
                 } else if seen.first_response != response && !self.volatile.contains(tool) {
-                    self.findings.push(Finding {
+                    self.findings.push(&Finding {
                         index,
                         tool: tool.to_owned(),
                         kind: FindingKind::NonDeterminism {
@@ -299,7 +300,7 @@ impl Replay {
                     self.divergence.get_or_insert(index);
                 }
                 if seen.epoch_before_last == epoch && !self.volatile.contains(tool) {
-                    self.findings.push(Finding {
+                    self.findings.push(&Finding {
                         index,
                         tool: tool.to_owned(),
                         kind: FindingKind::RedundantCall {
@@ -360,6 +361,8 @@ mod tests {
         audit_with(RUN.as_bytes(), options)
             .unwrap()
             .findings
+            .to_vec()
+            .unwrap()
             .into_iter()
             .map(|f| (f.index, f.kind))
             .collect()

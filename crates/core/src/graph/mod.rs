@@ -344,6 +344,9 @@ pub enum GraphError {
         /// Why.
         reason: String,
     },
+    /// The findings of the audits could not be kept in a temporary file.
+    #[error("cannot keep the findings: {0}")]
+    Findings(String),
 }
 
 /// The artifacts met so far.
@@ -623,8 +626,11 @@ pub fn build(
         replay.observe_fingerprints(record.line, record.index, &record.tool, call, response);
     }
     let replay = replay.finish();
+    let kept = |err: std::io::Error| GraphError::Findings(err.to_string());
     let mut findings: Vec<(&'static str, Finding)> = replay
         .findings
+        .to_vec()
+        .map_err(kept)?
         .into_iter()
         .map(|finding| ("replay", finding))
         .collect();
@@ -640,6 +646,8 @@ pub fn build(
         findings.extend(
             report
                 .findings
+                .to_vec()
+                .map_err(kept)?
                 .into_iter()
                 .map(|finding| ("scope", finding)),
         );

@@ -11,7 +11,7 @@ mod session;
 pub(crate) use session::too_deep;
 pub use session::{Decision, Session, SessionState};
 
-use crate::finding::{ArgumentViolation, Finding, FindingKind, SensitiveResponse};
+use crate::finding::{ArgumentViolation, Finding, FindingKind, Findings, SensitiveResponse};
 use crate::fingerprint::call_canonical;
 use crate::json::{self, ParseError, Value};
 use crate::policy::{self, Policy};
@@ -153,14 +153,14 @@ impl Scope {
 }
 
 /// What scope found.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct ScopeReport {
     /// The agent the scope was declared for.
     pub agent: String,
     /// How many calls the transcript holds.
     pub calls: u64,
-    /// The findings, by index.
-    pub findings: Vec<Finding>,
+    /// The findings, by index: kept compactly, in a temporary file past a few MiB.
+    pub findings: Findings,
     /// Whether the scope had policy rules.
     pub policy: bool,
 }
@@ -211,8 +211,9 @@ impl Scope {
     /// ";
     /// let report = scope.audit(transcript.as_bytes())?;
     /// assert_eq!(report.calls, 2);
-    /// assert_eq!(report.findings[0].index, 1);
-    /// assert_eq!(report.findings[0].kind.name(), "permission-overreach");
+    /// let findings = report.findings.to_vec()?;
+    /// assert_eq!(findings[0].index, 1);
+    /// assert_eq!(findings[0].kind.name(), "permission-overreach");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn audit(
@@ -240,7 +241,7 @@ impl Scope {
 #[derive(Debug)]
 pub struct ScopeAudit<'s> {
     session: Session<'s>,
-    findings: Vec<Finding>,
+    findings: Findings,
 }
 
 impl<'s> ScopeAudit<'s> {
@@ -248,7 +249,7 @@ impl<'s> ScopeAudit<'s> {
     pub fn new(scope: &'s Scope) -> Self {
         ScopeAudit {
             session: Session::new(scope),
-            findings: Vec::new(),
+            findings: Findings::new(),
         }
     }
 
@@ -267,13 +268,15 @@ impl<'s> ScopeAudit<'s> {
             return;
         }
         let call = call_canonical(tool, &checked.args);
-        self.findings.extend(found.into_iter().map(|kind| Finding {
-            index,
-            tool: tool.to_owned(),
-            kind,
-            line,
-            call,
-        }));
+        for kind in found {
+            self.findings.push(&Finding {
+                index,
+                tool: tool.to_owned(),
+                kind,
+                line,
+                call,
+            });
+        }
     }
 
     /// The report on the records seen.

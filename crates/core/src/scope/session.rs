@@ -351,7 +351,7 @@ mod tests {
             .expect("a valid record");
             audit.observe(number, &unplaced.tool, unplaced.value);
         }
-        audit.finish().findings
+        audit.finish().findings.to_vec().expect("findings")
     }
 
     /// The findings of a session on `calls`, one call at a time: the decision, then
