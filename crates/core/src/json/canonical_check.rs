@@ -103,7 +103,7 @@ impl Checker<'_> {
                     escaped = true;
                     match self.bytes.get(self.pos + 1)? {
                         b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => self.pos += 2,
-                        b'u' => match canonical_escape_len_at(self.bytes, self.pos) {
+                        b'u' => match unicode_escape_len(self.bytes, self.pos) {
                             0 => return None,
                             len => self.pos += len,
                         },
@@ -244,6 +244,45 @@ impl Checker<'_> {
     }
 }
 
+/// The value of each byte as a lowercase hex digit, or 0xFF.
+const HEX_VALUE: [u8; 256] = {
+    let mut table = [0xFF; 256];
+    let mut i = 0;
+    while i < 16 {
+        table[b"0123456789abcdef"[i] as usize] = i as u8;
+        i += 1;
+    }
+    table
+};
+
+/// The code unit of the `\uXXXX` escape at `at` in `bytes`, in lowercase hex.
+#[inline(always)]
+fn unit(bytes: &[u8], at: usize) -> Option<u32> {
+    let &[b'\\', b'u', a, b, c, d] = bytes.get(at..at + 6)? else {
+        return None;
+    };
+    let digits = [a, b, c, d].map(|x| HEX_VALUE[usize::from(x)]);
+    if digits.contains(&0xFF) {
+        return None;
+    }
+    Some(digits.iter().fold(0, |code, &x| code << 4 | u32::from(x)))
+}
+
+/// The length of the `\uXXXX` escape (or surrogate pair) at `at` when it is what
+/// the canonical encoding writes, as [`canonical_escape_len_at`] tells, by table.
+#[inline(always)]
+fn unicode_escape_len(bytes: &[u8], at: usize) -> usize {
+    match unit(bytes, at) {
+        Some(0x7f..=0xD7FF | 0xE000..=0xFFFF) => 6,
+        Some(0xD800..=0xDBFF) => match unit(bytes, at + 6) {
+            Some(0xDC00..=0xDFFF) => 12,
+            _ => 0,
+        },
+        Some(_) => canonical_escape_len_at(bytes, at),
+        None => 0,
+    }
+}
+
 /// Decodes the text of a canonical string (inside its quotes, already checked) into
 /// its UTF-8 bytes.
 fn decode(text: &[u8], out: &mut Vec<u8>) {
@@ -371,6 +410,26 @@ mod tests {
         );
         assert_eq!(canonical_value_len(at_limit.as_bytes(), 1), None);
         assert_eq!(canonical_value_len(deep(MAX_DEPTH + 1).as_bytes(), 0), None);
+    }
+
+    /// The table's answer on every escape is that of the writer's own check.
+    #[test]
+    fn unicode_escapes_are_told_as_the_writer_tells_them() {
+        for code in 0..=0xFFFFu32 {
+            for next in [String::new(), "\\udc00".to_owned(), "\\ud800".to_owned()] {
+                let text = format!("\\u{code:04x}{next}");
+                let bytes = text.as_bytes();
+                assert_eq!(
+                    unicode_escape_len(bytes, 0),
+                    canonical_escape_len_at(bytes, 0),
+                    "{text}"
+                );
+            }
+            let upper = format!("\\u{code:04X}");
+            if upper.bytes().any(|b| b.is_ascii_uppercase() && b != b'U') {
+                assert_eq!(unicode_escape_len(upper.as_bytes(), 0), 0, "{upper}");
+            }
+        }
     }
 
     proptest! {
