@@ -28,6 +28,10 @@ fn main() -> ExitCode {
         cli::Command::Proxy(args) => return proxy::run(args),
         command => command,
     };
+    match threads(std::env::var_os("TOOLREPLAY_THREADS").as_deref()) {
+        Ok(threads) => toolreplay_core::pipeline::set_threads(threads),
+        Err(err) => return error::report(&err),
+    }
     let paint = render::color::Paint::new(render::color::enabled(
         cli.color,
         io::stdout().is_terminal(),
@@ -39,6 +43,22 @@ fn main() -> ExitCode {
     match outcome {
         Ok(status) => status.exit_code(),
         Err(err) => error::report(&err),
+    }
+}
+
+/// The number of threads that `TOOLREPLAY_THREADS` asks for, from 1 to 16; `None`
+/// when it is unset or empty, for the default (one per core, up to four).
+fn threads(value: Option<&std::ffi::OsStr>) -> Result<Option<usize>, error::Error> {
+    let Some(value) = value.filter(|v| !v.is_empty()) else {
+        return Ok(None);
+    };
+    let max = toolreplay_core::pipeline::MAX_THREADS;
+    match value.to_str().and_then(|v| v.parse::<usize>().ok()) {
+        Some(n) if (1..=max).contains(&n) => Ok(Some(n)),
+        _ => Err(error::Error::Usage(format!(
+            "TOOLREPLAY_THREADS must be a number of threads from 1 to {max}, not {:?}",
+            value.to_string_lossy()
+        ))),
     }
 }
 

@@ -547,3 +547,36 @@ fn an_input_error_after_a_broken_link_is_still_an_input_error() {
     links[4] = links[4].replacen(r#""tool":"write_file""#, r#""tool":"""#, 1);
     assert_snapshot!(verify_links(&links).text());
 }
+
+/// `TOOLREPLAY_THREADS` sets how many threads read the input: every number from 1
+/// to 16 gives the same verdicts; anything else is an input error before any work.
+#[test]
+fn the_thread_count_changes_nothing_but_the_threads() {
+    let dir = Dir::new();
+    let sealed = sealed_by_binary(&CALLS);
+    dir.write(
+        "sealed.jsonl",
+        lines(&sealed.iter().map(String::as_str).collect::<Vec<_>>()),
+    );
+    let digests = chain(&CALLS);
+    let broken_links = edited(1, &digests[1], &digests[0]);
+    dir.write(
+        "broken.jsonl",
+        lines(&broken_links.iter().map(String::as_str).collect::<Vec<_>>()),
+    );
+    let want_intact = dir.run(&["verify", "sealed.jsonl"]).text();
+    let want_broken = dir.run(&["verify", "broken.jsonl"]).text();
+    for threads in ["1", "2", "3", "4", "16", ""] {
+        let env = [("TOOLREPLAY_THREADS", threads)];
+        let intact = super::run_with_env(dir.path(), &["verify", "sealed.jsonl"], &env);
+        assert_eq!(intact.text(), want_intact, "{threads}");
+        let broken = super::run_with_env(dir.path(), &["verify", "broken.jsonl"], &env);
+        assert_eq!(broken.text(), want_broken, "{threads}");
+    }
+    let mut errors = String::new();
+    for threads in ["0", "17", "two", "-1", " 2"] {
+        let env = [("TOOLREPLAY_THREADS", threads)];
+        errors.push_str(&super::run_with_env(dir.path(), &["verify", "sealed.jsonl"], &env).text());
+    }
+    assert_snapshot!(errors);
+}

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use sha2::{Digest, Sha256};
 
 use crate::canonical;
-use crate::transcript::{Link, Record};
+use crate::transcript::{CanonicalLine, Link, Record};
 
 /// The `prev` of the first link: 64 zeros.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
@@ -189,6 +189,20 @@ pub fn stated_digest(link: &Link) -> String {
     .digest(&link.prev)
 }
 
+/// The digest of the link of a canonical sealed line computed as the link states it,
+/// like [`stated_digest`], in lowercase hex: hashed from the line as it is.
+pub(crate) fn stated_line_digest(line: &CanonicalLine<'_>) -> [u8; 64] {
+    let mut hasher = Sha256::new();
+    hasher.update(line.prev.as_bytes());
+    for run in line.record {
+        hasher.update(run);
+    }
+    let mut hex = [0; 64];
+    // 32 bytes always fit 64 hex digits.
+    let _ = hex::encode_to_slice(hasher.finalize(), &mut hex);
+    hex
+}
+
 /// Which check of spec section 6 found the first broken link.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BrokenField {
@@ -314,6 +328,37 @@ impl Verifier {
             return;
         }
         self.expected_prev = computed;
+        self.position += 1;
+    }
+
+    /// Passes the next link when it checks out, given its index, `prev` and digest as
+    /// written and the digest of its record as it stands (see [`stated_digest`]);
+    /// returns `false`, and records nothing, when it does not: then the link must go
+    /// to [`Verifier::check_hashed`], which says how it is broken. Once a link is
+    /// broken, this passes every link.
+    pub fn pass_stated(&mut self, index: u64, prev: &str, digest: &str, stated: &str) -> bool {
+        if self.broken.is_some() {
+            return true;
+        }
+        if index != self.position || prev != self.expected_prev || stated != digest {
+            return false;
+        }
+        self.pass(digest);
+        true
+    }
+
+    /// Passes the next link, one known to check out whenever the link before it
+    /// does: its `prev` is the digest of the link before it, its index one more,
+    /// and its digest that of its record as it stands.
+    pub fn pass_chained(&mut self, digest: &str) {
+        if self.broken.is_none() {
+            self.pass(digest);
+        }
+    }
+
+    fn pass(&mut self, digest: &str) {
+        self.expected_prev.clear();
+        self.expected_prev.push_str(digest);
         self.position += 1;
     }
 

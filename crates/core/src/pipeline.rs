@@ -14,6 +14,7 @@
 
 use std::collections::VecDeque;
 use std::io::{self, Read};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
 
@@ -22,8 +23,31 @@ use crate::transcript::{LineError, ReadError, line_text};
 /// How much input a block holds, at least (unless the input ends first).
 pub const BLOCK_BYTES: usize = 256 << 10;
 
-/// The most threads that parse blocks, the calling thread included.
-const MAX_THREADS: usize = 4;
+/// The most threads that parse blocks by default, the calling thread included.
+const DEFAULT_MAX_THREADS: usize = 4;
+
+/// The most threads [`set_threads`] accepts.
+pub const MAX_THREADS: usize = 16;
+
+/// The number of threads set with [`set_threads`]; 0 for the default.
+static THREADS: AtomicUsize = AtomicUsize::new(0);
+
+/// Sets how many threads every later pipeline runs on, the calling thread included:
+/// `Some(n)` with `n` from 1 to [`MAX_THREADS`] (clamped to that range), or `None`
+/// for the default, one per core up to four. The result is the same on any number.
+pub fn set_threads(threads: Option<usize>) {
+    let n = threads.map_or(0, |n| n.clamp(1, MAX_THREADS));
+    THREADS.store(n, Ordering::Relaxed);
+}
+
+/// How many threads a pipeline runs on: as [`set_threads`] set, or one per core up
+/// to four.
+pub fn threads() -> usize {
+    match THREADS.load(Ordering::Relaxed) {
+        0 => thread::available_parallelism().map_or(2, |n| n.get().clamp(1, DEFAULT_MAX_THREADS)),
+        n => n,
+    }
+}
 
 /// How many blocks may be parsed ahead of the next one to consume.
 const AHEAD: u64 = 4;
@@ -208,6 +232,32 @@ where
     E: Send,
     C: FnMut(u64, T) -> Result<(), E> + Send,
 {
+    run_blocks(
+        reader,
+        |first_line, bytes: &[u8], items: &mut Vec<(u64, T)>| {
+            parse_block(first_line, bytes, &parse, items)
+        },
+        consume,
+    )
+}
+
+/// Like [`run`], but each block of whole lines goes whole to `parse`, with the
+/// physical number of its first line: it pushes the items of the block's lines in
+/// order, each with its line number, and returns the error that ends the input
+/// there, if any (after pushing the items of the lines before it). A parser that
+/// looks at the lines of a block together, in order, can carry what it learnt from
+/// one line to the next; lines of different blocks are parsed on different threads.
+pub fn run_blocks<R, T, E, C>(
+    reader: R,
+    parse: impl Fn(u64, &[u8], &mut Vec<(u64, T)>) -> Option<ReadError> + Sync,
+    consume: C,
+) -> Result<(), Stop<E>>
+where
+    R: Read + Send,
+    T: Send,
+    E: Send,
+    C: FnMut(u64, T) -> Result<(), E> + Send,
+{
     let shared = Shared {
         input: Mutex::new(Input {
             reader,
@@ -225,7 +275,7 @@ where
         }),
         consumed: Condvar::new(),
     };
-    let threads = thread::available_parallelism().map_or(2, |n| n.get().clamp(1, MAX_THREADS));
+    let threads = threads();
     thread::scope(|scope| {
         for _ in 1..threads {
             // Without a helper, the calling thread does all the work: still correct.
@@ -267,7 +317,7 @@ impl<C, T, E> Drop for Abandon<'_, C, T, E> {
 /// are parsed and waiting for an earlier one.
 fn work<R, T, E, C>(
     shared: &Shared<R, C, T, E>,
-    parse: &(impl Fn(u64, &str) -> Result<T, LineError> + Sync),
+    parse: &(impl Fn(u64, &[u8], &mut Vec<(u64, T)>) -> Option<ReadError> + Sync),
 ) where
     R: Read,
     C: FnMut(u64, T) -> Result<(), E>,
@@ -285,7 +335,7 @@ fn work<R, T, E, C>(
             Ok(block) => {
                 let mut items = Vec::new();
                 let lines = &buffer[..block.len];
-                let error = parse_block(block.first_line, lines, parse, &mut items);
+                let error = parse(block.first_line, lines, &mut items);
                 (block.number, (items, error))
             }
             Err(BlockError { number, error }) => (number, (Vec::new(), Some(ReadError::Io(error)))),
@@ -346,7 +396,7 @@ fn work<R, T, E, C>(
 
 /// Parses the non-blank lines of `bytes`, whose first line is physical line
 /// `first_line`, into `items`, stopping at the first error, which it returns.
-fn parse_block<T>(
+pub fn parse_block<T>(
     first_line: u64,
     bytes: &[u8],
     parse: &impl Fn(u64, &str) -> Result<T, LineError>,

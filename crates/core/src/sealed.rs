@@ -2,12 +2,13 @@
 //! `verify`, `head`, `verify --head`, `verify --signature`, `seal --append` and
 //! `sign` all use; the last four build on an intact chain and its head.
 
-use std::convert::Infallible;
 use std::io::Read;
 
 use crate::chain::{self, GENESIS, Sealer, UnsealedLink, Verdict, Verifier};
 use crate::pipeline::{self, Stop};
-use crate::transcript::{CanonicalRecordRef, ReadError, for_each_record, parse_link};
+use crate::transcript::{
+    CanonicalRecordRef, Link, ReadError, canonical_line, for_each_record, line_text, parse_link,
+};
 
 /// The head of an intact chain: how many links it has and the last digest.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,26 +91,225 @@ pub fn check(reader: impl Read + Send, look_for: Option<&str>) -> Result<Checked
     let mut verifier = Verifier::new();
     let mut found_at = look_for.filter(|digest| *digest == GENESIS).map(|_| 0);
     let mut seen = 0u64;
-    let parse = |line, text: &str| {
-        let link = parse_link(line, text)?;
-        let stated = chain::stated_digest(&link);
-        Ok((link, stated))
-    };
-    pipeline::run(reader, parse, |line, (link, stated)| {
-        verifier.check_hashed(line, &link, Some(&stated));
+    pipeline::run_blocks(reader, check_block, |line, checked: CheckedLine| {
+        let digest = match &checked {
+            CheckedLine::Chained { digest } => {
+                let digest = ascii(digest);
+                verifier.pass_chained(digest);
+                digest
+            }
+            CheckedLine::Canonical {
+                index,
+                prev,
+                digest,
+                stated,
+                text,
+            } => {
+                let (digest, stated) = (ascii(digest), ascii(stated));
+                if !verifier.pass_stated(*index, ascii(prev), digest, stated) {
+                    // Broken here: the verdict needs the link whole.
+                    let text = std::str::from_utf8(text).unwrap_or_default();
+                    let link = parse_link(line, text).map_err(ReadError::Input)?;
+                    verifier.check_hashed(line, &link, Some(stated));
+                }
+                digest
+            }
+            CheckedLine::Parsed { link, stated } => {
+                verifier.check_hashed(line, link, Some(stated));
+                &link.digest
+            }
+        };
         seen += 1;
-        if found_at.is_none() && look_for == Some(link.digest.as_str()) {
+        if found_at.is_none() && look_for == Some(digest) {
             found_at = Some(seen);
         }
-        Ok::<(), Infallible>(())
+        Ok::<(), ReadError>(())
     })
     .map_err(|stop| match stop {
-        Stop::Read(err) => err,
-        Stop::Consume(never) => match never {},
+        Stop::Read(err) | Stop::Consume(err) => err,
     })?;
     let verdict = verifier.finish();
     if !matches!(verdict, Verdict::Intact { .. }) {
         found_at = None;
     }
     Ok(Checked { verdict, found_at })
+}
+
+/// A line of a sealed transcript as the parsing threads leave it for the walk.
+enum CheckedLine {
+    /// A canonical line that checks out whenever the link before it does (it is the
+    /// next line of the same block, its `prev` the digest of that link, its index
+    /// one more, and its digest that of its record): only its digest is kept.
+    Chained { digest: [u8; 64] },
+    /// A canonical line checked on its own, its text kept for the verdict in case
+    /// it does not check out.
+    Canonical {
+        index: u64,
+        prev: [u8; 64],
+        digest: [u8; 64],
+        stated: [u8; 64],
+        text: Box<[u8]>,
+    },
+    /// A line parsed the ordinary way, and the digest of its link as it stands.
+    Parsed { link: Link, stated: String },
+}
+
+/// Hex digits as text (they are ASCII).
+fn ascii(hex: &[u8; 64]) -> &str {
+    std::str::from_utf8(hex).unwrap_or_default()
+}
+
+/// Reads the lines of a block of a sealed transcript for [`check`]. A line that is
+/// exactly the canonical encoding of its link, as `seal` writes it, is checked as it
+/// stands and hashed from its own bytes; any other is parsed the ordinary way, which
+/// gives the exact error when there is one.
+fn check_block(
+    first_line: u64,
+    bytes: &[u8],
+    items: &mut Vec<(u64, CheckedLine)>,
+) -> Option<ReadError> {
+    // The index and digest of the link on the line before, when it is canonical and
+    // its digest is that of its record.
+    let mut before: Option<(u64, [u8; 64])> = None;
+    let mut line = first_line;
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let (bytes, next) = match memchr::memchr(b'\n', rest) {
+            Some(at) => (&rest[..at], &rest[at + 1..]),
+            None => (rest, &rest[rest.len()..]),
+        };
+        let text = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
+            Some(after_bom) if line == 1 => after_bom,
+            _ => bytes,
+        };
+        if let Some(canonical) = canonical_line(text) {
+            let stated = chain::stated_line_digest(&canonical);
+            let mut digest = [0; 64];
+            digest.copy_from_slice(canonical.digest.as_bytes());
+            let chained = stated == digest
+                && before.is_some_and(|(index, digest)| {
+                    index.checked_add(1) == Some(canonical.index)
+                        && canonical.prev.as_bytes() == digest
+                });
+            before = (stated == digest).then_some((canonical.index, digest));
+            let checked = if chained {
+                CheckedLine::Chained { digest }
+            } else {
+                let mut prev = [0; 64];
+                prev.copy_from_slice(canonical.prev.as_bytes());
+                CheckedLine::Canonical {
+                    index: canonical.index,
+                    prev,
+                    digest,
+                    stated,
+                    text: text.into(),
+                }
+            };
+            items.push((line, checked));
+        } else {
+            match line_text(line, bytes) {
+                Ok(None) => {}
+                Ok(Some(text)) => match parse_link(line, text) {
+                    Ok(link) => {
+                        before = None;
+                        let stated = chain::stated_digest(&link);
+                        items.push((line, CheckedLine::Parsed { link, stated }));
+                    }
+                    Err(err) => return Some(ReadError::Input(err)),
+                },
+                Err(err) => return Some(ReadError::Input(err)),
+            }
+        }
+        line += 1;
+        rest = next;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::Links;
+
+    /// The verdict of the plain sequential walk: every line parsed the ordinary way.
+    fn sequential(sealed: &[u8]) -> Result<Verdict, String> {
+        let mut verifier = Verifier::new();
+        for link in Links::new(sealed) {
+            let (line, link) = link.map_err(|err| err.to_string())?;
+            verifier.check(line, &link);
+        }
+        Ok(verifier.finish())
+    }
+
+    /// A sealed transcript of many blocks, its records of many sizes.
+    fn sealed(records: usize) -> Vec<u8> {
+        let mut transcript = String::new();
+        for i in 0..records {
+            let text = "x\u{e9}\\n".repeat((i * 7919) % 800);
+            transcript.push_str(&format!(
+                "{{\"index\": {i}, \"tool\": \"t{}\", \"args\": {{\"z\": {i}, \"a\": [1.5, -0.0, 1e300]}}, \"response\": {{\"text\": \"{text}\"}}}}\n",
+                i % 3
+            ));
+        }
+        let mut out = Vec::new();
+        seal(transcript.as_bytes(), |link| {
+            out.extend_from_slice(link.as_ref());
+            Ok::<(), std::convert::Infallible>(())
+        })
+        .map_err(Stop::into_read_error)
+        .unwrap();
+        out
+    }
+
+    /// Whatever is done to the lines, `check` gives the verdict of the sequential
+    /// walk: the canonical lines read as they are, the others parsed.
+    #[test]
+    fn check_gives_the_verdict_of_the_sequential_walk() {
+        let sealed = sealed(400);
+        assert!(sealed.len() > 4 * crate::pipeline::BLOCK_BYTES);
+        let lines: Vec<&[u8]> = sealed.split_inclusive(|&b| b == b'\n').collect();
+        let joined = |lines: &[Vec<u8>]| lines.concat();
+        let mut cases: Vec<Vec<Vec<u8>>> = vec![lines.iter().map(|l| l.to_vec()).collect()];
+        for at in [0, 1, 200, 399] {
+            let mut edited: Vec<Vec<u8>> = lines.iter().map(|l| l.to_vec()).collect();
+            // A byte of the response changed.
+            let line = &mut edited[at];
+            let pos = line.len() - 20;
+            line[pos] = if line[pos] == b'a' { b'b' } else { b'a' };
+            cases.push(edited);
+            let mut removed: Vec<Vec<u8>> = lines.iter().map(|l| l.to_vec()).collect();
+            removed.remove(at);
+            cases.push(removed);
+            let mut swapped: Vec<Vec<u8>> = lines.iter().map(|l| l.to_vec()).collect();
+            swapped.swap(at, (at + 1) % 400);
+            cases.push(swapped);
+            // Not canonical but the same link: spaces, and keys out of order.
+            let mut spaced: Vec<Vec<u8>> = lines.iter().map(|l| l.to_vec()).collect();
+            let text = String::from_utf8(spaced[at].clone()).unwrap();
+            spaced[at] = text.replacen("{\"args\":", "{ \"args\" : ", 1).into_bytes();
+            cases.push(spaced);
+            let mut blank: Vec<Vec<u8>> = lines.iter().map(|l| l.to_vec()).collect();
+            blank.insert(at, b" \r\n".to_vec());
+            cases.push(blank);
+            let mut bad: Vec<Vec<u8>> = lines.iter().map(|l| l.to_vec()).collect();
+            bad[at] = b"{\"args\":{}}\n".to_vec();
+            cases.push(bad);
+        }
+        for (i, case) in cases.iter().enumerate() {
+            let bytes = joined(case);
+            let got = check(&bytes[..], None)
+                .map(|checked| checked.verdict)
+                .map_err(|err| err.to_string());
+            assert_eq!(got, sequential(&bytes), "case {i}");
+        }
+        // Where the chain's digest was a given one: after the link that has it.
+        let head = |n: usize| {
+            let line = std::str::from_utf8(lines[n - 1]).unwrap();
+            parse_link(n as u64, line.trim_end()).unwrap().digest
+        };
+        for n in [1, 2, 300, 400] {
+            let found = check(&sealed[..], Some(&head(n))).unwrap().found_at;
+            assert_eq!(found, Some(n as u64));
+        }
+    }
 }

@@ -386,6 +386,90 @@ pub fn parse_link(line: u64, text: &str) -> Result<Link, LineError> {
     })
 }
 
+/// A sealed line that is exactly the canonical encoding of its link, as `seal` writes
+/// it, with a `prev` and a `digest` of 64 characters without escape and an index
+/// that fits 64 bits: its parts, borrowed from the line. [`parse_link`] gives the
+/// same link, its arguments and response as they are in the line.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CanonicalLine<'a> {
+    /// The index.
+    pub index: u64,
+    /// The digest of the previous link, as written.
+    pub prev: &'a str,
+    /// The digest of this link, as written.
+    pub digest: &'a str,
+    /// The canonical encoding of the link's four-field record, in three runs of the
+    /// line: `{"args":A`, `,"index":I` and `,"response":R,"tool":T}`.
+    pub record: [&'a [u8]; 3],
+}
+
+/// The parts of `bytes`, a sealed line without its LF, when it is exactly the
+/// canonical encoding of a link (see [`CanonicalLine`]); `None` when it is not, or
+/// the check cannot tell: then [`parse_link`] reads it, and gives the error if any.
+/// Such a line is ASCII, so it needs no check of its UTF-8.
+pub(crate) fn canonical_line(bytes: &[u8]) -> Option<CanonicalLine<'_>> {
+    let mut at = 0;
+    let expect = |at: &mut usize, literal: &[u8]| {
+        let found = bytes.get(*at..*at + literal.len()) == Some(literal);
+        *at += literal.len();
+        found.then_some(())
+    };
+    // A string of 64 characters that are their own canonical form.
+    let plain64 = |at: usize| {
+        let inside = bytes.get(at + 1..at + 65)?;
+        let quoted = bytes.get(at) == Some(&b'"') && bytes.get(at + 65) == Some(&b'"');
+        if !quoted || crate::scan::canonical_run(inside) != 64 {
+            return None;
+        }
+        std::str::from_utf8(inside).ok()
+    };
+    let object = |at: usize| match bytes.get(at) {
+        Some(b'{') => json::canonical_value_len(&bytes[at..], 1),
+        _ => None,
+    };
+    expect(&mut at, b"{\"args\":")?;
+    at += object(at)?;
+    let args_end = at;
+    expect(&mut at, b",\"digest\":")?;
+    let digest = plain64(at)?;
+    at += 66;
+    let index_start = at;
+    expect(&mut at, b",\"index\":")?;
+    let digits = &bytes[at..at + json::canonical_integer_len(&bytes[at..])?];
+    let index = std::str::from_utf8(digits).ok()?.parse::<u64>().ok()?;
+    at += digits.len();
+    let index_end = at;
+    expect(&mut at, b",\"prev\":")?;
+    let prev = plain64(at)?;
+    at += 66;
+    let response_start = at;
+    expect(&mut at, b",\"response\":")?;
+    at += object(at)?;
+    expect(&mut at, b",\"tool\":")?;
+    if bytes.get(at) != Some(&b'"') {
+        return None;
+    }
+    match json::canonical_string_len(&bytes[at..])? {
+        // The tool must not be empty.
+        (2, _) => return None,
+        (len, _) => at += len,
+    }
+    expect(&mut at, b"}")?;
+    if at != bytes.len() {
+        return None;
+    }
+    Some(CanonicalLine {
+        index,
+        prev,
+        digest,
+        record: [
+            &bytes[..args_end],
+            &bytes[index_start..index_end],
+            &bytes[response_start..],
+        ],
+    })
+}
+
 /// The records of a transcript, in order, each checked against its position: the
 /// whole transcript as trees, for tests.
 #[cfg(any(test, feature = "testing"))]

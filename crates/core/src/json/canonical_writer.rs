@@ -433,8 +433,14 @@ fn string(reader: &mut Reader<'_>, out: &mut Vec<u8>) -> Result<bool, ParseError
 /// position when it is already exactly what the canonical encoding writes, so it
 /// can be copied; 0 otherwise.
 fn canonical_escape_len(reader: &Reader<'_>) -> usize {
+    canonical_escape_len_at(reader.bytes, reader.pos)
+}
+
+/// The length of the `\uXXXX` escape (or surrogate pair of them) at `pos` in `bytes`
+/// when it is exactly what the canonical encoding writes; 0 otherwise.
+pub(super) fn canonical_escape_len_at(bytes: &[u8], pos: usize) -> usize {
     let unit = |at: usize| -> Option<u32> {
-        let digits = reader.bytes.get(at..at + 6)?;
+        let digits = bytes.get(at..at + 6)?;
         if digits[0] != b'\\' || digits[1] != b'u' {
             return None;
         }
@@ -444,10 +450,10 @@ fn canonical_escape_len(reader: &Reader<'_>) -> usize {
             _ => None,
         })
     };
-    match unit(reader.pos) {
+    match unit(pos) {
         Some(0x08 | 0x09 | 0x0a | 0x0c | 0x0d) => 0,
         Some(code) if code < 0x20 => 6,
-        Some(0xD800..=0xDBFF) => match unit(reader.pos + 6) {
+        Some(0xD800..=0xDBFF) => match unit(pos + 6) {
             Some(0xDC00..=0xDFFF) => 12,
             _ => 0,
         },

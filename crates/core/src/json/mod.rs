@@ -13,6 +13,8 @@
 //!   object and array loops, each written once.
 //! - `value`: the tree, [`Value`], and its canonical encoding.
 //! - `tree`: parsing into a tree, [`parse`] and [`parse_located`].
+//! - `canonical_check`: checking that bytes already are a canonical encoding, so
+//!   that a sealed line written by `seal` is used as it stands.
 //! - `canonical_writer`: writing the canonical encoding straight from the text,
 //!   without building a tree, with exactly the checks and errors of [`parse`]: how a
 //!   transcript line's `args` and `response` are read.
@@ -20,11 +22,15 @@
 //! This module builds on [`crate::canonical`], the rules of the encoding; that module
 //! knows nothing of this one.
 
+mod canonical_check;
 mod canonical_writer;
 mod reader;
 mod tree;
 mod value;
 
+pub(crate) use canonical_check::{
+    canonical_integer_len, canonical_string_len, canonical_value_len,
+};
 #[cfg(any(test, feature = "testing"))]
 pub use canonical_writer::canonicalize;
 pub(crate) use canonical_writer::with_scratch;
