@@ -18,6 +18,7 @@ use super::{Items, Pairing, get, get_str};
 
 /// Reads the lines of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
+    let items = super::trees(items);
     for entry in items {
         let (line, value) = entry?;
         let Value::Object(members) = value else {

@@ -19,6 +19,7 @@ use super::{
 
 /// Reads the lines of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
+    let items = super::trees(items);
     for entry in items {
         let (line, value) = entry?;
         let Value::Object(members) = value else {

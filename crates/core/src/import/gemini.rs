@@ -22,6 +22,7 @@ use super::{
 
 /// Reads the messages of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
+    let items = super::trees(items);
     for entry in items {
         let (line, value) = entry?;
         let Value::Object(message) = value else {

@@ -71,11 +71,12 @@ pub mod otel;
 mod own;
 pub mod responses;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
 
 use crate::canonical;
 use crate::finding::quote_name;
-use crate::json::{self, MAX_DEPTH, Value};
+use crate::json::{self, MAX_DEPTH, Raw, RawMembers, Value};
 use crate::transcript::{LineError, line_text};
 
 /// The largest input read, in bytes: 1 GiB. An input is read whole (its calls are
@@ -493,15 +494,33 @@ pub(crate) fn read_as(
     Ok((calls, warnings, agents))
 }
 
-/// The items of an input: its JSON values with the lines they start on.
-pub(crate) type Items<'a> = Box<dyn Iterator<Item = Result<(u64, Value), LineError>> + 'a>;
+/// The items of an input: its JSON values, each checked and read lazily, with the
+/// lines they start on.
+pub(crate) type Items<'a> = Box<dyn Iterator<Item = Result<(u64, Raw<'a>), LineError>> + 'a>;
+
+/// The items of an input as trees, for the formats that read them so.
+pub(crate) type Trees<'a> = Box<dyn Iterator<Item = Result<(u64, Value), LineError>> + 'a>;
+
+/// The items of `items` as trees: one item's tree at a time.
+pub(crate) fn trees(items: Items<'_>) -> Trees<'_> {
+    Box::new(items.map(|item| {
+        let (line, raw) = item?;
+        raw.to_value()
+            .map(|value| (line, value))
+            .map_err(|err| LineError {
+                line,
+                message: err.to_string(),
+            })
+    }))
+}
 
 /// An input as read: JSON Lines, or one JSON document (an array, each item with the
-/// line it starts on, or an object, each member with the line of its key).
+/// line it starts on, or an object with its members). A document is checked whole
+/// once, then read lazily: nothing of it is held as a tree.
 pub(crate) enum Document<'a> {
     Lines(&'a [u8]),
-    Array(Vec<(u64, Value)>),
-    Object(Vec<(String, Value)>, json::Lines),
+    Array(Vec<(u64, Raw<'a>)>),
+    Object(Raw<'a>, RawMembers<'a>),
 }
 
 impl<'a> Document<'a> {
@@ -532,35 +551,28 @@ impl<'a> Document<'a> {
         Self::whole(bytes)
     }
 
-    pub(crate) fn whole(bytes: &[u8]) -> Result<Self, ImportError> {
+    pub(crate) fn whole(bytes: &'a [u8]) -> Result<Self, ImportError> {
         let error = |err: json::ParseError| LineError {
             line: err.line as u64,
             message: err.to_string(),
         };
         let text = json::decode_document(bytes).map_err(error)?;
-        if !text.trim_start().starts_with('[') {
-            // The lines of the elements of arrays down to a sample's messages in an
-            // Inspect AI log: object, samples, sample, messages, message.
-            return match json::parse_with_lines(text, 5).map_err(error)? {
-                (Value::Object(members), lines) => Ok(Document::Object(members, lines)),
-                (other, _) => Err(ImportError::Whole(format!(
-                    "expected a JSON array of messages, found {}",
-                    other.described()
-                ))),
-            };
-        }
-        let located = json::parse_located(text).map_err(error)?;
-        match located {
-            (Value::Array(items), lines) => Ok(Document::Array(
+        let raw = Raw::parse(text).map_err(error)?;
+        if let Some(items) = raw.items() {
+            let mut lines = LineCounter::new(text);
+            return Ok(Document::Array(
                 items
-                    .into_iter()
-                    .zip(lines)
-                    .map(|(item, line)| (line as u64, item))
+                    .map(|item| (lines.line_at(item.offset()), item))
                     .collect(),
-            )),
-            (other, _) => Err(ImportError::Whole(format!(
+            ));
+        }
+        match raw.members() {
+            Some(members) if !text.trim_start().starts_with('[') => {
+                Ok(Document::Object(raw, members))
+            }
+            _ => Err(ImportError::Whole(format!(
                 "expected a JSON array of messages, found {}",
-                other.described()
+                raw.described()
             ))),
         }
     }
@@ -570,12 +582,40 @@ impl<'a> Document<'a> {
         match self {
             Document::Lines(bytes) => Box::new(json_lines(bytes)),
             Document::Array(items) => Box::new(items.into_iter().map(Ok)),
-            Document::Object(members, lines) => Box::new(
-                detect::document_items(format, members, &lines)
+            Document::Object(raw, members) => Box::new(
+                detect::document_items(format, raw, members)
                     .into_iter()
                     .map(Ok),
             ),
         }
+    }
+}
+
+/// The 1-based lines of offsets of a text, counted on from the last asked for.
+pub(crate) struct LineCounter<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    line: u64,
+}
+
+impl<'a> LineCounter<'a> {
+    pub(crate) fn new(text: &'a str) -> Self {
+        LineCounter {
+            bytes: text.as_bytes(),
+            at: 0,
+            line: 1,
+        }
+    }
+
+    /// The line of byte `offset`.
+    pub(crate) fn line_at(&mut self, offset: usize) -> u64 {
+        if offset < self.at {
+            (self.at, self.line) = (0, 1);
+        }
+        let offset = offset.min(self.bytes.len());
+        self.line += memchr::memchr_iter(b'\n', &self.bytes[self.at..offset]).count() as u64;
+        self.at = offset;
+        self.line
     }
 }
 
@@ -584,11 +624,11 @@ fn first_line_is_json(bytes: &[u8]) -> bool {
     json_lines(bytes).next().is_some_and(|first| first.is_ok())
 }
 
-/// The non-blank lines of `bytes`, each parsed as one JSON value, with their 1-based
+/// The non-blank lines of `bytes`, each checked as one JSON value, with their 1-based
 /// line numbers (a byte-order mark at the start is skipped, as in transcripts).
 pub(crate) fn json_lines(
     bytes: &[u8],
-) -> impl Iterator<Item = Result<(u64, Value), LineError>> + '_ {
+) -> impl Iterator<Item = Result<(u64, Raw<'_>), LineError>> + '_ {
     bytes
         .split(|&b| b == b'\n')
         .zip(1u64..)
@@ -596,7 +636,7 @@ pub(crate) fn json_lines(
             Ok(None) => None,
             Ok(Some(text)) => {
                 Some(
-                    json::parse(text)
+                    Raw::parse(text)
                         .map(|value| (line, value))
                         .map_err(|err| LineError {
                             line,
@@ -623,30 +663,30 @@ pub(crate) fn looks_like_object(bytes: &[u8], line: u64) -> bool {
 /// Hands each message of `items` (OpenAI, Anthropic, Cline) to `read` with its line:
 /// a message that is not an object is skipped with a warning, and a request body
 /// (`{"model": ..., "messages": [...]}`) where a message was expected gives its
-/// messages, each on the line of the body.
-pub(crate) fn for_each_message(
-    items: Items<'_>,
+/// messages, each on the line of the body. Each message's members are read lazily.
+pub(crate) fn for_each_raw_message<'a>(
+    items: Items<'a>,
     pairing: &mut Pairing,
-    mut read: impl FnMut(u64, &[(String, Value)], &mut Pairing) -> Result<(), LineError>,
+    mut read: impl FnMut(u64, &RawMembers<'a>, &mut Pairing) -> Result<(), LineError>,
 ) -> Result<(), LineError> {
     for item in items {
         let (line, value) = item?;
-        let Value::Object(message) = value else {
+        let Some(message) = value.members() else {
             pairing.skip(
                 line,
                 format!("message: {}, not an object", value.described()),
             );
             continue;
         };
-        if get(&message, "role").is_none()
-            && let Some(Value::Array(messages)) = get(&message, "messages")
+        if rget(&message, "role").is_none()
+            && let Some(messages) = rget(&message, "messages").and_then(|m| m.items())
         {
             for inner in messages {
-                match inner {
-                    Value::Object(inner) => read(line, inner, pairing)?,
-                    other => pairing.skip(
+                match inner.members() {
+                    Some(inner) => read(line, &inner, pairing)?,
+                    None => pairing.skip(
                         line,
-                        format!("message: {}, not an object", other.described()),
+                        format!("message: {}, not an object", inner.described()),
                     ),
                 }
             }
@@ -655,6 +695,154 @@ pub(crate) fn for_each_message(
         read(line, &message, pairing)?;
     }
     Ok(())
+}
+
+/// The member `key` of an object's members, read lazily.
+pub(crate) use crate::json::raw_member as rget;
+
+/// The member `key` of lazily read members, when it is a string.
+pub(crate) fn rget_str<'a>(members: &RawMembers<'a>, key: &str) -> Option<Cow<'a, str>> {
+    rget(members, key)?.as_str()
+}
+
+/// The member `key` of lazily read members when `take` accepts it, as [`required`].
+pub(crate) fn rrequired<'a, T, E>(
+    members: &RawMembers<'a>,
+    key: &str,
+    take: impl FnOnce(Raw<'a>) -> Option<T>,
+    wrong: impl FnOnce(Option<Raw<'a>>) -> E,
+) -> Result<T, E> {
+    let found = rget(members, key);
+    found.and_then(take).ok_or_else(|| wrong(found))
+}
+
+/// The canonical JSON of an id, as [`id_key`] gives it.
+pub(crate) fn raw_id_key(id: Raw<'_>) -> String {
+    let mut out = Vec::new();
+    // The text was checked when it was read: writing it cannot fail.
+    let _ = id.write_canonical(&mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The key of an id that is a non-empty string, as [`string_id`].
+pub(crate) fn raw_string_id(value: Raw<'_>) -> Option<String> {
+    (value.json_type() == json::JsonType::Str { empty: false }).then(|| raw_id_key(value))
+}
+
+/// A non-empty string, as [`non_empty_string`].
+pub(crate) fn raw_non_empty_string(value: Raw<'_>) -> Option<String> {
+    value
+        .as_str()
+        .filter(|s| !s.is_empty())
+        .map(Cow::into_owned)
+}
+
+/// What is wrong with the member `field`, as [`must_be`] says it.
+pub(crate) fn raw_must_be(field: &str, wanted: &str, found: Option<Raw<'_>>) -> String {
+    match found {
+        Some(value) => format!("\"{field}\" must be {wanted}, found {}", value.described()),
+        None => format!("no \"{field}\""),
+    }
+}
+
+/// The error of a record's `what` nesting deeper than a record may.
+fn too_deep(line: u64, what: &str) -> LineError {
+    LineError {
+        line,
+        message: format!(
+            "the {what} nest deeper than {} levels, too deep for a transcript record ({MAX_DEPTH} levels in all)",
+            MAX_DEPTH - 1
+        ),
+    }
+}
+
+/// The canonical encoding of `value`, an object that becomes a record's `what`, as
+/// [`fit`] gives it, written from its text.
+pub(crate) fn raw_fit(line: u64, what: &str, value: Raw<'_>) -> Result<Vec<u8>, LineError> {
+    if value.depth() >= MAX_DEPTH {
+        return Err(too_deep(line, what));
+    }
+    let mut out = Vec::with_capacity(value.text().len());
+    value.write_canonical(&mut out).map_err(|err| LineError {
+        line,
+        message: err.to_string(),
+    })?;
+    Ok(out)
+}
+
+/// The canonical response made of a result's `content` (absent: none) and error
+/// flag, as `fit(line, "response", &content_response(content, is_error))` gives it,
+/// written from the content's text.
+pub(crate) fn raw_content_response(
+    line: u64,
+    content: Option<Raw<'_>>,
+    is_error: bool,
+) -> Result<Vec<u8>, LineError> {
+    let Some(content) = content else {
+        return Ok(if is_error {
+            b"{\"is_error\":true}".to_vec()
+        } else {
+            b"{}".to_vec()
+        });
+    };
+    if 1 + content.depth() >= MAX_DEPTH {
+        return Err(too_deep(line, "response"));
+    }
+    // Written in place: `content` sorts before `is_error`.
+    let mut out = Vec::with_capacity(content.text().len() + 32);
+    out.extend_from_slice(b"{\"content\":");
+    content.write_canonical(&mut out).map_err(|err| LineError {
+        line,
+        message: err.to_string(),
+    })?;
+    if is_error {
+        out.extend_from_slice(b",\"is_error\":true");
+    }
+    out.push(b'}');
+    Ok(out)
+}
+
+/// The canonical encoding of `value`, to be the value of a record's `what` at
+/// `level` levels below its top: an error when the record would nest deeper than
+/// [`MAX_DEPTH`] levels.
+pub(crate) fn raw_value(
+    line: u64,
+    what: &str,
+    value: Raw<'_>,
+    level: usize,
+) -> Result<Vec<u8>, LineError> {
+    if level + value.depth() >= MAX_DEPTH {
+        return Err(too_deep(line, what));
+    }
+    let mut out = Vec::with_capacity(value.text().len());
+    value.write_canonical(&mut out).map_err(|err| LineError {
+        line,
+        message: err.to_string(),
+    })?;
+    Ok(out)
+}
+
+/// The canonical object of `members`, each a key and its value's canonical
+/// encoding: sorted by key, as the encoding wants them.
+pub(crate) fn object_bytes(mut members: Vec<(&str, Vec<u8>)>) -> Vec<u8> {
+    members.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    let len = members
+        .iter()
+        .map(|(k, v)| k.len() + v.len() + 4)
+        .sum::<usize>()
+        + 2;
+    let mut out = Vec::with_capacity(len);
+    out.push(b'{');
+    for (i, (key, value)) in members.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        canonical::write_str(key, &mut out);
+        out.push(b':');
+        out.extend_from_slice(&value);
+    }
+    out.push(b'}');
+    out
 }
 
 pub(crate) use crate::json::member as get;
@@ -724,13 +912,7 @@ fn depth(value: &Value) -> usize {
 /// [`MAX_DEPTH`] levels.
 pub(crate) fn fit(line: u64, what: &str, value: &Value) -> Result<Vec<u8>, LineError> {
     if depth(value) >= MAX_DEPTH {
-        return Err(LineError {
-            line,
-            message: format!(
-                "the {what} nest deeper than {} levels, too deep for a transcript record ({MAX_DEPTH} levels in all)",
-                MAX_DEPTH - 1
-            ),
-        });
+        return Err(too_deep(line, what));
     }
     Ok(canonical::encode(value))
 }

@@ -20,6 +20,7 @@ use super::{
 
 /// Reads the events of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
+    let items = super::trees(items);
     for entry in items {
         let (line, value) = entry?;
         let Value::Object(event) = value else {

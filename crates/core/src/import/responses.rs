@@ -43,6 +43,7 @@ const DROPPED: [&str; 10] = [
 
 /// Reads the items of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
+    let items = super::trees(items);
     for entry in items {
         let (line, value) = entry?;
         match value {
