@@ -366,7 +366,7 @@ impl<'a> Members<'a> for KeyChecker<'a> {
 }
 
 /// The member `key` of sorted `members`.
-pub fn raw_member<'m, 'a>(members: &'m [(Cow<'a, str>, Raw<'a>)], key: &str) -> Option<Raw<'a>> {
+pub fn raw_member<'a>(members: &[(Cow<'a, str>, Raw<'a>)], key: &str) -> Option<Raw<'a>> {
     members
         .binary_search_by(|(k, _)| k.as_bytes().cmp(key.as_bytes()))
         .ok()
