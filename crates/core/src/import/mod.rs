@@ -1210,16 +1210,22 @@ pub(crate) fn id_key(id: &Value) -> String {
 /// ending with LF. The text is ASCII.
 pub fn write_transcript(calls: &[Call], out: &mut Vec<u8>) {
     for (index, call) in calls.iter().enumerate() {
-        out.extend_from_slice(b"{\"index\":");
-        out.extend_from_slice(index.to_string().as_bytes());
-        out.extend_from_slice(b",\"tool\":");
-        canonical::write_str(&call.tool, out);
-        out.extend_from_slice(b",\"args\":");
-        out.extend_from_slice(&call.args);
-        out.extend_from_slice(b",\"response\":");
-        out.extend_from_slice(&call.response);
-        out.extend_from_slice(b"}\n");
+        write_record(index, call, out);
     }
+}
+
+/// Writes `call` as the record of index `index`, as [`write_transcript`] writes each:
+/// to write calls one at a time, each dropped once written.
+pub fn write_record(index: usize, call: &Call, out: &mut Vec<u8>) {
+    out.extend_from_slice(b"{\"index\":");
+    out.extend_from_slice(index.to_string().as_bytes());
+    out.extend_from_slice(b",\"tool\":");
+    canonical::write_str(&call.tool, out);
+    out.extend_from_slice(b",\"args\":");
+    out.extend_from_slice(&call.args);
+    out.extend_from_slice(b",\"response\":");
+    out.extend_from_slice(&call.response);
+    out.extend_from_slice(b"}\n");
 }
 
 /// `N warnings: 1 call without a result, 2 skipped items`, or `None` without
