@@ -746,7 +746,7 @@ pub(crate) fn raw_must_be(field: &str, wanted: &str, found: Option<Raw<'_>>) -> 
 }
 
 /// The error of a record's `what` nesting deeper than a record may.
-fn too_deep(line: u64, what: &str) -> LineError {
+pub(crate) fn too_deep(line: u64, what: &str) -> LineError {
     LineError {
         line,
         message: format!(
@@ -852,49 +852,6 @@ pub(crate) fn get_str<'v>(members: &'v [(String, Value)], key: &str) -> Option<&
     match get(members, key) {
         Some(Value::Str(s)) => Some(s),
         _ => None,
-    }
-}
-
-/// The member `key` of an object's members when `take` accepts it; otherwise the
-/// error `wrong` makes of what is there instead: a value of another kind, or `None`
-/// when the member is absent.
-pub(crate) fn required<'v, T, E>(
-    members: &'v [(String, Value)],
-    key: &str,
-    take: impl FnOnce(&'v Value) -> Option<T>,
-    wrong: impl FnOnce(Option<&'v Value>) -> E,
-) -> Result<T, E> {
-    let found = get(members, key);
-    found.and_then(take).ok_or_else(|| wrong(found))
-}
-
-/// The key of an id that is a non-empty string (see [`id_key`]).
-pub(crate) fn string_id(value: &Value) -> Option<String> {
-    matches!(value, Value::Str(s) if !s.is_empty()).then(|| id_key(value))
-}
-
-/// A non-empty string.
-pub(crate) fn non_empty_string(value: &Value) -> Option<String> {
-    match value {
-        Value::Str(s) if !s.is_empty() => Some(s.clone()),
-        _ => None,
-    }
-}
-
-/// An object's members.
-pub(crate) fn object(value: &Value) -> Option<&[(String, Value)]> {
-    match value {
-        Value::Object(members) => Some(members),
-        _ => None,
-    }
-}
-
-/// What is wrong with the member `field` that should be `wanted`, found as `found`:
-/// `"FIELD" must be WANTED, found KIND`, or `no "FIELD"` when it is absent.
-pub(crate) fn must_be(field: &str, wanted: &str, found: Option<&Value>) -> String {
-    match found {
-        Some(value) => format!("\"{field}\" must be {wanted}, found {}", value.described()),
-        None => format!("no \"{field}\""),
     }
 }
 
@@ -1337,6 +1294,49 @@ mod tests {
             .map(|call| (call.line, call.tool.as_str()))
             .collect();
         assert_eq!(lines, [(5, "f"), (7, "g")]);
+    }
+
+    /// An Inspect AI tool message with an error and no content: the response's keys
+    /// are in canonical order (the error first), as in every record.
+    #[test]
+    fn an_error_without_content_is_a_canonical_response() {
+        let (text, warnings) = transcript(
+            concat!(
+                r#"{"role":"assistant","tool_calls":[{"id":"a","function":"f","arguments":{}}]}"#,
+                "\n",
+                r#"{"role":"tool","tool_call_id":"a","error":{"message":"boom"}}"#,
+                "\n"
+            ),
+            Source::Inspect,
+        );
+        assert_eq!(warnings, []);
+        assert_eq!(
+            text,
+            "{\"index\":0,\"tool\":\"f\",\"args\":{},\"response\":{\"error\":{\"message\":\"boom\"},\"is_error\":true}}\n"
+        );
+    }
+
+    /// A result of millions of small objects, or a long text, is written from the
+    /// input's text as the tree's canonical encoding would be.
+    #[test]
+    fn large_results_are_written_as_their_canonical_encoding() {
+        let objects = format!("[{}]", vec![r#"{"b":2, "a":"\u00e9"}"#; 10_000].join(","));
+        let text = "x\\n\\u0041".repeat(10_000);
+        for content in [objects, format!("\"{text}\"")] {
+            let call = r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t","name":"n","input":{"z":[1.50,-0]}}]}}"#;
+            let log = format!(
+                r#"{call}
+{{"type":"user","message":{{"content":[{{"type":"tool_result","tool_use_id":"t","content":{content},"is_error":true}}]}}}}
+"#
+            );
+            let (out, warnings) = transcript(&log, Source::ClaudeCode);
+            assert_eq!(warnings, []);
+            let expected = format!(
+                "{{\"index\":0,\"tool\":\"n\",\"args\":{{\"z\":[1.5,0]}},\"response\":{{\"content\":{},\"is_error\":true}}}}\n",
+                String::from_utf8(canonical::encode(&json::parse(&content).unwrap())).unwrap()
+            );
+            assert_eq!(out, expected);
+        }
     }
 
     fn openai_arguments(nesting: usize) -> String {
