@@ -53,7 +53,10 @@
 //!   arguments or a response nested so deep that the record would be deeper than 128
 //!   levels.
 //!
-//! Inputs are read whole, up to [`MAX_IMPORT_BYTES`].
+//! Inputs are read whole, up to [`MAX_IMPORT_BYTES`], and checked once, then read
+//! lazily ([`json::Raw`]): a call's arguments and result are written from the input's
+//! text to their canonical bytes, never held as a tree (but OTLP spans, a tree per
+//! document or line). Memory is about the input plus the calls' canonical bytes.
 
 pub mod anthropic;
 pub mod claude_code;
@@ -79,8 +82,8 @@ use crate::finding::quote_name;
 use crate::json::{self, MAX_DEPTH, Raw, RawMembers, Value};
 use crate::transcript::{LineError, line_text};
 
-/// The largest input read, in bytes: 1 GiB. An input is read whole (its calls are
-/// held until each has its result), so this bounds memory.
+/// The largest input read, in bytes: 1 GiB. An input is read whole, and its calls
+/// are held (as canonical bytes) until each has its result, so this bounds memory.
 pub const MAX_IMPORT_BYTES: u64 = 1 << 30;
 
 /// The response of a call that has no result.
