@@ -8,7 +8,7 @@ use std::path::Path;
 
 use toolreplay_core::import::{
     Format, ImportError, Imported, MAX_IMPORT_BYTES, Source, import_with_subagents, summary,
-    write_transcript,
+    write_record,
 };
 
 use crate::error::Error;
@@ -103,12 +103,14 @@ pub fn import_counted(
             message: format!("{summary}; --strict allows none"),
         });
     }
+    let lines = imported.calls.iter().map(|call| call.line).collect();
+    // Each call is dropped once written, so the calls and the transcript are not both
+    // held whole.
     let mut transcript = Vec::new();
-    write_transcript(&imported.calls, &mut transcript);
-    Ok(ImportedTranscript {
-        transcript,
-        lines: imported.calls.iter().map(|call| call.line).collect(),
-    })
+    for (index, call) in imported.calls.into_iter().enumerate() {
+        write_record(index, &call, &mut transcript);
+    }
+    Ok(ImportedTranscript { transcript, lines })
 }
 
 /// What an import tells on stderr, each line ending with LF: with `--from auto`,

@@ -13,20 +13,22 @@
 //!
 //! A request body (`{"model": ..., "messages": [...]}`) gives its `messages`.
 
-use crate::json::Value;
+use crate::json::{JsonType, Raw, RawMembers};
 use crate::transcript::LineError;
 
 use super::{
-    Items, Pairing, content_response, fit, for_each_message, get, get_str, must_be,
-    non_empty_string, required, string_id,
+    Items, Pairing, for_each_raw_message, raw_content_response, raw_fit, raw_must_be,
+    raw_non_empty_string, raw_string_id, rget, rget_str, rrequired,
 };
 
 /// Reads the messages of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
-    for_each_message(items, pairing, |line, message, pairing| {
-        match get(message, "content") {
-            Some(Value::Array(blocks)) => content_blocks(line, blocks, pairing)?,
-            Some(Value::Str(_)) => {}
+    for_each_raw_message(items, pairing, |line, message, pairing| {
+        match rget(message, "content") {
+            Some(content) if content.json_type() == JsonType::Array => {
+                content_blocks(line, content, pairing)?
+            }
+            Some(content) if content.as_str().is_some() => {}
             Some(other) => pairing.skip(
                 line,
                 format!("message: \"content\" is {}", other.described()),
@@ -40,24 +42,33 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
 /// Blocks that hold no tool call and are dropped without a warning.
 const DROPPED_BLOCKS: [&str; 5] = ["text", "thinking", "redacted_thinking", "image", "document"];
 
-/// Reads a message's content blocks, on `line`, into `pairing`: shared by the
-/// Anthropic and Claude Code formats.
+/// Reads a message's content blocks, the array `blocks`, on `line`, into `pairing`:
+/// shared by the Anthropic and Claude Code formats.
 pub(crate) fn content_blocks(
     line: u64,
-    blocks: &[Value],
+    blocks: Raw<'_>,
+    pairing: &mut Pairing,
+) -> Result<(), LineError> {
+    content_blocks_of(line, blocks.items().into_iter().flatten(), pairing)
+}
+
+/// Reads the content blocks `blocks`, on `line`, into `pairing`.
+pub(crate) fn content_blocks_of<'a>(
+    line: u64,
+    blocks: impl Iterator<Item = Raw<'a>>,
     pairing: &mut Pairing,
 ) -> Result<(), LineError> {
     for block in blocks {
-        let Value::Object(block) = block else {
+        let Some(members) = block.members() else {
             pairing.skip(
                 line,
                 format!("content block: {}, not an object", block.described()),
             );
             continue;
         };
-        match get_str(block, "type") {
-            Some("tool_use") => tool_use(line, block, pairing)?,
-            Some("tool_result") => tool_result(line, block, pairing)?,
+        match rget_str(&members, "type").as_deref() {
+            Some("tool_use") => tool_use(line, &members, pairing)?,
+            Some("tool_result") => tool_result(line, &members, pairing)?,
             Some(kind) if DROPPED_BLOCKS.contains(&kind) => {}
             Some(kind) => pairing.skip(
                 line,
@@ -74,40 +85,41 @@ fn malformed(
     block: &str,
     field: &str,
     wanted: &str,
-    found: Option<&Value>,
+    found: Option<Raw<'_>>,
 ) -> LineError {
     LineError {
         line,
         message: match found {
-            Some(_) => format!("{block} block: {}", must_be(field, wanted, found)),
+            Some(_) => format!("{block} block: {}", raw_must_be(field, wanted, found)),
             None => format!("{block} block without \"{field}\""),
         },
     }
 }
 
-fn tool_use(line: u64, block: &[(String, Value)], pairing: &mut Pairing) -> Result<(), LineError> {
+fn tool_use(line: u64, block: &RawMembers<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
     let wrong = |field, wanted| move |found| malformed(line, "tool_use", field, wanted, found);
-    let id = required(block, "id", string_id, wrong("id", "a non-empty string"))?;
-    let name = required(
+    let id = rrequired(
+        block,
+        "id",
+        raw_string_id,
+        wrong("id", "a non-empty string"),
+    )?;
+    let name = rrequired(
         block,
         "name",
-        non_empty_string,
+        raw_non_empty_string,
         wrong("name", "a non-empty string"),
     )?;
-    let args = match get(block, "input") {
-        Some(input @ Value::Object(_)) => fit(line, "arguments", input)?,
+    let args = match rget(block, "input") {
+        Some(input) if input.json_type() == JsonType::Object => raw_fit(line, "arguments", input)?,
         other => return Err(malformed(line, "tool_use", "input", "an object", other)),
     };
     pairing.call(line, id, name, args);
     Ok(())
 }
 
-fn tool_result(
-    line: u64,
-    block: &[(String, Value)],
-    pairing: &mut Pairing,
-) -> Result<(), LineError> {
-    let id = required(block, "tool_use_id", string_id, |found| {
+fn tool_result(line: u64, block: &RawMembers<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
+    let id = rrequired(block, "tool_use_id", raw_string_id, |found| {
         malformed(
             line,
             "tool_result",
@@ -116,9 +128,10 @@ fn tool_result(
             found,
         )
     })?;
-    let is_error = match get(block, "is_error") {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(flag)) => *flag,
+    let is_error = match rget(block, "is_error") {
+        None => false,
+        Some(flag) if flag.is_null() => false,
+        Some(flag) if flag.as_bool().is_some() => flag.as_bool() == Some(true),
         other => {
             return Err(malformed(
                 line,
@@ -129,8 +142,7 @@ fn tool_result(
             ));
         }
     };
-    let response = content_response(get(block, "content"), is_error);
-    let response = fit(line, "response", &response)?;
+    let response = raw_content_response(line, rget(block, "content"), is_error)?;
     pairing.result(line, &id, response);
     Ok(())
 }

@@ -43,14 +43,14 @@
 //!   with a warning.
 //! - Tool names are kept as they are: `mcp__server__tool` stays `mcp__server__tool`.
 
-use crate::canonical;
-use crate::json::{self, Value, quoted_key};
+use crate::json::{JsonType, Raw, RawMembers, quoted_key};
 use crate::transcript::LineError;
 
 use super::anthropic::content_blocks;
 use super::detect::CLAUDE_TYPES;
 use super::{
-    Call, Format, ImportError, Items, Pairing, Subagent, Warning, WarningKind, get, get_str,
+    Call, Format, ImportError, Items, Pairing, Subagent, Warning, WarningKind, object_bytes,
+    raw_id_key, rget, rget_str,
 };
 
 /// What a session says of its subagents: the id of each call that started one with
@@ -63,31 +63,32 @@ pub(crate) struct Agents {
 }
 
 /// Notes what the entry `entry` says of subagents.
-fn note_agents(line: u64, kind: &str, entry: &[(String, Value)], agents: &mut Agents) {
-    let object = |members: &[(String, Value)], key: &str| match get(members, key) {
-        Some(Value::Object(inner)) => Some(inner.clone()),
-        _ => None,
-    };
+fn note_agents(line: u64, kind: &str, entry: &RawMembers<'_>, agents: &mut Agents) {
+    fn object<'a>(members: &RawMembers<'a>, key: &str) -> Option<RawMembers<'a>> {
+        rget(members, key)?.members()
+    }
     if kind == "progress"
         && let Some(data) = object(entry, "data")
-        && get_str(&data, "type") == Some("agent_progress")
-        && let Some(agent) = get_str(&data, "agentId")
-        && !agents.shown.iter().any(|(a, _)| a == agent)
+        && rget_str(&data, "type").as_deref() == Some("agent_progress")
+        && let Some(agent) = rget_str(&data, "agentId")
+        && !agents.shown.iter().any(|(a, _)| *a == agent)
     {
-        agents.shown.push((agent.to_owned(), line));
+        agents.shown.push((agent.into_owned(), line));
     }
     if kind == "user"
         && let Some(result) = object(entry, "toolUseResult")
-        && let Some(agent) = get_str(&result, "agentId")
+        && let Some(agent) = rget_str(&result, "agentId")
         && let Some(message) = object(entry, "message")
-        && let Some(Value::Array(blocks)) = get(&message, "content")
+        && let Some(blocks) = rget(&message, "content").and_then(|c| c.items())
     {
         for block in blocks {
-            if let Value::Object(block) = block
-                && get_str(block, "type") == Some("tool_result")
-                && let Some(id) = get(block, "tool_use_id")
+            if let Some(block) = block.members()
+                && rget_str(&block, "type").as_deref() == Some("tool_result")
+                && let Some(id) = rget(&block, "tool_use_id")
             {
-                agents.started.push((super::id_key(id), agent.to_owned()));
+                agents
+                    .started
+                    .push((raw_id_key(id), agent.clone().into_owned()));
             }
         }
     }
@@ -102,17 +103,18 @@ pub(crate) fn read(
 ) -> Result<(), LineError> {
     for item in items {
         let (line, value) = item?;
-        let Value::Object(entry) = value else {
+        let Some(entry) = value.members() else {
             pairing.skip(
                 line,
                 format!("line: {}, not an entry object", value.described()),
             );
             continue;
         };
-        if let Some(kind) = get_str(&entry, "type") {
+        let kind = rget_str(&entry, "type");
+        if let Some(kind) = &kind {
             note_agents(line, kind, &entry, agents);
         }
-        let kind = match get_str(&entry, "type") {
+        let kind = match kind.as_deref() {
             Some(kind @ ("user" | "assistant")) => kind,
             Some(kind) if CLAUDE_TYPES.contains(&kind) => continue,
             Some(kind) => {
@@ -124,8 +126,10 @@ pub(crate) fn read(
                 continue;
             }
         };
-        let message = match get(&entry, "message") {
-            Some(Value::Object(message)) => message,
+        let message = match rget(&entry, "message") {
+            Some(message) if message.json_type() == JsonType::Object => {
+                message.members().unwrap_or_default()
+            }
             Some(other) => {
                 pairing.skip(
                     line,
@@ -141,9 +145,11 @@ pub(crate) fn read(
                 continue;
             }
         };
-        match get(message, "content") {
-            Some(Value::Array(blocks)) => content_blocks(line, blocks, pairing)?,
-            Some(Value::Str(_)) => {}
+        match rget(&message, "content") {
+            Some(blocks) if blocks.json_type() == JsonType::Array => {
+                content_blocks(line, blocks, pairing)?
+            }
+            Some(text) if text.as_str().is_some() => {}
             Some(other) => pairing.skip(
                 line,
                 format!(
@@ -248,12 +254,18 @@ pub fn agent_id(name: &str) -> &str {
 /// The canonical response `response` with `"subagent": id` added.
 fn with_subagent(response: &[u8], id: &str) -> Vec<u8> {
     let text = String::from_utf8_lossy(response);
-    let mut members = match json::parse(&text) {
-        Ok(Value::Object(members)) => members,
-        _ => Vec::new(),
-    };
-    members.retain(|(key, _)| key != "subagent");
-    members.push(("subagent".to_owned(), Value::Str(id.to_owned())));
-    members.sort_by(|a, b| a.0.cmp(&b.0));
-    canonical::encode(&Value::Object(members))
+    let members = Raw::parse(&text)
+        .ok()
+        .and_then(|raw| raw.members())
+        .unwrap_or_default();
+    // The response is canonical: each member's text is its canonical encoding.
+    let mut kept: Vec<(&str, Vec<u8>)> = members
+        .iter()
+        .filter(|(key, _)| key != "subagent")
+        .map(|(key, value)| (key.as_ref(), value.text().as_bytes().to_vec()))
+        .collect();
+    let mut name = Vec::new();
+    crate::canonical::write_str(id, &mut name);
+    kept.push(("subagent", name));
+    object_bytes(kept)
 }

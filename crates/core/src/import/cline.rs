@@ -17,11 +17,11 @@
 
 use std::collections::VecDeque;
 
-use crate::json::Value;
+use crate::json::Raw;
 use crate::transcript::LineError;
 
-use super::anthropic::content_blocks;
-use super::{Items, Pairing, content_response, fit, for_each_message, get, get_str, id_key};
+use super::anthropic::content_blocks_of;
+use super::{Items, Pairing, for_each_raw_message, raw_id_key, rget, rget_str};
 
 /// Whether `text` is a Cline result: `[...] Result:` at its start.
 fn is_result(text: &str) -> bool {
@@ -33,7 +33,7 @@ fn is_result(text: &str) -> bool {
 
 /// The text of a result: after `Result:` in `header`, then the text blocks of
 /// `after` up to the next result or environment details.
-fn result_text(header: &str, after: &[Value]) -> String {
+fn result_text(header: &str, after: &[Raw<'_>]) -> String {
     let mut parts = Vec::new();
     if let Some(at) = header.find("] Result:") {
         let rest = header[at + "] Result:".len()..].trim_start_matches(['\n', '\r', ' ']);
@@ -42,14 +42,14 @@ fn result_text(header: &str, after: &[Value]) -> String {
         }
     }
     for block in after {
-        let Value::Object(b) = block else { break };
-        let Some(text) = get_str(b, "text") else {
+        let Some(b) = block.members() else { break };
+        let Some(text) = rget_str(&b, "text") else {
             break;
         };
-        if is_result(text) || text.starts_with("<environment_details>") {
+        if is_result(&text) || text.starts_with("<environment_details>") {
             break;
         }
-        parts.push(text.to_owned());
+        parts.push(text.into_owned());
     }
     parts.join("\n")
 }
@@ -59,30 +59,35 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
     let mut waiting: VecDeque<String> = VecDeque::new();
     let mut orphans: Vec<u64> = Vec::new();
     let calls_before = pairing.calls_len();
-    for_each_message(items, pairing, |line, message, pairing| {
-        let Some(Value::Array(blocks)) = get(message, "content") else {
+    for_each_raw_message(items, pairing, |line, message, pairing| {
+        let Some(blocks) = rget(message, "content").and_then(|c| c.items()) else {
             return Ok(());
         };
-        for (at, block) in blocks.iter().enumerate() {
-            let Value::Object(b) = block else { continue };
-            match get_str(b, "type") {
+        let blocks: Vec<Raw<'_>> = blocks.collect();
+        for (at, &block) in blocks.iter().enumerate() {
+            let Some(b) = block.members() else { continue };
+            match rget_str(&b, "type").as_deref() {
                 Some("tool_use") => {
-                    if let Some(id) = get(b, "id") {
-                        waiting.push_back(id_key(id));
+                    if let Some(id) = rget(&b, "id") {
+                        waiting.push_back(raw_id_key(id));
                     }
-                    content_blocks(line, std::slice::from_ref(block), pairing)?;
+                    content_blocks_of(line, std::iter::once(block), pairing)?;
                 }
-                Some("text") if get_str(message, "role") == Some("user") => {
-                    if let Some(text) = get_str(b, "text")
-                        && is_result(text)
+                Some("text") if rget_str(message, "role").as_deref() == Some("user") => {
+                    if let Some(text) = rget_str(&b, "text")
+                        && is_result(&text)
                     {
                         // The earliest call still waiting for its result.
                         let mut answered = false;
                         while let Some(id) = waiting.pop_front() {
                             if pairing.waiting_call(&id).is_some() {
-                                let content = Value::Str(result_text(text, &blocks[at + 1..]));
-                                let response = content_response(Some(&content), false);
-                                pairing.result(line, &id, fit(line, "response", &response)?);
+                                let mut content = Vec::new();
+                                crate::canonical::write_str(
+                                    &result_text(&text, &blocks[at + 1..]),
+                                    &mut content,
+                                );
+                                let response = super::object_bytes(vec![("content", content)]);
+                                pairing.result(line, &id, response);
                                 answered = true;
                                 break;
                             }
@@ -92,7 +97,7 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
                         }
                     }
                 }
-                _ => content_blocks(line, std::slice::from_ref(block), pairing)?,
+                _ => content_blocks_of(line, std::iter::once(block), pairing)?,
             }
         }
         Ok(())

@@ -11,22 +11,22 @@
 //! another type, without a `payload` object, or that is not an object is skipped with
 //! a warning.
 
-use crate::json::{Value, quoted_key};
+use crate::json::quoted_key;
 use crate::transcript::LineError;
 
-use super::{Items, Pairing, get, get_str};
+use super::{Items, Pairing, rget, rget_str};
 
 /// Reads the lines of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
     for entry in items {
         let (line, value) = entry?;
-        let Value::Object(members) = value else {
+        let Some(members) = value.members() else {
             pairing.skip(line, format!("line: {}, not an object", value.described()));
             continue;
         };
-        match get_str(&members, "type") {
-            Some("response_item") => match get(&members, "payload") {
-                Some(Value::Object(payload)) => super::responses::item(line, payload, pairing)?,
+        match rget_str(&members, "type").as_deref() {
+            Some("response_item") => match rget(&members, "payload").and_then(|p| p.members()) {
+                Some(payload) => super::responses::item(line, &payload, pairing)?,
                 _ => pairing.skip(
                     line,
                     "response_item without a \"payload\" object".to_owned(),

@@ -12,66 +12,75 @@
 //! is dropped. A line that is not an object or has no dotted `type` is skipped with a
 //! warning.
 
-use crate::json::Value;
+use crate::json::{JsonType, RawMembers};
 use crate::transcript::LineError;
 
 use super::{
-    Items, Pairing, content_response, fit, get, get_str, must_be, non_empty_string, object,
-    required, string_id,
+    Items, Pairing, raw_content_response, raw_fit, raw_must_be, raw_non_empty_string,
+    raw_string_id, rget, rget_str, rrequired,
 };
 
 /// Reads the events of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
     for entry in items {
         let (line, value) = entry?;
-        let Value::Object(event) = value else {
+        let Some(event) = value.members() else {
             pairing.skip(
                 line,
                 format!("line: {}, not an event object", value.described()),
             );
             continue;
         };
-        let Some(kind) = get_str(&event, "type").filter(|kind| kind.contains('.')) else {
+        let Some(kind) = rget_str(&event, "type").filter(|kind| kind.contains('.')) else {
             pairing.skip(line, "event without a dotted string \"type\"".to_owned());
             continue;
         };
+        let kind = kind.as_ref();
         let error = |message: String| LineError {
             line,
             message: format!("{kind} event: {message}"),
         };
-        let wrong = |field, wanted| move |found| error(must_be(field, wanted, found));
+        let wrong = |field, wanted| move |found| error(raw_must_be(field, wanted, found));
         match kind {
             "tool.execution_start" | "tool.execution_complete" => {
-                let data = required(&event, "data", object, wrong("data", "an object"))?;
-                let id = required(
-                    data,
+                let data: RawMembers<'_> =
+                    rrequired(&event, "data", |v| v.members(), wrong("data", "an object"))?;
+                let id = rrequired(
+                    &data,
                     "toolCallId",
-                    string_id,
+                    raw_string_id,
                     wrong("data.toolCallId", "a non-empty string"),
                 )?;
                 if kind == "tool.execution_start" {
-                    let name = required(
-                        data,
+                    let name = rrequired(
+                        &data,
                         "toolName",
-                        non_empty_string,
+                        raw_non_empty_string,
                         wrong("data.toolName", "a non-empty string"),
                     )?;
-                    let args = match get(data, "arguments") {
-                        None | Some(Value::Null) => b"{}".to_vec(),
-                        Some(args @ Value::Object(_)) => fit(line, "arguments", args)?,
-                        found => return Err(error(must_be("data.arguments", "an object", found))),
+                    let args = match rget(&data, "arguments") {
+                        None => b"{}".to_vec(),
+                        Some(args) if args.is_null() => b"{}".to_vec(),
+                        Some(args) if args.json_type() == JsonType::Object => {
+                            raw_fit(line, "arguments", args)?
+                        }
+                        found => {
+                            return Err(error(raw_must_be("data.arguments", "an object", found)));
+                        }
                     };
                     pairing.call(line, id, name, args);
                 } else {
-                    let failed = get(data, "success") == Some(&Value::Bool(false));
-                    let content = match get(data, "result") {
-                        Some(Value::Object(result)) => {
-                            get(result, "content").or(get(data, "result"))
-                        }
-                        None | Some(Value::Null) => get(data, "error"),
+                    let failed = rget(&data, "success").and_then(|v| v.as_bool()) == Some(false);
+                    let content = match rget(&data, "result") {
+                        Some(result) if result.json_type() == JsonType::Object => result
+                            .members()
+                            .and_then(|r| rget(&r, "content"))
+                            .or(Some(result)),
+                        None => rget(&data, "error"),
+                        Some(result) if result.is_null() => rget(&data, "error"),
                         other => other,
                     };
-                    let response = fit(line, "response", &content_response(content, failed))?;
+                    let response = raw_content_response(line, content, failed)?;
                     pairing.result(line, &id, response);
                 }
             }

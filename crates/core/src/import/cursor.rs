@@ -9,39 +9,40 @@
 //! `text`, `thinking` and image blocks are dropped, and so are lines without a `role`
 //! that carry a `type` (`turn_ended`, ...); anything else is skipped with a warning.
 
-use crate::json::{Value, quoted_key};
+use crate::json::{JsonType, Raw, quoted_key};
 use crate::transcript::LineError;
 
 use super::{
-    Items, NO_RESULT, Pairing, content_response, fit, get, get_str, must_be, non_empty_string,
-    required, string_id,
+    Items, NO_RESULT, Pairing, raw_content_response, raw_fit, raw_must_be, raw_non_empty_string,
+    raw_string_id, rget, rget_str, rrequired,
 };
 
 /// Reads the lines of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
     for entry in items {
         let (line, value) = entry?;
-        let Value::Object(members) = value else {
+        let Some(members) = value.members() else {
             pairing.skip(line, format!("line: {}, not an object", value.described()));
             continue;
         };
-        if get(&members, "role").is_none() {
-            if get_str(&members, "type").is_none() {
+        if rget(&members, "role").is_none() {
+            if rget_str(&members, "type").is_none() {
                 pairing.skip(line, "line without \"role\" or \"type\"".to_owned());
             }
             continue;
         }
-        let content = match get(&members, "message") {
-            Some(Value::Object(message)) => get(message, "content"),
-            _ => get(&members, "content"),
+        let content = match rget(&members, "message").and_then(|m| m.members()) {
+            Some(message) => rget(&message, "content"),
+            _ => rget(&members, "content"),
         };
         match content {
-            Some(Value::Array(blocks)) => {
-                for block in blocks {
+            Some(blocks) if blocks.json_type() == JsonType::Array => {
+                for block in blocks.items().into_iter().flatten() {
                     self::block(line, block, pairing)?;
                 }
             }
-            Some(Value::Str(_)) | None | Some(Value::Null) => {}
+            None => {}
+            Some(content) if content.is_null() || content.as_str().is_some() => {}
             Some(other) => pairing.skip(
                 line,
                 format!("message: \"content\" is {}", other.described()),
@@ -51,8 +52,8 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
     Ok(())
 }
 
-fn block(line: u64, block: &Value, pairing: &mut Pairing) -> Result<(), LineError> {
-    let Value::Object(block) = block else {
+fn block(line: u64, block: Raw<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
+    let Some(block) = block.members() else {
         pairing.skip(
             line,
             format!("content block: {}, not an object", block.described()),
@@ -63,41 +64,43 @@ fn block(line: u64, block: &Value, pairing: &mut Pairing) -> Result<(), LineErro
         line,
         message: format!("{kind} block: {message}"),
     };
-    match get_str(block, "type") {
+    match rget_str(&block, "type").as_deref() {
         Some("tool_use") => {
-            let name = required(block, "name", non_empty_string, |found| {
-                error("tool_use", must_be("name", "a non-empty string", found))
+            let name = rrequired(&block, "name", raw_non_empty_string, |found| {
+                error("tool_use", raw_must_be("name", "a non-empty string", found))
             })?;
-            let args = match get(block, "input") {
-                Some(input @ Value::Object(_)) => fit(line, "arguments", input)?,
-                None | Some(Value::Null) => b"{}".to_vec(),
-                found => return Err(error("tool_use", must_be("input", "an object", found))),
-            };
-            match get(block, "id") {
-                None | Some(Value::Null) => {
-                    pairing.call_unpaired(line, name, args, Some(NO_RESULT.to_vec()))
+            let args = match rget(&block, "input") {
+                Some(input) if input.json_type() == JsonType::Object => {
+                    raw_fit(line, "arguments", input)?
                 }
-                Some(id) => {
-                    let id = string_id(id).ok_or_else(|| {
-                        error("tool_use", must_be("id", "a non-empty string", Some(id)))
+                None => b"{}".to_vec(),
+                Some(input) if input.is_null() => b"{}".to_vec(),
+                found => {
+                    return Err(error("tool_use", raw_must_be("input", "an object", found)));
+                }
+            };
+            match rget(&block, "id") {
+                Some(id) if !id.is_null() => {
+                    let id = raw_string_id(id).ok_or_else(|| {
+                        error(
+                            "tool_use",
+                            raw_must_be("id", "a non-empty string", Some(id)),
+                        )
                     })?;
                     pairing.call(line, id, name, args);
                 }
+                _ => pairing.call_unpaired(line, name, args, Some(NO_RESULT.to_vec())),
             }
         }
         Some("tool_result") => {
-            let id = required(block, "tool_use_id", string_id, |found| {
+            let id = rrequired(&block, "tool_use_id", raw_string_id, |found| {
                 error(
                     "tool_result",
-                    must_be("tool_use_id", "a non-empty string", found),
+                    raw_must_be("tool_use_id", "a non-empty string", found),
                 )
             })?;
-            let is_error = get(block, "is_error") == Some(&Value::Bool(true));
-            let response = fit(
-                line,
-                "response",
-                &content_response(get(block, "content"), is_error),
-            )?;
+            let is_error = rget(&block, "is_error").and_then(|v| v.as_bool()) == Some(true);
+            let response = raw_content_response(line, rget(&block, "content"), is_error)?;
             pairing.result(line, &id, response);
         }
         Some("text" | "thinking" | "redacted_thinking" | "image") => {}

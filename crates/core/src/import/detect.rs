@@ -13,9 +13,11 @@
 //! except for chat messages that all have a `role` and hold no tool call at all
 //! (read as OpenAI, which imports nothing from them, correctly).
 
-use crate::json::{Lines, Value};
+use crate::json::{Raw, RawItems, RawMembers};
 
-use super::{Document, Format, ImportError, get, get_str, json_lines, looks_like_object};
+use super::{
+    Document, Format, ImportError, LineCounter, json_lines, looks_like_object, rget, rget_str,
+};
 
 /// Claude Code entry types (`type`), as its sessions write them.
 pub(crate) const CLAUDE_TYPES: [&str; 14] = [
@@ -74,55 +76,55 @@ pub(crate) struct Seen {
     pub calls: u32,
 }
 
-fn array<'v>(members: &'v [(String, Value)], key: &str) -> Option<&'v [Value]> {
-    match get(members, key) {
-        Some(Value::Array(items)) => Some(items),
-        _ => None,
-    }
+fn array<'a>(members: &RawMembers<'a>, key: &str) -> Option<RawItems<'a>> {
+    rget(members, key)?.items()
 }
 
-fn object<'v>(members: &'v [(String, Value)], key: &str) -> Option<&'v [(String, Value)]> {
-    match get(members, key) {
-        Some(Value::Object(inner)) => Some(inner),
-        _ => None,
-    }
+fn object<'a>(members: &RawMembers<'a>, key: &str) -> Option<RawMembers<'a>> {
+    rget(members, key)?.members()
 }
 
-/// The content blocks of `content` of type `kind`, counted.
-fn has_block(members: &[(String, Value)], kind: &str) -> bool {
-    array(members, "content").is_some_and(|blocks| {
-        blocks.iter().any(|block| match block {
-            Value::Object(b) => get_str(b, "type") == Some(kind),
-            _ => false,
+/// Whether the content blocks of `content` hold one of type `kind`.
+fn has_block(members: &RawMembers<'_>, kind: &str) -> bool {
+    array(members, "content").is_some_and(|mut blocks| {
+        blocks.any(|block| {
+            block
+                .members()
+                .is_some_and(|b| rget_str(&b, "type").as_deref() == Some(kind))
         })
     })
 }
 
 /// Whether a user message is Cline's result text: `[tool for '...'] Result:`.
-fn cline_result(members: &[(String, Value)]) -> bool {
+fn cline_result(members: &RawMembers<'_>) -> bool {
     let is_result = |text: &str| text.starts_with('[') && text.contains("] Result:");
-    match get(members, "content") {
-        Some(Value::Array(blocks)) => blocks.iter().any(|block| match block {
-            Value::Object(b) => {
-                get_str(b, "type") == Some("text") && get_str(b, "text").is_some_and(is_result)
-            }
-            _ => false,
-        }),
-        _ => false,
-    }
+    array(members, "content").is_some_and(|mut blocks| {
+        blocks.any(|block| {
+            block.members().is_some_and(|b| {
+                rget_str(&b, "type").as_deref() == Some("text")
+                    && rget_str(&b, "text").is_some_and(|t| is_result(&t))
+            })
+        })
+    })
 }
 
 /// What an item, the object of members `m`, is evidence of (any other value is
 /// evidence of nothing).
-fn object_evidence(m: &[(String, Value)]) -> Seen {
+fn object_evidence(m: &RawMembers<'_>) -> Seen {
     let one = |format: Format, call: bool| Seen {
         fits: format.bit(),
         calls: if call { format.bit() } else { 0 },
     };
-    let has = |key| get(m, key).is_some();
-    let kind = get_str(m, "type");
-    if has("jsonrpc") || (get_str(m, "method").is_some() && (has("params") || has("id"))) {
-        return one(Format::Mcp, get_str(m, "method") == Some("tools/call"));
+    let has = |key| rget(m, key).is_some();
+    let kind = rget_str(m, "type");
+    let kind = kind.as_deref();
+    if has("jsonrpc")
+        || (rget(m, "method").is_some_and(|v| v.as_str().is_some()) && (has("params") || has("id")))
+    {
+        return one(
+            Format::Mcp,
+            rget_str(m, "method").as_deref() == Some("tools/call"),
+        );
     }
     if m.len() == 4 && ["args", "index", "response", "tool"].iter().all(|k| has(k)) {
         return one(Format::Transcript, true);
@@ -139,7 +141,7 @@ fn object_evidence(m: &[(String, Value)]) -> Seen {
         && CODEX_TYPES.contains(&kind)
     {
         let call = kind == "response_item"
-            && get_str(payload, "type").is_some_and(|t| RESPONSES_CALLS.contains(&t));
+            && rget_str(&payload, "type").is_some_and(|t| RESPONSES_CALLS.contains(&t.as_ref()));
         return one(Format::Codex, call);
     }
     if let Some(kind) = kind
@@ -149,11 +151,11 @@ fn object_evidence(m: &[(String, Value)]) -> Seen {
         return one(Format::Copilot, kind == "tool.execution_start");
     }
     if let Some(kind) = kind
-        && get(m, "role").is_none()
+        && rget(m, "role").is_none()
         && CLAUDE_TYPES.contains(&kind)
         && (!matches!(kind, "user" | "assistant") || object(m, "message").is_some())
     {
-        let call = object(m, "message").is_some_and(|message| has_block(message, "tool_use"));
+        let call = object(m, "message").is_some_and(|message| has_block(&message, "tool_use"));
         return one(Format::ClaudeCode, call);
     }
     if let Some(kind) = kind
@@ -168,13 +170,13 @@ fn object_evidence(m: &[(String, Value)]) -> Seen {
             && !has("message"))
         || (has("sessionId") && has("projectHash"))
     {
-        let call = array(m, "toolCalls").is_some_and(|calls| !calls.is_empty());
+        let call = array(m, "toolCalls").is_some_and(|mut calls| calls.next().is_some());
         return one(Format::Gemini, call);
     }
-    if get_str(m, "role").is_some()
+    if rget(m, "role").is_some_and(|v| v.as_str().is_some())
         && let Some(message) = object(m, "message")
     {
-        return one(Format::Cursor, has_block(message, "tool_use"));
+        return one(Format::Cursor, has_block(&message, "tool_use"));
     }
     if has("id") && has("source") && (has("action") || has("observation")) {
         return one(
@@ -185,8 +187,8 @@ fn object_evidence(m: &[(String, Value)]) -> Seen {
     if has("resourceSpans") {
         return one(Format::Otel, true);
     }
-    if let Some(role) = get_str(m, "role") {
-        if array(m, "tool_calls").is_some_and(|calls| !calls.is_empty()) {
+    if let Some(role) = rget_str(m, "role") {
+        if array(m, "tool_calls").is_some_and(|mut calls| calls.next().is_some()) {
             return one(Format::Openai, true);
         }
         if role == "tool" && (has("tool_call_id") || has("tool_call_ids")) {
@@ -209,96 +211,66 @@ fn object_evidence(m: &[(String, Value)]) -> Seen {
 }
 
 /// The format of a JSON object read as a whole document, when it is one.
-pub(crate) fn document_format(m: &[(String, Value)]) -> Option<Format> {
+pub(crate) fn document_format(m: &RawMembers<'_>) -> Option<Format> {
+    let get = |key| rget(m, key);
     if array(m, "loglines").is_some() {
         return Some(Format::ClaudeCode);
     }
-    if get(m, "resourceSpans").is_some() {
+    if get("resourceSpans").is_some() {
         return Some(Format::Otel);
     }
-    if array(m, "history").is_some() && get(m, "role").is_none() {
+    if array(m, "history").is_some() && get("role").is_none() {
         return Some(Format::SweAgent);
     }
-    if array(m, "samples").is_some() || (object(m, "eval").is_some() && get(m, "version").is_some())
-    {
+    if array(m, "samples").is_some() || (object(m, "eval").is_some() && get("version").is_some()) {
         return Some(Format::Inspect);
     }
     if array(m, "messages").is_some()
-        && (get(m, "sessionId").is_some() || get(m, "projectHash").is_some())
+        && (get("sessionId").is_some() || get("projectHash").is_some())
     {
         return Some(Format::Gemini);
     }
     None
 }
 
-/// The items of a document object to read as `format`: those of the document when
-/// it is one of `format`, a request body's `messages` (or a Responses request's
-/// `input`, a response's `output`), or the object itself.
-pub(crate) fn document_items(
+/// The items of a document object `raw` (of members `members`) to read as `format`:
+/// those of the document when it is one of `format`, a request body's `messages`
+/// (or a Responses request's `input`, a response's `output`), or the object itself.
+pub(crate) fn document_items<'a>(
     format: Format,
-    mut members: Vec<(String, Value)>,
-    lines: &Lines,
-) -> Vec<(u64, Value)> {
-    // The elements of the array member `key`, each with its line.
-    let mut take = |key: &str| -> Option<Vec<(u64, Value)>> {
-        let at = members
-            .iter()
-            .position(|(k, v)| k == key && matches!(v, Value::Array(_)))?;
-        match std::mem::replace(&mut members[at].1, Value::Null) {
-            Value::Array(items) => Some(with_lines(items, lines.member(at))),
-            _ => None,
-        }
+    raw: Raw<'a>,
+    members: RawMembers<'a>,
+) -> Vec<(u64, Raw<'a>)> {
+    let mut lines = LineCounter::new(raw.doc());
+    let mut with_lines = |items: RawItems<'a>| -> Vec<(u64, Raw<'a>)> {
+        items
+            .map(|item| (lines.line_at(item.offset()), item))
+            .collect()
     };
     let found = match format {
-        Format::ClaudeCode => take("loglines"),
-        Format::SweAgent => take("history"),
+        Format::ClaudeCode => array(&members, "loglines").map(&mut with_lines),
+        Format::SweAgent => array(&members, "history").map(&mut with_lines),
         Format::Gemini | Format::Openai | Format::Anthropic | Format::Cline | Format::Cursor => {
-            take("messages")
+            array(&members, "messages").map(&mut with_lines)
         }
-        Format::Responses => take("input").or_else(|| take("output")),
+        Format::Responses => array(&members, "input")
+            .or_else(|| array(&members, "output"))
+            .map(&mut with_lines),
         Format::Inspect => {
             // Every sample's messages, one sample after another.
-            let at = members
-                .iter()
-                .position(|(k, v)| k == "samples" && matches!(v, Value::Array(_)));
             let mut all = Vec::new();
-            if let Some(at) = at
-                && let Value::Array(samples) = std::mem::replace(&mut members[at].1, Value::Null)
-            {
-                let sample_lines = lines.member(at);
-                for (i, sample) in samples.into_iter().enumerate() {
-                    let parts = sample_lines
-                        .element(i)
-                        .map_or(&Lines::Leaf, |(_, parts)| parts);
-                    if let Value::Object(sample) = sample {
-                        for (j, (key, value)) in sample.into_iter().enumerate() {
-                            if key == "messages"
-                                && let Value::Array(messages) = value
-                            {
-                                all.extend(with_lines(messages, parts.member(j)));
-                            }
-                        }
-                    }
+            for sample in array(&members, "samples").into_iter().flatten() {
+                if let Some(sample) = sample.members()
+                    && let Some(messages) = array(&sample, "messages")
+                {
+                    all.extend(with_lines(messages));
                 }
             }
             Some(all)
         }
         _ => None,
     };
-    found.unwrap_or_else(|| vec![(1, Value::Object(members))])
-}
-
-/// The elements `items` of an array, each with its line from `lines` (1 when not
-/// recorded).
-fn with_lines(items: Vec<Value>, lines: &Lines) -> Vec<(u64, Value)> {
-    items
-        .into_iter()
-        .enumerate()
-        .map(|(i, item)| {
-            let line = lines.element(i).map_or(1, |(line, _)| *line as u64);
-            (line, item)
-        })
-        .collect()
+    found.unwrap_or_else(|| vec![(1, raw)])
 }
 
 /// How evidence adds up over an input.
@@ -312,16 +284,16 @@ struct Tally {
 }
 
 impl Tally {
-    fn add(&mut self, line: u64, value: &Value) {
-        match value {
-            Value::Object(m) => self.add_object(line, m),
+    fn add(&mut self, line: u64, value: Raw<'_>) {
+        match value.members() {
+            Some(m) => self.add_object(line, &m),
             _ => self.record(line, Seen::default()),
         }
     }
 
-    fn add_object(&mut self, line: u64, m: &[(String, Value)]) {
+    fn add_object(&mut self, line: u64, m: &RawMembers<'_>) {
         self.objects += 1;
-        if get(m, "role").is_some() {
+        if rget(m, "role").is_some() {
             self.with_role += 1;
         }
         self.record(line, object_evidence(m));
@@ -378,7 +350,7 @@ pub(crate) fn detect(document: &Document<'_>) -> Result<Format, ImportError> {
                 return Ok(Format::Openai);
             }
             for (line, item) in items {
-                tally.add(*line, item);
+                tally.add(*line, *item);
             }
             if tally.objects == 0 {
                 return Err(ImportError::Whole(format!(
@@ -387,18 +359,14 @@ pub(crate) fn detect(document: &Document<'_>) -> Result<Format, ImportError> {
                 )));
             }
         }
-        Document::Object(members, lines) => {
+        Document::Object(raw, members) => {
             if let Some(format) = document_format(members) {
                 return Ok(format);
             }
+            let mut lines = LineCounter::new(raw.doc());
             for key in ["messages", "input", "output"] {
-                if let Some(at) = members.iter().position(|(k, _)| k == key)
-                    && let Value::Array(items) = &members[at].1
-                {
-                    for (i, item) in items.iter().enumerate() {
-                        let line = lines.member(at).element(i).map_or(1, |(line, _)| *line);
-                        tally.add(line as u64, item);
-                    }
+                for item in array(members, key).into_iter().flatten() {
+                    tally.add(lines.line_at(item.offset()), item);
                 }
             }
             if tally.objects == 0 {
@@ -423,7 +391,7 @@ pub(crate) fn detect(document: &Document<'_>) -> Result<Format, ImportError> {
                         }));
                     }
                 };
-                tally.add(line, &value);
+                tally.add(line, value);
             }
         }
     }
@@ -435,31 +403,29 @@ pub(crate) fn calls_seen(document: Document<'_>) -> Option<(Format, u64)> {
     let mut tally = Tally::default();
     match document {
         Document::Array(items) => {
-            for (line, item) in &items {
-                tally.add(*line, item);
+            for (line, item) in items {
+                tally.add(line, item);
             }
         }
-        Document::Object(members, lines) => {
+        Document::Object(raw, members) => {
             if let Some(format) = document_format(&members) {
-                let items = document_items(format, members, &lines);
+                let items = document_items(format, raw, members);
                 let mut inner = Tally::default();
-                for (line, item) in &items {
-                    inner.add(*line, item);
+                for (line, item) in items {
+                    inner.add(line, item);
                 }
                 return inner.calls.map(|(_, line)| (format, line));
             }
             for key in ["messages", "input", "output"] {
-                if let Some(items) = array(&members, key) {
-                    for item in items {
-                        tally.add(1, item);
-                    }
+                for item in array(&members, key).into_iter().flatten() {
+                    tally.add(1, item);
                 }
             }
             tally.add_object(1, &members);
         }
         Document::Lines(bytes) => {
             for (line, value) in json_lines(bytes).flatten() {
-                tally.add(line, &value);
+                tally.add(line, value);
                 if tally.calls.is_some() {
                     break;
                 }

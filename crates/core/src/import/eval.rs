@@ -62,11 +62,11 @@ pub(crate) fn read(bytes: &[u8]) -> Result<(Vec<Call>, Vec<Warning>), ImportErro
             other => error(format!("{name}: {other}")),
         };
         let document = Document::whole(&text).map_err(in_sample)?;
-        let Document::Object(members, lines) = document else {
+        let Document::Object(raw, members) = document else {
             return Err(error(format!("{name}: not a sample object")));
         };
         let before = pairing.warnings_len();
-        let items = super::detect::document_items(Format::Openai, members, &lines);
+        let items = super::detect::document_items(Format::Openai, raw, members);
         super::openai::read(Box::new(items.into_iter().map(Ok)), &mut pairing)
             .map_err(|err| in_sample(ImportError::Input(err)))?;
         pairing.name_warnings(before, &name);

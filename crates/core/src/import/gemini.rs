@@ -12,94 +12,106 @@
 //! `error` and `warning`, their text and `thoughts`, are dropped otherwise; a message
 //! that is not an object is skipped with a warning.
 
-use crate::json::Value;
+use crate::json::{JsonType, Raw};
 use crate::transcript::LineError;
 
 use super::{
-    Items, Pairing, content_response, fit, get, get_str, must_be, non_empty_string, required,
-    string_id,
+    Items, MAX_DEPTH, Pairing, raw_content_response, raw_fit, raw_must_be, raw_non_empty_string,
+    raw_string_id, raw_value, rget, rget_str, rrequired, too_deep,
 };
 
 /// Reads the messages of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
     for entry in items {
         let (line, value) = entry?;
-        let Value::Object(message) = value else {
+        let Some(message) = value.members() else {
             pairing.skip(
                 line,
                 format!("message: {}, not an object", value.described()),
             );
             continue;
         };
-        match get(&message, "toolCalls") {
-            None | Some(Value::Null) => {}
-            Some(Value::Array(calls)) => {
-                for (i, call) in calls.iter().enumerate() {
+        match rget(&message, "toolCalls") {
+            None => {}
+            Some(calls) if calls.is_null() => {}
+            Some(calls) if calls.json_type() == JsonType::Array => {
+                for (i, call) in calls.items().into_iter().flatten().enumerate() {
                     tool_call(line, i, call, pairing)?;
                 }
             }
             found => {
                 return Err(LineError {
                     line,
-                    message: must_be("toolCalls", "an array", found),
+                    message: raw_must_be("toolCalls", "an array", found),
                 });
             }
         }
-        if get_str(&message, "type").is_none() && get(&message, "sessionId").is_none() {
+        if rget_str(&message, "type").is_none() && rget(&message, "sessionId").is_none() {
             pairing.skip(line, "message without a string \"type\"".to_owned());
         }
     }
     Ok(())
 }
 
-fn tool_call(line: u64, i: usize, call: &Value, pairing: &mut Pairing) -> Result<(), LineError> {
+fn tool_call(line: u64, i: usize, call: Raw<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
     let error = |message: String| LineError {
         line,
         message: format!("toolCalls[{i}]: {message}"),
     };
-    let Value::Object(call) = call else {
+    let Some(call) = call.members() else {
         return Err(error(format!("{}, not an object", call.described())));
     };
-    let name = required(call, "name", non_empty_string, |found| {
-        error(must_be("name", "a non-empty string", found))
+    let name = rrequired(&call, "name", raw_non_empty_string, |found| {
+        error(raw_must_be("name", "a non-empty string", found))
     })?;
-    let args = match get(call, "args") {
-        None | Some(Value::Null) => b"{}".to_vec(),
-        Some(args @ Value::Object(_)) => fit(line, "arguments", args)?,
-        found => return Err(error(must_be("args", "an object", found))),
+    let args = match rget(&call, "args") {
+        None => b"{}".to_vec(),
+        Some(args) if args.is_null() => b"{}".to_vec(),
+        Some(args) if args.json_type() == JsonType::Object => raw_fit(line, "arguments", args)?,
+        found => return Err(error(raw_must_be("args", "an object", found))),
     };
-    let is_error = get_str(call, "status") == Some("error");
-    let response = match get(call, "result") {
-        None | Some(Value::Null) => None,
-        Some(Value::Array(parts)) => {
-            let mut responses: Vec<Value> = parts
-                .iter()
-                .filter_map(|part| match part {
-                    Value::Object(part) => match get(part, "functionResponse") {
-                        Some(Value::Object(response)) => get(response, "response").cloned(),
-                        _ => None,
-                    },
-                    _ => None,
+    let is_error = rget_str(&call, "status").as_deref() == Some("error");
+    let response = match rget(&call, "result") {
+        None => None,
+        Some(result) if result.is_null() => None,
+        Some(result) if result.json_type() == JsonType::Array => {
+            let responses: Vec<Raw<'_>> = result
+                .items()
+                .into_iter()
+                .flatten()
+                .filter_map(|part| {
+                    let response = rget(&part.members()?, "functionResponse")?.members()?;
+                    rget(&response, "response")
                 })
                 .collect();
-            let content = match responses.len() {
-                0 => Value::Array(parts.clone()),
-                1 => responses.remove(0),
-                _ => Value::Array(responses),
-            };
-            Some(content)
+            match responses.as_slice() {
+                [] => Some(raw_content_response(line, Some(result), is_error)?),
+                [one] => Some(raw_content_response(line, Some(*one), is_error)?),
+                many => {
+                    // The responses as one array, the content of the response.
+                    let deepest = many.iter().map(|r| r.depth()).max().unwrap_or(0);
+                    if 2 + deepest >= MAX_DEPTH {
+                        return Err(too_deep(line, "response"));
+                    }
+                    let mut out = b"{\"content\":[".to_vec();
+                    for (at, part) in many.iter().enumerate() {
+                        if at > 0 {
+                            out.push(b',');
+                        }
+                        out.extend_from_slice(&raw_value(line, "response", *part, 2)?);
+                    }
+                    out.push(b']');
+                    if is_error {
+                        out.extend_from_slice(b",\"is_error\":true");
+                    }
+                    out.push(b'}');
+                    Some(out)
+                }
+            }
         }
-        Some(other) => Some(other.clone()),
+        Some(other) => Some(raw_content_response(line, Some(other), is_error)?),
     };
-    let response = match response {
-        Some(content) => Some(fit(
-            line,
-            "response",
-            &content_response(Some(&content), is_error),
-        )?),
-        None => None,
-    };
-    match (get(call, "id").and_then(string_id), response) {
+    match (rget(&call, "id").and_then(raw_string_id), response) {
         (Some(id), Some(response)) => pairing.call_answered(line, id, name, args, response),
         (Some(id), None) => pairing.call(line, id, name, args),
         (None, response) => pairing.call_unpaired(line, name, args, response),

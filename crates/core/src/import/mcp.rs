@@ -17,70 +17,73 @@
 //! different ids. A `tools/call` without a `name`, with arguments that are not an
 //! object, or a response with both `result` and `error` is an error.
 
-use crate::json::Value;
+use crate::json::{JsonType, Raw, RawMembers};
 use crate::transcript::LineError;
 
 use super::{
-    Items, Pairing, Slot, WarningKind, fit, get, id_key, must_be, non_empty_string, object,
-    required, shown_id,
+    Items, Pairing, Slot, WarningKind, object_bytes, raw_fit, raw_id_key, raw_must_be,
+    raw_non_empty_string, raw_value, rget, rget_str, rrequired, shown_id,
 };
 
 /// Reads the messages of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
     for item in items {
         let (line, value) = item?;
-        match value {
-            Value::Object(members) => message(line, &members, pairing)?,
-            Value::Array(batch) => {
-                for item in &batch {
-                    match item {
-                        Value::Object(members) => message(line, members, pairing)?,
-                        other => pairing.skip(
-                            line,
-                            format!("batch item: {}, not a JSON-RPC message", other.described()),
-                        ),
-                    }
+        if let Some(members) = value.members() {
+            message(line, &members, pairing)?;
+        } else if let Some(batch) = value.items() {
+            for item in batch {
+                match item.members() {
+                    Some(members) => message(line, &members, pairing)?,
+                    None => pairing.skip(
+                        line,
+                        format!("batch item: {}, not a JSON-RPC message", item.described()),
+                    ),
                 }
             }
-            other => pairing.skip(
+        } else {
+            pairing.skip(
                 line,
-                format!("line: {}, not a JSON-RPC message", other.described()),
-            ),
+                format!("line: {}, not a JSON-RPC message", value.described()),
+            );
         }
     }
     Ok(())
 }
 
-fn message(line: u64, members: &[(String, Value)], pairing: &mut Pairing) -> Result<(), LineError> {
-    if !matches!(get(members, "jsonrpc"), Some(Value::Str(version)) if version == "2.0") {
+fn message(line: u64, members: &RawMembers<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
+    if rget_str(members, "jsonrpc").as_deref() != Some("2.0") {
         pairing.warn(
             line,
             WarningKind::NotJsonRpc,
             "message without \"jsonrpc\": \"2.0\"; read as JSON-RPC 2.0".to_owned(),
         );
     }
-    let id = get(members, "id");
-    match (get(members, "method"), id) {
-        (Some(Value::Str(method)), Some(id)) if method == "tools/call" => {
-            tools_call(line, id_key(id), members, pairing)
+    let id = rget(members, "id");
+    let method = rget(members, "method");
+    match (method, method.and_then(|m| m.as_str()), id) {
+        (Some(_), Some(method), Some(id)) if method == "tools/call" => {
+            tools_call(line, raw_id_key(id), members, pairing)
         }
-        (Some(Value::Str(_)), Some(id)) => {
-            pairing.other_request(line, id_key(id));
+        (Some(_), Some(_), Some(id)) => {
+            pairing.other_request(line, raw_id_key(id));
             Ok(())
         }
         // A notification.
-        (Some(Value::Str(_)), None) => Ok(()),
-        (Some(other), _) => {
+        (Some(_), Some(_), None) => Ok(()),
+        (Some(other), None, _) => {
             pairing.skip(
                 line,
                 format!("message: \"method\" is {}", other.described()),
             );
             Ok(())
         }
-        (None, Some(id)) if get(members, "result").is_some() || get(members, "error").is_some() => {
-            response(line, &id_key(id), members, pairing)
+        (None, _, Some(id))
+            if rget(members, "result").is_some() || rget(members, "error").is_some() =>
+        {
+            response(line, &raw_id_key(id), members, pairing)
         }
-        (None, _) => {
+        (None, _, _) => {
             pairing.skip(
                 line,
                 "object that is not a JSON-RPC request, notification or response".to_owned(),
@@ -93,38 +96,68 @@ fn message(line: u64, members: &[(String, Value)], pairing: &mut Pairing) -> Res
 fn tools_call(
     line: u64,
     id: String,
-    members: &[(String, Value)],
+    members: &RawMembers<'_>,
     pairing: &mut Pairing,
 ) -> Result<(), LineError> {
     let error = |message: String| LineError {
         line,
         message: format!("tools/call request: {message}"),
     };
-    let wrong = |field, wanted| move |found| error(must_be(field, wanted, found));
-    let params = required(members, "params", object, wrong("params", "an object"))?;
-    let name = required(
-        params,
+    let wrong = |field, wanted| move |found| error(raw_must_be(field, wanted, found));
+    let params = rrequired(
+        members,
+        "params",
+        |v| v.members(),
+        wrong("params", "an object"),
+    )?;
+    let name = rrequired(
+        &params,
         "name",
-        non_empty_string,
+        raw_non_empty_string,
         wrong("params.name", "a non-empty string"),
     )?;
-    let args = match get(params, "arguments") {
+    let args = match rget(&params, "arguments") {
         None => b"{}".to_vec(),
-        Some(args @ Value::Object(_)) => fit(line, "arguments", args)?,
-        found @ Some(_) => return Err(error(must_be("params.arguments", "an object", found))),
+        Some(args) if args.json_type() == JsonType::Object => raw_fit(line, "arguments", args)?,
+        found @ Some(_) => {
+            return Err(error(raw_must_be("params.arguments", "an object", found)));
+        }
     };
     pairing.call(line, id, name, args);
     Ok(())
 }
 
+/// The response a JSON-RPC `result` or `error` makes, in canonical form.
+fn response_bytes(
+    line: u64,
+    result: Option<Raw<'_>>,
+    error: Option<Raw<'_>>,
+) -> Result<Vec<u8>, LineError> {
+    match (result, error) {
+        (Some(result), _) if result.json_type() == JsonType::Object => {
+            raw_fit(line, "response", result)
+        }
+        (Some(result), _) => Ok(object_bytes(vec![(
+            "content",
+            raw_value(line, "response", result, 1)?,
+        )])),
+        (None, Some(error)) => Ok(object_bytes(vec![
+            ("error", raw_value(line, "response", error, 1)?),
+            ("is_error", b"true".to_vec()),
+        ])),
+        (None, None) => Ok(b"{}".to_vec()),
+    }
+}
+
 fn response(
     line: u64,
     id: &str,
-    members: &[(String, Value)],
+    members: &RawMembers<'_>,
     pairing: &mut Pairing,
 ) -> Result<(), LineError> {
     let slot = pairing.take(id);
-    let response = match (get(members, "result"), get(members, "error")) {
+    let (result, error) = (rget(members, "result"), rget(members, "error"));
+    match (result, error) {
         (Some(_), Some(_)) => {
             return Err(LineError {
                 line,
@@ -134,17 +167,12 @@ fn response(
                 ),
             });
         }
-        (Some(result @ Value::Object(_)), None) => result.clone(),
-        (Some(result), None) => Value::Object(vec![("content".to_owned(), result.clone())]),
-        (None, Some(error)) => Value::Object(vec![
-            ("error".to_owned(), error.clone()),
-            ("is_error".to_owned(), Value::Bool(true)),
-        ]),
         (None, None) => return Ok(()),
-    };
+        _ => {}
+    }
     match slot {
         Some(Slot::Call(at)) => {
-            let response = fit(line, "response", &response)?;
+            let response = response_bytes(line, result, error)?;
             pairing.answer(at, response);
         }
         Some(Slot::Other) => {}

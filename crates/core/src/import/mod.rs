@@ -53,7 +53,10 @@
 //!   arguments or a response nested so deep that the record would be deeper than 128
 //!   levels.
 //!
-//! Inputs are read whole, up to [`MAX_IMPORT_BYTES`].
+//! Inputs are read whole, up to [`MAX_IMPORT_BYTES`], and checked once, then read
+//! lazily ([`json::Raw`]): a call's arguments and result are written from the input's
+//! text to their canonical bytes, never held as a tree (but OTLP spans, a tree per
+//! document or line). Memory is about the input plus the calls' canonical bytes.
 
 pub mod anthropic;
 pub mod claude_code;
@@ -71,15 +74,16 @@ pub mod otel;
 mod own;
 pub mod responses;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
 
 use crate::canonical;
 use crate::finding::quote_name;
-use crate::json::{self, MAX_DEPTH, Value};
+use crate::json::{self, MAX_DEPTH, Raw, RawMembers, Value};
 use crate::transcript::{LineError, line_text};
 
-/// The largest input read, in bytes: 1 GiB. An input is read whole (its calls are
-/// held until each has its result), so this bounds memory.
+/// The largest input read, in bytes: 1 GiB. An input is read whole, and its calls
+/// are held (as canonical bytes) until each has its result, so this bounds memory.
 pub const MAX_IMPORT_BYTES: u64 = 1 << 30;
 
 /// The response of a call that has no result.
@@ -493,15 +497,33 @@ pub(crate) fn read_as(
     Ok((calls, warnings, agents))
 }
 
-/// The items of an input: its JSON values with the lines they start on.
-pub(crate) type Items<'a> = Box<dyn Iterator<Item = Result<(u64, Value), LineError>> + 'a>;
+/// The items of an input: its JSON values, each checked and read lazily, with the
+/// lines they start on.
+pub(crate) type Items<'a> = Box<dyn Iterator<Item = Result<(u64, Raw<'a>), LineError>> + 'a>;
+
+/// The items of an input as trees, for the formats that read them so.
+pub(crate) type Trees<'a> = Box<dyn Iterator<Item = Result<(u64, Value), LineError>> + 'a>;
+
+/// The items of `items` as trees: one item's tree at a time.
+pub(crate) fn trees(items: Items<'_>) -> Trees<'_> {
+    Box::new(items.map(|item| {
+        let (line, raw) = item?;
+        raw.to_value()
+            .map(|value| (line, value))
+            .map_err(|err| LineError {
+                line,
+                message: err.to_string(),
+            })
+    }))
+}
 
 /// An input as read: JSON Lines, or one JSON document (an array, each item with the
-/// line it starts on, or an object, each member with the line of its key).
+/// line it starts on, or an object with its members). A document is checked whole
+/// once, then read lazily: nothing of it is held as a tree.
 pub(crate) enum Document<'a> {
     Lines(&'a [u8]),
-    Array(Vec<(u64, Value)>),
-    Object(Vec<(String, Value)>, json::Lines),
+    Array(Vec<(u64, Raw<'a>)>),
+    Object(Raw<'a>, RawMembers<'a>),
 }
 
 impl<'a> Document<'a> {
@@ -532,35 +554,28 @@ impl<'a> Document<'a> {
         Self::whole(bytes)
     }
 
-    pub(crate) fn whole(bytes: &[u8]) -> Result<Self, ImportError> {
+    pub(crate) fn whole(bytes: &'a [u8]) -> Result<Self, ImportError> {
         let error = |err: json::ParseError| LineError {
             line: err.line as u64,
             message: err.to_string(),
         };
         let text = json::decode_document(bytes).map_err(error)?;
-        if !text.trim_start().starts_with('[') {
-            // The lines of the elements of arrays down to a sample's messages in an
-            // Inspect AI log: object, samples, sample, messages, message.
-            return match json::parse_with_lines(text, 5).map_err(error)? {
-                (Value::Object(members), lines) => Ok(Document::Object(members, lines)),
-                (other, _) => Err(ImportError::Whole(format!(
-                    "expected a JSON array of messages, found {}",
-                    other.described()
-                ))),
-            };
-        }
-        let located = json::parse_located(text).map_err(error)?;
-        match located {
-            (Value::Array(items), lines) => Ok(Document::Array(
+        let raw = Raw::parse(text).map_err(error)?;
+        if let Some(items) = raw.items() {
+            let mut lines = LineCounter::new(text);
+            return Ok(Document::Array(
                 items
-                    .into_iter()
-                    .zip(lines)
-                    .map(|(item, line)| (line as u64, item))
+                    .map(|item| (lines.line_at(item.offset()), item))
                     .collect(),
-            )),
-            (other, _) => Err(ImportError::Whole(format!(
+            ));
+        }
+        match raw.members() {
+            Some(members) if !text.trim_start().starts_with('[') => {
+                Ok(Document::Object(raw, members))
+            }
+            _ => Err(ImportError::Whole(format!(
                 "expected a JSON array of messages, found {}",
-                other.described()
+                raw.described()
             ))),
         }
     }
@@ -570,12 +585,40 @@ impl<'a> Document<'a> {
         match self {
             Document::Lines(bytes) => Box::new(json_lines(bytes)),
             Document::Array(items) => Box::new(items.into_iter().map(Ok)),
-            Document::Object(members, lines) => Box::new(
-                detect::document_items(format, members, &lines)
+            Document::Object(raw, members) => Box::new(
+                detect::document_items(format, raw, members)
                     .into_iter()
                     .map(Ok),
             ),
         }
+    }
+}
+
+/// The 1-based lines of offsets of a text, counted on from the last asked for.
+pub(crate) struct LineCounter<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    line: u64,
+}
+
+impl<'a> LineCounter<'a> {
+    pub(crate) fn new(text: &'a str) -> Self {
+        LineCounter {
+            bytes: text.as_bytes(),
+            at: 0,
+            line: 1,
+        }
+    }
+
+    /// The line of byte `offset`.
+    pub(crate) fn line_at(&mut self, offset: usize) -> u64 {
+        if offset < self.at {
+            (self.at, self.line) = (0, 1);
+        }
+        let offset = offset.min(self.bytes.len());
+        self.line += memchr::memchr_iter(b'\n', &self.bytes[self.at..offset]).count() as u64;
+        self.at = offset;
+        self.line
     }
 }
 
@@ -584,11 +627,11 @@ fn first_line_is_json(bytes: &[u8]) -> bool {
     json_lines(bytes).next().is_some_and(|first| first.is_ok())
 }
 
-/// The non-blank lines of `bytes`, each parsed as one JSON value, with their 1-based
+/// The non-blank lines of `bytes`, each checked as one JSON value, with their 1-based
 /// line numbers (a byte-order mark at the start is skipped, as in transcripts).
 pub(crate) fn json_lines(
     bytes: &[u8],
-) -> impl Iterator<Item = Result<(u64, Value), LineError>> + '_ {
+) -> impl Iterator<Item = Result<(u64, Raw<'_>), LineError>> + '_ {
     bytes
         .split(|&b| b == b'\n')
         .zip(1u64..)
@@ -596,7 +639,7 @@ pub(crate) fn json_lines(
             Ok(None) => None,
             Ok(Some(text)) => {
                 Some(
-                    json::parse(text)
+                    Raw::parse(text)
                         .map(|value| (line, value))
                         .map_err(|err| LineError {
                             line,
@@ -623,30 +666,30 @@ pub(crate) fn looks_like_object(bytes: &[u8], line: u64) -> bool {
 /// Hands each message of `items` (OpenAI, Anthropic, Cline) to `read` with its line:
 /// a message that is not an object is skipped with a warning, and a request body
 /// (`{"model": ..., "messages": [...]}`) where a message was expected gives its
-/// messages, each on the line of the body.
-pub(crate) fn for_each_message(
-    items: Items<'_>,
+/// messages, each on the line of the body. Each message's members are read lazily.
+pub(crate) fn for_each_raw_message<'a>(
+    items: Items<'a>,
     pairing: &mut Pairing,
-    mut read: impl FnMut(u64, &[(String, Value)], &mut Pairing) -> Result<(), LineError>,
+    mut read: impl FnMut(u64, &RawMembers<'a>, &mut Pairing) -> Result<(), LineError>,
 ) -> Result<(), LineError> {
     for item in items {
         let (line, value) = item?;
-        let Value::Object(message) = value else {
+        let Some(message) = value.members() else {
             pairing.skip(
                 line,
                 format!("message: {}, not an object", value.described()),
             );
             continue;
         };
-        if get(&message, "role").is_none()
-            && let Some(Value::Array(messages)) = get(&message, "messages")
+        if rget(&message, "role").is_none()
+            && let Some(messages) = rget(&message, "messages").and_then(|m| m.items())
         {
             for inner in messages {
-                match inner {
-                    Value::Object(inner) => read(line, inner, pairing)?,
-                    other => pairing.skip(
+                match inner.members() {
+                    Some(inner) => read(line, &inner, pairing)?,
+                    None => pairing.skip(
                         line,
-                        format!("message: {}, not an object", other.described()),
+                        format!("message: {}, not an object", inner.described()),
                     ),
                 }
             }
@@ -657,6 +700,154 @@ pub(crate) fn for_each_message(
     Ok(())
 }
 
+/// The member `key` of an object's members, read lazily.
+pub(crate) use crate::json::raw_member as rget;
+
+/// The member `key` of lazily read members, when it is a string.
+pub(crate) fn rget_str<'a>(members: &RawMembers<'a>, key: &str) -> Option<Cow<'a, str>> {
+    rget(members, key)?.as_str()
+}
+
+/// The member `key` of lazily read members when `take` accepts it, as [`required`].
+pub(crate) fn rrequired<'a, T, E>(
+    members: &RawMembers<'a>,
+    key: &str,
+    take: impl FnOnce(Raw<'a>) -> Option<T>,
+    wrong: impl FnOnce(Option<Raw<'a>>) -> E,
+) -> Result<T, E> {
+    let found = rget(members, key);
+    found.and_then(take).ok_or_else(|| wrong(found))
+}
+
+/// The canonical JSON of an id, as [`id_key`] gives it.
+pub(crate) fn raw_id_key(id: Raw<'_>) -> String {
+    let mut out = Vec::new();
+    // The text was checked when it was read: writing it cannot fail.
+    let _ = id.write_canonical(&mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The key of an id that is a non-empty string, as [`string_id`].
+pub(crate) fn raw_string_id(value: Raw<'_>) -> Option<String> {
+    (value.json_type() == json::JsonType::Str { empty: false }).then(|| raw_id_key(value))
+}
+
+/// A non-empty string, as [`non_empty_string`].
+pub(crate) fn raw_non_empty_string(value: Raw<'_>) -> Option<String> {
+    value
+        .as_str()
+        .filter(|s| !s.is_empty())
+        .map(Cow::into_owned)
+}
+
+/// What is wrong with the member `field`, as [`must_be`] says it.
+pub(crate) fn raw_must_be(field: &str, wanted: &str, found: Option<Raw<'_>>) -> String {
+    match found {
+        Some(value) => format!("\"{field}\" must be {wanted}, found {}", value.described()),
+        None => format!("no \"{field}\""),
+    }
+}
+
+/// The error of a record's `what` nesting deeper than a record may.
+pub(crate) fn too_deep(line: u64, what: &str) -> LineError {
+    LineError {
+        line,
+        message: format!(
+            "the {what} nest deeper than {} levels, too deep for a transcript record ({MAX_DEPTH} levels in all)",
+            MAX_DEPTH - 1
+        ),
+    }
+}
+
+/// The canonical encoding of `value`, an object that becomes a record's `what`, as
+/// [`fit`] gives it, written from its text.
+pub(crate) fn raw_fit(line: u64, what: &str, value: Raw<'_>) -> Result<Vec<u8>, LineError> {
+    if value.depth() >= MAX_DEPTH {
+        return Err(too_deep(line, what));
+    }
+    let mut out = Vec::with_capacity(value.text().len());
+    value.write_canonical(&mut out).map_err(|err| LineError {
+        line,
+        message: err.to_string(),
+    })?;
+    Ok(out)
+}
+
+/// The canonical response made of a result's `content` (absent: none) and error
+/// flag, as `fit(line, "response", &content_response(content, is_error))` gives it,
+/// written from the content's text.
+pub(crate) fn raw_content_response(
+    line: u64,
+    content: Option<Raw<'_>>,
+    is_error: bool,
+) -> Result<Vec<u8>, LineError> {
+    let Some(content) = content else {
+        return Ok(if is_error {
+            b"{\"is_error\":true}".to_vec()
+        } else {
+            b"{}".to_vec()
+        });
+    };
+    if 1 + content.depth() >= MAX_DEPTH {
+        return Err(too_deep(line, "response"));
+    }
+    // Written in place: `content` sorts before `is_error`.
+    let mut out = Vec::with_capacity(content.text().len() + 32);
+    out.extend_from_slice(b"{\"content\":");
+    content.write_canonical(&mut out).map_err(|err| LineError {
+        line,
+        message: err.to_string(),
+    })?;
+    if is_error {
+        out.extend_from_slice(b",\"is_error\":true");
+    }
+    out.push(b'}');
+    Ok(out)
+}
+
+/// The canonical encoding of `value`, to be the value of a record's `what` at
+/// `level` levels below its top: an error when the record would nest deeper than
+/// [`MAX_DEPTH`] levels.
+pub(crate) fn raw_value(
+    line: u64,
+    what: &str,
+    value: Raw<'_>,
+    level: usize,
+) -> Result<Vec<u8>, LineError> {
+    if level + value.depth() >= MAX_DEPTH {
+        return Err(too_deep(line, what));
+    }
+    let mut out = Vec::with_capacity(value.text().len());
+    value.write_canonical(&mut out).map_err(|err| LineError {
+        line,
+        message: err.to_string(),
+    })?;
+    Ok(out)
+}
+
+/// The canonical object of `members`, each a key and its value's canonical
+/// encoding: sorted by key, as the encoding wants them.
+pub(crate) fn object_bytes(mut members: Vec<(&str, Vec<u8>)>) -> Vec<u8> {
+    members.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    let len = members
+        .iter()
+        .map(|(k, v)| k.len() + v.len() + 4)
+        .sum::<usize>()
+        + 2;
+    let mut out = Vec::with_capacity(len);
+    out.push(b'{');
+    for (i, (key, value)) in members.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        canonical::write_str(key, &mut out);
+        out.push(b':');
+        out.extend_from_slice(&value);
+    }
+    out.push(b'}');
+    out
+}
+
 pub(crate) use crate::json::member as get;
 
 /// The member `key` of an object's members, when it is a string.
@@ -664,49 +855,6 @@ pub(crate) fn get_str<'v>(members: &'v [(String, Value)], key: &str) -> Option<&
     match get(members, key) {
         Some(Value::Str(s)) => Some(s),
         _ => None,
-    }
-}
-
-/// The member `key` of an object's members when `take` accepts it; otherwise the
-/// error `wrong` makes of what is there instead: a value of another kind, or `None`
-/// when the member is absent.
-pub(crate) fn required<'v, T, E>(
-    members: &'v [(String, Value)],
-    key: &str,
-    take: impl FnOnce(&'v Value) -> Option<T>,
-    wrong: impl FnOnce(Option<&'v Value>) -> E,
-) -> Result<T, E> {
-    let found = get(members, key);
-    found.and_then(take).ok_or_else(|| wrong(found))
-}
-
-/// The key of an id that is a non-empty string (see [`id_key`]).
-pub(crate) fn string_id(value: &Value) -> Option<String> {
-    matches!(value, Value::Str(s) if !s.is_empty()).then(|| id_key(value))
-}
-
-/// A non-empty string.
-pub(crate) fn non_empty_string(value: &Value) -> Option<String> {
-    match value {
-        Value::Str(s) if !s.is_empty() => Some(s.clone()),
-        _ => None,
-    }
-}
-
-/// An object's members.
-pub(crate) fn object(value: &Value) -> Option<&[(String, Value)]> {
-    match value {
-        Value::Object(members) => Some(members),
-        _ => None,
-    }
-}
-
-/// What is wrong with the member `field` that should be `wanted`, found as `found`:
-/// `"FIELD" must be WANTED, found KIND`, or `no "FIELD"` when it is absent.
-pub(crate) fn must_be(field: &str, wanted: &str, found: Option<&Value>) -> String {
-    match found {
-        Some(value) => format!("\"{field}\" must be {wanted}, found {}", value.described()),
-        None => format!("no \"{field}\""),
     }
 }
 
@@ -724,13 +872,7 @@ fn depth(value: &Value) -> usize {
 /// [`MAX_DEPTH`] levels.
 pub(crate) fn fit(line: u64, what: &str, value: &Value) -> Result<Vec<u8>, LineError> {
     if depth(value) >= MAX_DEPTH {
-        return Err(LineError {
-            line,
-            message: format!(
-                "the {what} nest deeper than {} levels, too deep for a transcript record ({MAX_DEPTH} levels in all)",
-                MAX_DEPTH - 1
-            ),
-        });
+        return Err(too_deep(line, what));
     }
     Ok(canonical::encode(value))
 }
@@ -1028,16 +1170,22 @@ pub(crate) fn id_key(id: &Value) -> String {
 /// ending with LF. The text is ASCII.
 pub fn write_transcript(calls: &[Call], out: &mut Vec<u8>) {
     for (index, call) in calls.iter().enumerate() {
-        out.extend_from_slice(b"{\"index\":");
-        out.extend_from_slice(index.to_string().as_bytes());
-        out.extend_from_slice(b",\"tool\":");
-        canonical::write_str(&call.tool, out);
-        out.extend_from_slice(b",\"args\":");
-        out.extend_from_slice(&call.args);
-        out.extend_from_slice(b",\"response\":");
-        out.extend_from_slice(&call.response);
-        out.extend_from_slice(b"}\n");
+        write_record(index, call, out);
     }
+}
+
+/// Writes `call` as the record of index `index`, as [`write_transcript`] writes each:
+/// to write calls one at a time, each dropped once written.
+pub fn write_record(index: usize, call: &Call, out: &mut Vec<u8>) {
+    out.extend_from_slice(b"{\"index\":");
+    out.extend_from_slice(index.to_string().as_bytes());
+    out.extend_from_slice(b",\"tool\":");
+    canonical::write_str(&call.tool, out);
+    out.extend_from_slice(b",\"args\":");
+    out.extend_from_slice(&call.args);
+    out.extend_from_slice(b",\"response\":");
+    out.extend_from_slice(&call.response);
+    out.extend_from_slice(b"}\n");
 }
 
 /// `N warnings: 1 call without a result, 2 skipped items`, or `None` without
@@ -1149,6 +1297,49 @@ mod tests {
             .map(|call| (call.line, call.tool.as_str()))
             .collect();
         assert_eq!(lines, [(5, "f"), (7, "g")]);
+    }
+
+    /// An Inspect AI tool message with an error and no content: the response's keys
+    /// are in canonical order (the error first), as in every record.
+    #[test]
+    fn an_error_without_content_is_a_canonical_response() {
+        let (text, warnings) = transcript(
+            concat!(
+                r#"{"role":"assistant","tool_calls":[{"id":"a","function":"f","arguments":{}}]}"#,
+                "\n",
+                r#"{"role":"tool","tool_call_id":"a","error":{"message":"boom"}}"#,
+                "\n"
+            ),
+            Source::Inspect,
+        );
+        assert_eq!(warnings, []);
+        assert_eq!(
+            text,
+            "{\"index\":0,\"tool\":\"f\",\"args\":{},\"response\":{\"error\":{\"message\":\"boom\"},\"is_error\":true}}\n"
+        );
+    }
+
+    /// A result of millions of small objects, or a long text, is written from the
+    /// input's text as the tree's canonical encoding would be.
+    #[test]
+    fn large_results_are_written_as_their_canonical_encoding() {
+        let objects = format!("[{}]", vec![r#"{"b":2, "a":"\u00e9"}"#; 10_000].join(","));
+        let text = "x\\n\\u0041".repeat(10_000);
+        for content in [objects, format!("\"{text}\"")] {
+            let call = r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t","name":"n","input":{"z":[1.50,-0]}}]}}"#;
+            let log = format!(
+                r#"{call}
+{{"type":"user","message":{{"content":[{{"type":"tool_result","tool_use_id":"t","content":{content},"is_error":true}}]}}}}
+"#
+            );
+            let (out, warnings) = transcript(&log, Source::ClaudeCode);
+            assert_eq!(warnings, []);
+            let expected = format!(
+                "{{\"index\":0,\"tool\":\"n\",\"args\":{{\"z\":[1.5,0]}},\"response\":{{\"content\":{},\"is_error\":true}}}}\n",
+                String::from_utf8(canonical::encode(&json::parse(&content).unwrap())).unwrap()
+            );
+            assert_eq!(out, expected);
+        }
     }
 
     fn openai_arguments(nesting: usize) -> String {

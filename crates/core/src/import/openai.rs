@@ -19,25 +19,26 @@
 //! these come in (an Inspect AI eval log's `samples[].messages`, a SWE-agent
 //! trajectory's `history`) are read one message after another.
 
-use crate::json::{self, Value, quoted_key};
+use crate::json::{JsonType, Raw, RawMembers, quoted_key};
 use crate::transcript::LineError;
 
 use super::{
-    Items, Pairing, content_response, fit, for_each_message, get, get_str, must_be,
-    non_empty_string, object, required, string_id,
+    Items, Pairing, for_each_raw_message, object_bytes, raw_fit, raw_must_be, raw_non_empty_string,
+    raw_string_id, raw_value, rget, rget_str, rrequired,
 };
 
 /// Reads the messages of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
-    for_each_message(items, pairing, |line, message, pairing| {
-        let Some(role) = get_str(message, "role") else {
+    for_each_raw_message(items, pairing, |line, message, pairing| {
+        let Some(role) = rget_str(message, "role") else {
             pairing.skip(line, "message without a string \"role\"".to_owned());
             return Ok(());
         };
-        match get(message, "tool_calls") {
-            None | Some(Value::Null) => {}
-            Some(Value::Array(calls)) => {
-                for (i, call) in calls.iter().enumerate() {
+        match rget(message, "tool_calls") {
+            None => {}
+            Some(calls) if calls.is_null() => {}
+            Some(calls) if calls.json_type() == JsonType::Array => {
+                for (i, call) in calls.items().into_iter().flatten().enumerate() {
                     tool_call(line, i, call, pairing)?;
                 }
             }
@@ -51,12 +52,12 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
                 });
             }
         }
-        if let Some(call) = get(message, "function_call")
-            && *call != Value::Null
+        if let Some(call) = rget(message, "function_call")
+            && !call.is_null()
         {
             pairing.skip(line, "legacy \"function_call\"".to_owned());
         }
-        match role {
+        match role.as_ref() {
             "tool" => tool_message(line, message, pairing)?,
             "function" => pairing.skip(line, "legacy \"function\" message".to_owned()),
             _ => {}
@@ -65,59 +66,66 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
     })
 }
 
-fn tool_call(line: u64, i: usize, call: &Value, pairing: &mut Pairing) -> Result<(), LineError> {
+fn tool_call(line: u64, i: usize, call: Raw<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
     let error = |message: String| LineError {
         line,
         message: format!("tool_calls[{i}]: {message}"),
     };
-    let Value::Object(call) = call else {
+    let Some(call) = call.members() else {
         return Err(error(format!("{}, not an object", call.described())));
     };
-    if let Some(kind) = get_str(call, "type")
+    if let Some(kind) = rget_str(&call, "type")
         && kind != "function"
     {
         pairing.skip(
             line,
-            format!("tool_calls[{i}]: a call of type {}", quoted_key(kind)),
+            format!("tool_calls[{i}]: a call of type {}", quoted_key(&kind)),
         );
         return Ok(());
     }
-    let wrong = |field, wanted| move |found| error(must_be(field, wanted, found));
-    let id = required(call, "id", string_id, wrong("id", "a non-empty string"))?;
-    if let Some(Value::Str(name)) = get(call, "function") {
+    let wrong = |field, wanted| move |found| error(raw_must_be(field, wanted, found));
+    let id = rrequired(
+        &call,
+        "id",
+        raw_string_id,
+        wrong("id", "a non-empty string"),
+    )?;
+    if let Some(name) = rget_str(&call, "function") {
         // Inspect AI: the name, and the arguments as an object.
         if name.is_empty() {
-            return Err(error(must_be(
+            return Err(error(raw_must_be(
                 "function",
                 "a non-empty string",
-                get(call, "function"),
+                rget(&call, "function"),
             )));
         }
-        let args = match get(call, "arguments") {
-            Some(args @ Value::Object(_)) => fit(line, "arguments", args)?,
-            found => return Err(error(must_be("arguments", "an object", found))),
+        let args = match rget(&call, "arguments") {
+            Some(args) if args.json_type() == JsonType::Object => raw_fit(line, "arguments", args)?,
+            found => return Err(error(raw_must_be("arguments", "an object", found))),
         };
-        pairing.call(line, id, name.clone(), args);
+        pairing.call(line, id, name.into_owned(), args);
         return Ok(());
     }
-    let function = required(call, "function", object, wrong("function", "an object"))?;
-    let name = required(
-        function,
+    let function = rrequired(
+        &call,
+        "function",
+        |v| v.members(),
+        wrong("function", "an object"),
+    )?;
+    let name = rrequired(
+        &function,
         "name",
-        non_empty_string,
+        raw_non_empty_string,
         wrong("function.name", "a non-empty string"),
     )?;
-    let arguments = required(
-        function,
+    let arguments = rrequired(
+        &function,
         "arguments",
-        |v| match v {
-            Value::Str(text) => Some(text),
-            _ => None,
-        },
+        |v| v.as_str(),
         wrong("function.arguments", "a string of JSON text"),
     )?;
-    let args = match json::parse(arguments) {
-        Ok(args @ Value::Object(_)) => args,
+    let args = match Raw::parse(&arguments) {
+        Ok(args) if args.json_type() == JsonType::Object => raw_fit(line, "arguments", args)?,
         Ok(other) => {
             return Err(error(format!(
                 "\"function.arguments\" must hold a JSON object, found {}",
@@ -130,67 +138,66 @@ fn tool_call(line: u64, i: usize, call: &Value, pairing: &mut Pairing) -> Result
             )));
         }
     };
-    let args = fit(line, "arguments", &args)?;
     pairing.call(line, id, name, args);
     Ok(())
 }
 
 fn tool_message(
     line: u64,
-    message: &[(String, Value)],
+    message: &RawMembers<'_>,
     pairing: &mut Pairing,
 ) -> Result<(), LineError> {
-    if get(message, "tool_call_id").is_none()
-        && let Some(ids) = get(message, "tool_call_ids")
+    if rget(message, "tool_call_id").is_none()
+        && let Some(ids) = rget(message, "tool_call_ids")
     {
         // SWE-agent: one message answers every call it names.
-        let Value::Array(ids) = ids else {
+        let Some(items) = ids.items() else {
             return Err(LineError {
                 line,
                 message: format!(
                     "tool message: {}",
-                    must_be("tool_call_ids", "an array of ids", Some(ids))
+                    raw_must_be("tool_call_ids", "an array of ids", Some(ids))
                 ),
             });
         };
-        let response = content_response(get(message, "content"), false);
-        let response = fit(line, "response", &response)?;
-        for id in ids {
-            let Some(id) = string_id(id) else {
+        let response = super::raw_content_response(line, rget(message, "content"), false)?;
+        for id in items {
+            let Some(key) = raw_string_id(id) else {
                 return Err(LineError {
                     line,
                     message: format!(
                         "tool message: {}",
-                        must_be("tool_call_ids[]", "a non-empty string", Some(id))
+                        raw_must_be("tool_call_ids[]", "a non-empty string", Some(id))
                     ),
                 });
             };
-            pairing.result(line, &id, response.clone());
+            pairing.result(line, &key, response.clone());
         }
         return Ok(());
     }
-    let id = required(message, "tool_call_id", string_id, |found| LineError {
+    let id = rrequired(message, "tool_call_id", raw_string_id, |found| LineError {
         line,
         message: match found {
             Some(_) => format!(
                 "tool message: {}",
-                must_be("tool_call_id", "a non-empty string", found)
+                raw_must_be("tool_call_id", "a non-empty string", found)
             ),
             None => "tool message without \"tool_call_id\"".to_owned(),
         },
     })?;
-    let response = match get(message, "error") {
-        None | Some(Value::Null) => content_response(get(message, "content"), false),
-        Some(error) => {
+    let response = match rget(message, "error") {
+        Some(error) if !error.is_null() => {
             // Inspect AI: the error kept beside the content.
-            let mut response = content_response(get(message, "content"), true);
-            if let Value::Object(members) = &mut response {
-                members.insert(1, ("error".to_owned(), error.clone()));
+            let mut members = Vec::new();
+            if let Some(content) = rget(message, "content") {
+                members.push(("content", raw_value(line, "response", content, 1)?));
             }
-            response
+            members.push(("error", raw_value(line, "response", error, 1)?));
+            members.push(("is_error", b"true".to_vec()));
+            object_bytes(members)
         }
+        _ => super::raw_content_response(line, rget(message, "content"), false)?,
     };
-    let response = fit(line, "response", &response)?;
     pairing.result(line, &id, response);
     Ok(())
 }

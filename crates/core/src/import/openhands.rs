@@ -10,54 +10,62 @@
 //! answer no call (state changes) are not calls and are dropped; an event that is not
 //! an object is skipped with a warning.
 
-use crate::json::Value;
+use crate::json::JsonType;
 use crate::transcript::LineError;
 
 use super::{
-    Items, Pairing, content_response, fit, get, get_str, id_key, must_be, non_empty_string, object,
-    required,
+    Items, Pairing, raw_content_response, raw_fit, raw_id_key, raw_must_be, raw_non_empty_string,
+    rget, rget_str, rrequired,
 };
 
 /// Reads the events of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
     for entry in items {
         let (line, value) = entry?;
-        let Value::Object(event) = value else {
+        let Some(event) = value.members() else {
             pairing.skip(line, format!("event: {}, not an object", value.described()));
             continue;
         };
-        if get_str(&event, "action").is_some()
-            && let Some(metadata) = get(&event, "tool_call_metadata").and_then(object)
+        if rget_str(&event, "action").is_some()
+            && let Some(metadata) = rget(&event, "tool_call_metadata").and_then(|m| m.members())
         {
             let error = |message: String| LineError {
                 line,
                 message: format!("action event: {message}"),
             };
-            let id = match get(&event, "id") {
-                Some(id @ (Value::Int(_) | Value::Str(_))) => id_key(id),
-                found => return Err(error(must_be("id", "an integer or a string", found))),
+            let id = match rget(&event, "id") {
+                Some(id) if matches!(id.json_type(), JsonType::Int | JsonType::Str { .. }) => {
+                    raw_id_key(id)
+                }
+                found => {
+                    return Err(error(raw_must_be("id", "an integer or a string", found)));
+                }
             };
-            let name = required(metadata, "function_name", non_empty_string, |found| {
-                error(must_be(
+            let name = rrequired(&metadata, "function_name", raw_non_empty_string, |found| {
+                error(raw_must_be(
                     "tool_call_metadata.function_name",
                     "a non-empty string",
                     found,
                 ))
             })?;
-            let args = match get(&event, "args") {
-                None | Some(Value::Null) => b"{}".to_vec(),
-                Some(args @ Value::Object(_)) => fit(line, "arguments", args)?,
-                found => return Err(error(must_be("args", "an object", found))),
+            let args = match rget(&event, "args") {
+                None => b"{}".to_vec(),
+                Some(args) if args.is_null() => b"{}".to_vec(),
+                Some(args) if args.json_type() == JsonType::Object => {
+                    raw_fit(line, "arguments", args)?
+                }
+                found => return Err(error(raw_must_be("args", "an object", found))),
             };
             pairing.call(line, id, name, args);
-        } else if let Some(kind) = get_str(&event, "observation")
-            && let Some(cause) = get(&event, "cause")
-            && !matches!(cause, Value::Null)
+        } else if let Some(kind) = rget_str(&event, "observation")
+            && let Some(cause) = rget(&event, "cause")
+            && !cause.is_null()
         {
-            let id = id_key(cause);
+            let id = raw_id_key(cause);
             if pairing.waiting_call(&id).is_some() {
-                let response = content_response(get(&event, "content"), kind == "error");
-                pairing.result(line, &id, fit(line, "response", &response)?);
+                let response =
+                    raw_content_response(line, rget(&event, "content"), kind == "error")?;
+                pairing.result(line, &id, response);
             }
         }
     }

@@ -63,6 +63,7 @@ type Span = (u128, u64, Vec<(String, Value)>);
 
 /// Reads the spans of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
+    let items = super::trees(items);
     let mut spans: Vec<Span> = Vec::new();
     for entry in items {
         let (line, value) = entry?;

@@ -19,12 +19,12 @@
 //!   calls of the agent's tools and are dropped; an item of an unknown type is skipped
 //!   with a warning.
 
-use crate::json::{self, Value, quoted_key};
+use crate::json::{JsonType, Raw, RawMembers, quoted_key};
 use crate::transcript::LineError;
 
 use super::{
-    Items, Pairing, content_response, fit, get, get_str, must_be, non_empty_string, required,
-    string_id,
+    Items, Pairing, object_bytes, raw_content_response, raw_fit, raw_must_be, raw_non_empty_string,
+    raw_string_id, raw_value, rget, rget_str, rrequired,
 };
 
 /// Item types dropped without a warning.
@@ -45,11 +45,11 @@ const DROPPED: [&str; 10] = [
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
     for entry in items {
         let (line, value) = entry?;
-        match value {
-            Value::Object(members) => {
+        match value.members() {
+            Some(members) => {
                 for key in ["input", "output"] {
-                    if get(&members, "type").is_none()
-                        && let Some(Value::Array(inner)) = get(&members, key)
+                    if rget(&members, "type").is_none()
+                        && let Some(inner) = rget(&members, key).and_then(|v| v.items())
                     {
                         for item in inner {
                             one(line, item, pairing)?;
@@ -57,32 +57,32 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
                         return Ok(());
                     }
                 }
-                one(line, &Value::Object(members), pairing)?;
+                item(line, &members, pairing)?;
             }
-            other => one(line, &other, pairing)?,
+            None => one(line, value, pairing)?,
         }
     }
     Ok(())
 }
 
-fn one(line: u64, value: &Value, pairing: &mut Pairing) -> Result<(), LineError> {
-    let Value::Object(members) = value else {
+fn one(line: u64, value: Raw<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
+    let Some(members) = value.members() else {
         pairing.skip(line, format!("item: {}, not an object", value.described()));
         return Ok(());
     };
-    item(line, members, pairing)
+    item(line, &members, pairing)
 }
 
 /// Reads one Responses item (also a Codex rollout's `response_item` payload).
 pub(crate) fn item(
     line: u64,
-    members: &[(String, Value)],
+    members: &RawMembers<'_>,
     pairing: &mut Pairing,
 ) -> Result<(), LineError> {
-    let Some(kind) = get_str(members, "type") else {
-        if get(members, "role").is_some()
-            || get(members, "record_type").is_some()
-            || get(members, "instructions").is_some()
+    let Some(kind) = rget_str(members, "type") else {
+        if rget(members, "role").is_some()
+            || rget(members, "record_type").is_some()
+            || rget(members, "instructions").is_some()
         {
             // An input message written without its type; the state and session lines
             // of early Codex rollouts, which were Responses items a line.
@@ -91,82 +91,86 @@ pub(crate) fn item(
         pairing.skip(line, "item without a string \"type\"".to_owned());
         return Ok(());
     };
+    let kind = kind.as_ref();
     let error = |message: String| LineError {
         line,
         message: format!("{kind} item: {message}"),
     };
-    let wrong = |field, wanted| move |found| error(must_be(field, wanted, found));
+    let wrong = |field, wanted| move |found| error(raw_must_be(field, wanted, found));
     match kind {
         "function_call" | "custom_tool_call" | "local_shell_call" => {
-            let id = required(
+            let id = rrequired(
                 members,
                 "call_id",
-                string_id,
+                raw_string_id,
                 wrong("call_id", "a non-empty string"),
             )?;
             let (tool, args) = match kind {
                 "function_call" => {
-                    let name = required(
+                    let name = rrequired(
                         members,
                         "name",
-                        non_empty_string,
+                        raw_non_empty_string,
                         wrong("name", "a non-empty string"),
                     )?;
-                    (name, arguments(line, kind, get(members, "arguments"))?)
+                    (name, arguments(line, kind, rget(members, "arguments"))?)
                 }
                 "custom_tool_call" => {
-                    let name = required(
+                    let name = rrequired(
                         members,
                         "name",
-                        non_empty_string,
+                        raw_non_empty_string,
                         wrong("name", "a non-empty string"),
                     )?;
-                    let input = match get(members, "input") {
-                        Some(input @ Value::Str(_)) => input.clone(),
-                        found => return Err(error(must_be("input", "a string", found))),
+                    let input = match rget(members, "input") {
+                        Some(input) if input.as_str().is_some() => {
+                            raw_value(line, "arguments", input, 1)?
+                        }
+                        found => return Err(error(raw_must_be("input", "a string", found))),
                     };
-                    (name, Value::Object(vec![("input".to_owned(), input)]))
+                    (name, object_bytes(vec![("input", input)]))
                 }
-                _ => match get(members, "action") {
-                    Some(action @ Value::Object(_)) => ("local_shell".to_owned(), action.clone()),
-                    found => return Err(error(must_be("action", "an object", found))),
+                _ => match rget(members, "action") {
+                    Some(action) if action.json_type() == JsonType::Object => (
+                        "local_shell".to_owned(),
+                        raw_fit(line, "arguments", action)?,
+                    ),
+                    found => return Err(error(raw_must_be("action", "an object", found))),
                 },
             };
-            let args = fit(line, "arguments", &args)?;
             pairing.call(line, id, tool, args);
         }
         "function_call_output" | "custom_tool_call_output" | "local_shell_call_output" => {
-            let id = required(
+            let id = rrequired(
                 members,
                 "call_id",
-                string_id,
+                raw_string_id,
                 wrong("call_id", "a non-empty string"),
             )?;
-            let response = content_response(get(members, "output"), false);
-            let response = fit(line, "response", &response)?;
+            let response = raw_content_response(line, rget(members, "output"), false)?;
             pairing.result(line, &id, response);
         }
         "mcp_call" => {
-            let id = required(members, "id", string_id, wrong("id", "a non-empty string"))?;
-            let name = required(
+            let id = rrequired(
+                members,
+                "id",
+                raw_string_id,
+                wrong("id", "a non-empty string"),
+            )?;
+            let name = rrequired(
                 members,
                 "name",
-                non_empty_string,
+                raw_non_empty_string,
                 wrong("name", "a non-empty string"),
             )?;
-            let args = fit(
-                line,
-                "arguments",
-                &arguments(line, kind, get(members, "arguments"))?,
-            )?;
-            let response = match get(members, "error") {
-                None | Some(Value::Null) => content_response(get(members, "output"), false),
-                Some(err) => Value::Object(vec![
-                    ("error".to_owned(), err.clone()),
-                    ("is_error".to_owned(), Value::Bool(true)),
+            let args = arguments(line, kind, rget(members, "arguments"))?;
+            let response = match rget(members, "error") {
+                Some(err) if !err.is_null() => object_bytes(vec![
+                    ("error", raw_value(line, "response", err, 1)?),
+                    ("is_error", b"true".to_vec()),
                 ]),
+                _ => raw_content_response(line, rget(members, "output"), false)?,
             };
-            let response = fit(line, "response", &response)?;
             pairing.call_answered(line, id, name, args, response);
         }
         kind if DROPPED.contains(&kind) => {}
@@ -175,24 +179,35 @@ pub(crate) fn item(
     Ok(())
 }
 
-/// The arguments of a call: JSON text holding an object, an object, or absent (`{}`).
-pub(crate) fn arguments(line: u64, kind: &str, found: Option<&Value>) -> Result<Value, LineError> {
+/// The canonical arguments of a call: JSON text holding an object, an object, or
+/// absent (`{}`).
+pub(crate) fn arguments(
+    line: u64,
+    kind: &str,
+    found: Option<Raw<'_>>,
+) -> Result<Vec<u8>, LineError> {
     let error = |message: String| LineError {
         line,
         message: format!("{kind} item: {message}"),
     };
     match found {
-        None | Some(Value::Null) => Ok(Value::Object(Vec::new())),
-        Some(args @ Value::Object(_)) => Ok(args.clone()),
-        Some(Value::Str(text)) => match json::parse(text) {
-            Ok(args @ Value::Object(_)) => Ok(args),
-            Ok(other) => Err(error(format!(
-                "\"arguments\" must hold a JSON object, found {}",
-                other.described()
-            ))),
-            Err(err) => Err(error(format!("\"arguments\" is not valid JSON: {err}"))),
-        },
-        found => Err(error(must_be(
+        None => Ok(b"{}".to_vec()),
+        Some(args) if args.is_null() => Ok(b"{}".to_vec()),
+        Some(args) if args.json_type() == JsonType::Object => raw_fit(line, "arguments", args),
+        Some(args) if args.as_str().is_some() => {
+            let text = args.as_str().unwrap_or_default();
+            match Raw::parse(&text) {
+                Ok(args) if args.json_type() == JsonType::Object => {
+                    raw_fit(line, "arguments", args)
+                }
+                Ok(other) => Err(error(format!(
+                    "\"arguments\" must hold a JSON object, found {}",
+                    other.described()
+                ))),
+                Err(err) => Err(error(format!("\"arguments\" is not valid JSON: {err}"))),
+            }
+        }
+        found => Err(error(raw_must_be(
             "arguments",
             "a string of JSON text or an object",
             found,

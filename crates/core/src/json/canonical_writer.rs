@@ -125,6 +125,15 @@ pub fn canonicalize(text: &str, out: &mut Vec<u8>) -> Result<JsonType, ParseErro
     Ok(json_type)
 }
 
+/// Writes the canonical encoding of the value at the reader's position to `out`, as
+/// [`canonicalize`] does for a whole text; returns the value's type.
+pub(super) fn write_canonical_text(
+    reader: &mut Reader<'_>,
+    out: &mut Vec<u8>,
+) -> Result<JsonType, ParseError> {
+    CanonicalWriter::default().value(reader, out)
+}
+
 /// The members of a top-level object as [`parse_fields_in`] reads them, each with the
 /// offset of its key, for errors.
 struct FieldReader<'c, 'o> {

@@ -15,6 +15,9 @@
 //! - `tree`: parsing into a tree, [`parse`] and [`parse_located`].
 //! - `canonical_check`: checking that bytes already are a canonical encoding, so
 //!   that a sealed line written by `seal` is used as it stands.
+//! - `lazy`: a text checked once with the checks of [`parse`] and read lazily,
+//!   [`Raw`]: objects and arrays opened one level at a time, values written in
+//!   canonical form from their text; how imports read agents' logs.
 //! - `canonical_writer`: writing the canonical encoding straight from the text,
 //!   without building a tree, with exactly the checks and errors of [`parse`]: how a
 //!   transcript line's `args` and `response` are read.
@@ -24,6 +27,7 @@
 
 mod canonical_check;
 mod canonical_writer;
+mod lazy;
 mod reader;
 mod tree;
 mod value;
@@ -38,6 +42,7 @@ pub(crate) use canonical_writer::with_scratch;
 pub use canonical_writer::{Field, FieldValue, ObjectError, parse_fields_in};
 #[cfg(not(feature = "testing"))]
 pub(crate) use canonical_writer::{Field, FieldValue, parse_fields_in};
+pub use lazy::{Raw, RawItems, RawMembers, raw_member};
 pub use tree::{Lines, parse, parse_located, parse_with_lines};
 pub use value::{JsonType, Value, member};
 
