@@ -850,3 +850,19 @@ fn a_cline_history_whose_calls_are_xml_in_the_text_is_an_error() {
 "#;
     assert_snapshot!(import_text(content, &[]).text());
 }
+
+#[test]
+fn every_responses_request_and_response_body_is_read() {
+    // A log of request bodies one a line, and a stored exchange holding both its
+    // `input` and its `output`: every item of every body is read, none dropped after
+    // the first body.
+    let content = concat!(
+        r#"{"model": "m", "input": [{"type": "function_call", "call_id": "a", "name": "read", "arguments": "{\"p\": 1}"}, {"type": "function_call_output", "call_id": "a", "output": "one"}]}"#,
+        "\n",
+        r#"{"model": "m", "input": [{"type": "function_call", "call_id": "b", "name": "read", "arguments": "{\"p\": 2}"}], "output": [{"type": "function_call_output", "call_id": "b", "output": "two"}]}"#,
+        "\n",
+        r#"{"model": "m", "output": [{"type": "function_call", "call_id": "c", "name": "list", "arguments": "{}"}, {"type": "function_call_output", "call_id": "c", "output": "three"}]}"#,
+        "\n",
+    );
+    assert_snapshot!(import_text(content, &["--from", "responses", "--strict"]).text());
+}

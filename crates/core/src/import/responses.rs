@@ -47,17 +47,22 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
         let (line, value) = entry?;
         match value.members() {
             Some(members) => {
-                for key in ["input", "output"] {
-                    if rget(&members, "type").is_none()
-                        && let Some(inner) = rget(&members, key).and_then(|v| v.items())
-                    {
-                        for item in inner {
-                            one(line, item, pairing)?;
+                // A request or response body: its `input` items, then its `output`
+                // items (a stored exchange holds both), then the next entry.
+                let mut body = false;
+                if rget(&members, "type").is_none() {
+                    for key in ["input", "output"] {
+                        if let Some(inner) = rget(&members, key).and_then(|v| v.items()) {
+                            body = true;
+                            for item in inner {
+                                one(line, item, pairing)?;
+                            }
                         }
-                        return Ok(());
                     }
                 }
-                item(line, &members, pairing)?;
+                if !body {
+                    item(line, &members, pairing)?;
+                }
             }
             None => one(line, value, pairing)?,
         }
