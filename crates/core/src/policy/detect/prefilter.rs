@@ -80,11 +80,12 @@ pub(super) enum PrefilterSearch {
         fold: bool,
         after: AfterLiteral,
     },
-    /// `[A-Za-z0-9._%+-]@[A-Za-z0-9]`: around each `@`.
+    /// `[A-Za-z0-9._%+-]@[A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z]{2}`: around each `@`.
     Email,
     /// `[0-9](?:[ -]?[0-9]){12}`: in the runs of digits and separators.
     Card,
-    /// `\+[1-9]` after each `+`, and the rest in the runs of digits and separators.
+    /// `\+[1-9](?:[ .()-]*[0-9]){7}` from each `+`, and the rest in the runs of
+    /// digits and separators.
     Phone,
 }
 
@@ -120,6 +121,18 @@ pub(super) fn blank_after(mut after: Cursor<'_>, _: &str) -> bool {
 /// `[A-Za-z0-9]` after `gh?_`, nothing after `github_pat_`.
 pub(super) fn github_after(mut after: Cursor<'_>, literal: &str) -> bool {
     literal == "github_pat_" || after.eat(|b| b.is_ascii_alphanumeric())
+}
+
+/// `[abposr]-` after `xox`, `services/` or `workflows/` after `hooks.slack.com/`.
+pub(super) fn slack_after(mut after: Cursor<'_>, literal: &str) -> bool {
+    if literal == "xox" {
+        return after.eat(|b| matches!(b, b'a' | b'b' | b'p' | b'o' | b's' | b'r'))
+            && after.eat(|b| b == b'-');
+    }
+    ["services/", "workflows/"].iter().any(|rest| {
+        let mut after = after;
+        rest.bytes().all(|want| after.eat(|b| b == want))
+    })
 }
 
 fn name_byte(b: u8) -> bool {
@@ -185,42 +198,133 @@ const RUN_BYTES: [bool; 256] = {
     table
 };
 
+/// The bytes of the blocks [`runs`] counts digits in.
+const BLOCK: usize = 16;
+
+/// How many digits `bytes` (at most 255 of them) holds.
+fn digits_in(bytes: &[u8]) -> u8 {
+    bytes
+        .iter()
+        .fold(0u8, |n, &b| n + u8::from(b.wrapping_sub(b'0') < 10))
+}
+
 /// Calls `run` on each maximal run of [`RUN_BYTES`] of `hay` at least `min` long
-/// (its start, its end and its bytes), until it returns true; gives whether it did.
-/// Only every `min`th byte is read outside such runs: each run that long holds one
-/// of them.
-fn runs(hay: &[u8], min: usize, mut run: impl FnMut(usize, usize, &[u8]) -> bool) -> bool {
+/// (its start, its end and its bytes) in which some 33 bytes or fewer hold `digits`
+/// digits, and maybe on other runs at least `min` long, in order, until it returns
+/// true; gives whether it did.
+///
+/// Digits are counted per block of [`BLOCK`] bytes, which the compiler reads many
+/// bytes at a time: 33 bytes lie within three consecutive blocks, so only where
+/// three consecutive blocks hold `digits` digits are the runs read byte by byte.
+/// Only the digits of runs not yet read are counted (from `done` on): a run
+/// starts at or after `done`, and ends before the next block whose digits say
+/// "maybe" or reaches into it.
+fn runs(
+    hay: &[u8],
+    min: usize,
+    digits: usize,
+    mut run: impl FnMut(usize, usize, &[u8]) -> bool,
+) -> bool {
     let min = min.max(1);
     let in_run = |at: usize| hay.get(at).is_some_and(|&b| RUN_BYTES[usize::from(b)]);
-    let mut probe = min - 1;
-    while probe < hay.len() {
-        if !in_run(probe) {
-            probe += min;
+    // Every run that starts before `done` has been read.
+    let mut done = 0;
+    // The digits from `done` on in the two blocks before `block`.
+    let mut before = [0usize; 2];
+    let mut block = 0;
+    while block < hay.len() {
+        let end = hay.len().min(block + BLOCK);
+        let here = match hay.get(block.max(done)..end) {
+            Some(bytes) if bytes.len() == BLOCK => {
+                let full: &[u8; BLOCK] = bytes.try_into().unwrap_or(&[0; BLOCK]);
+                usize::from(digits_in(full))
+            }
+            Some(bytes) => usize::from(digits_in(bytes)),
+            None => 0,
+        };
+        if before[0] + before[1] + here < digits {
+            before = [before[1], here];
+            block += BLOCK;
             continue;
         }
-        let mut start = probe;
-        while let Some(prev) = start.checked_sub(1)
-            && in_run(prev)
-        {
-            start = prev;
+        // A run with `digits` digits in 33 bytes whose last digit is in this block
+        // holds a byte of the two blocks before it, or starts in this one.
+        let mut at = done.max(block.saturating_sub(2 * BLOCK));
+        while at > done && in_run(at) && in_run(at - 1) {
+            at -= 1;
         }
-        // A run `min` long from `start` holds `last`; when it does not, the next
-        // long run starts after `last`, and holds `last + min`.
-        let last = start + min - 1;
-        if !in_run(last) {
-            probe = last + min;
-            continue;
+        // Every run that starts before `end`, from `at` on.
+        loop {
+            while at < end && !in_run(at) {
+                at += 1;
+            }
+            if at >= end {
+                break;
+            }
+            let start = at;
+            while in_run(at) {
+                at += 1;
+            }
+            // `start..at` is in `hay`: `in_run` holds at `start` and not past the end.
+            if at - start >= min && run(start, at, &hay[start..at]) {
+                return true;
+            }
         }
-        let mut end = probe + 1;
-        while in_run(end) {
-            end += 1;
+        done = at.max(end);
+        before = [0, 0];
+        // On from the block that holds `done`, whose digits before it are not
+        // counted.
+        block = done - done % BLOCK;
+    }
+    false
+}
+
+/// Whether the first branch of the phone prefilter, `\+[1-9](?:[ .()-]*[0-9]){7}`,
+/// matches at `at`, a `+` of `hay`: the bytes read after it are those a match of
+/// the phone pattern's first branch can hold, which the next `+` is not, so each
+/// byte is read for one `+` at most.
+fn plus_phone(hay: &[u8], at: usize) -> bool {
+    if !byte_in(hay, at + 1, |b| (b'1'..=b'9').contains(&b)) {
+        return false;
+    }
+    let mut digits = 0;
+    for &b in hay.iter().skip(at + 2) {
+        match b {
+            b'0'..=b'9' => {
+                digits += 1;
+                if digits == 7 {
+                    return true;
+                }
+            }
+            b' ' | b'.' | b'(' | b')' | b'-' => {}
+            _ => return false,
         }
-        // `start..end` is in `hay`: `in_run` holds at `start` and not past the end.
-        if end - start >= min && run(start, end, &hay[start..end]) {
-            return true;
+    }
+    false
+}
+
+/// Whether the e-mail prefilter, `[A-Za-z0-9._%+-]@[A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z]{2}`,
+/// matches around `at`, an `@` of `hay`: the bytes read after it are those of a
+/// domain, which the next `@` is not, so each byte is read for one `@` at most.
+fn email_at(hay: &[u8], at: usize) -> bool {
+    let local = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'%' | b'+' | b'-');
+    if !at
+        .checked_sub(1)
+        .is_some_and(|prev| byte_in(hay, prev, local))
+        || !byte_in(hay, at + 1, |b| b.is_ascii_alphanumeric())
+    {
+        return false;
+    }
+    let letter = |at: usize| byte_in(hay, at, |b| b.is_ascii_alphabetic());
+    let mut pos = at + 2;
+    while let Some(&b) = hay.get(pos) {
+        match b {
+            b'.' if letter(pos + 1) && letter(pos + 2) => return true,
+            b'.' | b'-' => {}
+            _ if b.is_ascii_alphanumeric() => {}
+            _ => return false,
         }
-        // `end` is not in a run: the next long run holds `end + min`.
-        probe = end + min;
+        pos += 1;
     }
     false
 }
@@ -455,8 +559,13 @@ impl FirstPass {
     ) -> bool {
         let mut phone_found = false;
         if self.card.is_some() || self.phone.is_some() {
-            let min = if self.phone.is_some() { 11 } else { 13 };
-            let hit = runs(text, min, |start, end, run| {
+            // The phone's prefilter holds 10 digits in 13 bytes, the card's 13 in 25.
+            let (min, digits) = if self.phone.is_some() {
+                (11, 10)
+            } else {
+                (13, 13)
+            };
+            let hit = runs(text, min, digits, |start, end, run| {
                 if let Some(card) = self.card
                     && card_prefilter(run)
                     && found(card, start, end)
@@ -478,20 +587,13 @@ impl FirstPass {
         }
         if let Some(phone) = self.phone
             && !phone_found
-            && memchr::memchr_iter(b'+', text)
-                .any(|at| byte_in(text, at + 1, |b| (b'1'..=b'9').contains(&b)))
+            && memchr::memchr_iter(b'+', text).any(|at| plus_phone(text, at))
             && found(phone, 0, text.len())
         {
             return true;
         }
         if let Some(email) = self.email
-            && memchr::memchr_iter(b'@', text).any(|at| {
-                at.checked_sub(1).is_some_and(|prev| {
-                    byte_in(text, prev, |b| {
-                        b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'%' | b'+' | b'-')
-                    })
-                }) && byte_in(text, at + 1, |b| b.is_ascii_alphanumeric())
-            })
+            && memchr::memchr_iter(b'@', text).any(|at| email_at(text, at))
             && found(email, 0, text.len())
         {
             return true;
@@ -708,6 +810,13 @@ mod tests {
             "bearer".into(),
             "bearer\0 ".into(),
             "a@b".into(),
+            "a@b.cd".into(),
+            "a@b.c".into(),
+            "a@b-x..c.de".into(),
+            "a@b_c.de".into(),
+            "a@.de".into(),
+            "a@b@c.de".into(),
+            "a@b.c1".into(),
             "@b".into(),
             "a@".into(),
             "é@b".into(),
@@ -767,6 +876,11 @@ mod tests {
             long.clone(),
             format!("{long} x {long}"),
             "+1".into(),
+            "+1234567".into(),
+            "+12345678".into(),
+            "+1 (234) 56-78".into(),
+            "+1 (234) 56x78".into(),
+            "+1+2345678".into(),
             "+0".into(),
             "a+".into(),
             "(415) 555-2671".into(),
@@ -789,6 +903,26 @@ mod tests {
             assert_first_pass_is_prefilters(text.as_bytes());
             let padded = format!("{} {text} {}", "z".repeat(30), "y".repeat(30));
             assert_first_pass_is_prefilters(padded.as_bytes());
+        }
+        // Runs of digits at every offset of the blocks digits are counted in, in
+        // long runs of separators and among other digits.
+        for text in [
+            "4111 1111 1111 1",
+            "(415) 555-2671",
+            "415 555 2671",
+            "1 2 3 4 5 6 7 8 9 0 1 2 3",
+            "12 345 67 8 9012 3",
+            "+44 20 7946 0958",
+            "+1 (415) 555.2671",
+            "+1 (41) 5.-5",
+            "ana@mail.example.org",
+        ] {
+            for pad in 0..50 {
+                for (left, right) in [("x", "x"), (" ", " "), ("1 ", " 2"), ("-", ".")] {
+                    let padded = format!("{}{text}{}", left.repeat(pad), right.repeat(50 - pad));
+                    assert_first_pass_is_prefilters(padded.as_bytes());
+                }
+            }
         }
         assert_first_pass_is_prefilters(b"\xff4111 1111 1111 1\xfe");
     }
