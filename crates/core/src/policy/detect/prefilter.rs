@@ -198,83 +198,42 @@ const RUN_BYTES: [bool; 256] = {
     table
 };
 
-/// The bytes of the blocks [`runs`] counts digits in.
-const BLOCK: usize = 16;
-
-/// How many digits `bytes` (at most 255 of them) holds.
-fn digits_in(bytes: &[u8]) -> u8 {
-    bytes
-        .iter()
-        .fold(0u8, |n, &b| n + u8::from(b.wrapping_sub(b'0') < 10))
-}
-
 /// Calls `run` on each maximal run of [`RUN_BYTES`] of `hay` at least `min` long
-/// (its start, its end and its bytes) in which some 33 bytes or fewer hold `digits`
-/// digits, and maybe on other runs at least `min` long, in order, until it returns
-/// true; gives whether it did.
-///
-/// Digits are counted per block of [`BLOCK`] bytes, which the compiler reads many
-/// bytes at a time: 33 bytes lie within three consecutive blocks, so only where
-/// three consecutive blocks hold `digits` digits are the runs read byte by byte.
-/// Only the digits of runs not yet read are counted (from `done` on): a run
-/// starts at or after `done`, and ends before the next block whose digits say
-/// "maybe" or reaches into it.
-fn runs(
-    hay: &[u8],
-    min: usize,
-    digits: usize,
-    mut run: impl FnMut(usize, usize, &[u8]) -> bool,
-) -> bool {
+/// (its start, its end and its bytes), until it returns true; gives whether it did.
+/// Only every `min`th byte is read outside such runs: each run that long holds one
+/// of them.
+fn runs(hay: &[u8], min: usize, mut run: impl FnMut(usize, usize, &[u8]) -> bool) -> bool {
     let min = min.max(1);
     let in_run = |at: usize| hay.get(at).is_some_and(|&b| RUN_BYTES[usize::from(b)]);
-    // Every run that starts before `done` has been read.
-    let mut done = 0;
-    // The digits from `done` on in the two blocks before `block`.
-    let mut before = [0usize; 2];
-    let mut block = 0;
-    while block < hay.len() {
-        let end = hay.len().min(block + BLOCK);
-        let here = match hay.get(block.max(done)..end) {
-            Some(bytes) if bytes.len() == BLOCK => {
-                let full: &[u8; BLOCK] = bytes.try_into().unwrap_or(&[0; BLOCK]);
-                usize::from(digits_in(full))
-            }
-            Some(bytes) => usize::from(digits_in(bytes)),
-            None => 0,
-        };
-        if before[0] + before[1] + here < digits {
-            before = [before[1], here];
-            block += BLOCK;
+    let mut probe = min - 1;
+    while probe < hay.len() {
+        if !in_run(probe) {
+            probe += min;
             continue;
         }
-        // A run with `digits` digits in 33 bytes whose last digit is in this block
-        // holds a byte of the two blocks before it, or starts in this one.
-        let mut at = done.max(block.saturating_sub(2 * BLOCK));
-        while at > done && in_run(at) && in_run(at - 1) {
-            at -= 1;
+        let mut start = probe;
+        while let Some(prev) = start.checked_sub(1)
+            && in_run(prev)
+        {
+            start = prev;
         }
-        // Every run that starts before `end`, from `at` on.
-        loop {
-            while at < end && !in_run(at) {
-                at += 1;
-            }
-            if at >= end {
-                break;
-            }
-            let start = at;
-            while in_run(at) {
-                at += 1;
-            }
-            // `start..at` is in `hay`: `in_run` holds at `start` and not past the end.
-            if at - start >= min && run(start, at, &hay[start..at]) {
-                return true;
-            }
+        // A run `min` long from `start` holds `last`; when it does not, the next
+        // long run starts after `last`, and holds `last + min`.
+        let last = start + min - 1;
+        if !in_run(last) {
+            probe = last + min;
+            continue;
         }
-        done = at.max(end);
-        before = [0, 0];
-        // On from the block that holds `done`, whose digits before it are not
-        // counted.
-        block = done - done % BLOCK;
+        let mut end = probe + 1;
+        while in_run(end) {
+            end += 1;
+        }
+        // `start..end` is in `hay`: `in_run` holds at `start` and not past the end.
+        if end - start >= min && run(start, end, &hay[start..end]) {
+            return true;
+        }
+        // `end` is not in a run: the next long run holds `end + min`.
+        probe = end + min;
     }
     false
 }
@@ -559,13 +518,8 @@ impl FirstPass {
     ) -> bool {
         let mut phone_found = false;
         if self.card.is_some() || self.phone.is_some() {
-            // The phone's prefilter holds 10 digits in 13 bytes, the card's 13 in 25.
-            let (min, digits) = if self.phone.is_some() {
-                (11, 10)
-            } else {
-                (13, 13)
-            };
-            let hit = runs(text, min, digits, |start, end, run| {
+            let min = if self.phone.is_some() { 11 } else { 13 };
+            let hit = runs(text, min, |start, end, run| {
                 if let Some(card) = self.card
                     && card_prefilter(run)
                     && found(card, start, end)
