@@ -5,8 +5,11 @@
 #
 #   bash bench/run.sh                              # 10MiB 100MiB 1GiB, 5 runs each
 #   SIZES=10MiB RUNS=3 bash bench/run.sh           # quick check
+#   SHAPE=repeats SIZES=1GiB bash bench/run.sh     # the transcript of many findings
 #
-# Environment: SIZES (default "10MiB 100MiB 1GiB"), RUNS (default 5),
+# Environment: SHAPE (default: bench/gen_transcript.py's transcript; repeats:
+# bench/gen_repeats.py's, calls repeating a lot with long lines of random text;
+# "default repeats": both), SIZES (default "10MiB 100MiB 1GiB"), RUNS (default 5),
 # SEED (default: the generator's), BENCH_DIR (default /tmp/toolreplay-bench),
 # REV (default: build the working tree; a commit: build that commit).
 set -euo pipefail
@@ -17,6 +20,7 @@ BENCH_DIR=${BENCH_DIR:-/tmp/toolreplay-bench}
 SIZES=${SIZES:-"10MiB 100MiB 1GiB"}
 RUNS=${RUNS:-5}
 SEED=${SEED:-20240601}
+SHAPE=${SHAPE:-default}
 COMMANDS=(replay scope scope-policy seal write verify openssl)
 SCOPE="$here/scope.json"    # names only: the plain scope audit
 POLICY="$here/policy.json"  # the same scope with a policy using every kind of rule
@@ -37,6 +41,10 @@ command -v cargo >/dev/null 2>&1 || die "cargo not found"
 [[ ${BASH_VERSINFO[0]} -ge 5 ]] || die "bash 5 or newer is needed (EPOCHREALTIME)"
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a positive integer, got '$RUNS'"
 [[ $SEED =~ ^[0-9]+$ ]] || die "SEED must be a non-negative integer, got '$SEED'"
+for shape in $SHAPE; do
+    [[ $shape == default || $shape == repeats ]] ||
+        die "bad shape '$shape' in SHAPE (use default, repeats or both)"
+done
 for size in $SIZES; do
     [[ $size =~ ^[0-9]+(B|KiB|MiB|GiB)?$ ]] || die "bad size '$size' in SIZES (use e.g. 10MiB, 1GiB)"
 done
@@ -95,9 +103,9 @@ tfile=$(mktemp "$BENCH_DIR/time.XXXXXX")
 efile=$(mktemp "$BENCH_DIR/stderr.XXXXXX")
 trap 'rm -f "$tfile" "$efile"' EXIT
 
-gen_hash=$(sha256sum "$here/gen_transcript.py" | cut -c1-16)
 
-# Prints the tables from the results file: `table SIZE` or `table growth`.
+# Prints the tables from the results file: `table SIZE` or `table growth`; sizes
+# are named with their shape (`1GiB`, `1GiB-repeats`).
 table() {
     python3 - "$results" "$1" <<'PY'
 import statistics, sys
@@ -155,19 +163,26 @@ measure() { # size bytes name run ok-exit-codes argv...
         >> "$results"
 }
 
-for size in $SIZES; do
-    T="$BENCH_DIR/transcript-$size-seed$SEED.jsonl"
+for shape in $SHAPE; do
+for gsize in $SIZES; do
+    if [[ $shape == default ]]; then
+        generator="$here/gen_transcript.py" name=transcript size=$gsize
+    else
+        generator="$here/gen_repeats.py" name=repeats size="$gsize-repeats"
+    fi
+    gen_hash=$(sha256sum "$generator" | cut -c1-16)
+    T="$BENCH_DIR/$name-$gsize-seed$SEED.jsonl"
     S="$BENCH_DIR/sealed-$size-seed$SEED.jsonl"
     OUT="$BENCH_DIR/out-$size.jsonl"
     FLOOR="$BENCH_DIR/floor-$size.jsonl"
-    want="size=$size seed=$SEED generator=$gen_hash"
+    want="size=$gsize seed=$SEED generator=$gen_hash"
     if [[ -f $T && -f $T.meta && "$(head -n1 "$T.meta")" == "$want" &&
           "$(sed -n 2p "$T.meta")" == "bytes=$(stat -c %s "$T")" ]]; then
         echo "== $size: reusing $T" >&2
     else
         echo "== $size: generating $T" >&2
         rm -f "$T.meta"
-        python3 "$here/gen_transcript.py" --size "$size" --seed "$SEED" -o "$T" 2>"$efile" ||
+        python3 "$generator" --size "$gsize" --seed "$SEED" -o "$T" 2>"$efile" ||
             { cat "$efile" >&2; die "generating $T failed"; }
         cat "$efile" >&2
         { echo "$want"; echo "bytes=$(stat -c %s "$T")"; cat "$efile"; } > "$T.meta"
@@ -220,6 +235,7 @@ for size in $SIZES; do
     rm -f "$OUT" "$FLOOR"
     table "$size"
     echo
+done
 done
 
 echo "== growth (medians; linear time shows as a constant 's per GiB', flat memory as a constant RSS)"

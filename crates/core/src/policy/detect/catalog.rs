@@ -16,6 +16,9 @@ struct Detector {
     prefilter: String,
     regex: Regex,
     check: Option<Check>,
+    /// Whether the check reads the group `v` of a match rather than the match:
+    /// otherwise matches are found without their groups, which costs less.
+    checks_group: bool,
     min_len: usize,
 }
 
@@ -36,11 +39,13 @@ impl Catalog {
         for builtin in BUILTINS {
             let regex =
                 Regex::new(builtin.pattern).map_err(|err| (usize::MAX, regex_error(&err)))?;
+            let checks_group = regex.capture_names().any(|name| name == Some("v"));
             detectors.push(Detector {
                 name: builtin.name.to_owned(),
                 prefilter: builtin.prefilter.to_owned(),
                 regex,
                 check: builtin.check,
+                checks_group,
                 min_len: builtin.min_len,
             });
         }
@@ -61,6 +66,7 @@ impl Catalog {
                 prefilter: pattern.clone(),
                 regex,
                 check: None,
+                checks_group: false,
                 min_len: 1,
             });
         }
@@ -132,6 +138,12 @@ impl Catalog {
         let Some(check) = detector.check else {
             return detector.regex.is_match(text);
         };
+        if !detector.checks_group {
+            return detector
+                .regex
+                .find_iter(text)
+                .any(|m| check(text, m.start(), m.end()));
+        }
         detector.regex.captures_iter(text).any(|caps| {
             let m = caps.name("v").unwrap_or_else(|| caps.get_match());
             check(text, m.start(), m.end())
@@ -160,9 +172,17 @@ impl Catalog {
             return self.confirm(index, text);
         };
         let mut at = start;
-        while let Some(caps) = detector.regex.captures_at(hay, at) {
-            let whole = caps.get_match();
-            let m = caps.name("v").unwrap_or(whole);
+        let next = |at: usize| {
+            if detector.checks_group {
+                let caps = detector.regex.captures_at(hay, at)?;
+                let whole = caps.get_match();
+                Some((whole, caps.name("v").unwrap_or(whole)))
+            } else {
+                let whole = detector.regex.find_at(hay, at)?;
+                Some((whole, whole))
+            }
+        };
+        while let Some((whole, m)) = next(at) {
             if detector
                 .check
                 .is_none_or(|check| check(hay, m.start(), m.end()))
@@ -212,7 +232,66 @@ pub(super) fn regex_error(err: &regex::Error) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::BUILTINS;
+    use super::super::fixtures::text;
     use super::Catalog;
+    use proptest::prelude::*;
+
+    /// Whether each built-in's prefilter matches `text` wherever its pattern and
+    /// check do: what the prefilter rules out, the detector never finds.
+    fn assert_prefilters_hold(text: &str) {
+        static PREFILTERS: std::sync::LazyLock<(Catalog, Vec<regex::Regex>)> =
+            std::sync::LazyLock::new(|| {
+                let regexes = BUILTINS
+                    .iter()
+                    .map(|b| regex::Regex::new(b.prefilter).unwrap())
+                    .collect();
+                (Catalog::new(&[]).unwrap(), regexes)
+            });
+        let (catalog, regexes) = &*PREFILTERS;
+        for (i, builtin) in BUILTINS.iter().enumerate() {
+            if catalog.confirm(i, text) {
+                assert!(regexes[i].is_match(text), "{} in {text:?}", builtin.name);
+            }
+        }
+    }
+
+    #[test]
+    fn prefilters_hold_wherever_patterns_do() {
+        for text in [
+            "call +44 20 7946 0958 now",
+            "+1 (415) 555-2671",
+            "+1-415-555-2671",
+            "+12 345 678",
+            "+1234567890",
+            "(415) 555-2671",
+            "mail ana.b+x@mail.example.org.",
+            "a@b-c.d-e.fg",
+            "x%y@1.2.3.com",
+            "4111 1111 1111 1111",
+            "5555-5555-5555-4444",
+            "378282246310005",
+            "xoxb-1234567890-abcdef",
+            "hooks.slack.com/services/T000/B000/XXXXXXXXXXXXXXXXXXXXXXXX",
+            "hooks.slack.com/workflows/AAAAAAAAAAAAAAAAAAAAAAAAAAA",
+        ] {
+            assert_prefilters_hold(text);
+        }
+        let catalog = Catalog::new(&[]).unwrap();
+        let phone = catalog.find("phone-number").unwrap();
+        let email = catalog.find("email-address").unwrap();
+        assert!(catalog.confirm(phone, "call +44 20 7946 0958 now"));
+        assert!(catalog.confirm(email, "mail ana.b+x@mail.example.org."));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn prefilters_match_wherever_patterns_do(text in text()) {
+            assert_prefilters_hold(&text);
+        }
+    }
 
     #[test]
     fn bad_user_patterns_are_named() {

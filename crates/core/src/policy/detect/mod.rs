@@ -41,7 +41,7 @@ use check::{
 };
 use prefilter::{
     PrefilterSearch, anything_after, assignment_after, aws_after, blank_after, github_after,
-    google_after,
+    google_after, slack_after,
 };
 
 /// The longest user pattern accepted, in bytes.
@@ -139,7 +139,7 @@ const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         name: "email-address",
-        prefilter: r"[A-Za-z0-9._%+-]@[A-Za-z0-9]",
+        prefilter: r"[A-Za-z0-9._%+-]@[A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z]{2}",
         group: Group::PersonalData,
         pattern: r"[A-Za-z0-9._%+-]+@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24}(?-u:\b)",
         check: Some(email_check),
@@ -209,7 +209,7 @@ const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         name: "phone-number",
-        prefilter: r"\+[1-9]|\(?[2-9][0-9]{2}\)?[ .-]?[2-9][0-9]{2}[ .-][0-9]{4}",
+        prefilter: r"\+[1-9](?:[ .()-]*[0-9]){7}|\(?[2-9][0-9]{2}\)?[ .-]?[2-9][0-9]{2}[ .-][0-9]{4}",
         group: Group::PersonalData,
         pattern: r"\+[1-9][0-9]{0,3}(?:[ .-]?\(?[0-9]{1,4}\)?){1,5}[ .-]?[0-9]{2,6}(?-u:\b)|\(?[2-9][0-9]{2}\)?[ .-]?[2-9][0-9]{2}[ .-][0-9]{4}(?-u:\b)",
         check: Some(phone_check),
@@ -237,18 +237,9 @@ const BUILTINS: &[Builtin] = &[
         check: None,
         min_len: 15,
         search: PrefilterSearch::Literals {
-            literals: &[
-                "xoxa-",
-                "xoxb-",
-                "xoxp-",
-                "xoxo-",
-                "xoxs-",
-                "xoxr-",
-                "hooks.slack.com/services/",
-                "hooks.slack.com/workflows/",
-            ],
+            literals: &["xox", "hooks.slack.com/"],
             fold: false,
-            after: anything_after,
+            after: slack_after,
         },
     },
 ];
@@ -321,6 +312,10 @@ mod fixtures {
                 "'",
                 "@",
                 "ana@example.com",
+                ".org",
+                "b-c.io",
+                "7946 0958",
+                "(0) ",
                 "\u{0}",
                 "é",
                 "\u{212a}",

@@ -80,11 +80,12 @@ pub(super) enum PrefilterSearch {
         fold: bool,
         after: AfterLiteral,
     },
-    /// `[A-Za-z0-9._%+-]@[A-Za-z0-9]`: around each `@`.
+    /// `[A-Za-z0-9._%+-]@[A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z]{2}`: around each `@`.
     Email,
     /// `[0-9](?:[ -]?[0-9]){12}`: in the runs of digits and separators.
     Card,
-    /// `\+[1-9]` after each `+`, and the rest in the runs of digits and separators.
+    /// `\+[1-9](?:[ .()-]*[0-9]){7}` from each `+`, and the rest in the runs of
+    /// digits and separators.
     Phone,
 }
 
@@ -120,6 +121,18 @@ pub(super) fn blank_after(mut after: Cursor<'_>, _: &str) -> bool {
 /// `[A-Za-z0-9]` after `gh?_`, nothing after `github_pat_`.
 pub(super) fn github_after(mut after: Cursor<'_>, literal: &str) -> bool {
     literal == "github_pat_" || after.eat(|b| b.is_ascii_alphanumeric())
+}
+
+/// `[abposr]-` after `xox`, `services/` or `workflows/` after `hooks.slack.com/`.
+pub(super) fn slack_after(mut after: Cursor<'_>, literal: &str) -> bool {
+    if literal == "xox" {
+        return after.eat(|b| matches!(b, b'a' | b'b' | b'p' | b'o' | b's' | b'r'))
+            && after.eat(|b| b == b'-');
+    }
+    ["services/", "workflows/"].iter().any(|rest| {
+        let mut after = after;
+        rest.bytes().all(|want| after.eat(|b| b == want))
+    })
 }
 
 fn name_byte(b: u8) -> bool {
@@ -221,6 +234,56 @@ fn runs(hay: &[u8], min: usize, mut run: impl FnMut(usize, usize, &[u8]) -> bool
         }
         // `end` is not in a run: the next long run holds `end + min`.
         probe = end + min;
+    }
+    false
+}
+
+/// Whether the first branch of the phone prefilter, `\+[1-9](?:[ .()-]*[0-9]){7}`,
+/// matches at `at`, a `+` of `hay`: the bytes read after it are those a match of
+/// the phone pattern's first branch can hold, which the next `+` is not, so each
+/// byte is read for one `+` at most.
+fn plus_phone(hay: &[u8], at: usize) -> bool {
+    if !byte_in(hay, at + 1, |b| (b'1'..=b'9').contains(&b)) {
+        return false;
+    }
+    let mut digits = 0;
+    for &b in hay.iter().skip(at + 2) {
+        match b {
+            b'0'..=b'9' => {
+                digits += 1;
+                if digits == 7 {
+                    return true;
+                }
+            }
+            b' ' | b'.' | b'(' | b')' | b'-' => {}
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// Whether the e-mail prefilter, `[A-Za-z0-9._%+-]@[A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z]{2}`,
+/// matches around `at`, an `@` of `hay`: the bytes read after it are those of a
+/// domain, which the next `@` is not, so each byte is read for one `@` at most.
+fn email_at(hay: &[u8], at: usize) -> bool {
+    let local = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'%' | b'+' | b'-');
+    if !at
+        .checked_sub(1)
+        .is_some_and(|prev| byte_in(hay, prev, local))
+        || !byte_in(hay, at + 1, |b| b.is_ascii_alphanumeric())
+    {
+        return false;
+    }
+    let letter = |at: usize| byte_in(hay, at, |b| b.is_ascii_alphabetic());
+    let mut pos = at + 2;
+    while let Some(&b) = hay.get(pos) {
+        match b {
+            b'.' if letter(pos + 1) && letter(pos + 2) => return true,
+            b'.' | b'-' => {}
+            _ if b.is_ascii_alphanumeric() => {}
+            _ => return false,
+        }
+        pos += 1;
     }
     false
 }
@@ -478,20 +541,13 @@ impl FirstPass {
         }
         if let Some(phone) = self.phone
             && !phone_found
-            && memchr::memchr_iter(b'+', text)
-                .any(|at| byte_in(text, at + 1, |b| (b'1'..=b'9').contains(&b)))
+            && memchr::memchr_iter(b'+', text).any(|at| plus_phone(text, at))
             && found(phone, 0, text.len())
         {
             return true;
         }
         if let Some(email) = self.email
-            && memchr::memchr_iter(b'@', text).any(|at| {
-                at.checked_sub(1).is_some_and(|prev| {
-                    byte_in(text, prev, |b| {
-                        b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'%' | b'+' | b'-')
-                    })
-                }) && byte_in(text, at + 1, |b| b.is_ascii_alphanumeric())
-            })
+            && memchr::memchr_iter(b'@', text).any(|at| email_at(text, at))
             && found(email, 0, text.len())
         {
             return true;
@@ -708,6 +764,13 @@ mod tests {
             "bearer".into(),
             "bearer\0 ".into(),
             "a@b".into(),
+            "a@b.cd".into(),
+            "a@b.c".into(),
+            "a@b-x..c.de".into(),
+            "a@b_c.de".into(),
+            "a@.de".into(),
+            "a@b@c.de".into(),
+            "a@b.c1".into(),
             "@b".into(),
             "a@".into(),
             "é@b".into(),
@@ -767,6 +830,11 @@ mod tests {
             long.clone(),
             format!("{long} x {long}"),
             "+1".into(),
+            "+1234567".into(),
+            "+12345678".into(),
+            "+1 (234) 56-78".into(),
+            "+1 (234) 56x78".into(),
+            "+1+2345678".into(),
             "+0".into(),
             "a+".into(),
             "(415) 555-2671".into(),
@@ -789,6 +857,26 @@ mod tests {
             assert_first_pass_is_prefilters(text.as_bytes());
             let padded = format!("{} {text} {}", "z".repeat(30), "y".repeat(30));
             assert_first_pass_is_prefilters(padded.as_bytes());
+        }
+        // Runs of digits at every offset of the blocks digits are counted in, in
+        // long runs of separators and among other digits.
+        for text in [
+            "4111 1111 1111 1",
+            "(415) 555-2671",
+            "415 555 2671",
+            "1 2 3 4 5 6 7 8 9 0 1 2 3",
+            "12 345 67 8 9012 3",
+            "+44 20 7946 0958",
+            "+1 (415) 555.2671",
+            "+1 (41) 5.-5",
+            "ana@mail.example.org",
+        ] {
+            for pad in 0..50 {
+                for (left, right) in [("x", "x"), (" ", " "), ("1 ", " 2"), ("-", ".")] {
+                    let padded = format!("{}{text}{}", left.repeat(pad), right.repeat(50 - pad));
+                    assert_first_pass_is_prefilters(padded.as_bytes());
+                }
+            }
         }
         assert_first_pass_is_prefilters(b"\xff4111 1111 1111 1\xfe");
     }
