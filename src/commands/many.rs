@@ -550,7 +550,48 @@ fn count(map: &mut serde_json::Map<String, Value>, key: &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::matches;
+    use super::{Spool, log_results, matches, nested_report};
+
+    fn spool(text: &str) -> Spool {
+        Spool::from_text(text.to_owned())
+    }
+
+    #[test]
+    fn a_report_is_nested_with_its_keys_sorted() {
+        let report = "{\n  \"b\": 1,\n  \"a\": \"x\",\n  \"findings\": [\n    {\n      \"z\": 1,\n      \"y\": [\n        2\n      ]\n    },\n    {\n      \"k\": null\n    }\n  ]\n}\n";
+        let mut out = Spool::new();
+        assert!(nested_report("f", spool(report), &mut out).is_ok());
+        let mut bytes = Vec::new();
+        assert!(out.copy_to(&mut bytes).is_ok());
+        assert_eq!(
+            String::from_utf8_lossy(&bytes),
+            "{\n      \"a\": \"x\",\n      \"b\": 1,\n      \"findings\": [\n        {\n          \"y\": [\n            2\n          ],\n          \"z\": 1\n        },\n        {\n          \"k\": null\n        }\n      ]\n    }"
+        );
+    }
+
+    #[test]
+    fn a_report_that_does_not_read_back_is_an_error_never_left_out() {
+        let broken = [
+            "",
+            "{\n  \"a\": 1,\n",
+            "{\n  \"a\": 1,\n  \"findings\": [\n    {\n      \"k\": 1\n",
+            "{\n  \"a\": 1,\n  \"findings\": [\n    {\n      \"k\": \n    }\n  ]\n}\n",
+            "{\n  \"a\": 1,\n  \"findings\": [\n    {\n      \"k\": 1\n    }\n  ]\n",
+            "{\n  \"a\": 1,\n  \"findings\": [\n    {\n      \"k\": 1\n    }\n  ],\n  \"b\": 2\n}\n",
+        ];
+        for text in broken {
+            let err = nested_report("f.jsonl", spool(text), &mut Spool::new()).err();
+            assert!(
+                err.as_ref().is_some_and(|e| e
+                    .to_string()
+                    .starts_with("f.jsonl: its report does not read back: ")),
+                "{text:?}: {err:?}"
+            );
+            let mut first = true;
+            let err = log_results("f.jsonl", spool(text), &mut first, &mut Spool::new()).err();
+            assert!(err.is_some(), "{text:?}");
+        }
+    }
 
     #[test]
     fn globs_match_names() {
