@@ -10,6 +10,12 @@
 #   BASE=8103a27 bash bench/findings_memory.sh      # builds BASE from git archive
 #   CALLS=200000 DISTINCT=20000 bash bench/findings_memory.sh
 #
+#   MANY=1 BASE_BIN=... bash bench/findings_memory.sh     # several files instead
+#
+# With MANY=1 it measures `replay` over MANY_FILES files (default 3) of
+# MANY_FINDINGS findings each (default 300000: reads of one file, each answered
+# differently), in JSON and SARIF: the report of several files.
+#
 # BASE_BIN (or BASE) is optional: without either, only the working tree is measured.
 # A run over MEM_LIMIT_KB of address space (default 8 GiB) is stopped and shown as
 # "over": the base build's SARIF took about 24 KB a result.
@@ -35,6 +41,68 @@ if [[ -z "${BASE_BIN:-}" && -n "${BASE:-}" ]]; then
         (cd "$base_src" && cargo build --release --locked) >&2
     fi
     BASE_BIN="$base_src/target/release/toolreplay"
+fi
+
+# Runs a command, output to a file; prints the peak RSS in KiB, or "over".
+peak() {
+    local out=$1
+    shift
+    local status=0
+    ( ulimit -v "$MEM_LIMIT_KB"; /usr/bin/time -f '%M' -o "$out.rss" "$@" > "$out" 2> "$out.err" ) || status=$?
+    if [[ $status -gt 1 ]] || [[ ! -s "$out.rss" ]] || grep -q 'memory\|alloc' "$out.err" 2>/dev/null; then
+        echo over
+    else
+        tail -1 "$out.rss"
+    fi
+}
+
+mib() { awk -v k="$1" 'BEGIN { if (k == "over") print "over"; else printf "%.1f", k / 1024 }'; }
+
+if [[ -n "${MANY:-}" ]]; then
+    MANY_FILES=${MANY_FILES:-3}
+    MANY_FINDINGS=${MANY_FINDINGS:-300000}
+    many_dir="$BENCH_DIR/many-$MANY_FILES-$MANY_FINDINGS"
+    mkdir -p "$many_dir"
+    files=()
+    for n in $(seq 1 "$MANY_FILES"); do
+        f="$many_dir/run-$n.jsonl"
+        if [[ ! -s "$f" ]]; then
+            # Every read after the first: non-determinism and redundant-call.
+            python3 - "$((MANY_FINDINGS / 2 + 1))" "$n" "$f" <<'PY'
+import sys
+calls, n, path = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+with open(path, "w") as out:
+    for i in range(calls):
+        out.write('{"index": %d, "tool": "read_file", "args": {"path": "run%s.md"}, "response": {"text": "v%d"}}\n' % (i, n, i))
+PY
+        fi
+        files+=("$f")
+    done
+    printf '\n| files | findings each | format | base peak MiB | new peak MiB | output MiB | same bytes |\n'
+    printf '| --- | --- | --- | --- | --- | --- | --- |\n'
+    for format in json sarif; do
+        new_out="$BENCH_DIR/many-new.$format"
+        new_kb=$(peak "$new_out" "$BIN" replay "${files[@]}" --format "$format")
+        base_kb=-
+        same=-
+        if [[ -n "${BASE_BIN:-}" ]]; then
+            base_out="$BENCH_DIR/many-base.$format"
+            base_kb=$(peak "$base_out" "$BASE_BIN" replay "${files[@]}" --format "$format")
+            if [[ $base_kb == over ]]; then
+                same="base over limit"
+            elif cmp -s "$base_out" "$new_out"; then
+                same=yes
+            else
+                same=NO
+            fi
+            base_kb=$(mib "$base_kb")
+            rm -f "$base_out"
+        fi
+        size=$(awk -v b="$(stat -c %s "$new_out")" 'BEGIN { printf "%.1f", b / 1048576 }')
+        printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$MANY_FILES" "$MANY_FINDINGS" "$format" "$base_kb" "$(mib "$new_kb")" "$size" "$same"
+        rm -f "$new_out"
+    done
+    exit 0
 fi
 
 t="$BENCH_DIR/findings-$CALLS-$DISTINCT.jsonl"
@@ -78,21 +146,6 @@ with open(sys.argv[1]) as f:
 print(len(seen))
 PY
 )
-
-# Runs a command, output to a file; prints the peak RSS in KiB, or "over".
-peak() {
-    local out=$1
-    shift
-    local status=0
-    ( ulimit -v "$MEM_LIMIT_KB"; /usr/bin/time -f '%M' -o "$out.rss" "$@" > "$out" 2> "$out.err" ) || status=$?
-    if [[ $status -gt 1 ]] || [[ ! -s "$out.rss" ]] || grep -q 'memory\|alloc' "$out.err" 2>/dev/null; then
-        echo over
-    else
-        tail -1 "$out.rss"
-    fi
-}
-
-mib() { awk -v k="$1" 'BEGIN { if (k == "over") print "over"; else printf "%.1f", k / 1024 }'; }
 
 printf '\n| command | format | findings | base peak MiB | new peak MiB | target MiB | same bytes |\n'
 printf '| --- | --- | --- | --- | --- | --- | --- |\n'

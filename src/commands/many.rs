@@ -6,6 +6,7 @@
 //! `import` to a folder walks its inputs and spreads its work the same way
 //! ([`files_in`], [`run_in_order`]).
 
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
@@ -15,8 +16,9 @@ use toolreplay_core::finding::Findings;
 
 use crate::error::Error;
 use crate::input::{display, is_stdin};
-use crate::output::spool::{Spool, SpoolError};
+use crate::output::spool::{Spool, SpoolError, SpoolReader};
 use crate::output::{Outcome, Output, Status};
+use crate::render::json::{PLACEHOLDER, Placeholder, document};
 use crate::render::{Format, text};
 
 /// How deep folders are walked.
@@ -31,14 +33,6 @@ pub struct Done {
     pub status: Status,
     /// Its findings, for the summary.
     pub findings: Findings,
-}
-
-/// The bytes of `spool`, read back whole.
-fn read_back(spool: Spool) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    let copied = spool.copy_to(&mut bytes);
-    debug_assert!(copied.is_ok(), "a spool reads back");
-    bytes
 }
 
 /// The inputs named on the command line, folders walked (files sorted by path, names
@@ -299,12 +293,6 @@ pub fn report(
             written.map_err(Error::temporary)?;
         }
         Format::Json => {
-            let reports: Vec<Value> = texts
-                .into_iter()
-                .map(|(_, report)| {
-                    serde_json::from_slice(&read_back(report)).unwrap_or(Value::Null)
-                })
-                .collect();
             let mut kinds = serde_json::Map::new();
             let mut tools = serde_json::Map::new();
             for (_, findings) in &borrowed {
@@ -319,7 +307,7 @@ pub fn report(
                 "command": command,
                 "files": files.len(),
                 "errors": errors,
-                "reports": reports,
+                "reports": Placeholder,
                 "summary": if command == "verify" {
                     json!({"intact": clean, "broken": unclean})
                 } else {
@@ -330,41 +318,229 @@ pub fn report(
                     })
                 },
             });
-            out.write(crate::render::json::document_value(&doc).as_bytes())
+            let doc = document(&doc);
+            let (prefix, suffix) = split_at_placeholder(&doc)?;
+            out.write(prefix.as_bytes()).map_err(Error::temporary)?;
+            let mut first = true;
+            for (name, report) in texts {
+                out.write(if first { b"[\n    " } else { b",\n    " })
+                    .map_err(Error::temporary)?;
+                first = false;
+                nested_report(&name, report, &mut out)?;
+            }
+            out.write(if first { b"[]" } else { b"\n  ]" })
                 .map_err(Error::temporary)?;
+            out.write(suffix.as_bytes()).map_err(Error::temporary)?;
         }
         Format::Sarif => {
-            let mut logs = texts
-                .into_iter()
-                .filter_map(|(_, report)| serde_json::from_slice::<Value>(&read_back(report)).ok());
-            let mut merged = logs.next().unwrap_or_else(|| {
-                serde_json::from_str(&crate::render::sarif::empty()).unwrap_or(Value::Null)
-            });
-            for log in logs {
-                let run = &log["runs"][0];
-                let rules = run["tool"]["driver"]["rules"].clone();
-                let target = &mut merged["runs"][0];
-                if rules.as_array().map_or(0, Vec::len)
-                    > target["tool"]["driver"]["rules"]
-                        .as_array()
-                        .map_or(0, Vec::len)
-                {
-                    target["tool"]["driver"]["rules"] = rules;
-                }
-                if let (Some(into), Some(from)) =
-                    (target["results"].as_array_mut(), run["results"].as_array())
-                {
-                    into.extend(from.iter().cloned());
+            // The log of no file declares the rules of every log; a file's log with
+            // more rules (a policy's, `verify`'s checks) declares them all.
+            let mut merged: Value = serde_json::from_str(&crate::render::sarif::empty())
+                .map_err(|e| Error::temporary(std::io::Error::other(e)))?;
+            merged["runs"][0]["results"] = json!(Placeholder);
+            let head = document(&merged);
+            let (prefix, _) = split_at_placeholder(&head)?;
+            let prefix = prefix.to_owned();
+            out.write(prefix.as_bytes()).map_err(Error::temporary)?;
+            let mut rules: Option<Value> = None;
+            let mut first = true;
+            for (name, report) in texts {
+                let these = log_results(&name, report, &mut first, &mut out)?;
+                let longer = |than: &Value| {
+                    these.as_array().map_or(0, Vec::len) > than.as_array().map_or(0, Vec::len)
+                };
+                if rules.as_ref().is_none_or(longer) {
+                    rules = Some(these);
                 }
             }
-            out.write(crate::render::json::document_value(&merged).as_bytes())
+            out.write(if first { b"[]" } else { b"\n      ]" })
                 .map_err(Error::temporary)?;
+            if let Some(rules) = rules {
+                merged["runs"][0]["tool"]["driver"]["rules"] = rules;
+            }
+            let whole = document(&merged);
+            let (same, suffix) = split_at_placeholder(&whole)?;
+            debug_assert_eq!(same, prefix, "the rules come after the results");
+            out.write(suffix.as_bytes()).map_err(Error::temporary)?;
         }
     }
     Ok(Outcome {
         output: Output::Spooled(out),
         status,
     })
+}
+
+/// The document `text` split around its placeholder.
+fn split_at_placeholder(text: &str) -> Result<(&str, &str), Error> {
+    // The last: a name written before it may hold the same characters.
+    let at = text.rfind(PLACEHOLDER).ok_or_else(|| {
+        Error::temporary(std::io::Error::other("no placeholder in the report's head"))
+    })?;
+    Ok((&text[..at], &text[at + PLACEHOLDER.len()..]))
+}
+
+/// Why the spooled report of `name` cannot be read back: an error, never a report
+/// left out.
+fn unreadable(name: &str, why: impl std::fmt::Display) -> Error {
+    Error::Invalid {
+        path: name.to_owned(),
+        message: format!("its report does not read back: {why}"),
+    }
+}
+
+/// The next line of `reader` into `line` (cleared first), with its LF; false at the end.
+fn next_line(reader: &mut SpoolReader, line: &mut Vec<u8>, name: &str) -> Result<bool, Error> {
+    line.clear();
+    let n = reader
+        .read_until(b'\n', line)
+        .map_err(|e| unreadable(name, e))?;
+    Ok(n > 0)
+}
+
+/// Writes `bytes` with `indent` after each of its LFs.
+fn indented(out: &mut Spool, bytes: &[u8], indent: &[u8]) -> Result<(), Error> {
+    for piece in bytes.split_inclusive(|&b| b == b'\n') {
+        out.write(piece).map_err(Error::temporary)?;
+        if piece.ends_with(b"\n") {
+            out.write(indent).map_err(Error::temporary)?;
+        }
+    }
+    Ok(())
+}
+
+/// Parses `text` as one JSON value.
+fn parse(text: &[u8], name: &str) -> Result<Value, Error> {
+    serde_json::from_slice(text).map_err(|e| unreadable(name, e))
+}
+
+/// Writes the one-file JSON report held in `report` as the document of several files
+/// holds it (at depth 2, its keys sorted as serde_json sorts an object's), without
+/// holding more than one finding of it in memory. Every JSON string is written on
+/// one line, so the lines of the pretty report are read as they come: its head up to
+/// `"findings": [`, each finding (from `    {` to `    }`), then `  ]` and `}`.
+fn nested_report(name: &str, report: Spool, out: &mut Spool) -> Result<(), Error> {
+    const INDENT: &[u8] = b"    ";
+    const ITEM: &[u8] = b"        ";
+    let mut reader = report.into_reader().map_err(|e| unreadable(name, e))?;
+    let mut head = Vec::new();
+    let mut line = Vec::new();
+    loop {
+        if !next_line(&mut reader, &mut line, name)? {
+            // No findings array to stream: a small report, written whole.
+            let whole = document(&parse(&head, name)?);
+            return indented(out, whole.trim_end_matches('\n').as_bytes(), INDENT);
+        }
+        if line == b"  \"findings\": [\n" {
+            break;
+        }
+        head.extend_from_slice(&line);
+    }
+    head.extend_from_slice(b"  \"findings\": ");
+    head.extend_from_slice(PLACEHOLDER.as_bytes());
+    head.extend_from_slice(b"\n}");
+    let head = document(&parse(&head, name)?);
+    let (prefix, suffix) = split_at_placeholder(&head)?;
+    indented(out, prefix.as_bytes(), INDENT)?;
+    let mut item = Vec::new();
+    let mut first = true;
+    loop {
+        if !next_line(&mut reader, &mut line, name)? {
+            return Err(unreadable(name, "it ends inside its findings"));
+        }
+        if line == b"  ]\n" {
+            break;
+        }
+        item.extend_from_slice(&line);
+        if line == b"    }\n" || line == b"    },\n" {
+            let value = parse(
+                item.trim_ascii_end().strip_suffix(b",").unwrap_or(&item),
+                name,
+            )?;
+            item.clear();
+            out.write(if first { b"[\n" } else { b",\n" })
+                .map_err(Error::temporary)?;
+            first = false;
+            out.write(ITEM).map_err(Error::temporary)?;
+            let mut pretty = Vec::new();
+            crate::render::json::pretty_into(&value, &mut pretty);
+            indented(out, &pretty, ITEM)?;
+        }
+    }
+    if !item.is_empty() || first {
+        return Err(unreadable(name, "its findings do not end where they must"));
+    }
+    out.write(b"\n").map_err(Error::temporary)?;
+    out.write(INDENT).map_err(Error::temporary)?;
+    out.write(b"  ]").map_err(Error::temporary)?;
+    let mut rest = Vec::new();
+    while next_line(&mut reader, &mut line, name)? {
+        rest.extend_from_slice(&line);
+    }
+    if rest != b"}\n" {
+        return Err(unreadable(name, "something follows its findings"));
+    }
+    indented(out, suffix.trim_end_matches('\n').as_bytes(), INDENT)
+}
+
+/// Copies the results of the one-file SARIF log held in `report` into the run of the
+/// log of several files (the same depth, so the same bytes), each after `[` or `,`
+/// as `first` says, and gives the rules the log declares. The lines of the pretty
+/// log are read as they come: its head up to `      "results": [`, each result (from
+/// `        {` to `        }`), then `      ],` and the rest of the log.
+fn log_results(
+    name: &str,
+    report: Spool,
+    first: &mut bool,
+    out: &mut Spool,
+) -> Result<Value, Error> {
+    let mut reader = report.into_reader().map_err(|e| unreadable(name, e))?;
+    let mut rest = Vec::new();
+    let mut line = Vec::new();
+    let mut streamed = false;
+    loop {
+        if !next_line(&mut reader, &mut line, name)? {
+            break;
+        }
+        if !streamed && line == b"      \"results\": [\n" {
+            streamed = true;
+            rest.extend_from_slice(b"      \"results\": [],\n");
+            let mut inside = false;
+            loop {
+                if !next_line(&mut reader, &mut line, name)? {
+                    return Err(unreadable(name, "it ends inside its results"));
+                }
+                if line == b"      ],\n" && !inside {
+                    break;
+                }
+                if line == b"        {\n" && !inside {
+                    inside = true;
+                    out.write(if *first { b"[\n" } else { b",\n" })
+                        .map_err(Error::temporary)?;
+                    *first = false;
+                }
+                if !inside {
+                    return Err(unreadable(name, "its results are not laid out as written"));
+                }
+                if line == b"        }\n" || line == b"        },\n" {
+                    inside = false;
+                    out.write(b"        }").map_err(Error::temporary)?;
+                } else {
+                    out.write(&line).map_err(Error::temporary)?;
+                }
+            }
+            if inside {
+                return Err(unreadable(name, "its results do not end where they must"));
+            }
+        } else {
+            rest.extend_from_slice(&line);
+        }
+    }
+    let log = parse(&rest, name)?;
+    let rules = log["runs"][0]["tool"]["driver"]["rules"].clone();
+    if !rules.is_array() {
+        return Err(unreadable(name, "its log declares no rules"));
+    }
+    Ok(rules)
 }
 
 fn count(map: &mut serde_json::Map<String, Value>, key: &str) {
@@ -374,7 +550,48 @@ fn count(map: &mut serde_json::Map<String, Value>, key: &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::matches;
+    use super::{Spool, log_results, matches, nested_report};
+
+    fn spool(text: &str) -> Spool {
+        Spool::from_text(text.to_owned())
+    }
+
+    #[test]
+    fn a_report_is_nested_with_its_keys_sorted() {
+        let report = "{\n  \"b\": 1,\n  \"a\": \"x\",\n  \"findings\": [\n    {\n      \"z\": 1,\n      \"y\": [\n        2\n      ]\n    },\n    {\n      \"k\": null\n    }\n  ]\n}\n";
+        let mut out = Spool::new();
+        assert!(nested_report("f", spool(report), &mut out).is_ok());
+        let mut bytes = Vec::new();
+        assert!(out.copy_to(&mut bytes).is_ok());
+        assert_eq!(
+            String::from_utf8_lossy(&bytes),
+            "{\n      \"a\": \"x\",\n      \"b\": 1,\n      \"findings\": [\n        {\n          \"y\": [\n            2\n          ],\n          \"z\": 1\n        },\n        {\n          \"k\": null\n        }\n      ]\n    }"
+        );
+    }
+
+    #[test]
+    fn a_report_that_does_not_read_back_is_an_error_never_left_out() {
+        let broken = [
+            "",
+            "{\n  \"a\": 1,\n",
+            "{\n  \"a\": 1,\n  \"findings\": [\n    {\n      \"k\": 1\n",
+            "{\n  \"a\": 1,\n  \"findings\": [\n    {\n      \"k\": \n    }\n  ]\n}\n",
+            "{\n  \"a\": 1,\n  \"findings\": [\n    {\n      \"k\": 1\n    }\n  ]\n",
+            "{\n  \"a\": 1,\n  \"findings\": [\n    {\n      \"k\": 1\n    }\n  ],\n  \"b\": 2\n}\n",
+        ];
+        for text in broken {
+            let err = nested_report("f.jsonl", spool(text), &mut Spool::new()).err();
+            assert!(
+                err.as_ref().is_some_and(|e| e
+                    .to_string()
+                    .starts_with("f.jsonl: its report does not read back: ")),
+                "{text:?}: {err:?}"
+            );
+            let mut first = true;
+            let err = log_results("f.jsonl", spool(text), &mut first, &mut Spool::new()).err();
+            assert!(err.is_some(), "{text:?}");
+        }
+    }
 
     #[test]
     fn globs_match_names() {

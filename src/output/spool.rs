@@ -70,6 +70,57 @@ impl Spool {
     }
 }
 
+impl Spool {
+    /// Everything written, to be read back in order, buffered.
+    pub fn into_reader(self) -> io::Result<SpoolReader> {
+        match self.file {
+            None => Ok(SpoolReader::Memory(io::Cursor::new(self.memory))),
+            Some(file) => {
+                let mut file = file.into_inner().map_err(|e| e.into_error())?;
+                file.seek(SeekFrom::Start(0))?;
+                Ok(SpoolReader::File(io::BufReader::with_capacity(
+                    1 << 16,
+                    file,
+                )))
+            }
+        }
+    }
+}
+
+/// A spool being read back.
+#[derive(Debug)]
+pub enum SpoolReader {
+    /// Held in memory.
+    Memory(io::Cursor<Vec<u8>>),
+    /// Held in its temporary file.
+    File(io::BufReader<File>),
+}
+
+impl Read for SpoolReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            SpoolReader::Memory(r) => r.read(buf),
+            SpoolReader::File(r) => r.read(buf),
+        }
+    }
+}
+
+impl io::BufRead for SpoolReader {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        match self {
+            SpoolReader::Memory(r) => r.fill_buf(),
+            SpoolReader::File(r) => r.fill_buf(),
+        }
+    }
+
+    fn consume(&mut self, amount: usize) {
+        match self {
+            SpoolReader::Memory(r) => r.consume(amount),
+            SpoolReader::File(r) => r.consume(amount),
+        }
+    }
+}
+
 /// A spool is written like a file.
 impl Write for Spool {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {

@@ -104,10 +104,10 @@ fn json_finding<'a>(f: &'a Finding, agent: &str) -> JsonFinding<'a> {
 
 /// What stands for the findings in the document's head: written where the array of
 /// findings goes, once the rest is written.
-pub(super) struct Placeholder;
+pub(crate) struct Placeholder;
 
 /// The placeholder as serde_json writes it.
-const PLACEHOLDER: &str = "\"\\u0000findings\"";
+pub(crate) const PLACEHOLDER: &str = "\"\\u0000findings\"";
 
 impl Serialize for Placeholder {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -166,7 +166,7 @@ where
 }
 
 /// Writes `value` pretty, as [`document`] does, without the final LF.
-pub(super) fn pretty_into(value: &impl Serialize, out: &mut Vec<u8>) {
+pub(crate) fn pretty_into(value: &impl Serialize, out: &mut Vec<u8>) {
     let written = serde_json::to_writer_pretty(out, value);
     debug_assert!(written.is_ok(), "a report serialises: {written:?}");
 }
@@ -238,18 +238,13 @@ struct SignatureJson<'a> {
 /// The document of `value`: serialising the structs of this module cannot fail
 /// (every key is a string and every value a string, integer, null, array or object),
 /// and serde_json's pretty printer writes them with two-space indentation.
-pub(super) fn document(value: &impl Serialize) -> String {
+pub(crate) fn document(value: &impl Serialize) -> String {
     let mut out = Vec::new();
     let written = serde_json::to_writer_pretty(&mut out, value);
     debug_assert!(written.is_ok(), "a report serialises: {written:?}");
     out.push(b'\n');
     // serde_json writes UTF-8.
     String::from_utf8_lossy(&out).into_owned()
-}
-
-/// The document of a JSON value, written as every report is.
-pub fn document_value(value: &serde_json::Value) -> String {
-    document(value)
 }
 
 fn head_json(check: &HeadCheck) -> HeadJson<'_> {

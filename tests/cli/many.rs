@@ -397,3 +397,66 @@ fn sarif_of_several_files_is_one_run_and_valid() {
         ]
     );
 }
+
+/// `runs/`: a run with two findings, a run with 40,000 (20,001 reads of one file,
+/// each answered differently: the reports of it spill to a temporary file) and a
+/// clean run.
+fn big_dir() -> Dir {
+    let dir = Dir::new();
+    std::fs::create_dir_all(dir.path().join("runs")).expect("folder");
+    dir.write(
+        "runs/a-dirty.jsonl",
+        lines(&[
+            &record(0, "search", A, r#"{"hits": 1}"#),
+            &record(1, "search", A, r#"{"hits": 2}"#),
+        ]),
+    );
+    let big: String = (0..20_001)
+        .map(|i| {
+            record(
+                i,
+                "read_file",
+                r#"{"path": "a.md"}"#,
+                &format!(r#"{{"v": {i}}}"#),
+            ) + "\n"
+        })
+        .collect();
+    dir.write("runs/b-big.jsonl", big);
+    dir.write(
+        "runs/c-clean.jsonl",
+        lines(&[&record(0, "search", A, "{}")]),
+    );
+    dir
+}
+
+/// The output of a run too long to show whole: its exit code, stderr, the length and
+/// SHA-256 of stdout, and stdout's first and last `shown` lines.
+fn outline(run: &super::Run, shown: usize) -> String {
+    use sha2::Digest as _;
+    let all: Vec<&str> = run.stdout.split_inclusive('\n').collect();
+    format!(
+        "exit: {}\n--- stderr\n{}--- stdout: {} bytes, {} lines, sha256 {}\n{}...\n{}",
+        run.code,
+        run.stderr,
+        run.stdout.len(),
+        all.len(),
+        hex::encode(sha2::Sha256::digest(run.stdout.as_bytes())),
+        all[..shown].concat(),
+        all[all.len() - shown..].concat(),
+    )
+}
+
+// The lengths and digests below are those of the previous build, which merged the
+// files' reports in memory: the streamed document is the same, byte for byte.
+
+#[test]
+fn json_of_a_file_with_many_findings_among_others_is_streamed_unchanged() {
+    let run = big_dir().run(&["replay", "runs", "--format", "json"]);
+    assert_snapshot!(outline(&run, 30));
+}
+
+#[test]
+fn sarif_of_a_file_with_many_findings_among_others_is_streamed_unchanged() {
+    let run = big_dir().run(&["replay", "runs", "--format", "sarif"]);
+    assert_snapshot!(outline(&run, 30));
+}
