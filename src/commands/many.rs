@@ -141,6 +141,22 @@ pub fn matches(glob: &[u8], name: &[u8]) -> bool {
     glob[g..].iter().all(|&b| b == b'*')
 }
 
+/// Raises the soft limit of open files to the hard one: each parked report or set of
+/// findings larger than it keeps in memory holds a temporary file open until the end.
+/// If the limit cannot be raised, a file past it fails with an `error:` line, as any
+/// temporary file that cannot be made does.
+fn allow_open_files() {
+    #[cfg(unix)]
+    {
+        use rustix::process::{Resource, getrlimit, setrlimit};
+        let mut limit = getrlimit(Resource::Nofile);
+        if limit.current != limit.maximum {
+            limit.current = limit.maximum;
+            let _ = setrlimit(Resource::Nofile, limit);
+        }
+    }
+}
+
 /// Runs `audit` on every file, on at most as many threads as the machine has cores
 /// (and no more than files), and gives the results in the files' order.
 pub fn run_all<F>(files: &[PathBuf], audit: F) -> Vec<Result<Done, Error>>
@@ -151,6 +167,9 @@ where
         .map_or(1, usize::from)
         .min(files.len())
         .max(1);
+    if files.len() > 1 {
+        allow_open_files();
+    }
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<Done, Error>>>> =
         Mutex::new((0..files.len()).map(|_| None).collect());
@@ -160,7 +179,13 @@ where
                 loop {
                     let at = next.fetch_add(1, Ordering::Relaxed);
                     let Some(file) = files.get(at) else { break };
-                    let done = audit(file);
+                    // Each file's report and findings wait for the others: park
+                    // them, so that memory does not grow with the files.
+                    let done = audit(file).and_then(|mut done| {
+                        done.text.park().map_err(Error::temporary)?;
+                        done.findings.park();
+                        Ok(done)
+                    });
                     if let Ok(mut results) = results.lock() {
                         results[at] = Some(done);
                     }

@@ -7,6 +7,12 @@ use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 /// How much output is kept in memory before it moves to a temporary file.
 pub const MEMORY_LIMIT: usize = 8 << 20;
 
+/// How much of a parked spool ([`Spool::park`]) stays in memory.
+pub const PARKED_LIMIT: usize = 64 << 10;
+
+/// The buffer of writes to a spool's temporary file.
+const WRITE_BUFFER: usize = 64 << 10;
+
 /// Bytes written now and read back later.
 #[derive(Debug, Default)]
 pub struct Spool {
@@ -31,10 +37,7 @@ impl Spool {
     /// Appends `bytes`.
     pub fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
         if self.file.is_none() && self.memory.len() + bytes.len() > MEMORY_LIMIT {
-            let mut file = BufWriter::with_capacity(1 << 20, tempfile::tempfile()?);
-            file.write_all(&self.memory)?;
-            self.memory = Vec::new();
-            self.file = Some(file);
+            self.spill()?;
         }
         match &mut self.file {
             Some(file) => file.write_all(bytes),
@@ -43,6 +46,30 @@ impl Spool {
                 Ok(())
             }
         }
+    }
+
+    /// Moves what is in memory to a temporary file, made now.
+    fn spill(&mut self) -> io::Result<()> {
+        let mut file = BufWriter::with_capacity(WRITE_BUFFER, tempfile::tempfile()?);
+        file.write_all(&self.memory)?;
+        self.memory = Vec::new();
+        self.file = Some(file);
+        Ok(())
+    }
+
+    /// Readies a spool that is only kept to be read later (one file's report among
+    /// many): more than [`PARKED_LIMIT`] in memory goes to the temporary file, the
+    /// file's buffer is flushed, and memory kept for more is given back, so that
+    /// many spools held at once stay small.
+    pub fn park(&mut self) -> io::Result<()> {
+        if self.file.is_none() && self.memory.len() > PARKED_LIMIT {
+            self.spill()?;
+        }
+        if let Some(file) = &mut self.file {
+            file.flush()?;
+        }
+        self.memory.shrink_to_fit();
+        Ok(())
     }
 
     /// Copies everything written, in order, to `out`. Errors of the spool itself and
@@ -140,4 +167,38 @@ pub enum SpoolError {
     Spool(io::Error),
     /// The destination failed.
     Write(io::Error),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{PARKED_LIMIT, Spool};
+
+    fn read_back(spool: Spool) -> Vec<u8> {
+        let mut out = Vec::new();
+        assert!(spool.copy_to(&mut out).is_ok());
+        out
+    }
+
+    #[test]
+    fn a_parked_spool_keeps_little_memory_and_reads_back_whole() {
+        let mut small = Spool::new();
+        small.write(b"a short report\n").expect("written");
+        small.park().expect("parked");
+        assert!(small.file.is_none(), "small: kept in memory");
+        assert_eq!(read_back(small), b"a short report\n");
+
+        let text: Vec<u8> = (0..PARKED_LIMIT * 3)
+            .map(|i| b'a' + (i % 26) as u8)
+            .collect();
+        let mut large = Spool::new();
+        large.write(&text[..PARKED_LIMIT * 2]).expect("written");
+        assert!(large.file.is_none(), "under the memory limit until parked");
+        large.park().expect("parked");
+        assert!(large.file.is_some(), "parked past its limit: in a file");
+        assert!(large.memory.capacity() == 0);
+        large
+            .write(&text[PARKED_LIMIT * 2..])
+            .expect("written after parking");
+        assert_eq!(read_back(large), text);
+    }
 }

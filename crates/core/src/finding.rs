@@ -515,6 +515,24 @@ impl Findings {
         }
     }
 
+    /// How many encoded bytes [`Findings::park`] leaves in memory.
+    pub const PARKED_BYTES: usize = 64 << 10;
+
+    /// Readies findings that are only kept to be read later (one file's among many):
+    /// more than [`Findings::PARKED_BYTES`] of them go to the temporary file, and the
+    /// memory kept for more is given back, so that many sets of findings held at
+    /// once stay small.
+    pub fn park(&mut self) {
+        if self.error.is_none()
+            && self.pending.len() > Self::PARKED_BYTES
+            && let Err(err) = self.spill()
+        {
+            self.error = Some(err.kind());
+            self.pending = Vec::new();
+        }
+        self.pending.shrink_to_fit();
+    }
+
     /// Moves the pending bytes to the file, made on first use.
     fn spill(&mut self) -> std::io::Result<()> {
         use std::io::Write as _;
@@ -1132,6 +1150,37 @@ mod tests {
             .expect("rewritten");
         assert_eq!(odd.len(), made.len() as u64 / 2);
         assert_eq!(odd.iter().next().expect("one").expect("read"), made[1]);
+    }
+
+    #[test]
+    fn parked_findings_keep_little_memory_and_read_back_whole() {
+        let kinds = every_kind();
+        let made = |count: u64| -> Vec<Finding> {
+            (0..count)
+                .map(|i| Finding {
+                    index: i,
+                    tool: format!("tool-{}", i % 3),
+                    kind: kinds[(i as usize) % kinds.len()].clone(),
+                    line: i + 1,
+                    call: [(i % 13) as u8; 32],
+                })
+                .collect()
+        };
+        // A few: they stay in memory, the spare capacity given back.
+        let few = made(3);
+        let mut small = Findings::from_vec(few.clone());
+        small.park();
+        assert!(small.file.is_none(), "under the bound, in memory");
+        assert_eq!(small.pending.capacity(), small.pending.len());
+        assert_eq!(small.to_vec().expect("read back"), few);
+        // More than the parked bound, less than the memory bound: to the file.
+        let many = made(20_000);
+        let mut large = Findings::from_vec(many.clone());
+        assert!(large.file.is_none(), "under the memory bound until parked");
+        large.park();
+        assert!(large.file.is_some(), "parked past its bound, in a file");
+        assert!(large.pending.capacity() <= Findings::PARKED_BYTES);
+        assert_eq!(large.to_vec().expect("read back"), many);
     }
 
     /// What only a caller that hands over something else than a canonical encoding
