@@ -1,7 +1,8 @@
 //! Arbitrary bytes through `transcript::Links` and `chain::Verifier`: they must never
 //! panic. And when the bytes are a valid transcript, sealing it with `chain::Sealer`
 //! and verifying the sealed bytes must give `Intact` with one link per record, its
-//! head the last link's digest (spec sections 5 and 6).
+//! head the last link's digest (spec sections 5 and 6). `sealed::check`, what
+//! `verify` runs, gives the verdict of the walk link by link on any bytes.
 //!
 //! Differentially, the two ways of reading and sealing a transcript must agree:
 //! `Records` + `Sealer::seal` (through values) and `parse_unplaced_with` +
@@ -11,21 +12,38 @@
 
 use libfuzzer_sys::fuzz_target;
 use toolreplay_core::canonical;
+use toolreplay_core::sealed;
 use toolreplay_core::chain::{GENESIS, Sealer, UnsealedLink, Verdict, Verifier};
 use toolreplay_core::transcript::{Lines, Links, ReadError, Records, parse_unplaced_with};
 
 fuzz_target!(|data: &[u8]| {
-    // 1. As a sealed transcript, the way `verify` walks it: stop at the first error.
+    // 1. As a sealed transcript, link by link: stop at the first error.
     let mut verifier = Verifier::new();
+    let mut walk_error = None;
     for item in Links::new(data) {
         match item {
             Ok((line, link)) => verifier.check(line, &link),
-            Err(_) => break,
+            Err(err) => {
+                walk_error = Some(err);
+                break;
+            }
         }
     }
-    match verifier.finish() {
+    let walked = verifier.finish();
+    match &walked {
         Verdict::Intact { head, .. } => assert_eq!(head.len(), 64),
         Verdict::Broken { expected, .. } => assert_eq!(expected.len(), 64),
+    }
+    // `verify` itself (`sealed::check`: canonical lines checked as they stand, on
+    // several threads) gives exactly the verdict of the walk link by link, or the
+    // same first input error.
+    match (sealed::check(data, None), walk_error) {
+        (Ok(checked), None) => assert_eq!(checked.verdict, walked, "verify and the walk differ"),
+        (Err(ReadError::Input(a)), Some(ReadError::Input(b))) => {
+            assert_eq!(a, b, "verify and the walk reject differently")
+        }
+        (Err(_), Some(_)) => {}
+        (a, b) => panic!("verify gives {a:?}, the walk {b:?}"),
     }
 
     // 2. As a transcript, both ways; they must agree.
