@@ -18,20 +18,19 @@ transcript with its few large responses.
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
 import random
-import re
 import sys
 import time
+from collections.abc import Iterator
 
-DEFAULT_SEED = 20240601
+# The writer, the arguments and the figures are those of bench/gen_transcript.py
+# (this file's folder is on the import path when it is run as a script).
+from gen_transcript import parse_args, report, write_calls
+
 REPEAT_RATE = 0.88        # share of calls that repeat an earlier call
 CHANGED_RESPONSE = 0.97   # share of repeats whose response differs from the first
 HISTORY = 4096            # how many recent calls a repeat picks from
 MAX_TEXT = 2900           # longest random text of a response, in bytes
-CHUNK = 16 << 20          # write buffer
 
 TOOLS = ["read_file", "search", "list_dir", "run_command", "write_file", "fetch_url"]
 TOOL_WEIGHTS = [34, 22, 16, 10, 8, 10]
@@ -42,18 +41,6 @@ WORDS = "alpha beta gamma delta index record chain token value parser cache".spl
 
 # Random bytes to printable ASCII (0x20-0x7e), evenly but for the first 66 bytes.
 PRINTABLE = bytes(0x20 + b % 95 for b in range(256))
-
-
-def parse_size(text: str) -> int:
-    m = re.fullmatch(r"\s*(\d+)\s*(B|KiB|MiB|GiB)?\s*", text)
-    if not m:
-        raise argparse.ArgumentTypeError(
-            f"invalid size {text!r}: use a number with an optional B, KiB, MiB or GiB suffix")
-    n = int(m.group(1))
-    mult = {None: 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}[m.group(2)]
-    if n * mult <= 0:
-        raise argparse.ArgumentTypeError("size must be positive")
-    return n * mult
 
 
 class Gen:
@@ -100,26 +87,16 @@ class Gen:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--size", type=parse_size, required=True,
-                   help="target size, e.g. 10MiB, 1GiB (KiB/MiB/GiB or plain bytes)")
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED,
-                   help=f"random seed (default {DEFAULT_SEED})")
-    p.add_argument("-o", "--output", required=True, help="transcript path to write")
-    ns = p.parse_args()
-
+    ns = parse_args(__doc__)
     t0 = time.monotonic()
     g = Gen(ns.seed)
     r = g.rng
-    dumps = json.JSONEncoder(ensure_ascii=False).encode
     history: list[tuple[str, dict, dict]] = []
-    records = same = changed = distinct = 0
-    written = 0
-    chunk: list[bytes] = []
-    chunk_size = 0
-    tmp = ns.output + ".tmp"
-    with open(tmp, "wb") as f:
-        while written < ns.size:
+    same = changed = distinct = 0
+
+    def calls() -> Iterator[tuple[str, dict, dict]]:
+        nonlocal same, changed, distinct
+        while True:
             if history and r.random() < REPEAT_RATE:
                 tool, args, resp = history[-r.randrange(1, min(HISTORY, len(history)) + 1)]
                 if r.random() < CHANGED_RESPONSE:
@@ -135,23 +112,10 @@ def main() -> int:
                 if len(history) > 2 * HISTORY:
                     del history[:HISTORY]
                 distinct += 1  # its args carry a number no other call has
-            line = dumps({"index": records, "tool": tool, "args": args,
-                          "response": resp}).encode() + b"\n"
-            records += 1
-            written += len(line)
-            chunk.append(line)
-            chunk_size += len(line)
-            if chunk_size >= CHUNK:
-                f.write(b"".join(chunk))
-                chunk, chunk_size = [], 0
-        f.write(b"".join(chunk))
-    os.replace(tmp, ns.output)
-    print(f"records: {records}", file=sys.stderr)
-    print(f"distinct calls: {distinct}", file=sys.stderr)
-    print(f"repeated calls: {same + changed} ({same} same response, {changed} different)",
-          file=sys.stderr)
-    print(f"bytes: {written}", file=sys.stderr)
-    print(f"seconds: {time.monotonic() - t0:.1f}", file=sys.stderr)
+            yield tool, args, resp
+
+    records, written = write_calls(ns.output, ns.size, calls())
+    report(records, distinct, same, changed, written, t0)
     return 0
 
 

@@ -34,6 +34,7 @@ import random
 import re
 import sys
 import time
+from collections.abc import Iterator
 
 DEFAULT_SEED = 20240601
 REPEAT_RATE = 0.15          # share of calls that repeat an earlier call
@@ -295,28 +296,67 @@ def canonical_call(tool: str, args: dict) -> bytes:
     return hashlib.sha1(tool.encode() + b"\0" + c.encode()).digest()
 
 
-def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def write_calls(output: str, size: int, calls: Iterator[tuple[str, dict, dict]]) -> tuple[int, int]:
+    """Writes the calls that `calls` gives, one record a line with `index` counting
+    from 0, until at least `size` bytes are written; into OUTPUT.tmp, then renamed to
+    OUTPUT. Returns the records and bytes written. A call is taken from `calls` only
+    when it is to be written, so what the generator counts is what was written."""
+    dumps = json.JSONEncoder(ensure_ascii=False).encode
+    records = written = 0
+    chunk: list[bytes] = []
+    chunk_size = 0
+    tmp = output + ".tmp"
+    with open(tmp, "wb") as f:
+        while written < size:
+            tool, args, resp = next(calls)
+            line = dumps({"index": records, "tool": tool, "args": args,
+                          "response": resp}).encode() + b"\n"
+            records += 1
+            written += len(line)
+            chunk.append(line)
+            chunk_size += len(line)
+            if chunk_size >= CHUNK:
+                f.write(b"".join(chunk))
+                chunk, chunk_size = [], 0
+        f.write(b"".join(chunk))
+    os.replace(tmp, output)
+    return records, written
+
+
+def parse_args(doc: str) -> argparse.Namespace:
+    """--size, --seed and -o, as both generators take them."""
+    p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     p.add_argument("--size", type=parse_size, required=True,
                    help="target size, e.g. 10MiB, 1GiB (KiB/MiB/GiB or plain bytes)")
     p.add_argument("--seed", type=int, default=DEFAULT_SEED,
                    help=f"random seed (default {DEFAULT_SEED})")
     p.add_argument("-o", "--output", required=True, help="transcript path to write")
-    ns = p.parse_args()
+    return p.parse_args()
 
+
+def report(records: int, distinct: int, same: int, changed: int, written: int,
+           t0: float) -> None:
+    """The figures bench/run.sh reads, on stderr."""
+    print(f"records: {records}", file=sys.stderr)
+    print(f"distinct calls: {distinct}", file=sys.stderr)
+    print(f"repeated calls: {same + changed} ({same} same response, {changed} different)",
+          file=sys.stderr)
+    print(f"bytes: {written}", file=sys.stderr)
+    print(f"seconds: {time.monotonic() - t0:.1f}", file=sys.stderr)
+
+
+def main() -> int:
+    ns = parse_args(__doc__)
     t0 = time.monotonic()
     g = Gen(ns.seed)
     r = g.rng
-    dumps = json.JSONEncoder(ensure_ascii=False).encode
     history: list[tuple[str, dict, dict]] = []
     seen: set[bytes] = set()
-    records = same = changed = 0
-    written = 0
-    chunk: list[bytes] = []
-    chunk_size = 0
-    tmp = ns.output + ".tmp"
-    with open(tmp, "wb") as f:
-        while written < ns.size:
+    same = changed = 0
+
+    def calls() -> Iterator[tuple[str, dict, dict]]:
+        nonlocal same, changed
+        while True:
             if history and r.random() < REPEAT_RATE:
                 # Mostly a recent call, sometimes an old one.
                 back = min(int(r.expovariate(1 / 25)) + 1, len(history))
@@ -336,23 +376,10 @@ def main() -> int:
                 if len(history) > 2 * HISTORY:
                     del history[:HISTORY]
             seen.add(canonical_call(tool, args))
-            line = dumps({"index": records, "tool": tool, "args": args,
-                          "response": resp}).encode() + b"\n"
-            records += 1
-            written += len(line)
-            chunk.append(line)
-            chunk_size += len(line)
-            if chunk_size >= CHUNK:
-                f.write(b"".join(chunk))
-                chunk, chunk_size = [], 0
-        f.write(b"".join(chunk))
-    os.replace(tmp, ns.output)
-    print(f"records: {records}", file=sys.stderr)
-    print(f"distinct calls: {len(seen)}", file=sys.stderr)
-    print(f"repeated calls: {same + changed} ({same} same response, {changed} different)",
-          file=sys.stderr)
-    print(f"bytes: {written}", file=sys.stderr)
-    print(f"seconds: {time.monotonic() - t0:.1f}", file=sys.stderr)
+            yield tool, args, resp
+
+    records, written = write_calls(ns.output, ns.size, calls())
+    report(records, len(seen), same, changed, written, t0)
     return 0
 
 

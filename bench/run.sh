@@ -170,7 +170,8 @@ for gsize in $SIZES; do
     else
         generator="$here/gen_repeats.py" name=repeats size="$gsize-repeats"
     fi
-    gen_hash=$(sha256sum "$generator" | cut -c1-16)
+    # Both generators write through bench/gen_transcript.py, so its hash counts too.
+    gen_hash=$(cat "$generator" "$here/gen_transcript.py" | sha256sum | cut -c1-16)
     T="$BENCH_DIR/$name-$gsize-seed$SEED.jsonl"
     S="$BENCH_DIR/sealed-$size-seed$SEED.jsonl"
     OUT="$BENCH_DIR/out-$size.jsonl"
