@@ -47,8 +47,26 @@ impl RecordPieces<'_> {
         for piece in self.record_pieces() {
             hasher.update(piece);
         }
-        hex::encode(hasher.finalize())
+        hex_string(&hasher.finalize().into())
     }
+}
+
+/// Lowercase hex digits, by value.
+const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
+
+/// Writes `digest` in lowercase hex into the 64 bytes of `out`.
+fn write_hex(digest: &[u8; 32], out: &mut [u8; 64]) {
+    for (pair, byte) in out.chunks_exact_mut(2).zip(digest) {
+        pair[0] = HEX_DIGITS[usize::from(byte >> 4)];
+        pair[1] = HEX_DIGITS[usize::from(byte & 15)];
+    }
+}
+
+/// `digest` in lowercase hex.
+fn hex_string(digest: &[u8; 32]) -> String {
+    let mut hex = [0; 64];
+    write_hex(digest, &mut hex);
+    hex.iter().map(|&b| char::from(b)).collect()
 }
 
 /// What comes between a link's arguments and its digest.
@@ -75,27 +93,55 @@ impl UnsealedLink {
     /// arguments and response are in canonical form.
     pub fn new(index: &str, tool: &str, args: &[u8], response: &[u8]) -> UnsealedLink {
         let mut line = Vec::with_capacity(args.len() + response.len() + tool.len() + 200);
-        line.extend_from_slice(b"{\"args\":");
+        line.extend_from_slice(LINK_START);
         line.extend_from_slice(args);
         let args_end = line.len();
-        line.extend_from_slice(DIGEST_KEY);
-        line.extend_from_slice(&[b'0'; 64]);
-        line.extend_from_slice(b"\",\"index\":");
-        line.extend_from_slice(index.as_bytes());
-        let index_end = line.len();
-        line.extend_from_slice(PREV_KEY);
-        line.extend_from_slice(&[b'0'; 64]);
-        line.extend_from_slice(b"\",\"response\":");
+        let index_end = write_link_middle(index, &mut line);
         line.extend_from_slice(response);
-        line.extend_from_slice(b",\"tool\":");
-        canonical::write_str(tool, &mut line);
-        line.extend_from_slice(b"}\n");
+        write_link_end(tool, false, &mut line);
         UnsealedLink {
             line,
             args_end,
             index_end,
         }
     }
+
+    /// The line, where `{"args":A` ends in it, and where `","index":I` does.
+    pub(crate) fn parts(&self) -> (&[u8], usize, usize) {
+        (&self.line, self.args_end, self.index_end)
+    }
+}
+
+/// How an unsealed link's line starts, before its canonical arguments.
+pub(crate) const LINK_START: &[u8] = b"{\"args\":";
+
+/// Appends what comes between an unsealed link's arguments and its response: the
+/// blank digest, the index `index` (decimal digits) and the blank `prev`. Gives where
+/// the index ends in `out`.
+pub(crate) fn write_link_middle(index: &str, out: &mut Vec<u8>) -> usize {
+    out.extend_from_slice(DIGEST_KEY);
+    out.extend_from_slice(&[b'0'; 64]);
+    out.extend_from_slice(b"\",\"index\":");
+    out.extend_from_slice(index.as_bytes());
+    let index_end = out.len();
+    out.extend_from_slice(PREV_KEY);
+    out.extend_from_slice(&[b'0'; 64]);
+    out.extend_from_slice(b"\",\"response\":");
+    index_end
+}
+
+/// Appends what comes after an unsealed link's response: the tool, `}` and LF.
+/// `plain` says the tool's name is its own canonical form, so it is copied.
+pub(crate) fn write_link_end(tool: &str, plain: bool, out: &mut Vec<u8>) {
+    out.extend_from_slice(b",\"tool\":");
+    if plain {
+        out.push(b'"');
+        out.extend_from_slice(tool.as_bytes());
+        out.push(b'"');
+    } else {
+        canonical::write_str(tool, out);
+    }
+    out.extend_from_slice(b"}\n");
 }
 
 impl AsRef<[u8]> for UnsealedLink {
@@ -155,23 +201,48 @@ impl Sealer {
     /// sealed line. The link's index must be its place in the chain.
     pub fn seal_link(&mut self, link: &mut UnsealedLink) {
         let line = &mut link.line;
-        let digest_at = link.args_end + DIGEST_KEY.len();
         let prev_at = link.index_end + PREV_KEY.len();
+        if self.prev.len() != 64 {
+            // `prev` is a digest or the genesis, 64 characters, unless a sealer was
+            // started after something else; then the line makes room for it.
+            let prev = self.prev.as_bytes().iter().copied();
+            drop(line.splice(prev_at..prev_at + 64, prev));
+            let digest = self.seal_with_prev(line, link.args_end, link.index_end);
+            self.set_prev(&digest);
+            return;
+        }
+        self.seal_line(line, link.args_end, link.index_end);
+    }
+
+    /// Fills in the digest and `prev` of the next link, whose unsealed line (as
+    /// [`UnsealedLink`] makes it, with its LF) is `line`, `{"args":A` ending at
+    /// `args_end` and `","index":I` at `index_end`. The sealer's head must be 64
+    /// characters long, as a digest is.
+    pub(crate) fn seal_line(&mut self, line: &mut [u8], args_end: usize, index_end: usize) {
+        let prev_at = index_end + PREV_KEY.len();
+        line[prev_at..prev_at + 64].copy_from_slice(self.prev.as_bytes());
+        let digest = self.seal_with_prev(line, args_end, index_end);
+        self.set_prev(&digest);
+    }
+
+    /// Hashes the line whose `prev` is filled in, and writes the digest into it.
+    fn seal_with_prev(&self, line: &mut [u8], args_end: usize, index_end: usize) -> [u8; 64] {
+        let digest_at = args_end + DIGEST_KEY.len();
+        let prev_end = index_end + PREV_KEY.len() + self.prev.len();
         let mut hasher = Sha256::new();
         hasher.update(self.prev.as_bytes());
-        hasher.update(&line[..link.args_end]);
-        hasher.update(&line[digest_at + 65..link.index_end]);
-        hasher.update(&line[prev_at + 65..line.len() - 1]);
-        let digest = hex::encode(hasher.finalize());
-        line[digest_at..digest_at + 64].copy_from_slice(digest.as_bytes());
-        // `prev` is a digest or the genesis, 64 characters, unless a sealer was started
-        // after something else; then the line makes room for it.
-        let prev = self.prev.as_bytes();
-        match line.get_mut(prev_at..prev_at + 64) {
-            Some(blank) if prev.len() == 64 => blank.copy_from_slice(prev),
-            _ => drop(line.splice(prev_at..prev_at + 64, prev.iter().copied())),
-        }
-        self.prev = digest;
+        hasher.update(&line[..args_end]);
+        hasher.update(&line[digest_at + 65..index_end]);
+        hasher.update(&line[prev_end + 1..line.len() - 1]);
+        let mut digest = [0; 64];
+        write_hex(&hasher.finalize().into(), &mut digest);
+        line[digest_at..digest_at + 64].copy_from_slice(&digest);
+        digest
+    }
+
+    fn set_prev(&mut self, digest: &[u8; 64]) {
+        self.prev.clear();
+        self.prev.extend(digest.iter().map(|&b| char::from(b)));
     }
 }
 
@@ -198,8 +269,7 @@ pub(crate) fn stated_line_digest(line: &CanonicalLine<'_>) -> [u8; 64] {
         hasher.update(run);
     }
     let mut hex = [0; 64];
-    // 32 bytes always fit 64 hex digits.
-    let _ = hex::encode_to_slice(hasher.finalize(), &mut hex);
+    write_hex(&hasher.finalize().into(), &mut hex);
     hex
 }
 

@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
 
-use crate::transcript::{LineError, ReadError, line_text};
+use crate::transcript::{LineError, ReadError, line_text, non_blank};
 
 /// How much input a block holds, at least (unless the input ends first).
 pub const BLOCK_BYTES: usize = 256 << 10;
@@ -402,6 +402,32 @@ pub fn parse_block<T>(
     parse: &impl Fn(u64, &str) -> Result<T, LineError>,
     items: &mut Vec<(u64, T)>,
 ) -> Option<ReadError> {
+    for_each_line(first_line, bytes, |line, text| {
+        items.push((line, parse(line, text)?));
+        Ok(())
+    })
+}
+
+/// Hands each non-blank line of `bytes`, whose first line is physical line
+/// `first_line`, to `take` with its number, as [`line_text`] reads it; stops at the
+/// first error, of a line or of `take`, which it returns.
+pub fn for_each_line(
+    first_line: u64,
+    bytes: &[u8],
+    mut take: impl FnMut(u64, &str) -> Result<(), LineError>,
+) -> Option<ReadError> {
+    // Valid UTF-8 as a whole, the block is so line by line (a line ends at an ASCII
+    // byte): checked once here, not line by line.
+    if let Ok(text) = simdutf8::basic::from_utf8(bytes) {
+        for (line, text) in (first_line..).zip(text.split_terminator('\n')) {
+            if let Some(text) = non_blank(line, text)
+                && let Err(err) = take(line, text)
+            {
+                return Some(ReadError::Input(err));
+            }
+        }
+        return None;
+    }
     let mut line = first_line;
     let mut rest = bytes;
     while !rest.is_empty() {
@@ -409,12 +435,12 @@ pub fn parse_block<T>(
             Some(at) => (&rest[..at], &rest[at + 1..]),
             None => (rest, &rest[rest.len()..]),
         };
-        let parsed =
-            line_text(line, bytes).and_then(|text| text.map(|t| parse(line, t)).transpose());
-        match parsed {
-            Ok(Some(item)) => items.push((line, item)),
-            Ok(None) => {}
-            Err(err) => return Some(ReadError::Input(err)),
+        let taken = line_text(line, bytes).and_then(|text| match text {
+            Some(text) => take(line, text),
+            None => Ok(()),
+        });
+        if let Err(err) = taken {
+            return Some(ReadError::Input(err));
         }
         line += 1;
         rest = next;

@@ -5,10 +5,9 @@
 use std::io::Read;
 
 use crate::chain::{self, GENESIS, Sealer, UnsealedLink, Verdict, Verifier};
+use crate::json;
 use crate::pipeline::{self, Stop};
-use crate::transcript::{
-    CanonicalRecordRef, Link, ReadError, canonical_line, for_each_record, line_text, parse_link,
-};
+use crate::transcript::{self, LineError, Link, ReadError, canonical_line, line_text, parse_link};
 
 /// The head of an intact chain: how many links it has and the last digest.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,17 +41,19 @@ impl Checked {
     }
 }
 
-/// Seals the transcript read from `reader` (spec section 6): hands each link, sealed,
-/// to `sink`, in order. A placed record's index, as written, is the decimal form of
-/// its place, so the links are made on the parsing threads; only the chain's hashing
-/// is left to the walk in input order. `sink` gets nothing once an input error is
-/// met, so a caller that holds the links back until the end writes all or nothing.
+/// Seals the transcript read from `reader` (spec section 6): hands the sealed lines
+/// (each link's canonical encoding and LF) to `sink`, in order, a block of lines at a
+/// time. A placed record's index, as written, is the decimal form of its place, so
+/// the lines are made on the parsing threads, each record's canonical arguments and
+/// response written straight into its line; only the chain's hashing is left to the
+/// walk in input order. `sink` gets nothing once an input error is met, so a caller
+/// that holds the lines back until the end writes all or nothing.
 ///
 /// ```
 /// let transcript = "{\"index\": 0, \"tool\": \"search\", \"args\": {\"q\": \"x\"}, \"response\": {}}\n";
 /// let mut sealed = Vec::new();
-/// toolreplay_core::sealed::seal(transcript.as_bytes(), |link| {
-///     sealed.extend_from_slice(link.as_ref());
+/// toolreplay_core::sealed::seal(transcript.as_bytes(), |lines| {
+///     sealed.extend_from_slice(lines.as_ref());
 ///     Ok::<(), std::convert::Infallible>(())
 /// })
 /// .map_err(toolreplay_core::pipeline::Stop::into_read_error)?;
@@ -62,16 +63,177 @@ impl Checked {
 /// ```
 pub fn seal<E: Send>(
     reader: impl Read + Send,
-    mut sink: impl FnMut(UnsealedLink) -> Result<(), E> + Send,
+    mut sink: impl FnMut(SealedLines) -> Result<(), E> + Send,
 ) -> Result<(), Stop<E>> {
     let mut sealer = Sealer::new();
-    let make = |record: CanonicalRecordRef<'_>| {
-        UnsealedLink::new(record.index, record.tool, record.args, record.response)
-    };
-    for_each_record(reader, make, |_, _, _, mut link| {
-        sealer.seal_link(&mut link);
-        sink(link)
+    let mut count = 0u64;
+    pipeline::run_blocks(reader, unsealed_block, |_, mut block: UnsealedBlock| {
+        for link in &block.links {
+            if link.index != Some(count) {
+                let line = &block.lines[link.start..link.end];
+                let digits = &line[link.args_end + INDEX_FROM_ARGS..link.index_end];
+                let digits = std::str::from_utf8(digits).unwrap_or_default();
+                let err = transcript::out_of_order(link.line, digits, count);
+                // The lines before it are sealed: they go to the sink, as one by one.
+                block.lines.truncate(link.start);
+                if !block.lines.is_empty() {
+                    sink(SealedLines(block.lines)).map_err(Stop::Consume)?;
+                }
+                return Err(Stop::Read(ReadError::Input(err)));
+            }
+            let line = &mut block.lines[link.start..link.end];
+            sealer.seal_line(line, link.args_end, link.index_end);
+            count += 1;
+        }
+        if block.lines.is_empty() {
+            return Ok(());
+        }
+        sink(SealedLines(block.lines)).map_err(Stop::Consume)
     })
+    .map_err(Stop::flatten)
+}
+
+/// Sealed lines of a transcript, one after another, each with its LF: what
+/// [`seal`] hands over.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SealedLines(Vec<u8>);
+
+impl AsRef<[u8]> for SealedLines {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl From<SealedLines> for Vec<u8> {
+    fn from(lines: SealedLines) -> Vec<u8> {
+        lines.0
+    }
+}
+
+/// How far a link's index is from the end of its arguments: past the blank
+/// digest, to the index's digits.
+const INDEX_FROM_ARGS: usize = b",\"digest\":\"".len() + 64 + b"\",\"index\":".len();
+
+/// The unsealed links of a block of lines, one after another in one buffer, for the
+/// walk in order to seal.
+struct UnsealedBlock {
+    lines: Vec<u8>,
+    links: Vec<LinkPlace>,
+}
+
+/// Where one unsealed link is in its block's buffer, and its index.
+struct LinkPlace {
+    /// Its physical line.
+    line: u64,
+    /// The index as written, when it fits 64 bits.
+    index: Option<u64>,
+    /// The link's line, LF included.
+    start: usize,
+    end: usize,
+    /// Where `{"args":A` and `","index":I` end, from `start`.
+    args_end: usize,
+    index_end: usize,
+}
+
+/// The unsealed links of the lines of a block of a transcript, as
+/// [`pipeline::run_blocks`] asks.
+fn unsealed_block(
+    first_line: u64,
+    bytes: &[u8],
+    items: &mut Vec<(u64, UnsealedBlock)>,
+) -> Option<ReadError> {
+    // A sealed line is about as long as its record, and 170 bytes more.
+    let mut block = UnsealedBlock {
+        lines: Vec::with_capacity(bytes.len() + bytes.len() / 4 + 4096),
+        links: Vec::new(),
+    };
+    let error = pipeline::for_each_line(first_line, bytes, |line, text| {
+        let place = unsealed_line(line, text, &mut block.lines)?;
+        block.links.push(place);
+        Ok(())
+    });
+    items.push((first_line, block));
+    error
+}
+
+/// Appends the unsealed link of the record on physical line `line`, `text`, to
+/// `lines`: written there as it is read when its members come in the usual order
+/// (the index before the arguments, the arguments before the response), else made
+/// from the record read the ordinary way.
+fn unsealed_line(line: u64, text: &str, lines: &mut Vec<u8>) -> Result<LinkPlace, LineError> {
+    let start = lines.len();
+    let direct = json::with_record_scratch(|scratch, _| {
+        let mut index_end = None;
+        let mut args_start = None;
+        let fields = json::read_record(text, scratch, lines, |before, out| {
+            match (before.object, before.index) {
+                (json::Object::Args, _) if !before.other_written => {
+                    out.extend_from_slice(chain::LINK_START);
+                    args_start = Some(out.len());
+                }
+                (json::Object::Response, Some(index))
+                    if before.other_written && args_start.is_some() =>
+                {
+                    index_end = Some(chain::write_link_middle(index, out));
+                }
+                _ => {}
+            }
+        })?;
+        let index = fields.index.parse::<u64>().ok();
+        match (args_start, index_end) {
+            (Some(args_start), Some(index_end))
+                if args_start == start + chain::LINK_START.len() =>
+            {
+                chain::write_link_end(fields.tool, fields.tool_plain, lines);
+                Some(LinkPlace {
+                    line,
+                    index,
+                    start,
+                    end: lines.len(),
+                    args_end: fields.args.end - start,
+                    index_end: index_end - start,
+                })
+            }
+            _ => {
+                // Members in another order: the line made from the pieces.
+                let link = UnsealedLink::new(
+                    fields.index,
+                    fields.tool,
+                    &lines[fields.args.clone()],
+                    &lines[fields.response.clone()],
+                );
+                lines.truncate(start);
+                Some(push_link(line, index, &link, lines))
+            }
+        }
+    });
+    if let Some(place) = direct {
+        return Ok(place);
+    }
+    lines.truncate(start);
+    let unplaced = transcript::parse_unplaced_with(line, text, |record| {
+        (
+            record.index.parse::<u64>().ok(),
+            UnsealedLink::new(record.index, record.tool, record.args, record.response),
+        )
+    })?;
+    let (index, link) = &unplaced.value;
+    Ok(push_link(line, *index, link, lines))
+}
+
+/// Appends the unsealed `link` of physical line `line` to `lines`.
+fn push_link(line: u64, index: Option<u64>, link: &UnsealedLink, lines: &mut Vec<u8>) -> LinkPlace {
+    let (bytes, args_end, index_end) = link.parts();
+    let start = lines.len();
+    lines.extend_from_slice(bytes);
+    LinkPlace {
+        line,
+        index,
+        start,
+        end: lines.len(),
+        args_end,
+        index_end,
+    }
 }
 
 /// Checks the sealed transcript read from `reader` as `verify` does, reading it whole

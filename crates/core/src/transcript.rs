@@ -81,6 +81,16 @@ pub fn line_text(line: u64, bytes: &[u8]) -> Result<Option<&str>, LineError> {
     }
 }
 
+/// The text of physical line `line`, already known to be UTF-8, as [`line_text`]
+/// gives it: `None` when it is blank.
+pub(crate) fn non_blank(line: u64, text: &str) -> Option<&str> {
+    let text = match text.strip_prefix('\u{feff}') {
+        Some(rest) if line == 1 => rest,
+        _ => text,
+    };
+    (!is_blank(line, text.as_bytes())).then_some(text)
+}
+
 fn without_bom(line: u64, bytes: &[u8]) -> &[u8] {
     match bytes.strip_prefix(b"\xEF\xBB\xBF") {
         Some(rest) if line == 1 => rest,
@@ -244,13 +254,19 @@ fn check_place(line: u64, index: &str, expected_index: u64) -> Result<(), LineEr
     if index.parse::<u64>().ok() == Some(expected_index) {
         return Ok(());
     }
-    Err(LineError::new(
+    Err(out_of_order(line, index, expected_index))
+}
+
+/// The error of a record on line `line` whose index, written `index`, is not
+/// `expected_index`.
+pub(crate) fn out_of_order(line: u64, index: &str, expected_index: u64) -> LineError {
+    LineError::new(
         line,
         format!(
             "index {} out of order, expected {expected_index}",
             shown_integer(index)
         ),
-    ))
+    )
 }
 
 /// Parses the transcript line `text` (physical line `line`), which must be the record
@@ -267,7 +283,7 @@ pub fn parse_canonical_record(
     let (args, response) = unplaced.value;
     Ok(CanonicalRecord {
         index,
-        tool: unplaced.tool,
+        tool: unplaced.tool.as_str().to_owned(),
         args,
         response,
     })
@@ -279,9 +295,9 @@ pub fn parse_canonical_record(
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnplacedRecord<T> {
     line: u64,
-    index: Box<str>,
+    index: WrittenIndex,
     /// The name of the tool that was called; never empty.
-    pub tool: String,
+    pub tool: ToolName,
     /// What was made of the record.
     pub value: T,
 }
@@ -290,8 +306,134 @@ impl<T> UnplacedRecord<T> {
     /// The record's index, when it is `expected_index`; otherwise the error its line
     /// gets.
     pub fn place(&self, expected_index: u64) -> Result<u64, LineError> {
-        check_place(self.line, &self.index, expected_index)?;
-        Ok(expected_index)
+        match &self.index {
+            WrittenIndex::Fits(index) if *index == expected_index => Ok(expected_index),
+            WrittenIndex::Fits(index) => {
+                Err(out_of_order(self.line, &index.to_string(), expected_index))
+            }
+            WrittenIndex::Other(digits) => Err(out_of_order(self.line, digits, expected_index)),
+        }
+    }
+}
+
+/// A record's index as written: a number of 64 bits, or the digits of one that is
+/// not (negative, or too large), kept for the error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum WrittenIndex {
+    Fits(u64),
+    Other(Box<str>),
+}
+
+impl WrittenIndex {
+    /// The index written as `digits` (decimal, maybe with a `-`).
+    fn new(digits: &str) -> Self {
+        match digits.parse::<u64>() {
+            Ok(index) => WrittenIndex::Fits(index),
+            Err(_) => WrittenIndex::Other(digits.into()),
+        }
+    }
+}
+
+/// The name of a tool, held in place when short (as almost every name is), so
+/// that keeping it costs no allocation; it reads as a `str`.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct ToolName(NameRepr);
+
+/// The longest name held in place.
+const INLINE_NAME: usize = 30;
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum NameRepr {
+    /// The first `len` bytes are the name.
+    Inline {
+        len: u8,
+        bytes: [u8; INLINE_NAME],
+    },
+    Heap(Box<str>),
+}
+
+impl ToolName {
+    /// The name `name`.
+    pub fn new(name: &str) -> Self {
+        let len = name.len();
+        if len <= INLINE_NAME {
+            let mut bytes = [0; INLINE_NAME];
+            bytes[..len].copy_from_slice(name.as_bytes());
+            // At most 30, so it fits a byte.
+            ToolName(NameRepr::Inline {
+                len: len as u8,
+                bytes,
+            })
+        } else {
+            ToolName(NameRepr::Heap(name.into()))
+        }
+    }
+
+    /// The name.
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            // Copied from a `str` whole, so always valid UTF-8.
+            NameRepr::Inline { len, bytes } => {
+                std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default()
+            }
+            NameRepr::Heap(name) => name,
+        }
+    }
+}
+
+impl std::ops::Deref for ToolName {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for ToolName {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::borrow::Borrow<str> for ToolName {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl From<&str> for ToolName {
+    fn from(name: &str) -> Self {
+        ToolName::new(name)
+    }
+}
+
+impl std::fmt::Debug for ToolName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl std::fmt::Display for ToolName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<str> for ToolName {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for ToolName {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<String> for ToolName {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other
     }
 }
 
@@ -320,6 +462,36 @@ pub fn parse_unplaced_with<T>(
     text: &str,
     make: impl FnOnce(CanonicalRecordRef<'_>) -> T,
 ) -> Result<UnplacedRecord<T>, LineError> {
+    // An ordinary line is read without allocating; any other the ordinary way, which
+    // gives the error if there is one.
+    let fast = json::with_record_scratch(|scratch, out| {
+        match json::read_record(text, scratch, out, |_, _| {}) {
+            Some(fields) => Ok(UnplacedRecord {
+                line,
+                index: WrittenIndex::new(fields.index),
+                tool: ToolName::new(fields.tool),
+                value: make(CanonicalRecordRef {
+                    index: fields.index,
+                    tool: fields.tool,
+                    args: &out[fields.args],
+                    response: &out[fields.response],
+                }),
+            }),
+            None => Err(make),
+        }
+    });
+    match fast {
+        Ok(unplaced) => Ok(unplaced),
+        Err(make) => parse_unplaced_slowly(line, text, make),
+    }
+}
+
+/// [`parse_unplaced_with`] on any line, through the line's fields by name.
+fn parse_unplaced_slowly<T>(
+    line: u64,
+    text: &str,
+    make: impl FnOnce(CanonicalRecordRef<'_>) -> T,
+) -> Result<UnplacedRecord<T>, LineError> {
     json::with_scratch(|scratch| {
         let mut fields = Fields::parse(line, text, &RECORD_FIELDS, &CANONICAL_FIELDS, scratch)?;
         let index = fields.integer("index")?;
@@ -334,8 +506,8 @@ pub fn parse_unplaced_with<T>(
         });
         Ok(UnplacedRecord {
             line,
-            index,
-            tool,
+            index: WrittenIndex::new(&index),
+            tool: ToolName::new(&tool),
             value,
         })
     })

@@ -172,7 +172,7 @@ impl<'a> Members<'a> for FieldReader<'_, '_> {
 /// members of the objects being written and their decoded keys, innermost last, and
 /// the room to sort the members of one.
 #[derive(Default)]
-struct CanonicalWriter {
+pub(super) struct CanonicalWriter {
     /// Decoded keys of the objects being written, innermost last.
     keys: String,
     /// Members of the objects being written, innermost last.
@@ -215,9 +215,20 @@ impl Key {
 }
 
 impl CanonicalWriter {
+    /// Gives back the room kept between values once it grew past `limit` bytes (after
+    /// a huge value), so that what a thread keeps stays bounded.
+    pub(super) fn shed(&mut self, limit: usize) {
+        let kept = self.keys.capacity()
+            + self.spare.capacity()
+            + (self.members.capacity() + self.order.capacity()) * std::mem::size_of::<Member>();
+        if kept > limit {
+            *self = CanonicalWriter::default();
+        }
+    }
+
     /// Writes the value at the current position in canonical form, straight from its
     /// text, with exactly the checks and errors of [`tree::value`].
-    fn value(
+    pub(super) fn value(
         &mut self,
         reader: &mut Reader<'_>,
         out: &mut Vec<u8>,

@@ -18,6 +18,8 @@
 //! - `lazy`: a text checked once with the checks of [`parse`] and read lazily,
 //!   [`Raw`]: objects and arrays opened one level at a time, values written in
 //!   canonical form from their text; how imports read agents' logs.
+//! - `record`: reading an ordinary transcript record line without allocating, its
+//!   keys recognised by their bytes; any other line is left to `canonical_writer`.
 //! - `canonical_writer`: writing the canonical encoding straight from the text,
 //!   without building a tree, with exactly the checks and errors of [`parse`]: how a
 //!   transcript line's `args` and `response` are read.
@@ -29,6 +31,7 @@ mod canonical_check;
 mod canonical_writer;
 mod lazy;
 mod reader;
+mod record;
 mod tree;
 mod value;
 
@@ -43,6 +46,7 @@ pub use canonical_writer::{Field, FieldValue, ObjectError, parse_fields_in};
 #[cfg(not(feature = "testing"))]
 pub(crate) use canonical_writer::{Field, FieldValue, parse_fields_in};
 pub use lazy::{Raw, RawItems, RawMembers, raw_member};
+pub(crate) use record::{Object, read_record, with_record_scratch};
 pub use tree::{Lines, parse, parse_located, parse_with_lines};
 pub use value::{JsonType, Value, member};
 
