@@ -242,7 +242,9 @@ impl Sealer {
 
     fn set_prev(&mut self, digest: &[u8; 64]) {
         self.prev.clear();
-        self.prev.extend(digest.iter().map(|&b| char::from(b)));
+        // Hex digits, so always valid UTF-8.
+        self.prev
+            .push_str(std::str::from_utf8(digest).unwrap_or_default());
     }
 }
 

@@ -419,12 +419,17 @@ pub fn for_each_line(
     // Valid UTF-8 as a whole, the block is so line by line (a line ends at an ASCII
     // byte): checked once here, not line by line.
     if let Ok(text) = simdutf8::basic::from_utf8(bytes) {
-        for (line, text) in (first_line..).zip(text.split_terminator('\n')) {
-            if let Some(text) = non_blank(line, text)
+        let (mut line, mut at) = (first_line, 0);
+        while at < text.len() {
+            let end = memchr::memchr(b'\n', &bytes[at..]).map_or(text.len(), |i| at + i);
+            // `at` and `end` are at an LF or an end, so on character boundaries.
+            if let Some(text) = non_blank(line, &text[at..end])
                 && let Err(err) = take(line, text)
             {
                 return Some(ReadError::Input(err));
             }
+            line += 1;
+            at = end + 1;
         }
         return None;
     }

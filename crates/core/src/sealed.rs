@@ -393,6 +393,77 @@ mod tests {
     use super::*;
     use crate::transcript::Links;
 
+    /// What sealing `transcript` gives: the sealed bytes handed to the sink, and the
+    /// error, if any.
+    fn sealed_by_blocks(transcript: &[u8]) -> (Vec<u8>, Option<String>) {
+        let mut out = Vec::new();
+        let result = seal(transcript, |lines| {
+            out.extend_from_slice(lines.as_ref());
+            Ok::<(), std::convert::Infallible>(())
+        });
+        let error = result.err().map(|stop| stop.into_read_error().to_string());
+        (out, error)
+    }
+
+    /// What sealing `transcript` record by record from trees gives.
+    fn sealed_by_records(transcript: &[u8]) -> (Vec<u8>, Option<String>) {
+        let mut out = Vec::new();
+        let mut sealer = Sealer::new();
+        for record in crate::transcript::Records::new(transcript) {
+            match record {
+                Ok((_, record)) => sealer.seal(&record, &mut out),
+                Err(err) => return (out, Some(err.to_string())),
+            }
+        }
+        (out, None)
+    }
+
+    /// Lines written straight into their links and lines made the ordinary way (the
+    /// members in another order, keys with escapes, tools to escape) seal as records
+    /// do, across blocks; at an error, the links before it and the same error.
+    #[test]
+    fn sealing_by_blocks_is_sealing_record_by_record() {
+        let shapes = [
+            "{\"index\": I, \"tool\": \"t\", \"args\": {\"b\": [1, 2.50]}, \"response\": {\"t\": \"PAD\"}}",
+            "{\"args\": {}, \"index\": I, \"response\": {\"t\": \"PAD\"}, \"tool\": \"caf\\u00e9\"}",
+            "{\"index\": I, \"response\": {\"t\": \"PAD\"}, \"args\": {\"z\": 1, \"a\": 2}, \"tool\": \"t\\\"q\"}",
+            "{\"tool\": \"\\u0074\", \"args\": {}, \"response\": {\"t\": \"PAD\"}, \"index\": I}",
+            "{\"\\u0069ndex\": I, \"tool\": \"t\", \"args\": {}, \"response\": {\"t\": \"PAD\"}}",
+            "{\"index\": I, \"tool\": \"\\u65e5\", \"args\": {}, \"response\": {\"t\": \"PAD\"}}",
+            "  \r",
+        ];
+        let mut transcript = String::from("\u{feff}");
+        let mut index = 0;
+        for i in 0..3000usize {
+            let shape = shapes[i % shapes.len()];
+            let pad = "p\\n\u{e9}".repeat((i * 7919) % 300);
+            transcript.push_str(&shape.replace('I', &index.to_string()).replace("PAD", &pad));
+            transcript.push('\n');
+            if !shape.trim().is_empty() {
+                index += 1;
+            }
+        }
+        let whole = transcript.as_bytes();
+        let (out, error) = sealed_by_blocks(whole);
+        assert_eq!(error, None);
+        assert!(out == sealed_by_records(whole).0);
+        // An error in the middle: a wrong index, then a bad line.
+        let cut = transcript.len() / 2;
+        let cut = cut + transcript[cut..].find('\n').unwrap_or(0) + 1;
+        for bad in [
+            "{\"index\": 5, \"tool\": \"t\", \"args\": {}, \"response\": {}}\n",
+            "{\"index\": 5, \"tool\": \"t\", \"args\": {}}\n",
+            "{\"index\": -1, \"tool\": \"t\", \"args\": {}, \"response\": {}}\n",
+        ] {
+            let broken = format!("{}{bad}{}", &transcript[..cut], &transcript[cut..]);
+            let (out, error) = sealed_by_blocks(broken.as_bytes());
+            let (expected, expected_error) = sealed_by_records(broken.as_bytes());
+            assert!(expected_error.is_some());
+            assert_eq!(error, expected_error);
+            assert!(out == expected);
+        }
+    }
+
     /// The verdict of the plain sequential walk: every line parsed the ordinary way.
     fn sequential(sealed: &[u8]) -> Result<Verdict, String> {
         let mut verifier = Verifier::new();

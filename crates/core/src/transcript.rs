@@ -749,3 +749,102 @@ pub fn for_each_record<T: Send, E: Send>(
     })
     .map_err(crate::pipeline::Stop::flatten)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record's index (placed at 0), tool and canonical fields, or the error.
+    type Read = Result<(u64, String, Vec<u8>, Vec<u8>), LineError>;
+
+    /// The canonical fields of a record, kept.
+    type Kept = UnplacedRecord<(Vec<u8>, Vec<u8>)>;
+
+    /// What the two readers of a record make of a line.
+    fn both(text: &str) -> [Read; 2] {
+        let keep = |r: CanonicalRecordRef<'_>| (r.args.to_vec(), r.response.to_vec());
+        let read = |unplaced: Result<Kept, LineError>| -> Read {
+            let unplaced = unplaced?;
+            let index = unplaced.place(0)?;
+            let (args, response) = unplaced.value;
+            Ok((index, unplaced.tool.to_string(), args, response))
+        };
+        [
+            read(parse_unplaced_with(7, text, keep)),
+            read(parse_unplaced_slowly(7, text, keep)),
+        ]
+    }
+
+    /// Lines the fast reader gives up on, and lines it reads, are read exactly as
+    /// the ordinary reader reads them: the same record or the same error, first
+    /// error first.
+    #[test]
+    fn the_fast_reader_reads_as_the_ordinary_one() {
+        let lines = [
+            // Ordinary, and ordinary with other orders, spaces, escapes.
+            r#"{"index": 0, "tool": "t", "args": {"b": 1, "a": [2.50, "\/"]}, "response": {}}"#,
+            r#"  {"response":{"x":null},"args":{},"tool":"t","index":0}  "#,
+            r#"{"index":-0,"tool":"caf\u00e9 \"q\"","args":{},"response":{}}"#,
+            r#"{"index":0,"tool":"日本","args":{},"response":{}}"#,
+            r#"{"\u0069ndex":0,"tool":"t","args":{},"response":{}}"#,
+            r#"{"index":0,"tool":"a tool name longer than thirty bytes","args":{},"response":{}}"#,
+            // Unknown, missing and repeated fields.
+            r#"{"index":0,"tool":"t","args":{},"response":{},"extra":1}"#,
+            r#"{"index":0,"tool":"t","args":{},"response":{},"extra":[1,}"#,
+            r#"{"zz":1,"index":0,"tool":"t","args":{},"response":{},"aa":2}"#,
+            r#"{"index":0,"tool":"t","args":{}}"#,
+            r#"{"tool":"t","args":{},"response":{}}"#,
+            r#"{}"#,
+            r#"{"index":0,"index":0,"tool":"t","args":{},"response":{}}"#,
+            r#"{"index":0,"tool":"t","args":{},"response":{},"args":{}}"#,
+            r#"{"index":0,"tool":"t","tool":"u","args":{},"response":{}}"#,
+            r#"{"index":0,"tool":"t","args":{"a":1,"a":2},"response":{},"args":1}"#,
+            // Wrong types.
+            r#"{"index":"0","tool":"t","args":{},"response":{}}"#,
+            r#"{"index":0.5,"tool":"t","args":{},"response":{}}"#,
+            r#"{"index":1e2,"tool":"t","args":{},"response":{}}"#,
+            r#"{"index":0,"tool":"","args":{},"response":{}}"#,
+            r#"{"index":0,"tool":7,"args":{},"response":{}}"#,
+            r#"{"index":0,"tool":"t","args":[],"response":{}}"#,
+            r#"{"index":0,"tool":"t","args":{},"response":null}"#,
+            r#"{"index":[],"tool":"","args":1,"response":2}"#,
+            // Out of order, negative, too large.
+            r#"{"index":1,"tool":"t","args":{},"response":{}}"#,
+            r#"{"index":-3,"tool":"t","args":{},"response":{}}"#,
+            r#"{"index":123456789012345678901234567890123456789012345,"tool":"t","args":{},"response":{}}"#,
+            // Not JSON, or not an object.
+            r#"{"index":0,"tool":"t","args":{},"response":{}"#,
+            r#"{"index":0,"tool":"t","args":{},"response":{}} x"#,
+            r#"{"index":0,"tool":"t\u","args":{},"response":{}}"#,
+            r#"{"index":01,"tool":"t","args":{},"response":{}}"#,
+            r#"{"index":0,"tool":"t","args":{"a":NaN},"response":{}}"#,
+            "{\"index\":0,\"tool\":\"t\u{1}\",\"args\":{},\"response\":{}}",
+            r#"[1]"#,
+            r#""record""#,
+        ];
+        for line in lines {
+            let [fast, slow] = both(line);
+            assert_eq!(fast, slow, "{line}");
+        }
+        // A few that must read, and what they read as.
+        assert_eq!(
+            both(lines[2])[0].as_ref().map(|r| r.1.as_str()),
+            Ok("caf\u{e9} \"q\"")
+        );
+        assert_eq!(
+            both(lines[0])[0].as_ref().map(|r| r.2.clone()),
+            Ok(br#"{"a":[2.5,"/"],"b":1}"#.to_vec())
+        );
+    }
+
+    /// A tool's name reads back as it was made, short or long.
+    #[test]
+    fn tool_names_read_back() {
+        for name in ["", "t", "caf\u{e9}", &"x".repeat(30), &"y".repeat(31)] {
+            let tool = ToolName::new(name);
+            assert_eq!(tool.as_str(), name);
+            assert_eq!(tool, name.to_owned());
+            assert_eq!(format!("{tool:?}"), format!("{name:?}"));
+        }
+    }
+}
