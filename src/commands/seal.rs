@@ -1,6 +1,8 @@
 //! `toolreplay seal FILE [-o OUT]` and `toolreplay seal --append SEALED NEW`: every
-//! link is made the same way, as an [`UnsealedLink`] of the record's canonical fields
-//! that the chain's [`Sealer`] fills in, in order.
+//! link is made the same way, its line laid out with the record's canonical fields
+//! and a blank digest and `prev` that the chain's [`Sealer`] fills in, in order
+//! ([`sealed::seal`] writes a block of such lines at a time; `--append` makes an
+//! [`UnsealedLink`] per record, since its indices are known only in order).
 //!
 //! `seal` sends the sealed transcript to stdout only once the whole input has been
 //! read without error; to `OUT` it is written to a temporary file beside it and
