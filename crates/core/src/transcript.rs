@@ -336,13 +336,15 @@ impl WrittenIndex {
 
 /// The name of a tool, held in place when short (as almost every name is), so
 /// that keeping it costs no allocation; it reads as a `str`.
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct ToolName(NameRepr);
 
 /// The longest name held in place.
 const INLINE_NAME: usize = 30;
 
-#[derive(Clone, PartialEq, Eq, Hash)]
+// Equal names are held the same way (the length decides), the bytes past a short
+// name zero, so the derived equality is that of the names.
+#[derive(Clone, PartialEq, Eq)]
 enum NameRepr {
     /// The first `len` bytes are the name.
     Inline {
@@ -378,6 +380,13 @@ impl ToolName {
             }
             NameRepr::Heap(name) => name,
         }
+    }
+}
+
+// Hashed as the `str` is, as `Borrow<str>` requires.
+impl std::hash::Hash for ToolName {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
     }
 }
 
@@ -837,6 +846,38 @@ mod tests {
         );
     }
 
+    /// Ordinary lines are read by the fast reader, not left to the ordinary one.
+    #[test]
+    fn ordinary_lines_are_read_fast() {
+        let fast = |text: &str| {
+            json::with_record_scratch(|scratch, out| {
+                json::read_record(text, scratch, out, |_, _| {}).map(|fields| {
+                    let args = String::from_utf8_lossy(&out[fields.args]).into_owned();
+                    (fields.index.to_owned(), fields.tool.to_owned(), args)
+                })
+            })
+        };
+        let read = |index: &str, tool: &str, args: &str| {
+            Some((index.to_owned(), tool.to_owned(), args.to_owned()))
+        };
+        assert_eq!(
+            fast(r#"{"index": 3, "tool": "t", "args": {"b": 1, "a": 2}, "response": {}}"#),
+            read("3", "t", r#"{"a":2,"b":1}"#)
+        );
+        assert_eq!(
+            fast(r#"{"response":{},"tool":"caf\u00e9","args":{},"index":-0}"#),
+            read("0", "caf\u{e9}", "{}")
+        );
+        assert_eq!(
+            fast(r#"{"index":0,"tool":"t","args":{},"response":{},"x":1}"#),
+            None
+        );
+        assert_eq!(
+            fast(r#"{"\u0069ndex":0,"tool":"t","args":{},"response":{}}"#),
+            None
+        );
+    }
+
     /// A tool's name reads back as it was made, short or long.
     #[test]
     fn tool_names_read_back() {
@@ -845,6 +886,8 @@ mod tests {
             assert_eq!(tool.as_str(), name);
             assert_eq!(tool, name.to_owned());
             assert_eq!(format!("{tool:?}"), format!("{name:?}"));
+            let set: std::collections::HashSet<ToolName> = [tool.clone()].into();
+            assert!(set.contains(name));
         }
     }
 }
