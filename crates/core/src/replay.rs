@@ -4,7 +4,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use sha2::{Digest, Sha256};
 
-use crate::finding::{Finding, FindingKind, Findings};
+use crate::finding::{FindingKind, Findings};
 
 /// The tools whose calls change state unless told otherwise.
 pub const DEFAULT_MUTATING_TOOLS: [&str; 5] = [
@@ -211,6 +211,19 @@ pub fn fingerprints(tool: &str, args: &[u8], response: &[u8]) -> (Fingerprint, F
     )
 }
 
+/// A call's fingerprint as the key of the table of distinct calls: compared whole,
+/// hashed by its first eight bytes (with the table's random keys, as any key), which
+/// SHA-256 spreads as evenly as all 32 would be.
+#[derive(Debug, PartialEq, Eq)]
+struct CallKey(Fingerprint);
+
+impl std::hash::Hash for CallKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        let [a, b, c, d, e, f, g, h, ..] = self.0;
+        state.write_u64(u64::from_le_bytes([a, b, c, d, e, f, g, h]));
+    }
+}
+
 /// What is remembered of each distinct call: fixed-size, whatever the call holds.
 #[derive(Debug)]
 struct Seen {
@@ -231,7 +244,7 @@ pub struct Replay {
     mutating: BTreeSet<String>,
     volatile: BTreeSet<String>,
     since_state_change: bool,
-    seen: HashMap<Fingerprint, Seen>,
+    seen: HashMap<CallKey, Seen>,
     epoch: u64,
     calls: u64,
     divergence: Option<u64>,
@@ -281,41 +294,31 @@ impl Replay {
         response: Fingerprint,
     ) {
         let epoch = self.epoch;
-        match self.seen.get_mut(&call) {
+        match self.seen.get_mut(&CallKey(call)) {
             Some(seen) => {
                 if self.since_state_change && seen.first_epoch != epoch {
                     seen.first_index = index;
                     seen.first_response = response;
                     seen.first_epoch = epoch;
                 } else if seen.first_response != response && !self.volatile.contains(tool) {
-                    self.findings.push(&Finding {
-                        index,
-                        tool: tool.to_owned(),
-                        kind: FindingKind::NonDeterminism {
-                            first: seen.first_index,
-                        },
-                        line,
-                        call,
-                    });
+                    let kind = FindingKind::NonDeterminism {
+                        first: seen.first_index,
+                    };
+                    self.findings.push_call(index, line, &call, tool, &kind);
                     self.divergence.get_or_insert(index);
                 }
                 if seen.epoch_before_last == epoch && !self.volatile.contains(tool) {
-                    self.findings.push(&Finding {
-                        index,
-                        tool: tool.to_owned(),
-                        kind: FindingKind::RedundantCall {
-                            previous: seen.last_index,
-                        },
-                        line,
-                        call,
-                    });
+                    let kind = FindingKind::RedundantCall {
+                        previous: seen.last_index,
+                    };
+                    self.findings.push_call(index, line, &call, tool, &kind);
                 }
                 seen.last_index = index;
                 seen.epoch_before_last = epoch;
             }
             None => {
                 self.seen.insert(
-                    call,
+                    CallKey(call),
                     Seen {
                         first_index: index,
                         first_response: response,
