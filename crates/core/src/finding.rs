@@ -1368,7 +1368,11 @@ mod tests {
         let mut made = Vec::new();
         let mut findings = Findings::new();
         for i in 0..200_000u64 {
-            let finding = if i % 50_000 == 7 { long.clone() } else { short(i) };
+            let finding = if i % 50_000 == 7 {
+                long.clone()
+            } else {
+                short(i)
+            };
             if i % 2 == 0 {
                 findings.push(&finding);
             } else {
