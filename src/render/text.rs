@@ -9,7 +9,9 @@ use std::io;
 
 use toolreplay_core::chain::Verdict;
 use toolreplay_core::diff::{At, DiffReport, Difference};
-use toolreplay_core::finding::{Finding, Findings, finding_message, quote_name, shown_field};
+use toolreplay_core::finding::{
+    Findings, push_u64, quote_name, shown_field, write_finding_message,
+};
 use toolreplay_core::head::{HeadVerdict, Pin};
 use toolreplay_core::replay::ReplayReport;
 use toolreplay_core::scope::ScopeReport;
@@ -18,29 +20,27 @@ use toolreplay_core::sign::{self, SignatureVerdict, Untrusted};
 use super::color::{Paint, Tone};
 use super::{HeadCheck, SignatureChecked, VerifyReport};
 
-fn finding_line(
-    finding: &Finding,
-    agent: &str,
-    paint: Paint,
-    out: &mut dyn io::Write,
-) -> io::Result<()> {
-    writeln!(
-        out,
-        "index {}: {}: {}",
-        finding.index,
-        paint.kind(&finding.kind),
-        finding_message(finding, agent)
-    )
-}
-
+/// Writes the lines of `findings`, `index N: KIND: message` each, as they are read
+/// back: each line made in one buffer kept from line to line, and written in one go.
 fn finding_lines(
     findings: &Findings,
     agent: &str,
     paint: Paint,
     out: &mut dyn io::Write,
 ) -> io::Result<()> {
+    let mut line = String::new();
     for finding in findings.iter() {
-        finding_line(&finding?, agent, paint, out)?;
+        let finding = finding?;
+        line.clear();
+        line.push_str("index ");
+        push_u64(finding.index, &mut line);
+        line.push_str(": ");
+        // Writing to a string cannot fail.
+        let _ = write!(line, "{}", paint.kind(&finding.kind));
+        line.push_str(": ");
+        write_finding_message(&finding, agent, &mut line);
+        line.push('\n');
+        out.write_all(line.as_bytes())?;
     }
     Ok(())
 }

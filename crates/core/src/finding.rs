@@ -1,6 +1,6 @@
 //! Findings of the audits (spec sections 3 and 4) and the words that name them.
 
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 
 /// What was found, with what the finding refers to: the kind, and the details of the
 /// rule it breaks as data; [`finding_message`] writes them as words.
@@ -250,25 +250,74 @@ pub struct Finding {
 /// hide text (bidi embeddings, overrides, isolates and marks, zero-width spaces and
 /// joiners, the byte order mark, the soft hyphen) are written `\uXXXX`.
 pub fn quote_name(name: &str) -> String {
-    let mut out = String::with_capacity(name.len() + 2);
+    Quoted(name).to_string()
+}
+
+/// A name as [`quote_name`] writes it, as a [`fmt::Display`] that writes it where it
+/// goes, without a string of its own.
+#[derive(Debug, Clone, Copy)]
+pub struct Quoted<'a>(pub &'a str);
+
+impl fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_char('\'')?;
+        write_escaped(self.0, f)?;
+        f.write_char('\'')
+    }
+}
+
+/// Appends `name` as [`quote_name`] writes it.
+fn push_quoted(name: &str, out: &mut String) {
     out.push('\'');
-    escape_into(name, &mut out);
+    escape_into(name, out);
     out.push('\'');
-    out
+}
+
+/// Appends `value` in decimal, as `{}` writes it.
+pub fn push_u64(mut value: u64, out: &mut String) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (value % 10) as u8;
+        value /= 10;
+        if value == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
 }
 
 /// Writes `text` with the escapes of [`quote_name`], without the quotes.
 pub(crate) fn escape_into(text: &str, out: &mut String) {
-    for c in text.chars() {
+    // Writing to a string cannot fail.
+    let _ = write_escaped(text, out);
+}
+
+/// Writes `text` with the escapes of [`quote_name`] to `out`: the runs between
+/// escapes in one go, and the whole text at once when nothing in it is escaped, as
+/// in most names.
+fn write_escaped(text: &str, out: &mut impl fmt::Write) -> fmt::Result {
+    let plain = |b: u8| (0x20..0x7f).contains(&b) && b != b'\\' && b != b'\'';
+    if text.bytes().all(plain) {
+        return out.write_str(text);
+    }
+    let mut run = 0;
+    for (at, c) in text.char_indices() {
+        let escaped = c == '\\' || c == '\'' || is_escaped(c);
+        if !escaped {
+            continue;
+        }
+        out.write_str(&text[run..at])?;
+        run = at + c.len_utf8();
         match c {
-            '\\' => out.push_str("\\\\"),
-            '\'' => out.push_str("\\'"),
-            c if is_escaped(c) => {
-                let _ = write!(out, "\\u{:04x}", u32::from(c));
-            }
-            c => out.push(c),
+            '\\' => out.write_str("\\\\")?,
+            '\'' => out.write_str("\\'")?,
+            c => write!(out, "\\u{:04x}", u32::from(c))?,
         }
     }
+    out.write_str(&text[run..])
 }
 
 /// Whether `c` is written `\uXXXX` by [`quote_name`]: a control, a line or
@@ -303,30 +352,64 @@ pub fn shown_field(text: &str) -> String {
 /// `index N: KIND: ` (`agent` is used by permission-overreach only): every report
 /// format writes these words, made here from the finding's data.
 pub fn finding_message(finding: &Finding, agent: &str) -> String {
-    let tool = quote_name(&finding.tool);
+    let mut out = String::new();
+    write_finding_message(finding, agent, &mut out);
+    out
+}
+
+/// Appends the words of [`finding_message`] to `out`, without a string of their own:
+/// what a report of many findings writes them with.
+pub fn write_finding_message(finding: &Finding, agent: &str, out: &mut String) {
+    // Writing to a string cannot fail.
+    let _ = message(finding, agent, out);
+}
+
+fn message(finding: &Finding, agent: &str, out: &mut String) -> fmt::Result {
+    let tool = Quoted(&finding.tool);
     match &finding.kind {
-        FindingKind::NonDeterminism { first } => format!(
-            "tool {tool} returned a different response than the identical call at index {first}"
-        ),
-        FindingKind::RedundantCall { previous } => format!(
-            "tool {tool} repeats the identical call at index {previous} with no state change between them"
-        ),
-        FindingKind::PermissionOverreach => format!(
+        // The kinds of which there can be a finding on most calls, written piece by
+        // piece: the same words as `write!` would give, in less time.
+        FindingKind::NonDeterminism { first } => {
+            out.push_str("tool ");
+            push_quoted(&finding.tool, out);
+            out.push_str(" returned a different response than the identical call at index ");
+            push_u64(*first, out);
+            Ok(())
+        }
+        FindingKind::RedundantCall { previous } => {
+            out.push_str("tool ");
+            push_quoted(&finding.tool, out);
+            out.push_str(" repeats the identical call at index ");
+            push_u64(*previous, out);
+            out.push_str(" with no state change between them");
+            Ok(())
+        }
+        FindingKind::PermissionOverreach => write!(
+            out,
             "tool {tool} is not in the declared scope for agent {}",
-            quote_name(agent)
+            Quoted(agent)
         ),
         FindingKind::ArgumentViolation(violation) => {
-            format!("tool {tool} {}", argument_words(violation))
+            write!(out, "tool {tool} ")?;
+            argument_words(violation, out)
         }
         FindingKind::BudgetExceeded(BudgetExceeded {
             budget,
             call,
             limit,
         }) => match budget {
-            Budget::Total => format!(
-                "tool {tool} is call {call} in all, over the total budget of {limit} (budgets.total)"
-            ),
-            Budget::PerTool => format!(
+            Budget::Total => {
+                out.push_str("tool ");
+                push_quoted(&finding.tool, out);
+                out.push_str(" is call ");
+                push_u64(*call, out);
+                out.push_str(" in all, over the total budget of ");
+                push_u64(*limit, out);
+                out.push_str(" (budgets.total)");
+                Ok(())
+            }
+            Budget::PerTool => write!(
+                out,
                 "tool {tool} is call {call} to this tool, over its budget of {limit} (budgets.per_tool)"
             ),
         },
@@ -335,118 +418,130 @@ pub fn finding_message(finding: &Finding, agent: &str) -> String {
             in_key,
             detector,
         }) => {
-            let (pointer, detector) = (quote_name(pointer), quote_name(detector));
+            let (pointer, detector) = (Quoted(pointer), Quoted(detector));
             if *in_key {
-                format!(
+                write!(
+                    out,
                     "tool {tool} response has a key in {pointer} that matches detector {detector}"
                 )
             } else {
-                format!("tool {tool} response field {pointer} matches detector {detector}")
+                write!(
+                    out,
+                    "tool {tool} response field {pointer} matches detector {detector}"
+                )
             }
         }
         FindingKind::SensitiveResponse(SensitiveResponse::Unscannable { reason }) => {
-            format!("tool {tool} response cannot be scanned: {reason}")
+            write!(out, "tool {tool} response cannot be scanned: {reason}")
         }
         FindingKind::FlowViolation(FlowViolation {
             flow,
             source,
             source_tool,
-        }) => format!(
+        }) => write!(
+            out,
             "tool {tool} is a sink called after the source {} at index {source} (flow {})",
-            quote_name(source_tool),
-            quote_name(flow)
+            Quoted(source_tool),
+            Quoted(flow)
         ),
     }
 }
 
-/// The words of an argument violation after the tool's name.
-fn argument_words(violation: &ArgumentViolation) -> String {
+/// Writes the words of an argument violation after the tool's name.
+fn argument_words(violation: &ArgumentViolation, out: &mut String) -> fmt::Result {
     match violation {
         ArgumentViolation::Unreadable { reason } => {
-            format!("arguments cannot be read: {reason}")
+            write!(out, "arguments cannot be read: {reason}")
         }
         ArgumentViolation::Schema { argument, keyword } => {
-            let what = if argument.is_empty() {
-                "arguments fail".to_owned()
+            if argument.is_empty() {
+                out.push_str("arguments fail");
             } else {
-                format!("argument {} fails", quote_name(argument))
-            };
-            format!("{what} args_schema at keyword {}", quote_name(keyword))
+                write!(out, "argument {} fails", Quoted(argument))?;
+            }
+            write!(out, " args_schema at keyword {}", Quoted(keyword))
         }
-        ArgumentViolation::SchemaCannotEvaluate { argument } => format!(
+        ArgumentViolation::SchemaCannotEvaluate { argument } => write!(
+            out,
             "arguments cannot be evaluated against args_schema: argument {} is an integer beyond the range of a 64-bit float",
-            quote_name(argument)
+            Quoted(argument)
         ),
         ArgumentViolation::Path {
             rule,
             argument,
             problem,
         } => {
-            let wrong = match problem {
-                PathProblem::NotAString => "is not a string".to_owned(),
-                PathProblem::Nul => "holds a NUL character".to_owned(),
-                PathProblem::EscapesRoot => "escapes above its root".to_owned(),
-                PathProblem::OutsideRoot { path, root } => format!(
+            write!(out, "argument {} ", Quoted(argument))?;
+            match problem {
+                PathProblem::NotAString => out.push_str("is not a string"),
+                PathProblem::Nul => out.push_str("holds a NUL character"),
+                PathProblem::EscapesRoot => out.push_str("escapes above its root"),
+                PathProblem::OutsideRoot { path, root } => write!(
+                    out,
                     "path {} is outside root {}",
-                    quote_name(path),
-                    quote_name(root)
-                ),
-                PathProblem::Denied { path, glob } => format!(
+                    Quoted(path),
+                    Quoted(root)
+                )?,
+                PathProblem::Denied { path, glob } => write!(
+                    out,
                     "path {} matches deny glob {}",
-                    quote_name(path),
-                    quote_name(glob)
-                ),
+                    Quoted(path),
+                    Quoted(glob)
+                )?,
                 PathProblem::NotAllowed { path } => {
-                    format!("path {} matches no allow glob", quote_name(path))
+                    write!(out, "path {} matches no allow glob", Quoted(path))?
                 }
-            };
-            format!("argument {} {wrong} (paths[{rule}])", quote_name(argument))
+            }
+            write!(out, " (paths[{rule}])")
         }
         ArgumentViolation::Url {
             rule,
             argument,
             problem,
         } => {
-            let wrong = match problem {
-                UrlProblem::NotAString => "is not a string".to_owned(),
-                UrlProblem::Invalid => "is not a valid URL".to_owned(),
-                UrlProblem::Scheme { scheme } => {
-                    format!("scheme {} is not allowed", quote_name(scheme))
-                }
-                UrlProblem::NoHost => "has no host".to_owned(),
-                UrlProblem::HostUnreadable { host } => {
-                    format!("host {} cannot be normalised", quote_name(host))
-                }
-                UrlProblem::HostAmbiguous { whatwg, rfc } => {
-                    let reading = |host: &str| {
-                        if host.is_empty() {
-                            "no host".to_owned()
-                        } else {
-                            quote_name(host)
-                        }
-                    };
-                    match rfc {
-                        Some(rfc) => format!(
-                            "host is ambiguous: {} to WHATWG URL parsers, {} to RFC 3986 parsers",
-                            reading(whatwg),
-                            reading(rfc)
-                        ),
-                        None => format!(
-                            "host is ambiguous: {} to WHATWG URL parsers, and the authority has more than one '@'",
-                            reading(whatwg)
-                        ),
-                    }
-                }
-                UrlProblem::Denied { host, pattern } => format!(
-                    "host {} matches deny host {}",
-                    quote_name(host),
-                    quote_name(pattern)
-                ),
-                UrlProblem::NotAllowed { host } => {
-                    format!("host {} matches no allow host", quote_name(host))
+            write!(out, "argument {} ", Quoted(argument))?;
+            // An empty host reads as no host.
+            let reading = |host: &str| -> String {
+                if host.is_empty() {
+                    "no host".to_owned()
+                } else {
+                    quote_name(host)
                 }
             };
-            format!("argument {} {wrong} (urls[{rule}])", quote_name(argument))
+            match problem {
+                UrlProblem::NotAString => out.push_str("is not a string"),
+                UrlProblem::Invalid => out.push_str("is not a valid URL"),
+                UrlProblem::Scheme { scheme } => {
+                    write!(out, "scheme {} is not allowed", Quoted(scheme))?
+                }
+                UrlProblem::NoHost => out.push_str("has no host"),
+                UrlProblem::HostUnreadable { host } => {
+                    write!(out, "host {} cannot be normalised", Quoted(host))?
+                }
+                UrlProblem::HostAmbiguous { whatwg, rfc } => match rfc {
+                    Some(rfc) => write!(
+                        out,
+                        "host is ambiguous: {} to WHATWG URL parsers, {} to RFC 3986 parsers",
+                        reading(whatwg),
+                        reading(rfc)
+                    )?,
+                    None => write!(
+                        out,
+                        "host is ambiguous: {} to WHATWG URL parsers, and the authority has more than one '@'",
+                        reading(whatwg)
+                    )?,
+                },
+                UrlProblem::Denied { host, pattern } => write!(
+                    out,
+                    "host {} matches deny host {}",
+                    Quoted(host),
+                    Quoted(pattern)
+                )?,
+                UrlProblem::NotAllowed { host } => {
+                    write!(out, "host {} matches no allow host", Quoted(host))?
+                }
+            }
+            write!(out, " (urls[{rule}])")
         }
     }
 }
@@ -502,11 +597,33 @@ impl Findings {
 
     /// Adds `finding` after the others.
     pub fn push(&mut self, finding: &Finding) {
+        self.push_with(|pending| encode(finding, pending));
+    }
+
+    /// Adds the finding of kind `kind` on the call of `tool` at `index`, on line
+    /// `line`, whose fingerprint is `call`, after the others: as [`Findings::push`]
+    /// does with that [`Finding`], without making it.
+    pub fn push_call(
+        &mut self,
+        index: u64,
+        line: u64,
+        call: &[u8; 32],
+        tool: &str,
+        kind: &FindingKind,
+    ) {
+        self.push_with(|pending| {
+            encode_call(index, line, call, tool, pending);
+            encode_kind(kind, pending);
+        });
+    }
+
+    /// Adds the finding that `encode` writes.
+    fn push_with(&mut self, encode: impl FnOnce(&mut Vec<u8>)) {
         self.len += 1;
         if self.error.is_some() {
             return;
         }
-        encode(finding, &mut self.pending);
+        encode(&mut self.pending);
         if self.pending.len() >= Self::MEMORY_BYTES
             && let Err(err) = self.spill()
         {
@@ -549,13 +666,13 @@ impl Findings {
     /// The findings in order; an error (the temporary file failed) ends them.
     pub fn iter(&self) -> FindingsIter<'_> {
         FindingsIter {
-            reader: std::io::BufReader::with_capacity(
-                1 << 16,
-                Source {
-                    findings: self,
-                    at: 0,
-                },
-            ),
+            source: Source {
+                findings: self,
+                at: 0,
+            },
+            buffer: Vec::new(),
+            start: 0,
+            source_ended: false,
             left: self.len,
             failed: self.error.is_some(),
             error: self.error,
@@ -651,10 +768,40 @@ fn read_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usi
 
 /// The findings of a [`Findings`], in order.
 pub struct FindingsIter<'a> {
-    reader: std::io::BufReader<Source<'a>>,
+    source: Source<'a>,
+    /// Bytes read from the source; those from `start` on are not decoded yet.
+    buffer: Vec<u8>,
+    start: usize,
+    /// Whether the source has given all its bytes.
+    source_ended: bool,
     left: u64,
     failed: bool,
     error: Option<std::io::ErrorKind>,
+}
+
+/// How many bytes [`FindingsIter`] reads at a time.
+const READ_BYTES: usize = 1 << 16;
+
+impl FindingsIter<'_> {
+    /// Reads more bytes after those not decoded yet (at least [`READ_BYTES`] more,
+    /// however long the finding they end in).
+    fn refill(&mut self) -> std::io::Result<()> {
+        use std::io::Read as _;
+        self.buffer.drain(..self.start);
+        self.start = 0;
+        let kept = self.buffer.len();
+        self.buffer.resize(kept + READ_BYTES, 0);
+        let read = loop {
+            match self.source.read(&mut self.buffer[kept..]) {
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+                other => break other,
+            }
+        };
+        let n = read.inspect_err(|_| self.buffer.truncate(kept))?;
+        self.buffer.truncate(kept + n);
+        self.source_ended = n == 0;
+        Ok(())
+    }
 }
 
 impl Iterator for FindingsIter<'_> {
@@ -672,13 +819,26 @@ impl Iterator for FindingsIter<'_> {
         if self.left == 0 {
             return None;
         }
-        self.left -= 1;
-        match decode(&mut self.reader) {
-            Ok(finding) => Some(Ok(finding)),
-            Err(err) => {
-                self.left = 0;
-                Some(Err(err))
-            }
+        loop {
+            let mut input = &self.buffer[self.start..];
+            let short = match decode(&mut input) {
+                Ok(finding) => {
+                    self.start = self.buffer.len() - input.len();
+                    self.left -= 1;
+                    return Some(Ok(finding));
+                }
+                Err(short) => short,
+            };
+            let failure = match short {
+                Short::Incomplete if !self.source_ended => match self.refill() {
+                    Ok(()) => continue,
+                    Err(err) => err,
+                },
+                Short::Incomplete => std::io::ErrorKind::UnexpectedEof.into(),
+                Short::Corrupt => corrupt(),
+            };
+            self.left = 0;
+            return Some(Err(failure));
         }
     }
 }
@@ -702,11 +862,27 @@ fn put_usize(out: &mut Vec<u8>, value: usize) {
 
 /// Writes `finding` as bytes that [`decode`] reads back.
 fn encode(finding: &Finding, out: &mut Vec<u8>) {
-    put_u64(out, finding.index);
-    put_u64(out, finding.line);
-    out.extend_from_slice(&finding.call);
-    put_str(out, &finding.tool);
-    match &finding.kind {
+    encode_call(
+        finding.index,
+        finding.line,
+        &finding.call,
+        &finding.tool,
+        out,
+    );
+    encode_kind(&finding.kind, out);
+}
+
+/// Writes what a finding says of its call, as [`encode`] does.
+fn encode_call(index: u64, line: u64, call: &[u8; 32], tool: &str, out: &mut Vec<u8>) {
+    put_u64(out, index);
+    put_u64(out, line);
+    out.extend_from_slice(call);
+    put_str(out, tool);
+}
+
+/// Writes a finding's kind, as [`encode`] does after its call.
+fn encode_kind(kind: &FindingKind, out: &mut Vec<u8>) {
+    match kind {
         FindingKind::NonDeterminism { first } => {
             out.push(0);
             put_u64(out, *first);
@@ -853,13 +1029,33 @@ fn corrupt() -> std::io::Error {
     )
 }
 
-fn get_u8(input: &mut impl std::io::Read) -> std::io::Result<u8> {
-    let mut byte = [0];
-    input.read_exact(&mut byte)?;
-    Ok(byte[0])
+/// Why a finding could not be read from the bytes at hand.
+#[derive(Debug)]
+enum Short {
+    /// The bytes end inside the finding: more are needed.
+    Incomplete,
+    /// They are not a finding written by [`encode`].
+    Corrupt,
 }
 
-fn get_u64(input: &mut impl std::io::Read) -> std::io::Result<u64> {
+type Decoded<T> = Result<T, Short>;
+
+fn get_u8(input: &mut &[u8]) -> Decoded<u8> {
+    let (&byte, rest) = input.split_first().ok_or(Short::Incomplete)?;
+    *input = rest;
+    Ok(byte)
+}
+
+fn get_bytes<'a>(input: &mut &'a [u8], len: usize) -> Decoded<&'a [u8]> {
+    if input.len() < len {
+        return Err(Short::Incomplete);
+    }
+    let (bytes, rest) = input.split_at(len);
+    *input = rest;
+    Ok(bytes)
+}
+
+fn get_u64(input: &mut &[u8]) -> Decoded<u64> {
     let mut value = 0u64;
     for shift in (0..64).step_by(7) {
         let byte = get_u8(input)?;
@@ -868,34 +1064,31 @@ fn get_u64(input: &mut impl std::io::Read) -> std::io::Result<u64> {
             return Ok(value);
         }
     }
-    Err(corrupt())
+    Err(Short::Corrupt)
 }
 
-fn get_usize(input: &mut impl std::io::Read) -> std::io::Result<usize> {
-    usize::try_from(get_u64(input)?).map_err(|_| corrupt())
+fn get_usize(input: &mut &[u8]) -> Decoded<usize> {
+    usize::try_from(get_u64(input)?).map_err(|_| Short::Corrupt)
 }
 
-fn get_string(input: &mut impl std::io::Read) -> std::io::Result<String> {
-    use std::io::Read as _;
+fn get_string(input: &mut &[u8]) -> Decoded<String> {
     let len = get_usize(input)?;
-    let mut bytes = Vec::new();
-    std::io::Read::take(&mut *input, len as u64).read_to_end(&mut bytes)?;
-    if bytes.len() != len {
-        return Err(corrupt());
-    }
-    String::from_utf8(bytes).map_err(|_| corrupt())
+    let bytes = get_bytes(input, len)?;
+    std::str::from_utf8(bytes)
+        .map(str::to_owned)
+        .map_err(|_| Short::Corrupt)
 }
 
-fn get_str(input: &mut impl std::io::Read) -> std::io::Result<Box<str>> {
+fn get_str(input: &mut &[u8]) -> Decoded<Box<str>> {
     get_string(input).map(String::into_boxed_str)
 }
 
 /// Reads back a finding written by [`encode`].
-fn decode(input: &mut impl std::io::Read) -> std::io::Result<Finding> {
+fn decode(input: &mut &[u8]) -> Decoded<Finding> {
     let index = get_u64(input)?;
     let line = get_u64(input)?;
     let mut call = [0; 32];
-    input.read_exact(&mut call)?;
+    call.copy_from_slice(get_bytes(input, 32)?);
     let tool = get_string(input)?;
     let kind = match get_u8(input)? {
         0 => FindingKind::NonDeterminism {
@@ -934,7 +1127,7 @@ fn decode(input: &mut impl std::io::Read) -> std::io::Result<Finding> {
                     5 => PathProblem::NotAllowed {
                         path: get_str(input)?,
                     },
-                    _ => return Err(corrupt()),
+                    _ => return Err(Short::Corrupt),
                 };
                 ArgumentViolation::Path {
                     rule,
@@ -960,7 +1153,7 @@ fn decode(input: &mut impl std::io::Read) -> std::io::Result<Finding> {
                         let rfc = match get_u8(input)? {
                             0 => None,
                             1 => Some(get_str(input)?),
-                            _ => return Err(corrupt()),
+                            _ => return Err(Short::Corrupt),
                         };
                         UrlProblem::HostAmbiguous { whatwg, rfc }
                     }
@@ -971,7 +1164,7 @@ fn decode(input: &mut impl std::io::Read) -> std::io::Result<Finding> {
                     7 => UrlProblem::NotAllowed {
                         host: get_str(input)?,
                     },
-                    _ => return Err(corrupt()),
+                    _ => return Err(Short::Corrupt),
                 };
                 ArgumentViolation::Url {
                     rule,
@@ -979,13 +1172,13 @@ fn decode(input: &mut impl std::io::Read) -> std::io::Result<Finding> {
                     problem,
                 }
             }
-            _ => return Err(corrupt()),
+            _ => return Err(Short::Corrupt),
         }),
         4 => {
             let budget = match get_u8(input)? {
                 0 => Budget::Total,
                 1 => Budget::PerTool,
-                _ => return Err(corrupt()),
+                _ => return Err(Short::Corrupt),
             };
             FindingKind::BudgetExceeded(BudgetExceeded {
                 budget,
@@ -999,21 +1192,21 @@ fn decode(input: &mut impl std::io::Read) -> std::io::Result<Finding> {
                 in_key: match get_u8(input)? {
                     0 => false,
                     1 => true,
-                    _ => return Err(corrupt()),
+                    _ => return Err(Short::Corrupt),
                 },
                 detector: get_str(input)?,
             },
             1 => SensitiveResponse::Unscannable {
                 reason: get_str(input)?,
             },
-            _ => return Err(corrupt()),
+            _ => return Err(Short::Corrupt),
         }),
         6 => FindingKind::FlowViolation(FlowViolation {
             flow: get_str(input)?,
             source: get_u64(input)?,
             source_tool: get_str(input)?,
         }),
-        _ => return Err(corrupt()),
+        _ => return Err(Short::Corrupt),
     };
     Ok(Finding {
         index,
@@ -1150,6 +1343,80 @@ mod tests {
             .expect("rewritten");
         assert_eq!(odd.len(), made.len() as u64 / 2);
         assert_eq!(odd.iter().next().expect("one").expect("read"), made[1]);
+    }
+
+    /// A finding longer than what is read at a time reads back whole, between short
+    /// ones, from memory and from the file; `push_call` stores what `push` does.
+    #[test]
+    fn findings_longer_than_a_read_read_back_whole() {
+        let long = Finding {
+            index: 1,
+            tool: "t".repeat(3 * super::READ_BYTES + 5),
+            kind: FindingKind::SensitiveResponse(SensitiveResponse::Unscannable {
+                reason: "r".repeat(super::READ_BYTES).into(),
+            }),
+            line: 2,
+            call: [7; 32],
+        };
+        let short = |index: u64| Finding {
+            index,
+            tool: "read_file".into(),
+            kind: FindingKind::RedundantCall { previous: 0 },
+            line: index + 1,
+            call: [1; 32],
+        };
+        let mut made = Vec::new();
+        let mut findings = Findings::new();
+        for i in 0..200_000u64 {
+            let finding = if i % 50_000 == 7 {
+                long.clone()
+            } else {
+                short(i)
+            };
+            if i % 2 == 0 {
+                findings.push(&finding);
+            } else {
+                findings.push_call(
+                    finding.index,
+                    finding.line,
+                    &finding.call,
+                    &finding.tool,
+                    &finding.kind,
+                );
+            }
+            made.push(finding);
+        }
+        assert!(findings.file.is_some(), "past the bound, in a file");
+        assert_eq!(findings.to_vec().expect("read back"), made);
+    }
+
+    /// A store cut short, or holding bytes that are no finding, reads back as an
+    /// error after the findings before the damage, never as fewer findings.
+    #[test]
+    fn damaged_findings_read_back_as_an_error() {
+        let mut findings = Findings::new();
+        for kind in every_kind() {
+            findings.push(&Finding {
+                index: 3,
+                tool: "t".into(),
+                kind,
+                line: 4,
+                call: [0; 32],
+            });
+        }
+        let whole = findings.to_vec().expect("read back");
+        let mut cut = Findings::from_vec(whole.clone());
+        cut.pending.truncate(cut.pending.len() - 1);
+        let read: Vec<_> = cut.iter().collect();
+        assert_eq!(read.len(), whole.len());
+        assert!(read[..whole.len() - 1].iter().all(Result::is_ok));
+        let err = read.last().expect("one").as_ref().expect_err("cut short");
+        assert_eq!(err.kind(), std::io::ErrorKind::UnexpectedEof);
+        let mut bad = Findings::from_vec(whole);
+        // The kind of the first finding: no kind has this number.
+        bad.pending[2 + 32 + 2] = 99;
+        let err = bad.iter().next().expect("one").expect_err("corrupt");
+        assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
     }
 
     #[test]

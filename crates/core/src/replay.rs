@@ -4,7 +4,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use sha2::{Digest, Sha256};
 
-use crate::finding::{Finding, FindingKind, Findings};
+use crate::finding::{FindingKind, Findings};
 
 /// The tools whose calls change state unless told otherwise.
 pub const DEFAULT_MUTATING_TOOLS: [&str; 5] = [
@@ -211,28 +211,47 @@ pub fn fingerprints(tool: &str, args: &[u8], response: &[u8]) -> (Fingerprint, F
     )
 }
 
-/// What is remembered of each distinct call: fixed-size, whatever the call holds.
+/// What is remembered of each distinct call: 80 bytes, whatever the call holds. Its
+/// place in [`Replay::seen`] is in the table [`Replay::numbers`] (4 bytes and the
+/// table's control byte, over its load), so a distinct call costs under 100 bytes.
 #[derive(Debug)]
 struct Seen {
-    /// The call whose response later identical calls are compared with: the first
-    /// occurrence, or with [`Options::since_state_change`] the first in its state.
-    first_index: u64,
+    call: Fingerprint,
+    /// The response later identical calls are compared with: that of the first
+    /// occurrence, or with [`Options::since_state_change`] of the first in its state.
     first_response: Fingerprint,
-    /// The state epoch just before that call ran.
-    first_epoch: u64,
+    /// The index of that call.
+    first_index: u64,
+    /// The index of the most recent identical call.
     last_index: u64,
-    /// The state epoch just before the most recent identical call ran.
-    epoch_before_last: u64,
 }
 
+/// How many distinct calls [`Replay::numbers`] can number: past them, calls are
+/// kept in [`Replay::unnumbered`].
+const NUMBERED: usize = u32::MAX as usize;
+
 /// Walks the records of a transcript in order.
+///
+/// Whether the state changed between two calls is told by the index of the most
+/// recent state-changing call: it changed since the call at index `i` exactly when
+/// a state-changing call came at `i` or after.
 #[derive(Debug)]
 pub struct Replay {
     mutating: BTreeSet<String>,
     volatile: BTreeSet<String>,
     since_state_change: bool,
-    seen: HashMap<Fingerprint, Seen>,
-    epoch: u64,
+    /// The distinct calls, in the order they first came.
+    seen: Vec<Seen>,
+    /// The place in `seen` of each distinct call, found by its fingerprint.
+    numbers: hashbrown::HashTable<u32>,
+    /// The distinct calls past the first [`NUMBERED`]: none, unless the transcript
+    /// has more than four thousand million of them.
+    unnumbered: HashMap<Fingerprint, Seen>,
+    /// How many calls `numbers` can number.
+    numbered: usize,
+    hasher: std::hash::RandomState,
+    /// The index of the most recent state-changing call.
+    last_change: Option<u64>,
     calls: u64,
     divergence: Option<u64>,
     findings: Findings,
@@ -262,8 +281,12 @@ impl Replay {
             mutating,
             volatile: options.volatile,
             since_state_change: options.since_state_change,
-            seen: HashMap::new(),
-            epoch: 0,
+            seen: Vec::new(),
+            numbers: hashbrown::HashTable::new(),
+            unnumbered: HashMap::new(),
+            numbered: NUMBERED,
+            hasher: std::hash::RandomState::new(),
+            last_change: None,
             calls: 0,
             divergence: None,
             findings: Findings::new(),
@@ -280,56 +303,65 @@ impl Replay {
         call: Fingerprint,
         response: Fingerprint,
     ) {
-        let epoch = self.epoch;
-        match self.seen.get_mut(&call) {
+        let last_change = self.last_change;
+        let unchanged_since = |at: u64| last_change.is_none_or(|change| change < at);
+        let found = seen_mut(
+            &self.numbers,
+            &mut self.seen,
+            &mut self.unnumbered,
+            &self.hasher,
+            &call,
+        );
+        match found {
             Some(seen) => {
-                if self.since_state_change && seen.first_epoch != epoch {
+                if self.since_state_change && !unchanged_since(seen.first_index) {
                     seen.first_index = index;
                     seen.first_response = response;
-                    seen.first_epoch = epoch;
                 } else if seen.first_response != response && !self.volatile.contains(tool) {
-                    self.findings.push(&Finding {
-                        index,
-                        tool: tool.to_owned(),
-                        kind: FindingKind::NonDeterminism {
-                            first: seen.first_index,
-                        },
-                        line,
-                        call,
-                    });
+                    let kind = FindingKind::NonDeterminism {
+                        first: seen.first_index,
+                    };
+                    self.findings.push_call(index, line, &call, tool, &kind);
                     self.divergence.get_or_insert(index);
                 }
-                if seen.epoch_before_last == epoch && !self.volatile.contains(tool) {
-                    self.findings.push(&Finding {
-                        index,
-                        tool: tool.to_owned(),
-                        kind: FindingKind::RedundantCall {
-                            previous: seen.last_index,
-                        },
-                        line,
-                        call,
-                    });
+                if unchanged_since(seen.last_index) && !self.volatile.contains(tool) {
+                    let kind = FindingKind::RedundantCall {
+                        previous: seen.last_index,
+                    };
+                    self.findings.push_call(index, line, &call, tool, &kind);
                 }
                 seen.last_index = index;
-                seen.epoch_before_last = epoch;
             }
-            None => {
-                self.seen.insert(
-                    call,
-                    Seen {
-                        first_index: index,
-                        first_response: response,
-                        first_epoch: epoch,
-                        last_index: index,
-                        epoch_before_last: epoch,
-                    },
-                );
-            }
+            None => self.insert(Seen {
+                call,
+                first_response: response,
+                first_index: index,
+                last_index: index,
+            }),
         }
         if self.mutating.contains(tool) {
-            self.epoch += 1;
+            self.last_change = Some(index);
         }
         self.calls += 1;
+    }
+
+    /// Remembers a call that did not come before.
+    fn insert(&mut self, seen: Seen) {
+        let Ok(number) = u32::try_from(self.seen.len()) else {
+            self.unnumbered.insert(seen.call, seen);
+            return;
+        };
+        if self.seen.len() >= self.numbered {
+            self.unnumbered.insert(seen.call, seen);
+            return;
+        }
+        let (hasher, all) = (&self.hasher, &self.seen);
+        self.numbers
+            .insert_unique(hash(hasher, &seen.call), number, |&n| {
+                all.get(n as usize)
+                    .map_or(0, |seen| hash(hasher, &seen.call))
+            });
+        self.seen.push(seen);
     }
 
     /// The report on the records seen.
@@ -344,9 +376,119 @@ impl Replay {
     }
 }
 
+/// The hash of a call's fingerprint in [`Replay::numbers`]: that of its first eight
+/// bytes, which SHA-256 spreads as evenly as all 32, with the table's random keys.
+fn hash(hasher: &std::hash::RandomState, call: &Fingerprint) -> u64 {
+    use std::hash::BuildHasher as _;
+    let [a, b, c, d, e, f, g, h, ..] = *call;
+    hasher.hash_one(u64::from_le_bytes([a, b, c, d, e, f, g, h]))
+}
+
+/// What is remembered of the call `call`, if it came before: in `seen` at the place
+/// `numbers` gives, or else in `unnumbered`.
+fn seen_mut<'a>(
+    numbers: &hashbrown::HashTable<u32>,
+    seen: &'a mut [Seen],
+    unnumbered: &'a mut HashMap<Fingerprint, Seen>,
+    hasher: &std::hash::RandomState,
+    call: &Fingerprint,
+) -> Option<&'a mut Seen> {
+    let found = numbers.find(hash(hasher, call), |&n| {
+        seen.get(n as usize).is_some_and(|seen| seen.call == *call)
+    });
+    match found {
+        Some(&n) => seen.get_mut(n as usize),
+        None => unnumbered.get_mut(call),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::finding::Finding;
+    use proptest::prelude::*;
+
+    /// Replay as the specification words it, with a state epoch kept per call: what
+    /// the table of numbered calls and the index of the last state change must give.
+    fn model(options: &Options, calls: &[(&str, Fingerprint, Fingerprint)]) -> Vec<Finding> {
+        let mutating: BTreeSet<String> = DEFAULT_MUTATING_TOOLS
+            .iter()
+            .map(|&s| s.to_owned())
+            .chain(options.mutating.iter().cloned())
+            .collect();
+        // call -> (first index, first response, epoch before it, last index, epoch before it)
+        let mut seen: HashMap<Fingerprint, (u64, Fingerprint, u64, u64, u64)> = HashMap::new();
+        let mut epoch = 0;
+        let mut found = Vec::new();
+        for (index, &(tool, call, response)) in (0u64..).zip(calls) {
+            let finding = |kind| Finding {
+                index,
+                tool: tool.to_owned(),
+                kind,
+                line: index + 1,
+                call,
+            };
+            let volatile = options.volatile.contains(tool);
+            match seen.get_mut(&call) {
+                Some(s) => {
+                    if options.since_state_change && s.2 != epoch {
+                        (s.0, s.1, s.2) = (index, response, epoch);
+                    } else if s.1 != response && !volatile {
+                        found.push(finding(FindingKind::NonDeterminism { first: s.0 }));
+                    }
+                    if s.4 == epoch && !volatile {
+                        found.push(finding(FindingKind::RedundantCall { previous: s.3 }));
+                    }
+                    (s.3, s.4) = (index, epoch);
+                }
+                None => {
+                    seen.insert(call, (index, response, epoch, index, epoch));
+                }
+            }
+            if mutating.contains(tool) {
+                epoch += 1;
+            }
+        }
+        found
+    }
+
+    proptest! {
+        /// On any run of calls, with either rules, and with the calls numbered or
+        /// (past a small limit) kept apart, replay finds what the model finds.
+        #[test]
+        fn replay_finds_what_the_model_finds(
+            picks in prop::collection::vec((0usize..5, 0u8..4, 0u8..3), 0..120),
+            agent in any::<bool>(),
+            numbered in prop::sample::select(vec![0usize, 1, 3, NUMBERED]),
+        ) {
+            const TOOLS: [&str; 5] = ["Read", "Edit", "BashOutput", "search", "write_file"];
+            let calls: Vec<(&str, Fingerprint, Fingerprint)> = picks
+                .iter()
+                .map(|&(tool, args, response)| {
+                    let tool = TOOLS[tool];
+                    let call = crate::fingerprint::call_canonical(tool, &[b'0' + args]);
+                    (tool, call, [response; 32])
+                })
+                .collect();
+            let mut options = if agent { Options::agent() } else { Options::default() };
+            options.mutating.insert("write_file".to_owned());
+            let mut replay = Replay::with_options(options.clone());
+            replay.numbered = numbered;
+            for (index, &(tool, call, response)) in (0u64..).zip(&calls) {
+                replay.observe_fingerprints(index + 1, index, tool, call, response);
+            }
+            let expected = model(&options, &calls);
+            let report = replay.finish();
+            prop_assert_eq!(
+                report.divergence,
+                expected.iter().find_map(|f| match f.kind {
+                    FindingKind::NonDeterminism { .. } => Some(f.index),
+                    _ => None,
+                })
+            );
+            prop_assert_eq!(report.findings.to_vec().expect("read back"), expected);
+        }
+    }
 
     const RUN: &str = "\
 {\"index\": 0, \"tool\": \"Read\", \"args\": {\"p\": \"a\"}, \"response\": {\"t\": \"1\"}}
