@@ -4,10 +4,11 @@
 //! arguments, converts them for the schema validator and matches path and URL rules:
 //! far more than a hash and a comparison of a few dozen bytes.
 //!
-//! The cache is a table of a fixed number of slots, each holding one check, chosen by
-//! a hash of the tool and the arguments; a new check takes the place of the one in its
-//! slot. A slot is hit only when its tool and arguments are the same bytes as those
-//! asked about, so what it gives is exactly what the check gives. Only small checks
+//! The cache is a table of a fixed number of slots, each holding two checks, chosen by
+//! a hash of the tool and the arguments; a new check takes the place of the one of
+//! its slot used least recently. A check is given only when its tool and arguments
+//! are the same bytes as those asked about, so what it gives is exactly what the
+//! check gives. Only small checks
 //! are kept (arguments up to [`MAX_ARGS`] bytes, up to [`MAX_VIOLATIONS`]
 //! violations), so the memory it takes has a fixed bound, whatever the transcript.
 //! Each slot has its own lock, so threads checking calls at once rarely wait.
@@ -20,7 +21,7 @@ use crate::finding::ArgumentViolation;
 /// The number of slots: a power of two.
 const SLOTS: usize = 1 << 13;
 /// The longest arguments kept, in bytes.
-pub(super) const MAX_ARGS: usize = 512;
+pub(super) const MAX_ARGS: usize = 256;
 /// The most violations of a check kept.
 pub(super) const MAX_VIOLATIONS: usize = 4;
 
@@ -35,7 +36,8 @@ struct Entry {
 /// The cache of the argument checks of one policy.
 pub(super) struct ArgsCache {
     hasher: std::hash::RandomState,
-    slots: Box<[Mutex<Option<Entry>>]>,
+    /// By slot, its checks, the one used most recently first.
+    slots: Box<[Mutex<[Option<Entry>; 2]>]>,
 }
 
 impl std::fmt::Debug for ArgsCache {
@@ -48,14 +50,14 @@ impl Default for ArgsCache {
     fn default() -> Self {
         ArgsCache {
             hasher: std::hash::RandomState::new(),
-            slots: (0..SLOTS).map(|_| Mutex::new(None)).collect(),
+            slots: (0..SLOTS).map(|_| Mutex::new([None, None])).collect(),
         }
     }
 }
 
 impl ArgsCache {
     /// The slot of the check of `tool` with `args`.
-    fn slot(&self, tool: &str, args: &[u8]) -> &Mutex<Option<Entry>> {
+    fn slot(&self, tool: &str, args: &[u8]) -> &Mutex<[Option<Entry>; 2]> {
         let mut hasher = self.hasher.build_hasher();
         hasher.write(tool.as_bytes());
         hasher.write_u8(0xff);
@@ -77,20 +79,28 @@ impl ArgsCache {
             return check();
         }
         let slot = self.slot(tool, args);
+        let same = |entry: &Option<Entry>| {
+            entry
+                .as_ref()
+                .is_some_and(|entry| *entry.tool == *tool && *entry.args == *args)
+        };
         // A poisoned slot (a panic while it was held, which nothing here does) is
         // only not used.
-        if let Ok(kept) = slot.lock()
-            && let Some(entry) = kept.as_ref()
-            && *entry.tool == *tool
-            && *entry.args == *args
+        if let Ok(mut kept) = slot.lock()
+            && let Some(way) = kept.iter().position(same)
         {
-            return entry.found.clone();
+            kept.swap(0, way);
+            if let Some(entry) = &kept[0] {
+                return entry.found.clone();
+            }
         }
         let found = check();
         if found.len() <= MAX_VIOLATIONS
             && let Ok(mut kept) = slot.lock()
+            && !kept.iter().any(same)
         {
-            *kept = Some(Entry {
+            kept.swap(0, 1);
+            kept[0] = Some(Entry {
                 tool: tool.into(),
                 args: args.into(),
                 found: found.clone(),
