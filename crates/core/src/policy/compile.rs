@@ -190,6 +190,7 @@ impl Policy {
             scanners,
             default_scanner,
             tools,
+            args_cache: Default::default(),
         }))
     }
 }

@@ -14,6 +14,7 @@
 //! `pointer` the JSON pointers that name arguments, `history` the budgets and flows,
 //! `schema` the bound on what an `args_schema` costs to evaluate.
 
+mod cache;
 mod compile;
 mod detect;
 mod history;
@@ -62,6 +63,8 @@ pub struct Policy {
     /// The scanner for tools without their own `response_detectors`.
     default_scanner: Option<usize>,
     tools: HashMap<String, ToolRules>,
+    /// The argument checks of recent calls.
+    args_cache: cache::ArgsCache,
 }
 
 impl fmt::Debug for Policy {
@@ -120,91 +123,96 @@ impl Policy {
     /// arguments in its order. `args` is the canonical encoding of the arguments;
     /// arguments that cannot be read break every rule, in one violation.
     pub fn check_arguments(&self, tool: &str, args: &[u8]) -> Vec<ArgumentViolation> {
-        let mut found = Vec::new();
         let Some(rules) = self.tools.get(tool) else {
-            return found;
+            return Vec::new();
         };
         if rules.schema.is_none() && rules.paths.is_empty() && rules.urls.is_empty() {
+            return Vec::new();
+        }
+        // A call is often the same as one shortly before it: the same check.
+        self.args_cache
+            .get_or_check(tool, args, || check_arguments(rules, args))
+    }
+}
+
+/// [`Policy::check_arguments`] by the rules of the tool, `rules`, without the cache.
+fn check_arguments(rules: &ToolRules, args: &[u8]) -> Vec<ArgumentViolation> {
+    let mut found = Vec::new();
+    // One parse for every rule.
+    let tree = match json::decode_document(args).and_then(json::parse) {
+        Ok(tree) => tree,
+        Err(err) => {
+            found.push(ArgumentViolation::Unreadable {
+                reason: err.to_string().into(),
+            });
             return found;
         }
-        // One parse for every rule.
-        let tree = match json::decode_document(args).and_then(json::parse) {
-            Ok(tree) => tree,
-            Err(err) => {
-                found.push(ArgumentViolation::Unreadable {
-                    reason: err.to_string().into(),
-                });
-                return found;
-            }
-        };
-        if let Some(schema) = &rules.schema {
-            found.extend(schema_violation(schema, &tree));
-        }
-        for (rule, (pointers, path_rule)) in rules.paths.iter().enumerate() {
-            for_each_string(&tree, pointers, |argument, value| {
-                let problem = match value {
-                    None => PathProblem::NotAString,
-                    Some(raw) => match path_rule.check(raw) {
-                        PathVerdict::Allowed => return,
-                        PathVerdict::Nul => PathProblem::Nul,
-                        PathVerdict::Escapes => PathProblem::EscapesRoot,
-                        PathVerdict::OutsideRoot(path) => PathProblem::OutsideRoot {
-                            path: path.into(),
-                            root: path_rule.root.as_deref().unwrap_or("/").into(),
-                        },
-                        PathVerdict::Denied(path, glob) => PathProblem::Denied {
-                            path: path.into(),
-                            glob: glob.into(),
-                        },
-                        PathVerdict::NotAllowed(path) => {
-                            PathProblem::NotAllowed { path: path.into() }
-                        }
-                    },
-                };
-                found.push(ArgumentViolation::Path {
-                    rule,
-                    argument: argument.into(),
-                    problem,
-                });
-            });
-        }
-        for (rule, (pointers, url_rule)) in rules.urls.iter().enumerate() {
-            for_each_string(&tree, pointers, |argument, value| {
-                let problem = match value {
-                    None => UrlProblem::NotAString,
-                    Some(raw) => match url_rule.check(raw) {
-                        UrlVerdict::Allowed => return,
-                        UrlVerdict::Invalid => UrlProblem::Invalid,
-                        UrlVerdict::Scheme(scheme) => UrlProblem::Scheme {
-                            scheme: scheme.into(),
-                        },
-                        UrlVerdict::NoHost => UrlProblem::NoHost,
-                        UrlVerdict::Unreadable(host) => {
-                            UrlProblem::HostUnreadable { host: host.into() }
-                        }
-                        UrlVerdict::Ambiguous(whatwg, rfc) => UrlProblem::HostAmbiguous {
-                            whatwg: whatwg.into(),
-                            rfc: rfc.map(Into::into),
-                        },
-                        UrlVerdict::Denied(host, pattern) => UrlProblem::Denied {
-                            host: host.into(),
-                            pattern: pattern.into(),
-                        },
-                        UrlVerdict::NotAllowed(host) => {
-                            UrlProblem::NotAllowed { host: host.into() }
-                        }
-                    },
-                };
-                found.push(ArgumentViolation::Url {
-                    rule,
-                    argument: argument.into(),
-                    problem,
-                });
-            });
-        }
-        found
+    };
+    if let Some(schema) = &rules.schema {
+        found.extend(schema_violation(schema, &tree));
     }
+    for (rule, (pointers, path_rule)) in rules.paths.iter().enumerate() {
+        for_each_string(&tree, pointers, |argument, value| {
+            let problem = match value {
+                None => PathProblem::NotAString,
+                Some(raw) => match path_rule.check(raw) {
+                    PathVerdict::Allowed => return,
+                    PathVerdict::Nul => PathProblem::Nul,
+                    PathVerdict::Escapes => PathProblem::EscapesRoot,
+                    PathVerdict::OutsideRoot(path) => PathProblem::OutsideRoot {
+                        path: path.into(),
+                        root: path_rule.root.as_deref().unwrap_or("/").into(),
+                    },
+                    PathVerdict::Denied(path, glob) => PathProblem::Denied {
+                        path: path.into(),
+                        glob: glob.into(),
+                    },
+                    PathVerdict::NotAllowed(path) => PathProblem::NotAllowed { path: path.into() },
+                },
+            };
+            found.push(ArgumentViolation::Path {
+                rule,
+                argument: argument.into(),
+                problem,
+            });
+        });
+    }
+    for (rule, (pointers, url_rule)) in rules.urls.iter().enumerate() {
+        for_each_string(&tree, pointers, |argument, value| {
+            let problem = match value {
+                None => UrlProblem::NotAString,
+                Some(raw) => match url_rule.check(raw) {
+                    UrlVerdict::Allowed => return,
+                    UrlVerdict::Invalid => UrlProblem::Invalid,
+                    UrlVerdict::Scheme(scheme) => UrlProblem::Scheme {
+                        scheme: scheme.into(),
+                    },
+                    UrlVerdict::NoHost => UrlProblem::NoHost,
+                    UrlVerdict::Unreadable(host) => {
+                        UrlProblem::HostUnreadable { host: host.into() }
+                    }
+                    UrlVerdict::Ambiguous(whatwg, rfc) => UrlProblem::HostAmbiguous {
+                        whatwg: whatwg.into(),
+                        rfc: rfc.map(Into::into),
+                    },
+                    UrlVerdict::Denied(host, pattern) => UrlProblem::Denied {
+                        host: host.into(),
+                        pattern: pattern.into(),
+                    },
+                    UrlVerdict::NotAllowed(host) => UrlProblem::NotAllowed { host: host.into() },
+                },
+            };
+            found.push(ArgumentViolation::Url {
+                rule,
+                argument: argument.into(),
+                problem,
+            });
+        });
+    }
+    found
+}
 
+impl Policy {
     /// What the detectors of `tool` find in `response`: in the order of the
     /// response's canonical encoding (members by key, each key before its value),
     /// and by detector name on one string.

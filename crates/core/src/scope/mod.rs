@@ -242,6 +242,8 @@ impl Scope {
 pub struct ScopeAudit<'s> {
     session: Session<'s>,
     findings: Findings,
+    /// Room for the name of a tool with findings.
+    tool: String,
 }
 
 impl<'s> ScopeAudit<'s> {
@@ -250,6 +252,7 @@ impl<'s> ScopeAudit<'s> {
         ScopeAudit {
             session: Session::new(scope),
             findings: Findings::new(),
+            tool: String::new(),
         }
     }
 
@@ -268,15 +271,28 @@ impl<'s> ScopeAudit<'s> {
             return;
         }
         let call = call_canonical(tool, &checked.args);
-        for kind in found {
-            self.findings.push(&Finding {
-                index,
-                tool: tool.to_owned(),
-                kind,
-                line,
-                call,
-            });
+        // One finding written over for each kind, its tool's name in room kept
+        // from call to call: no allocation per finding.
+        let mut kinds = found.into_iter();
+        let Some(first) = kinds.next() else {
+            return;
+        };
+        let mut name = std::mem::take(&mut self.tool);
+        name.clear();
+        name.push_str(tool);
+        let mut finding = Finding {
+            index,
+            tool: name,
+            kind: first,
+            line,
+            call,
+        };
+        self.findings.push(&finding);
+        for kind in kinds {
+            finding.kind = kind;
+            self.findings.push(&finding);
         }
+        self.tool = finding.tool;
     }
 
     /// The report on the records seen.

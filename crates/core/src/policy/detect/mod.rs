@@ -3,11 +3,12 @@
 //! The built-in detectors follow the well-known patterns of established secret
 //! scanners, each written here as a regular expression for the linear-time `regex`
 //! engine, some followed by a check of what matched (Luhn for card numbers, Shannon
-//! entropy for assignments, digit counts for phone numbers). A scanner combines cheap
+//! entropy for assignments, digit counts for phone numbers). A scanner looks for cheap
 //! prefilters of the detectors chosen for a tool (a literal prefix and little more,
-//! each matching wherever its detector can) into one `RegexSet`, so a string is read
-//! once whatever their number, and only the detectors whose prefilter matched read it
-//! again with their full pattern and check. Before that, a first pass over all the
+//! each matching wherever its detector can) in each string at once, by the first
+//! pass below for the built-ins and one `RegexSet` of the user's detectors, and only
+//! the detectors whose prefilter matched read it again with their full pattern and
+//! check. Before that, a first pass over all the
 //! strings of a response at once rules most responses out: it looks for the
 //! built-ins' prefilters without a regex (byte loops, `memchr` and one search of
 //! their literals), and runs regexes only for the user's detectors. It reads the
