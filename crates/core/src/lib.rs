@@ -27,10 +27,11 @@
 //! let findings = report.findings.to_vec()?;
 //! assert_eq!((findings[0].index, findings[0].kind.name()), (2, "permission-overreach"));
 //!
-//! // Seal: a SHA-256 chain, one link a record; verify: the first broken link.
+//! // Seal: a SHA-256 chain, one link a record, handed over a block of lines at a time;
+//! // verify: the first broken link.
 //! let mut sealed_bytes = Vec::new();
-//! sealed::seal(transcript.as_bytes(), |link| {
-//!     sealed_bytes.extend_from_slice(link.as_ref());
+//! sealed::seal(transcript.as_bytes(), |lines| {
+//!     sealed_bytes.extend_from_slice(lines.as_ref());
 //!     Ok::<(), std::convert::Infallible>(())
 //! })
 //! .map_err(toolreplay_core::pipeline::Stop::into_read_error)?;

@@ -8,9 +8,9 @@
 //! a hash of the tool and the arguments; a new check takes the place of the one of
 //! its slot used least recently. A check is given only when its tool and arguments
 //! are the same bytes as those asked about, so what it gives is exactly what the
-//! check gives. Only small checks
-//! are kept (arguments up to [`MAX_ARGS`] bytes, up to [`MAX_VIOLATIONS`]
-//! violations), so the memory it takes has a fixed bound, whatever the transcript.
+//! check gives. Only small checks are kept (tool names up to [`MAX_TOOL`] bytes,
+//! arguments up to [`MAX_ARGS`], up to [`MAX_VIOLATIONS`] violations), so the memory
+//! it takes has a fixed bound, whatever the transcript.
 //! Each slot has its own lock, so threads checking calls at once rarely wait.
 
 use std::hash::{BuildHasher, Hasher};
@@ -22,6 +22,8 @@ use crate::finding::ArgumentViolation;
 const SLOTS: usize = 1 << 13;
 /// The longest arguments kept, in bytes.
 pub(super) const MAX_ARGS: usize = 256;
+/// The longest tool name kept, in bytes.
+pub(super) const MAX_TOOL: usize = 128;
 /// The most violations of a check kept.
 pub(super) const MAX_VIOLATIONS: usize = 4;
 
@@ -75,7 +77,7 @@ impl ArgsCache {
         args: &[u8],
         check: impl FnOnce() -> Vec<ArgumentViolation>,
     ) -> Vec<ArgumentViolation> {
-        if args.len() > MAX_ARGS {
+        if args.len() > MAX_ARGS || tool.len() > MAX_TOOL {
             return check();
         }
         let slot = self.slot(tool, args);
@@ -112,7 +114,7 @@ impl ArgsCache {
 
 #[cfg(test)]
 mod tests {
-    use super::{ArgsCache, MAX_ARGS, MAX_VIOLATIONS};
+    use super::{ArgsCache, MAX_ARGS, MAX_TOOL, MAX_VIOLATIONS};
     use crate::finding::ArgumentViolation;
 
     fn violations(n: usize) -> Vec<ArgumentViolation> {
@@ -143,24 +145,27 @@ mod tests {
         assert_eq!(made, 3);
     }
 
-    /// Long arguments and checks of many violations are not kept.
+    /// Long arguments, long tool names and checks of many violations are not kept.
     #[test]
     fn only_small_checks_are_kept() {
         let cache = ArgsCache::default();
         let long = vec![b' '; MAX_ARGS + 1];
+        let long_tool = "t".repeat(MAX_TOOL + 1);
         let mut made = 0;
-        for (args, n) in [
-            (&long[..], 0),
-            (&long[..], 0),
-            (b"{}", MAX_VIOLATIONS + 1),
-            (b"{}", MAX_VIOLATIONS + 1),
+        for (tool, args, n) in [
+            ("t", &long[..], 0),
+            ("t", &long[..], 0),
+            (&long_tool[..], &b"{}"[..], 0),
+            (&long_tool[..], &b"{}"[..], 0),
+            ("t", &b"{}"[..], MAX_VIOLATIONS + 1),
+            ("t", &b"{}"[..], MAX_VIOLATIONS + 1),
         ] {
-            let found = cache.get_or_check("t", args, || {
+            let found = cache.get_or_check(tool, args, || {
                 made += 1;
                 violations(n)
             });
             assert_eq!(found, violations(n));
         }
-        assert_eq!(made, 4);
+        assert_eq!(made, 6);
     }
 }
