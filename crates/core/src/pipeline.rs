@@ -419,38 +419,42 @@ pub fn for_each_line(
     // Valid UTF-8 as a whole, the block is so line by line (a line ends at an ASCII
     // byte): checked once here, not line by line.
     if let Ok(text) = simdutf8::basic::from_utf8(bytes) {
-        let (mut line, mut at) = (first_line, 0);
-        while at < text.len() {
-            let end = memchr::memchr(b'\n', &bytes[at..]).map_or(text.len(), |i| at + i);
-            // `at` and `end` are at an LF or an end, so on character boundaries.
-            if let Some(text) = non_blank(line, &text[at..end])
+        for (line, range) in (first_line..).zip(line_ranges(bytes)) {
+            // A line's ends are at an LF or an end, so on character boundaries.
+            let line_text = text.get(range).unwrap_or_default();
+            if let Some(text) = non_blank(line, line_text)
                 && let Err(err) = take(line, text)
             {
                 return Some(ReadError::Input(err));
             }
-            line += 1;
-            at = end + 1;
         }
         return None;
     }
-    let mut line = first_line;
-    let mut rest = bytes;
-    while !rest.is_empty() {
-        let (bytes, next) = match memchr::memchr(b'\n', rest) {
-            Some(at) => (&rest[..at], &rest[at + 1..]),
-            None => (rest, &rest[rest.len()..]),
-        };
-        let taken = line_text(line, bytes).and_then(|text| match text {
+    for (line, range) in (first_line..).zip(line_ranges(bytes)) {
+        let taken = line_text(line, &bytes[range]).and_then(|text| match text {
             Some(text) => take(line, text),
             None => Ok(()),
         });
         if let Err(err) = taken {
             return Some(ReadError::Input(err));
         }
-        line += 1;
-        rest = next;
     }
     None
+}
+
+/// Where the lines of `bytes` are, each without its LF: a last line without an LF is
+/// one too, and nothing comes after a final LF.
+pub(crate) fn line_ranges(bytes: &[u8]) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        if at >= bytes.len() {
+            return None;
+        }
+        let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
+        let line = at..end;
+        at = end + 1;
+        Some(line)
+    })
 }
 
 #[cfg(test)]

@@ -333,13 +333,9 @@ fn check_block(
     // The index and digest of the link on the line before, when it is canonical and
     // its digest is that of its record.
     let mut before: Option<(u64, [u8; 64])> = None;
-    let mut line = first_line;
-    let mut rest = bytes;
-    while !rest.is_empty() {
-        let (bytes, next) = match memchr::memchr(b'\n', rest) {
-            Some(at) => (&rest[..at], &rest[at + 1..]),
-            None => (rest, &rest[rest.len()..]),
-        };
+    let block = bytes;
+    for (line, range) in (first_line..).zip(crate::pipeline::line_ranges(block)) {
+        let bytes = &block[range];
         let text = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
             Some(after_bom) if line == 1 => after_bom,
             _ => bytes,
@@ -382,8 +378,6 @@ fn check_block(
                 Err(err) => return Some(ReadError::Input(err)),
             }
         }
-        line += 1;
-        rest = next;
     }
     None
 }
