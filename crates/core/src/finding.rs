@@ -285,8 +285,7 @@ pub fn push_u64(mut value: u64, out: &mut String) {
             break;
         }
     }
-    // Only ASCII digits were written.
-    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+    out.extend(digits[at..].iter().map(|&digit| char::from(digit)));
 }
 
 /// Writes `text` with the escapes of [`quote_name`], without the quotes.
@@ -1343,6 +1342,16 @@ mod tests {
             .expect("rewritten");
         assert_eq!(odd.len(), made.len() as u64 / 2);
         assert_eq!(odd.iter().next().expect("one").expect("read"), made[1]);
+    }
+
+    /// Numbers are written as `{}` writes them.
+    #[test]
+    fn numbers_are_written_in_decimal() {
+        for value in [0, 7, 10, 99, 100, 4_294_967_296, u64::MAX - 1, u64::MAX] {
+            let mut out = String::from("at ");
+            super::push_u64(value, &mut out);
+            assert_eq!(out, format!("at {value}"));
+        }
     }
 
     /// A finding longer than what is read at a time reads back whole, between short
