@@ -17,6 +17,17 @@ fn transcript() -> String {
     ])
 }
 
+/// A folder whose configuration reads OpenAI chats, holding `chat` as chat.json.
+fn openai_chat(chat: &str) -> Dir {
+    let dir = Dir::new();
+    dir.write("toolreplay.toml", "from = \"openai\"\n");
+    dir.write("chat.json", chat);
+    dir
+}
+
+/// An OpenAI chat of one call and its result.
+const CLEAN_CHAT: &str = r#"[{"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "ok"}]"#;
+
 fn dir_with(config: &str) -> Dir {
     let dir = Dir::new();
     dir.write("t.jsonl", transcript());
@@ -139,12 +150,7 @@ fn scope_without_a_scope_file_says_where_to_give_one() {
 
 #[test]
 fn from_comes_from_the_configuration() {
-    let dir = Dir::new();
-    dir.write("toolreplay.toml", "from = \"openai\"\n");
-    dir.write(
-        "chat.json",
-        r#"[{"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "ok"}]"#,
-    );
+    let dir = openai_chat(CLEAN_CHAT);
     assert_snapshot!(dir.run(&["replay", "chat.json"]).text(), @r"
     exit: 0
     --- stdout
@@ -204,9 +210,7 @@ const CHAT_WITH_A_WARNING: &str = r#"[{"role": "assistant", "tool_calls": [{"id"
 
 #[test]
 fn strict_applies_to_the_from_of_the_configuration() {
-    let dir = Dir::new();
-    dir.write("toolreplay.toml", "from = \"openai\"\n");
-    dir.write("chat.json", CHAT_WITH_A_WARNING);
+    let dir = openai_chat(CHAT_WITH_A_WARNING);
     assert_snapshot!(dir.run(&["replay", "--strict", "chat.json"]).text(), @r#"
     exit: 2
     --- stdout
@@ -225,12 +229,7 @@ fn strict_applies_to_the_from_of_the_configuration() {
 
 #[test]
 fn strict_with_the_from_of_the_configuration_passes_a_clean_log() {
-    let dir = Dir::new();
-    dir.write("toolreplay.toml", "from = \"openai\"\n");
-    dir.write(
-        "chat.json",
-        r#"[{"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "ok"}]"#,
-    );
+    let dir = openai_chat(CLEAN_CHAT);
     assert_snapshot!(dir.run(&["replay", "--strict", "chat.json"]).text(), @r"
     exit: 0
     --- stdout
