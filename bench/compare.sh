@@ -14,6 +14,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(dirname "$here")
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
 BENCH_DIR=${BENCH_DIR:-/tmp/toolreplay-bench}
 SIZE=${SIZE:-1GiB}
 RUNS=${RUNS:-5}
@@ -32,11 +34,9 @@ if [[ ! -f $src/.exported ]]; then
     touch "$src/.exported"
 fi
 (cd "$src" && CARGO_TARGET_DIR="$src/target" cargo build --release --locked) >&2
-(cd "$repo" && cargo build --release --locked) >&2
-target_dir=$(cd "$repo" && cargo metadata --format-version 1 --no-deps |
-    python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-cp "$src/target/release/toolreplay" "$BENCH_DIR/base" 
-cp "$target_dir/release/toolreplay" "$BENCH_DIR/new"
+new=$(built_binary)
+cp "$src/target/release/toolreplay" "$BENCH_DIR/base"
+cp "$new" "$BENCH_DIR/new"
 
 T="$BENCH_DIR/transcript-$SIZE-seed$SEED.jsonl"
 [[ -f $T ]] || python3 "$here/gen_transcript.py" --size "$SIZE" --seed "$SEED" -o "$T"

@@ -58,6 +58,26 @@ peak() {
 
 mib() { awk -v k="$1" 'BEGIN { if (k == "over") print "over"; else printf "%.1f", k / 1024 }'; }
 
+# against_base BASE_OUT NEW_OUT ARGS...: with BASE_BIN set, runs it with ARGS into
+# BASE_OUT and sets base_kb (its peak, in MiB) and same (whether BASE_OUT and NEW_OUT
+# are the same bytes); without, both are "-".
+against_base() {
+    local base_out=$1 new_out=$2
+    shift 2
+    base_kb=-
+    same=-
+    [[ -n "${BASE_BIN:-}" ]] || return 0
+    base_kb=$(peak "$base_out" "$BASE_BIN" "$@")
+    if [[ $base_kb == over ]]; then
+        same="base over limit"
+    elif cmp -s "$base_out" "$new_out"; then
+        same=yes
+    else
+        same=NO
+    fi
+    base_kb=$(mib "$base_kb")
+}
+
 if [[ -n "${MANY:-}" ]]; then
     MANY_FILES=${MANY_FILES:-3}
     MANY_FINDINGS=${MANY_FINDINGS:-300000}
@@ -83,21 +103,8 @@ PY
     for format in json sarif; do
         new_out="$BENCH_DIR/many-new.$format"
         new_kb=$(peak "$new_out" "$BIN" replay "${files[@]}" --format "$format")
-        base_kb=-
-        same=-
-        if [[ -n "${BASE_BIN:-}" ]]; then
-            base_out="$BENCH_DIR/many-base.$format"
-            base_kb=$(peak "$base_out" "$BASE_BIN" replay "${files[@]}" --format "$format")
-            if [[ $base_kb == over ]]; then
-                same="base over limit"
-            elif cmp -s "$base_out" "$new_out"; then
-                same=yes
-            else
-                same=NO
-            fi
-            base_kb=$(mib "$base_kb")
-            rm -f "$base_out"
-        fi
+        against_base "$BENCH_DIR/many-base.$format" "$new_out" replay "${files[@]}" --format "$format"
+        rm -f "$BENCH_DIR/many-base.$format"
         size=$(awk -v b="$(stat -c %s "$new_out")" 'BEGIN { printf "%.1f", b / 1048576 }')
         printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$MANY_FILES" "$MANY_FINDINGS" "$format" "$base_kb" "$(mib "$new_kb")" "$size" "$same"
         rm -f "$new_out"
@@ -159,20 +166,7 @@ for cmd in replay scope policy; do
         new_out="$BENCH_DIR/new-$cmd.$format"
         new_kb=$(peak "$new_out" "$BIN" "${args[@]}" --format "$format")
         findings=$({ "$BIN" "${args[@]}" || true; } | sed -n 's/^findings: //p' | head -1)
-        base_kb=-
-        same=-
-        if [[ -n "${BASE_BIN:-}" ]]; then
-            base_out="$BENCH_DIR/base-$cmd.$format"
-            base_kb=$(peak "$base_out" "$BASE_BIN" "${args[@]}" --format "$format")
-            if [[ $base_kb == over ]]; then
-                same="base over limit"
-            elif cmp -s "$base_out" "$new_out"; then
-                same=yes
-            else
-                same=NO
-            fi
-            base_kb=$(mib "$base_kb")
-        fi
+        against_base "$BENCH_DIR/base-$cmd.$format" "$new_out" "${args[@]}" --format "$format"
         target=$(awk -v d="$distinct_calls" -v f="$findings" 'BEGIN { printf "%.1f", 64 + (100 * d + 16 * f) / 1048576 }')
         label=$cmd
         [[ $cmd == policy ]] && label="scope + policy.json"

@@ -18,6 +18,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(dirname "$here")
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
 SIZE=${SIZE:-100MiB}
 RUNS=${RUNS:-3}
 BENCH_DIR=${BENCH_DIR:-/tmp/toolreplay-bench-import}
@@ -40,10 +42,7 @@ case $SIZE in
 esac
 
 if [[ -z ${BIN:-} ]]; then
-    (cd "$repo" && cargo build --release --locked) >&2
-    target_dir=$(cd "$repo" && cargo metadata --format-version 1 --no-deps |
-        python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-    BIN="$target_dir/release/toolreplay"
+    BIN=$(built_binary)
 fi
 [[ -x $BIN ]] || die "$BIN is not an executable"
 

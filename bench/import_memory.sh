@@ -23,6 +23,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(dirname "$here")
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
 BENCH_DIR=${BENCH_DIR:-/tmp/toolreplay-bench-import-memory}
 
 die() { echo "bench: $*" >&2; exit 2; }
@@ -31,10 +33,7 @@ command -v python3 >/dev/null 2>&1 || die "python3 not found"
 [[ -x /usr/bin/time ]] || die "/usr/bin/time not found (apt-get install time)"
 
 if [[ -z ${BIN:-} ]]; then
-    (cd "$repo" && cargo build --release --locked) >&2
-    target_dir=$(cd "$repo" && cargo metadata --format-version 1 --no-deps |
-        python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-    BIN="$target_dir/release/toolreplay"
+    BIN=$(built_binary)
 fi
 [[ -x $BIN ]] || die "$BIN is not an executable"
 [[ -z ${BASE:-} || -x $BASE ]] || die "$BASE is not an executable"

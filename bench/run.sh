@@ -16,6 +16,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(dirname "$here")
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
 BENCH_DIR=${BENCH_DIR:-/tmp/toolreplay-bench}
 SIZES=${SIZES:-"10MiB 100MiB 1GiB"}
 RUNS=${RUNS:-5}
@@ -82,10 +84,7 @@ if [[ -n ${REV:-} ]]; then
     built="$src/target/release/toolreplay"
     rev="${sha:0:7} (REV=$REV, built from an exported copy)"
 else
-    (cd "$repo" && cargo build --release --locked) >&2
-    target_dir=$(cd "$repo" && cargo metadata --format-version 1 --no-deps |
-        python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-    built="$target_dir/release/toolreplay"
+    built=$(built_binary)
     rev="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown), working tree"
     if [[ -n $(git -C "$repo" status --porcelain -- src Cargo.toml Cargo.lock 2>/dev/null) ]]; then
         rev="$rev with uncommitted changes in src/ or Cargo.*"
