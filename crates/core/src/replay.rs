@@ -347,14 +347,13 @@ impl Replay {
 
     /// Remembers a call that did not come before.
     fn insert(&mut self, seen: Seen) {
-        let Ok(number) = u32::try_from(self.seen.len()) else {
-            self.unnumbered.insert(seen.call, seen);
-            return;
+        let number = match u32::try_from(self.seen.len()) {
+            Ok(number) if self.seen.len() < self.numbered => number,
+            _ => {
+                self.unnumbered.insert(seen.call, seen);
+                return;
+            }
         };
-        if self.seen.len() >= self.numbered {
-            self.unnumbered.insert(seen.call, seen);
-            return;
-        }
         let (hasher, all) = (&self.hasher, &self.seen);
         self.numbers
             .insert_unique(hash(hasher, &seen.call), number, |&n| {
