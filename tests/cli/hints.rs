@@ -129,6 +129,32 @@ fn a_misspelt_tool_in_tools_suggests_the_allowed_one() {
     );
 }
 
+/// A tool near an allowed one is not taken for a misspelling when the transcript
+/// calls it: its calls are outside the scope, and the rules for it apply.
+#[test]
+fn a_near_tool_that_is_called_is_not_misspelt() {
+    let dir = Dir::new();
+    dir.write(
+        "t.jsonl",
+        lines(&[
+            &record(0, "read_file", "{}", "{}"),
+            &record(1, "raed_file", "{}", "{}"),
+        ]),
+    );
+    dir.write(
+        "p.json",
+        "{\"agent\": \"a\", \"allowed_tools\": [\"read_file\"], \"policy_version\": 1,\n\"tools\": {\"raed_file\": {\"paths\": []}}}\n",
+    );
+    assert_snapshot!(dir.run(&["scope", "t.jsonl", "p.json"]).text(), @r"
+    exit: 1
+    --- stdout
+    calls: 2
+    findings: 1
+    index 1: permission-overreach: tool 'raed_file' is not in the declared scope for agent 'a'
+    --- stderr
+    ");
+}
+
 #[test]
 fn a_rule_for_a_tool_far_from_every_allowed_one_is_accepted() {
     assert_snapshot!(
