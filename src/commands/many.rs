@@ -24,15 +24,53 @@ use crate::render::{Format, text};
 /// How deep folders are walked.
 const MAX_DEPTH: usize = 64;
 
-/// One file's audit: its report in the format asked for, its status and findings.
+/// One file's audit: its report in the format asked for, and its status.
 pub struct Done {
-    /// The report, as the one-file command prints it: in memory while small, in a
-    /// temporary file beyond that.
-    pub text: Spool,
+    /// The report, as the one-file command prints it.
+    pub report: Report,
     /// Its status.
     pub status: Status,
-    /// Its findings, for the summary.
-    pub findings: Findings,
+}
+
+/// One file's report, written or still to be written.
+pub enum Report {
+    /// Written: in memory while small, in a temporary file beyond that; with the
+    /// findings, for the summary.
+    Written {
+        /// The report.
+        text: Spool,
+        /// Its findings.
+        findings: Findings,
+    },
+    /// Still to be written, by this: a single input's report goes straight to stdout
+    /// as its findings are read back, with no copy of it held. It gives the findings
+    /// back, for the summary.
+    Later(Later),
+}
+
+/// Writes a report to the writer it is given, and gives back its findings.
+pub type Later = Box<dyn FnOnce(&mut dyn std::io::Write) -> std::io::Result<Findings> + Send>;
+
+impl Report {
+    /// The report written (into a spool, when it was still to be written), and its
+    /// findings.
+    pub fn written(self) -> std::io::Result<(Spool, Findings)> {
+        match self {
+            Report::Written { text, findings } => Ok((text, findings)),
+            Report::Later(write) => {
+                let mut text = Spool::new();
+                let findings = write(&mut text)?;
+                Ok((text, findings))
+            }
+        }
+    }
+}
+
+/// One file's audit with its report written, kept for its turn among several.
+struct Kept {
+    text: Spool,
+    findings: Findings,
+    status: Status,
 }
 
 /// The inputs named on the command line, folders walked (files sorted by path, names
@@ -159,7 +197,7 @@ fn allow_open_files() {
 
 /// Runs `audit` on every file, on at most as many threads as the machine has cores
 /// (and no more than files), and gives the results in the files' order.
-pub fn run_all<F>(files: &[PathBuf], audit: F) -> Vec<Result<Done, Error>>
+fn run_all<F>(files: &[PathBuf], audit: F) -> Vec<Result<Kept, Error>>
 where
     F: Fn(&Path) -> Result<Done, Error> + Sync,
 {
@@ -171,7 +209,7 @@ where
         allow_open_files();
     }
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<Done, Error>>>> =
+    let results: Mutex<Vec<Option<Result<Kept, Error>>>> =
         Mutex::new((0..files.len()).map(|_| None).collect());
     std::thread::scope(|scope| {
         for _ in 0..threads {
@@ -181,10 +219,16 @@ where
                     let Some(file) = files.get(at) else { break };
                     // Each file's report and findings wait for the others: park
                     // them, so that memory does not grow with the files.
-                    let done = audit(file).and_then(|mut done| {
-                        done.text.park().map_err(Error::temporary)?;
-                        done.findings.park();
-                        Ok(done)
+                    let done = audit(file).and_then(|done| {
+                        let (mut text, mut findings) =
+                            done.report.written().map_err(Error::temporary)?;
+                        text.park().map_err(Error::temporary)?;
+                        findings.park();
+                        Ok(Kept {
+                            text,
+                            findings,
+                            status: done.status,
+                        })
                     });
                     if let Ok(mut results) = results.lock() {
                         results[at] = Some(done);
@@ -249,12 +293,25 @@ where
     });
 }
 
-/// The report of several files: each file's, then the summary; errors on stderr as
-/// they would be for one file, and counted. Exit status: the worst.
-pub fn report(
+/// Runs `audit` on every file (see [`run_all`]) and reports them all (see [`report`]).
+pub fn audit_all<F>(
     command: &str,
     files: &[PathBuf],
-    results: Vec<Result<Done, Error>>,
+    format: Format,
+    audit: F,
+) -> Result<Outcome, Error>
+where
+    F: Fn(&Path) -> Result<Done, Error> + Sync,
+{
+    report(command, files, run_all(files, audit), format)
+}
+
+/// The report of several files: each file's, then the summary; errors on stderr as
+/// they would be for one file, and counted. Exit status: the worst.
+fn report(
+    command: &str,
+    files: &[PathBuf],
+    results: Vec<Result<Kept, Error>>,
     format: Format,
 ) -> Result<Outcome, Error> {
     let mut status = Status::Clean;

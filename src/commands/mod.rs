@@ -28,7 +28,7 @@ use crate::cli::{BaselineArgs, Cli, Command, ManyArgs, Source};
 use crate::config::Config;
 use crate::error::Error;
 use crate::input::{self, ImportOptions, Transcript};
-use crate::output::{Outcome, Status};
+use crate::output::{Outcome, Output, Status, Stream};
 use crate::render::Format;
 use crate::render::color::Paint;
 
@@ -252,21 +252,30 @@ where
             return Err(Error::Usage("no input".to_owned()));
         };
         let done = audit(file)?;
-        let mut text = done.text;
-        if summary {
-            let name = input::display(file);
-            let written = io::Write::write_all(&mut text, b"\n").and_then(|()| {
-                crate::render::text::summary(&[(name.as_str(), &done.findings)], None, &mut text)
-            });
-            written.map_err(Error::temporary)?;
-        }
+        let name = input::display(file);
+        let write_summary = move |out: &mut dyn io::Write, findings: &Findings| {
+            if !summary {
+                return Ok(());
+            }
+            out.write_all(b"\n")?;
+            crate::render::text::summary(&[(name.as_str(), findings)], None, out)
+        };
+        let output = match done.report {
+            many::Report::Written { mut text, findings } => {
+                write_summary(&mut text, &findings).map_err(Error::temporary)?;
+                Output::Spooled(text)
+            }
+            many::Report::Later(write) => Output::Stream(Stream::new(move |out| {
+                let findings = write(out)?;
+                write_summary(out, &findings)
+            })),
+        };
         return Ok(Outcome {
-            output: crate::output::Output::Spooled(text),
+            output,
             status: done.status,
         });
     }
-    let results = many::run_all(&files, audit);
-    many::report(command, &files, results, format)
+    many::audit_all(command, &files, format, audit)
 }
 
 /// Applies `--baseline` or `--write-baseline` to `findings`: with --baseline, only

@@ -8,10 +8,9 @@ use crate::error::Error;
 use crate::input::Transcript;
 use std::path::Path;
 
-use super::many::Done;
+use super::many::{Done, Report};
 use crate::input::ImportOptions;
 use crate::output::Status;
-use crate::output::spool::Spool;
 use crate::render::{self, Format, color::Paint};
 
 /// The tools and rules a replay judges calls by, as the command line and the
@@ -68,12 +67,16 @@ pub fn audit_one(
     let mut transcript = Transcript::open(path, from)?;
     let mut report = report(&mut transcript, judging)?;
     let written = super::baseline(baseline, &mut report.findings)?;
-    let mut text = Spool::new();
-    render::replay(&report, &transcript.name(), format, paint, &mut text)
-        .map_err(Error::temporary)?;
+    // The report goes out as the findings are read back: if they could not be kept,
+    // it fails now, before any of it is written.
+    report.findings.kept().map_err(Error::temporary)?;
+    let status = Status::clean_if(written || report.findings.is_empty());
+    let name = transcript.name();
     Ok(Done {
-        text,
-        status: Status::clean_if(written || report.findings.is_empty()),
-        findings: report.findings,
+        report: Report::Later(Box::new(move |out| {
+            render::replay(&report, &name, format, paint, out)?;
+            Ok(report.findings)
+        })),
+        status,
     })
 }

@@ -5,12 +5,11 @@ use std::path::Path;
 use toolreplay_core::finding::quote_name;
 use toolreplay_core::scope::{Scope, ScopeReport};
 
-use super::many::Done;
+use super::many::{Done, Report};
 use crate::cli::BaselineArgs;
 use crate::error::Error;
 use crate::input::{self, ImportOptions, Transcript};
 use crate::output::Status;
-use crate::output::spool::Spool;
 use crate::render::{self, Format, color::Paint};
 
 /// The largest scope file read, in bytes.
@@ -68,19 +67,16 @@ pub fn audit_one(
         });
     }
     let written = super::baseline(baseline, &mut report.findings)?;
-    let mut text = Spool::new();
-    render::scope(
-        &report,
-        &transcript.name(),
-        &input::display(scope_path),
-        format,
-        paint,
-        &mut text,
-    )
-    .map_err(Error::temporary)?;
+    // The report goes out as the findings are read back: if they could not be kept,
+    // it fails now, before any of it is written.
+    report.findings.kept().map_err(Error::temporary)?;
+    let status = Status::clean_if(written || report.findings.is_empty());
+    let (name, scope_name) = (transcript.name(), input::display(scope_path));
     Ok(Done {
-        text,
-        status: Status::clean_if(written || report.findings.is_empty()),
-        findings: report.findings,
+        report: Report::Later(Box::new(move |out| {
+            render::scope(&report, &name, &scope_name, format, paint, out)?;
+            Ok(report.findings)
+        })),
+        status,
     })
 }

@@ -132,8 +132,10 @@ pub fn audit_one(
     let report = report(path, checks)?;
     let text = render::verify(&report, &shown(path), format, paint);
     Ok(super::many::Done {
-        text: crate::output::spool::Spool::from_text(text),
+        report: super::many::Report::Written {
+            text: crate::output::spool::Spool::from_text(text),
+            findings: toolreplay_core::finding::Findings::new(),
+        },
         status: Status::clean_if(report.holds()),
-        findings: toolreplay_core::finding::Findings::new(),
     })
 }

@@ -83,8 +83,82 @@ pub enum Output {
     Text(String),
     /// Bytes held back until the command succeeded (a sealed transcript).
     Spooled(Spool),
+    /// A report written as it is made, once the command has succeeded.
+    Stream(Stream),
     /// Nothing: the command wrote a file.
     Nothing,
+}
+
+/// A report that is written straight to stdout as it is made, once everything that
+/// could fail the command but writing it is done: a single input's audit report,
+/// written as its findings are read back. Nothing of it is held back in memory or
+/// in a temporary file. The one failure left is of the temporary file the findings
+/// were kept in, which ends the report there with an `error:` line and exit 2.
+pub struct Stream(Box<WriteReport>);
+
+/// What writes a [`Stream`]'s report.
+type WriteReport = dyn FnOnce(&mut dyn Write) -> io::Result<()>;
+
+impl Stream {
+    /// The report that `write` writes.
+    pub fn new(write: impl FnOnce(&mut dyn Write) -> io::Result<()> + 'static) -> Stream {
+        Stream(Box::new(write))
+    }
+
+    /// Writes the report to `out`: an error writing `out` and an error of the
+    /// report's own making (the findings could not be read back) are told apart.
+    fn write_to(self, out: &mut dyn Write) -> Result<(), SpoolError> {
+        let mut tracked = Tracked { out, failed: None };
+        match (self.0)(&mut tracked) {
+            Ok(()) => Ok(()),
+            Err(err) => match tracked.failed {
+                Some(failed) => Err(SpoolError::Write(failed)),
+                None => Err(SpoolError::Spool(err)),
+            },
+        }
+    }
+}
+
+impl std::fmt::Debug for Stream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Stream")
+    }
+}
+
+/// A writer that keeps the first error of the writer it wraps, so that the error a
+/// report ended with is known to be the writer's or not.
+struct Tracked<'a> {
+    out: &'a mut dyn Write,
+    failed: Option<io::Error>,
+}
+
+impl Tracked<'_> {
+    fn tracked<T>(&mut self, result: io::Result<T>) -> io::Result<T> {
+        result.map_err(|err| {
+            let kind = err.kind();
+            if self.failed.is_none() {
+                self.failed = Some(err);
+            }
+            io::Error::new(kind, "writing the report failed")
+        })
+    }
+}
+
+impl Write for Tracked<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let result = self.out.write(buf);
+        self.tracked(result)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        let result = self.out.write_all(buf);
+        self.tracked(result)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let result = self.out.flush();
+        self.tracked(result)
+    }
 }
 
 /// A command's result: its output and status.
@@ -129,6 +203,15 @@ impl Outcome {
                 Ok(()) => Ok(()),
                 Err(SpoolError::Write(err)) => Err(err),
                 Err(SpoolError::Spool(source)) => return Err(Error::temporary(source)),
+            },
+            Output::Stream(stream) => match stream.write_to(&mut out) {
+                Ok(()) => Ok(()),
+                Err(SpoolError::Write(err)) => Err(err),
+                Err(SpoolError::Spool(source)) => {
+                    // What was written before the failure goes out before the error.
+                    let _ = out.flush();
+                    return Err(Error::temporary(source));
+                }
             },
         };
         match written.and_then(|()| out.flush()) {

@@ -3,7 +3,7 @@
 
 use insta::assert_snapshot;
 
-use super::{Dir, Run, record, replay};
+use super::{Dir, Run, record, replay, run_with_env};
 
 /// A transcript of `calls`, each `(tool, args, response)` with `tool` as the inside
 /// of a JSON string and `args` and `response` as JSON text; indices 0, 1, 2, ...
@@ -486,6 +486,51 @@ fn volatile_tool_spares_a_tool_under_the_specification_s_rules() {
     index 5: redundant-call: tool 'BashOutput' repeats the identical call at index 4 with no state change between them
     --- stderr
     ");
+}
+
+/// Findings past the few MiB kept in memory go to a temporary file: when it cannot
+/// be made, the report fails before any of it is written, in every format.
+#[test]
+fn findings_that_cannot_be_kept_fail_the_report_before_it_starts() {
+    let calls = 60_001u64;
+    let dir = Dir::new();
+    let text: String = (0..calls)
+        .map(|i| {
+            format!(
+                "{}\n",
+                record(i, "search", r#"{"q": "x"}"#, &format!(r#"{{"hits": {i}}}"#))
+            )
+        })
+        .collect();
+    dir.write("t.jsonl", text);
+    // Scope: every call outside the declared tools, each finding with a long name.
+    let tool = "a_tool_with_a_name_long_enough_to_fill_the_memory_kept".repeat(2);
+    let text: String = (0..calls)
+        .map(|i| format!("{}\n", record(i, &tool, "{}", "{}")))
+        .collect();
+    dir.write("s.jsonl", text);
+    dir.write(
+        "scope.json",
+        r#"{"agent": "a", "allowed_tools": ["search"]}"#,
+    );
+    let missing = dir.path().join("missing");
+    let tmpdir = missing.to_str().expect("UTF-8 path");
+    for format in ["text", "json", "sarif"] {
+        for args in [
+            &["replay", "t.jsonl", "--format", format][..],
+            &["scope", "s.jsonl", "scope.json", "--format", format],
+        ] {
+            let run = run_with_env(dir.path(), args, &[("TMPDIR", tmpdir)]);
+            insta::allow_duplicates! {
+                assert_snapshot!(run.text(), @r"
+                exit: 2
+                --- stdout
+                --- stderr
+                error: cannot write a temporary file: the findings could not be kept in a temporary file
+                ");
+            }
+        }
+    }
 }
 
 /// Findings past the few MiB kept in memory are kept in a temporary file and read

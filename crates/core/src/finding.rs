@@ -662,6 +662,26 @@ impl Findings {
         Ok(())
     }
 
+    /// The error that kept findings out of their temporary file, if one did: then
+    /// every read of them fails, and a report of them can fail before it starts.
+    ///
+    /// ```
+    /// use toolreplay_core::finding::{Finding, FindingKind, Findings};
+    ///
+    /// let mut findings = Findings::new();
+    /// findings.push(&Finding {
+    ///     index: 1,
+    ///     tool: "search".to_owned(),
+    ///     kind: FindingKind::RedundantCall { previous: 0 },
+    ///     line: 2,
+    ///     call: [0; 32],
+    /// });
+    /// assert!(findings.kept().is_ok());
+    /// ```
+    pub fn kept(&self) -> std::io::Result<()> {
+        self.error.map_or(Ok(()), |kind| Err(unkept(kind)))
+    }
+
     /// The findings in order; an error (the temporary file failed) ends them.
     pub fn iter(&self) -> FindingsIter<'_> {
         FindingsIter {
@@ -810,10 +830,7 @@ impl Iterator for FindingsIter<'_> {
         if self.failed {
             self.failed = false;
             self.left = 0;
-            return Some(Err(std::io::Error::new(
-                self.error.unwrap_or(std::io::ErrorKind::Other),
-                "the findings could not be kept in a temporary file",
-            )));
+            return Some(Err(unkept(self.error.unwrap_or(std::io::ErrorKind::Other))));
         }
         if self.left == 0 {
             return None;
@@ -840,6 +857,11 @@ impl Iterator for FindingsIter<'_> {
             return Some(Err(failure));
         }
     }
+}
+
+/// The error of findings that could not be kept in their temporary file.
+fn unkept(kind: std::io::ErrorKind) -> std::io::Error {
+    std::io::Error::new(kind, "the findings could not be kept in a temporary file")
 }
 
 fn put_u64(out: &mut Vec<u8>, mut value: u64) {
