@@ -383,13 +383,17 @@ fn message(finding: &Finding, agent: &str, out: &mut String) -> fmt::Result {
             out.push_str(" with no state change between them");
             Ok(())
         }
-        FindingKind::PermissionOverreach => write!(
-            out,
-            "tool {tool} is not in the declared scope for agent {}",
-            Quoted(agent)
-        ),
+        FindingKind::PermissionOverreach => {
+            out.push_str("tool ");
+            push_quoted(&finding.tool, out);
+            out.push_str(" is not in the declared scope for agent ");
+            push_quoted(agent, out);
+            Ok(())
+        }
         FindingKind::ArgumentViolation(violation) => {
-            write!(out, "tool {tool} ")?;
+            out.push_str("tool ");
+            push_quoted(&finding.tool, out);
+            out.push(' ');
             argument_words(violation, out)
         }
         FindingKind::BudgetExceeded(BudgetExceeded {
@@ -407,28 +411,37 @@ fn message(finding: &Finding, agent: &str, out: &mut String) -> fmt::Result {
                 out.push_str(" (budgets.total)");
                 Ok(())
             }
-            Budget::PerTool => write!(
-                out,
-                "tool {tool} is call {call} to this tool, over its budget of {limit} (budgets.per_tool)"
-            ),
+            Budget::PerTool => {
+                out.push_str("tool ");
+                push_quoted(&finding.tool, out);
+                out.push_str(" is call ");
+                push_u64(*call, out);
+                out.push_str(" to this tool, over its budget of ");
+                push_u64(*limit, out);
+                out.push_str(" (budgets.per_tool)");
+                Ok(())
+            }
         },
         FindingKind::SensitiveResponse(SensitiveResponse::Match {
             pointer,
             in_key,
             detector,
         }) => {
-            let (pointer, detector) = (Quoted(pointer), Quoted(detector));
-            if *in_key {
-                write!(
-                    out,
-                    "tool {tool} response has a key in {pointer} that matches detector {detector}"
-                )
+            out.push_str("tool ");
+            push_quoted(&finding.tool, out);
+            out.push_str(if *in_key {
+                " response has a key in "
             } else {
-                write!(
-                    out,
-                    "tool {tool} response field {pointer} matches detector {detector}"
-                )
-            }
+                " response field "
+            });
+            push_quoted(pointer, out);
+            out.push_str(if *in_key {
+                " that matches detector "
+            } else {
+                " matches detector "
+            });
+            push_quoted(detector, out);
+            Ok(())
         }
         FindingKind::SensitiveResponse(SensitiveResponse::Unscannable { reason }) => {
             write!(out, "tool {tool} response cannot be scanned: {reason}")
@@ -437,12 +450,18 @@ fn message(finding: &Finding, agent: &str, out: &mut String) -> fmt::Result {
             flow,
             source,
             source_tool,
-        }) => write!(
-            out,
-            "tool {tool} is a sink called after the source {} at index {source} (flow {})",
-            Quoted(source_tool),
-            Quoted(flow)
-        ),
+        }) => {
+            out.push_str("tool ");
+            push_quoted(&finding.tool, out);
+            out.push_str(" is a sink called after the source ");
+            push_quoted(source_tool, out);
+            out.push_str(" at index ");
+            push_u64(*source, out);
+            out.push_str(" (flow ");
+            push_quoted(flow, out);
+            out.push(')');
+            Ok(())
+        }
     }
 }
 
@@ -470,28 +489,35 @@ fn argument_words(violation: &ArgumentViolation, out: &mut String) -> fmt::Resul
             argument,
             problem,
         } => {
-            write!(out, "argument {} ", Quoted(argument))?;
+            out.push_str("argument ");
+            push_quoted(argument, out);
+            out.push(' ');
             match problem {
                 PathProblem::NotAString => out.push_str("is not a string"),
                 PathProblem::Nul => out.push_str("holds a NUL character"),
                 PathProblem::EscapesRoot => out.push_str("escapes above its root"),
-                PathProblem::OutsideRoot { path, root } => write!(
-                    out,
-                    "path {} is outside root {}",
-                    Quoted(path),
-                    Quoted(root)
-                )?,
-                PathProblem::Denied { path, glob } => write!(
-                    out,
-                    "path {} matches deny glob {}",
-                    Quoted(path),
-                    Quoted(glob)
-                )?,
+                PathProblem::OutsideRoot { path, root } => {
+                    out.push_str("path ");
+                    push_quoted(path, out);
+                    out.push_str(" is outside root ");
+                    push_quoted(root, out);
+                }
+                PathProblem::Denied { path, glob } => {
+                    out.push_str("path ");
+                    push_quoted(path, out);
+                    out.push_str(" matches deny glob ");
+                    push_quoted(glob, out);
+                }
                 PathProblem::NotAllowed { path } => {
-                    write!(out, "path {} matches no allow glob", Quoted(path))?
+                    out.push_str("path ");
+                    push_quoted(path, out);
+                    out.push_str(" matches no allow glob");
                 }
             }
-            write!(out, " (paths[{rule}])")
+            out.push_str(" (paths[");
+            push_u64(*rule as u64, out);
+            out.push_str("])");
+            Ok(())
         }
         ArgumentViolation::Url {
             rule,
