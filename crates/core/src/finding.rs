@@ -274,18 +274,8 @@ fn push_quoted(name: &str, out: &mut String) {
 }
 
 /// Appends `value` in decimal, as `{}` writes it.
-pub fn push_u64(mut value: u64, out: &mut String) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (value % 10) as u8;
-        value /= 10;
-        if value == 0 {
-            break;
-        }
-    }
-    out.extend(digits[at..].iter().map(|&digit| char::from(digit)));
+pub fn push_u64(value: u64, out: &mut String) {
+    out.push_str(itoa::Buffer::new().format(value));
 }
 
 /// Writes `text` with the escapes of [`quote_name`], without the quotes.
