@@ -69,6 +69,20 @@ pub struct Painted<'a> {
     sgr: Option<&'static str>,
 }
 
+impl Painted<'_> {
+    /// Appends the word as it is written, as its `Display` does.
+    pub fn push_to(self, out: &mut String) {
+        match self.sgr {
+            Some(sgr) => {
+                out.push_str(sgr);
+                out.push_str(self.word);
+                out.push_str("\x1b[0m");
+            }
+            None => out.push_str(self.word),
+        }
+    }
+}
+
 impl fmt::Display for Painted<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.sgr {
@@ -139,6 +153,17 @@ mod tests {
             None
         ));
         assert!(!enabled(ColorChoice::Never, true, None, None));
+    }
+
+    /// `push_to` writes what `Display` does, with colour and without.
+    #[test]
+    fn a_pushed_word_is_the_displayed_one() {
+        for paint in [Paint::new(true), Paint::PLAIN] {
+            let painted = paint.kind(&FindingKind::RedundantCall { previous: 0 });
+            let mut out = String::from("> ");
+            painted.push_to(&mut out);
+            assert_eq!(out, format!("> {painted}"));
+        }
     }
 
     #[test]

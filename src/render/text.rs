@@ -35,8 +35,7 @@ fn finding_lines(
         line.push_str("index ");
         push_u64(finding.index, &mut line);
         line.push_str(": ");
-        // Writing to a string cannot fail.
-        let _ = write!(line, "{}", paint.kind(&finding.kind));
+        paint.kind(&finding.kind).push_to(&mut line);
         line.push_str(": ");
         write_finding_message(&finding, agent, &mut line);
         line.push('\n');
