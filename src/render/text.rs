@@ -29,19 +29,17 @@ fn finding_lines(
     out: &mut dyn io::Write,
 ) -> io::Result<()> {
     let mut line = String::new();
-    for finding in findings.iter() {
-        let finding = finding?;
+    findings.read_each(|finding| {
         line.clear();
         line.push_str("index ");
         push_u64(finding.index, &mut line);
         line.push_str(": ");
         paint.kind(&finding.kind).push_to(&mut line);
         line.push_str(": ");
-        write_finding_message(&finding, agent, &mut line);
+        write_finding_message(finding, agent, &mut line);
         line.push('\n');
-        out.write_all(line.as_bytes())?;
-    }
-    Ok(())
+        out.write_all(line.as_bytes())
+    })
 }
 
 /// The text report of `replay`, written to `out` as its findings are read back.

@@ -714,6 +714,43 @@ impl Findings {
         }
     }
 
+    /// Hands each finding to `each`, in order, as [`Findings::iter`] reads them, but
+    /// each read into the same [`Finding`], so that reading many findings does not
+    /// allocate a tool name for each. The first error, of reading or of `each`, ends
+    /// it.
+    ///
+    /// ```
+    /// use toolreplay_core::finding::{Finding, FindingKind, Findings};
+    ///
+    /// let finding = |index, tool: &str| Finding {
+    ///     index,
+    ///     tool: tool.to_owned(),
+    ///     kind: FindingKind::RedundantCall { previous: 0 },
+    ///     line: index + 1,
+    ///     call: [0; 32],
+    /// };
+    /// let findings = Findings::from_vec(vec![finding(1, "search"), finding(2, "fetch")]);
+    /// let mut read = Vec::new();
+    /// findings.read_each(|f| {
+    ///     read.push(f.clone());
+    ///     Ok(())
+    /// })?;
+    /// assert_eq!(read, [finding(1, "search"), finding(2, "fetch")]);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn read_each(
+        &self,
+        mut each: impl FnMut(&Finding) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let mut findings = self.iter();
+        let mut finding = blank();
+        while let Some(read) = findings.next_into(&mut finding) {
+            read?;
+            each(&finding)?;
+        }
+        Ok(())
+    }
+
     /// The findings in a vector, read back whole.
     pub fn to_vec(&self) -> std::io::Result<Vec<Finding>> {
         self.iter().collect()
@@ -839,10 +876,10 @@ impl FindingsIter<'_> {
     }
 }
 
-impl Iterator for FindingsIter<'_> {
-    type Item = std::io::Result<Finding>;
-
-    fn next(&mut self) -> Option<Self::Item> {
+impl FindingsIter<'_> {
+    /// Reads the next finding into `finding` (none left: `None`), as [`Iterator::next`]
+    /// gives it, but keeping the room of `finding`'s tool.
+    fn next_into(&mut self, finding: &mut Finding) -> Option<std::io::Result<()>> {
         if self.failed {
             self.failed = false;
             self.left = 0;
@@ -853,11 +890,11 @@ impl Iterator for FindingsIter<'_> {
         }
         loop {
             let mut input = &self.buffer[self.start..];
-            let short = match decode(&mut input) {
-                Ok(finding) => {
+            let short = match decode_into(&mut input, finding) {
+                Ok(()) => {
                     self.start = self.buffer.len() - input.len();
                     self.left -= 1;
-                    return Some(Ok(finding));
+                    return Some(Ok(()));
                 }
                 Err(short) => short,
             };
@@ -872,6 +909,27 @@ impl Iterator for FindingsIter<'_> {
             self.left = 0;
             return Some(Err(failure));
         }
+    }
+}
+
+impl Iterator for FindingsIter<'_> {
+    type Item = std::io::Result<Finding>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut finding = blank();
+        self.next_into(&mut finding)
+            .map(|read| read.map(|()| finding))
+    }
+}
+
+/// A finding to read others into.
+fn blank() -> Finding {
+    Finding {
+        index: 0,
+        tool: String::new(),
+        kind: FindingKind::PermissionOverreach,
+        line: 0,
+        call: [0; 32],
     }
 }
 
@@ -1108,25 +1166,24 @@ fn get_usize(input: &mut &[u8]) -> Decoded<usize> {
     usize::try_from(get_u64(input)?).map_err(|_| Short::Corrupt)
 }
 
-fn get_string(input: &mut &[u8]) -> Decoded<String> {
+fn get_text<'a>(input: &mut &'a [u8]) -> Decoded<&'a str> {
     let len = get_usize(input)?;
     let bytes = get_bytes(input, len)?;
-    std::str::from_utf8(bytes)
-        .map(str::to_owned)
-        .map_err(|_| Short::Corrupt)
+    std::str::from_utf8(bytes).map_err(|_| Short::Corrupt)
 }
 
 fn get_str(input: &mut &[u8]) -> Decoded<Box<str>> {
-    get_string(input).map(String::into_boxed_str)
+    get_text(input).map(Box::from)
 }
 
-/// Reads back a finding written by [`encode`].
-fn decode(input: &mut &[u8]) -> Decoded<Finding> {
+/// Reads back a finding written by [`encode`] into `finding`, whose tool keeps its
+/// room from one finding to the next. Nothing of `finding` changes unless the whole
+/// finding is read.
+fn decode_into(input: &mut &[u8], finding: &mut Finding) -> Decoded<()> {
     let index = get_u64(input)?;
     let line = get_u64(input)?;
-    let mut call = [0; 32];
-    call.copy_from_slice(get_bytes(input, 32)?);
-    let tool = get_string(input)?;
+    let call = get_bytes(input, 32)?;
+    let tool = get_text(input)?;
     let kind = match get_u8(input)? {
         0 => FindingKind::NonDeterminism {
             first: get_u64(input)?,
@@ -1245,13 +1302,13 @@ fn decode(input: &mut &[u8]) -> Decoded<Finding> {
         }),
         _ => return Err(Short::Corrupt),
     };
-    Ok(Finding {
-        index,
-        tool,
-        kind,
-        line,
-        call,
-    })
+    finding.index = index;
+    finding.line = line;
+    finding.call.copy_from_slice(call);
+    finding.tool.clear();
+    finding.tool.push_str(tool);
+    finding.kind = kind;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -1371,6 +1428,15 @@ mod tests {
         assert!(findings.file.is_some(), "past the bound, in a file");
         assert_eq!(findings.len(), made.len() as u64);
         assert_eq!(findings.to_vec().expect("read back"), made);
+        // Into one finding, each in turn: every kind after every other.
+        let mut each = made.iter();
+        findings
+            .read_each(|f| {
+                assert_eq!(Some(f), each.next());
+                Ok(())
+            })
+            .expect("read back");
+        assert!(each.next().is_none(), "every finding read");
         // Twice, and while another read is under way.
         let mut first = findings.iter();
         let _ = first.next();
@@ -1459,6 +1525,16 @@ mod tests {
         assert!(read[..whole.len() - 1].iter().all(Result::is_ok));
         let err = read.last().expect("one").as_ref().expect_err("cut short");
         assert_eq!(err.kind(), std::io::ErrorKind::UnexpectedEof);
+        let mut each = 0;
+        let err = cut.read_each(|_| {
+            each += 1;
+            Ok(())
+        });
+        assert_eq!(each, whole.len() - 1, "all but the cut one");
+        assert_eq!(
+            err.map_err(|e| e.kind()),
+            Err(std::io::ErrorKind::UnexpectedEof)
+        );
         let mut bad = Findings::from_vec(whole);
         // The kind of the first finding: no kind has this number.
         bad.pending[2 + 32 + 2] = 99;
