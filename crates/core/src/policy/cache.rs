@@ -11,7 +11,10 @@
 //! check gives. Only small checks are kept (tool names up to [`MAX_TOOL`] bytes,
 //! arguments up to [`MAX_ARGS`], up to [`MAX_VIOLATIONS`] violations), so the memory
 //! it takes has a fixed bound, whatever the transcript.
-//! Each slot has its own lock, so threads checking calls at once rarely wait.
+//! Each slot has its own lock, so threads checking calls at once rarely wait; one
+//! table for all threads, as a call repeated is often parsed on another thread than
+//! the call before it (a table per thread gave fewer hits, and cost more than the
+//! locks).
 
 use std::hash::{BuildHasher, Hasher};
 use std::sync::Mutex;
@@ -37,7 +40,9 @@ struct Entry {
 
 /// The cache of the argument checks of one policy.
 pub(super) struct ArgsCache {
-    hasher: std::hash::RandomState,
+    /// Seeded anew for each cache: foldhash, which costs a fraction of SipHash on a
+    /// few dozen bytes. Keys made to collide only cost the checks they evict.
+    hasher: hashbrown::DefaultHashBuilder,
     /// By slot, its checks, the one used most recently first.
     slots: Box<[Mutex<[Option<Entry>; 2]>]>,
 }
@@ -51,7 +56,7 @@ impl std::fmt::Debug for ArgsCache {
 impl Default for ArgsCache {
     fn default() -> Self {
         ArgsCache {
-            hasher: std::hash::RandomState::new(),
+            hasher: hashbrown::DefaultHashBuilder::default(),
             slots: (0..SLOTS).map(|_| Mutex::new([None, None])).collect(),
         }
     }
@@ -143,6 +148,29 @@ mod tests {
         assert_eq!(get("t", b"{} ", 0), violations(0));
         assert_eq!(get("t", b"{}", 9), violations(1));
         assert_eq!(made, 3);
+    }
+
+    /// Two caches (two policies) never give each other's checks; a check made on
+    /// one thread is given on another.
+    #[test]
+    fn a_check_is_of_its_own_cache_on_any_thread() {
+        let (one, two) = (ArgsCache::default(), ArgsCache::default());
+        let made = std::sync::atomic::AtomicUsize::new(0);
+        let get = |cache: &ArgsCache, n: usize| {
+            cache.get_or_check("t", b"{}", || {
+                made.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                violations(n)
+            })
+        };
+        assert_eq!(get(&one, 1), violations(1));
+        assert_eq!(get(&two, 2), violations(2));
+        std::thread::scope(|threads| {
+            threads.spawn(|| {
+                assert_eq!(get(&one, 9), violations(1));
+                assert_eq!(get(&two, 9), violations(2));
+            });
+        });
+        assert_eq!(made.load(std::sync::atomic::Ordering::Relaxed), 2);
     }
 
     /// Long arguments, long tool names and checks of many violations are not kept.

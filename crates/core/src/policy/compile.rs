@@ -2,7 +2,7 @@
 //! is checked, and every glob, host pattern, JSON Schema and regular expression
 //! compiled, before any record is read; an error names the rule and what is wrong.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
 use super::detect::{self, Catalog, Group, Scanner};
 use super::history::{Budgets, Flow, Flows};
@@ -173,7 +173,7 @@ impl Policy {
             None => Flows::default(),
         };
 
-        let mut tools = HashMap::new();
+        let mut tools = hashbrown::HashMap::default();
         if let Some(value) = get(fields, "tools") {
             let members = object(value, "tools").map_err(field_error("tools"))?;
             for (name, rules) in members {

@@ -1,7 +1,7 @@
 //! The rules that judge a call by the calls before it, budgets and flows, and what
 //! is kept of those calls between one call and the next: a [`History`].
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -36,7 +36,7 @@ pub(crate) struct Flows {
     list: Vec<Flow>,
     /// By tool, the positions in `list` of the flows it is a sink of and a source
     /// of, ascending.
-    roles: HashMap<String, Roles>,
+    roles: hashbrown::HashMap<String, Roles>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -54,7 +54,7 @@ impl std::fmt::Debug for Flows {
 impl Flows {
     /// Indexes `list`.
     pub(crate) fn new(list: Vec<Flow>) -> Flows {
-        let mut roles: HashMap<String, Roles> = HashMap::new();
+        let mut roles: hashbrown::HashMap<String, Roles> = hashbrown::HashMap::default();
         for (at, flow) in list.iter().enumerate() {
             for (tools, sink) in [(&flow.sinks, true), (&flow.sources, false)] {
                 for tool in tools {

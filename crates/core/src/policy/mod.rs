@@ -25,7 +25,6 @@ mod urls;
 
 pub use history::History;
 
-use std::collections::HashMap;
 use std::fmt;
 
 use crate::canonical;
@@ -62,7 +61,8 @@ pub struct Policy {
     scanners: Vec<Scanner>,
     /// The scanner for tools without their own `response_detectors`.
     default_scanner: Option<usize>,
-    tools: HashMap<String, ToolRules>,
+    /// By tool name: looked up for every call, so with foldhash rather than SipHash.
+    tools: hashbrown::HashMap<String, ToolRules>,
     /// The argument checks of recent calls.
     args_cache: cache::ArgsCache,
 }
@@ -123,7 +123,32 @@ impl Policy {
     /// arguments in its order. `args` is the canonical encoding of the arguments;
     /// arguments that cannot be read break every rule, in one violation.
     pub fn check_arguments(&self, tool: &str, args: &[u8]) -> Vec<ArgumentViolation> {
-        let Some(rules) = self.tools.get(tool) else {
+        self.arguments_by(self.tools.get(tool), tool, args)
+    }
+
+    /// [`Policy::check_arguments`] and [`Policy::check_response`] of one call, its
+    /// tool's rules looked up once.
+    pub(crate) fn check_call(
+        &self,
+        tool: &str,
+        args: &[u8],
+        response: &[u8],
+    ) -> (Vec<ArgumentViolation>, Vec<SensitiveResponse>) {
+        let rules = self.tools.get(tool);
+        (
+            self.arguments_by(rules, tool, args),
+            self.response_by(rules, response),
+        )
+    }
+
+    /// [`Policy::check_arguments`] by the rules of `tool`, `rules`.
+    fn arguments_by(
+        &self,
+        rules: Option<&ToolRules>,
+        tool: &str,
+        args: &[u8],
+    ) -> Vec<ArgumentViolation> {
+        let Some(rules) = rules else {
             return Vec::new();
         };
         if rules.schema.is_none() && rules.paths.is_empty() && rules.urls.is_empty() {
@@ -224,7 +249,12 @@ impl Policy {
     /// pass cannot rule out is parsed; a response that cannot be is one finding
     /// saying so, never a scan that finds nothing.
     pub fn check_response(&self, tool: &str, response: &[u8]) -> Vec<SensitiveResponse> {
-        let scanner = match self.tools.get(tool).and_then(|rules| rules.scanner) {
+        self.response_by(self.tools.get(tool), response)
+    }
+
+    /// [`Policy::check_response`] by the rules of its tool, `rules`.
+    fn response_by(&self, rules: Option<&ToolRules>, response: &[u8]) -> Vec<SensitiveResponse> {
+        let scanner = match rules.and_then(|rules| rules.scanner) {
             Some(own) => own,
             None => self.default_scanner,
         };

@@ -182,10 +182,7 @@ impl Scope {
     /// response against the detectors.
     pub fn check_call(&self, tool: &str, args: &[u8], response: &[u8]) -> CheckedCall {
         let (arguments, response) = match &self.policy {
-            Some(policy) => (
-                policy.check_arguments(tool, args),
-                policy.check_response(tool, response),
-            ),
+            Some(policy) => policy.check_call(tool, args, response),
             None => (Vec::new(), Vec::new()),
         };
         CheckedCall {

@@ -47,8 +47,6 @@
 //! assert_eq!(Session::resume(&scope, state).next_index(), 2);
 //! ```
 
-use std::collections::HashSet;
-
 use serde::{Deserialize, Serialize};
 
 use super::Scope;
@@ -94,7 +92,8 @@ impl Decision {
 #[derive(Debug)]
 pub struct Session<'s> {
     scope: &'s Scope,
-    allowed: HashSet<&'s str>,
+    /// The allowed tools, looked up for every call (foldhash rather than SipHash).
+    allowed: hashbrown::HashSet<&'s str>,
     state: SessionState,
 }
 

@@ -15,6 +15,9 @@ struct Detector {
     /// whole pattern of a user detector.
     prefilter: String,
     regex: Regex,
+    /// For a user detector, its pattern on bytes: on a UTF-8 text it matches where
+    /// `regex` does, and reads the text without converting it to `str` first.
+    bytes: Option<regex::bytes::Regex>,
     check: Option<Check>,
     /// Whether the check reads the group `v` of a match rather than the match:
     /// otherwise matches are found without their groups, which costs less.
@@ -44,6 +47,7 @@ impl Catalog {
                 name: builtin.name.to_owned(),
                 prefilter: builtin.prefilter.to_owned(),
                 regex,
+                bytes: None,
                 check: builtin.check,
                 checks_group,
                 min_len: builtin.min_len,
@@ -61,10 +65,16 @@ impl Catalog {
             if regex.is_match("") {
                 return Err((i, "pattern matches the empty string".to_owned()));
             }
+            let bytes = regex::bytes::RegexBuilder::new(pattern)
+                .size_limit(PATTERN_SIZE_LIMIT)
+                .dfa_size_limit(DFA_SIZE_LIMIT)
+                .build()
+                .ok();
             detectors.push(Detector {
                 name: name.clone(),
                 prefilter: pattern.clone(),
                 regex,
+                bytes,
                 check: None,
                 checks_group: false,
                 min_len: 1,
@@ -148,6 +158,16 @@ impl Catalog {
             let m = caps.name("v").unwrap_or_else(|| caps.get_match());
             check(text, m.start(), m.end())
         })
+    }
+
+    /// [`Catalog::confirm`] of a detector without a check (a user's) on `text`, all
+    /// ASCII: read as bytes, without a conversion to `str`.
+    pub(super) fn confirm_ascii(&self, index: usize, text: &[u8]) -> bool {
+        let detector = &self.detectors[index];
+        match &detector.bytes {
+            Some(bytes) if detector.check.is_none() => bytes.is_match(text),
+            _ => std::str::from_utf8(text).is_ok_and(|text| self.confirm(index, text)),
+        }
     }
 
     /// Whether detector `index` matches in `text` where it starts in `start..end`, a

@@ -495,6 +495,13 @@ pub(super) fn has_literal(pattern: &str) -> bool {
     good(prefixes) || good(suffixes)
 }
 
+/// Copies `text` into `lower`, ASCII lower-cased.
+pub(super) fn lower_copy(text: &[u8], lower: &mut Vec<u8>) {
+    lower.clear();
+    lower.extend_from_slice(text);
+    lower.make_ascii_lowercase();
+}
+
 /// What text a first pass reads.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum FirstPassText {

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use regex::{RegexSet, RegexSetBuilder};
 
 use super::catalog::{Catalog, regex_error};
-use super::prefilter::{FirstPass, FirstPassText, plain_ascii};
+use super::prefilter::{FirstPass, FirstPassText, lower_copy, plain_ascii};
 use super::stream::{self, Item};
 use super::{BUILTINS, DFA_SIZE_LIMIT, SET_SIZE_LIMIT};
 use crate::json::{self, ParseError, Value};
@@ -122,8 +122,7 @@ impl Scanner {
             let mut lower = lower.borrow_mut();
             lower.clear();
             if self.first.searches_literals() {
-                lower.extend_from_slice(text.as_bytes());
-                lower.make_ascii_lowercase();
+                lower_copy(text.as_bytes(), &mut lower);
             }
             self.first.builtins(
                 text.as_bytes(),
@@ -294,8 +293,7 @@ impl Scanner {
         let first = &self.first;
         lower.clear();
         if first.searches_literals() {
-            lower.extend_from_slice(canonical);
-            lower.make_ascii_lowercase();
+            lower_copy(canonical, lower);
         }
         let form = FirstPassText::Canonical {
             assignment: self.assignment,
@@ -324,13 +322,28 @@ impl Scanner {
         if first.user_alone.is_empty() && first.user_joined.is_none() {
             return false;
         }
-        let Ok(text) = std::str::from_utf8(canonical) else {
-            return true;
+        // A text all ASCII is UTF-8, and its lower-cased copy is all ASCII too: that
+        // costs less to tell than whether a text is UTF-8.
+        let ascii = if first.searches_literals() {
+            lower.is_ascii()
+        } else {
+            canonical.is_ascii()
         };
-        first
-            .user_alone
-            .iter()
-            .any(|&detector| catalog.confirm(detector, text))
+        let user_alone = if ascii {
+            first
+                .user_alone
+                .iter()
+                .any(|&detector| catalog.confirm_ascii(detector, canonical))
+        } else {
+            let Ok(text) = std::str::from_utf8(canonical) else {
+                return true;
+            };
+            first
+                .user_alone
+                .iter()
+                .any(|&detector| catalog.confirm(detector, text))
+        };
+        user_alone
             || first
                 .user_joined
                 .as_ref()
@@ -345,8 +358,7 @@ impl Scanner {
         let first = &self.first;
         lower.clear();
         if first.searches_literals() {
-            lower.extend_from_slice(joined.as_bytes());
-            lower.make_ascii_lowercase();
+            lower_copy(joined.as_bytes(), lower);
         }
         let text = joined;
         let builtin = first.builtins(

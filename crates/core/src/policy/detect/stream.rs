@@ -30,38 +30,83 @@ struct Frame {
     key: String,
 }
 
+/// The room a reading takes, kept from one reading to the next on each thread.
+#[derive(Default)]
+struct Room {
+    stack: Vec<Frame>,
+    pointer: String,
+    decoded: String,
+    /// The keys of frames popped, for the next objects.
+    keys: Vec<String>,
+}
+
+/// The most bytes of room kept between readings, in each of its buffers.
+const ROOM_KEPT: usize = 1 << 16;
+
+thread_local! {
+    static ROOM: std::cell::RefCell<Room> = std::cell::RefCell::new(Room::default());
+}
+
 /// Calls `visit` with the pointer and each item of `canonical`, in order; `None`
 /// when `canonical` is not a canonical encoding this reader reads.
-pub(super) fn visit(canonical: &[u8], mut visit: impl FnMut(&str, Item<'_>)) -> Option<()> {
+pub(super) fn visit(canonical: &[u8], visit: impl FnMut(&str, Item<'_>)) -> Option<()> {
+    // Taken out of its cell, so that a reading inside `visit` has room of its own.
+    let mut room = ROOM.try_with(|room| room.take()).unwrap_or_default();
+    let read = visit_in(canonical, &mut room, visit);
+    let Room {
+        stack,
+        pointer,
+        decoded,
+        keys,
+    } = &mut room;
+    keys.extend(stack.drain(..).map(|frame| frame.key));
+    keys.truncate(64);
+    for kept in [&mut *pointer, &mut *decoded] {
+        kept.clear();
+        if kept.capacity() > ROOM_KEPT {
+            *kept = String::new();
+        }
+    }
+    keys.retain(|key| key.capacity() <= ROOM_KEPT);
+    if stack.capacity() > ROOM_KEPT / 16 {
+        *stack = Vec::new();
+    }
+    let _ = ROOM.try_with(|kept| kept.replace(room));
+    read
+}
+
+/// [`visit`] in `room`, whose buffers are empty.
+fn visit_in(
+    canonical: &[u8],
+    room: &mut Room,
+    mut visit: impl FnMut(&str, Item<'_>),
+) -> Option<()> {
     let text = std::str::from_utf8(canonical).ok()?;
     let bytes = text.as_bytes();
     let mut pos = 0;
-    let mut stack: Vec<Frame> = Vec::new();
-    let mut pointer = String::new();
-    let mut decoded = String::new();
+    let Room {
+        stack,
+        pointer,
+        decoded,
+        keys,
+    } = room;
     loop {
         // A value starts at `pos`.
         match *bytes.get(pos)? {
             b'{' => {
                 pos += 1;
-                stack.push(Frame {
-                    object: true,
-                    index: 0,
-                    pointer_len: pointer.len(),
-                    key: String::new(),
-                });
                 if bytes.get(pos) == Some(&b'}') {
                     pos += 1;
-                    stack.pop();
                 } else {
-                    pos = key(
-                        text,
-                        pos,
-                        &mut stack,
-                        &mut pointer,
-                        &mut decoded,
-                        &mut visit,
-                    )?;
+                    let mut name = keys.pop().unwrap_or_default();
+                    name.clear();
+                    stack.push(Frame {
+                        object: true,
+                        index: 0,
+                        pointer_len: pointer.len(),
+                        key: name,
+                    });
+                    pos = key(text, pos, stack, pointer, decoded, &mut visit)?;
                     continue;
                 }
             }
@@ -81,19 +126,19 @@ pub(super) fn visit(canonical: &[u8], mut visit: impl FnMut(&str, Item<'_>)) -> 
                 }
             }
             b'"' => {
-                pos = string(text, pos, &mut decoded)?;
+                pos = string(text, pos, decoded)?;
                 let key = match stack.last() {
                     Some(frame) if frame.object => Some(frame.key.as_str()),
                     _ => None,
                 };
-                visit(&pointer, Item::Str(&decoded, key));
+                visit(pointer, Item::Str(decoded, key));
             }
             b'-' | b'0'..=b'9' => {
                 let end = bytes[pos..]
                     .iter()
                     .position(|b| !matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
                     .map_or(bytes.len(), |n| pos + n);
-                visit(&pointer, Item::Number(text.get(pos..end)?));
+                visit(pointer, Item::Number(text.get(pos..end)?));
                 pos = end;
             }
             b't' if text[pos..].starts_with("true") => pos += 4,
@@ -109,27 +154,23 @@ pub(super) fn visit(canonical: &[u8], mut visit: impl FnMut(&str, Item<'_>)) -> 
             pointer.truncate(frame.pointer_len);
             match (frame.object, *bytes.get(pos)?) {
                 (true, b',') => {
-                    pos = key(
-                        text,
-                        pos + 1,
-                        &mut stack,
-                        &mut pointer,
-                        &mut decoded,
-                        &mut visit,
-                    )?;
+                    pos = key(text, pos + 1, stack, pointer, decoded, &mut visit)?;
                     break;
                 }
                 (false, b',') => {
                     pos += 1;
                     // Writing to a `String` cannot fail.
-                    let _ =
-                        std::fmt::Write::write_fmt(&mut pointer, format_args!("/{}", frame.index));
+                    let _ = std::fmt::Write::write_fmt(pointer, format_args!("/{}", frame.index));
                     frame.index += 1;
                     break;
                 }
                 (true, b'}') | (false, b']') => {
                     pos += 1;
-                    stack.pop();
+                    if let Some(frame) = stack.pop()
+                        && frame.object
+                    {
+                        keys.push(frame.key);
+                    }
                 }
                 _ => return None,
             }
