@@ -488,21 +488,26 @@ fn volatile_tool_spares_a_tool_under_the_specification_s_rules() {
     ");
 }
 
-/// Findings past the few MiB kept in memory go to a temporary file: when it cannot
-/// be made, the report fails before any of it is written, in every format.
-#[test]
-fn findings_that_cannot_be_kept_fail_the_report_before_it_starts() {
-    let calls = 60_001u64;
-    let dir = Dir::new();
-    let text: String = (0..calls)
+/// `calls` identical searches, each answered differently: two findings on every call
+/// but the first.
+fn searches_answered_differently(calls: u64) -> String {
+    (0..calls)
         .map(|i| {
             format!(
                 "{}\n",
                 record(i, "search", r#"{"q": "x"}"#, &format!(r#"{{"hits": {i}}}"#))
             )
         })
-        .collect();
-    dir.write("t.jsonl", text);
+        .collect()
+}
+
+/// Findings past the few MiB kept in memory go to a temporary file: when it cannot
+/// be made, the report fails before any of it is written, in every format.
+#[test]
+fn findings_that_cannot_be_kept_fail_the_report_before_it_starts() {
+    let calls = 60_001u64;
+    let dir = Dir::new();
+    dir.write("t.jsonl", searches_answered_differently(calls));
     // Scope: every call outside the declared tools, each finding with a long name.
     let tool = "a_tool_with_a_name_long_enough_to_fill_the_memory_kept".repeat(2);
     let text: String = (0..calls)
@@ -540,15 +545,7 @@ fn findings_that_cannot_be_kept_fail_the_report_before_it_starts() {
 fn findings_past_memory_are_all_reported_in_order() {
     let calls = 60_001u64;
     let dir = Dir::new();
-    let text: String = (0..calls)
-        .map(|i| {
-            format!(
-                "{}\n",
-                record(i, "search", r#"{"q": "x"}"#, &format!(r#"{{"hits": {i}}}"#))
-            )
-        })
-        .collect();
-    dir.write("t.jsonl", text);
+    dir.write("t.jsonl", searches_answered_differently(calls));
     let findings = 2 * (calls - 1);
     let last = calls - 1;
 

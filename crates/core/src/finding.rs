@@ -390,28 +390,20 @@ fn message(finding: &Finding, agent: &str, out: &mut String) -> fmt::Result {
             budget,
             call,
             limit,
-        }) => match budget {
-            Budget::Total => {
-                out.push_str("tool ");
-                push_quoted(&finding.tool, out);
-                out.push_str(" is call ");
-                push_u64(*call, out);
-                out.push_str(" in all, over the total budget of ");
-                push_u64(*limit, out);
-                out.push_str(" (budgets.total)");
-                Ok(())
-            }
-            Budget::PerTool => {
-                out.push_str("tool ");
-                push_quoted(&finding.tool, out);
-                out.push_str(" is call ");
-                push_u64(*call, out);
-                out.push_str(" to this tool, over its budget of ");
-                push_u64(*limit, out);
-                out.push_str(" (budgets.per_tool)");
-                Ok(())
-            }
-        },
+        }) => {
+            let (over, rule) = match budget {
+                Budget::Total => (" in all, over the total budget of ", " (budgets.total)"),
+                Budget::PerTool => (" to this tool, over its budget of ", " (budgets.per_tool)"),
+            };
+            out.push_str("tool ");
+            push_quoted(&finding.tool, out);
+            out.push_str(" is call ");
+            push_u64(*call, out);
+            out.push_str(over);
+            push_u64(*limit, out);
+            out.push_str(rule);
+            Ok(())
+        }
         FindingKind::SensitiveResponse(SensitiveResponse::Match {
             pointer,
             in_key,
