@@ -93,7 +93,9 @@ impl Checker<'_> {
         self.pos += 1;
         let mut escaped = false;
         loop {
-            self.pos += crate::scan::canonical_run(&self.bytes[self.pos..]);
+            let (run, short_escape) = crate::scan::canonical_run_escaped(&self.bytes[self.pos..]);
+            self.pos += run;
+            escaped |= short_escape;
             match self.peek()? {
                 b'"' => {
                     self.pos += 1;

@@ -403,8 +403,9 @@ fn string(reader: &mut Reader<'_>, out: &mut Vec<u8>) -> Result<bool, ParseError
     let mut kept = start;
     out.push(b'"');
     loop {
-        // Printable ASCII other than `"` and `\` is copied as it is.
-        reader.pos += crate::scan::canonical_run(&reader.bytes[reader.pos..]);
+        // Printable ASCII other than `"` and `\`, and the short escapes but `\/`, are
+        // copied as they are.
+        reader.pos += crate::scan::canonical_run_escaped(&reader.bytes[reader.pos..]).0;
         match reader.peek() {
             Some(b'"') => {
                 out.extend_from_slice(&reader.bytes[kept..reader.pos]);
