@@ -5,8 +5,9 @@
 //! [`UnsealedLink`] per record, since its indices are known only in order).
 //!
 //! `seal` sends the sealed transcript to stdout only once the whole input has been
-//! read without error; to `OUT` it is written to a temporary file beside it and
-//! renamed over it at the end.
+//! read without error; to `OUT` it is written to a temporary file beside it, by a
+//! writer thread (with `O_DIRECT` where the file system takes it, see
+//! [`crate::output::batch`]), and renamed over it at the end.
 //!
 //! `--append` grows a sealed transcript, one call or many at a time, into exactly the
 //! file that sealing the whole transcript gives. SEALED is copied into a temporary

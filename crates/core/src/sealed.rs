@@ -128,7 +128,7 @@ pub struct Buffers(Mutex<Vec<Vec<u8>>>);
 impl Buffers {
     /// How many buffers are kept at most: about as many as there are blocks under
     /// way at once.
-    pub const KEPT: usize = 16;
+    pub const KEPT: usize = 24;
 
     /// The largest buffer kept: a few blocks' worth.
     pub const LARGEST: usize = 8 * pipeline::BLOCK_BYTES;
