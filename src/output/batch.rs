@@ -376,6 +376,29 @@ mod tests {
         }
     }
 
+    /// A direct write that the kernel refuses (here made from memory out of
+    /// alignment) is written again the ordinary way, from where the writer was.
+    #[test]
+    fn a_refused_direct_write_is_written_the_ordinary_way() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut file = File::options()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(dir.path().join("out"))
+            .unwrap();
+        let pieces = [bytes(CHUNK_BYTES, 1), bytes(CHUNK_BYTES + 5, 2)];
+        let mut writer = FileWriter::new(&file, true);
+        writer.write(&pieces[0]).unwrap();
+        // The next buffer starts a byte past an aligned address.
+        writer.at += 1;
+        writer.write(&pieces[1]).unwrap();
+        assert!(!writer.is_direct());
+        writer.finish().unwrap();
+        drop(writer);
+        assert!(read_back(&mut file) == pieces.concat());
+    }
+
     /// Written the ordinary way, the writer hands stretches to the write-back.
     #[test]
     fn starts_write_back_when_not_direct() {
