@@ -194,8 +194,12 @@ fn unsealed_block(
     mut lines: Vec<u8>,
     items: &mut Vec<(u64, UnsealedBlock)>,
 ) -> Option<ReadError> {
-    // A sealed line is about as long as its record, and 170 bytes more.
-    lines.reserve(bytes.len() + bytes.len() / 4 + 4096);
+    // A sealed line is about as long as its record, and 170 bytes more. A buffer
+    // given back that is too small is not grown (which would copy it) but replaced.
+    let needed = bytes.len() + bytes.len() / 4 + 4096;
+    if lines.capacity() < needed {
+        lines = Vec::with_capacity(needed);
+    }
     let mut block = UnsealedBlock {
         lines,
         links: Vec::new(),
