@@ -37,7 +37,7 @@ pub const WRITEBACK_BYTES: u64 = 32 << 20;
 
 /// How many pieces may wait for the writer thread: enough for a few milliseconds of
 /// a disk that is slow to answer, while the memory they hold stays small.
-const QUEUE: usize = 16;
+const QUEUE: usize = 8;
 
 /// Writes bytes to a file from its current position (its start), a buffer at a
 /// time; see the module documentation.

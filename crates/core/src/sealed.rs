@@ -130,6 +130,10 @@ impl Buffers {
     /// way at once.
     pub const KEPT: usize = 24;
 
+    /// The size of a buffer made for an ordinary block (a block of
+    /// [`pipeline::BLOCK_BYTES`] and a quarter more, sealed).
+    const ORDINARY: usize = 2 * pipeline::BLOCK_BYTES;
+
     /// The largest buffer kept: a few blocks' worth.
     pub const LARGEST: usize = 8 * pipeline::BLOCK_BYTES;
 
@@ -194,11 +198,13 @@ fn unsealed_block(
     mut lines: Vec<u8>,
     items: &mut Vec<(u64, UnsealedBlock)>,
 ) -> Option<ReadError> {
-    // A sealed line is about as long as its record, and 170 bytes more. A buffer
-    // given back that is too small is not grown (which would copy it) but replaced.
+    // A sealed line is about as long as its record, and 170 bytes more. Buffers are
+    // made of one size that holds an ordinary block, so that any of them can be
+    // used again for the next; a buffer given back that is too small for a block
+    // (of a long line) is not grown, which would copy it, but replaced.
     let needed = bytes.len() + bytes.len() / 4 + 4096;
     if lines.capacity() < needed {
-        lines = Vec::with_capacity(needed);
+        lines = Vec::with_capacity(needed.max(Buffers::ORDINARY));
     }
     let mut block = UnsealedBlock {
         lines,
