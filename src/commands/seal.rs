@@ -5,8 +5,9 @@
 //! [`UnsealedLink`] per record, since its indices are known only in order).
 //!
 //! `seal` sends the sealed transcript to stdout only once the whole input has been
-//! read without error; to `OUT` it is written to a temporary file beside it and
-//! renamed over it at the end.
+//! read without error; to `OUT` it is written to a temporary file beside it, by a
+//! writer thread (with `O_DIRECT` where the file system takes it, see
+//! [`crate::output::batch`]), and renamed over it at the end.
 //!
 //! `--append` grows a sealed transcript, one call or many at a time, into exactly the
 //! file that sealing the whole transcript gives. SEALED is copied into a temporary
@@ -26,8 +27,8 @@ use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use toolreplay_core::chain::{Sealer, UnsealedLink};
-use toolreplay_core::pipeline;
-use toolreplay_core::sealed;
+use toolreplay_core::pipeline::{self, Stop};
+use toolreplay_core::sealed::{self, Buffers};
 use toolreplay_core::transcript::{
     CanonicalRecordRef, LineError, ReadError, UnplacedRecord, parse_unplaced_with,
 };
@@ -37,7 +38,7 @@ use crate::input::{self, ImportOptions, Transcript, display as shown};
 use crate::live::beside;
 use crate::live::lock::Lock;
 use crate::output::atomic::AtomicFile;
-use crate::output::batch::BatchWriter;
+use crate::output::batch::{self, WriterStopped};
 use crate::output::spool::Spool;
 use crate::output::{Outcome, Output, Status};
 
@@ -48,8 +49,11 @@ pub fn seal(mut transcript: Transcript, output: Option<&Path>) -> Result<Outcome
     match output {
         None => {
             let mut spool = Spool::new();
-            sealed::seal(reader, |link| {
-                spool.write(link.as_ref()).map_err(Error::temporary)
+            let buffers = Buffers::new();
+            sealed::seal_reusing(reader, &buffers, |lines| {
+                spool.write(lines.as_ref()).map_err(Error::temporary)?;
+                buffers.give_back(lines);
+                Ok(())
             })
             .map_err(stopped)?;
             Ok(Outcome {
@@ -60,10 +64,24 @@ pub fn seal(mut transcript: Transcript, output: Option<&Path>) -> Result<Outcome
         Some(target) => {
             let write_error = |source| Error::writing(target, source);
             let mut file = AtomicFile::new(target).map_err(write_error)?;
-            let mut writer = BatchWriter::new(file.file());
-            sealed::seal(reader, |link| writer.push(link).map_err(write_error)).map_err(stopped)?;
-            writer.flush().map_err(write_error)?;
-            drop(writer);
+            // The temporary file is only written here, so it may be written with
+            // O_DIRECT; a target that is not a regular file is written as usual.
+            let direct = file.is_atomic();
+            // Each block's buffer, once written, is used again for a later block.
+            let buffers = Buffers::new();
+            let recycle = |lines| buffers.give_back(lines);
+            let (sealed, written) =
+                batch::write_on_thread(file.file(), direct, recycle, |pieces| {
+                    sealed::seal_reusing(reader, &buffers, |lines| pieces.send(lines))
+                });
+            // An error writing comes first: it was met on lines before any error of
+            // the input, which the writer thread had not reached yet.
+            written.map_err(write_error)?;
+            sealed.map_err(|stop| match stop {
+                Stop::Read(err) => stopped(Stop::Read(err)),
+                // The writer stops only with an error, given above.
+                Stop::Consume(WriterStopped) => write_error(io::ErrorKind::BrokenPipe.into()),
+            })?;
             file.commit().map_err(write_error)?;
             Ok(Outcome::done())
         }

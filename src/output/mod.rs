@@ -1,6 +1,6 @@
 //! Where a command's result goes: stdout (held back in a [`spool::Spool`] until the
 //! command succeeded), or a file written atomically ([`atomic::AtomicFile`]) in
-//! batches ([`batch::BatchWriter`]); and the exit status.
+//! batches on a thread of its own ([`batch::write_on_thread`]); and the exit status.
 
 pub mod atomic;
 pub mod batch;

@@ -3,6 +3,7 @@
 //! `sign` all use; the last four build on an intact chain and its head.
 
 use std::io::Read;
+use std::sync::{Mutex, PoisonError};
 
 use crate::chain::{self, GENESIS, Sealer, UnsealedLink, Verdict, Verifier};
 use crate::json;
@@ -63,11 +64,24 @@ impl Checked {
 /// ```
 pub fn seal<E: Send>(
     reader: impl Read + Send,
+    sink: impl FnMut(SealedLines) -> Result<(), E> + Send,
+) -> Result<(), Stop<E>> {
+    seal_reusing(reader, &Buffers::new(), sink)
+}
+
+/// [`seal`], making each block's lines in a buffer taken from `buffers` when one
+/// was given back there ([`Buffers::give_back`]), rather than in fresh memory.
+pub fn seal_reusing<E: Send>(
+    reader: impl Read + Send,
+    buffers: &Buffers,
     mut sink: impl FnMut(SealedLines) -> Result<(), E> + Send,
 ) -> Result<(), Stop<E>> {
     let mut sealer = Sealer::new();
     let mut count = 0u64;
-    pipeline::run_blocks(reader, unsealed_block, |_, mut block: UnsealedBlock| {
+    let parse = |first_line, bytes: &[u8], items: &mut Vec<(u64, UnsealedBlock)>| {
+        unsealed_block(first_line, bytes, buffers.take(), items)
+    };
+    pipeline::run_blocks(reader, parse, |_, mut block: UnsealedBlock| {
         for link in &block.links {
             if link.index != Some(count) {
                 let line = &block.lines[link.start..link.end];
@@ -101,6 +115,47 @@ pub struct SealedLines(Vec<u8>);
 impl AsRef<[u8]> for SealedLines {
     fn as_ref(&self) -> &[u8] {
         &self.0
+    }
+}
+
+/// Buffers of sealed lines handed back once written, for [`seal_reusing`] to make
+/// later blocks in. At most [`Buffers::KEPT`] are kept, of at most
+/// [`Buffers::LARGEST`] bytes each (a block of one very long line is not kept); any
+/// more are dropped.
+#[derive(Debug, Default)]
+pub struct Buffers(Mutex<Vec<Vec<u8>>>);
+
+impl Buffers {
+    /// How many buffers are kept at most: about as many as there are blocks under
+    /// way at once.
+    pub const KEPT: usize = 24;
+
+    /// The size of a buffer made for an ordinary block (a block of
+    /// [`pipeline::BLOCK_BYTES`] and a quarter more, sealed).
+    const ORDINARY: usize = 2 * pipeline::BLOCK_BYTES;
+
+    /// The largest buffer kept: a few blocks' worth.
+    pub const LARGEST: usize = 8 * pipeline::BLOCK_BYTES;
+
+    /// No buffers yet.
+    pub fn new() -> Self {
+        Buffers::default()
+    }
+
+    /// Keeps the buffer of `lines` for a later block (its bytes are not read again).
+    pub fn give_back(&self, lines: SealedLines) {
+        let mut kept = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if kept.len() < Self::KEPT && lines.0.capacity() <= Self::LARGEST {
+            kept.push(lines.0);
+        }
+    }
+
+    /// A buffer given back, emptied, or a new one.
+    fn take(&self) -> Vec<u8> {
+        let taken = self.0.lock().unwrap_or_else(PoisonError::into_inner).pop();
+        let mut buffer = taken.unwrap_or_default();
+        buffer.clear();
+        buffer
     }
 }
 
@@ -140,11 +195,19 @@ struct LinkPlace {
 fn unsealed_block(
     first_line: u64,
     bytes: &[u8],
+    mut lines: Vec<u8>,
     items: &mut Vec<(u64, UnsealedBlock)>,
 ) -> Option<ReadError> {
-    // A sealed line is about as long as its record, and 170 bytes more.
+    // A sealed line is about as long as its record, and 170 bytes more. Buffers are
+    // made of one size that holds an ordinary block, so that any of them can be
+    // used again for the next; a buffer given back that is too small for a block
+    // (of a long line) is not grown, which would copy it, but replaced.
+    let needed = bytes.len() + bytes.len() / 4 + 4096;
+    if lines.capacity() < needed {
+        lines = Vec::with_capacity(needed.max(Buffers::ORDINARY));
+    }
     let mut block = UnsealedBlock {
-        lines: Vec::with_capacity(bytes.len() + bytes.len() / 4 + 4096),
+        lines,
         links: Vec::new(),
     };
     let error = pipeline::for_each_line(first_line, bytes, |line, text| {
@@ -396,6 +459,17 @@ mod tests {
             Ok::<(), std::convert::Infallible>(())
         });
         let error = result.err().map(|stop| stop.into_read_error().to_string());
+        // Made again in buffers handed back, full of the lines before: the same.
+        let buffers = Buffers::new();
+        let mut again = Vec::new();
+        let result = seal_reusing(transcript, &buffers, |lines| {
+            again.extend_from_slice(lines.as_ref());
+            buffers.give_back(lines);
+            Ok::<(), std::convert::Infallible>(())
+        });
+        let again_error = result.err().map(|stop| stop.into_read_error().to_string());
+        assert!(again == out);
+        assert_eq!(again_error, error);
         (out, error)
     }
 
