@@ -111,54 +111,6 @@ pub fn canonical_run(bytes: &[u8]) -> usize {
     )
 }
 
-/// Whether `\` and `b` make an escape that the canonical encoding writes as it is.
-fn short_escape(b: u8) -> bool {
-    matches!(b, b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't')
-}
-
-/// The length of the prefix of `bytes` that the canonical encoding copies as is, as
-/// [`canonical_run`] gives it but going on over the short escapes already canonical
-/// (`\"`, `\\`, `\b`, `\f`, `\n`, `\r` and `\t`), and whether it holds one. It ends at
-/// the first other byte that is not copied: `"`, another escape or a `\` that ends
-/// `bytes`, a control character, DEL or a non-ASCII byte. The escapes found inside
-/// a chunk of sixteen bytes are passed over within it, where a text of many lines
-/// would stop every few dozen bytes.
-#[inline]
-pub fn canonical_run_escaped(bytes: &[u8]) -> (usize, bool) {
-    let mut escaped = false;
-    let mut i = 0;
-    while i + 16 <= bytes.len() {
-        let mut mask = wide::canonical_stops(&bytes[i..i + 16]);
-        let mut next = i + 16;
-        while mask != 0 {
-            let at = i + mask.trailing_zeros() as usize;
-            if bytes[at] != b'\\' || !bytes.get(at + 1).is_some_and(|&b| short_escape(b)) {
-                return (at, escaped);
-            }
-            escaped = true;
-            let after = at + 2;
-            if after >= i + 16 {
-                next = after;
-                break;
-            }
-            // The escape's two bytes are passed over; the stops after them stay.
-            mask &= !0u32 << (after - i);
-        }
-        i = next;
-    }
-    while let Some(&b) = bytes.get(i) {
-        if !canonical_stop(b) {
-            i += 1;
-        } else if b == b'\\' && bytes.get(i + 1).is_some_and(|&b| short_escape(b)) {
-            escaped = true;
-            i += 2;
-        } else {
-            break;
-        }
-    }
-    (i, escaped)
-}
-
 /// SSE2 (part of every x86-64 CPU): sixteen bytes at once.
 #[cfg(target_arch = "x86_64")]
 mod wide {
@@ -237,70 +189,6 @@ mod tests {
             .iter()
             .position(|&b| !(0x20..0x7f).contains(&b) || b == b'"' || b == b'\\')
             .unwrap_or(bytes.len())
-    }
-
-    fn canonical_run_escaped_slow(bytes: &[u8]) -> (usize, bool) {
-        let (mut i, mut escaped) = (0, false);
-        loop {
-            i += canonical_run_slow(&bytes[i..]);
-            match (bytes.get(i), bytes.get(i + 1)) {
-                (Some(b'\\'), Some(b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't')) => {
-                    escaped = true;
-                    i += 2;
-                }
-                _ => return (i, escaped),
-            }
-        }
-    }
-
-    /// Short escapes passed over, and every other stop, in every position of a
-    /// chunk and across chunks, one after another and next to other stops.
-    #[test]
-    fn escaped_runs_pass_over_short_escapes_only() {
-        const LEN: usize = 52;
-        let pieces: [&[u8]; 14] = [
-            b"\\n",
-            b"\\\\",
-            b"\\\"",
-            b"\\t",
-            b"\\/",
-            b"\\u0041",
-            b"\\",
-            b"\"",
-            b"\x7f",
-            b"\x1f",
-            "\u{e9}".as_bytes(),
-            b"\\b\\f",
-            b"\\\\\\",
-            b"\\r\"",
-        ];
-        for first in pieces {
-            for second in pieces {
-                for at in 0..LEN - 8 {
-                    for gap in [0, 1, 2, 5, 14, 15, 16, 17] {
-                        let mut bytes = vec![b'a'; LEN];
-                        bytes.truncate(at);
-                        bytes.extend_from_slice(first);
-                        bytes.extend(std::iter::repeat_n(b'b', gap));
-                        bytes.extend_from_slice(second);
-                        bytes.extend(std::iter::repeat_n(b'c', LEN % 17));
-                        assert_eq!(
-                            canonical_run_escaped(&bytes),
-                            canonical_run_escaped_slow(&bytes),
-                            "{:?}",
-                            String::from_utf8_lossy(&bytes)
-                        );
-                        // Cut anywhere: an escape cut in two ends the run.
-                        for cut in [at, at + 1, bytes.len() - 1] {
-                            assert_eq!(
-                                canonical_run_escaped(&bytes[..cut]),
-                                canonical_run_escaped_slow(&bytes[..cut])
-                            );
-                        }
-                    }
-                }
-            }
-        }
     }
 
     #[test]

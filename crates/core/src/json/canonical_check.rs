@@ -93,9 +93,7 @@ impl Checker<'_> {
         self.pos += 1;
         let mut escaped = false;
         loop {
-            let (run, short_escape) = crate::scan::canonical_run_escaped(&self.bytes[self.pos..]);
-            self.pos += run;
-            escaped |= short_escape;
+            self.pos += crate::scan::canonical_run(&self.bytes[self.pos..]);
             match self.peek()? {
                 b'"' => {
                     self.pos += 1;

@@ -403,9 +403,8 @@ fn string(reader: &mut Reader<'_>, out: &mut Vec<u8>) -> Result<bool, ParseError
     let mut kept = start;
     out.push(b'"');
     loop {
-        // Printable ASCII other than `"` and `\`, and the short escapes but `\/`, are
-        // copied as they are.
-        reader.pos += crate::scan::canonical_run_escaped(&reader.bytes[reader.pos..]).0;
+        // Printable ASCII other than `"` and `\` is copied as it is.
+        reader.pos += crate::scan::canonical_run(&reader.bytes[reader.pos..]);
         match reader.peek() {
             Some(b'"') => {
                 out.extend_from_slice(&reader.bytes[kept..reader.pos]);
