@@ -320,16 +320,23 @@ mod tests {
             .collect()
     }
 
-    /// Writes `pieces` to a new file, directly if `direct` and allowed; gives what
-    /// the file holds and whether it was still written directly before the end.
-    fn write_pieces(pieces: &[Vec<u8>], direct: bool) -> (Vec<u8>, bool) {
+    /// A new, empty file to write and read back, in a folder removed when the first
+    /// value is dropped.
+    fn new_file() -> (tempfile::TempDir, File) {
         let dir = tempfile::tempdir().unwrap();
-        let mut file = File::options()
+        let file = File::options()
             .read(true)
             .write(true)
             .create_new(true)
             .open(dir.path().join("out"))
             .unwrap();
+        (dir, file)
+    }
+
+    /// Writes `pieces` to a new file, directly if `direct` and allowed; gives what
+    /// the file holds and whether it was still written directly before the end.
+    fn write_pieces(pieces: &[Vec<u8>], direct: bool) -> (Vec<u8>, bool) {
+        let (_dir, mut file) = new_file();
         let mut writer = FileWriter::new(&file, direct);
         for piece in pieces {
             writer.write(piece).unwrap();
@@ -380,13 +387,7 @@ mod tests {
     /// alignment) is written again the ordinary way, from where the writer was.
     #[test]
     fn a_refused_direct_write_is_written_the_ordinary_way() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut file = File::options()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(dir.path().join("out"))
-            .unwrap();
+        let (_dir, mut file) = new_file();
         let pieces = [bytes(CHUNK_BYTES, 1), bytes(CHUNK_BYTES + 5, 2)];
         let mut writer = FileWriter::new(&file, true);
         writer.write(&pieces[0]).unwrap();
