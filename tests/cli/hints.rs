@@ -74,8 +74,13 @@ fn verify_from_says_to_seal_first() {
 }
 
 fn scope_with(policy: &str) -> String {
+    scope_on(&[&record(0, "read_file", "{}", "{}")], policy)
+}
+
+/// `scope t.jsonl p.json` on a transcript of `records` and the scope file `policy`.
+fn scope_on(records: &[&str], policy: &str) -> String {
     let dir = Dir::new();
-    dir.write("t.jsonl", lines(&[&record(0, "read_file", "{}", "{}")]));
+    dir.write("t.jsonl", lines(records));
     dir.write("p.json", policy);
     dir.run(&["scope", "t.jsonl", "p.json"]).text()
 }
@@ -133,19 +138,12 @@ fn a_misspelt_tool_in_tools_suggests_the_allowed_one() {
 /// calls it: its calls are outside the scope, and the rules for it apply.
 #[test]
 fn a_near_tool_that_is_called_is_not_misspelt() {
-    let dir = Dir::new();
-    dir.write(
-        "t.jsonl",
-        lines(&[
-            &record(0, "read_file", "{}", "{}"),
-            &record(1, "raed_file", "{}", "{}"),
-        ]),
-    );
-    dir.write(
-        "p.json",
-        "{\"agent\": \"a\", \"allowed_tools\": [\"read_file\"], \"policy_version\": 1,\n\"tools\": {\"raed_file\": {\"paths\": []}}}\n",
-    );
-    assert_snapshot!(dir.run(&["scope", "t.jsonl", "p.json"]).text(), @r"
+    let records = [
+        record(0, "read_file", "{}", "{}"),
+        record(1, "raed_file", "{}", "{}"),
+    ];
+    let policy = "{\"agent\": \"a\", \"allowed_tools\": [\"read_file\"], \"policy_version\": 1,\n\"tools\": {\"raed_file\": {\"paths\": []}}}\n";
+    assert_snapshot!(scope_on(&[&records[0], &records[1]], policy), @r"
     exit: 1
     --- stdout
     calls: 2

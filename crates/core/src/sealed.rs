@@ -130,8 +130,9 @@ impl Buffers {
     /// way at once.
     pub const KEPT: usize = 24;
 
-    /// The size of a buffer made for an ordinary block (a block of
-    /// [`pipeline::BLOCK_BYTES`] and a quarter more, sealed).
+    /// The size of a buffer made for an ordinary block: twice
+    /// [`pipeline::BLOCK_BYTES`], room for such a block sealed (about a quarter
+    /// longer) with some to spare.
     const ORDINARY: usize = 2 * pipeline::BLOCK_BYTES;
 
     /// The largest buffer kept: a few blocks' worth.
