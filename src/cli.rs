@@ -109,8 +109,8 @@ pub struct FromArgs {
     /// import` does.
     #[arg(long = "from", value_name = "FORMAT")]
     pub from: Option<Source>,
-    /// With --from, or toolreplay.toml's from: make any import warning an error
-    /// (exit 2).
+    /// With --from (or toolreplay.toml's from, for the commands that read it): make
+    /// any import warning an error (exit 2).
     #[arg(long)]
     pub strict: bool,
 }
