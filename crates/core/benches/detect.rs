@@ -10,25 +10,12 @@ use divan::{Bencher, black_box};
 use toolreplay_core::policy::Policy;
 use toolreplay_core::{canonical, json, scope::Scope};
 
+mod common;
+
+use common::Rng;
+
 fn main() {
     divan::main();
-}
-
-/// A small deterministic generator (an LCG), so the corpus is the same every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-
-    fn below(&mut self, n: u64) -> usize {
-        (self.next() % n) as usize
-    }
 }
 
 /// The canonical encoding of `{"text": text}`, `text` printable ASCII.

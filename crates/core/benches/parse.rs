@@ -10,25 +10,12 @@ use toolreplay_core::pipeline::Stop;
 use toolreplay_core::sealed;
 use toolreplay_core::transcript;
 
+mod common;
+
+use common::Rng;
+
 fn main() {
     divan::main();
-}
-
-/// A small deterministic generator (an LCG), so the corpus is the same every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-
-    fn below(&mut self, n: u64) -> usize {
-        (self.next() % n) as usize
-    }
 }
 
 const WORDS: [&str; 12] = [
