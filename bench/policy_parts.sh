@@ -88,8 +88,9 @@ for shape in $SHAPE; do
     done
     findings=()
     for policy in "${POLICIES[@]}"; do
-        count=$("$BIN" scope "$T" --scope "$BENCH_DIR/$policy.json" --format json 2>/dev/null |
-            python3 -c 'import json, sys; print(len(json.load(sys.stdin)["findings"]))') || true
+        # The text report's second line: `findings: N`.
+        count=$("$BIN" scope "$T" --scope "$BENCH_DIR/$policy.json" 2>/dev/null |
+            sed -n 's/^findings: //p') || true
         findings+=("$policy=$count")
     done
     echo "== $shape transcript, $SIZE, medians of $RUNS"
