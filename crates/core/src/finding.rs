@@ -409,19 +409,16 @@ fn message(finding: &Finding, agent: &str, out: &mut String) -> fmt::Result {
             in_key,
             detector,
         }) => {
+            let (place, matches) = if *in_key {
+                (" response has a key in ", " that matches detector ")
+            } else {
+                (" response field ", " matches detector ")
+            };
             out.push_str("tool ");
             push_quoted(&finding.tool, out);
-            out.push_str(if *in_key {
-                " response has a key in "
-            } else {
-                " response field "
-            });
+            out.push_str(place);
             push_quoted(pointer, out);
-            out.push_str(if *in_key {
-                " that matches detector "
-            } else {
-                " matches detector "
-            });
+            out.push_str(matches);
             push_quoted(detector, out);
             Ok(())
         }
