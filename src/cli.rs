@@ -1,76 +1,53 @@
 //! The command line's arguments: every command, its options and its examples.
 
 use std::path::PathBuf;
+use std::sync::LazyLock;
 
+use clap::builder::PossibleValue;
 use clap::{Parser, Subcommand};
 use clap_complete::Shell;
-use toolreplay_core::import::Source as ImportSource;
+use toolreplay_core::import::{Format as ImportFormat, Source as ImportSource};
 
 use crate::error::Error;
 use crate::input::ImportOptions;
 use crate::render::Format;
 use crate::render::color::ColorChoice;
 
-/// The format to read an input as, as `--from` names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Source {
-    /// Recognise the format from the content (and say which on stderr).
-    Auto,
-    /// A Claude Code session file (JSONL, from ~/.claude/projects/).
-    ClaudeCode,
-    /// OpenAI chat messages with tool_calls: a JSON array, or JSONL.
-    Openai,
-    /// Anthropic Messages API messages with tool_use/tool_result: a JSON array, or JSONL.
-    Anthropic,
-    /// MCP JSON-RPC 2.0 messages, one a line.
-    Mcp,
-    /// A Codex CLI rollout (~/.codex/sessions/**/rollout-*.jsonl).
-    Codex,
-    /// OpenAI Responses API items (function_call / function_call_output).
-    Responses,
-    /// A Gemini CLI session (~/.gemini/tmp/*/chats/session-*.json, or JSONL).
-    Gemini,
-    /// A GitHub Copilot CLI events.jsonl.
-    Copilot,
-    /// A Cursor agent transcript (JSONL).
-    Cursor,
-    /// An Inspect AI eval log (.json).
-    Inspect,
-    /// A SWE-agent trajectory (.traj).
-    SweAgent,
-    /// An OpenHands event stream (JSON array of events).
-    Openhands,
-    /// A Cline task's api_conversation_history.json.
-    Cline,
-    /// OpenTelemetry GenAI spans as OTLP JSON.
-    Otel,
-    /// A plain transcript of this tool.
-    Transcript,
-    /// A sealed transcript of this tool (its chain is checked as it is read).
-    Sealed,
+/// The format to read an input as, as `--from` names it: `auto`, then the core's
+/// formats, the agents' logs first and this tool's own formats last.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Source(pub ImportSource);
+
+impl Source {
+    /// Recognise the format from the content.
+    pub const AUTO: Source = Source(ImportSource::Auto);
 }
 
 impl From<Source> for ImportSource {
     fn from(source: Source) -> ImportSource {
-        match source {
-            Source::Auto => ImportSource::Auto,
-            Source::ClaudeCode => ImportSource::ClaudeCode,
-            Source::Openai => ImportSource::Openai,
-            Source::Anthropic => ImportSource::Anthropic,
-            Source::Mcp => ImportSource::Mcp,
-            Source::Codex => ImportSource::Codex,
-            Source::Responses => ImportSource::Responses,
-            Source::Gemini => ImportSource::Gemini,
-            Source::Copilot => ImportSource::Copilot,
-            Source::Cursor => ImportSource::Cursor,
-            Source::Inspect => ImportSource::Inspect,
-            Source::SweAgent => ImportSource::SweAgent,
-            Source::Openhands => ImportSource::Openhands,
-            Source::Cline => ImportSource::Cline,
-            Source::Otel => ImportSource::Otel,
-            Source::Transcript => ImportSource::Transcript,
-            Source::Sealed => ImportSource::Sealed,
-        }
+        source.0
+    }
+}
+
+/// Every value of `--from`, in the order its help lists them.
+static SOURCES: LazyLock<Vec<Source>> = LazyLock::new(|| {
+    let (own, agents): (Vec<_>, Vec<_>) = ImportFormat::ALL.into_iter().partition(|f| f.is_own());
+    std::iter::once(Source::AUTO)
+        .chain(agents.into_iter().chain(own).map(|f| Source(f.into())))
+        .collect()
+});
+
+impl clap::ValueEnum for Source {
+    fn value_variants<'a>() -> &'a [Self] {
+        &SOURCES
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(match self.0.format() {
+            None => PossibleValue::new("auto")
+                .help("Recognise the format from the content (and say which on stderr)"),
+            Some(format) => PossibleValue::new(format.name()).help(format.description()),
+        })
     }
 }
 

@@ -4,31 +4,12 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolreplay_core::import::{self, ImportError, Source};
+use toolreplay_core::import::{self, Format, ImportError, Source};
 use toolreplay_core::transcript::parse_canonical_record;
 
-const SOURCES: [Source; 17] = [
-    Source::Auto,
-    Source::ClaudeCode,
-    Source::Openai,
-    Source::Anthropic,
-    Source::Mcp,
-    Source::Transcript,
-    Source::Sealed,
-    Source::Codex,
-    Source::Responses,
-    Source::Gemini,
-    Source::Copilot,
-    Source::Cursor,
-    Source::Inspect,
-    Source::SweAgent,
-    Source::Openhands,
-    Source::Cline,
-    Source::Otel,
-];
-
 fuzz_target!(|data: &[u8]| {
-    for source in SOURCES {
+    let named = Format::ALL.into_iter().map(Source::from);
+    for source in std::iter::once(Source::Auto).chain(named) {
         let imported = import::import(data, source);
         assert_eq!(imported, import::import(data, source), "an import is pure");
         let imported = match imported {

@@ -274,7 +274,7 @@ fn plan(to: &ToFolder, source: Source) -> Result<Vec<Job>, Error> {
             });
         }
     }
-    if matches!(source, Source::Auto | Source::ClaudeCode) {
+    if matches!(source, Source::Auto | Source::Named(Format::ClaudeCode)) {
         set_subagent_logs_aside(&mut jobs);
     }
     check_outputs(&jobs, to.overwrite)?;

@@ -63,7 +63,7 @@ pub fn run(command: Command, paint: Paint, no_config: bool) -> Result<Outcome, E
         } => {
             let config = config()?;
             let options = ImportOptions {
-                source: from.or(config.from).unwrap_or(Source::Auto).into(),
+                source: from.or(config.from).unwrap_or(Source::AUTO).into(),
                 strict,
             };
             match (out_dir, files.as_slice()) {

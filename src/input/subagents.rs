@@ -11,7 +11,7 @@ use std::path::Path;
 
 use crate::error::Error;
 use crate::input;
-use toolreplay_core::import::{MAX_IMPORT_BYTES, Source, Subagent};
+use toolreplay_core::import::{Format, MAX_IMPORT_BYTES, Source, Subagent};
 
 /// The subagent logs found beside a session: each file name with its bytes.
 #[derive(Debug, Default)]
@@ -34,7 +34,8 @@ impl Found {
 
 /// The subagent logs beside the session at `path`, in the order of their names.
 pub fn beside(path: &Path, source: Source) -> Result<Found, Error> {
-    if input::is_stdin(path) || !matches!(source, Source::Auto | Source::ClaudeCode) {
+    if input::is_stdin(path) || !matches!(source, Source::Auto | Source::Named(Format::ClaudeCode))
+    {
         return Ok(Found::default());
     }
     let Some(stem) = path

@@ -89,67 +89,40 @@ pub const MAX_IMPORT_BYTES: u64 = 1 << 30;
 /// The response of a call that has no result.
 pub const NO_RESULT: &[u8] = b"{\"no_result\":true}";
 
-/// The format to read an input as, as `--from` names it.
+/// The format to read an input as: recognised from its content, or named.
+///
+/// ```
+/// use toolreplay_core::import::{self, Format, Source};
+///
+/// let log = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}
+/// {"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#;
+/// let named = import::import(log, Source::from(Format::Mcp))?;
+/// let recognised = import::import(log, Source::Auto)?;
+/// assert_eq!((named.format, named.detected), (Format::Mcp, false));
+/// assert_eq!((recognised.format, recognised.detected), (Format::Mcp, true));
+/// # Ok::<(), import::ImportError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
-    /// Recognise the format from the content (and say which on stderr).
+    /// Recognise the format from the content ([`Imported::detected`] says so).
     Auto,
-    /// A Claude Code session file (JSONL, from ~/.claude/projects/).
-    ClaudeCode,
-    /// OpenAI chat messages with tool_calls: a JSON array, or JSONL.
-    Openai,
-    /// Anthropic Messages API messages with tool_use/tool_result: a JSON array, or JSONL.
-    Anthropic,
-    /// MCP JSON-RPC 2.0 messages, one a line.
-    Mcp,
-    /// A plain transcript of this project.
-    Transcript,
-    /// A sealed transcript of this project: its chain is checked as it is read.
-    Sealed,
-    /// A Codex CLI rollout (`~/.codex/sessions/**/rollout-*.jsonl`).
-    Codex,
-    /// OpenAI Responses API items.
-    Responses,
-    /// A Gemini CLI session (JSON, or JSONL).
-    Gemini,
-    /// A GitHub Copilot CLI `events.jsonl`.
-    Copilot,
-    /// A Cursor agent transcript (JSONL).
-    Cursor,
-    /// An Inspect AI eval log (`.json`).
-    Inspect,
-    /// A SWE-agent trajectory (`.traj`).
-    SweAgent,
-    /// An OpenHands event stream (a JSON array of events).
-    Openhands,
-    /// A Cline task's `api_conversation_history.json`.
-    Cline,
-    /// OpenTelemetry GenAI spans as OTLP JSON.
-    Otel,
+    /// Read the input as this format.
+    Named(Format),
 }
 
 impl Source {
     /// The format named, or `None` for [`Source::Auto`].
     pub fn format(self) -> Option<Format> {
-        Some(match self {
-            Source::Auto => return None,
-            Source::ClaudeCode => Format::ClaudeCode,
-            Source::Openai => Format::Openai,
-            Source::Anthropic => Format::Anthropic,
-            Source::Mcp => Format::Mcp,
-            Source::Transcript => Format::Transcript,
-            Source::Sealed => Format::Sealed,
-            Source::Codex => Format::Codex,
-            Source::Responses => Format::Responses,
-            Source::Gemini => Format::Gemini,
-            Source::Copilot => Format::Copilot,
-            Source::Cursor => Format::Cursor,
-            Source::Inspect => Format::Inspect,
-            Source::SweAgent => Format::SweAgent,
-            Source::Openhands => Format::Openhands,
-            Source::Cline => Format::Cline,
-            Source::Otel => Format::Otel,
-        })
+        match self {
+            Source::Auto => None,
+            Source::Named(format) => Some(format),
+        }
+    }
+}
+
+impl From<Format> for Source {
+    fn from(format: Format) -> Source {
+        Source::Named(format)
     }
 }
 
@@ -231,6 +204,42 @@ impl Format {
             Format::Cline => "cline",
             Format::Otel => "otel",
         }
+    }
+
+    /// What the format is, in a few words, for a list of formats (`--from`'s help).
+    pub fn description(self) -> &'static str {
+        match self {
+            Format::ClaudeCode => "A Claude Code session file (JSONL, from ~/.claude/projects/)",
+            Format::Openai => "OpenAI chat messages with tool_calls: a JSON array, or JSONL",
+            Format::Anthropic => {
+                "Anthropic Messages API messages with tool_use/tool_result: a JSON array, or JSONL"
+            }
+            Format::Mcp => "MCP JSON-RPC 2.0 messages, one a line",
+            Format::Transcript => "A plain transcript of this tool",
+            Format::Sealed => {
+                "A sealed transcript of this tool (its chain is checked as it is read)"
+            }
+            Format::Codex => "A Codex CLI rollout (~/.codex/sessions/**/rollout-*.jsonl)",
+            Format::Responses => {
+                "OpenAI Responses API items (function_call / function_call_output)"
+            }
+            Format::Gemini => {
+                "A Gemini CLI session (~/.gemini/tmp/*/chats/session-*.json, or JSONL)"
+            }
+            Format::Copilot => "A GitHub Copilot CLI events.jsonl",
+            Format::Cursor => "A Cursor agent transcript (JSONL)",
+            Format::Inspect => "An Inspect AI eval log (.json)",
+            Format::SweAgent => "A SWE-agent trajectory (.traj)",
+            Format::Openhands => "An OpenHands event stream (JSON array of events)",
+            Format::Cline => "A Cline task's api_conversation_history.json",
+            Format::Otel => "OpenTelemetry GenAI spans as OTLP JSON",
+        }
+    }
+
+    /// Whether the format is one of this crate's own, a transcript or a sealed
+    /// transcript, rather than an agent's log.
+    pub fn is_own(self) -> bool {
+        matches!(self, Format::Transcript | Format::Sealed)
     }
 
     /// The format's bit in a set of formats.
@@ -418,7 +427,7 @@ pub fn import_with_subagents(
 ) -> Result<Imported, ImportError> {
     if bytes.starts_with(b"PK\x03\x04") {
         return match source {
-            Source::Auto | Source::Inspect => {
+            Source::Auto | Source::Named(Format::Inspect) => {
                 let (calls, warnings) = eval::read(bytes)?;
                 Ok(Imported {
                     format: Format::Inspect,
@@ -1272,7 +1281,7 @@ mod tests {
                {"role":"user","content":[
                 {"type":"tool_result","tool_use_id":"a","content":"A"},
                 {"type":"tool_result","tool_use_id":"b","content":[{"type":"text","text":"B"}],"is_error":true}]}]"#,
-            Source::Anthropic,
+            Source::Named(Format::Anthropic),
         );
         assert_eq!(warnings, []);
         assert_eq!(
@@ -1310,7 +1319,7 @@ mod tests {
                 r#"{"role":"tool","tool_call_id":"a","error":{"message":"boom"}}"#,
                 "\n"
             ),
-            Source::Inspect,
+            Source::Named(Format::Inspect),
         );
         assert_eq!(warnings, []);
         assert_eq!(
@@ -1332,7 +1341,7 @@ mod tests {
 {{"type":"user","message":{{"content":[{{"type":"tool_result","tool_use_id":"t","content":{content},"is_error":true}}]}}}}
 "#
             );
-            let (out, warnings) = transcript(&log, Source::ClaudeCode);
+            let (out, warnings) = transcript(&log, Source::Named(Format::ClaudeCode));
             assert_eq!(warnings, []);
             let expected = format!(
                 "{{\"index\":0,\"tool\":\"n\",\"args\":{{\"z\":[1.5,0]}},\"response\":{{\"content\":{},\"is_error\":true}}}}\n",
@@ -1353,11 +1362,15 @@ mod tests {
     #[test]
     fn records_nest_at_most_128_levels() {
         // The record (1), the arguments (2) and 126 arrays: 128 levels, read back.
-        let (text, _) = transcript(&openai_arguments(126), Source::Openai);
+        let (text, _) = transcript(&openai_arguments(126), Source::Named(Format::Openai));
         let line = text.lines().next().expect("one record");
         assert!(crate::transcript::parse_record(1, line, 0).is_ok());
         // One more is an error, not a record the transcript reader refuses.
-        let err = import(openai_arguments(127).as_bytes(), Source::Openai).expect_err("too deep");
+        let err = import(
+            openai_arguments(127).as_bytes(),
+            Source::Named(Format::Openai),
+        )
+        .expect_err("too deep");
         assert_eq!(
             err,
             ImportError::Input(LineError {
