@@ -414,15 +414,7 @@ pub fn diff(
     let at = |at: &toolreplay_core::diff::At| serde_json::json!({"line": at.line, "tool": at.tool});
     let one = |difference: &Difference| match difference {
         Difference::Call { index, parts, a, b } => {
-            let differs: Vec<&str> = [
-                (parts.tool, "tool"),
-                (parts.args, "args"),
-                (parts.response, "response"),
-            ]
-            .iter()
-            .filter(|(d, _)| *d)
-            .map(|(_, n)| *n)
-            .collect();
+            let differs = parts.names();
             serde_json::json!({"index": index, "differs": differs, "a": at(a), "b": at(b)})
         }
         Difference::Ended {

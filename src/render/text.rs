@@ -247,15 +247,7 @@ pub fn diff(report: &DiffReport, paint: Paint) -> String {
     let _ = writeln!(out, "calls: {} and {}", report.calls_a, report.calls_b);
     match first {
         Difference::Call { index, parts, a, b } => {
-            let names: Vec<&str> = [
-                (parts.tool, "tool"),
-                (parts.args, "args"),
-                (parts.response, "response"),
-            ]
-            .iter()
-            .filter(|(differs, _)| *differs)
-            .map(|(_, name)| *name)
-            .collect();
+            let names = parts.names();
             let _ = writeln!(out, "first difference: index {index}");
             let _ = writeln!(out, "differs: {}", names.join(", "));
             at_line("a", a, &mut out);
@@ -284,15 +276,7 @@ pub fn all_differences(all: &toolreplay_core::diff::AllDifferences, out: &mut St
     for difference in &all.differences {
         match difference {
             Difference::Call { index, parts, a, b } => {
-                let names: Vec<&str> = [
-                    (parts.tool, "tool"),
-                    (parts.args, "args"),
-                    (parts.response, "response"),
-                ]
-                .iter()
-                .filter(|(differs, _)| *differs)
-                .map(|(_, name)| *name)
-                .collect();
+                let names = parts.names();
                 let _ = writeln!(
                     out,
                     "index {index}: {}: a: line {}: tool {}; b: line {}: tool {}",

@@ -29,6 +29,27 @@ pub struct Parts {
     pub response: bool,
 }
 
+impl Parts {
+    /// The names of the parts that differ, in the order `tool`, `args`, `response`.
+    ///
+    /// ```
+    /// use toolreplay_core::diff::Parts;
+    ///
+    /// let parts = Parts { tool: false, args: true, response: true };
+    /// assert_eq!(parts.names(), ["args", "response"]);
+    /// ```
+    pub fn names(self) -> Vec<&'static str> {
+        [
+            (self.tool, "tool"),
+            (self.args, "args"),
+            (self.response, "response"),
+        ]
+        .into_iter()
+        .filter_map(|(differs, name)| differs.then_some(name))
+        .collect()
+    }
+}
+
 /// Where a call is: its physical line and tool.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct At {
