@@ -170,22 +170,10 @@ impl<'s> Session<'s> {
         args: &Value,
         response: &Value,
     ) -> Vec<Finding> {
-        let Some(policy) = &self.scope.policy else {
-            return Vec::new();
-        };
-        let found = match too_deep(response) {
-            Some(reason) => vec![SensitiveResponse::Unscannable { reason }],
-            None => policy.check_response(tool, &canonical::encode(response)),
-        };
-        if found.is_empty() {
-            return Vec::new();
-        }
-        let call = match too_deep(args) {
+        self.response_findings(index, tool, response, || match too_deep(args) {
             Some(_) => call_canonical(tool, b""),
             None => call_canonical(tool, &canonical::encode(args)),
-        };
-        let kinds = found.into_iter().map(FindingKind::SensitiveResponse);
-        findings(index, tool, call, kinds)
+        })
     }
 
     /// [`Session::check_response`] for a call whose arguments are known by their
@@ -197,6 +185,18 @@ impl<'s> Session<'s> {
         args: &[u8],
         response: &Value,
     ) -> Vec<Finding> {
+        self.response_findings(index, tool, response, || call_canonical(tool, args))
+    }
+
+    /// The findings of the detectors in `response`, of the call whose digest `call`
+    /// gives (made only when there is a finding).
+    fn response_findings(
+        &self,
+        index: u64,
+        tool: &str,
+        response: &Value,
+        call: impl FnOnce() -> [u8; 32],
+    ) -> Vec<Finding> {
         let Some(policy) = &self.scope.policy else {
             return Vec::new();
         };
@@ -204,8 +204,11 @@ impl<'s> Session<'s> {
             Some(reason) => vec![SensitiveResponse::Unscannable { reason }],
             None => policy.check_response(tool, &canonical::encode(response)),
         };
+        if found.is_empty() {
+            return Vec::new();
+        }
         let kinds = found.into_iter().map(FindingKind::SensitiveResponse);
-        findings(index, tool, call_canonical(tool, args), kinds)
+        findings(index, tool, call(), kinds)
     }
 
     /// Decides the next call, to `tool`, whose arguments break the rules of its tool
