@@ -20,15 +20,6 @@ fn string(text: &str) -> Value {
     Value::Str(text.to_owned())
 }
 
-fn object(members: Vec<(&str, Value)>) -> Value {
-    let mut members: Vec<(String, Value)> = members
-        .into_iter()
-        .map(|(key, value)| (key.to_owned(), value))
-        .collect();
-    members.sort_by(|a, b| a.0.cmp(&b.0));
-    Value::Object(members)
-}
-
 fn line(value: &Value) -> Vec<u8> {
     let mut out = canonical::encode(value);
     out.push(b'\n');
@@ -38,28 +29,28 @@ fn line(value: &Value) -> Vec<u8> {
 /// A `tools/call` result for `id` that tells the model the call did not run or its
 /// result is not given: `isError: true` and one text block.
 pub fn error_result(id: &Value, text: &str) -> Vec<u8> {
-    let content = Value::Array(vec![object(vec![
+    let content = Value::Array(vec![Value::object([
         ("type", string("text")),
         ("text", string(text)),
     ])]);
-    line(&object(vec![
+    line(&Value::object([
         ("jsonrpc", string("2.0")),
         ("id", id.clone()),
         (
             "result",
-            object(vec![("content", content), ("isError", Value::Bool(true))]),
+            Value::object([("content", content), ("isError", Value::Bool(true))]),
         ),
     ]))
 }
 
 /// A JSON-RPC error response for `id` (`null` when the request's id is unknown).
 pub fn rpc_error(id: &Value, code: i64, message: &str) -> Vec<u8> {
-    line(&object(vec![
+    line(&Value::object([
         ("jsonrpc", string("2.0")),
         ("id", id.clone()),
         (
             "error",
-            object(vec![
+            Value::object([
                 ("code", Value::Int(code.to_string().into())),
                 ("message", string(message)),
             ]),
@@ -69,12 +60,12 @@ pub fn rpc_error(id: &Value, code: i64, message: &str) -> Vec<u8> {
 
 /// The `notifications/cancelled` that tells a server to stop the request `id`.
 pub fn cancelled(id: &Value, reason: &str) -> Vec<u8> {
-    line(&object(vec![
+    line(&Value::object([
         ("jsonrpc", string("2.0")),
         ("method", string("notifications/cancelled")),
         (
             "params",
-            object(vec![("requestId", id.clone()), ("reason", string(reason))]),
+            Value::object([("requestId", id.clone()), ("reason", string(reason))]),
         ),
     ]))
 }

@@ -150,17 +150,8 @@ pub enum Outcome {
     },
 }
 
-fn object(members: Vec<(&str, Value)>) -> Value {
-    let mut members: Vec<(String, Value)> = members
-        .into_iter()
-        .map(|(key, value)| (key.to_owned(), value))
-        .collect();
-    members.sort_by(|a, b| a.0.cmp(&b.0));
-    Value::Object(members)
-}
-
 fn toolreplay(members: Vec<(&str, Value)>) -> Value {
-    object(vec![("toolreplay", object(members))])
+    Value::object([("toolreplay", Value::object(members))])
 }
 
 impl Outcome {
@@ -168,9 +159,9 @@ impl Outcome {
     pub fn response(self) -> Value {
         match self {
             Outcome::Response(value @ Value::Object(_)) => value,
-            Outcome::Response(other) => object(vec![("content", other)]),
+            Outcome::Response(other) => Value::object([("content", other)]),
             Outcome::Error(error) => {
-                object(vec![("error", error), ("is_error", Value::Bool(true))])
+                Value::object([("error", error), ("is_error", Value::Bool(true))])
             }
             Outcome::TimedOut { after_ms } => toolreplay(vec![
                 ("after_ms", Value::Int(after_ms.to_string().into())),
@@ -185,7 +176,7 @@ impl Outcome {
                 if let Some(reason) = reason {
                     members.push(("reason", Value::Str(reason)));
                 }
-                object(members)
+                Value::object(members)
             }
         }
     }
@@ -199,7 +190,7 @@ pub fn denied_response(findings: &[Finding], agent: &str) -> Value {
     let findings = findings
         .iter()
         .map(|finding| {
-            object(vec![
+            Value::object([
                 ("kind", Value::Str(finding.kind.name().to_owned())),
                 ("message", Value::Str(finding_message(finding, agent))),
             ])
@@ -337,7 +328,7 @@ impl<'s> Live<'s> {
     pub fn index_of_call(&self, tool: &str, args: &Value) -> Option<u64> {
         let args = match args {
             Value::Object(_) => canonical::encode(args),
-            other => canonical::encode(&object(vec![("content", other.clone())])),
+            other => canonical::encode(&Value::object([("content", other.clone())])),
         };
         self.pending
             .iter()
@@ -402,7 +393,7 @@ impl<'s> Live<'s> {
         let args = match args {
             Value::Object(_) => args,
             other => {
-                wrapped = object(vec![("content", other.clone())]);
+                wrapped = Value::object([("content", other.clone())]);
                 &wrapped
             }
         };
@@ -505,7 +496,7 @@ impl<'s> Live<'s> {
         if let Some(reason) = reason {
             response.push(("reason", Value::Str(reason.to_owned())));
         }
-        let response = ascii(canonical::encode(&object(response)));
+        let response = ascii(canonical::encode(&Value::object(response)));
         for call in &mut self.pending {
             if call.response.is_none() {
                 call.response = Some(response.clone());

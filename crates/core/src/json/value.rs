@@ -24,6 +24,26 @@ pub enum Value {
 }
 
 impl Value {
+    /// The object of `members`, sorted by key as an object's members are; of a key
+    /// given twice, the first is kept.
+    ///
+    /// ```
+    /// use toolreplay_core::json::Value;
+    ///
+    /// let value = Value::object([("b", Value::Null), ("a", Value::Bool(true))]);
+    /// let members = [("a".to_owned(), Value::Bool(true)), ("b".to_owned(), Value::Null)];
+    /// assert_eq!(value, Value::Object(members.to_vec()));
+    /// ```
+    pub fn object<'k>(members: impl IntoIterator<Item = (&'k str, Value)>) -> Value {
+        let mut members: Vec<(String, Value)> = members
+            .into_iter()
+            .map(|(key, value)| (key.to_owned(), value))
+            .collect();
+        members.sort_by(|a, b| a.0.cmp(&b.0));
+        members.dedup_by(|later, first| later.0 == first.0);
+        Value::Object(members)
+    }
+
     /// The JSON type of the value.
     pub fn json_type(&self) -> JsonType {
         match self {
