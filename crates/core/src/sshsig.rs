@@ -160,11 +160,16 @@ pub fn base64_decode(text: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// Base64 of `bytes`, with padding, in lines of 70 characters each ending with LF,
-/// as `ssh-keygen -Y sign` writes it.
-pub fn base64_encode_wrapped(bytes: &[u8]) -> String {
+/// Standard base64 of `bytes`, with padding, on one line.
+///
+/// ```
+/// use toolreplay_core::sshsig::base64_encode;
+///
+/// assert_eq!(base64_encode(b"foob"), "Zm9vYg==");
+/// ```
+pub fn base64_encode(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut flat = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
         let b = [
             chunk[0],
@@ -172,14 +177,21 @@ pub fn base64_encode_wrapped(bytes: &[u8]) -> String {
             chunk.get(2).copied().unwrap_or(0),
         ];
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
+        for (i, shift) in [18u32, 12, 6, 0].into_iter().enumerate() {
             if i <= chunk.len() {
-                flat.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
+                out.push(char::from(ALPHABET[((n >> shift) & 63) as usize]));
             } else {
-                flat.push('=');
+                out.push('=');
             }
         }
     }
+    out
+}
+
+/// Base64 of `bytes`, with padding, in lines of 70 characters each ending with LF,
+/// as `ssh-keygen -Y sign` writes it.
+pub fn base64_encode_wrapped(bytes: &[u8]) -> String {
+    let flat = base64_encode(bytes);
     let mut out = String::with_capacity(flat.len() + flat.len() / 70 + 1);
     for (i, c) in flat.chars().enumerate() {
         out.push(c);
@@ -474,6 +486,15 @@ pub fn signed_data(namespace: &[u8], hash: Hash, message: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn base64_pads() {
+        assert_eq!(base64_encode(b""), "");
+        assert_eq!(base64_encode(b"f"), "Zg==");
+        assert_eq!(base64_encode(b"fo"), "Zm8=");
+        assert_eq!(base64_encode(b"foo"), "Zm9v");
+        assert_eq!(base64_encode(b"foob"), "Zm9vYg==");
+    }
 
     fn string(bytes: &[u8]) -> Vec<u8> {
         let mut out = Vec::new();

@@ -10,6 +10,7 @@
 
 use sha2::{Digest, Sha256};
 use toolreplay_core::graph::{Graph, Transcript};
+use toolreplay_core::sshsig::base64_encode;
 
 const TEMPLATE: &str = include_str!("template.html");
 const STYLE: &str = include_str!("report.css");
@@ -42,8 +43,8 @@ pub fn html(graph: &Graph, transcript: &Transcript, file: &str) -> String {
     let data = script_safe(&data.to_string());
     let csp = format!(
         "default-src 'none'; script-src 'sha256-{}'; style-src 'sha256-{}'; base-uri 'none'; form-action 'none'",
-        base64(&Sha256::digest(SCRIPT.as_bytes())),
-        base64(&Sha256::digest(STYLE.as_bytes()))
+        base64_encode(&Sha256::digest(SCRIPT.as_bytes())),
+        base64_encode(&Sha256::digest(STYLE.as_bytes()))
     );
     let title = escape_html(file);
     fill(
@@ -123,40 +124,9 @@ pub fn escape_html(text: &str) -> String {
     out
 }
 
-/// Standard base64 with padding, as CSP hashes are written.
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for (i, shift) in [18u32, 12, 6, 0].into_iter().enumerate() {
-            if i <= chunk.len() {
-                out.push(char::from(ALPHABET[((n >> shift) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{base64, escape_html, fill, script_safe};
-
-    #[test]
-    fn base64_pads() {
-        assert_eq!(base64(b""), "");
-        assert_eq!(base64(b"f"), "Zg==");
-        assert_eq!(base64(b"fo"), "Zm8=");
-        assert_eq!(base64(b"foo"), "Zm9v");
-        assert_eq!(base64(b"foob"), "Zm9vYg==");
-    }
+    use super::{escape_html, fill, script_safe};
 
     #[test]
     fn nothing_in_the_data_ends_the_script() {
