@@ -61,9 +61,9 @@ pub fn open_raw(path: &Path) -> Result<Box<dyn Read + Send>, Error> {
     }
 }
 
-/// Reads the whole input at `path` (`-`: standard input), up to `max` bytes; `what`
-/// says in the error what such an input may not exceed ("larger than {what}").
-pub fn read_whole(path: &Path, max: u64, what: &str) -> Result<Vec<u8>, Error> {
+/// Reads the input at `path` (`-`: standard input) whole, up to one byte more than
+/// `max`: more than `max` bytes read means it is larger.
+fn read_up_to(path: &Path, max: u64) -> Result<Vec<u8>, Error> {
     let mut bytes = Vec::new();
     open_raw(path)?
         .take(max + 1)
@@ -72,6 +72,13 @@ pub fn read_whole(path: &Path, max: u64, what: &str) -> Result<Vec<u8>, Error> {
             path: display(path),
             source,
         })?;
+    Ok(bytes)
+}
+
+/// Reads the whole input at `path` (`-`: standard input), up to `max` bytes; `what`
+/// says in the error what such an input may not exceed ("larger than {what}").
+pub fn read_whole(path: &Path, max: u64, what: &str) -> Result<Vec<u8>, Error> {
+    let bytes = read_up_to(path, max)?;
     if bytes.len() as u64 > max {
         return Err(Error::Invalid {
             path: display(path),
@@ -90,14 +97,7 @@ pub fn read_document<T>(
     what: &str,
     parse: impl FnOnce(&[u8]) -> Result<T, (u64, String)>,
 ) -> Result<T, Error> {
-    let mut bytes = Vec::new();
-    open_raw(path)?
-        .take(max + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|source| Error::Read {
-            path: display(path),
-            source,
-        })?;
+    let bytes = read_up_to(path, max)?;
     let input_error = |line: u64, message: String| Error::Input {
         path: display(path),
         line,
