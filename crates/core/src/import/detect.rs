@@ -16,7 +16,8 @@
 use crate::json::{Raw, RawItems, RawMembers};
 
 use super::{
-    Document, Format, ImportError, LineCounter, json_lines, looks_like_object, rget, rget_str,
+    Document, Format, ImportError, LineCounter, json_lines, looks_like_object, responses, rget,
+    rget_str,
 };
 
 /// Claude Code entry types (`type`), as its sessions write them.
@@ -44,28 +45,6 @@ const CODEX_TYPES: [&str; 5] = [
     "event_msg",
     "turn_context",
     "compacted",
-];
-
-/// Responses API item types that are tools' calls or their outputs, or reasoning.
-pub(crate) const RESPONSES_CALLS: [&str; 4] = [
-    "function_call",
-    "custom_tool_call",
-    "local_shell_call",
-    "mcp_call",
-];
-const RESPONSES_OTHER: [&str; 12] = [
-    "function_call_output",
-    "custom_tool_call_output",
-    "local_shell_call_output",
-    "reasoning",
-    "web_search_call",
-    "file_search_call",
-    "computer_call",
-    "computer_call_output",
-    "image_generation_call",
-    "code_interpreter_call",
-    "mcp_list_tools",
-    "item_reference",
 ];
 
 /// What one item is evidence of: formats it fits, and formats whose tool call it
@@ -141,7 +120,7 @@ fn object_evidence(m: &RawMembers<'_>) -> Seen {
         && CODEX_TYPES.contains(&kind)
     {
         let call = kind == "response_item"
-            && rget_str(&payload, "type").is_some_and(|t| RESPONSES_CALLS.contains(&t.as_ref()));
+            && rget_str(&payload, "type").is_some_and(|t| responses::CALLS.contains(&t.as_ref()));
         return one(Format::Codex, call);
     }
     if let Some(kind) = kind
@@ -159,9 +138,9 @@ fn object_evidence(m: &RawMembers<'_>) -> Seen {
         return one(Format::ClaudeCode, call);
     }
     if let Some(kind) = kind
-        && (RESPONSES_CALLS.contains(&kind) || RESPONSES_OTHER.contains(&kind))
+        && responses::is_item_type(kind)
     {
-        return one(Format::Responses, RESPONSES_CALLS.contains(&kind));
+        return one(Format::Responses, responses::CALLS.contains(&kind));
     }
     if kind == Some("gemini")
         || (matches!(kind, Some("user" | "info" | "error" | "warning"))

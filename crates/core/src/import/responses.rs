@@ -27,9 +27,24 @@ use super::{
     raw_string_id, raw_value, rget, rget_str, rrequired,
 };
 
-/// Item types dropped without a warning.
-const DROPPED: [&str; 10] = [
-    "message",
+/// Item types that are tools' calls (`mcp_call` with its output).
+pub(crate) const CALLS: [&str; 4] = [
+    "function_call",
+    "custom_tool_call",
+    "local_shell_call",
+    "mcp_call",
+];
+
+/// Item types that are the outputs of calls.
+const OUTPUTS: [&str; 3] = [
+    "function_call_output",
+    "custom_tool_call_output",
+    "local_shell_call_output",
+];
+
+/// Item types dropped without a warning, but for `message` (which other formats
+/// have too).
+const DROPPED: [&str; 9] = [
     "reasoning",
     "web_search_call",
     "file_search_call",
@@ -40,6 +55,14 @@ const DROPPED: [&str; 10] = [
     "mcp_list_tools",
     "item_reference",
 ];
+
+/// Whether `kind` is the type of a Responses API item this reader knows, other
+/// than `message`.
+pub(crate) fn is_item_type(kind: &str) -> bool {
+    [&CALLS[..], &OUTPUTS, &DROPPED]
+        .iter()
+        .any(|kinds| kinds.contains(&kind))
+}
 
 /// Reads the items of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
@@ -178,7 +201,7 @@ pub(crate) fn item(
             };
             pairing.call_answered(line, id, name, args, response);
         }
-        kind if DROPPED.contains(&kind) => {}
+        kind if kind == "message" || DROPPED.contains(&kind) => {}
         kind => pairing.skip(line, format!("item of type {}", quoted_key(kind))),
     }
     Ok(())
