@@ -166,6 +166,13 @@ impl Session {
         )
     }
 
+    /// [`Session::end`], then the sealed file of a [`Session::fake`] session.
+    fn end_sealed(self, dir: &Dir, keep_open: bool) -> String {
+        let mut text = self.end(keep_open);
+        text.push_str(&sealed(dir));
+        text
+    }
+
     /// Sends SIGTERM to the proxy.
     fn terminate(&self) {
         let status = Command::new("kill")
@@ -182,9 +189,11 @@ fn call(id: u64, tool: &str, args: &str) -> String {
     )
 }
 
-/// The sealed file in `dir` as the test shows it: `verify`'s verdict, then each
-/// record's index, tool and response; and the live invariant checked on it.
-fn sealed(dir: &Dir, file: &str, scope: &str) -> String {
+/// The sealed file of a session in `dir` (`s.jsonl`, decided by `scope.json`) as
+/// the test shows it: `verify`'s verdict, then each record's index, tool and
+/// response; and the live invariant checked on it.
+fn sealed(dir: &Dir) -> String {
+    let (file, scope) = ("s.jsonl", "scope.json");
     let verify = dir.run(&["verify", file]);
     let mut text = format!("--- {file}\n{}", verify.stdout);
     assert_eq!(verify.code, 0, "{}", verify.text());
@@ -270,9 +279,7 @@ fn calls_are_decided_answered_and_sealed_in_order() {
     for id in 6..9 {
         session.ask(&call(id, "echo", "{}"));
     }
-    let mut text = session.end(false);
-    text.push_str(&sealed(&dir, "s.jsonl", "scope.json"));
-    assert_snapshot!(text);
+    assert_snapshot!(session.end_sealed(&dir, false));
 }
 
 #[test]
@@ -302,9 +309,7 @@ fn a_call_past_its_timeout_is_cancelled_and_its_late_answer_dropped() {
     // The late answer comes meanwhile, and is dropped.
     thread::sleep(Duration::from_millis(2500));
     session.ask(&call(3, "echo", "{}"));
-    let mut text = session.end(false);
-    text.push_str(&sealed(&dir, "s.jsonl", "scope.json"));
-    assert_snapshot!(text);
+    assert_snapshot!(session.end_sealed(&dir, false));
 }
 
 #[test]
@@ -319,9 +324,7 @@ fn a_call_the_client_cancels_is_passed_on_and_sealed_as_cancelled() {
         .send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#);
     // The next call's answer is not held back by the cancelled ones.
     session.ask(&call(3, "echo", "{}"));
-    let mut text = session.end(false);
-    text.push_str(&sealed(&dir, "s.jsonl", "scope.json"));
-    assert_snapshot!(text);
+    assert_snapshot!(session.end_sealed(&dir, false));
 }
 
 #[test]
@@ -343,9 +346,7 @@ fn a_flagged_result_passes_unchanged_and_is_noted() {
     let mut session = Session::fake(&dir, &["--on-sensitive", "flag", "--no-fsync"], &[]);
     session.initialize();
     session.ask(&call(1, "echo", r#"{"key": "AKIAIOSFODNN7EXAMPLE"}"#));
-    let mut text = session.end(false);
-    text.push_str(&sealed(&dir, "s.jsonl", "scope.json"));
-    assert_snapshot!(text);
+    assert_snapshot!(session.end_sealed(&dir, false));
 }
 
 #[test]
@@ -360,9 +361,7 @@ fn a_later_call_waits_for_an_earlier_one() {
     session.recv();
     session.recv();
     session.recv();
-    let mut text = session.end(false);
-    text.push_str(&sealed(&dir, "s.jsonl", "scope.json"));
-    assert_snapshot!(text);
+    assert_snapshot!(session.end_sealed(&dir, false));
 }
 
 // --- how the session ends
@@ -376,9 +375,7 @@ fn a_server_crash_answers_the_calls_in_flight_and_exits_3() {
     session.send(&call(2, "crash", "{}"));
     session.recv();
     session.recv();
-    let mut text = session.end(true);
-    text.push_str(&sealed(&dir, "s.jsonl", "scope.json"));
-    assert_snapshot!(text);
+    assert_snapshot!(session.end_sealed(&dir, true));
 }
 
 #[test]
@@ -388,9 +385,7 @@ fn the_client_closing_its_end_seals_the_calls_in_flight_as_no_result() {
     session.initialize();
     session.send(&call(1, "sleep", r#"{"seconds": 30}"#));
     session.ask(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#);
-    let mut text = session.end(false);
-    text.push_str(&sealed(&dir, "s.jsonl", "scope.json"));
-    assert_snapshot!(text);
+    assert_snapshot!(session.end_sealed(&dir, false));
 }
 
 #[test]
@@ -403,9 +398,7 @@ fn sigterm_answers_and_seals_the_calls_in_flight_and_exits_143() {
     session.ask(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#);
     session.terminate();
     session.recv();
-    let mut text = session.end(true);
-    text.push_str(&sealed(&dir, "s.jsonl", "scope.json"));
-    assert_snapshot!(text);
+    assert_snapshot!(session.end_sealed(&dir, true));
 }
 
 #[test]
@@ -419,7 +412,7 @@ fn a_second_session_continues_the_chain_and_its_budgets() {
         }
         session.end(false);
     }
-    assert_snapshot!(sealed(&dir, "s.jsonl", "scope.json"));
+    assert_snapshot!(sealed(&dir));
 }
 
 // --- what the proxy refuses
@@ -463,9 +456,7 @@ fn hostile_client_traffic_is_answered_and_never_passed_on() {
     session.send_bytes(b"{\"id\":\xff}");
     session.recv();
     session.ask(&call(8, "echo", r#"{"still": "working"}"#));
-    let mut text = session.end(false);
-    text.push_str(&sealed(&dir, "s.jsonl", "scope.json"));
-    assert_snapshot!(text);
+    assert_snapshot!(session.end_sealed(&dir, false));
 }
 
 #[test]
@@ -479,9 +470,7 @@ fn an_id_reused_in_flight_is_denied() {
     session.recv();
     session.recv();
     session.recv();
-    let mut text = session.end(false);
-    text.push_str(&sealed(&dir, "s.jsonl", "scope.json"));
-    assert_snapshot!(text);
+    assert_snapshot!(session.end_sealed(&dir, false));
 }
 
 #[test]
@@ -510,9 +499,7 @@ fn hostile_server_traffic_is_dropped_and_noted() {
     session.send(r#"{"jsonrpc":"2.0","id":"s1","result":{"roots":[]}}"#);
     session.send(r#"{"jsonrpc":"2.0","id":"s1","result":{"roots":[]}}"#);
     session.ask(&call(7, "echo", "{}"));
-    let mut text = session.end(false);
-    text.push_str(&sealed(&dir, "s.jsonl", "scope.json"));
-    assert_snapshot!(text);
+    assert_snapshot!(session.end_sealed(&dir, false));
 }
 
 // --- pinned tool definitions
@@ -548,7 +535,7 @@ fn a_changed_or_new_tool_is_refused_until_it_is_pinned_again() {
     third.ask(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
     third.ask(&call(2, "echo", "{}"));
     text.push_str(&third.end(false));
-    text.push_str(&sealed(&dir, "s.jsonl", "scope.json"));
+    text.push_str(&sealed(&dir));
     assert_snapshot!(text);
 }
 
@@ -706,7 +693,7 @@ fn mcp_sdk_a_conversation_through_the_proxy() {
     let calls = |summary: &Value| summary["calls"].as_array().expect("calls").clone();
     let (proxied_calls, direct_calls) = (calls(&proxied), calls(&direct));
     assert_eq!(proxied_calls.len(), direct_calls.len());
-    let sealed_text = sealed(&dir, "s.jsonl", "scope.json");
+    let sealed_text = sealed(&dir);
     let links: Vec<Value> = String::from_utf8(dir.read("s.jsonl"))
         .expect("UTF-8")
         .lines()
@@ -741,7 +728,7 @@ fn mcp_sdk_a_call_past_its_timeout_is_cancelled_on_the_server() {
     assert_snapshot!(format!(
         "{}\n--- notes\n{notes}--- events.log\n{events}{}",
         pretty(&summary["calls"]),
-        sealed(&dir, "s.jsonl", "scope.json")
+        sealed(&dir)
     ));
 }
 
@@ -754,7 +741,7 @@ fn mcp_sdk_a_call_the_client_cancels_is_sealed_as_cancelled() {
     assert_snapshot!(format!(
         "{}\n--- notes\n{notes}--- events.log\n{events}{}",
         pretty(&summary),
-        sealed(&dir, "s.jsonl", "scope.json")
+        sealed(&dir)
     ));
 }
 
@@ -766,7 +753,7 @@ fn mcp_sdk_a_server_crash_is_answered_and_sealed() {
     assert_snapshot!(format!(
         "{}\n--- notes\n{notes}{}",
         pretty(&summary["calls"]),
-        sealed(&dir, "s.jsonl", "scope.json")
+        sealed(&dir)
     ));
 }
 
@@ -791,6 +778,6 @@ fn mcp_sdk_a_changed_tool_definition_is_refused_against_the_pins() {
         pretty(&first["calls"]),
         names(&second).join(", "),
         pretty(&second["calls"]),
-        sealed(&dir, "s.jsonl", "scope.json")
+        sealed(&dir)
     ));
 }
