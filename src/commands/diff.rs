@@ -39,8 +39,8 @@ pub fn run(
         ));
     }
     input::not_both_stdin((a, "A"), (b, "B"))?;
-    let mut left = Transcript::open(a, from)?;
-    let mut right = Transcript::open(b, from)?;
+    let mut left = Transcript::open(a, from, &mut std::io::stderr())?;
+    let mut right = Transcript::open(b, from, &mut std::io::stderr())?;
     let max = if options.all { MAX_DIFFERENCES } else { 1 };
     let mut all = toolreplay_core::diff::compare_all(left.buffered(), right.buffered(), max)
         .map_err(|err: DiffError| {

@@ -73,6 +73,9 @@ struct Kept {
     status: Status,
 }
 
+/// One file's audit among many: what it told stderr, and what it gave.
+type Audited = (Spool, Result<Kept, Error>);
+
 /// The inputs named on the command line, folders walked (files sorted by path, names
 /// starting with `.` skipped, symbolic links to folders not followed) and files in
 /// folders kept when their name matches `glob`; whether they are to be reported as
@@ -197,9 +200,11 @@ fn allow_open_files() {
 
 /// Runs `audit` on every file, on at most as many threads as the machine has cores
 /// (and no more than files), and gives the results in the files' order.
-fn run_all<F>(files: &[PathBuf], audit: F) -> Vec<Result<Kept, Error>>
+/// Audits every file, on every core; gives, by file, what its audit told stderr
+/// (held until the files before it are told, in memory while small) and its result.
+fn run_all<F>(files: &[PathBuf], audit: F) -> Vec<Audited>
 where
-    F: Fn(&Path) -> Result<Done, Error> + Sync,
+    F: Fn(&Path, &mut dyn std::io::Write) -> Result<Done, Error> + Sync,
 {
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
@@ -209,17 +214,18 @@ where
         allow_open_files();
     }
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<Kept, Error>>>> =
-        Mutex::new((0..files.len()).map(|_| None).collect());
+    let results: Mutex<Vec<Option<Audited>>> = Mutex::new((0..files.len()).map(|_| None).collect());
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| {
                 loop {
                     let at = next.fetch_add(1, Ordering::Relaxed);
                     let Some(file) = files.get(at) else { break };
-                    // Each file's report and findings wait for the others: park
-                    // them, so that memory does not grow with the files.
-                    let done = audit(file).and_then(|done| {
+                    // Each file's report, findings and what it told stderr wait for
+                    // the others: park them, so that memory does not grow with the
+                    // files.
+                    let mut told = Spool::new();
+                    let done = audit(file, &mut told).and_then(|done| {
                         let (mut text, mut findings) =
                             done.report.written().map_err(Error::temporary)?;
                         text.park().map_err(Error::temporary)?;
@@ -230,8 +236,9 @@ where
                             status: done.status,
                         })
                     });
+                    let done = told.park().map_err(Error::temporary).and(done);
                     if let Ok(mut results) = results.lock() {
-                        results[at] = Some(done);
+                        results[at] = Some((told, done));
                     }
                 }
             });
@@ -241,7 +248,12 @@ where
         .into_inner()
         .unwrap_or_default()
         .into_iter()
-        .map(|done| done.unwrap_or_else(|| Err(Error::Usage("an audit thread failed".to_owned()))))
+        .map(|done| {
+            done.unwrap_or_else(|| {
+                let failed = Error::Usage("an audit thread failed".to_owned());
+                (Spool::new(), Err(failed))
+            })
+        })
         .collect()
 }
 
@@ -301,17 +313,19 @@ pub fn audit_all<F>(
     audit: F,
 ) -> Result<Outcome, Error>
 where
-    F: Fn(&Path) -> Result<Done, Error> + Sync,
+    F: Fn(&Path, &mut dyn std::io::Write) -> Result<Done, Error> + Sync,
 {
     report(command, files, run_all(files, audit), format)
 }
 
-/// The report of several files: each file's, then the summary; errors on stderr as
-/// they would be for one file, and counted. Exit status: the worst.
+/// The report of several files: each file's, then the summary; on stderr, in the
+/// files' order, what each file's audit told there (an import's notes and warnings)
+/// and its error, as they would be for one file, errors counted. Exit status: the
+/// worst.
 fn report(
     command: &str,
     files: &[PathBuf],
-    results: Vec<Result<Kept, Error>>,
+    results: Vec<Audited>,
     format: Format,
 ) -> Result<Outcome, Error> {
     let mut status = Status::Clean;
@@ -319,8 +333,10 @@ fn report(
     let mut texts: Vec<(String, Spool)> = Vec::new();
     let mut all: Vec<(String, Findings)> = Vec::new();
     let (mut clean, mut unclean) = (0, 0);
-    for (file, result) in files.iter().zip(results) {
+    for (file, (told, result)) in files.iter().zip(results) {
         let name = display(file);
+        // What cannot be written to stderr cannot be told anywhere else.
+        let _ = told.copy_to(&mut std::io::stderr().lock());
         match result {
             Ok(done) => {
                 status = status.max(done.status);

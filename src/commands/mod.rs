@@ -101,8 +101,8 @@ pub fn run(command: Command, paint: Paint, no_config: bool) -> Result<Outcome, E
                 rules: rules.or(config.rules),
             };
             let from = from.options_or(&config)?;
-            audit_files("replay", &files, &many, format, summary, |path| {
-                replay::audit_one(path, from, &judging, format, &baseline, paint)
+            audit_files("replay", &files, &many, format, summary, |path, told| {
+                replay::audit_one(path, from, &judging, format, &baseline, paint, told)
             })
         }
         Command::Scope {
@@ -131,8 +131,16 @@ pub fn run(command: Command, paint: Paint, no_config: bool) -> Result<Outcome, E
             }
             let scope = scope::read_scope(&scope_path)?;
             let format = format.or(config.format).unwrap_or_default();
-            audit_files("scope", &files, &many, format, summary, |path| {
-                scope::audit_one(path, &scope, &scope_path, from, format, &baseline, paint)
+            let audit = scope::Audit {
+                scope: &scope,
+                scope_path: &scope_path,
+                from,
+                format,
+                baseline: &baseline,
+                paint,
+            };
+            audit_files("scope", &files, &many, format, summary, |path, told| {
+                scope::audit_one(path, &audit, told)
             })
         }
         Command::Seal {
@@ -144,7 +152,7 @@ pub fn run(command: Command, paint: Paint, no_config: bool) -> Result<Outcome, E
         Command::Seal {
             file, output, from, ..
         } => seal::seal(
-            Transcript::open(&file, from.options_or(&config()?)?)?,
+            Transcript::open(&file, from.options_or(&config()?)?, &mut io::stderr())?,
             output.as_deref(),
         ),
         Command::Verify {
@@ -183,7 +191,7 @@ pub fn run(command: Command, paint: Paint, no_config: bool) -> Result<Outcome, E
                 head: head.as_deref(),
                 signature,
             };
-            audit_files("verify", &files, &many, format, false, |path| {
+            audit_files("verify", &files, &many, format, false, |path, _| {
                 verify::audit_one(path, &checks, format, paint)
             })
         }
@@ -192,7 +200,7 @@ pub fn run(command: Command, paint: Paint, no_config: bool) -> Result<Outcome, E
             draft_scope,
             from,
         } => stats::run(
-            Transcript::open(&file, from.options_or(&config()?)?)?,
+            Transcript::open(&file, from.options_or(&config()?)?, &mut io::stderr())?,
             draft_scope.as_deref(),
         ),
         Command::Sign { file, key } => sign::run(&file, &key),
@@ -239,7 +247,7 @@ fn audit_files<F>(
     audit: F,
 ) -> Result<Outcome, Error>
 where
-    F: Fn(&Path) -> Result<many::Done, Error> + Sync,
+    F: Fn(&Path, &mut dyn io::Write) -> Result<many::Done, Error> + Sync,
 {
     if summary && format != Format::Text {
         return Err(Error::Usage(
@@ -251,7 +259,7 @@ where
         let Some(file) = files.first() else {
             return Err(Error::Usage("no input".to_owned()));
         };
-        let done = audit(file)?;
+        let done = audit(file, &mut io::stderr())?;
         let name = input::display(file);
         let write_summary = move |out: &mut dyn io::Write, findings: &Findings| {
             if !summary {

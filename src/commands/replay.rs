@@ -63,8 +63,9 @@ pub fn audit_one(
     format: Format,
     baseline: &BaselineArgs,
     paint: Paint,
+    diagnostics: &mut dyn std::io::Write,
 ) -> Result<Done, Error> {
-    let mut transcript = Transcript::open(path, from)?;
+    let mut transcript = Transcript::open(path, from, diagnostics)?;
     let mut report = report(&mut transcript, judging)?;
     let written = super::baseline(baseline, &mut report.findings)?;
     // The report goes out as the findings are read back: if they could not be kept,

@@ -34,18 +34,39 @@ pub fn report(transcript: &mut Transcript, scope: &Scope) -> Result<ScopeReport,
     Ok(report)
 }
 
-/// The scope audit of the transcript at `path` (imported as `from` says) against
-/// `scope`, read from `scope_path`, reported in `format` with the baseline applied.
+/// What each transcript's scope audit is judged by, and how it is reported.
+pub struct Audit<'a> {
+    /// The scope.
+    pub scope: &'a Scope,
+    /// Where it was read from.
+    pub scope_path: &'a Path,
+    /// How the transcripts are imported, if they are.
+    pub from: Option<ImportOptions>,
+    /// The report's format.
+    pub format: Format,
+    /// The baseline to apply.
+    pub baseline: &'a BaselineArgs,
+    /// The colours of a text report.
+    pub paint: Paint,
+}
+
+/// The scope audit of the transcript at `path` as `audit` says (imported as its
+/// `from` says, an import's notes and warnings to `diagnostics`), reported in its
+/// format with the baseline applied.
 pub fn audit_one(
     path: &Path,
-    scope: &Scope,
-    scope_path: &Path,
-    from: Option<ImportOptions>,
-    format: Format,
-    baseline: &BaselineArgs,
-    paint: Paint,
+    audit: &Audit<'_>,
+    diagnostics: &mut dyn std::io::Write,
 ) -> Result<Done, Error> {
-    let mut transcript = Transcript::open(path, from)?;
+    let &Audit {
+        scope,
+        scope_path,
+        from,
+        format,
+        baseline,
+        paint,
+    } = audit;
+    let mut transcript = Transcript::open(path, from, diagnostics)?;
     let mut report = report(&mut transcript, scope)?;
     // The tools called outside allowed_tools, read back only when a tool the policy
     // names would be misspelt were it not called: none is, mostly.

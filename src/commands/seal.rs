@@ -124,7 +124,7 @@ pub fn append(
     let checked = sealed::check(copy, None).map_err(|err| Error::reading(sealed_path, err))?;
     let head = super::head::or_refuse(&checked, sealed_path, "nothing was appended")?;
 
-    let mut new = Transcript::open(new_path, from)?;
+    let mut new = Transcript::open(new_path, from, &mut std::io::stderr())?;
     let mut writer = BufWriter::with_capacity(1 << 20, temp.file());
     if last.is_some_and(|byte| byte != b'\n') {
         writer.write_all(b"\n").map_err(write_error)?;

@@ -7,7 +7,7 @@ mod progress;
 mod subagents;
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Cursor, IsTerminal, Read};
+use std::io::{self, BufRead, BufReader, Cursor, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
 use toolreplay_core::finding::Findings;
@@ -136,12 +136,17 @@ pub struct Transcript {
 
 impl Transcript {
     /// The transcript at `path`, imported as `from` says when it is given; an import's
-    /// notes and warnings go to stderr.
-    pub fn open(path: &Path, from: Option<ImportOptions>) -> Result<Transcript, Error> {
+    /// notes and warnings go to `diagnostics` (stderr, or a file's share of it when
+    /// several are audited at once).
+    pub fn open(
+        path: &Path,
+        from: Option<ImportOptions>,
+        diagnostics: &mut dyn Write,
+    ) -> Result<Transcript, Error> {
         let (reader, lines): (Box<dyn Read + Send>, _) = match from {
             None => (open_raw(path)?, None),
             Some(options) => {
-                let imported = import_transcript(path, options, &mut io::stderr())?;
+                let imported = import_transcript(path, options, diagnostics)?;
                 (
                     Box::new(Cursor::new(imported.transcript)),
                     Some(imported.lines),

@@ -460,3 +460,70 @@ fn sarif_of_a_file_with_many_findings_among_others_is_streamed_unchanged() {
     let run = big_dir().run(&["replay", "runs", "--format", "sarif"]);
     assert_snapshot!(outline(&run, 30));
 }
+
+/// An MCP log of `calls` calls to `echo`, the last without an answer (a warning).
+fn mcp_log(calls: u64) -> String {
+    let mut log = String::new();
+    for id in 0..calls {
+        log.push_str(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"n":{id}}}}}}}"#
+        ));
+        log.push('\n');
+        if id + 1 < calls {
+            log.push_str(&format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[]}}}}"#
+            ));
+            log.push('\n');
+        }
+    }
+    log
+}
+
+#[test]
+fn what_each_import_tells_stderr_comes_in_the_files_order() {
+    // The first log is the longest by far: audited on several cores, the others
+    // end before it, but what each tells stderr, its errors too, is in order.
+    let dir = Dir::new();
+    std::fs::create_dir_all(dir.path().join("logs")).expect("folder");
+    dir.write("logs/a.jsonl", mcp_log(20_000));
+    dir.write("logs/b.jsonl", mcp_log(2));
+    dir.write("logs/c.jsonl", "not a log\n");
+    dir.write("logs/d.jsonl", mcp_log(1));
+    assert_snapshot!(dir.run(&["replay", "--from", "auto", "logs"]).text(), @r#"
+    exit: 2
+    --- stdout
+    == logs/a.jsonl
+    calls: 20000
+    divergence: none
+    findings: 0
+
+    == logs/b.jsonl
+    calls: 2
+    divergence: none
+    findings: 0
+
+    == logs/d.jsonl
+    calls: 1
+    divergence: none
+    findings: 0
+
+    summary:
+    files: 4
+    findings: 0
+    by kind:
+    by tool:
+    by line:
+    errors: 1
+    --- stderr
+    note: logs/a.jsonl: detected format mcp
+    warning: logs/a.jsonl:39999: call 'echo' (id 19999) has no result; kept with the response {"no_result":true}
+    warning: logs/a.jsonl: 1 warning: 1 call without a result
+    note: logs/b.jsonl: detected format mcp
+    warning: logs/b.jsonl:3: call 'echo' (id 1) has no result; kept with the response {"no_result":true}
+    warning: logs/b.jsonl: 1 warning: 1 call without a result
+    error: logs/c.jsonl:1: unrecognised input: invalid JSON: expected `null`, found `o` at column 2; expected an agent log of a known format (claude-code, codex, gemini, copilot, cursor, openai, responses, anthropic, mcp, inspect, swe-agent, openhands, cline, otel, or a transcript of this tool; see docs/import.md); name the format with --from
+    note: logs/d.jsonl: detected format mcp
+    warning: logs/d.jsonl:1: call 'echo' (id 0) has no result; kept with the response {"no_result":true}
+    warning: logs/d.jsonl: 1 warning: 1 call without a result
+    "#);
+}
