@@ -1,8 +1,12 @@
-//! Pinned tool definitions: the digest of each tool's name, description and input
-//! schema, kept in a pin file the way a lockfile keeps dependencies. A session that
-//! starts without the file (or with `--repin`) pins what the server lists; a session
-//! that starts with it refuses a tool whose definition changed and a tool that is
-//! not pinned: it is taken out of `tools/list` and its calls are denied.
+//! Pinned tool definitions: the digest of each tool's definition as listed, kept in a
+//! pin file the way a lockfile keeps dependencies. A session that starts without the
+//! file (or with `--repin`) pins what the server lists; a session that starts with it
+//! refuses a tool whose definition changed and a tool that is not pinned: it is taken
+//! out of `tools/list` and its calls are denied.
+//!
+//! A pin file of version 2, as written now, pins every member of a definition but
+//! `_meta`; one of version 1 pinned only the name, the description and the input
+//! schema, and is still read and checked so.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
@@ -18,7 +22,10 @@ use super::wire::get;
 use crate::error::describe_io;
 use crate::output::atomic::AtomicFile;
 
-/// The pin file: `{"toolreplay_pins": 1, "tools": {NAME: DIGEST, ...}}`.
+/// The version of the pin files written.
+const VERSION: u32 = 2;
+
+/// The pin file: `{"toolreplay_pins": 2, "tools": {NAME: DIGEST, ...}}`.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PinFile {
@@ -34,6 +41,10 @@ pub struct Pins {
     /// rather than checked against the file.
     pinning: bool,
     pinned: BTreeMap<String, String>,
+    /// The version of the pins: how a definition's digest is made.
+    version: u32,
+    /// Whether the session was told that its pin file is of an earlier version.
+    told_version: bool,
     /// The tools refused by the latest listing that named them, and why.
     refused: HashMap<String, String>,
 }
@@ -47,15 +58,29 @@ pub struct Checked {
     pub notes: Vec<String>,
 }
 
-/// The digest a tool's definition is pinned by: SHA-256 of the canonical encoding of
-/// `{"description": D, "inputSchema": S, "name": N}`, a missing member as `null`.
-pub fn definition_digest(tool: &Value) -> String {
-    let member = |key| get(tool, key).cloned().unwrap_or(Value::Null);
-    let definition = Value::Object(vec![
-        ("description".to_owned(), member("description")),
-        ("inputSchema".to_owned(), member("inputSchema")),
-        ("name".to_owned(), member("name")),
-    ]);
+/// The digest a tool's definition is pinned by, in pins of `version`: SHA-256 of the
+/// canonical encoding of the definition without its member `_meta` (version 2), or
+/// of `{"description": D, "inputSchema": S, "name": N}`, a missing member as `null`
+/// (version 1).
+pub fn definition_digest(tool: &Value, version: u32) -> String {
+    let definition = match (version, tool) {
+        (1, _) => {
+            let member = |key| get(tool, key).cloned().unwrap_or(Value::Null);
+            Value::object([
+                ("description", member("description")),
+                ("inputSchema", member("inputSchema")),
+                ("name", member("name")),
+            ])
+        }
+        (_, Value::Object(members)) => Value::Object(
+            members
+                .iter()
+                .filter(|(key, _)| key != "_meta")
+                .cloned()
+                .collect(),
+        ),
+        (_, other) => other.clone(),
+    };
     hex::encode(Sha256::digest(canonical::encode(&definition)))
 }
 
@@ -67,6 +92,8 @@ impl Pins {
             path: path.to_owned(),
             pinning: true,
             pinned: BTreeMap::new(),
+            version: VERSION,
+            told_version: false,
             refused: HashMap::new(),
         };
         if repin {
@@ -79,9 +106,9 @@ impl Pins {
         };
         let file: PinFile = serde_json::from_slice(&bytes)
             .map_err(|err| format!("{}: not a pin file: {err}", path.display()))?;
-        if file.toolreplay_pins != 1 {
+        if !(1..=VERSION).contains(&file.toolreplay_pins) {
             return Err(format!(
-                "{}: pin file version {}, this toolreplay reads version 1",
+                "{}: pin file version {}, this toolreplay reads versions 1 and 2",
                 path.display(),
                 file.toolreplay_pins
             ));
@@ -95,6 +122,7 @@ impl Pins {
         }
         pins.pinning = false;
         pins.pinned = file.tools;
+        pins.version = file.toolreplay_pins;
         Ok(pins)
     }
 
@@ -105,6 +133,14 @@ impl Pins {
         let Some(Value::Array(tools)) = get(result, "tools") else {
             return checked;
         };
+        if self.version < VERSION && !self.told_version {
+            self.told_version = true;
+            checked.notes.push(format!(
+                "{} is a pin file of version {}: it pins each tool's name, description and input schema only; re-pin (--repin) to pin every member of the definitions but _meta",
+                self.path.display(),
+                self.version
+            ));
+        }
         let mut kept = Vec::with_capacity(tools.len());
         let mut added = false;
         for tool in tools {
@@ -114,12 +150,16 @@ impl Pins {
                     .push("tools/list: a tool without a string \"name\" was taken out".to_owned());
                 continue;
             };
-            let digest = definition_digest(tool);
+            let digest = definition_digest(tool, self.version);
             let refusal = match self.pinned.get(name) {
                 Some(pinned) if *pinned == digest => None,
                 Some(_) => Some(format!(
-                    "the definition of tool {} (its description or input schema) changed since it was pinned in {}",
+                    "the definition of tool {} ({}) changed since it was pinned in {}",
                     quote_name(name),
+                    match self.version {
+                        1 => "its description or input schema",
+                        _ => "a member of it other than _meta",
+                    },
                     self.path.display()
                 )),
                 None if self.pinning => {
@@ -194,7 +234,7 @@ impl Pins {
 
     fn write(&self) -> io::Result<()> {
         let file = PinFile {
-            toolreplay_pins: 1,
+            toolreplay_pins: self.version,
             tools: self.pinned.clone(),
         };
         let mut text = serde_json::to_vec_pretty(&file).map_err(io::Error::other)?;
