@@ -1,11 +1,25 @@
 //! Every detector a policy can use, compiled once: the built-ins, then the user's;
 //! and the confirmation of a candidate match with a detector's full pattern and
 //! check.
+//!
+//! A built-in's full pattern is compiled when a candidate first needs it: most
+//! responses never get past the first pass, and a process that checks one call (a
+//! guard's hook event) would otherwise spend most of its time compiling patterns it
+//! does not use. A user's pattern is compiled at once, as its errors are the
+//! policy's.
+
+use std::sync::OnceLock;
 
 use regex::{Regex, RegexBuilder};
 
 use super::check::{Check, MIN_ASSIGNED, high_entropy};
 use super::{BUILTINS, DFA_SIZE_LIMIT, Group, KEY_WORDS, MAX_PATTERN_BYTES, PATTERN_SIZE_LIMIT};
+
+/// The group of a built-in's pattern that its check reads, rather than the match.
+const VALUE_GROUP: &str = "(?P<v>";
+
+/// The value of a member that may be a secret assigned to a secret-like name.
+const ASSIGNED_VALUE: &str = r"^[A-Za-z0-9_+/=.~-]+$";
 
 /// One detector, compiled.
 #[derive(Debug)]
@@ -14,7 +28,7 @@ struct Detector {
     /// What the scanner's combined pass looks for: the built-ins' prefilter, the
     /// whole pattern of a user detector.
     prefilter: String,
-    regex: Regex,
+    regex: Pattern,
     /// For a user detector, its pattern on bytes: on a UTF-8 text it matches where
     /// `regex` does, and reads the text without converting it to `str` first.
     bytes: Option<regex::bytes::Regex>,
@@ -25,13 +39,47 @@ struct Detector {
     min_len: usize,
 }
 
+/// A pattern compiled now (a user's) or when first needed (a built-in's).
+#[derive(Debug)]
+struct Pattern {
+    pattern: &'static str,
+    compiled: OnceLock<Option<Regex>>,
+}
+
+impl Pattern {
+    /// A built-in's pattern, compiled when first needed.
+    fn later(pattern: &'static str) -> Pattern {
+        Pattern {
+            pattern,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// A pattern compiled already.
+    fn compiled(regex: Regex) -> Pattern {
+        Pattern {
+            pattern: "",
+            compiled: OnceLock::from(Some(regex)),
+        }
+    }
+
+    /// The compiled pattern; `None` only if a built-in's did not compile, which
+    /// `builtins_compile` rules out. The callers then take the pattern as matching:
+    /// a detector that cannot be evaluated reports, never passes.
+    fn get(&self) -> Option<&Regex> {
+        self.compiled
+            .get_or_init(|| Regex::new(self.pattern).ok())
+            .as_ref()
+    }
+}
+
 /// Every detector a policy can use, compiled once: the built-ins, then the user's.
 #[derive(Debug)]
 pub struct Catalog {
     detectors: Vec<Detector>,
     assignment: Option<usize>,
-    key_words: Regex,
-    assigned_value: Regex,
+    key_words: Pattern,
+    assigned_value: Pattern,
 }
 
 impl Catalog {
@@ -40,16 +88,13 @@ impl Catalog {
     pub fn new(custom: &[(String, String)]) -> Result<Catalog, (usize, String)> {
         let mut detectors = Vec::with_capacity(BUILTINS.len() + custom.len());
         for builtin in BUILTINS {
-            let regex =
-                Regex::new(builtin.pattern).map_err(|err| (usize::MAX, regex_error(&err)))?;
-            let checks_group = regex.capture_names().any(|name| name == Some("v"));
             detectors.push(Detector {
                 name: builtin.name.to_owned(),
                 prefilter: builtin.prefilter.to_owned(),
-                regex,
+                regex: Pattern::later(builtin.pattern),
                 bytes: None,
                 check: builtin.check,
-                checks_group,
+                checks_group: builtin.pattern.contains(VALUE_GROUP),
                 min_len: builtin.min_len,
             });
         }
@@ -73,7 +118,7 @@ impl Catalog {
             detectors.push(Detector {
                 name: name.clone(),
                 prefilter: pattern.clone(),
-                regex,
+                regex: Pattern::compiled(regex),
                 bytes,
                 check: None,
                 checks_group: false,
@@ -83,14 +128,11 @@ impl Catalog {
         let assignment = detectors
             .iter()
             .position(|d| d.name == "high-entropy-assignment");
-        let key_words = Regex::new(KEY_WORDS).map_err(|err| (usize::MAX, regex_error(&err)))?;
-        let assigned_value =
-            Regex::new(r"^[A-Za-z0-9_+/=.~-]+$").map_err(|err| (usize::MAX, regex_error(&err)))?;
         Ok(Catalog {
             detectors,
             assignment,
-            key_words,
-            assigned_value,
+            key_words: Pattern::later(KEY_WORDS),
+            assigned_value: Pattern::later(ASSIGNED_VALUE),
         })
     }
 
@@ -145,16 +187,18 @@ impl Catalog {
     /// matches there and its check holds on a match.
     pub(super) fn confirm(&self, index: usize, text: &str) -> bool {
         let detector = &self.detectors[index];
+        let Some(regex) = detector.regex.get() else {
+            return true;
+        };
         let Some(check) = detector.check else {
-            return detector.regex.is_match(text);
+            return regex.is_match(text);
         };
         if !detector.checks_group {
-            return detector
-                .regex
+            return regex
                 .find_iter(text)
                 .any(|m| check(text, m.start(), m.end()));
         }
-        detector.regex.captures_iter(text).any(|caps| {
+        regex.captures_iter(text).any(|caps| {
             let m = caps.name("v").unwrap_or_else(|| caps.get_match());
             check(text, m.start(), m.end())
         })
@@ -182,6 +226,9 @@ impl Catalog {
         end: usize,
     ) -> bool {
         let detector = &self.detectors[index];
+        let Some(regex) = detector.regex.get() else {
+            return true;
+        };
         let word = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_';
         let limit = if text.as_bytes().get(end).is_some_and(word) {
             end + 1
@@ -194,11 +241,11 @@ impl Catalog {
         let mut at = start;
         let next = |at: usize| {
             if detector.checks_group {
-                let caps = detector.regex.captures_at(hay, at)?;
+                let caps = regex.captures_at(hay, at)?;
                 let whole = caps.get_match();
                 Some((whole, caps.name("v").unwrap_or(whole)))
             } else {
-                let whole = detector.regex.find_at(hay, at)?;
+                let whole = regex.find_at(hay, at)?;
                 Some((whole, whole))
             }
         };
@@ -219,15 +266,15 @@ impl Catalog {
 
     /// Whether `text` holds a name secrets are assigned to (as in `api_key = "..."`).
     pub(super) fn has_key_word(&self, text: &str) -> bool {
-        self.key_words.is_match(text)
+        self.key_words.get().is_none_or(|r| r.is_match(text))
     }
 
     /// Whether the string `value` of the member named `key` is a high-entropy secret
     /// assigned to a secret-like name.
     pub(super) fn assigned(&self, key: &str, value: &str) -> bool {
         value.len() >= MIN_ASSIGNED
-            && self.assigned_value.is_match(value)
-            && self.key_words.is_match(key)
+            && (self.assigned_value.get()).is_none_or(|r| r.is_match(value))
+            && self.has_key_word(key)
             && high_entropy(value, 0, value.len())
     }
 }
@@ -310,6 +357,27 @@ mod tests {
         #[test]
         fn prefilters_match_wherever_patterns_do(text in text()) {
             assert_prefilters_hold(&text);
+        }
+    }
+
+    #[test]
+    fn builtins_compile() {
+        for builtin in BUILTINS {
+            let regex = regex::Regex::new(builtin.pattern).expect(builtin.name);
+            let group = regex.capture_names().any(|name| name == Some("v"));
+            assert_eq!(
+                builtin.pattern.contains(super::VALUE_GROUP),
+                group,
+                "{}",
+                builtin.name
+            );
+        }
+        let catalog = Catalog::new(&[]).unwrap();
+        for pattern in [&catalog.key_words, &catalog.assigned_value] {
+            assert!(pattern.get().is_some(), "{}", pattern.pattern);
+        }
+        for (i, detector) in catalog.detectors.iter().enumerate() {
+            assert!(detector.regex.get().is_some(), "{}", catalog.name(i));
         }
     }
 
