@@ -18,10 +18,6 @@ use crate::policy::pointer::push_token;
 /// Detectors chosen for a tool, combined into one pass over each string.
 #[derive(Debug)]
 pub struct Scanner {
-    /// The prefilters of the members, in their order: built so that a scanner too
-    /// big to build is an error of the policy, and what the tests compare the
-    /// search of [`Scanner::scan_str`] with; no scan reads it.
-    _set: RegexSet,
     /// The user's detectors among the members, in their order, when there are any.
     users: Option<RegexSet>,
     /// The same prefilters, for the first pass over the joined strings.
@@ -50,6 +46,15 @@ pub struct Hit {
     pub detector: usize,
 }
 
+/// The set of the prefilters of the detectors `members` of `catalog`, in their order.
+fn prefilter_set(catalog: &Catalog, members: &[usize]) -> Result<RegexSet, String> {
+    RegexSetBuilder::new(members.iter().map(|&i| catalog.prefilter(i)))
+        .size_limit(SET_SIZE_LIMIT)
+        .dfa_size_limit(DFA_SIZE_LIMIT)
+        .build()
+        .map_err(|err| regex_error(&err))
+}
+
 impl Scanner {
     /// A scanner for the detectors `chosen` of `catalog` (indices; duplicates are
     /// ignored).
@@ -57,11 +62,6 @@ impl Scanner {
         let mut members: Vec<usize> = chosen.to_vec();
         members.sort_by(|&a, &b| catalog.name(a).cmp(catalog.name(b)));
         members.dedup();
-        let set = RegexSetBuilder::new(members.iter().map(|&i| catalog.prefilter(i)))
-            .size_limit(SET_SIZE_LIMIT)
-            .dfa_size_limit(DFA_SIZE_LIMIT)
-            .build()
-            .map_err(|err| regex_error(&err))?;
         let user_members: Vec<usize> = members
             .iter()
             .copied()
@@ -70,6 +70,10 @@ impl Scanner {
         let users = if user_members.is_empty() {
             None
         } else {
+            // The prefilters of all the members in one set, built only to hold the
+            // scanner to the size limit as a whole, as a policy's rule; no scan reads
+            // it. The built-ins alone always fit (`builtins_fit_one_set`).
+            prefilter_set(catalog, &members)?;
             let set = RegexSetBuilder::new(user_members.iter().map(|&i| catalog.prefilter(i)))
                 .size_limit(SET_SIZE_LIMIT)
                 .dfa_size_limit(DFA_SIZE_LIMIT)
@@ -97,7 +101,6 @@ impl Scanner {
                 .iter()
                 .all(|&i| i < BUILTINS.len() || plain_ascii(catalog.prefilter(i)));
         Ok(Scanner {
-            _set: set,
             users,
             first,
             members,
@@ -613,6 +616,13 @@ mod tests {
     }
 
     #[test]
+    fn builtins_fit_one_set() {
+        let catalog = Catalog::new(&[]).unwrap();
+        let builtins: Vec<usize> = (0..super::BUILTINS.len()).collect();
+        assert!(super::prefilter_set(&catalog, &builtins).is_ok());
+    }
+
+    #[test]
     fn secrets_are_found_and_near_misses_are_not() {
         assert_eq!(
             found(r#"{"t": "key AKIAIOSFODNN7EXAMPLE here"}"#),
@@ -876,7 +886,16 @@ mod tests {
         if text.len() < scanner.min_len {
             return Vec::new();
         }
-        let slots = scanner._set.matches(text);
+        thread_local! {
+            static SETS: std::cell::RefCell<std::collections::HashMap<Vec<usize>, regex::RegexSet>> =
+                Default::default();
+        }
+        let slots = SETS.with_borrow_mut(|sets| {
+            let set = sets
+                .entry(scanner.members.clone())
+                .or_insert_with(|| super::prefilter_set(catalog, &scanner.members).unwrap());
+            set.matches(text)
+        });
         slots
             .iter()
             .map(|slot| scanner.members[slot])
