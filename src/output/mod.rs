@@ -12,39 +12,6 @@ use std::process::ExitCode;
 use crate::error::Error;
 use spool::{Spool, SpoolError};
 
-/// Fails when standard output was closed when the command started
-/// (`toolreplay seal t.jsonl >&-`): the standard library then opens `/dev/null` for
-/// it, read-write, and every write would seem done, so that the command would exit 0
-/// having written nothing. A shell's `> /dev/null` opens it write-only, so it is told
-/// apart and works as usual.
-#[cfg(target_os = "linux")]
-fn stdout_is_open() -> Result<(), Error> {
-    use std::os::unix::fs::MetadataExt;
-    let stdout = io::stdout();
-    let (Ok(stat), Ok(flags), Ok(null)) = (
-        rustix::fs::fstat(&stdout),
-        rustix::fs::fcntl_getfl(&stdout),
-        std::fs::metadata("/dev/null"),
-    ) else {
-        return Ok(());
-    };
-    let is_null = rustix::fs::FileType::from_raw_mode(stat.st_mode)
-        == rustix::fs::FileType::CharacterDevice
-        && stat.st_rdev == null.rdev();
-    if is_null && flags.contains(rustix::fs::OFlags::RDWR) {
-        return Err(Error::Write {
-            target: "standard output".to_owned(),
-            source: io::Error::new(io::ErrorKind::BrokenPipe, "it is closed"),
-        });
-    }
-    Ok(())
-}
-
-#[cfg(not(target_os = "linux"))]
-fn stdout_is_open() -> Result<(), Error> {
-    Ok(())
-}
-
 /// How a command ended, when it could run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Status {
@@ -192,9 +159,6 @@ impl Outcome {
     /// (`toolreplay replay big.jsonl | head -1`) is not an error.
     pub fn write_to_stdout(self) -> Result<Status, Error> {
         let stdout = io::stdout();
-        if !matches!(self.output, Output::Nothing) {
-            stdout_is_open()?;
-        }
         let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
         let written = match self.output {
             Output::Text(text) => out.write_all(text.as_bytes()),
