@@ -199,9 +199,9 @@ fn allow_open_files() {
 }
 
 /// Runs `audit` on every file, on at most as many threads as the machine has cores
-/// (and no more than files), and gives the results in the files' order.
-/// Audits every file, on every core; gives, by file, what its audit told stderr
-/// (held until the files before it are told, in memory while small) and its result.
+/// (and no more than files), and gives the results in the files' order: what each
+/// file's audit told stderr (held, in memory while small, until the files before it
+/// are told) and what it gave.
 fn run_all<F>(files: &[PathBuf], audit: F) -> Vec<Audited>
 where
     F: Fn(&Path, &mut dyn std::io::Write) -> Result<Done, Error> + Sync,
