@@ -14,10 +14,12 @@
 //! Each slot has its own lock, so threads checking calls at once rarely wait; one
 //! table for all threads, as a call repeated is often parsed on another thread than
 //! the call before it (a table per thread gave fewer hits, and cost more than the
-//! locks).
+//! locks). The table is made at the second check: a process that checks one call (a
+//! guard's hook event) does not pay for it.
 
 use std::hash::{BuildHasher, Hasher};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 use crate::finding::ArgumentViolation;
 
@@ -43,9 +45,14 @@ pub(super) struct ArgsCache {
     /// Seeded anew for each cache: foldhash, which costs a fraction of SipHash on a
     /// few dozen bytes. Keys made to collide only cost the checks they evict.
     hasher: hashbrown::DefaultHashBuilder,
-    /// By slot, its checks, the one used most recently first.
-    slots: Box<[Mutex<[Option<Entry>; 2]>]>,
+    /// By slot, its checks; made at the second check.
+    slots: OnceLock<Box<[Slot]>>,
+    /// Whether a check was asked for.
+    asked: AtomicBool,
 }
+
+/// A slot of the table: its checks, the one used most recently first.
+type Slot = Mutex<[Option<Entry>; 2]>;
 
 impl std::fmt::Debug for ArgsCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -57,21 +64,22 @@ impl Default for ArgsCache {
     fn default() -> Self {
         ArgsCache {
             hasher: hashbrown::DefaultHashBuilder::default(),
-            slots: (0..SLOTS).map(|_| Mutex::new([None, None])).collect(),
+            slots: OnceLock::new(),
+            asked: AtomicBool::new(false),
         }
     }
 }
 
 impl ArgsCache {
-    /// The slot of the check of `tool` with `args`.
-    fn slot(&self, tool: &str, args: &[u8]) -> &Mutex<[Option<Entry>; 2]> {
+    /// The slot of the check of `tool` with `args`, in the table `slots`.
+    fn slot<'s>(&self, slots: &'s [Slot], tool: &str, args: &[u8]) -> &'s Slot {
         let mut hasher = self.hasher.build_hasher();
         hasher.write(tool.as_bytes());
         hasher.write_u8(0xff);
         hasher.write(args);
         // Truncated to the slot's bits: `SLOTS` is a power of two.
         let at = hasher.finish() as usize & (SLOTS - 1);
-        &self.slots[at]
+        &slots[at]
     }
 
     /// What `check` gives for `tool` with `args`: kept from an earlier call with
@@ -85,7 +93,12 @@ impl ArgsCache {
         if args.len() > MAX_ARGS || tool.len() > MAX_TOOL {
             return check();
         }
-        let slot = self.slot(tool, args);
+        if !self.asked.swap(true, Ordering::Relaxed) {
+            return check();
+        }
+        let slots =
+            (self.slots).get_or_init(|| (0..SLOTS).map(|_| Mutex::new([None, None])).collect());
+        let slot = self.slot(slots, tool, args);
         let same = |entry: &Option<Entry>| {
             entry
                 .as_ref()
@@ -131,7 +144,8 @@ mod tests {
     }
 
     /// A check is made once for the same tool and arguments, and again for any
-    /// other; what the cache gives is what the check gave.
+    /// other; what the cache gives is what the check gave. The first check of all is
+    /// not kept: it only makes the next one make the table.
     #[test]
     fn the_same_call_is_checked_once() {
         let cache = ArgsCache::default();
@@ -142,12 +156,15 @@ mod tests {
                 violations(n)
             })
         };
+        assert_eq!(get("first", b"{}", 3), violations(3));
+        assert_eq!(get("first", b"{}", 4), violations(4));
+        assert_eq!(get("first", b"{}", 5), violations(4));
         assert_eq!(get("t", b"{}", 1), violations(1));
         assert_eq!(get("t", b"{}", 9), violations(1));
         assert_eq!(get("u", b"{}", 2), violations(2));
         assert_eq!(get("t", b"{} ", 0), violations(0));
         assert_eq!(get("t", b"{}", 9), violations(1));
-        assert_eq!(made, 3);
+        assert_eq!(made, 5);
     }
 
     /// Two caches (two policies) never give each other's checks; a check made on
@@ -155,6 +172,10 @@ mod tests {
     #[test]
     fn a_check_is_of_its_own_cache_on_any_thread() {
         let (one, two) = (ArgsCache::default(), ArgsCache::default());
+        // The first check of each, not kept.
+        for cache in [&one, &two] {
+            cache.get_or_check("first", b"{}", Vec::new);
+        }
         let made = std::sync::atomic::AtomicUsize::new(0);
         let get = |cache: &ArgsCache, n: usize| {
             cache.get_or_check("t", b"{}", || {
@@ -177,6 +198,8 @@ mod tests {
     #[test]
     fn only_small_checks_are_kept() {
         let cache = ArgsCache::default();
+        // The first check of all, not kept.
+        cache.get_or_check("first", b"{}", Vec::new);
         let long = vec![b' '; MAX_ARGS + 1];
         let long_tool = "t".repeat(MAX_TOOL + 1);
         let mut made = 0;
