@@ -41,25 +41,22 @@ struct Detector {
 
 /// A pattern compiled now (a user's) or when first needed (a built-in's).
 #[derive(Debug)]
-struct Pattern {
-    pattern: &'static str,
-    compiled: OnceLock<Option<Regex>>,
+enum Pattern {
+    /// Compiled already.
+    Compiled(Regex),
+    /// A built-in's, compiled when first needed.
+    Later {
+        pattern: &'static str,
+        compiled: OnceLock<Option<Regex>>,
+    },
 }
 
 impl Pattern {
     /// A built-in's pattern, compiled when first needed.
     fn later(pattern: &'static str) -> Pattern {
-        Pattern {
+        Pattern::Later {
             pattern,
             compiled: OnceLock::new(),
-        }
-    }
-
-    /// A pattern compiled already.
-    fn compiled(regex: Regex) -> Pattern {
-        Pattern {
-            pattern: "",
-            compiled: OnceLock::from(Some(regex)),
         }
     }
 
@@ -67,9 +64,12 @@ impl Pattern {
     /// `builtins_compile` rules out. The callers then take the pattern as matching:
     /// a detector that cannot be evaluated reports, never passes.
     fn get(&self) -> Option<&Regex> {
-        self.compiled
-            .get_or_init(|| Regex::new(self.pattern).ok())
-            .as_ref()
+        match self {
+            Pattern::Compiled(regex) => Some(regex),
+            Pattern::Later { pattern, compiled } => {
+                compiled.get_or_init(|| Regex::new(pattern).ok()).as_ref()
+            }
+        }
     }
 }
 
@@ -118,7 +118,7 @@ impl Catalog {
             detectors.push(Detector {
                 name: name.clone(),
                 prefilter: pattern.clone(),
-                regex: Pattern::compiled(regex),
+                regex: Pattern::Compiled(regex),
                 bytes,
                 check: None,
                 checks_group: false,
@@ -374,7 +374,7 @@ mod tests {
         }
         let catalog = Catalog::new(&[]).unwrap();
         for pattern in [&catalog.key_words, &catalog.assigned_value] {
-            assert!(pattern.get().is_some(), "{}", pattern.pattern);
+            assert!(pattern.get().is_some(), "{pattern:?}");
         }
         for (i, detector) in catalog.detectors.iter().enumerate() {
             assert!(detector.regex.get().is_some(), "{}", catalog.name(i));
