@@ -1,16 +1,22 @@
-//! The errors that stop a command: one `error: ...` line and exit status 2, or, for a
-//! broken chain that a command would build on, its report and exit status 1.
+//! The one error of the binary: every command, the guard and the proxy stop with an
+//! [`Error`], which knows its one-line message and its exit status. Most are one
+//! `error: ...` line and exit 2; a broken chain that a command would build on is its
+//! report and exit 1 ([`Error::Refused`]). The guard and the proxy tell the agent or
+//! the MCP client what their protocols require, and use the same errors for it.
 
-use std::io::{self, Write as _};
-use std::process::ExitCode;
+use std::io;
+use std::path::Path;
 
 use toolreplay_core::chain::Verdict;
+use toolreplay_core::finding::quote_name;
+use toolreplay_core::transcript::ReadError;
 
+use crate::naming::display;
 use crate::render::color::Paint;
 
 /// An error that stops a command; shown as one `error: ...` line.
 #[derive(Debug, thiserror::Error)]
-pub enum Error {
+pub(crate) enum Error {
     /// The input is not valid: the file, its 1-based physical line, and what is wrong.
     #[error("{path}:{line}: {message}")]
     Input {
@@ -48,9 +54,52 @@ pub enum Error {
         /// What was not done.
         refused: &'static str,
     },
-    /// A sealed transcript stayed locked by another writer.
+    /// A sealed transcript stayed locked by another writer for `seconds`.
+    #[error("{path}: the session is locked by another process for more than {seconds} seconds")]
+    Locked {
+        /// The lock file, as named in messages.
+        path: String,
+        /// How long it was waited for.
+        seconds: u64,
+    },
+    /// A file could not be made, moved or changed: what was being done (with the
+    /// path), and why.
+    #[error("cannot {what}: {}", describe_io(.source))]
+    Io {
+        /// What was being done, with the path.
+        what: String,
+        /// Why.
+        source: io::Error,
+    },
+    /// A session file's chain is broken at a link.
+    #[error(
+        "{path}: the chain is broken at link {position} (line {line}, tool {}): its {field} does not check out",
+        quote_name(.tool)
+    )]
+    Broken {
+        /// The session file.
+        path: String,
+        /// The 0-based position of the first broken link.
+        position: u64,
+        /// Its 1-based line.
+        line: u64,
+        /// Its tool.
+        tool: String,
+        /// The field that does not check out: `prev` or `digest`.
+        field: &'static str,
+    },
+    /// An agent's hook event is not what its protocol says.
+    #[error("malformed hook event: {0}")]
+    Event(String),
+    /// The policy file of the guard could not be read or used.
+    #[error("policy {0}")]
+    Policy(Box<Error>),
+    /// The live engine refused what it was asked (a call completed twice).
     #[error("{0}")]
-    Locked(String),
+    Live(#[from] toolreplay_core::live::LiveError),
+    /// A live session cannot go on: every later call is refused, for this reason.
+    #[error("{0}")]
+    Unrecorded(String),
     /// The arguments cannot work together.
     #[error("{0}")]
     Usage(String),
@@ -62,11 +111,15 @@ pub enum Error {
         /// Why.
         source: io::Error,
     },
+    /// A command failed in a way it should not be able to: one of its threads
+    /// panicked.
+    #[error("{0}")]
+    Internal(&'static str),
 }
 
 impl Error {
     /// The error of a temporary file that output was held back in.
-    pub fn temporary(source: io::Error) -> Error {
+    pub(crate) fn temporary(source: io::Error) -> Error {
         Error::Write {
             target: "a temporary file".to_owned(),
             source,
@@ -74,41 +127,48 @@ impl Error {
     }
 
     /// The error of writing to the file at `path`.
-    pub fn writing(path: &std::path::Path, source: io::Error) -> Error {
+    pub(crate) fn writing(path: &Path, source: io::Error) -> Error {
         Error::Write {
-            target: crate::naming::display(path),
+            target: display(path),
             source,
         }
     }
 
     /// The error of an input at `path` that could not be read or parsed.
-    pub fn reading(path: &std::path::Path, err: toolreplay_core::transcript::ReadError) -> Error {
-        let path = crate::naming::display(path);
+    pub(crate) fn reading(path: &Path, err: ReadError) -> Error {
+        let path = display(path);
         match err {
-            toolreplay_core::transcript::ReadError::Io(source) => Error::Read { path, source },
-            toolreplay_core::transcript::ReadError::Input(err) => Error::Input {
+            ReadError::Io(source) => Error::Read { path, source },
+            ReadError::Input(err) => Error::Input {
                 path,
                 line: err.line,
                 message: err.message,
             },
         }
     }
-}
 
-/// Tells what stopped the command on stderr, and gives its exit status.
-pub fn report(err: &Error) -> ExitCode {
-    // If stderr is gone there is nobody left to tell.
-    let mut stderr = io::stderr().lock();
-    if let Error::Refused { .. } = err {
-        let _ = writeln!(stderr, "{err}");
-        return ExitCode::from(1);
+    /// The exit status of a command this stopped: 1 for a refused broken chain
+    /// (the audit found it), 2 for everything else (the command could not run).
+    pub(crate) fn exit_code(&self) -> u8 {
+        match self {
+            Error::Refused { .. } => 1,
+            _ => 2,
+        }
     }
-    let _ = writeln!(stderr, "error: {err}");
-    ExitCode::from(2)
+
+    /// Tells what stopped the command on stderr: its report for a refused broken
+    /// chain, else one `error: ...` line.
+    pub(crate) fn tell(&self, out: &mut dyn io::Write) {
+        // If stderr is gone there is nobody left to tell.
+        let _ = match self {
+            Error::Refused { .. } => writeln!(out, "{self}"),
+            _ => writeln!(out, "error: {self}"),
+        };
+    }
 }
 
 /// An I/O error's message without the trailing `(os error N)`.
-pub fn describe_io(err: &io::Error) -> String {
+pub(crate) fn describe_io(err: &io::Error) -> String {
     let text = err.to_string();
     match text.find(" (os error ") {
         Some(at) => {

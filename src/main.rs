@@ -1,73 +1,39 @@
-//! The `toolreplay` command line: arguments in [`cli`], one module per command in
-//! [`commands`], inputs in [`input`], reports in [`render`], files and stdout in
-//! [`output`]; the audits themselves are the `toolreplay-core` crate.
+//! The `toolreplay` command line, one pipeline read top to bottom: the arguments
+//! ([`args`]) are resolved into settings ([`settings`]), the command runs
+//! ([`commands`]) and writes its report through the printer ([`printer`]), and the
+//! exit status is the command's, or its [`error::Error`]'s. The audits themselves
+//! are the `toolreplay-core` crate.
 
-use std::io::{self, IsTerminal};
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::Parser as _;
 
+mod args;
 mod baseline;
-mod cli;
 mod commands;
-mod config;
 mod error;
-mod guard;
 mod input;
 mod live;
 mod naming;
 mod output;
-mod proxy;
+mod pool;
+mod printer;
 mod render;
+mod settings;
 
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
-    // The guard answers with the hook protocol's own exit codes.
-    let command = match cli.command {
-        cli::Command::Guard(args) => return guard::run(args),
-        cli::Command::Proxy(args) => return proxy::run(args),
-        command => command,
-    };
-    match threads(std::env::var_os("TOOLREPLAY_THREADS").as_deref()) {
-        Ok(threads) => toolreplay_core::pipeline::set_threads(threads),
-        Err(err) => return error::report(&err),
-    }
-    let paint = render::color::Paint::new(render::color::enabled(
-        cli.color,
-        io::stdout().is_terminal(),
-        std::env::var_os("NO_COLOR").as_deref(),
-        std::env::var_os("TERM").as_deref(),
-    ));
-    let outcome =
-        commands::run(command, paint, cli.no_config).and_then(output::Outcome::write_to_stdout);
-    match outcome {
-        Ok(status) => status.exit_code(),
-        Err(err) => error::report(&err),
-    }
-}
-
-/// The number of threads that `TOOLREPLAY_THREADS` asks for, from 1 to 16; `None`
-/// when it is unset or empty, for the default (one per core, up to four).
-fn threads(value: Option<&std::ffi::OsStr>) -> Result<Option<usize>, error::Error> {
-    let Some(value) = value.filter(|v| !v.is_empty()) else {
-        return Ok(None);
-    };
-    let max = toolreplay_core::pipeline::MAX_THREADS;
-    match value.to_str().and_then(|v| v.parse::<usize>().ok()) {
-        Some(n) if (1..=max).contains(&n) => Ok(Some(n)),
-        _ => Err(error::Error::Usage(format!(
-            "TOOLREPLAY_THREADS must be a number of threads from 1 to {max}, not {:?}",
-            value.to_string_lossy()
-        ))),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use clap::CommandFactory;
-
-    #[test]
-    fn cli_is_well_formed() {
-        super::cli::Cli::command().debug_assert();
+    let args = args::Cli::parse();
+    let run = settings::Settings::from_arguments(args).and_then(|settings| {
+        let mut printer = printer::Printer::stdout(settings.paint);
+        let status = commands::execute(settings, &mut printer)?;
+        printer.flush()?;
+        Ok(status)
+    });
+    match run {
+        Ok(status) => ExitCode::from(status.code()),
+        Err(err) => {
+            err.tell(&mut std::io::stderr().lock());
+            ExitCode::from(err.exit_code())
+        }
     }
 }

@@ -5,33 +5,34 @@ use std::path::Path;
 
 use toolreplay_core::diff::{DiffError, Difference, Side};
 
+use crate::args::Format;
 use crate::error::Error;
 use crate::input::{self, ImportOptions, Transcript};
-use crate::output::{Outcome, Status};
-use crate::render::{Format, color::Paint, json, text};
+use crate::printer::{Printer, Status};
+use crate::render::{json, text};
 
 /// The most differences `--all` lists; more are counted.
 const MAX_DIFFERENCES: usize = 100_000;
 
 /// How `diff` reports.
 #[derive(Debug, Clone, Copy)]
-pub struct Options {
+pub(super) struct Options {
     /// `--format`.
-    pub format: Format,
+    pub(super) format: Format,
     /// `--all`: every difference, not only the first.
-    pub all: bool,
+    pub(super) all: bool,
 }
 
 /// `toolreplay diff A B`: exit 0 when the runs are the same, 1 when they differ.
 /// Either may be `-`, not both; with `--from`, both are imported, and calls are
 /// placed on their lines in the inputs.
-pub fn run(
+pub(super) fn run(
     a: &Path,
     b: &Path,
     from: Option<ImportOptions>,
     options: Options,
-    paint: Paint,
-) -> Result<Outcome, Error> {
+    printer: &mut Printer,
+) -> Result<Status, Error> {
     if options.format == Format::Sarif {
         return Err(Error::Usage(
             "diff reports as text or json; SARIF is for findings (replay, scope, verify)"
@@ -69,12 +70,13 @@ pub fn run(
     let report = match options.format {
         Format::Json => json::diff(&all.report, shown, &input::display(a), &input::display(b)),
         _ => {
-            let mut out = text::diff(&all.report, paint);
+            let mut out = text::diff(&all.report, printer.paint());
             if let Some(all) = shown {
                 text::all_differences(all, &mut out);
             }
             out
         }
     };
-    Ok(Outcome::text(report, status))
+    printer.print(&report)?;
+    Ok(status)
 }

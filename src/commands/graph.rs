@@ -3,113 +3,48 @@
 
 use std::fmt::Write as _;
 use std::io::{Cursor, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use toolreplay_core::graph::{self, Graph, Node, Roles, Transcript};
 use toolreplay_core::scope::Scope;
 
+use crate::args::GraphFormat;
 use crate::error::Error;
 use crate::input::{self, ImportOptions as Options, import_transcript};
-use crate::output::{Outcome, Output, Status};
-
-/// The examples of `graph --help`.
-pub const GRAPH_EXAMPLES: &str = "\
-Examples:
-  toolreplay graph run.jsonl > graph.json
-  toolreplay graph sealed.jsonl --scope policy.json
-  toolreplay graph --from claude-code session.jsonl --roles roles.json
-  toolreplay graph run.jsonl --format dot | dot -Tsvg > graph.svg
-
-Exit status: 0 printed (findings and a broken chain are in the graph), 2 the input is
-invalid.";
-
-/// The examples of `report --help`.
-pub const REPORT_EXAMPLES: &str = "\
-Examples:
-  toolreplay report run.jsonl -o report.html
-  toolreplay report sealed.jsonl --scope policy.json -o report.html
-  toolreplay report --from claude-code session.jsonl -o report.html
-
-Exit status: 0 written (findings and a broken chain are in the report), 2 the input
-is invalid or the file cannot be written (nothing is written).";
+use crate::printer::{Printer, Status};
+use crate::settings::GraphInputs;
 
 /// The largest roles file read, in bytes.
-pub const MAX_ROLES_BYTES: u64 = 16 << 20;
-
-/// The format of `graph`'s output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum GraphFormat {
-    /// The nodes and edges as one JSON document (docs/graph.md).
-    #[default]
-    Json,
-    /// Graphviz's DOT language.
-    Dot,
-}
-
-/// The arguments of `graph` and `report` that name their inputs.
-#[derive(Debug, clap::Args)]
-pub struct InputArgs {
-    /// The transcript or sealed transcript (JSON Lines); - reads standard input.
-    file: PathBuf,
-    #[command(flatten)]
-    from: crate::cli::FromArgs,
-    /// A scope file: its findings join replay's, and its flows make `flows` edges.
-    #[arg(long, value_name = "SCOPE")]
-    scope: Option<PathBuf>,
-    /// A roles file (JSON) that adds roles to the built-in ones or overrides them.
-    #[arg(long, value_name = "ROLES")]
-    roles: Option<PathBuf>,
-}
-
-impl InputArgs {
-    fn inputs(&self) -> Result<Inputs<'_>, Error> {
-        Ok(Inputs {
-            file: &self.file,
-            from: self.from.options()?,
-            scope: self.scope.as_deref(),
-            roles: self.roles.as_deref(),
-        })
-    }
-}
-
-/// What `graph` and `report` read: the transcript, and the optional scope and
-/// roles files.
-#[derive(Debug, Clone, Copy)]
-pub struct Inputs<'a> {
-    /// The transcript (or sealed transcript, or log with `from`).
-    pub file: &'a Path,
-    /// Import the file from this format first.
-    pub from: Option<Options>,
-    /// A scope file, for the scope findings and `flows` edges.
-    pub scope: Option<&'a Path>,
-    /// A roles file.
-    pub roles: Option<&'a Path>,
-}
+const MAX_ROLES_BYTES: u64 = 16 << 20;
 
 /// The graph of the inputs, with the transcript it was built from.
-pub fn build(
-    inputs: Inputs<'_>,
-    diagnostics: &mut dyn Write,
-) -> Result<(Graph, Transcript), Error> {
-    let stdin_count = [Some(inputs.file), inputs.scope, inputs.roles]
-        .into_iter()
-        .flatten()
-        .filter(|path| input::is_stdin(path))
-        .count();
+fn build(inputs: &GraphInputs, diagnostics: &mut dyn Write) -> Result<(Graph, Transcript), Error> {
+    let stdin_count = [
+        Some(&inputs.file),
+        inputs.scope.as_ref(),
+        inputs.roles.as_ref(),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|path| input::is_stdin(path))
+    .count();
     if stdin_count > 1 {
         return Err(Error::Usage(
             "only one of FILE, --scope and --roles can be standard input".to_owned(),
         ));
     }
-    let roles = match inputs.roles {
+    let roles = match &inputs.roles {
         Some(path) => read_roles(path)?,
         None => Roles::builtin(),
     };
-    let scope: Option<Scope> = inputs.scope.map(super::scope::read_scope).transpose()?;
-    let transcript = read_transcript(inputs.file, inputs.from, diagnostics)?;
+    let scope: Option<Scope> = match &inputs.scope {
+        Some(path) => Some(input::read_scope(path)?.scope),
+        None => None,
+    };
+    let transcript = read_transcript(&inputs.file, inputs.from, diagnostics)?;
     let graph =
         graph::build(&transcript, &roles, scope.as_ref()).map_err(|err| Error::Invalid {
-            path: input::display(inputs.file),
+            path: input::display(&inputs.file),
             message: err.to_string(),
         })?;
     Ok((graph, transcript))
@@ -149,24 +84,21 @@ fn read_roles(path: &Path) -> Result<Roles, Error> {
 }
 
 /// `toolreplay graph FILE [--from F] [--scope S] [--roles R] --format json|dot`.
-pub fn graph(
-    args: &InputArgs,
+pub(super) fn graph(
+    inputs: &GraphInputs,
     format: GraphFormat,
-    diagnostics: &mut dyn Write,
-) -> Result<Outcome, Error> {
-    let (graph, _) = build(args.inputs()?, diagnostics)?;
-    let text = match format {
+    printer: &mut Printer,
+) -> Result<Status, Error> {
+    let (graph, _) = build(inputs, &mut std::io::stderr())?;
+    printer.print(&match format {
         GraphFormat::Json => json(&graph),
         GraphFormat::Dot => dot(&graph),
-    };
-    Ok(Outcome {
-        output: Output::Text(text),
-        status: Status::Clean,
-    })
+    })?;
+    Ok(Status::Clean)
 }
 
 /// The graph as pretty JSON, ending with LF.
-pub fn json(graph: &Graph) -> String {
+fn json(graph: &Graph) -> String {
     // A graph is strings, integers and maps with string keys: it always serialises.
     let mut text = serde_json::to_string_pretty(graph).unwrap_or_default();
     text.push('\n');
@@ -205,7 +137,7 @@ fn short(text: &str, limit: usize) -> String {
 /// The graph in Graphviz's DOT language: calls as boxes (findings in the label),
 /// artifacts as notes, phases as clusters of their calls, edges labelled with
 /// their type.
-pub fn dot(graph: &Graph) -> String {
+fn dot(graph: &Graph) -> String {
     let mut out = String::new();
     out.push_str("digraph toolreplay {\n  rankdir=LR;\n  node [fontname=\"monospace\"];\n");
     let mut in_phase = std::collections::BTreeSet::new();
@@ -275,14 +207,9 @@ pub fn dot(graph: &Graph) -> String {
 
 /// `toolreplay report FILE [--from F] [--scope S] [--roles R] -o OUT.html`: the
 /// report written atomically.
-pub fn report(
-    args: &InputArgs,
-    output: &Path,
-    diagnostics: &mut dyn Write,
-) -> Result<Outcome, Error> {
-    let inputs = args.inputs()?;
-    let (graph, transcript) = build(inputs, diagnostics)?;
-    let html = crate::render::report::html(&graph, &transcript, &input::display(inputs.file));
+pub(super) fn report(inputs: &GraphInputs, output: &Path) -> Result<Status, Error> {
+    let (graph, transcript) = build(inputs, &mut std::io::stderr())?;
+    let html = crate::render::report::html(&graph, &transcript, &input::display(&inputs.file));
     let write_error = |source| Error::Write {
         target: input::display(output),
         source,
@@ -292,8 +219,5 @@ pub fn report(
         .write_all(html.as_bytes())
         .map_err(write_error)?;
     file.commit().map_err(write_error)?;
-    Ok(Outcome {
-        output: Output::Nothing,
-        status: Status::Clean,
-    })
+    Ok(Status::Clean)
 }

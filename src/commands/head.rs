@@ -8,18 +8,22 @@ use toolreplay_core::sealed::{self, Checked, Head};
 
 use crate::error::Error;
 use crate::input;
-use crate::output::{Outcome, Status};
+use crate::printer::{Printer, Status};
 
 /// Checks the sealed transcript at `path` as `verify` does, noting where the chain's
 /// digest was `look_for`.
-pub fn check(path: &Path, look_for: Option<&str>) -> Result<Checked, Error> {
+pub(super) fn check(path: &Path, look_for: Option<&str>) -> Result<Checked, Error> {
     sealed::check(input::open_raw(path)?, look_for)
         .map_err(|err| unsealed_hint(Error::reading(path, err)))
 }
 
 /// The head of the chain, or the refusal to go on with a broken one: the `verify`
 /// report followed by `refused: {path}: the chain is broken; {refused}`.
-pub fn or_refuse(checked: &Checked, path: &Path, refused: &'static str) -> Result<Head, Error> {
+pub(super) fn or_refuse(
+    checked: &Checked,
+    path: &Path,
+    refused: &'static str,
+) -> Result<Head, Error> {
     checked.head().ok_or_else(|| Error::Refused {
         verdict: Box::new(checked.verdict.clone()),
         path: input::display(path),
@@ -28,14 +32,15 @@ pub fn or_refuse(checked: &Checked, path: &Path, refused: &'static str) -> Resul
 }
 
 /// `toolreplay head SEALED`.
-pub fn run(path: &Path) -> Result<Outcome, Error> {
+pub(super) fn run(path: &Path, printer: &mut Printer) -> Result<Status, Error> {
     let head = or_refuse(&check(path, None)?, path, "it has no head")?;
-    Ok(Outcome::text(head::statement(&head), Status::Clean))
+    printer.print(&head::statement(&head))?;
+    Ok(Status::Clean)
 }
 
 /// A sealed transcript's error, with a hint when the input looks like a transcript
 /// that was never sealed (its first record has no `prev`).
-pub fn unsealed_hint(err: Error) -> Error {
+fn unsealed_hint(err: Error) -> Error {
     match err {
         Error::Input {
             path,

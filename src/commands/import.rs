@@ -16,33 +16,32 @@ use std::path::{Component, Path, PathBuf};
 use toolreplay_core::import::{Format, Source};
 
 use crate::error::Error;
+use crate::input::walk::{Glob, files_in};
 use crate::input::{
     ImportOptions, Tally, display, import_counted, import_transcript, is_stdin, session_of,
 };
 use crate::output::atomic::AtomicFile;
 use crate::output::spool::Spool;
-use crate::output::{Outcome, Output, Status};
-
-use super::many;
+use crate::printer::{Printer, Status};
+use crate::settings::Inputs;
 
 /// `toolreplay import`.
-pub fn run(path: &Path, options: ImportOptions, output: Option<&Path>) -> Result<Outcome, Error> {
+pub(super) fn run(
+    path: &Path,
+    options: ImportOptions,
+    output: Option<&Path>,
+    printer: &mut Printer,
+) -> Result<Status, Error> {
     let transcript = import_transcript(path, options, &mut io::stderr())?.transcript;
-    let output = match output {
+    match output {
         None => {
             let mut spool = Spool::new();
             spool.write(&transcript).map_err(Error::temporary)?;
-            Output::Spooled(spool)
+            printer.copy(spool)?;
         }
-        Some(target) => {
-            write(target, &transcript)?;
-            Output::Nothing
-        }
-    };
-    Ok(Outcome {
-        output,
-        status: Status::Clean,
-    })
+        Some(target) => write(target, &transcript)?,
+    }
+    Ok(Status::Clean)
 }
 
 /// Writes `bytes` to `target` atomically.
@@ -55,15 +54,15 @@ fn write(target: &Path, bytes: &[u8]) -> Result<(), Error> {
 
 /// What `import --out-dir` is given besides the import options.
 #[derive(Debug, Clone, Copy)]
-pub struct ToFolder<'a> {
+struct ToFolder<'a> {
     /// The inputs: files and folders.
-    pub inputs: &'a [PathBuf],
+    inputs: &'a [PathBuf],
     /// `--glob`: in folders, only the files whose name matches.
-    pub glob: Option<&'a str>,
+    glob: Option<&'a Glob>,
     /// `--out-dir`.
-    pub out_dir: &'a Path,
+    out_dir: &'a Path,
     /// `--overwrite`: replace the transcripts already in the output folder.
-    pub overwrite: bool,
+    overwrite: bool,
 }
 
 /// One input and the transcript it is imported to.
@@ -84,16 +83,24 @@ struct Imported {
     result: Result<usize, Error>,
 }
 
-/// The message of several inputs without an output folder.
-pub const NEEDS_OUT_DIR: &str = "several inputs (or a folder) need --out-dir DIR, where each \
-is imported to its own transcript; standard output and -o OUT hold one";
-
 /// `toolreplay import INPUT... --out-dir DIR`.
-pub fn run_to_folder(to: &ToFolder, options: ImportOptions) -> Result<Outcome, Error> {
-    let jobs = plan(to, options.source)?;
+pub(super) fn run_to_folder(
+    inputs: &Inputs,
+    options: ImportOptions,
+    out_dir: &Path,
+    overwrite: bool,
+    printer: &mut Printer,
+) -> Result<Status, Error> {
+    let to = ToFolder {
+        inputs: &inputs.files,
+        glob: inputs.glob.as_ref(),
+        out_dir,
+        overwrite,
+    };
+    let jobs = plan(&to, options.source)?;
     let mut out = String::new();
     let (mut records, mut warnings, mut errors, mut subagents) = (0usize, 0usize, 0usize, 0usize);
-    many::run_in_order(
+    crate::pool::run_in_order(
         &jobs,
         |job| {
             let mut diagnostics = Vec::new();
@@ -144,7 +151,7 @@ pub fn run_to_folder(to: &ToFolder, options: ImportOptions) -> Result<Outcome, E
                     if imported.tally.format != Some(Format::ClaudeCode) {
                         for log in &job.subagent_logs {
                             errors += 1;
-                            crate::error::report(&Error::Invalid {
+                            Error::Invalid {
                                 path: display(log),
                                 message: format!(
                                     "not imported: a subagent log is read with its session {}, \
@@ -152,13 +159,14 @@ pub fn run_to_folder(to: &ToFolder, options: ImportOptions) -> Result<Outcome, E
                                      --from claude-code",
                                     display(&job.input)
                                 ),
-                            });
+                            }
+                            .tell(&mut io::stderr().lock());
                         }
                     }
                 }
                 Err(err) => {
                     errors += 1;
-                    crate::error::report(&err);
+                    err.tell(&mut io::stderr().lock());
                 }
             }
         },
@@ -176,7 +184,8 @@ pub fn run_to_folder(to: &ToFolder, options: ImportOptions) -> Result<Outcome, E
     } else {
         Status::Clean
     };
-    Ok(Outcome::text(out, status))
+    printer.print(&out)?;
+    Ok(status)
 }
 
 /// `1 record`, `2 records`.
@@ -209,7 +218,7 @@ fn plan(to: &ToFolder, source: Source) -> Result<Vec<Job>, Error> {
                 Some(name) => to.out_dir.join(name),
                 None => to.out_dir.to_owned(),
             };
-            let mut files = many::files_in(input, to.glob)?;
+            let mut files = files_in(input, to.glob)?;
             // The transcripts of an earlier run are not inputs of this one: the output
             // folder is left out of the walk, or only this input's part of it when the
             // input is the output folder or inside it.
@@ -245,7 +254,9 @@ fn plan(to: &ToFolder, source: Source) -> Result<Vec<Job>, Error> {
                 return Err(Error::Invalid {
                     path: display(input),
                     message: match to.glob {
-                        Some(glob) => format!("a folder with no file matching {glob:?}"),
+                        Some(glob) => {
+                            format!("a folder with no file matching {:?}", glob.pattern())
+                        }
                         None => "a folder with no file to import".to_owned(),
                     },
                 });

@@ -1,69 +1,31 @@
 //! Several inputs at once (`replay`, `scope` and `verify` given several files or a
-//! folder): the inputs are expanded in a sorted, deterministic order, audited on a
-//! bounded number of threads, and reported in that order, each file's report then a
-//! summary of all; the exit status is the worst of all. JSON gives one document
-//! holding every file's, SARIF one log with one run holding every file's results.
-//! `import` to a folder walks its inputs and spreads its work the same way
-//! ([`files_in`], [`run_in_order`]).
+//! folder): the inputs are expanded in a sorted, deterministic order
+//! ([`crate::input::walk`]), audited on the worker pool, and reported in that order,
+//! each file's report then a summary of all; the exit status is the worst of all.
+//! JSON gives one document holding every file's, SARIF one log with one run holding
+//! every file's results. One input is reported as the one-file command always did.
 
-use std::io::BufRead;
+use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
 
 use serde_json::{Value, json};
 use toolreplay_core::finding::Findings;
 
+use crate::args::Format;
 use crate::error::Error;
-use crate::input::{display, is_stdin};
+use crate::input::display;
+use crate::input::walk::{Glob, expand};
 use crate::output::spool::{Spool, SpoolError, SpoolReader};
-use crate::output::{Outcome, Output, Status};
+use crate::printer::{Printer, Status};
 use crate::render::json::{PLACEHOLDER, Placeholder, document};
-use crate::render::{Format, text};
+use crate::render::text;
 
-/// How deep folders are walked.
-const MAX_DEPTH: usize = 64;
-
-/// One file's audit: its report in the format asked for, and its status.
-pub struct Done {
-    /// The report, as the one-file command prints it.
-    pub report: Report,
+/// One file's audit, its report written to the printer it was given.
+pub(super) struct Audited {
+    /// Its findings, for the summary.
+    pub(super) findings: Findings,
     /// Its status.
-    pub status: Status,
-}
-
-/// One file's report, written or still to be written.
-pub enum Report {
-    /// Written: in memory while small, in a temporary file beyond that; with the
-    /// findings, for the summary.
-    Written {
-        /// The report.
-        text: Spool,
-        /// Its findings.
-        findings: Findings,
-    },
-    /// Still to be written, by this: a single input's report goes straight to stdout
-    /// as its findings are read back, with no copy of it held. It gives the findings
-    /// back, for the summary.
-    Later(Later),
-}
-
-/// Writes a report to the writer it is given, and gives back its findings.
-pub type Later = Box<dyn FnOnce(&mut dyn std::io::Write) -> std::io::Result<Findings> + Send>;
-
-impl Report {
-    /// The report written (into a spool, when it was still to be written), and its
-    /// findings.
-    pub fn written(self) -> std::io::Result<(Spool, Findings)> {
-        match self {
-            Report::Written { text, findings } => Ok((text, findings)),
-            Report::Later(write) => {
-                let mut text = Spool::new();
-                let findings = write(&mut text)?;
-                Ok((text, findings))
-            }
-        }
-    }
+    pub(super) status: Status,
 }
 
 /// One file's audit with its report written, kept for its turn among several.
@@ -74,112 +36,40 @@ struct Kept {
 }
 
 /// One file's audit among many: what it told stderr, and what it gave.
-type Audited = (Spool, Result<Kept, Error>);
+type Done = (Spool, Result<Kept, Error>);
 
-/// The inputs named on the command line, folders walked (files sorted by path, names
-/// starting with `.` skipped, symbolic links to folders not followed) and files in
-/// folders kept when their name matches `glob`; whether they are to be reported as
-/// several (more than one input, or a folder).
-pub fn expand(inputs: &[PathBuf], glob: Option<&str>) -> Result<(Vec<PathBuf>, bool), Error> {
-    let many = inputs.len() > 1 || inputs.iter().any(|p| !is_stdin(p) && p.is_dir());
-    let mut files = Vec::new();
-    for input in inputs {
-        if !is_stdin(input) && input.is_dir() {
-            let mut found = Vec::new();
-            walk(input, glob, 0, &mut found)?;
-            if found.is_empty() {
-                return Err(Error::Invalid {
-                    path: display(input),
-                    message: match glob {
-                        Some(glob) => format!("a folder with no file matching {glob:?}"),
-                        None => "a folder with no file to audit".to_owned(),
-                    },
-                });
-            }
-            found.sort();
-            files.extend(found);
-        } else {
-            files.push(input.clone());
-        }
+/// Audits the inputs `files` (files, folders, `-`) with `audit`, which writes a
+/// file's report to the printer it is given and its notes to the writer after it:
+/// one file is reported as the one-file command always did (then, with `summary`,
+/// the summary of its findings); several, or a folder, as [`report`] says.
+pub(super) fn audit_files<F>(
+    command: &str,
+    files: &[PathBuf],
+    glob: Option<&Glob>,
+    summary: bool,
+    printer: &mut Printer,
+    audit: F,
+) -> Result<Status, Error>
+where
+    F: Fn(&Path, &mut Printer, &mut dyn Write) -> Result<Audited, Error> + Sync,
+{
+    let (files, several) = expand(files, glob)?;
+    if several {
+        let done = run_all(&files, printer, audit);
+        return report(command, &files, done, printer);
     }
-    if many && files.iter().filter(|p| is_stdin(p)).count() > 1 {
-        return Err(Error::Usage(
-            "standard input (-) can be named only once".to_owned(),
-        ));
-    }
-    Ok((files, many))
-}
-
-/// The files in `folder`, walked as [`expand`] walks it and sorted by path; none is
-/// not an error here.
-pub fn files_in(folder: &Path, glob: Option<&str>) -> Result<Vec<PathBuf>, Error> {
-    let mut found = Vec::new();
-    walk(folder, glob, 0, &mut found)?;
-    found.sort();
-    Ok(found)
-}
-
-fn walk(
-    folder: &Path,
-    glob: Option<&str>,
-    depth: usize,
-    out: &mut Vec<PathBuf>,
-) -> Result<(), Error> {
-    let read_error = |source| Error::Read {
-        path: display(folder),
-        source,
+    let Some(file) = files.first() else {
+        return Err(Error::Usage("no input".to_owned()));
     };
-    if depth > MAX_DEPTH {
-        return Err(Error::Invalid {
-            path: display(folder),
-            message: format!("folders nested deeper than {MAX_DEPTH}"),
-        });
+    let done = audit(file, printer, &mut std::io::stderr())?;
+    if summary {
+        let name = display(file);
+        printer.report(|out| {
+            out.write_all(b"\n")?;
+            text::summary(&[(name.as_str(), &done.findings)], None, out)
+        })?;
     }
-    for entry in std::fs::read_dir(folder).map_err(read_error)? {
-        let entry = entry.map_err(read_error)?;
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if name.starts_with('.') {
-            continue;
-        }
-        let path = entry.path();
-        // `replay .` names `a.jsonl`, not `./a.jsonl`.
-        let path = path
-            .strip_prefix(".")
-            .map_or(path.clone(), Path::to_path_buf);
-        let kind = entry.file_type().map_err(read_error)?;
-        if kind.is_dir() {
-            walk(&path, glob, depth + 1, out)?;
-        } else if (kind.is_file() || (kind.is_symlink() && path.is_file()))
-            && glob.is_none_or(|glob| matches(glob.as_bytes(), name.as_bytes()))
-        {
-            out.push(path);
-        }
-    }
-    Ok(())
-}
-
-/// Whether `name` matches the glob `glob`: `*` any run of characters, `?` one, `[...]`
-/// not special; iterative, linear in practice.
-pub fn matches(glob: &[u8], name: &[u8]) -> bool {
-    let (mut g, mut n) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while n < name.len() {
-        if g < glob.len() && (glob[g] == b'?' || glob[g] == name[n]) && glob[g] != b'*' {
-            g += 1;
-            n += 1;
-        } else if g < glob.len() && glob[g] == b'*' {
-            star = Some((g, n));
-            g += 1;
-        } else if let Some((sg, sn)) = star {
-            g = sg + 1;
-            n = sn + 1;
-            star = Some((sg, sn + 1));
-        } else {
-            return false;
-        }
-    }
-    glob[g..].iter().all(|&b| b == b'*')
+    Ok(done.status)
 }
 
 /// Raises the soft limit of open files to the hard one: each parked report or set of
@@ -198,124 +88,41 @@ fn allow_open_files() {
     }
 }
 
-/// Runs `audit` on every file, on at most as many threads as the machine has cores
-/// (and no more than files), and gives the results in the files' order: what each
-/// file's audit told stderr (held, in memory while small, until the files before it
-/// are told) and what it gave.
-fn run_all<F>(files: &[PathBuf], audit: F) -> Vec<Audited>
+/// Runs `audit` on every file on the worker pool, each file's report written to a
+/// printer of its own, and gives the results in the files' order: what each file's
+/// audit told stderr (held, in memory while small, until the files before it are
+/// told) and what it gave.
+fn run_all<F>(files: &[PathBuf], printer: &Printer, audit: F) -> Vec<Done>
 where
-    F: Fn(&Path, &mut dyn std::io::Write) -> Result<Done, Error> + Sync,
+    F: Fn(&Path, &mut Printer, &mut dyn Write) -> Result<Audited, Error> + Sync,
 {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(files.len())
-        .max(1);
-    if files.len() > 1 {
-        allow_open_files();
-    }
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Audited>>> = Mutex::new((0..files.len()).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                loop {
-                    let at = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(file) = files.get(at) else { break };
-                    // Each file's report, findings and what it told stderr wait for
-                    // the others: park them, so that memory does not grow with the
-                    // files.
-                    let mut told = Spool::new();
-                    let done = audit(file, &mut told).and_then(|done| {
-                        let (mut text, mut findings) =
-                            done.report.written().map_err(Error::temporary)?;
-                        text.park().map_err(Error::temporary)?;
-                        findings.park();
-                        Ok(Kept {
-                            text,
-                            findings,
-                            status: done.status,
-                        })
-                    });
-                    let done = told.park().map_err(Error::temporary).and(done);
-                    if let Ok(mut results) = results.lock() {
-                        results[at] = Some((told, done));
-                    }
-                }
+    allow_open_files();
+    let (format, paint) = (printer.format(), printer.paint());
+    let mut results = Vec::with_capacity(files.len());
+    crate::pool::run_in_order(
+        files,
+        |file| {
+            // Each file's report, findings and what it told stderr wait for the
+            // others: park them, so that memory does not grow with the files.
+            let mut told = Spool::new();
+            let mut own = Printer::spooled(format, paint);
+            let done = audit(file, &mut own, &mut told).and_then(|done| {
+                let mut text = own.into_spool();
+                let mut findings = done.findings;
+                text.park().map_err(Error::temporary)?;
+                findings.park();
+                Ok(Kept {
+                    text,
+                    findings,
+                    status: done.status,
+                })
             });
-        }
-    });
+            let done = told.park().map_err(Error::temporary).and(done);
+            (told, done)
+        },
+        |_, done| results.push(done),
+    );
     results
-        .into_inner()
-        .unwrap_or_default()
-        .into_iter()
-        .map(|done| {
-            done.unwrap_or_else(|| {
-                let failed = Error::Usage("an audit thread failed".to_owned());
-                (Spool::new(), Err(failed))
-            })
-        })
-        .collect()
-}
-
-/// Runs `work` on every item, on at most as many threads as the machine has cores
-/// (and no more than items), and hands each result to `emit` in the items' order as
-/// soon as it and every one before it are done, so that what `emit` tells comes in
-/// order while the work goes on.
-pub fn run_in_order<I, T, W, E>(items: &[I], work: W, emit: E)
-where
-    I: Sync,
-    T: Send,
-    W: Fn(&I) -> T + Sync,
-    E: FnMut(usize, T) + Send,
-{
-    struct Ordered<T, E> {
-        done: Vec<Option<T>>,
-        emitted: usize,
-        emit: E,
-    }
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(items.len())
-        .max(1);
-    let next = AtomicUsize::new(0);
-    let state = Mutex::new(Ordered {
-        done: (0..items.len()).map(|_| None).collect(),
-        emitted: 0,
-        emit,
-    });
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                loop {
-                    let at = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(item) = items.get(at) else { break };
-                    let result = work(item);
-                    let mut guard = state.lock().unwrap_or_else(PoisonError::into_inner);
-                    let state = &mut *guard;
-                    state.done[at] = Some(result);
-                    while let Some(result) =
-                        state.done.get_mut(state.emitted).and_then(Option::take)
-                    {
-                        (state.emit)(state.emitted, result);
-                        state.emitted += 1;
-                    }
-                }
-            });
-        }
-    });
-}
-
-/// Runs `audit` on every file (see [`run_all`]) and reports them all (see [`report`]).
-pub fn audit_all<F>(
-    command: &str,
-    files: &[PathBuf],
-    format: Format,
-    audit: F,
-) -> Result<Outcome, Error>
-where
-    F: Fn(&Path, &mut dyn std::io::Write) -> Result<Done, Error> + Sync,
-{
-    report(command, files, run_all(files, audit), format)
 }
 
 /// The report of several files: each file's, then the summary; on stderr, in the
@@ -325,9 +132,9 @@ where
 fn report(
     command: &str,
     files: &[PathBuf],
-    results: Vec<Audited>,
-    format: Format,
-) -> Result<Outcome, Error> {
+    results: Vec<Done>,
+    printer: &mut Printer,
+) -> Result<Status, Error> {
     let mut status = Status::Clean;
     let mut errors = 0;
     let mut texts: Vec<(String, Spool)> = Vec::new();
@@ -351,14 +158,14 @@ fn report(
             Err(err) => {
                 errors += 1;
                 status = Status::Failed;
-                crate::error::report(&err);
+                err.tell(&mut std::io::stderr().lock());
             }
         }
     }
     let borrowed: Vec<(&str, &Findings)> = all.iter().map(|(n, f)| (n.as_str(), f)).collect();
     let total: u64 = all.iter().map(|(_, f)| f.len()).sum();
     let mut out = Spool::new();
-    match format {
+    match printer.format() {
         Format::Text => {
             let copied = |out: &mut Spool, report: Spool| match report.copy_to(out) {
                 Ok(()) => Ok(()),
@@ -462,10 +269,8 @@ fn report(
             out.write(suffix.as_bytes()).map_err(Error::temporary)?;
         }
     }
-    Ok(Outcome {
-        output: Output::Spooled(out),
-        status,
-    })
+    printer.copy(out)?;
+    Ok(status)
 }
 
 /// The document `text` split around its placeholder.
@@ -648,7 +453,7 @@ fn count(map: &mut serde_json::Map<String, Value>, key: &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::{Spool, log_results, matches, nested_report};
+    use super::{Spool, log_results, nested_report};
 
     fn spool(text: &str) -> Spool {
         Spool::from_text(text.to_owned())
@@ -689,15 +494,5 @@ mod tests {
             let err = log_results("f.jsonl", spool(text), &mut first, &mut Spool::new()).err();
             assert!(err.is_some(), "{text:?}");
         }
-    }
-
-    #[test]
-    fn globs_match_names() {
-        assert!(matches(b"*.jsonl", b"a.jsonl"));
-        assert!(!matches(b"*.jsonl", b"a.json"));
-        assert!(matches(b"a?c*", b"abcdef"));
-        assert!(matches(b"*", b""));
-        assert!(!matches(b"a", b"ab"));
-        assert!(matches(b"*a*a*", b"banana"));
     }
 }

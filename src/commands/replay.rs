@@ -1,83 +1,80 @@
-//! `toolreplay replay FILE [--mutating-tool NAME]... [--volatile-tool NAME]...
+//! `toolreplay replay FILE... [--mutating-tool NAME]... [--volatile-tool NAME]...
 //! [--rules R] [--format F] [--from F]`.
 
-use toolreplay_core::replay::{self, Options, ReplayReport};
-
-use crate::cli::{BaselineArgs, Rules};
-use crate::error::Error;
-use crate::input::Transcript;
+use std::io::Write;
 use std::path::Path;
 
-use super::many::{Done, Report};
-use crate::input::ImportOptions;
-use crate::output::Status;
-use crate::render::{self, Format, color::Paint};
+use toolreplay_core::replay::{self, Options};
 
-/// The tools and rules a replay judges calls by, as the command line and the
-/// configuration name them.
-#[derive(Debug, Clone, Default)]
-pub struct Judging {
-    /// `--mutating-tool`.
-    pub mutating: Vec<String>,
-    /// `--volatile-tool`.
-    pub volatile: Vec<String>,
-    /// `--rules`; by default, agent for an imported log and spec otherwise.
-    pub rules: Option<Rules>,
+use super::many::{self, Audited};
+use crate::args::Rules;
+use crate::error::Error;
+use crate::input::{ImportOptions, Transcript};
+use crate::printer::{Printer, Status};
+use crate::render;
+use crate::settings::{Inputs, Judging, Reporting};
+
+/// `toolreplay replay`: exit 0 with no findings, 1 with some.
+pub(super) fn run(
+    inputs: &Inputs,
+    from: Option<ImportOptions>,
+    judging: &Judging,
+    reporting: &Reporting,
+    printer: &mut Printer,
+) -> Result<Status, Error> {
+    printer.set_format(reporting.format.value);
+    many::audit_files(
+        "replay",
+        &inputs.files,
+        inputs.glob.as_ref(),
+        reporting.summary,
+        printer,
+        |path, printer, told| audit_one(path, from, judging, reporting, printer, told),
+    )
 }
 
-impl Judging {
-    /// The core's options for `transcript`.
-    pub fn options(&self, transcript: &Transcript) -> Options {
-        let rules = self.rules.unwrap_or(if transcript.imported() {
-            Rules::Agent
-        } else {
-            Rules::Spec
-        });
-        let mut options = match rules {
-            Rules::Spec => Options::default(),
-            Rules::Agent => Options::agent(),
-        };
-        options.mutating.extend(self.mutating.iter().cloned());
-        options.volatile.extend(self.volatile.iter().cloned());
-        options
-    }
+/// The core's options for `transcript`, as `judging` says.
+fn options(judging: &Judging, transcript: &Transcript) -> Options {
+    let rules = match &judging.rules {
+        Some(rules) => rules.value,
+        None if transcript.imported() => Rules::Agent,
+        None => Rules::Spec,
+    };
+    let mut options = match rules {
+        Rules::Spec => Options::default(),
+        Rules::Agent => Options::agent(),
+    };
+    options.mutating.extend(judging.mutating.iter().cloned());
+    options.volatile.extend(judging.volatile.iter().cloned());
+    options
 }
 
-/// The replay audit of `transcript`, with findings on the lines of the input.
-pub fn report(transcript: &mut Transcript, judging: &Judging) -> Result<ReplayReport, Error> {
-    let options = judging.options(transcript);
+/// The replay of the transcript at `path` (imported as `from` says, its notes to
+/// `told`), reported to `printer` with the baseline applied.
+fn audit_one(
+    path: &Path,
+    from: Option<ImportOptions>,
+    judging: &Judging,
+    reporting: &Reporting,
+    printer: &mut Printer,
+    told: &mut dyn Write,
+) -> Result<Audited, Error> {
+    let mut transcript = Transcript::open(path, from, told)?;
+    let options = options(judging, &transcript);
     let mut report = replay::audit_with(transcript.reader(), &options)
         .map_err(|err| transcript.reading_error(err))?;
     transcript
         .place(&mut report.findings)
         .map_err(Error::temporary)?;
-    Ok(report)
-}
-
-/// The replay of the transcript at `path` (imported as `from` says), reported in
-/// `format` with the baseline applied.
-pub fn audit_one(
-    path: &Path,
-    from: Option<ImportOptions>,
-    judging: &Judging,
-    format: Format,
-    baseline: &BaselineArgs,
-    paint: Paint,
-    diagnostics: &mut dyn std::io::Write,
-) -> Result<Done, Error> {
-    let mut transcript = Transcript::open(path, from, diagnostics)?;
-    let mut report = report(&mut transcript, judging)?;
-    let written = super::baseline(baseline, &mut report.findings)?;
+    let written = super::baseline(&reporting.baseline, &mut report.findings)?;
     // The report goes out as the findings are read back: if they could not be kept,
     // it fails now, before any of it is written.
     report.findings.kept().map_err(Error::temporary)?;
     let status = Status::clean_if(written || report.findings.is_empty());
-    let name = transcript.name();
-    Ok(Done {
-        report: Report::Later(Box::new(move |out| {
-            render::replay(&report, &name, format, paint, out)?;
-            Ok(report.findings)
-        })),
+    let (format, paint, name) = (printer.format(), printer.paint(), transcript.name());
+    printer.report(|out| render::replay(&report, &name, format, paint, out))?;
+    Ok(Audited {
+        findings: report.findings,
         status,
     })
 }

@@ -1,73 +1,57 @@
-//! `toolreplay scope FILE SCOPE [--format F] [--from F]`.
+//! `toolreplay scope FILE... SCOPE [--format F] [--from F]`.
 
+use std::io::Write;
 use std::path::Path;
 
 use toolreplay_core::finding::quote_name;
-use toolreplay_core::scope::{Scope, ScopeReport};
+use toolreplay_core::scope::Scope;
 
-use super::many::{Done, Report};
-use crate::cli::BaselineArgs;
+use super::many::{self, Audited};
 use crate::error::Error;
 use crate::input::{self, ImportOptions, Transcript};
-use crate::output::Status;
-use crate::render::{self, Format, color::Paint};
+use crate::printer::{Printer, Status};
+use crate::render;
+use crate::settings::{Inputs, Reporting};
 
-/// The largest scope file read, in bytes.
-pub const MAX_SCOPE_BYTES: u64 = 16 << 20;
-
-/// Reads and parses a scope file.
-pub fn read_scope(path: &Path) -> Result<Scope, Error> {
-    input::read_document(path, MAX_SCOPE_BYTES, "scope file", |bytes| {
-        Scope::parse(bytes).map_err(|err| (err.line as u64, err.to_string()))
-    })
+/// `toolreplay scope`: exit 0 with no findings, 1 with some.
+pub(super) fn run(
+    inputs: &Inputs,
+    scope_path: &Path,
+    from: Option<ImportOptions>,
+    reporting: &Reporting,
+    printer: &mut Printer,
+) -> Result<Status, Error> {
+    let scope = input::read_scope(scope_path)?.scope;
+    printer.set_format(reporting.format.value);
+    many::audit_files(
+        "scope",
+        &inputs.files,
+        inputs.glob.as_ref(),
+        reporting.summary,
+        printer,
+        |path, printer, told| audit_one(path, &scope, scope_path, from, reporting, printer, told),
+    )
 }
 
-/// The scope audit of `transcript` against `scope`, with findings on the lines of the
-/// input.
-pub fn report(transcript: &mut Transcript, scope: &Scope) -> Result<ScopeReport, Error> {
+/// The scope audit of the transcript at `path` against `scope` (read from
+/// `scope_path`; imported as `from` says, its notes to `told`), reported to `printer`
+/// with the baseline applied.
+fn audit_one(
+    path: &Path,
+    scope: &Scope,
+    scope_path: &Path,
+    from: Option<ImportOptions>,
+    reporting: &Reporting,
+    printer: &mut Printer,
+    told: &mut dyn Write,
+) -> Result<Audited, Error> {
+    let mut transcript = Transcript::open(path, from, told)?;
     let mut report = scope
         .audit(transcript.reader())
         .map_err(|err| transcript.reading_error(err))?;
     transcript
         .place(&mut report.findings)
         .map_err(Error::temporary)?;
-    Ok(report)
-}
-
-/// What each transcript's scope audit is judged by, and how it is reported.
-pub struct Audit<'a> {
-    /// The scope.
-    pub scope: &'a Scope,
-    /// Where it was read from.
-    pub scope_path: &'a Path,
-    /// How the transcripts are imported, if they are.
-    pub from: Option<ImportOptions>,
-    /// The report's format.
-    pub format: Format,
-    /// The baseline to apply.
-    pub baseline: &'a BaselineArgs,
-    /// The colours of a text report.
-    pub paint: Paint,
-}
-
-/// The scope audit of the transcript at `path` as `audit` says (imported as its
-/// `from` says, an import's notes and warnings to `diagnostics`), reported in its
-/// format with the baseline applied.
-pub fn audit_one(
-    path: &Path,
-    audit: &Audit<'_>,
-    diagnostics: &mut dyn std::io::Write,
-) -> Result<Done, Error> {
-    let &Audit {
-        scope,
-        scope_path,
-        from,
-        format,
-        baseline,
-        paint,
-    } = audit;
-    let mut transcript = Transcript::open(path, from, diagnostics)?;
-    let mut report = report(&mut transcript, scope)?;
     // The tools called outside allowed_tools, read back only when a tool the policy
     // names would be misspelt were it not called: none is, mostly.
     let mut outside = std::collections::HashSet::new();
@@ -87,17 +71,16 @@ pub fn audit_one(
             ),
         });
     }
-    let written = super::baseline(baseline, &mut report.findings)?;
+    let written = super::baseline(&reporting.baseline, &mut report.findings)?;
     // The report goes out as the findings are read back: if they could not be kept,
     // it fails now, before any of it is written.
     report.findings.kept().map_err(Error::temporary)?;
     let status = Status::clean_if(written || report.findings.is_empty());
     let (name, scope_name) = (transcript.name(), input::display(scope_path));
-    Ok(Done {
-        report: Report::Later(Box::new(move |out| {
-            render::scope(&report, &name, &scope_name, format, paint, out)?;
-            Ok(report.findings)
-        })),
+    let (format, paint) = (printer.format(), printer.paint());
+    printer.report(|out| render::scope(&report, &name, &scope_name, format, paint, out))?;
+    Ok(Audited {
+        findings: report.findings,
         status,
     })
 }

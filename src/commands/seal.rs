@@ -40,10 +40,17 @@ use crate::live::lock::Lock;
 use crate::output::atomic::AtomicFile;
 use crate::output::batch::{self, WriterStopped};
 use crate::output::spool::Spool;
-use crate::output::{Outcome, Output, Status};
+use crate::printer::{Printer, Status};
 
-/// `toolreplay seal FILE [--output OUT]`.
-pub fn seal(mut transcript: Transcript, output: Option<&Path>) -> Result<Outcome, Error> {
+/// `toolreplay seal FILE [--output OUT]`: the sealed transcript to `printer` once
+/// the whole input is sealed, or to OUT.
+pub(super) fn seal(
+    file: &Path,
+    from: Option<ImportOptions>,
+    output: Option<&Path>,
+    printer: &mut Printer,
+) -> Result<Status, Error> {
+    let mut transcript = Transcript::open(file, from, &mut io::stderr())?;
     let reader = transcript.reader();
     let stopped = |stop| super::stopped(&transcript.path, stop);
     match output {
@@ -56,10 +63,8 @@ pub fn seal(mut transcript: Transcript, output: Option<&Path>) -> Result<Outcome
                 Ok(())
             })
             .map_err(stopped)?;
-            Ok(Outcome {
-                output: Output::Spooled(spool),
-                status: Status::Clean,
-            })
+            printer.copy(spool)?;
+            Ok(Status::Clean)
         }
         Some(target) => {
             let write_error = |source| Error::writing(target, source);
@@ -83,18 +88,18 @@ pub fn seal(mut transcript: Transcript, output: Option<&Path>) -> Result<Outcome
                 Stop::Consume(WriterStopped) => write_error(io::ErrorKind::BrokenPipe.into()),
             })?;
             file.commit().map_err(write_error)?;
-            Ok(Outcome::done())
+            Ok(Status::Clean)
         }
     }
 }
 
 /// `toolreplay seal --append SEALED NEW [--from F]`: NEW is opened (imported) once
 /// SEALED has been checked.
-pub fn append(
+pub(super) fn append(
     sealed_path: &Path,
     new_path: &Path,
     from: Option<ImportOptions>,
-) -> Result<Outcome, Error> {
+) -> Result<Status, Error> {
     if input::is_stdin(sealed_path) {
         return Err(Error::Usage(
             "--append rewrites SEALED in place, so SEALED must be a file, not -".to_owned(),
@@ -112,8 +117,7 @@ pub fn append(
     }
     // One writer at a time, as live sessions write: the lock is held from reading the
     // head to the rename, so a concurrent append or guard sees the new head.
-    let _lock = Lock::take(&beside(temp.target(), ".lock"))
-        .map_err(|err| Error::Locked(err.to_string()))?;
+    let _lock = Lock::take(&beside(temp.target(), ".lock"))?;
     // Opened under the lock: a writer that held it before has renamed its file in.
     let mut source = input::open(sealed_path)?;
     let last = copy(sealed_path, &mut source, temp.file())?;
@@ -161,7 +165,7 @@ pub fn append(
     writer.flush().map_err(write_error)?;
     drop(writer);
     temp.commit().map_err(write_error)?;
-    Ok(Outcome::done())
+    Ok(Status::Clean)
 }
 
 /// Copies `source` (read from `path`) to `target`; returns the last byte copied.

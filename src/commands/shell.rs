@@ -1,20 +1,24 @@
 //! Shell completions and the man page, generated from the command-line definition.
 
+use clap::CommandFactory as _;
 use clap_complete::Shell;
 
-/// The completion script for `shell` of the command `cmd`.
-pub fn completions(shell: Shell, cmd: &mut clap::Command) -> String {
+use crate::args::Cli;
+
+/// The completion script of `toolreplay` for `shell`.
+pub(super) fn completions(shell: Shell) -> String {
+    let cmd = &mut Cli::command();
     let mut out = Vec::new();
     let name = cmd.get_name().to_owned();
     clap_complete::generate(shell, cmd, name, &mut out);
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// The man page (roff) of the command `cmd`: one page, `toolreplay(1)`, with its
+/// The man page (roff) of `toolreplay`: one page, `toolreplay(1)`, with its
 /// options, then a section for each subcommand with its synopsis, description,
 /// options and examples.
-pub fn man(cmd: clap::Command) -> String {
-    let mut cmd = cmd;
+pub(super) fn man() -> String {
+    let mut cmd = Cli::command();
     cmd.build();
     let mut out = Vec::new();
     // Writing to a Vec cannot fail.

@@ -10,17 +10,17 @@ use toolreplay_core::sign::{self, Key, KeyError};
 
 use crate::error::Error;
 use crate::input::{self, display as shown};
-use crate::output::Outcome;
 use crate::output::atomic::AtomicFile;
+use crate::printer::Status;
 
 /// The environment variable that holds the passphrase of an encrypted key.
-pub const PASSPHRASE_VAR: &str = "TOOLREPLAY_KEY_PASSPHRASE";
+pub(super) const PASSPHRASE_VAR: &str = "TOOLREPLAY_KEY_PASSPHRASE";
 
 /// The largest key, signature or allowed signers file read, in bytes.
-pub const MAX_FILE_BYTES: u64 = 1 << 20;
+pub(super) const MAX_FILE_BYTES: u64 = 1 << 20;
 
 /// What a key, signature or allowed signers file may not exceed.
-pub const MAX_FILE_WHAT: &str = "1 MiB";
+pub(super) const MAX_FILE_WHAT: &str = "1 MiB";
 
 fn invalid(path: &Path, message: impl Into<String>) -> Error {
     Error::Invalid {
@@ -32,7 +32,7 @@ fn invalid(path: &Path, message: impl Into<String>) -> Error {
 /// Reads the OpenSSH private key at `path`, decrypting it with the passphrase from
 /// `TOOLREPLAY_KEY_PASSPHRASE` or, when that is not set and stdin is a terminal, one
 /// asked for on the terminal.
-pub fn read_key(path: &Path) -> Result<Key, Error> {
+fn read_key(path: &Path) -> Result<Key, Error> {
     let text = super::read_text(path, MAX_FILE_BYTES, MAX_FILE_WHAT)?;
     let key_error = |err: KeyError| invalid(path, err.to_string());
     let key = Key::parse(&text).map_err(key_error)?;
@@ -63,14 +63,14 @@ pub fn read_key(path: &Path) -> Result<Key, Error> {
 }
 
 /// The signature file of `sealed`: its path with `.sig` appended.
-pub fn signature_path(sealed: &Path) -> PathBuf {
+fn signature_path(sealed: &Path) -> PathBuf {
     let mut name = OsString::from(sealed.as_os_str());
     name.push(".sig");
     PathBuf::from(name)
 }
 
 /// `toolreplay sign SEALED --key KEY`.
-pub fn run(path: &Path, key_path: &Path) -> Result<Outcome, Error> {
+pub(super) fn run(path: &Path, key_path: &Path) -> Result<Status, Error> {
     if input::is_stdin(path) {
         return Err(Error::Usage(
             "sign writes SEALED.sig beside the sealed transcript, so SEALED must be a file, not -"
@@ -89,5 +89,5 @@ pub fn run(path: &Path, key_path: &Path) -> Result<Outcome, Error> {
         .write_all(armored.as_bytes())
         .map_err(write_error)?;
     file.commit().map_err(write_error)?;
-    Ok(Outcome::done())
+    Ok(Status::Clean)
 }

@@ -6,12 +6,20 @@ use std::fmt::Write as _;
 
 use toolreplay_core::finding::quote_name;
 
+use std::path::Path;
+
 use crate::error::Error;
-use crate::input::Transcript;
-use crate::output::{Outcome, Status};
+use crate::input::{ImportOptions, Transcript};
+use crate::printer::{Printer, Status};
 
 /// `toolreplay stats`: exit 0.
-pub fn run(mut transcript: Transcript, draft_scope: Option<&str>) -> Result<Outcome, Error> {
+pub(super) fn run(
+    file: &Path,
+    from: Option<ImportOptions>,
+    draft_scope: Option<&str>,
+    printer: &mut Printer,
+) -> Result<Status, Error> {
+    let mut transcript = Transcript::open(file, from, &mut std::io::stderr())?;
     if draft_scope == Some("") {
         return Err(Error::Usage(
             "--draft-scope needs an agent name: a scope's agent is not empty".to_owned(),
@@ -41,7 +49,7 @@ pub fn run(mut transcript: Transcript, draft_scope: Option<&str>) -> Result<Outc
                 "agent": agent,
                 "allowed_tools": names,
             }))
-            .map_err(|err| Error::Usage(format!("cannot write the draft scope: {err}")))?;
+            .map_err(|err| Error::temporary(err.into()))?;
             text.push('\n');
             text
         }
@@ -57,5 +65,6 @@ pub fn run(mut transcript: Transcript, draft_scope: Option<&str>) -> Result<Outc
             text
         }
     };
-    Ok(Outcome::text(text, Status::Clean))
+    printer.print(&text)?;
+    Ok(Status::Clean)
 }

@@ -9,36 +9,49 @@ use toolreplay_core::head::{self, Pin};
 use toolreplay_core::sealed::Head;
 use toolreplay_core::sign::{self, SignatureVerdict};
 
+use super::many::{self, Audited};
+use crate::args::Format;
 use crate::error::Error;
 use crate::input::{self, display as shown};
-use crate::output::Status;
-use crate::render::{self, Asked, Format, HeadCheck, SignatureChecked, VerifyReport, color::Paint};
+use crate::printer::{Printer, Status};
+use crate::render::{self, Asked, HeadCheck, SignatureChecked, VerifyReport};
+use crate::settings::{Inputs, SignatureCheck};
 
 use super::sign::{MAX_FILE_BYTES, MAX_FILE_WHAT};
 
-/// What `verify --signature` is given.
-#[derive(Debug, Clone, Copy)]
-pub struct SignatureCheck<'a> {
-    /// The armored SSHSIG signature.
-    pub signature: &'a Path,
-    /// The allowed signers file.
-    pub allowed_signers: &'a Path,
-    /// The principal the signer must be.
-    pub identity: &'a str,
+/// What `verify` checks beyond the chain.
+#[derive(Debug, Default, Clone, Copy)]
+struct Checks<'a> {
+    /// `--head`: a pinned head, as a digest or a file.
+    head: Option<&'a str>,
+    /// `--signature`, `--allowed-signers` and `--identity`.
+    signature: Option<&'a SignatureCheck>,
 }
 
-/// What `verify` checks beyond the chain.
-#[derive(Debug, Default)]
-pub struct Checks<'a> {
-    /// `--head`: a pinned head, as a digest or a file.
-    pub head: Option<&'a str>,
-    /// `--signature`, `--allowed-signers` and `--identity`.
-    pub signature: Option<SignatureCheck<'a>>,
+/// `toolreplay verify`: exit 0 when every chain is intact and every check asked for
+/// holds, 1 otherwise.
+pub(super) fn run(
+    inputs: &Inputs,
+    head: Option<&str>,
+    signature: Option<&SignatureCheck>,
+    format: Format,
+    printer: &mut Printer,
+) -> Result<Status, Error> {
+    let checks = Checks { head, signature };
+    printer.set_format(format);
+    many::audit_files(
+        "verify",
+        &inputs.files,
+        inputs.glob.as_ref(),
+        false,
+        printer,
+        |path, printer, _| audit_one(path, checks, printer),
+    )
 }
 
 /// The pinned head named by `--head`: the argument itself when it is a digest (64
 /// lowercase hex digits), otherwise a file holding a statement or a digest.
-pub fn read_pin(arg: &str) -> Result<Pin, Error> {
+fn read_pin(arg: &str) -> Result<Pin, Error> {
     if head::is_digest(arg) {
         return Ok(Pin::Digest(arg.to_owned()));
     }
@@ -60,24 +73,24 @@ pub fn read_pin(arg: &str) -> Result<Pin, Error> {
 }
 
 /// Checks the signature of `message` (the head statement) named by `check`.
-pub fn check_signature(check: &SignatureCheck, message: &[u8]) -> Result<SignatureVerdict, Error> {
+fn check_signature(check: &SignatureCheck, message: &[u8]) -> Result<SignatureVerdict, Error> {
     // Bytes that are not UTF-8 can only be after the end line, where ssh-keygen
     // ignores them, or where they make the signature invalid either way.
     let armored = String::from_utf8_lossy(&input::read_whole(
-        check.signature,
+        &check.signature,
         MAX_FILE_BYTES,
         MAX_FILE_WHAT,
     )?)
     .into_owned();
-    let signers = super::read_text(check.allowed_signers, MAX_FILE_BYTES, MAX_FILE_WHAT)?;
-    sign::check(&armored, &signers, check.identity, message).map_err(|err| match err {
+    let signers = super::read_text(&check.allowed_signers, MAX_FILE_BYTES, MAX_FILE_WHAT)?;
+    sign::check(&armored, &signers, &check.identity, message).map_err(|err| match err {
         sign::SignatureError::Signers(err) => Error::Input {
-            path: shown(check.allowed_signers),
+            path: shown(&check.allowed_signers),
             line: err.line,
             message: err.message,
         },
         other => Error::Invalid {
-            path: shown(check.signature),
+            path: shown(&check.signature),
             message: other.to_string(),
         },
     })
@@ -85,7 +98,7 @@ pub fn check_signature(check: &SignatureCheck, message: &[u8]) -> Result<Signatu
 
 /// The verify report of the sealed transcript at `path`: the chain, and when it is
 /// intact the checks asked for.
-pub fn report(path: &Path, checks: &Checks) -> Result<VerifyReport, Error> {
+fn report(path: &Path, checks: Checks<'_>) -> Result<VerifyReport, Error> {
     let pin = checks.head.map(read_pin).transpose()?;
     let checked = super::head::check(path, pin.as_ref().map(Pin::digest))?;
     let mut report = VerifyReport {
@@ -111,31 +124,27 @@ pub fn report(path: &Path, checks: &Checks) -> Result<VerifyReport, Error> {
             head: head.clone(),
         });
     }
-    if let Some(check) = &checks.signature {
+    if let Some(check) = checks.signature {
         report.signature = Some(SignatureChecked {
             verdict: check_signature(check, head::statement(&head).as_bytes())?,
-            identity: check.identity.to_owned(),
-            allowed_signers: shown(check.allowed_signers),
+            identity: check.identity.clone(),
+            allowed_signers: shown(&check.allowed_signers),
         });
     }
     Ok(report)
 }
 
-/// `toolreplay verify`: exit 0 when the chain is intact and every check asked for
-/// holds, 1 otherwise.
-pub fn audit_one(
-    path: &Path,
-    checks: &Checks,
-    format: Format,
-    paint: Paint,
-) -> Result<super::many::Done, Error> {
+/// The verify report of the sealed transcript at `path`, to `printer`.
+fn audit_one(path: &Path, checks: Checks<'_>, printer: &mut Printer) -> Result<Audited, Error> {
     let report = report(path, checks)?;
-    let text = render::verify(&report, &shown(path), format, paint);
-    Ok(super::many::Done {
-        report: super::many::Report::Written {
-            text: crate::output::spool::Spool::from_text(text),
-            findings: toolreplay_core::finding::Findings::new(),
-        },
+    printer.print(&render::verify(
+        &report,
+        &shown(path),
+        printer.format(),
+        printer.paint(),
+    ))?;
+    Ok(Audited {
+        findings: toolreplay_core::finding::Findings::new(),
         status: Status::clean_if(report.holds()),
     })
 }

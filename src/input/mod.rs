@@ -5,12 +5,15 @@
 mod import;
 mod progress;
 mod subagents;
+pub(crate) mod walk;
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Cursor, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
+use sha2::{Digest, Sha256};
 use toolreplay_core::finding::Findings;
+use toolreplay_core::scope::Scope;
 
 use crate::error::Error;
 use progress::{Meter, Progress};
@@ -110,6 +113,30 @@ pub fn read_document<T>(
         ));
     }
     parse(&bytes).map_err(|(line, message)| input_error(line, message))
+}
+
+/// The largest scope file read, in bytes.
+pub(crate) const MAX_SCOPE_BYTES: u64 = 16 << 20;
+
+/// A scope file, read once for every command, the guard and the proxy.
+#[derive(Debug)]
+pub(crate) struct ScopeFile {
+    /// The scope and its policy.
+    pub(crate) scope: Scope,
+    /// SHA-256 of the file's bytes, in hex: what a live session's state records, so
+    /// that a policy changed between two events is seen.
+    pub(crate) digest: String,
+}
+
+/// Reads and parses the scope file at `path` (`-`: standard input), up to
+/// [`MAX_SCOPE_BYTES`]; an error is placed in the file.
+pub(crate) fn read_scope(path: &Path) -> Result<ScopeFile, Error> {
+    let mut digest = String::new();
+    let scope = read_document(path, MAX_SCOPE_BYTES, "scope file", |bytes| {
+        digest = hex::encode(Sha256::digest(bytes));
+        Scope::parse(bytes).map_err(|err| (err.line as u64, err.to_string()))
+    })?;
+    Ok(ScopeFile { scope, digest })
 }
 
 /// The usage error when two inputs, named `a` and `b` in it, are both standard input.

@@ -7,7 +7,8 @@ use std::fs::{File, OpenOptions};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use super::{SessionError, shown};
+use super::shown;
+use crate::error::Error;
 
 /// How long a session waits for its lock before it refuses the call.
 pub const LOCK_WAIT: Duration = Duration::from_secs(10);
@@ -20,14 +21,14 @@ pub struct Lock {
 
 impl Lock {
     /// Takes the lock of `path` (created if missing).
-    pub fn take(path: &Path) -> Result<Lock, SessionError> {
+    pub fn take(path: &Path) -> Result<Lock, Error> {
         let file = OpenOptions::new()
             .read(true)
             .write(true)
             .create(true)
             .truncate(false)
             .open(path)
-            .map_err(|source| SessionError::Io {
+            .map_err(|source| Error::Io {
                 what: format!("open {}", shown(path)),
                 source,
             })?;
@@ -40,9 +41,14 @@ impl Lock {
                     std::thread::sleep(pause);
                     pause = (pause * 2).min(Duration::from_millis(20));
                 }
-                Ok(false) => return Err(SessionError::Locked { path: shown(path) }),
+                Ok(false) => {
+                    return Err(Error::Locked {
+                        path: shown(path),
+                        seconds: LOCK_WAIT.as_secs(),
+                    });
+                }
                 Err(source) => {
-                    return Err(SessionError::Io {
+                    return Err(Error::Io {
                         what: format!("lock {}", shown(path)),
                         source,
                     });

@@ -36,16 +36,12 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use toolreplay_core::chain::{BrokenField, GENESIS, Verdict, Verifier};
-use toolreplay_core::finding::quote_name;
 use toolreplay_core::live::{Live, LiveState, Ready};
 use toolreplay_core::scope::Scope;
 use toolreplay_core::transcript::{self, Links, ReadError};
 
-use crate::error::describe_io;
-
-pub use lock::LOCK_WAIT;
+use crate::error::Error;
 
 /// How a session writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,90 +54,6 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options { durable: true }
-    }
-}
-
-/// Why a session cannot go on: each refuses the call at hand.
-#[derive(Debug)]
-pub enum SessionError {
-    /// The file, its lock or its state could not be read or written.
-    Io {
-        /// What was being done, with the path.
-        what: String,
-        /// Why.
-        source: io::Error,
-    },
-    /// The lock stayed taken by another process.
-    Locked {
-        /// The lock file.
-        path: String,
-    },
-    /// The file is not a sealed transcript.
-    NotSealed {
-        /// The session file.
-        path: String,
-        /// The 1-based line.
-        line: u64,
-        /// What is wrong.
-        message: String,
-    },
-    /// The file's chain is broken.
-    Broken {
-        /// The session file.
-        path: String,
-        /// Its first broken link.
-        position: u64,
-        /// The line of that link.
-        line: u64,
-        /// Its tool.
-        tool: String,
-        /// Which field does not check out.
-        field: BrokenField,
-    },
-    /// The state beside the file says something the file does not.
-    Mismatch {
-        /// The session file.
-        path: String,
-        /// What does not match.
-        why: String,
-    },
-}
-
-impl fmt::Display for SessionError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SessionError::Io { what, source } => {
-                write!(f, "cannot {what}: {}", describe_io(source))
-            }
-            SessionError::Locked { path } => write!(
-                f,
-                "{path}: the session is locked by another process for more than {} seconds",
-                LOCK_WAIT.as_secs()
-            ),
-            SessionError::NotSealed {
-                path,
-                line,
-                message,
-            } => write!(f, "{path}:{line}: not a sealed transcript: {message}"),
-            SessionError::Broken {
-                path,
-                position,
-                line,
-                tool,
-                field,
-            } => {
-                let field = match field {
-                    BrokenField::Prev => "prev",
-                    BrokenField::Digest => "digest",
-                };
-                write!(
-                    f,
-                    "{path}: the chain is broken at link {position} (line {line}, tool {}): its {field} does not check out",
-                    quote_name(tool)
-                )
-            }
-            SessionError::Mismatch { path, why } => write!(f, "{path}: {why}"),
-        }
     }
 }
 
@@ -163,12 +75,6 @@ pub struct StateFile {
     pub live: LiveState,
 }
 
-/// The digest of a scope file's bytes, as the state records it.
-pub fn policy_digest(bytes: &[u8]) -> String {
-    hex::encode(Sha256::digest(bytes))
-}
-
-/// `<file>` with `suffix` added to its name.
 /// `path` with `suffix` added to its name: `<file>.lock`, `<file>.state`.
 pub fn beside(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
@@ -180,8 +86,8 @@ fn shown(path: &Path) -> String {
     crate::input::display(path)
 }
 
-fn io_error(what: impl FnOnce() -> String) -> impl FnOnce(io::Error) -> SessionError {
-    move |source| SessionError::Io {
+fn io_error(what: impl FnOnce() -> String) -> impl FnOnce(io::Error) -> Error {
+    move |source| Error::Io {
         what: what(),
         source,
     }
@@ -213,13 +119,13 @@ impl fmt::Debug for SessionFile<'_> {
 impl<'s> SessionFile<'s> {
     /// Opens the session file `path` (created empty if missing) for calls decided
     /// against `scope`, read from a file whose digest is `policy` (see
-    /// [`policy_digest`]), and locks it.
+    /// [`crate::input::ScopeFile`]), and locks it.
     pub fn open(
         path: &Path,
         scope: &'s Scope,
         policy: &str,
         options: Options,
-    ) -> Result<SessionFile<'s>, SessionError> {
+    ) -> Result<SessionFile<'s>, Error> {
         let lock = lock::Lock::take(&beside(path, ".lock"))?;
         let mut file = OpenOptions::new()
             .read(true)
@@ -265,7 +171,7 @@ impl<'s> SessionFile<'s> {
 
     /// Appends `ready`'s lines (flushed to stable storage when durable). On an error
     /// the file is cut back to where it was, and the session must not be saved.
-    pub fn write(&mut self, ready: &Ready) -> Result<(), SessionError> {
+    pub fn write(&mut self, ready: &Ready) -> Result<(), Error> {
         if ready.is_empty() {
             return Ok(());
         }
@@ -291,7 +197,7 @@ impl<'s> SessionFile<'s> {
         if let Err(source) = written {
             // What a full disk left half written goes, so the chain stays whole.
             let _ = self.file.set_len(self.size - u64::from(lf));
-            return Err(SessionError::Io {
+            return Err(Error::Io {
                 what: format!("append to {}", shown(&self.path)),
                 source,
             });
@@ -306,7 +212,7 @@ impl<'s> SessionFile<'s> {
     }
 
     /// Saves the state beside the file, atomically, and lets the lock go.
-    pub fn save(self) -> Result<(), SessionError> {
+    pub fn save(self) -> Result<(), Error> {
         let meta = self
             .file
             .metadata()
@@ -319,7 +225,7 @@ impl<'s> SessionFile<'s> {
             tail: self.tail,
             live: self.live.state(),
         };
-        let mut text = serde_json::to_vec(&state).map_err(|err| SessionError::Io {
+        let mut text = serde_json::to_vec(&state).map_err(|err| Error::Io {
             what: format!("write {}", shown(&self.state_path)),
             source: io::Error::other(err),
         })?;
@@ -334,12 +240,12 @@ fn modified_ns(meta: &std::fs::Metadata) -> Option<u128> {
     Some(time.duration_since(SystemTime::UNIX_EPOCH).ok()?.as_nanos())
 }
 
-fn read_state(path: &Path) -> Result<Option<StateFile>, SessionError> {
+fn read_state(path: &Path) -> Result<Option<StateFile>, Error> {
     let bytes = match std::fs::read(path) {
         Ok(bytes) => bytes,
         Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(source) => {
-            return Err(SessionError::Io {
+            return Err(Error::Io {
                 what: format!("read {}", shown(path)),
                 source,
             });
@@ -355,7 +261,7 @@ fn read_state(path: &Path) -> Result<Option<StateFile>, SessionError> {
 
 /// Whether the file's last line, from `saved.tail` to its end, is a link whose
 /// digest is the state's head (or the file is empty before the first link).
-fn tail_is_head(file: &mut File, saved: &StateFile) -> Result<bool, SessionError> {
+fn tail_is_head(file: &mut File, saved: &StateFile) -> Result<bool, Error> {
     let head = saved.live.head();
     if saved.size == 0 {
         return Ok(head == GENESIS && saved.live.sealed() == 0);
@@ -415,7 +321,7 @@ fn rebuild(
     scope: &Scope,
     policy: &str,
     saved: Option<StateFile>,
-) -> Result<(LiveState, u64), SessionError> {
+) -> Result<(LiveState, u64), Error> {
     file.seek(SeekFrom::Start(0))
         .map_err(io_error(|| format!("read {}", shown(path))))?;
     let mut live = Live::new(scope);
@@ -424,14 +330,14 @@ fn rebuild(
     let mut last_line = 0u64;
     for item in Links::new(BufReader::with_capacity(1 << 16, &mut *file)) {
         let (line, link) = item.map_err(|err| match err {
-            ReadError::Io(source) => SessionError::Io {
+            ReadError::Io(source) => Error::Io {
                 what: format!("read {}", shown(path)),
                 source,
             },
-            ReadError::Input(err) => SessionError::NotSealed {
+            ReadError::Input(err) => Error::Input {
                 path: shown(path),
                 line: err.line,
-                message: err.message,
+                message: format!("not a sealed transcript: {}", err.message),
             },
         })?;
         verifier.check(line, &link);
@@ -454,12 +360,15 @@ fn rebuild(
         ..
     } = verifier.finish()
     {
-        return Err(SessionError::Broken {
+        return Err(Error::Broken {
             path: shown(path),
             position,
             line,
             tool,
-            field,
+            field: match field {
+                BrokenField::Prev => "prev",
+                BrokenField::Digest => "digest",
+            },
         });
     }
     let tail = line_start(file, path, last_line)?;
@@ -467,9 +376,9 @@ fn rebuild(
         return Ok((live.state(), tail));
     };
     if !through_saved {
-        return Err(SessionError::Mismatch {
+        return Err(Error::Invalid {
             path: shown(path),
-            why: format!(
+            message: format!(
                 "the file does not continue the session state beside it (link {} with digest {}); remove {} to start over from the file",
                 saved.live.sealed(),
                 saved.live.head(),
@@ -484,9 +393,9 @@ fn rebuild(
         // Only the file's time changed: the state stands.
         return Ok((saved.live, tail));
     }
-    Err(SessionError::Mismatch {
+    Err(Error::Invalid {
         path: shown(path),
-        why: format!(
+        message: format!(
             "{} while calls were pending; remove {} to go on from the file (the pending calls are then recorded when they finish)",
             if saved.policy == policy {
                 "links were added by another writer"
@@ -499,7 +408,7 @@ fn rebuild(
 }
 
 /// Where the 1-based physical line `line` starts (0 for none).
-fn line_start(file: &mut File, path: &Path, line: u64) -> Result<u64, SessionError> {
+fn line_start(file: &mut File, path: &Path, line: u64) -> Result<u64, Error> {
     if line <= 1 {
         return Ok(0);
     }

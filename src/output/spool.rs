@@ -27,6 +27,7 @@ impl Spool {
     }
 
     /// A spool holding `text`.
+    #[cfg(test)]
     pub fn from_text(text: String) -> Self {
         Spool {
             memory: text.into_bytes(),

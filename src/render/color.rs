@@ -16,17 +16,7 @@ use std::fmt;
 
 use toolreplay_core::finding::FindingKind;
 
-/// When to colour.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum ColorChoice {
-    /// When stdout is a terminal, NO_COLOR is unset or empty and TERM is not dumb.
-    #[default]
-    Auto,
-    /// Always, even with NO_COLOR set.
-    Always,
-    /// Never.
-    Never,
-}
+use crate::args::ColorChoice;
 
 /// Whether to colour, given the choice, whether stdout is a terminal and the
 /// environment's `NO_COLOR` and `TERM`.

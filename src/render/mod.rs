@@ -19,20 +19,8 @@ use toolreplay_core::scope::ScopeReport;
 use toolreplay_core::sealed::Head;
 use toolreplay_core::sign::SignatureVerdict;
 
+use crate::args::Format;
 use color::Paint;
-
-/// The format of a report: the variants' documentation is their `--help` text;
-/// the JSON schema is in [`json`], the SARIF layout in [`sarif`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum Format {
-    /// The text report of the specification.
-    #[default]
-    Text,
-    /// One JSON document with every fact of the report (schema in docs/output.md).
-    Json,
-    /// SARIF 2.1.0 for code-scanning dashboards.
-    Sarif,
-}
 
 /// Which checks beyond the chain `verify` was asked for.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

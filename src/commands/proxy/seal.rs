@@ -13,6 +13,7 @@ pub use toolreplay_core::live::Outcome;
 use toolreplay_core::live::Ready;
 use toolreplay_core::scope::Scope;
 
+use crate::error::Error;
 use crate::live::{Options, SessionFile};
 
 /// The decision on one call.
@@ -73,9 +74,9 @@ impl<'s> Recorder<'s> {
 
     /// Saves the session's state beside the file and lets the lock go; every call
     /// must be complete.
-    pub fn close(self) -> Result<(), String> {
+    pub fn close(self) -> Result<(), Error> {
         match (self.session, self.broken) {
-            (Some(session), None) => session.save().map_err(|err| err.to_string()),
+            (Some(session), None) => session.save(),
             _ => Ok(()),
         }
     }
@@ -90,18 +91,18 @@ impl<'s> Recorder<'s> {
         &self.scope.agent
     }
 
-    fn session(&mut self) -> Result<&mut SessionFile<'s>, String> {
+    fn session(&mut self) -> Result<&mut SessionFile<'s>, Error> {
         if let Some(why) = &self.broken {
-            return Err(why.clone());
+            return Err(Error::Unrecorded(why.clone()));
         }
         self.session
             .as_mut()
-            .ok_or_else(|| "the session file is not open".to_owned())
+            .ok_or_else(|| Error::Unrecorded("the session file is not open".to_owned()))
     }
 
     /// Decides the next call; `Err` says why no call can be decided (the call is
     /// refused, unrecorded).
-    pub fn decide(&mut self, tool: &str, args: &Value) -> Result<Decided, String> {
+    pub fn decide(&mut self, tool: &str, args: &Value) -> Result<Decided, Error> {
         let session = self.session()?;
         let before = session.live().sealed();
         let (decision, ready) = session.live().decide(None, tool, args);
@@ -120,13 +121,10 @@ impl<'s> Recorder<'s> {
         &mut self,
         index: u64,
         outcome: Outcome,
-    ) -> Result<(Vec<Finding>, Range<u64>), String> {
+    ) -> Result<(Vec<Finding>, Range<u64>), Error> {
         let session = self.session()?;
         let before = session.live().sealed();
-        let (found, ready) = session
-            .live()
-            .complete(index, outcome)
-            .map_err(|err| err.to_string())?;
+        let (found, ready) = session.live().complete(index, outcome)?;
         self.write(&ready)?;
         Ok((found, before..self.sealed()))
     }
@@ -137,13 +135,11 @@ impl<'s> Recorder<'s> {
             .map_or(0, |session| session.live().sealed())
     }
 
-    fn write(&mut self, ready: &Ready) -> Result<(), String> {
+    fn write(&mut self, ready: &Ready) -> Result<(), Error> {
         let session = self.session()?;
-        session.write(ready).map_err(|err| {
+        session.write(ready).inspect_err(|err| {
             // The engine is past the file now: nothing more is appended.
-            let why = err.to_string();
-            self.broken = Some(why.clone());
-            why
+            self.broken = Some(err.to_string());
         })
     }
 }

@@ -28,14 +28,7 @@ pub const MAX_IN_FLIGHT: usize = 4096;
 /// answer to one is dropped quietly.
 const ENDED_KEPT: usize = 4096;
 
-/// What the proxy does with a result a detector of the policy matches in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum OnSensitive {
-    /// The client gets an error result naming the detectors, never the result.
-    Withhold,
-    /// The result passes unchanged; stderr names the detectors.
-    Flag,
-}
+pub(crate) use crate::args::OnSensitive;
 
 /// What came in, from whom.
 #[derive(Debug)]
@@ -174,7 +167,7 @@ impl<'s> Relay<'s> {
 
     /// Ends the relay: the session's state is saved beside its file and the lock
     /// let go. Every call must be complete ([`Relay::end_all`]).
-    pub fn close(self) -> Result<(), String> {
+    pub fn close(self) -> Result<(), crate::error::Error> {
         self.recorder.close()
     }
 
@@ -725,7 +718,7 @@ impl<'s> Relay<'s> {
             Ok(done) => Some(done),
             Err(why) => {
                 self.seal_failed = true;
-                self.note(&why);
+                self.note(&why.to_string());
                 let text = format!(
                     "toolreplay could not seal this call, so its result is not given: {why}"
                 );

@@ -10,27 +10,21 @@ mod relay;
 mod seal;
 mod wire;
 
-use std::ffi::OsString;
 use std::io::{self, BufRead, BufReader, Write};
-use std::path::PathBuf;
-use std::process::{Child, ChildStderr, Command, ExitCode, ExitStatus, Stdio};
+use std::process::{Child, ChildStderr, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use toolreplay_core::scope::Scope;
-
-use crate::error::describe_io;
-use crate::live::policy_digest;
+use crate::args::ProxyArgs;
+use crate::error::Error;
+use crate::input::{self, ScopeFile};
+use crate::printer::Status;
 use pins::Pins;
-pub use relay::OnSensitive;
 use relay::{Ending, Event, Relay, Settings};
 use seal::Recorder;
 use wire::{Read, read_line};
-
-/// The default limit on one message, in bytes.
-pub const DEFAULT_MAX_MESSAGE: usize = 16 * 1024 * 1024;
 
 /// How long the server gets to exit after its input is closed, and again after
 /// SIGTERM, before it is killed.
@@ -39,122 +33,46 @@ const GRACE: Duration = Duration::from_secs(2);
 /// The exit status when the server ended the session.
 const SERVER_ENDED: u8 = 3;
 
-/// `toolreplay proxy`'s arguments.
-#[derive(Debug, clap::Args)]
-pub struct Args {
-    /// The scope file every tools/call is decided by (docs/policy.md).
-    #[arg(long, value_name = "SCOPE_FILE")]
-    policy: PathBuf,
-    /// The sealed session file every call is appended to as it ends (created when
-    /// missing; an existing one must verify).
-    #[arg(long, value_name = "FILE")]
-    seal: PathBuf,
-    /// Stop a call without a result after this long (e.g. 30s, 500ms, 2m): the
-    /// server is sent notifications/cancelled, the client an error result.
-    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
-    call_timeout: Option<Duration>,
-    /// Pin the tool definitions in this file: written on the first session, checked
-    /// on later ones (a changed or new tool is taken out of tools/list and its calls
-    /// are denied).
-    #[arg(long, value_name = "PIN_FILE")]
-    pin: Option<PathBuf>,
-    /// Pin afresh: replace the pins in PIN_FILE with the definitions this session's
-    /// server lists.
-    #[arg(long, requires = "pin")]
-    repin: bool,
-    /// What a result a response detector matches in does: withhold it (the client
-    /// gets an error result naming the detector) or flag it (it passes; stderr names
-    /// the detector). The session file keeps the result either way.
-    #[arg(long, value_name = "ACTION", default_value = "withhold")]
-    on_sensitive: OnSensitive,
-    /// Do not fsync the session file after each call (faster; a crash of the
-    /// machine may lose the last calls).
-    #[arg(long)]
-    no_fsync: bool,
-    /// The longest message passed on, in bytes; a longer one is not.
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_MESSAGE)]
-    max_message_bytes: usize,
-    /// The MCP server's command and its arguments.
-    #[arg(last = true, required = true, value_name = "CMD")]
-    command: Vec<OsString>,
-}
-
-/// Reads `30s`, `500ms`, `2m`, `1h`: a whole number and its unit.
-fn parse_duration(text: &str) -> Result<Duration, String> {
-    let split = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
-    let (digits, unit) = text.split_at(split);
-    let number: u64 = digits
-        .parse()
-        .map_err(|_| format!("{text:?} is not a duration: a whole number and ms, s, m or h"))?;
-    let ms = match unit {
-        "ms" => Some(number),
-        "s" => number.checked_mul(1000),
-        "m" => number.checked_mul(60_000),
-        "h" => number.checked_mul(3_600_000),
-        _ => None,
-    };
-    match ms {
-        Some(0) => Err("the call timeout must be more than 0".to_owned()),
-        Some(ms) => Ok(Duration::from_millis(ms)),
-        None => Err(format!(
-            "{text:?} is not a duration: a whole number and ms, s, m or h"
-        )),
-    }
-}
-
-fn startup_error(message: &str) -> ExitCode {
-    let _ = writeln!(io::stderr().lock(), "error: {message}");
-    ExitCode::from(2)
-}
-
-/// Runs the proxy; the exit status is documented in docs/proxy.md.
-pub fn run(args: Args) -> ExitCode {
-    let (scope, policy) = match std::fs::read(&args.policy) {
-        Ok(bytes) => match Scope::parse(&bytes) {
-            Ok(scope) => (scope, policy_digest(&bytes)),
-            Err(err) => return startup_error(&format!("{}: {err}", args.policy.display())),
-        },
-        Err(err) => {
-            return startup_error(&format!("{}: {}", args.policy.display(), describe_io(&err)));
-        }
-    };
+/// Runs the proxy; the exit status is documented in docs/proxy.md. What keeps it
+/// from starting is an error (exit 2).
+pub(crate) fn run(args: &ProxyArgs) -> Result<Status, Error> {
+    let ScopeFile {
+        scope,
+        digest: policy,
+    } = input::read_scope(&args.policy).map_err(|err| match err {
+        // The proxy names the policy file that cannot start it, not a line of it.
+        Error::Input { path, message, .. } => Error::Invalid { path, message },
+        other => other,
+    })?;
     let pins = match &args.pin {
-        Some(path) => match Pins::open(path, args.repin) {
-            Ok(pins) => Some(pins),
-            Err(err) => return startup_error(&err),
-        },
+        Some(path) => Some(Pins::open(path, args.repin)?),
         None => None,
     };
     let Some((program, program_args)) = args.command.split_first() else {
-        return startup_error("no server command after --");
+        return Err(Error::Usage("no server command after --".to_owned()));
     };
     let (events, receiver) = mpsc::sync_channel::<Event>(64);
     #[cfg(unix)]
-    if let Err(err) = forward_signals(events.clone()) {
-        return startup_error(&format!("cannot handle SIGINT and SIGTERM: {err}"));
-    }
-    let mut child = match Command::new(program)
+    forward_signals(events.clone()).map_err(|source| Error::Io {
+        what: "handle SIGINT and SIGTERM".to_owned(),
+        source,
+    })?;
+    let mut child = Command::new(program)
         .args(program_args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-    {
-        Ok(child) => child,
-        Err(err) => {
-            return startup_error(&format!(
-                "cannot start the server {}: {}",
-                program.to_string_lossy(),
-                describe_io(&err)
-            ));
-        }
-    };
+        .map_err(|source| Error::Io {
+            what: format!("start the server {}", program.to_string_lossy()),
+            source,
+        })?;
     let (Some(server_in), Some(server_out), Some(server_err)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
-        return startup_error("the server's standard streams are not pipes");
+        return Err(Error::Usage(
+            "the server's standard streams are not pipes".to_owned(),
+        ));
     };
     let recorder = Recorder::open(&args.seal, &scope, &policy, !args.no_fsync);
     if let Some(why) = recorder.broken() {
@@ -233,7 +151,7 @@ pub fn run(args: Args) -> ExitCode {
         seal_failed = true;
     }
     let code = if seal_failed && code == 0 { 1 } else { code };
-    ExitCode::from(code)
+    Ok(Status::Code(code))
 }
 
 /// How many bytes may wait to be written to the server before the proxy stops
@@ -422,27 +340,5 @@ fn shown_status(status: ExitStatus) -> String {
     match status.code() {
         Some(code) => format!("exit status {code}"),
         None => "exit status unknown".to_owned(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::time::Duration;
-
-    use super::parse_duration;
-
-    #[test]
-    fn durations_are_a_number_and_a_unit() {
-        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));
-        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
-        assert_eq!(parse_duration("1h"), Ok(Duration::from_secs(3600)));
-        for bad in ["", "5", "s", "1.5s", "-1s", "5 s", "99999999999999999999h"] {
-            assert!(parse_duration(bad).is_err(), "{bad}");
-        }
-        assert_eq!(
-            parse_duration("0s"),
-            Err("the call timeout must be more than 0".to_owned())
-        );
     }
 }

@@ -9,7 +9,7 @@
 //! schema, and is still read and checked so.
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::{self, Write};
+use std::io::{self, Read as _, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -19,7 +19,7 @@ use toolreplay_core::finding::quote_name;
 use toolreplay_core::json::Value;
 
 use super::wire::get;
-use crate::error::describe_io;
+use crate::error::{Error, describe_io};
 use crate::output::atomic::AtomicFile;
 
 /// The version of the pin files written.
@@ -84,10 +84,13 @@ pub fn definition_digest(tool: &Value, version: u32) -> String {
     hex::encode(Sha256::digest(canonical::encode(&definition)))
 }
 
+/// The largest pin file read, in bytes.
+const MAX_PIN_BYTES: u64 = 16 << 20;
+
 impl Pins {
     /// The pins in `path`; with `repin`, or when there is no such file, a session
     /// that pins afresh (the file is written when the server lists its tools).
-    pub fn open(path: &Path, repin: bool) -> Result<Pins, String> {
+    pub fn open(path: &Path, repin: bool) -> Result<Pins, Error> {
         let mut pins = Pins {
             path: path.to_owned(),
             pinning: true,
@@ -99,26 +102,39 @@ impl Pins {
         if repin {
             return Ok(pins);
         }
-        let bytes = match std::fs::read(path) {
-            Ok(bytes) => bytes,
+        let mut bytes = Vec::new();
+        let read = std::fs::File::open(path)
+            .and_then(|file| io::Read::take(file, MAX_PIN_BYTES + 1).read_to_end(&mut bytes));
+        match read {
+            Ok(_) => {}
             Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(pins),
-            Err(err) => return Err(format!("{}: {}", path.display(), describe_io(&err))),
+            Err(source) => {
+                return Err(Error::Read {
+                    path: path.display().to_string(),
+                    source,
+                });
+            }
+        }
+        let invalid = |message: String| Error::Invalid {
+            path: path.display().to_string(),
+            message,
         };
+        if bytes.len() as u64 > MAX_PIN_BYTES {
+            return Err(invalid(format!("larger than {} MiB", MAX_PIN_BYTES >> 20)));
+        }
         let file: PinFile = serde_json::from_slice(&bytes)
-            .map_err(|err| format!("{}: not a pin file: {err}", path.display()))?;
+            .map_err(|err| invalid(format!("not a pin file: {err}")))?;
         if !(1..=VERSION).contains(&file.toolreplay_pins) {
-            return Err(format!(
-                "{}: pin file version {}, this toolreplay reads versions 1 and 2",
-                path.display(),
+            return Err(invalid(format!(
+                "pin file version {}, this toolreplay reads versions 1 and 2",
                 file.toolreplay_pins
-            ));
+            )));
         }
         if let Some((name, _)) = file.tools.iter().find(|(_, digest)| !is_digest(digest)) {
-            return Err(format!(
-                "{}: the pin of tool {} is not a SHA-256 digest (64 lowercase hex digits)",
-                path.display(),
+            return Err(invalid(format!(
+                "the pin of tool {} is not a SHA-256 digest (64 lowercase hex digits)",
                 quote_name(name)
-            ));
+            )));
         }
         pins.pinning = false;
         pins.pinned = file.tools;

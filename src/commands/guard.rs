@@ -22,61 +22,21 @@
 //! Code's non-blocking error): the call goes on, unrecorded.
 
 use std::ffi::OsString;
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use toolreplay_core::finding::{Finding, finding_message};
 use toolreplay_core::json::{self, Value, member};
 use toolreplay_core::live::{Live, Outcome};
-use toolreplay_core::scope::Scope;
 
-use crate::commands::scope::MAX_SCOPE_BYTES;
-use crate::error::describe_io;
-use crate::live::{Options, SessionFile, policy_digest};
-
-/// The examples of `toolreplay guard --help`.
-pub const EXAMPLES: &str = "\
-Examples:
-  toolreplay guard --print-settings
-  toolreplay guard --print-settings --policy scope.json --dir sessions
-  toolreplay guard --policy scope.json --dir sessions < event.json
-
-Reads one Claude Code hook event (PreToolUse, PostToolUse, PostToolUseFailure,
-SessionEnd) on stdin and seals the session's calls into DIR/<session_id>.jsonl.
-
-Exit status: 0 answered (a denial is JSON on stdout), 2 the call cannot be decided or
-recorded (blocked, the reason on stderr), 1 the same with --fail-open.";
+use crate::args::GuardArgs;
+use crate::error::Error;
+use crate::input::{self, ScopeFile};
+use crate::live::{Options, SessionFile};
+use crate::printer::{Printer, Status};
 
 /// The largest hook event read, in bytes.
 const MAX_EVENT_BYTES: u64 = 256 << 20;
-
-/// The arguments of `toolreplay guard`.
-#[derive(Debug, clap::Args)]
-pub struct GuardArgs {
-    /// The scope file the calls are decided by (docs/policy.md).
-    #[arg(
-        long,
-        value_name = "SCOPE_FILE",
-        required_unless_present = "print_settings"
-    )]
-    policy: Option<PathBuf>,
-    /// The directory of the sealed session files, DIR/<session_id>.jsonl (created if
-    /// missing).
-    #[arg(long, value_name = "DIR", required_unless_present = "print_settings")]
-    dir: Option<PathBuf>,
-    /// Print the settings.json hooks block that runs this guard, and exit.
-    #[arg(long)]
-    print_settings: bool,
-    /// Do not flush each link to stable storage before answering (faster; a crash of
-    /// the machine may lose the last links).
-    #[arg(long)]
-    no_fsync: bool,
-    /// When the guard cannot decide or record a call, let it through unrecorded
-    /// (exit 1, a non-blocking error) instead of blocking it (exit 2).
-    #[arg(long)]
-    fail_open: bool,
-}
 
 /// What the guard answers.
 #[derive(Debug, PartialEq, Eq)]
@@ -87,34 +47,28 @@ enum Answer {
     Json(String),
 }
 
-/// `toolreplay guard`.
-pub fn run(args: GuardArgs) -> ExitCode {
+/// `toolreplay guard`: exit 0 with the answer on stdout; an event that cannot be
+/// decided or recorded is an error (exit 2, or 1 with `--fail-open`).
+pub(super) fn run(args: &GuardArgs, printer: &mut Printer) -> Result<Status, Error> {
     if args.print_settings {
-        return print(&settings(args.policy.as_deref(), args.dir.as_deref()));
+        let text = settings(args.policy.as_deref(), args.dir.as_deref());
+        printer.print(&format!("{text}\n"))?;
+        return Ok(Status::Clean);
     }
-    let handled = std::panic::catch_unwind(|| handle(&args));
-    let failure = match handled {
-        Ok(Ok(Answer::Nothing)) => return ExitCode::SUCCESS,
-        Ok(Ok(Answer::Json(text))) => return print(&text),
-        Ok(Err(message)) => message,
-        Err(_) => "toolreplay guard failed unexpectedly; the call is not recorded".to_owned(),
-    };
-    let _ = writeln!(io::stderr().lock(), "error: {failure}");
-    ExitCode::from(if args.fail_open { 1 } else { 2 })
-}
-
-fn print(text: &str) -> ExitCode {
-    let mut out = io::stdout().lock();
-    match writeln!(out, "{text}").and_then(|()| out.flush()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            let _ = writeln!(
-                io::stderr().lock(),
-                "error: cannot write standard output: {}",
-                describe_io(&err)
-            );
-            ExitCode::from(2)
+    let handled = std::panic::catch_unwind(|| handle(args)).unwrap_or(Err(Error::Internal(
+        "toolreplay guard failed unexpectedly; the call is not recorded",
+    )));
+    match handled {
+        Ok(Answer::Nothing) => Ok(Status::Clean),
+        Ok(Answer::Json(text)) => {
+            printer.print(&format!("{text}\n"))?;
+            Ok(Status::Clean)
         }
+        Err(err) if args.fail_open => {
+            err.tell(&mut io::stderr().lock());
+            Ok(Status::Code(1))
+        }
+        Err(err) => Err(err),
     }
 }
 
@@ -130,71 +84,69 @@ impl Event {
         member(&self.members, key)
     }
 
-    fn string(&self, key: &str) -> Result<Option<&str>, String> {
+    fn string(&self, key: &str) -> Result<Option<&str>, Error> {
         match self.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Str(s)) => Ok(Some(s)),
-            Some(other) => Err(format!(
-                "malformed hook event: field \"{key}\" must be a string, found {}",
+            Some(other) => Err(Error::Event(format!(
+                "field \"{key}\" must be a string, found {}",
                 other.described()
-            )),
+            ))),
         }
     }
 
-    fn tool(&self) -> Result<(&str, &Value), String> {
+    fn tool(&self) -> Result<(&str, &Value), Error> {
         let tool = match self.string("tool_name")? {
             Some(tool) if !tool.is_empty() => tool,
             _ => {
-                return Err(format!(
-                    "malformed hook event: {} without \"tool_name\"",
-                    self.name
-                ));
+                return Err(Error::Event(format!("{} without \"tool_name\"", self.name)));
             }
         };
         match self.get("tool_input") {
             Some(args @ Value::Object(_)) => Ok((tool, args)),
-            Some(other) => Err(format!(
-                "malformed hook event: field \"tool_input\" must be an object, found {}",
+            Some(other) => Err(Error::Event(format!(
+                "field \"tool_input\" must be an object, found {}",
                 other.described()
-            )),
-            None => Err(format!(
-                "malformed hook event: {} without \"tool_input\"",
+            ))),
+            None => Err(Error::Event(format!(
+                "{} without \"tool_input\"",
                 self.name
-            )),
+            ))),
         }
     }
 }
 
-fn read_event() -> Result<Event, String> {
+fn read_event() -> Result<Event, Error> {
     let mut bytes = Vec::new();
     io::stdin()
         .lock()
         .take(MAX_EVENT_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|err| format!("cannot read the hook event: {}", describe_io(&err)))?;
+        .map_err(|source| Error::Io {
+            what: "read the hook event".to_owned(),
+            source,
+        })?;
     if bytes.len() as u64 > MAX_EVENT_BYTES {
-        return Err(format!(
-            "malformed hook event: larger than {} MiB",
+        return Err(Error::Event(format!(
+            "larger than {} MiB",
             MAX_EVENT_BYTES >> 20
-        ));
+        )));
     }
-    let text = json::decode_document(&bytes)
-        .map_err(|err| format!("malformed hook event: {}", err.message))?;
-    let value = json::parse(text.trim_end())
-        .map_err(|err| format!("malformed hook event: {}", err.message))?;
+    let text = json::decode_document(&bytes).map_err(|err| Error::Event(err.message))?;
+    let value = json::parse(text.trim_end()).map_err(|err| Error::Event(err.message))?;
     let Value::Object(members) = value else {
-        return Err(format!(
-            "malformed hook event: expected a JSON object, found {}",
+        return Err(Error::Event(format!(
+            "expected a JSON object, found {}",
             value.described()
-        ));
+        )));
     };
     let field = |key: &str| match member(&members, key) {
         Some(Value::Str(s)) => Ok(s.clone()),
-        Some(other) => Err(format!(
-            "malformed hook event: field \"{key}\" must be a string, found {}",
+        Some(other) => Err(Error::Event(format!(
+            "field \"{key}\" must be a string, found {}",
             other.described()
-        )),
-        None => Err(format!("malformed hook event: missing field \"{key}\"")),
+        ))),
+        None => Err(Error::Event(format!("missing field \"{key}\""))),
     };
     let name = field("hook_event_name")?;
     let session_id = field("session_id")?;
@@ -208,7 +160,7 @@ fn read_event() -> Result<Event, String> {
 
 /// A session id names a file in DIR: 1 to 128 ASCII letters, digits, `-`, `_` and
 /// `.`, not starting with `.`.
-fn check_session_id(id: &str) -> Result<(), String> {
+fn check_session_id(id: &str) -> Result<(), Error> {
     let safe = !id.is_empty()
         && id.len() <= 128
         && !id.starts_with('.')
@@ -218,35 +170,18 @@ fn check_session_id(id: &str) -> Result<(), String> {
     if safe {
         Ok(())
     } else {
-        Err(format!(
-            "malformed hook event: session_id {} is not a safe file name (1 to 128 letters, digits, '-', '_' or '.', not starting with '.')",
+        Err(Error::Event(format!(
+            "session_id {} is not a safe file name (1 to 128 letters, digits, '-', '_' or '.', not starting with '.')",
             toolreplay_core::finding::quote_name(id)
-        ))
+        )))
     }
 }
 
-fn read_scope(path: &Path) -> Result<(Scope, String), String> {
-    let shown = crate::input::display(path);
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|file| file.take(MAX_SCOPE_BYTES + 1).read_to_end(&mut bytes))
-        .map_err(|err| format!("policy {shown}: {}", describe_io(&err)))?;
-    if bytes.len() as u64 > MAX_SCOPE_BYTES {
-        return Err(format!(
-            "policy {shown}: larger than {} MiB",
-            MAX_SCOPE_BYTES >> 20
-        ));
-    }
-    let scope = Scope::parse(&bytes)
-        .map_err(|err| format!("policy {shown}:{}: {}", err.line, err.message))?;
-    Ok((scope, policy_digest(&bytes)))
-}
-
-fn handle(args: &GuardArgs) -> Result<Answer, String> {
+fn handle(args: &GuardArgs) -> Result<Answer, Error> {
     // Read before the policy, so that a bad policy names the event it refused.
     let event = read_event()?;
     let (Some(policy), Some(dir)) = (&args.policy, &args.dir) else {
-        return Err("guard needs --policy and --dir".to_owned());
+        return Err(Error::Usage("guard needs --policy and --dir".to_owned()));
     };
     let kind = match event.name.as_str() {
         "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "SessionEnd" => &event.name,
@@ -260,13 +195,11 @@ fn handle(args: &GuardArgs) -> Result<Answer, String> {
         event.tool()?;
         event.string("tool_use_id")?;
     }
-    let (scope, digest) = read_scope(policy)?;
-    std::fs::create_dir_all(dir).map_err(|err| {
-        format!(
-            "cannot create {}: {}",
-            crate::input::display(dir),
-            describe_io(&err)
-        )
+    let ScopeFile { scope, digest } =
+        input::read_scope(policy).map_err(|err| Error::Policy(Box::new(err)))?;
+    std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+        what: format!("create {}", input::display(dir)),
+        source,
     })?;
     let mut name = OsString::from(&event.session_id);
     name.push(".jsonl");
@@ -277,8 +210,7 @@ fn handle(args: &GuardArgs) -> Result<Answer, String> {
     let options = Options {
         durable: !args.no_fsync,
     };
-    let mut session =
-        SessionFile::open(&path, &scope, &digest, options).map_err(|err| err.to_string())?;
+    let mut session = SessionFile::open(&path, &scope, &digest, options)?;
     let (ready, answer) = match kind.as_str() {
         "PreToolUse" => {
             let (tool, input) = event.tool()?;
@@ -306,10 +238,7 @@ fn handle(args: &GuardArgs) -> Result<Answer, String> {
             };
             let (index, found, ready) = match waiting {
                 Some(index) => {
-                    let (found, ready) = session
-                        .live()
-                        .complete(index, outcome)
-                        .map_err(|err| err.to_string())?;
+                    let (found, ready) = session.live().complete(index, outcome)?;
                     (index, found, ready)
                 }
                 None => {
@@ -332,8 +261,8 @@ fn handle(args: &GuardArgs) -> Result<Answer, String> {
             (ready, Answer::Nothing)
         }
     };
-    session.write(&ready).map_err(|err| err.to_string())?;
-    session.save().map_err(|err| err.to_string())?;
+    session.write(&ready)?;
+    session.save()?;
     Ok(answer)
 }
 
@@ -440,7 +369,7 @@ mod tests {
     #[test]
     fn session_ids_are_safe_file_names() {
         for good in ["8f1c2d3e-aaaa-4bbb-8ccc-0123456789ab", "a", "a.b_c-d"] {
-            assert_eq!(check_session_id(good), Ok(()), "{good}");
+            assert!(check_session_id(good).is_ok(), "{good}");
         }
         for bad in [
             "",

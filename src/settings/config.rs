@@ -11,12 +11,11 @@ use clap::ValueEnum;
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::cli::{Rules, Source};
+use crate::args::{Format, Rules, Source};
 use crate::error::Error;
-use crate::render::Format;
 
 /// The configuration file's name.
-pub const FILE_NAME: &str = "toolreplay.toml";
+pub(crate) const FILE_NAME: &str = "toolreplay.toml";
 
 /// The largest configuration file read, in bytes.
 const MAX_BYTES: u64 = 1 << 20;
@@ -35,25 +34,27 @@ struct Raw {
 
 /// The configuration in effect: empty when no file was found.
 #[derive(Debug, Default)]
-pub struct Config {
+pub(crate) struct Config {
+    /// The file it was read from, as messages name it; `None` when none was found.
+    pub(crate) file: Option<PathBuf>,
     /// The default `--from`.
-    pub from: Option<Source>,
+    pub(crate) from: Option<Source>,
     /// The default `--format`.
-    pub format: Option<Format>,
+    pub(crate) format: Option<Format>,
     /// The default scope file of `scope`, relative to the configuration's folder.
-    pub scope: Option<PathBuf>,
+    pub(crate) scope: Option<PathBuf>,
     /// The default `--rules` of `replay`.
-    pub rules: Option<Rules>,
+    pub(crate) rules: Option<Rules>,
     /// Mutating tools of `replay`, besides those of the command line.
-    pub mutating_tools: Vec<String>,
+    pub(crate) mutating_tools: Vec<String>,
     /// Volatile tools of `replay`, besides those of the command line.
-    pub volatile_tools: Vec<String>,
+    pub(crate) volatile_tools: Vec<String>,
 }
 
 impl Config {
     /// The configuration of the current folder: that of the first `toolreplay.toml`
     /// in it or a folder above it, or none.
-    pub fn discover() -> Result<Config, Error> {
+    pub(crate) fn discover() -> Result<Config, Error> {
         let Ok(here) = std::env::current_dir() else {
             return Ok(Config::default());
         };
@@ -64,7 +65,7 @@ impl Config {
     }
 
     /// The configuration in the file at `path`.
-    pub fn load(path: &Path) -> Result<Config, Error> {
+    pub(crate) fn load(path: &Path) -> Result<Config, Error> {
         let name = crate::naming::display(path);
         let bytes = crate::input::read_whole(path, MAX_BYTES, "1 MiB")?;
         let text = String::from_utf8(bytes).map_err(|_| Error::Invalid {
@@ -103,6 +104,7 @@ impl Config {
         }
         let folder = path.parent().unwrap_or(Path::new(""));
         Ok(Config {
+            file: Some(path.to_owned()),
             from: value(raw.from, "from", &at)?,
             format: value(raw.format, "format", &at)?,
             rules: value(raw.rules, "rules", &at)?,

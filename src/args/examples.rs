@@ -1,0 +1,146 @@
+//! The examples and exit statuses that end each command's `--help`.
+
+pub(crate) const IMPORT_EXAMPLES: &str = "\
+Examples:
+  toolreplay import ~/.claude/projects/my-project/session.jsonl > run.jsonl
+  toolreplay import --from openai chat.json -o run.jsonl
+  toolreplay import --from mcp --strict mcp-log.jsonl
+  toolreplay import ~/.claude/projects --glob '*.jsonl' --out-dir transcripts
+  toolreplay replay --from claude-code session.jsonl
+
+Exit status: 0 imported (warnings, if any, on stderr), 2 the input is invalid or not
+recognised, or --strict and warnings (nothing is written). With --out-dir, the worst
+of all: 2 if any input could not be imported (its transcript is not written).";
+
+pub(crate) const STATS_EXAMPLES: &str = "\
+Examples:
+  toolreplay stats run.jsonl
+  toolreplay stats --from claude-code session.jsonl
+  toolreplay stats --from claude-code session.jsonl --draft-scope my-agent > scope.json
+
+Exit status: 0 counted, 2 the input is invalid.";
+
+pub(crate) const PROXY_EXAMPLES: &str = "\
+Examples:
+  toolreplay proxy --policy scope.json --seal session.jsonl -- python3 server.py
+  toolreplay proxy --policy scope.json --seal session.jsonl --call-timeout 30s \\
+      --pin tools.pin.json -- npx -y @modelcontextprotocol/server-filesystem /data
+
+Exit status: 0 the client ended the session, 1 a call could not be sealed, 2 the
+proxy could not start, 3 the server ended the session, 130 SIGINT, 143 SIGTERM.";
+
+pub(crate) const VERSION_EXAMPLES: &str = "\
+Examples:
+  toolreplay version
+  toolreplay --version";
+
+pub(crate) const DIFF_EXAMPLES: &str = "\
+Examples:
+  toolreplay diff run-a.jsonl run-b.jsonl
+  toolreplay diff sealed-a.jsonl sealed-b.jsonl
+  toolreplay diff run-a.jsonl sealed-a.jsonl
+  zcat run-b.jsonl.gz | toolreplay diff run-a.jsonl -
+
+Exit status: 0 same, 1 different, 2 the comparison could not run.";
+
+pub(crate) const COMPLETIONS_EXAMPLES: &str = "\
+Examples:
+  toolreplay completions bash > ~/.local/share/bash-completion/completions/toolreplay
+  toolreplay completions zsh > ~/.zfunc/_toolreplay
+  toolreplay completions fish > ~/.config/fish/completions/toolreplay.fish";
+
+pub(crate) const MAN_EXAMPLES: &str = "\
+Examples:
+  toolreplay man > toolreplay.1 && man ./toolreplay.1";
+
+pub(crate) const REPLAY_EXAMPLES: &str = "\
+Examples:
+  toolreplay replay run.jsonl
+  toolreplay replay run.jsonl --mutating-tool send_email --mutating-tool git_commit
+  toolreplay replay run.jsonl --format sarif > replay.sarif
+  toolreplay replay --from claude-code ~/.claude/projects/my-project/session.jsonl
+  zcat run.jsonl.gz | toolreplay replay -
+
+Exit status: 0 no findings, 1 findings, 2 the audit could not run.";
+
+pub(crate) const SCOPE_EXAMPLES: &str = "\
+Examples:
+  toolreplay scope run.jsonl scope.json
+  toolreplay scope run.jsonl scope.json --format json
+  toolreplay scope run.jsonl policy.json
+  toolreplay scope --from claude-code session.jsonl policy.json
+  toolreplay scope - scope.json < run.jsonl
+
+Exit status: 0 no findings, 1 findings, 2 the audit could not run.";
+
+pub(crate) const SEAL_EXAMPLES: &str = "\
+Examples:
+  toolreplay seal run.jsonl > sealed.jsonl
+  toolreplay seal run.jsonl -o sealed.jsonl
+  agent-run | toolreplay seal - -o sealed.jsonl
+  toolreplay seal --append sealed.jsonl new-calls.jsonl
+
+Exit status: 0 sealed, 1 --append refused a broken chain, 2 invalid input (nothing is
+written).";
+
+pub(crate) const VERIFY_EXAMPLES: &str = "\
+Examples:
+  toolreplay verify sealed.jsonl
+  toolreplay verify sealed.jsonl --format json
+  toolreplay verify sealed.jsonl --format sarif > verify.sarif
+  toolreplay verify sealed.jsonl --head pinned-head.txt
+  toolreplay verify sealed.jsonl --head pinned-head.txt --format sarif > verify.sarif
+  toolreplay verify sealed.jsonl --signature sealed.jsonl.sig \\
+      --allowed-signers allowed_signers --identity ci@example.com
+
+Exit status: 0 intact (and the head and signature check out), 1 broken, another head,
+or a bad or untrusted signature, 2 the check could not run.";
+
+pub(crate) const SIGN_EXAMPLES: &str = "\
+Examples:
+  toolreplay sign sealed.jsonl --key ~/.ssh/id_ed25519
+  TOOLREPLAY_KEY_PASSPHRASE=... toolreplay sign sealed.jsonl --key ci_key
+
+Exit status: 0 signed (to SEALED.sig), 1 the chain is broken, 2 the key or input is
+unusable.";
+
+pub(crate) const HEAD_EXAMPLES: &str = "\
+Examples:
+  toolreplay head sealed.jsonl > pinned-head.txt
+  toolreplay head sealed.jsonl | ssh-keygen -Y sign -f ~/.ssh/id_ed25519 -n toolreplay
+
+Exit status: 0 printed, 1 the chain is broken, 2 the input is unusable.";
+
+/// The examples of `graph --help`.
+pub(crate) const GRAPH_EXAMPLES: &str = "\
+Examples:
+  toolreplay graph run.jsonl > graph.json
+  toolreplay graph sealed.jsonl --scope policy.json
+  toolreplay graph --from claude-code session.jsonl --roles roles.json
+  toolreplay graph run.jsonl --format dot | dot -Tsvg > graph.svg
+
+Exit status: 0 printed (findings and a broken chain are in the graph), 2 the input is
+invalid.";
+
+/// The examples of `report --help`.
+pub(crate) const REPORT_EXAMPLES: &str = "\
+Examples:
+  toolreplay report run.jsonl -o report.html
+  toolreplay report sealed.jsonl --scope policy.json -o report.html
+  toolreplay report --from claude-code session.jsonl -o report.html
+
+Exit status: 0 written (findings and a broken chain are in the report), 2 the input
+is invalid or the file cannot be written (nothing is written).";
+
+/// The examples of `toolreplay guard --help`.
+pub(crate) const GUARD_EXAMPLES: &str = "\
+Examples:
+  toolreplay guard --print-settings
+  toolreplay guard --print-settings --policy scope.json --dir sessions
+  toolreplay guard --policy scope.json --dir sessions < event.json
+
+Reads one Claude Code hook event (PreToolUse, PostToolUse, PostToolUseFailure,
+SessionEnd) on stdin and seals the session's calls into DIR/<session_id>.jsonl.
+
+Exit status: 0 answered (a denial is JSON on stdout), 2 the call cannot be decided or
+recorded (blocked, the reason on stderr), 1 the same with --fail-open.";

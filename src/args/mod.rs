@@ -1,0 +1,594 @@
+//! The command line's arguments, as clap parses them: every command and its options,
+//! the values they take, and (in [`examples`]) the examples that end each `--help`.
+//! Nothing here reads a file or the environment: [`crate::settings`] resolves these
+//! arguments, with `toolreplay.toml`, into what the commands run with.
+
+mod examples;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::LazyLock;
+use std::time::Duration;
+
+use clap::builder::PossibleValue;
+use clap::{Parser, Subcommand};
+use clap_complete::Shell;
+use toolreplay_core::import::{Format as ImportFormat, Source as ImportSource};
+
+use examples::*;
+
+/// The format to read an input as, as `--from` names it: `auto`, then the core's
+/// formats, the agents' logs first and this tool's own formats last.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Source(pub ImportSource);
+
+impl Source {
+    /// Recognise the format from the content.
+    pub const AUTO: Source = Source(ImportSource::Auto);
+}
+
+impl From<Source> for ImportSource {
+    fn from(source: Source) -> ImportSource {
+        source.0
+    }
+}
+
+/// Every value of `--from`, in the order its help lists them.
+static SOURCES: LazyLock<Vec<Source>> = LazyLock::new(|| {
+    let (own, agents): (Vec<_>, Vec<_>) = ImportFormat::ALL.into_iter().partition(|f| f.is_own());
+    std::iter::once(Source::AUTO)
+        .chain(agents.into_iter().chain(own).map(|f| Source(f.into())))
+        .collect()
+});
+
+impl clap::ValueEnum for Source {
+    fn value_variants<'a>() -> &'a [Self] {
+        &SOURCES
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(match self.0.format() {
+            None => PossibleValue::new("auto")
+                .help("Recognise the format from the content (and say which on stderr)"),
+            Some(format) => PossibleValue::new(format.name()).help(format.description()),
+        })
+    }
+}
+
+/// The rules `replay` judges calls by, as `--rules` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rules {
+    /// The specification's: its default mutating tools, responses compared with the
+    /// first identical call's.
+    Spec,
+    /// A recorded agent session's: the agents' mutating and volatile tools
+    /// (docs/usage.md, "Agent sessions"), responses compared since the last state change.
+    Agent,
+}
+
+/// Audit the recorded tool calls of an AI agent, without calling any tool.
+#[derive(Debug, Parser)]
+#[command(name = "toolreplay", version, about, long_about = None)]
+pub struct Cli {
+    /// When to colour text reports: auto colours only when stdout is a terminal and
+    /// NO_COLOR is unset.
+    #[arg(long, value_name = "WHEN", global = true, default_value = "auto")]
+    pub color: ColorChoice,
+    /// Ignore toolreplay.toml (otherwise read from the current folder or the nearest
+    /// folder above it).
+    #[arg(long, global = true)]
+    pub no_config: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// `--from FORMAT [--strict]`, for the commands that read a plain transcript.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct FromArgs {
+    /// Read the input as an agent's log in this format, imported as `toolreplay
+    /// import` does.
+    #[arg(long = "from", value_name = "FORMAT")]
+    pub from: Option<Source>,
+    /// With --from (or toolreplay.toml's from, for the commands that read it): make
+    /// any import warning an error (exit 2).
+    #[arg(long)]
+    pub strict: bool,
+}
+
+/// `--glob PATTERN`, for the commands that take several files and folders.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ManyArgs {
+    /// In folders, audit only the files whose name matches this glob (`*` any
+    /// characters, `?` one), e.g. '*.jsonl'. Default: every file not starting with '.'.
+    #[arg(long, value_name = "PATTERN")]
+    pub glob: Option<String>,
+}
+
+/// `--baseline FILE` and `--write-baseline FILE`, for the audits that report findings.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct BaselineArgs {
+    /// Report only the findings not in this baseline (written by --write-baseline).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Record today's findings in this baseline file (atomically) and exit 0; the
+    /// report is printed as usual.
+    #[arg(long, value_name = "FILE", conflicts_with = "baseline")]
+    pub write_baseline: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Report non-deterministic responses, redundant calls and the divergence point.
+    #[command(after_help = REPLAY_EXAMPLES)]
+    Replay(ReplayArgs),
+    /// Report calls outside the agent's declared scope and policy.
+    #[command(after_help = SCOPE_EXAMPLES)]
+    Scope(ScopeArgs),
+    /// Chain the transcript with SHA-256 and write the sealed transcript.
+    ///
+    /// With --append SEALED, verify SEALED and append FILE's records to it as links
+    /// continuing its chain, in place and atomically.
+    #[command(after_help = SEAL_EXAMPLES)]
+    Seal(SealArgs),
+    /// Check a sealed transcript's chain and name its first broken link.
+    ///
+    /// With --head, also check that the chain ends at the pinned head; with
+    /// --signature, that the head statement is signed by an allowed signer.
+    #[command(after_help = VERIFY_EXAMPLES)]
+    Verify(VerifyArgs),
+    /// Check the chain and sign its head statement with an SSH key, to SEALED.sig.
+    ///
+    /// The key is an OpenSSH ed25519 private key; an encrypted one is decrypted with
+    /// the passphrase in TOOLREPLAY_KEY_PASSPHRASE, or one asked for on the terminal.
+    #[command(after_help = SIGN_EXAMPLES)]
+    Sign(SignArgs),
+    /// Check the chain and print the statement of its head, the message to sign.
+    #[command(after_help = HEAD_EXAMPLES)]
+    Head(HeadArgs),
+    /// Compare two runs call by call and report the first difference.
+    #[command(after_help = DIFF_EXAMPLES)]
+    Diff(DiffArgs),
+    /// Import the tool calls of an agent's log (Claude Code, Codex, Gemini CLI, OpenAI,
+    /// Anthropic, MCP and more: --from lists them) as a transcript.
+    ///
+    /// One record per tool call, in call order, each with its own result; warnings on
+    /// stderr for what could not be paired or understood (docs/import.md).
+    #[command(after_help = IMPORT_EXAMPLES)]
+    Import(ImportArgs),
+    /// Run an MCP server behind a proxy that decides, times out, checks and seals
+    /// every tools/call.
+    ///
+    /// The MCP client starts `toolreplay proxy ... -- CMD ARGS...` in place of the
+    /// server (docs/proxy.md).
+    #[command(after_help = PROXY_EXAMPLES)]
+    Proxy(ProxyArgs),
+    /// Guard a Claude Code session as a hook: decide each tool call by the scope
+    /// policy and seal every call as it happens (docs/live.md).
+    #[command(after_help = GUARD_EXAMPLES)]
+    Guard(GuardArgs),
+    /// Print the evidence graph: calls, artifacts, phases and rule-named edges.
+    ///
+    /// Every edge names the rule that made it (docs/graph.md); a sealed input's calls
+    /// carry their link digests.
+    #[command(after_help = GRAPH_EXAMPLES)]
+    Graph(GraphArgs),
+    /// Write the evidence graph as one self-contained HTML page.
+    ///
+    /// The page opens from disk and makes no network request (docs/graph.md).
+    #[command(after_help = REPORT_EXAMPLES)]
+    Report(ReportArgs),
+    /// Count the tools a transcript calls, or draft a scope file allowing them.
+    #[command(after_help = STATS_EXAMPLES)]
+    Stats(StatsArgs),
+    /// Print the completion script for a shell.
+    #[command(after_help = COMPLETIONS_EXAMPLES)]
+    Completions(CompletionsArgs),
+    /// Print the man page (roff).
+    #[command(after_help = MAN_EXAMPLES)]
+    Man,
+    /// Print the version.
+    #[command(after_help = VERSION_EXAMPLES)]
+    Version,
+}
+
+// The arguments of `replay`.
+#[derive(Debug, clap::Args)]
+pub struct ReplayArgs {
+    /// The transcripts (JSON Lines), or folders of them; - reads standard input.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub many: ManyArgs,
+    /// A tool whose calls change state, added to the default set
+    /// (write_file, delete_file, create_file, move_file, run_command).
+    #[arg(long = "mutating-tool", value_name = "NAME")]
+    pub mutating_tool: Vec<String>,
+    /// A tool whose answers are expected to vary (it polls, or reads the web):
+    /// never a non-determinism or redundant-call finding.
+    #[arg(long = "volatile-tool", value_name = "NAME")]
+    pub volatile_tool: Vec<String>,
+    /// How to judge calls: spec, the specification's rules; agent, those of a
+    /// recorded agent session (the agents' mutating and volatile tools, responses
+    /// compared since the last state change). Default: agent with --from, else
+    /// spec.
+    #[arg(long, value_name = "RULES")]
+    pub rules: Option<Rules>,
+    #[command(flatten)]
+    pub baseline: BaselineArgs,
+    /// After the text report, a summary: findings by kind, by tool, and by the
+    /// line of their call in the input.
+    #[arg(long)]
+    pub summary: bool,
+    /// The report's format [default: text, or toolreplay.toml's format].
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<Format>,
+    #[command(flatten)]
+    pub from: FromArgs,
+}
+
+// The arguments of `scope`.
+#[derive(Debug, clap::Args)]
+pub struct ScopeArgs {
+    /// The transcripts (JSON Lines), or folders of them, then the scope file
+    /// ({"agent": ..., "allowed_tools": [...]}, with policy rules after
+    /// "policy_version": 1; docs/policy.md); - reads standard input.
+    /// With --scope, or toolreplay.toml's scope and one transcript, every
+    /// argument is a transcript.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// The scope file, when the arguments are all transcripts.
+    #[arg(long = "scope", value_name = "SCOPE")]
+    pub scope: Option<PathBuf>,
+    #[command(flatten)]
+    pub many: ManyArgs,
+    #[command(flatten)]
+    pub baseline: BaselineArgs,
+    /// After the text report, a summary: findings by kind, by tool, and by the
+    /// line of their call in the input.
+    #[arg(long)]
+    pub summary: bool,
+    /// The report's format [default: text, or toolreplay.toml's format].
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<Format>,
+    #[command(flatten)]
+    pub from: FromArgs,
+}
+
+// The arguments of `seal`.
+#[derive(Debug, clap::Args)]
+pub struct SealArgs {
+    /// The transcript (JSON Lines); - reads standard input; with --append, the new
+    /// records.
+    pub file: PathBuf,
+    /// Write the sealed transcript to this file (atomically) instead of stdout.
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// Append FILE's records to this sealed transcript. FILE's indices may start
+    /// at 0 or continue SEALED's.
+    #[arg(long, value_name = "SEALED", conflicts_with = "output")]
+    pub append: Option<PathBuf>,
+    #[command(flatten)]
+    pub from: FromArgs,
+}
+
+// The arguments of `verify`.
+#[derive(Debug, clap::Args)]
+pub struct VerifyArgs {
+    /// The sealed transcripts (JSON Lines), or folders of them; - reads standard
+    /// input.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub many: ManyArgs,
+    /// The pinned head: a file holding `toolreplay head` output, or a bare digest
+    /// (64 lowercase hex digits).
+    #[arg(long, value_name = "FILE_OR_DIGEST")]
+    pub head: Option<String>,
+    /// An SSH signature of the head statement (from `toolreplay sign` or
+    /// `ssh-keygen -Y sign -n toolreplay`); needs --allowed-signers and --identity.
+    #[arg(long, value_name = "SIG", requires_all = ["allowed_signers", "identity"])]
+    pub signature: Option<PathBuf>,
+    /// Who may sign, in ssh-keygen's allowed signers format.
+    #[arg(long, value_name = "FILE", requires = "signature")]
+    pub allowed_signers: Option<PathBuf>,
+    /// The principal the signer must be in the allowed signers file.
+    #[arg(long, value_name = "ID", requires = "signature")]
+    pub identity: Option<String>,
+    /// The report's format [default: text, or toolreplay.toml's format].
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<Format>,
+    /// Not taken: verify reads sealed transcripts, which only seal writes.
+    #[arg(long = "from", value_name = "FORMAT", hide = true)]
+    pub from: Option<String>,
+}
+
+// The arguments of `sign`.
+#[derive(Debug, clap::Args)]
+pub struct SignArgs {
+    /// The sealed transcript (JSON Lines).
+    pub file: PathBuf,
+    /// The private key.
+    #[arg(long, value_name = "KEY")]
+    pub key: PathBuf,
+}
+
+// The arguments of `head`.
+#[derive(Debug, clap::Args)]
+pub struct HeadArgs {
+    /// The sealed transcript (JSON Lines).
+    pub file: PathBuf,
+}
+
+// The arguments of `diff`.
+#[derive(Debug, clap::Args)]
+pub struct DiffArgs {
+    /// The first run: a transcript or a sealed transcript; - reads standard input.
+    pub a: PathBuf,
+    /// The second run: a transcript or a sealed transcript; - reads standard input.
+    pub b: PathBuf,
+    /// List every difference after the report, not only the first (up to
+    /// 100,000, then counted).
+    #[arg(long)]
+    pub all: bool,
+    /// The report's format: text or json.
+    #[arg(long, value_name = "FORMAT", default_value = "text")]
+    pub format: Format,
+    #[command(flatten)]
+    pub from: FromArgs,
+}
+
+// The arguments of `import`.
+#[derive(Debug, clap::Args)]
+pub struct ImportArgs {
+    /// The log, or with --out-dir the logs and folders of them; - reads standard
+    /// input.
+    #[arg(required = true, value_name = "INPUT")]
+    pub files: Vec<PathBuf>,
+    /// The log's format [default: auto, or toolreplay.toml's from]; auto
+    /// recognises each input's own.
+    #[arg(long = "from", value_name = "FORMAT")]
+    pub from: Option<Source>,
+    /// Write the transcript to this file (atomically) instead of stdout.
+    #[arg(short, long, value_name = "OUT", conflicts_with = "out_dir")]
+    pub output: Option<PathBuf>,
+    /// Import each input to its own transcript in this folder (created if need
+    /// be), named after the input with the extension .jsonl; folders are walked
+    /// and kept as subfolders.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+    /// With --out-dir: in folders, import only the files whose name matches this
+    /// glob (`*` any characters, `?` one), e.g. '*.jsonl'. Default: every file
+    /// not starting with '.'.
+    #[arg(long, value_name = "PATTERN", requires = "out_dir")]
+    pub glob: Option<String>,
+    /// With --out-dir: replace the transcripts already there (otherwise refused,
+    /// before anything is imported).
+    #[arg(long, requires = "out_dir")]
+    pub overwrite: bool,
+    /// Make any warning an error (exit 2).
+    #[arg(long)]
+    pub strict: bool,
+}
+
+// The arguments of `graph`.
+#[derive(Debug, clap::Args)]
+pub struct GraphArgs {
+    #[command(flatten)]
+    pub inputs: GraphInputs,
+    /// The output's format.
+    #[arg(long, value_name = "FORMAT", default_value = "json")]
+    pub format: GraphFormat,
+}
+
+// The arguments of `report`.
+#[derive(Debug, clap::Args)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub inputs: GraphInputs,
+    /// The HTML file to write (atomically).
+    #[arg(short, long, value_name = "OUT")]
+    pub output: PathBuf,
+}
+
+// The arguments of `stats`.
+#[derive(Debug, clap::Args)]
+pub struct StatsArgs {
+    /// The transcript (JSON Lines); - reads standard input.
+    pub file: PathBuf,
+    /// Print instead a draft scope file for this agent, with every tool called
+    /// as its allowed_tools, to start a policy from.
+    #[arg(long, value_name = "AGENT")]
+    pub draft_scope: Option<String>,
+    #[command(flatten)]
+    pub from: FromArgs,
+}
+
+// The arguments of `completions`.
+#[derive(Debug, clap::Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    pub shell: Shell,
+}
+
+/// The format of a report: the variants' documentation is their `--help` text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// The text report of the specification.
+    #[default]
+    Text,
+    /// One JSON document with every fact of the report (schema in docs/output.md).
+    Json,
+    /// SARIF 2.1.0 for code-scanning dashboards.
+    Sarif,
+}
+
+/// When to colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// When stdout is a terminal, NO_COLOR is unset or empty and TERM is not dumb.
+    #[default]
+    Auto,
+    /// Always, even with NO_COLOR set.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// The format of `graph`'s output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum GraphFormat {
+    /// The nodes and edges as one JSON document (docs/graph.md).
+    #[default]
+    Json,
+    /// Graphviz's DOT language.
+    Dot,
+}
+
+/// The arguments of `graph` and `report` that name their inputs.
+#[derive(Debug, clap::Args)]
+pub struct GraphInputs {
+    /// The transcript or sealed transcript (JSON Lines); - reads standard input.
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub from: FromArgs,
+    /// A scope file: its findings join replay's, and its flows make `flows` edges.
+    #[arg(long, value_name = "SCOPE")]
+    pub scope: Option<PathBuf>,
+    /// A roles file (JSON) that adds roles to the built-in ones or overrides them.
+    #[arg(long, value_name = "ROLES")]
+    pub roles: Option<PathBuf>,
+}
+
+/// The arguments of `toolreplay guard`.
+#[derive(Debug, clap::Args)]
+pub struct GuardArgs {
+    /// The scope file the calls are decided by (docs/policy.md).
+    #[arg(
+        long,
+        value_name = "SCOPE_FILE",
+        required_unless_present = "print_settings"
+    )]
+    pub policy: Option<PathBuf>,
+    /// The directory of the sealed session files, DIR/<session_id>.jsonl (created if
+    /// missing).
+    #[arg(long, value_name = "DIR", required_unless_present = "print_settings")]
+    pub dir: Option<PathBuf>,
+    /// Print the settings.json hooks block that runs this guard, and exit.
+    #[arg(long)]
+    pub print_settings: bool,
+    /// Do not flush each link to stable storage before answering (faster; a crash of
+    /// the machine may lose the last links).
+    #[arg(long)]
+    pub no_fsync: bool,
+    /// When the guard cannot decide or record a call, let it through unrecorded
+    /// (exit 1, a non-blocking error) instead of blocking it (exit 2).
+    #[arg(long)]
+    pub fail_open: bool,
+}
+
+/// The default limit on one message of `toolreplay proxy`, in bytes.
+pub const DEFAULT_MAX_MESSAGE: usize = 16 * 1024 * 1024;
+
+/// `toolreplay proxy`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct ProxyArgs {
+    /// The scope file every tools/call is decided by (docs/policy.md).
+    #[arg(long, value_name = "SCOPE_FILE")]
+    pub policy: PathBuf,
+    /// The sealed session file every call is appended to as it ends (created when
+    /// missing; an existing one must verify).
+    #[arg(long, value_name = "FILE")]
+    pub seal: PathBuf,
+    /// Stop a call without a result after this long (e.g. 30s, 500ms, 2m): the
+    /// server is sent notifications/cancelled, the client an error result.
+    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
+    pub call_timeout: Option<Duration>,
+    /// Pin the tool definitions in this file: written on the first session, checked
+    /// on later ones (a changed or new tool is taken out of tools/list and its calls
+    /// are denied).
+    #[arg(long, value_name = "PIN_FILE")]
+    pub pin: Option<PathBuf>,
+    /// Pin afresh: replace the pins in PIN_FILE with the definitions this session's
+    /// server lists.
+    #[arg(long, requires = "pin")]
+    pub repin: bool,
+    /// What a result a response detector matches in does: withhold it (the client
+    /// gets an error result naming the detector) or flag it (it passes; stderr names
+    /// the detector). The session file keeps the result either way.
+    #[arg(long, value_name = "ACTION", default_value = "withhold")]
+    pub on_sensitive: OnSensitive,
+    /// Do not fsync the session file after each call (faster; a crash of the
+    /// machine may lose the last calls).
+    #[arg(long)]
+    pub no_fsync: bool,
+    /// The longest message passed on, in bytes; a longer one is not.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_MESSAGE)]
+    pub max_message_bytes: usize,
+    /// The MCP server's command and its arguments.
+    #[arg(last = true, required = true, value_name = "CMD")]
+    pub command: Vec<OsString>,
+}
+
+/// What the proxy does with a result a detector of the policy matches in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnSensitive {
+    /// The client gets an error result naming the detectors, never the result.
+    Withhold,
+    /// The result passes unchanged; stderr names the detectors.
+    Flag,
+}
+
+/// Reads `30s`, `500ms`, `2m`, `1h`: a whole number and its unit.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (digits, unit) = text.split_at(split);
+    let number: u64 = digits
+        .parse()
+        .map_err(|_| format!("{text:?} is not a duration: a whole number and ms, s, m or h"))?;
+    let ms = match unit {
+        "ms" => Some(number),
+        "s" => number.checked_mul(1000),
+        "m" => number.checked_mul(60_000),
+        "h" => number.checked_mul(3_600_000),
+        _ => None,
+    };
+    match ms {
+        Some(0) => Err("the call timeout must be more than 0".to_owned()),
+        Some(ms) => Ok(Duration::from_millis(ms)),
+        None => Err(format!(
+            "{text:?} is not a duration: a whole number and ms, s, m or h"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use clap::CommandFactory;
+
+    use super::{Cli, parse_duration};
+
+    #[test]
+    fn cli_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn durations_are_a_number_and_a_unit() {
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("1h"), Ok(Duration::from_secs(3600)));
+        for bad in ["", "5", "s", "1.5s", "-1s", "5 s", "99999999999999999999h"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            parse_duration("0s"),
+            Err("the call timeout must be more than 0".to_owned())
+        );
+    }
+}

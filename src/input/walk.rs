@@ -1,0 +1,153 @@
+//! The inputs of a command that takes several files and folders: folders walked in
+//! a sorted, deterministic order (names starting with `.` skipped, symbolic links
+//! to folders not followed), the files in them kept when their name matches
+//! `--glob`.
+
+use std::path::{Path, PathBuf};
+
+use globset::GlobMatcher;
+
+use crate::error::Error;
+use crate::naming::{display, is_stdin};
+
+/// How deep folders are walked.
+const MAX_DEPTH: usize = 64;
+
+/// `--glob PATTERN`: the pattern as given, and its matcher.
+#[derive(Debug, Clone)]
+pub(crate) struct Glob {
+    pattern: String,
+    matcher: GlobMatcher,
+}
+
+impl Glob {
+    /// The glob `pattern` (`*` any characters, `?` one, `[...]` one of, `{a,b}`
+    /// either), or the usage error saying why it is not one.
+    pub(crate) fn new(pattern: &str) -> Result<Glob, Error> {
+        let glob = globset::Glob::new(pattern).map_err(|err| {
+            Error::Usage(format!("--glob {pattern:?} is not a glob: {}", err.kind()))
+        })?;
+        Ok(Glob {
+            pattern: pattern.to_owned(),
+            matcher: glob.compile_matcher(),
+        })
+    }
+
+    /// Whether the file name `name` matches.
+    pub(crate) fn matches(&self, name: &str) -> bool {
+        self.matcher.is_match(name)
+    }
+
+    /// The pattern as given.
+    pub(crate) fn pattern(&self) -> &str {
+        &self.pattern
+    }
+}
+
+/// The inputs named on the command line, folders walked and sorted by path; whether
+/// they are to be reported as several (more than one input, or a folder). A folder
+/// with nothing to audit is an error.
+pub(crate) fn expand(
+    inputs: &[PathBuf],
+    glob: Option<&Glob>,
+) -> Result<(Vec<PathBuf>, bool), Error> {
+    let many = inputs.len() > 1 || inputs.iter().any(|p| !is_stdin(p) && p.is_dir());
+    let mut files = Vec::new();
+    for input in inputs {
+        if !is_stdin(input) && input.is_dir() {
+            let found = files_in(input, glob)?;
+            if found.is_empty() {
+                return Err(Error::Invalid {
+                    path: display(input),
+                    message: match glob {
+                        Some(glob) => {
+                            format!("a folder with no file matching {:?}", glob.pattern())
+                        }
+                        None => "a folder with no file to audit".to_owned(),
+                    },
+                });
+            }
+            files.extend(found);
+        } else {
+            files.push(input.clone());
+        }
+    }
+    if many && files.iter().filter(|p| is_stdin(p)).count() > 1 {
+        return Err(Error::Usage(
+            "standard input (-) can be named only once".to_owned(),
+        ));
+    }
+    Ok((files, many))
+}
+
+/// The files in `folder`, walked as [`expand`] walks it and sorted by path; none is
+/// not an error here.
+pub(crate) fn files_in(folder: &Path, glob: Option<&Glob>) -> Result<Vec<PathBuf>, Error> {
+    let mut found = Vec::new();
+    walk(folder, glob, 0, &mut found)?;
+    found.sort();
+    Ok(found)
+}
+
+fn walk(
+    folder: &Path,
+    glob: Option<&Glob>,
+    depth: usize,
+    out: &mut Vec<PathBuf>,
+) -> Result<(), Error> {
+    let read_error = |source| Error::Read {
+        path: display(folder),
+        source,
+    };
+    if depth > MAX_DEPTH {
+        return Err(Error::Invalid {
+            path: display(folder),
+            message: format!("folders nested deeper than {MAX_DEPTH}"),
+        });
+    }
+    for entry in std::fs::read_dir(folder).map_err(read_error)? {
+        let entry = entry.map_err(read_error)?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with('.') {
+            continue;
+        }
+        let path = entry.path();
+        // `replay .` names `a.jsonl`, not `./a.jsonl`.
+        let path = path
+            .strip_prefix(".")
+            .map_or(path.clone(), Path::to_path_buf);
+        let kind = entry.file_type().map_err(read_error)?;
+        if kind.is_dir() {
+            walk(&path, glob, depth + 1, out)?;
+        } else if (kind.is_file() || (kind.is_symlink() && path.is_file()))
+            && glob.is_none_or(|glob| glob.matches(&name))
+        {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Glob;
+
+    #[test]
+    fn globs_match_names() {
+        let matches = |glob: &str, name: &str| Glob::new(glob).map(|g| g.matches(name));
+        assert!(matches("*.jsonl", "a.jsonl").is_ok_and(|m| m));
+        assert!(matches("*.jsonl", "a.json").is_ok_and(|m| !m));
+        assert!(matches("a?c*", "abcdef").is_ok_and(|m| m));
+        assert!(matches("*", "").is_ok_and(|m| m));
+        assert!(matches("a", "ab").is_ok_and(|m| !m));
+        assert!(matches("*a*a*", "banana").is_ok_and(|m| m));
+        assert!(matches("*.{json,jsonl}", "b.json").is_ok_and(|m| m));
+        assert!(matches("run-[0-9].jsonl", "run-7.jsonl").is_ok_and(|m| m));
+        let err = Glob::new("[a").err().map(|e| e.to_string());
+        assert_eq!(
+            err.as_deref(),
+            Some("--glob \"[a\" is not a glob: unclosed character class; missing ']'")
+        );
+    }
+}

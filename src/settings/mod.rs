@@ -1,0 +1,598 @@
+//! The settings a command runs with, resolved once from its arguments, the
+//! environment (`TOOLREPLAY_THREADS`, `NO_COLOR`, `TERM`) and `toolreplay.toml`
+//! ([`config`]): each command's own [`Command`], with every default applied and
+//! every combination of options that cannot work refused here, before anything is
+//! read. A setting that the configuration can give says where it came from
+//! ([`Setting`]).
+//!
+//! The configuration is read only by the commands that take a default from it, and
+//! only when the command line leaves one to it.
+
+mod config;
+
+use std::ffi::OsStr;
+use std::io::IsTerminal as _;
+use std::path::PathBuf;
+
+use clap_complete::Shell;
+
+use crate::args::{self, Cli, Format, FromArgs, GraphFormat, GuardArgs, ProxyArgs, Rules, Source};
+use crate::error::Error;
+use crate::input::ImportOptions;
+use crate::input::walk::Glob;
+use crate::render::color::{self, Paint};
+
+pub(crate) use config::FILE_NAME as CONFIG_FILE;
+
+/// The largest number of threads `TOOLREPLAY_THREADS` may ask for.
+pub(crate) const MAX_THREADS: usize = 16;
+
+/// Everything a run of the binary needs: how reports look, how many threads parse,
+/// and the command with its own settings.
+#[derive(Debug)]
+pub(crate) struct Settings {
+    /// The colours of text reports.
+    pub(crate) paint: Paint,
+    /// The threads that parse a transcript (`TOOLREPLAY_THREADS`); `None` for the
+    /// default (one per core, up to four).
+    pub(crate) threads: Option<usize>,
+    /// The command.
+    pub(crate) command: Command,
+}
+
+/// Where a setting came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// The command line.
+    CommandLine,
+    /// The configuration file, as messages name it.
+    Config(PathBuf),
+    /// The built-in default.
+    Default,
+}
+
+/// A setting and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Setting<T> {
+    /// The value.
+    pub(crate) value: T,
+    /// Where it came from.
+    pub(crate) origin: Origin,
+}
+
+/// The inputs of an audit of several files: files, folders and `-`.
+#[derive(Debug, Clone)]
+pub(crate) struct Inputs {
+    /// As named on the command line.
+    pub(crate) files: Vec<PathBuf>,
+    /// `--glob`: in folders, only the files whose name matches.
+    pub(crate) glob: Option<Glob>,
+}
+
+/// `--baseline` and `--write-baseline`.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Baseline {
+    /// Report only the findings not in this baseline.
+    pub(crate) read: Option<PathBuf>,
+    /// Record the findings in this baseline.
+    pub(crate) write: Option<PathBuf>,
+}
+
+/// How an audit of findings reports them.
+#[derive(Debug, Clone)]
+pub(crate) struct Reporting {
+    /// The report's format.
+    pub(crate) format: Setting<Format>,
+    /// After the text report, a summary.
+    pub(crate) summary: bool,
+    /// The baseline to apply.
+    pub(crate) baseline: Baseline,
+}
+
+/// The tools and rules a replay judges calls by.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Judging {
+    /// `--mutating-tool`, then the configuration's.
+    pub(crate) mutating: Vec<String>,
+    /// `--volatile-tool`, then the configuration's.
+    pub(crate) volatile: Vec<String>,
+    /// `--rules`; by default, agent for an imported log and spec otherwise.
+    pub(crate) rules: Option<Setting<Rules>>,
+}
+
+/// `--signature`, `--allowed-signers` and `--identity` of `verify`.
+#[derive(Debug, Clone)]
+pub(crate) struct SignatureCheck {
+    /// The armored SSHSIG signature.
+    pub(crate) signature: PathBuf,
+    /// The allowed signers file.
+    pub(crate) allowed_signers: PathBuf,
+    /// The principal the signer must be.
+    pub(crate) identity: String,
+}
+
+/// What `graph` and `report` read.
+#[derive(Debug, Clone)]
+pub(crate) struct GraphInputs {
+    /// The transcript (or sealed transcript, or log with `from`).
+    pub(crate) file: PathBuf,
+    /// Import the file from this format first.
+    pub(crate) from: Option<ImportOptions>,
+    /// A scope file, for the scope findings and `flows` edges.
+    pub(crate) scope: Option<PathBuf>,
+    /// A roles file.
+    pub(crate) roles: Option<PathBuf>,
+}
+
+/// A command with its settings resolved.
+#[derive(Debug)]
+pub(crate) enum Command {
+    /// `replay`.
+    Replay {
+        /// The transcripts.
+        inputs: Inputs,
+        /// How they are imported, if they are.
+        from: Option<ImportOptions>,
+        /// What the calls are judged by.
+        judging: Judging,
+        /// How findings are reported.
+        reporting: Reporting,
+    },
+    /// `scope`.
+    Scope {
+        /// The transcripts.
+        inputs: Inputs,
+        /// The scope file.
+        scope: Setting<PathBuf>,
+        /// How they are imported, if they are.
+        from: Option<ImportOptions>,
+        /// How findings are reported.
+        reporting: Reporting,
+    },
+    /// `seal FILE [-o OUT]`.
+    Seal {
+        /// The transcript.
+        file: PathBuf,
+        /// How it is imported, if it is.
+        from: Option<ImportOptions>,
+        /// Where the sealed transcript goes: a file, or stdout.
+        output: Option<PathBuf>,
+    },
+    /// `seal --append SEALED FILE`.
+    Append {
+        /// The new records.
+        file: PathBuf,
+        /// How they are imported, if they are.
+        from: Option<ImportOptions>,
+        /// The sealed transcript appended to.
+        sealed: PathBuf,
+    },
+    /// `verify`.
+    Verify {
+        /// The sealed transcripts.
+        inputs: Inputs,
+        /// `--head`: a pinned head, as a digest or a file.
+        head: Option<String>,
+        /// The signature to check.
+        signature: Option<SignatureCheck>,
+        /// The report's format.
+        format: Setting<Format>,
+    },
+    /// `sign`.
+    Sign {
+        /// The sealed transcript.
+        file: PathBuf,
+        /// The private key.
+        key: PathBuf,
+    },
+    /// `head`.
+    Head {
+        /// The sealed transcript.
+        file: PathBuf,
+    },
+    /// `diff`.
+    Diff {
+        /// The first run.
+        a: PathBuf,
+        /// The second run.
+        b: PathBuf,
+        /// How they are imported, if they are.
+        from: Option<ImportOptions>,
+        /// Every difference, not only the first.
+        all: bool,
+        /// The report's format.
+        format: Format,
+    },
+    /// `import INPUT [-o OUT]`.
+    Import {
+        /// The log.
+        file: PathBuf,
+        /// How it is imported.
+        import: ImportOptions,
+        /// Where the transcript goes: a file, or stdout.
+        output: Option<PathBuf>,
+    },
+    /// `import INPUT... --out-dir DIR`.
+    ImportAll {
+        /// The logs and folders.
+        inputs: Inputs,
+        /// How they are imported.
+        import: ImportOptions,
+        /// The folder of the transcripts.
+        out_dir: PathBuf,
+        /// Replace the transcripts already there.
+        overwrite: bool,
+    },
+    /// `stats`.
+    Stats {
+        /// The transcript.
+        file: PathBuf,
+        /// How it is imported, if it is.
+        from: Option<ImportOptions>,
+        /// Print a draft scope file for this agent instead.
+        draft_scope: Option<String>,
+    },
+    /// `graph`.
+    Graph {
+        /// What it reads.
+        inputs: GraphInputs,
+        /// Its format.
+        format: GraphFormat,
+    },
+    /// `report`.
+    Report {
+        /// What it reads.
+        inputs: GraphInputs,
+        /// The HTML file to write.
+        output: PathBuf,
+    },
+    /// `guard`: a hook command, with its own protocol.
+    Guard(GuardArgs),
+    /// `proxy`: an MCP proxy, with its own protocol.
+    Proxy(ProxyArgs),
+    /// `completions`.
+    Completions(Shell),
+    /// `man`.
+    Man,
+    /// `version`.
+    Version,
+}
+
+impl Settings {
+    /// The settings of the command line `cli`, in this environment.
+    pub(crate) fn from_arguments(cli: Cli) -> Result<Settings, Error> {
+        let paint = Paint::new(color::enabled(
+            cli.color,
+            std::io::stdout().is_terminal(),
+            std::env::var_os("NO_COLOR").as_deref(),
+            std::env::var_os("TERM").as_deref(),
+        ));
+        // The guard and the proxy answer their own protocols, whatever the
+        // environment says of threads.
+        let live = matches!(
+            cli.command,
+            args::Command::Guard(_) | args::Command::Proxy(_)
+        );
+        let threads = match live {
+            true => None,
+            false => threads(std::env::var_os("TOOLREPLAY_THREADS").as_deref())?,
+        };
+        let mut config = Lazy::new(cli.no_config);
+        let command = resolve(cli.command, &mut config)?;
+        Ok(Settings {
+            paint,
+            threads,
+            command,
+        })
+    }
+}
+
+/// The configuration, read the first time a command asks for it.
+struct Lazy {
+    ignored: bool,
+    config: Option<config::Config>,
+}
+
+impl Lazy {
+    fn new(ignored: bool) -> Lazy {
+        Lazy {
+            ignored,
+            config: None,
+        }
+    }
+
+    fn get(&mut self) -> Result<&config::Config, Error> {
+        if self.config.is_none() {
+            let config = match self.ignored {
+                true => config::Config::default(),
+                false => config::Config::discover()?,
+            };
+            self.config = Some(config);
+        }
+        Ok(self.config.get_or_insert_with(config::Config::default))
+    }
+}
+
+impl config::Config {
+    /// The origin of a setting this configuration gives.
+    fn origin(&self) -> Origin {
+        match &self.file {
+            Some(file) => Origin::Config(file.clone()),
+            None => Origin::Default,
+        }
+    }
+
+    /// `value` from the command line, else this configuration's, else the default.
+    fn choose<T: Clone + Default>(&self, given: Option<T>, configured: &Option<T>) -> Setting<T> {
+        match (given, configured) {
+            (Some(value), _) => Setting {
+                value,
+                origin: Origin::CommandLine,
+            },
+            (None, Some(value)) => Setting {
+                value: value.clone(),
+                origin: self.origin(),
+            },
+            (None, None) => Setting {
+                value: T::default(),
+                origin: Origin::Default,
+            },
+        }
+    }
+}
+
+fn resolve(command: args::Command, config: &mut Lazy) -> Result<Command, Error> {
+    use args::Command as A;
+    Ok(match command {
+        A::Import(a) => import(a, config.get()?)?,
+        A::Replay(a) => {
+            let config = config.get()?;
+            let format = config.choose(a.format, &config.format);
+            let rules = match (a.rules, config.rules) {
+                (Some(rules), _) => Some(command_line(rules)),
+                (None, Some(rules)) => Some(Setting {
+                    value: rules,
+                    origin: config.origin(),
+                }),
+                (None, None) => None,
+            };
+            let judging = Judging {
+                mutating: [a.mutating_tool, config.mutating_tools.clone()].concat(),
+                volatile: [a.volatile_tool, config.volatile_tools.clone()].concat(),
+                rules,
+            };
+            let from = from_or(a.from, config)?;
+            Command::Replay {
+                inputs: inputs(a.files, a.many)?,
+                from,
+                judging,
+                reporting: reporting(format, a.summary, a.baseline)?,
+            }
+        }
+        A::Scope(mut a) => {
+            let config = config.get()?;
+            let from = from_or(a.from, config)?;
+            let scope = match a.scope {
+                Some(scope) => command_line(scope),
+                None if a.files.len() >= 2 => command_line(a.files.pop().unwrap_or_default()),
+                None => match &config.scope {
+                    Some(scope) => Setting {
+                        value: scope.clone(),
+                        origin: config.origin(),
+                    },
+                    None => {
+                        return Err(Error::Usage(format!(
+                            "no scope file: give SCOPE, or scope = \"FILE\" in {CONFIG_FILE}"
+                        )));
+                    }
+                },
+            };
+            for file in &a.files {
+                crate::input::not_both_stdin((file, "FILE"), (&scope.value, "SCOPE"))?;
+            }
+            let format = config.choose(a.format, &config.format);
+            Command::Scope {
+                inputs: inputs(a.files, a.many)?,
+                scope,
+                from,
+                reporting: reporting(format, a.summary, a.baseline)?,
+            }
+        }
+        A::Seal(a) => {
+            let from = from_or(a.from, config.get()?)?;
+            match a.append {
+                Some(sealed) => Command::Append {
+                    file: a.file,
+                    from,
+                    sealed,
+                },
+                None => Command::Seal {
+                    file: a.file,
+                    from,
+                    output: a.output,
+                },
+            }
+        }
+        A::Verify(a) => {
+            if a.from.is_some() {
+                return Err(Error::Usage(
+                    "verify takes no --from: it reads sealed transcripts, which only seal \
+                     writes; seal the log first (toolreplay seal --from FORMAT LOG -o \
+                     sealed.jsonl), then verify sealed.jsonl"
+                        .to_owned(),
+                ));
+            }
+            let signature = match (a.signature, a.allowed_signers, a.identity) {
+                (Some(signature), Some(allowed_signers), Some(identity)) => Some(SignatureCheck {
+                    signature,
+                    allowed_signers,
+                    identity,
+                }),
+                _ => None,
+            };
+            let format = match a.format {
+                Some(format) => command_line(format),
+                None => {
+                    let config = config.get()?;
+                    config.choose(None, &config.format)
+                }
+            };
+            Command::Verify {
+                inputs: inputs(a.files, a.many)?,
+                head: a.head,
+                signature,
+                format,
+            }
+        }
+        A::Stats(a) => Command::Stats {
+            file: a.file,
+            from: from_or(a.from, config.get()?)?,
+            draft_scope: a.draft_scope,
+        },
+        A::Sign(a) => Command::Sign {
+            file: a.file,
+            key: a.key,
+        },
+        A::Head(a) => Command::Head { file: a.file },
+        A::Diff(a) => Command::Diff {
+            a: a.a,
+            b: a.b,
+            from: from_or(a.from, config.get()?)?,
+            all: a.all,
+            format: a.format,
+        },
+        A::Graph(a) => Command::Graph {
+            inputs: graph_inputs(a.inputs)?,
+            format: a.format,
+        },
+        A::Report(a) => Command::Report {
+            inputs: graph_inputs(a.inputs)?,
+            output: a.output,
+        },
+        A::Guard(a) => Command::Guard(a),
+        A::Proxy(a) => Command::Proxy(a),
+        A::Completions(a) => Command::Completions(a.shell),
+        A::Man => Command::Man,
+        A::Version => Command::Version,
+    })
+}
+
+fn command_line<T>(value: T) -> Setting<T> {
+    Setting {
+        value,
+        origin: Origin::CommandLine,
+    }
+}
+
+fn inputs(files: Vec<PathBuf>, many: args::ManyArgs) -> Result<Inputs, Error> {
+    Ok(Inputs {
+        files,
+        glob: many.glob.as_deref().map(Glob::new).transpose()?,
+    })
+}
+
+fn reporting(
+    format: Setting<Format>,
+    summary: bool,
+    baseline: args::BaselineArgs,
+) -> Result<Reporting, Error> {
+    if summary && format.value != Format::Text {
+        return Err(Error::Usage(
+            "--summary is for the text report; JSON and SARIF hold each finding's line".to_owned(),
+        ));
+    }
+    Ok(Reporting {
+        format,
+        summary,
+        baseline: Baseline {
+            read: baseline.baseline,
+            write: baseline.write_baseline,
+        },
+    })
+}
+
+fn import(a: args::ImportArgs, config: &config::Config) -> Result<Command, Error> {
+    let import = ImportOptions {
+        source: a.from.or(config.from).unwrap_or(Source::AUTO).into(),
+        strict: a.strict,
+    };
+    let stdin_or_file = |file: &PathBuf| crate::input::is_stdin(file) || !file.is_dir();
+    match (a.out_dir, a.files.as_slice()) {
+        (Some(out_dir), _) => Ok(Command::ImportAll {
+            inputs: Inputs {
+                files: a.files,
+                glob: a.glob.as_deref().map(Glob::new).transpose()?,
+            },
+            import,
+            out_dir,
+            overwrite: a.overwrite,
+        }),
+        (None, [file]) if stdin_or_file(file) => Ok(Command::Import {
+            file: file.clone(),
+            import,
+            output: a.output,
+        }),
+        (None, _) => Err(Error::Usage(
+            "several inputs (or a folder) need --out-dir DIR, where each is imported to its \
+             own transcript; standard output and -o OUT hold one"
+                .to_owned(),
+        )),
+    }
+}
+
+fn graph_inputs(a: args::GraphInputs) -> Result<GraphInputs, Error> {
+    Ok(GraphInputs {
+        file: a.file,
+        from: from_only(a.from)?,
+        scope: a.scope,
+        roles: a.roles,
+    })
+}
+
+/// The import options, when --from was given, for a command that reads no
+/// configuration; --strict without --from is a usage error.
+fn from_only(from: FromArgs) -> Result<Option<ImportOptions>, Error> {
+    from_resolved(from, None, "give --from FORMAT")
+}
+
+/// The import options, when --from was given or the configuration names a format;
+/// --strict with neither is a usage error.
+fn from_or(from: FromArgs, config: &config::Config) -> Result<Option<ImportOptions>, Error> {
+    from_resolved(
+        from,
+        config.from,
+        &format!("give --from FORMAT, or from = \"FORMAT\" in {CONFIG_FILE}"),
+    )
+}
+
+fn from_resolved(
+    from: FromArgs,
+    configured: Option<Source>,
+    how: &str,
+) -> Result<Option<ImportOptions>, Error> {
+    match from.from.or(configured) {
+        Some(source) => Ok(Some(ImportOptions {
+            source: source.into(),
+            strict: from.strict,
+        })),
+        None if from.strict => Err(Error::Usage(format!(
+            "--strict needs an import to apply to: {how}"
+        ))),
+        None => Ok(None),
+    }
+}
+
+/// The number of threads that `TOOLREPLAY_THREADS` asks for, from 1 to
+/// [`MAX_THREADS`]; `None` when it is unset or empty, for the default.
+fn threads(value: Option<&OsStr>) -> Result<Option<usize>, Error> {
+    let Some(value) = value.filter(|v| !v.is_empty()) else {
+        return Ok(None);
+    };
+    match value.to_str().and_then(|v| v.parse::<usize>().ok()) {
+        Some(n) if (1..=MAX_THREADS).contains(&n) => Ok(Some(n)),
+        _ => Err(Error::Usage(format!(
+            "TOOLREPLAY_THREADS must be a number of threads from 1 to {MAX_THREADS}, not {:?}",
+            value.to_string_lossy()
+        ))),
+    }
+}
