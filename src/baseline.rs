@@ -31,13 +31,13 @@ struct File {
 
 /// The fingerprints of accepted findings.
 #[derive(Debug, Default)]
-pub struct Baseline {
+pub(crate) struct Baseline {
     fingerprints: BTreeSet<String>,
 }
 
 impl Baseline {
     /// The baseline in the file at `path`.
-    pub fn read(path: &Path) -> Result<Baseline, Error> {
+    pub(crate) fn read(path: &Path) -> Result<Baseline, Error> {
         let name = crate::naming::display(path);
         let bytes = crate::input::read_whole(path, MAX_BYTES, "64 MiB")?;
         let file: File = serde_json::from_slice(&bytes).map_err(|err| {
@@ -71,7 +71,7 @@ impl Baseline {
     }
 
     /// Adds the fingerprints of `findings`, read back in order.
-    pub fn record(&mut self, findings: &Findings) -> std::io::Result<()> {
+    pub(crate) fn record(&mut self, findings: &Findings) -> std::io::Result<()> {
         let mut occurrences = Occurrences::default();
         for finding in findings.iter() {
             let finding = finding?;
@@ -82,7 +82,7 @@ impl Baseline {
     }
 
     /// The findings not in the baseline, in order.
-    pub fn filter(&self, findings: &Findings) -> std::io::Result<Findings> {
+    pub(crate) fn filter(&self, findings: &Findings) -> std::io::Result<Findings> {
         let mut occurrences = Occurrences::default();
         findings.rewrite(|finding| {
             let fingerprint = occurrences.next(finding.kind.name(), &finding.call);
@@ -91,7 +91,7 @@ impl Baseline {
     }
 
     /// Writes the baseline to `path`, atomically.
-    pub fn write(&self, path: &Path) -> Result<(), Error> {
+    pub(crate) fn write(&self, path: &Path) -> Result<(), Error> {
         let write_error = |source| Error::writing(path, source);
         let mut text = serde_json::to_string_pretty(&File {
             format_version: 1,

@@ -10,19 +10,19 @@
 use std::path::Path;
 
 /// The path that stands for standard input.
-pub const STDIN: &str = "-";
+pub(crate) const STDIN: &str = "-";
 
 /// How standard input is named in error messages and reports.
-pub const STDIN_NAME: &str = "<stdin>";
+pub(crate) const STDIN_NAME: &str = "<stdin>";
 
 /// Whether `path` stands for standard input.
-pub fn is_stdin(path: &Path) -> bool {
+pub(crate) fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == STDIN
 }
 
 /// The name of an input in messages and reports: the path as given (escaped as the
 /// module documentation says; bytes that are not UTF-8 as U+FFFD), or `<stdin>`.
-pub fn display(path: &Path) -> String {
+pub(crate) fn display(path: &Path) -> String {
     if is_stdin(path) {
         return STDIN_NAME.to_owned();
     }

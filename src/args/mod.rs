@@ -58,7 +58,7 @@ impl clap::ValueEnum for Source {
 /// The rules `replay` judges calls by, as `--rules` names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Rules {
+pub(crate) enum Rules {
     /// The specification's: its default mutating tools, responses compared with the
     /// first identical call's.
     Spec,
@@ -70,7 +70,7 @@ pub enum Rules {
 /// Audit the recorded tool calls of an AI agent, without calling any tool.
 #[derive(Debug, Parser)]
 #[command(name = "toolreplay", version, about, long_about = None)]
-pub struct Cli {
+pub(crate) struct Cli {
     /// When to colour text reports: auto colours only when stdout is a terminal and
     /// NO_COLOR is unset.
     #[arg(long, value_name = "WHEN", global = true, default_value = "auto")]
@@ -85,7 +85,7 @@ pub struct Cli {
 
 /// `--from FORMAT [--strict]`, for the commands that read a plain transcript.
 #[derive(Debug, Clone, Copy, clap::Args)]
-pub struct FromArgs {
+pub(crate) struct FromArgs {
     /// Read the input as an agent's log in this format, imported as `toolreplay
     /// import` does.
     #[arg(long = "from", value_name = "FORMAT")]
@@ -98,7 +98,7 @@ pub struct FromArgs {
 
 /// `--glob PATTERN`, for the commands that take several files and folders.
 #[derive(Debug, Clone, Default, clap::Args)]
-pub struct ManyArgs {
+pub(crate) struct ManyArgs {
     /// In folders, audit only the files whose name matches this glob (`*` any
     /// characters, `?` one), e.g. '*.jsonl'. Default: every file not starting with '.'.
     #[arg(long, value_name = "PATTERN")]
@@ -107,7 +107,7 @@ pub struct ManyArgs {
 
 /// `--baseline FILE` and `--write-baseline FILE`, for the audits that report findings.
 #[derive(Debug, Clone, Default, clap::Args)]
-pub struct BaselineArgs {
+pub(crate) struct BaselineArgs {
     /// Report only the findings not in this baseline (written by --write-baseline).
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
@@ -118,7 +118,7 @@ pub struct BaselineArgs {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Report non-deterministic responses, redundant calls and the divergence point.
     #[command(after_help = REPLAY_EXAMPLES)]
     Replay(ReplayArgs),
@@ -194,7 +194,7 @@ pub enum Command {
 
 // The arguments of `replay`.
 #[derive(Debug, clap::Args)]
-pub struct ReplayArgs {
+pub(crate) struct ReplayArgs {
     /// The transcripts (JSON Lines), or folders of them; - reads standard input.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
@@ -229,7 +229,7 @@ pub struct ReplayArgs {
 
 // The arguments of `scope`.
 #[derive(Debug, clap::Args)]
-pub struct ScopeArgs {
+pub(crate) struct ScopeArgs {
     /// The transcripts (JSON Lines), or folders of them, then the scope file
     /// ({"agent": ..., "allowed_tools": [...]}, with policy rules after
     /// "policy_version": 1; docs/policy.md); - reads standard input.
@@ -257,7 +257,7 @@ pub struct ScopeArgs {
 
 // The arguments of `seal`.
 #[derive(Debug, clap::Args)]
-pub struct SealArgs {
+pub(crate) struct SealArgs {
     /// The transcript (JSON Lines); - reads standard input; with --append, the new
     /// records.
     pub file: PathBuf,
@@ -274,7 +274,7 @@ pub struct SealArgs {
 
 // The arguments of `verify`.
 #[derive(Debug, clap::Args)]
-pub struct VerifyArgs {
+pub(crate) struct VerifyArgs {
     /// The sealed transcripts (JSON Lines), or folders of them; - reads standard
     /// input.
     #[arg(required = true, value_name = "FILE")]
@@ -305,7 +305,7 @@ pub struct VerifyArgs {
 
 // The arguments of `sign`.
 #[derive(Debug, clap::Args)]
-pub struct SignArgs {
+pub(crate) struct SignArgs {
     /// The sealed transcript (JSON Lines).
     pub file: PathBuf,
     /// The private key.
@@ -315,14 +315,14 @@ pub struct SignArgs {
 
 // The arguments of `head`.
 #[derive(Debug, clap::Args)]
-pub struct HeadArgs {
+pub(crate) struct HeadArgs {
     /// The sealed transcript (JSON Lines).
     pub file: PathBuf,
 }
 
 // The arguments of `diff`.
 #[derive(Debug, clap::Args)]
-pub struct DiffArgs {
+pub(crate) struct DiffArgs {
     /// The first run: a transcript or a sealed transcript; - reads standard input.
     pub a: PathBuf,
     /// The second run: a transcript or a sealed transcript; - reads standard input.
@@ -340,7 +340,7 @@ pub struct DiffArgs {
 
 // The arguments of `import`.
 #[derive(Debug, clap::Args)]
-pub struct ImportArgs {
+pub(crate) struct ImportArgs {
     /// The log, or with --out-dir the logs and folders of them; - reads standard
     /// input.
     #[arg(required = true, value_name = "INPUT")]
@@ -373,7 +373,7 @@ pub struct ImportArgs {
 
 // The arguments of `graph`.
 #[derive(Debug, clap::Args)]
-pub struct GraphArgs {
+pub(crate) struct GraphArgs {
     #[command(flatten)]
     pub inputs: GraphInputs,
     /// The output's format.
@@ -383,7 +383,7 @@ pub struct GraphArgs {
 
 // The arguments of `report`.
 #[derive(Debug, clap::Args)]
-pub struct ReportArgs {
+pub(crate) struct ReportArgs {
     #[command(flatten)]
     pub inputs: GraphInputs,
     /// The HTML file to write (atomically).
@@ -393,7 +393,7 @@ pub struct ReportArgs {
 
 // The arguments of `stats`.
 #[derive(Debug, clap::Args)]
-pub struct StatsArgs {
+pub(crate) struct StatsArgs {
     /// The transcript (JSON Lines); - reads standard input.
     pub file: PathBuf,
     /// Print instead a draft scope file for this agent, with every tool called
@@ -406,14 +406,14 @@ pub struct StatsArgs {
 
 // The arguments of `completions`.
 #[derive(Debug, clap::Args)]
-pub struct CompletionsArgs {
+pub(crate) struct CompletionsArgs {
     /// The shell.
     pub shell: Shell,
 }
 
 /// The format of a report: the variants' documentation is their `--help` text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     /// The text report of the specification.
     #[default]
     Text,
@@ -425,7 +425,7 @@ pub enum Format {
 
 /// When to colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum ColorChoice {
+pub(crate) enum ColorChoice {
     /// When stdout is a terminal, NO_COLOR is unset or empty and TERM is not dumb.
     #[default]
     Auto,
@@ -437,7 +437,7 @@ pub enum ColorChoice {
 
 /// The format of `graph`'s output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum GraphFormat {
+pub(crate) enum GraphFormat {
     /// The nodes and edges as one JSON document (docs/graph.md).
     #[default]
     Json,
@@ -447,7 +447,7 @@ pub enum GraphFormat {
 
 /// The arguments of `graph` and `report` that name their inputs.
 #[derive(Debug, clap::Args)]
-pub struct GraphInputs {
+pub(crate) struct GraphInputs {
     /// The transcript or sealed transcript (JSON Lines); - reads standard input.
     pub file: PathBuf,
     #[command(flatten)]
@@ -462,7 +462,7 @@ pub struct GraphInputs {
 
 /// The arguments of `toolreplay guard`.
 #[derive(Debug, clap::Args)]
-pub struct GuardArgs {
+pub(crate) struct GuardArgs {
     /// The scope file the calls are decided by (docs/policy.md).
     #[arg(
         long,
@@ -488,11 +488,11 @@ pub struct GuardArgs {
 }
 
 /// The default limit on one message of `toolreplay proxy`, in bytes.
-pub const DEFAULT_MAX_MESSAGE: usize = 16 * 1024 * 1024;
+pub(crate) const DEFAULT_MAX_MESSAGE: usize = 16 * 1024 * 1024;
 
 /// `toolreplay proxy`'s arguments.
 #[derive(Debug, clap::Args)]
-pub struct ProxyArgs {
+pub(crate) struct ProxyArgs {
     /// The scope file every tools/call is decided by (docs/policy.md).
     #[arg(long, value_name = "SCOPE_FILE")]
     pub policy: PathBuf,
@@ -532,7 +532,7 @@ pub struct ProxyArgs {
 
 /// What the proxy does with a result a detector of the policy matches in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum OnSensitive {
+pub(crate) enum OnSensitive {
     /// The client gets an error result naming the detectors, never the result.
     Withhold,
     /// The result passes unchanged; stderr names the detectors.

@@ -15,7 +15,7 @@ use crate::error::Error;
 
 /// How to import: the format to read, and whether warnings are errors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ImportOptions {
+pub(crate) struct ImportOptions {
     /// The format (`--from`).
     pub source: Source,
     /// Whether a warning is an error (`--strict`).
@@ -24,7 +24,7 @@ pub struct ImportOptions {
 
 /// An imported transcript.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ImportedTranscript {
+pub(crate) struct ImportedTranscript {
     /// The transcript's bytes, as `import` writes them.
     pub transcript: Vec<u8>,
     /// For each record, the line of its call in the input.
@@ -35,7 +35,7 @@ pub struct ImportedTranscript {
 /// filled in as far as the import went (the warnings are counted even when
 /// `--strict` makes them an error).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Tally {
+pub(crate) struct Tally {
     /// The format the input was read as, once it was read.
     pub format: Option<Format>,
     /// The warnings told.
@@ -47,7 +47,7 @@ pub struct Tally {
 /// Imports the log at `path` (`-`: standard input) into a transcript; writes the
 /// notes and warnings to `diagnostics`. With `strict`, any warning is an error, after
 /// the warnings are written.
-pub fn import_transcript(
+pub(crate) fn import_transcript(
     path: &Path,
     options: ImportOptions,
     diagnostics: &mut dyn Write,
@@ -56,7 +56,7 @@ pub fn import_transcript(
 }
 
 /// [`import_transcript`], telling in `tally` what was read.
-pub fn import_counted(
+pub(crate) fn import_counted(
     path: &Path,
     options: ImportOptions,
     diagnostics: &mut dyn Write,

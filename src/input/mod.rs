@@ -18,16 +18,16 @@ use toolreplay_core::scope::Scope;
 use crate::error::Error;
 use progress::{Meter, Progress};
 
-pub use crate::naming::{display, is_stdin};
+pub(crate) use crate::naming::{display, is_stdin};
 
 const READ_BUFFER: usize = 256 << 10;
-pub use import::{ImportOptions, Tally, import_counted, import_transcript};
-pub use subagents::session_of;
+pub(crate) use import::{ImportOptions, Tally, import_counted, import_transcript};
+pub(crate) use subagents::session_of;
 
 /// Opens an input for streaming: standard input for `-`, else the file at `path`
 /// (a directory is an error). When standard error is a terminal, reading shows a
 /// progress indicator there once it has taken more than a second.
-pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>, Error> {
+pub(crate) fn open(path: &Path) -> Result<Box<dyn BufRead + Send>, Error> {
     Ok(Box::new(BufReader::with_capacity(
         READ_BUFFER,
         open_raw(path)?,
@@ -35,7 +35,7 @@ pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>, Error> {
 }
 
 /// [`open`] without a buffer, for readers that read large blocks themselves.
-pub fn open_raw(path: &Path) -> Result<Box<dyn Read + Send>, Error> {
+pub(crate) fn open_raw(path: &Path) -> Result<Box<dyn Read + Send>, Error> {
     let name = display(path);
     let (reader, total): (Box<dyn Read + Send>, Option<u64>) = if is_stdin(path) {
         (Box::new(io::stdin()), None)
@@ -80,7 +80,7 @@ fn read_up_to(path: &Path, max: u64) -> Result<Vec<u8>, Error> {
 
 /// Reads the whole input at `path` (`-`: standard input), up to `max` bytes; `what`
 /// says in the error what such an input may not exceed ("larger than {what}").
-pub fn read_whole(path: &Path, max: u64, what: &str) -> Result<Vec<u8>, Error> {
+pub(crate) fn read_whole(path: &Path, max: u64, what: &str) -> Result<Vec<u8>, Error> {
     let bytes = read_up_to(path, max)?;
     if bytes.len() as u64 > max {
         return Err(Error::Invalid {
@@ -94,7 +94,7 @@ pub fn read_whole(path: &Path, max: u64, what: &str) -> Result<Vec<u8>, Error> {
 /// Reads a small document whole (a scope or roles file), up to `max` bytes: a larger
 /// one is an input error on line 1, `{what} larger than N MiB`. Hands the bytes to
 /// `parse`, whose error (a 1-based line and a message) is placed in the file.
-pub fn read_document<T>(
+pub(crate) fn read_document<T>(
     path: &Path,
     max: u64,
     what: &str,
@@ -140,7 +140,7 @@ pub(crate) fn read_scope(path: &Path) -> Result<ScopeFile, Error> {
 }
 
 /// The usage error when two inputs, named `a` and `b` in it, are both standard input.
-pub fn not_both_stdin(a: (&Path, &str), b: (&Path, &str)) -> Result<(), Error> {
+pub(crate) fn not_both_stdin(a: (&Path, &str), b: (&Path, &str)) -> Result<(), Error> {
     if is_stdin(a.0) && is_stdin(b.0) {
         return Err(Error::Usage(format!(
             "{} and {} cannot both be standard input",
@@ -153,7 +153,7 @@ pub fn not_both_stdin(a: (&Path, &str), b: (&Path, &str)) -> Result<(), Error> {
 /// The transcript a command reads: the file as it is, or the transcript imported from
 /// an agent's log (`--from`), which is audited exactly as `import` would have written
 /// it, with findings placed on the lines of the calls in the log.
-pub struct Transcript {
+pub(crate) struct Transcript {
     /// The input as the user named it.
     pub path: PathBuf,
     reader: Box<dyn Read + Send>,
@@ -165,7 +165,7 @@ impl Transcript {
     /// The transcript at `path`, imported as `from` says when it is given; an import's
     /// notes and warnings go to `diagnostics` (stderr, or a file's share of it when
     /// several are audited at once).
-    pub fn open(
+    pub(crate) fn open(
         path: &Path,
         from: Option<ImportOptions>,
         diagnostics: &mut dyn Write,
@@ -189,7 +189,7 @@ impl Transcript {
 
     /// The error of reading this transcript: for a plain file that an import with
     /// `--from auto` would read as an agent's log, with a hint naming the format.
-    pub fn reading_error(&self, err: toolreplay_core::transcript::ReadError) -> Error {
+    pub(crate) fn reading_error(&self, err: toolreplay_core::transcript::ReadError) -> Error {
         let err = Error::reading(&self.path, err);
         if self.imported() || is_stdin(&self.path) {
             return err;
@@ -220,28 +220,28 @@ impl Transcript {
     }
 
     /// Whether the transcript was imported from an agent's log.
-    pub fn imported(&self) -> bool {
+    pub(crate) fn imported(&self) -> bool {
         self.lines.is_some()
     }
 
     /// The input's name in messages and reports.
-    pub fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         display(&self.path)
     }
 
     /// The transcript's bytes, read once.
-    pub fn reader(&mut self) -> Box<dyn Read + Send> {
+    pub(crate) fn reader(&mut self) -> Box<dyn Read + Send> {
         std::mem::replace(&mut self.reader, Box::new(io::empty()))
     }
 
     /// [`Transcript::reader`], buffered.
-    pub fn buffered(&mut self) -> Box<dyn BufRead + Send> {
+    pub(crate) fn buffered(&mut self) -> Box<dyn BufRead + Send> {
         Box::new(BufReader::with_capacity(READ_BUFFER, self.reader()))
     }
 
     /// The line in the input of the record with index `index`: `line` (its line in the
     /// transcript) unless the transcript was imported.
-    pub fn line(&self, index: u64, line: u64) -> u64 {
+    pub(crate) fn line(&self, index: u64, line: u64) -> u64 {
         self.lines
             .as_ref()
             .and_then(|lines| lines.get(usize::try_from(index).ok()?))
@@ -250,7 +250,7 @@ impl Transcript {
     }
 
     /// Findings placed on the lines of their calls in the input.
-    pub fn place(&self, findings: &mut Findings) -> io::Result<()> {
+    pub(crate) fn place(&self, findings: &mut Findings) -> io::Result<()> {
         if self.lines.is_some() {
             *findings = findings.rewrite(|mut finding| {
                 finding.line = self.line(finding.index, finding.line);

@@ -9,17 +9,17 @@ use std::io::{self, BufRead, Read, Write};
 use std::time::{Duration, Instant};
 
 /// How long reading goes on before the indicator appears.
-pub const DELAY: Duration = Duration::from_secs(1);
+pub(super) const DELAY: Duration = Duration::from_secs(1);
 
 /// The shortest time between two redraws.
-pub const INTERVAL: Duration = Duration::from_millis(200);
+pub(super) const INTERVAL: Duration = Duration::from_millis(200);
 
 /// How many bytes are read between two looks at the clock.
 const CHECK_EVERY: u64 = 1 << 20;
 
 /// What the indicator shows, and when: pure, with the time given.
 #[derive(Debug)]
-pub struct Meter {
+pub(super) struct Meter {
     name: String,
     total: Option<u64>,
     read: u64,
@@ -31,12 +31,12 @@ pub struct Meter {
 impl Meter {
     /// A meter for the input `name` of `total` bytes (unknown for a stream), started
     /// now.
-    pub fn new(name: String, total: Option<u64>) -> Self {
+    pub(super) fn new(name: String, total: Option<u64>) -> Self {
         Self::started_at(name, total, Instant::now())
     }
 
     /// A meter started at `start`.
-    pub fn started_at(name: String, total: Option<u64>, start: Instant) -> Self {
+    pub(super) fn started_at(name: String, total: Option<u64>, start: Instant) -> Self {
         Meter {
             name,
             total,
@@ -48,7 +48,7 @@ impl Meter {
     }
 
     /// Counts `bytes` more read; true when it is time to look at the clock.
-    pub fn advance(&mut self, bytes: u64) -> bool {
+    pub(super) fn advance(&mut self, bytes: u64) -> bool {
         self.read += bytes;
         if self.read - self.checked_at >= CHECK_EVERY {
             self.checked_at = self.read;
@@ -60,7 +60,7 @@ impl Meter {
 
     /// The line to draw at `now`, if any: none before [`DELAY`] has passed nor
     /// within [`INTERVAL`] of the last one.
-    pub fn line_at(&mut self, now: Instant) -> Option<String> {
+    pub(super) fn line_at(&mut self, now: Instant) -> Option<String> {
         if now.saturating_duration_since(self.start) < DELAY {
             return None;
         }
@@ -83,7 +83,7 @@ impl Meter {
     }
 
     /// Whether a line was drawn, so there is something to erase.
-    pub fn drawn(&self) -> bool {
+    pub(super) fn drawn(&self) -> bool {
         self.drawn.is_some()
     }
 }
@@ -95,7 +95,7 @@ fn mib(bytes: u64) -> String {
 }
 
 /// A reader that draws its progress on `out` as it is read.
-pub struct Progress<R> {
+pub(super) struct Progress<R> {
     inner: R,
     meter: Meter,
     out: Box<dyn Write + Send>,
@@ -103,7 +103,7 @@ pub struct Progress<R> {
 
 impl<R> Progress<R> {
     /// Wraps `inner`; lines are drawn on `out`.
-    pub fn new(inner: R, meter: Meter, out: Box<dyn Write + Send>) -> Self {
+    pub(super) fn new(inner: R, meter: Meter, out: Box<dyn Write + Send>) -> Self {
         Progress { inner, meter, out }
     }
 

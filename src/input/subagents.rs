@@ -15,16 +15,16 @@ use toolreplay_core::import::{Format, MAX_IMPORT_BYTES, Source, Subagent};
 
 /// The subagent logs found beside a session: each file name with its bytes.
 #[derive(Debug, Default)]
-pub struct Found(Vec<(String, Vec<u8>)>);
+pub(super) struct Found(Vec<(String, Vec<u8>)>);
 
 impl Found {
     /// How many logs were found.
-    pub fn count(&self) -> usize {
+    pub(super) fn count(&self) -> usize {
         self.0.len()
     }
 
     /// The logs, as the core takes them.
-    pub fn logs(&self) -> Vec<Subagent<'_>> {
+    pub(super) fn logs(&self) -> Vec<Subagent<'_>> {
         self.0
             .iter()
             .map(|(name, bytes)| Subagent { name, bytes })
@@ -33,7 +33,7 @@ impl Found {
 }
 
 /// The subagent logs beside the session at `path`, in the order of their names.
-pub fn beside(path: &Path, source: Source) -> Result<Found, Error> {
+pub(super) fn beside(path: &Path, source: Source) -> Result<Found, Error> {
     if input::is_stdin(path) || !matches!(source, Source::Auto | Source::Named(Format::ClaudeCode))
     {
         return Ok(Found::default());
@@ -78,7 +78,7 @@ pub fn beside(path: &Path, source: Source) -> Result<Found, Error> {
 
 /// The session file whose subagent log `path` would be read with, by its name
 /// alone: `<session>.jsonl` for `<session>/subagents/agent-*.jsonl`.
-pub fn session_of(path: &Path) -> Option<std::path::PathBuf> {
+pub(crate) fn session_of(path: &Path) -> Option<std::path::PathBuf> {
     let name = path.file_name()?.to_str()?;
     if !(name.starts_with("agent-") && name.ends_with(".jsonl")) {
         return None;

@@ -11,17 +11,17 @@ use super::shown;
 use crate::error::Error;
 
 /// How long a session waits for its lock before it refuses the call.
-pub const LOCK_WAIT: Duration = Duration::from_secs(10);
+pub(crate) const LOCK_WAIT: Duration = Duration::from_secs(10);
 
 /// A lock held until dropped (closing the file lets it go).
 #[derive(Debug)]
-pub struct Lock {
+pub(crate) struct Lock {
     _file: File,
 }
 
 impl Lock {
     /// Takes the lock of `path` (created if missing).
-    pub fn take(path: &Path) -> Result<Lock, Error> {
+    pub(crate) fn take(path: &Path) -> Result<Lock, Error> {
         let file = OpenOptions::new()
             .read(true)
             .write(true)

@@ -27,7 +27,7 @@
 //! replaces the file whole, which
 //! the next event sees (another size or time) and verifies.
 
-pub mod lock;
+pub(crate) mod lock;
 
 use std::fmt;
 use std::fs::{File, OpenOptions};
@@ -45,7 +45,7 @@ use crate::error::Error;
 
 /// How a session writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Options {
+pub(crate) struct Options {
     /// Flush every append and state to stable storage before going on (the
     /// default); off, a crash of the machine may lose the last links.
     pub durable: bool,
@@ -60,7 +60,7 @@ impl Default for Options {
 /// What `<file>.state` holds: the engine's state and what the file was when it was
 /// saved.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct StateFile {
+pub(crate) struct StateFile {
     /// The format of this file: 1.
     pub version: u32,
     /// SHA-256 of the scope file's bytes, in hex.
@@ -76,7 +76,7 @@ pub struct StateFile {
 }
 
 /// `path` with `suffix` added to its name: `<file>.lock`, `<file>.state`.
-pub fn beside(path: &Path, suffix: &str) -> PathBuf {
+pub(crate) fn beside(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push(suffix);
     PathBuf::from(name)
@@ -94,7 +94,7 @@ fn io_error(what: impl FnOnce() -> String) -> impl FnOnce(io::Error) -> Error {
 }
 
 /// An open, locked live session.
-pub struct SessionFile<'s> {
+pub(crate) struct SessionFile<'s> {
     path: PathBuf,
     state_path: PathBuf,
     file: File,
@@ -120,7 +120,7 @@ impl<'s> SessionFile<'s> {
     /// Opens the session file `path` (created empty if missing) for calls decided
     /// against `scope`, read from a file whose digest is `policy` (see
     /// [`crate::input::ScopeFile`]), and locks it.
-    pub fn open(
+    pub(crate) fn open(
         path: &Path,
         scope: &'s Scope,
         policy: &str,
@@ -165,13 +165,13 @@ impl<'s> SessionFile<'s> {
     }
 
     /// The session's engine.
-    pub fn live(&mut self) -> &mut Live<'s> {
+    pub(crate) fn live(&mut self) -> &mut Live<'s> {
         &mut self.live
     }
 
     /// Appends `ready`'s lines (flushed to stable storage when durable). On an error
     /// the file is cut back to where it was, and the session must not be saved.
-    pub fn write(&mut self, ready: &Ready) -> Result<(), Error> {
+    pub(crate) fn write(&mut self, ready: &Ready) -> Result<(), Error> {
         if ready.is_empty() {
             return Ok(());
         }
@@ -212,7 +212,7 @@ impl<'s> SessionFile<'s> {
     }
 
     /// Saves the state beside the file, atomically, and lets the lock go.
-    pub fn save(self) -> Result<(), Error> {
+    pub(crate) fn save(self) -> Result<(), Error> {
         let meta = self
             .file
             .metadata()

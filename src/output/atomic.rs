@@ -39,7 +39,7 @@ fn writing() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
 /// or SIGHUP, then exits with 128 plus the signal's number. Without a way to handle
 /// signals here, nothing is done.
 #[cfg(unix)]
-pub fn remove_temporary_files_on_signals() {
+pub(crate) fn remove_temporary_files_on_signals() {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
         return;
@@ -59,7 +59,7 @@ pub fn remove_temporary_files_on_signals() {}
 
 /// A file being written in place of `target`.
 #[derive(Debug)]
-pub struct AtomicFile {
+pub(crate) struct AtomicFile {
     inner: Inner,
     target: PathBuf,
 }
@@ -109,7 +109,7 @@ impl AtomicFile {
     /// Starts writing a new version of `target`, in a temporary file in the same
     /// directory (so the final rename stays on one file system), or straight to it
     /// when it is not a regular file (see the module documentation).
-    pub fn new(target: &Path) -> io::Result<Self> {
+    pub(crate) fn new(target: &Path) -> io::Result<Self> {
         let (target, existing) = resolve(target)?;
         if let Some(meta) = &existing {
             if meta.is_dir() {
@@ -153,18 +153,18 @@ impl AtomicFile {
 
     /// Whether the target is replaced at the end (it is a regular file or a new one),
     /// rather than written to directly.
-    pub fn is_atomic(&self) -> bool {
+    pub(crate) fn is_atomic(&self) -> bool {
         matches!(self.inner, Inner::Temp { .. })
     }
 
     /// The file replaced or written at the end: the path given, or the file a
     /// symbolic link there points to.
-    pub fn target(&self) -> &Path {
+    pub(crate) fn target(&self) -> &Path {
         &self.target
     }
 
     /// The file to write to (and read back).
-    pub fn file(&mut self) -> &mut File {
+    pub(crate) fn file(&mut self) -> &mut File {
         match &mut self.inner {
             Inner::Temp { temp, .. } => temp.as_file_mut(),
             Inner::Direct(file) => file,
@@ -172,7 +172,7 @@ impl AtomicFile {
     }
 
     /// The temporary file opened again, with its own position, to read it back.
-    pub fn reopen(&self) -> io::Result<File> {
+    pub(crate) fn reopen(&self) -> io::Result<File> {
         match &self.inner {
             Inner::Temp { temp, .. } => temp.reopen(),
             Inner::Direct(_) => Err(io::ErrorKind::Unsupported.into()),
@@ -181,7 +181,7 @@ impl AtomicFile {
 
     /// Flushes the file to disk, gives it the target's permissions and owner when it
     /// replaces one, and renames it over the target.
-    pub fn commit(self) -> io::Result<()> {
+    pub(crate) fn commit(self) -> io::Result<()> {
         match self.inner {
             // A device or a pipe may not sync: what was written was written.
             Inner::Direct(file) => match file.sync_all() {

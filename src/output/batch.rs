@@ -25,15 +25,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 
 /// How many bytes the writer gathers before it writes them: a multiple of [`ALIGN`].
-pub const CHUNK_BYTES: usize = 4 << 20;
+pub(crate) const CHUNK_BYTES: usize = 4 << 20;
 
 /// The alignment of memory, file offset and length that `O_DIRECT` asks for (the
 /// page size and the largest usual logical block size).
-pub const ALIGN: usize = 4096;
+pub(crate) const ALIGN: usize = 4096;
 
 /// How many written bytes are handed to the kernel's write-back at a time, when the
 /// file is written the ordinary way.
-pub const WRITEBACK_BYTES: u64 = 32 << 20;
+pub(crate) const WRITEBACK_BYTES: u64 = 32 << 20;
 
 /// How many pieces may wait for the writer thread: enough for a few milliseconds of
 /// a disk that is slow to answer, while the memory they hold stays small.
@@ -42,7 +42,7 @@ const QUEUE: usize = 8;
 /// Writes bytes to a file from its current position (its start), a buffer at a
 /// time; see the module documentation.
 #[derive(Debug)]
-pub struct FileWriter<'f> {
+pub(crate) struct FileWriter<'f> {
     file: &'f File,
     /// [`CHUNK_BYTES`] and [`ALIGN`] more, so that an aligned buffer fits in it.
     buffer: Vec<u8>,
@@ -59,7 +59,7 @@ pub struct FileWriter<'f> {
 impl<'f> FileWriter<'f> {
     /// A writer to `file`, with `O_DIRECT` when `direct` is asked and the file system
     /// takes it (`file` should then be a regular file that is only written here).
-    pub fn new(file: &'f File, direct: bool) -> Self {
+    pub(crate) fn new(file: &'f File, direct: bool) -> Self {
         let buffer = vec![0; CHUNK_BYTES + ALIGN];
         let at = buffer.as_ptr().align_offset(ALIGN);
         let (at, direct) = if at < ALIGN {
@@ -85,7 +85,7 @@ impl<'f> FileWriter<'f> {
     }
 
     /// Appends `bytes`; they are written once a buffer is full, or by [`Self::finish`].
-    pub fn write(&mut self, mut bytes: &[u8]) -> io::Result<()> {
+    pub(crate) fn write(&mut self, mut bytes: &[u8]) -> io::Result<()> {
         while !bytes.is_empty() {
             let n = (CHUNK_BYTES - self.filled).min(bytes.len());
             let to = self.at + self.filled;
@@ -101,7 +101,7 @@ impl<'f> FileWriter<'f> {
 
     /// Writes everything appended and not written yet, and leaves the file without
     /// `O_DIRECT`.
-    pub fn finish(&mut self) -> io::Result<()> {
+    pub(crate) fn finish(&mut self) -> io::Result<()> {
         if self.direct {
             let aligned = self.filled / ALIGN * ALIGN;
             if aligned > 0 {
@@ -200,11 +200,11 @@ fn start_writeback(_file: &File, _offset: u64, _len: u64) {}
 
 /// The writer thread has stopped, on an error that [`write_on_thread`] gives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WriterStopped;
+pub(crate) struct WriterStopped;
 
 /// Hands pieces of output to the writer thread (or, without one, writes them).
 #[derive(Debug)]
-pub struct Pieces<'f, T> {
+pub(crate) struct Pieces<'f, T> {
     to: To<'f, T>,
 }
 
@@ -219,7 +219,7 @@ enum To<'f, T> {
 
 impl<T: AsRef<[u8]>> Pieces<'_, T> {
     /// Queues `piece` for writing; waits while the queue is full.
-    pub fn send(&mut self, piece: T) -> Result<(), WriterStopped> {
+    pub(crate) fn send(&mut self, piece: T) -> Result<(), WriterStopped> {
         match &mut self.to {
             To::Thread(sender) => sender.send(piece).map_err(|_| WriterStopped),
             To::Here { writer, error } => match writer.write(piece.as_ref()) {
@@ -239,7 +239,7 @@ impl<T: AsRef<[u8]>> Pieces<'_, T> {
 /// `produce` succeeds, everything is written; when it fails, what is still waiting
 /// is not. Gives what `produce` gave and how the writing went: its first error, if
 /// any (the pieces before it written, none after it).
-pub fn write_on_thread<T, R, E>(
+pub(crate) fn write_on_thread<T, R, E>(
     file: &File,
     direct: bool,
     recycle: impl Fn(T) + Sync,

@@ -5,30 +5,30 @@ use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 
 /// How much output is kept in memory before it moves to a temporary file.
-pub const MEMORY_LIMIT: usize = 8 << 20;
+pub(crate) const MEMORY_LIMIT: usize = 8 << 20;
 
 /// How much of a parked spool ([`Spool::park`]) stays in memory.
-pub const PARKED_LIMIT: usize = 64 << 10;
+pub(crate) const PARKED_LIMIT: usize = 64 << 10;
 
 /// The buffer of writes to a spool's temporary file.
 const WRITE_BUFFER: usize = 64 << 10;
 
 /// Bytes written now and read back later.
 #[derive(Debug, Default)]
-pub struct Spool {
+pub(crate) struct Spool {
     memory: Vec<u8>,
     file: Option<BufWriter<File>>,
 }
 
 impl Spool {
     /// An empty spool.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
     /// A spool holding `text`.
     #[cfg(test)]
-    pub fn from_text(text: String) -> Self {
+    pub(crate) fn from_text(text: String) -> Self {
         Spool {
             memory: text.into_bytes(),
             file: None,
@@ -36,7 +36,7 @@ impl Spool {
     }
 
     /// Appends `bytes`.
-    pub fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+    pub(crate) fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
         if self.file.is_none() && self.memory.len() + bytes.len() > MEMORY_LIMIT {
             self.spill()?;
         }
@@ -62,7 +62,7 @@ impl Spool {
     /// many): more than [`PARKED_LIMIT`] in memory goes to the temporary file, the
     /// file's buffer is flushed, and memory kept for more is given back, so that
     /// many spools held at once stay small.
-    pub fn park(&mut self) -> io::Result<()> {
+    pub(crate) fn park(&mut self) -> io::Result<()> {
         if self.file.is_none() && self.memory.len() > PARKED_LIMIT {
             self.spill()?;
         }
@@ -75,7 +75,7 @@ impl Spool {
 
     /// Copies everything written, in order, to `out`. Errors of the spool itself and
     /// errors writing `out` are told apart.
-    pub fn copy_to(self, out: &mut dyn Write) -> Result<(), SpoolError> {
+    pub(crate) fn copy_to(self, out: &mut dyn Write) -> Result<(), SpoolError> {
         match self.file {
             None => out.write_all(&self.memory).map_err(SpoolError::Write),
             Some(file) => {
@@ -100,7 +100,7 @@ impl Spool {
 
 impl Spool {
     /// Everything written, to be read back in order, buffered.
-    pub fn into_reader(self) -> io::Result<SpoolReader> {
+    pub(crate) fn into_reader(self) -> io::Result<SpoolReader> {
         match self.file {
             None => Ok(SpoolReader::Memory(io::Cursor::new(self.memory))),
             Some(file) => {
@@ -117,7 +117,7 @@ impl Spool {
 
 /// A spool being read back.
 #[derive(Debug)]
-pub enum SpoolReader {
+pub(crate) enum SpoolReader {
     /// Held in memory.
     Memory(io::Cursor<Vec<u8>>),
     /// Held in its temporary file.
@@ -163,7 +163,7 @@ impl Write for Spool {
 
 /// Why a spool could not be copied out.
 #[derive(Debug)]
-pub enum SpoolError {
+pub(crate) enum SpoolError {
     /// The temporary file failed.
     Spool(io::Error),
     /// The destination failed.

@@ -20,7 +20,7 @@ use crate::args::ColorChoice;
 
 /// Whether to colour, given the choice, whether stdout is a terminal and the
 /// environment's `NO_COLOR` and `TERM`.
-pub fn enabled(
+pub(crate) fn enabled(
     choice: ColorChoice,
     stdout_is_terminal: bool,
     no_color: Option<&OsStr>,
@@ -39,7 +39,7 @@ pub fn enabled(
 
 /// What a coloured word says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tone {
+pub(crate) enum Tone {
     /// A verdict that holds.
     Holds,
     /// A verdict that does not hold.
@@ -48,20 +48,20 @@ pub enum Tone {
 
 /// Whether text reports are coloured, and how.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Paint {
+pub(crate) struct Paint {
     on: bool,
 }
 
 /// A word as it is written: wrapped in SGR codes, or as it is.
 #[derive(Debug, Clone, Copy)]
-pub struct Painted<'a> {
+pub(crate) struct Painted<'a> {
     word: &'a str,
     sgr: Option<&'static str>,
 }
 
 impl Painted<'_> {
     /// Appends the word as it is written, as its `Display` does.
-    pub fn push_to(self, out: &mut String) {
+    pub(crate) fn push_to(self, out: &mut String) {
         match self.sgr {
             Some(sgr) => {
                 out.push_str(sgr);
@@ -84,10 +84,10 @@ impl fmt::Display for Painted<'_> {
 
 impl Paint {
     /// No colour.
-    pub const PLAIN: Paint = Paint { on: false };
+    pub(crate) const PLAIN: Paint = Paint { on: false };
 
     /// Colour when `on`.
-    pub fn new(on: bool) -> Paint {
+    pub(crate) fn new(on: bool) -> Paint {
         Paint { on }
     }
 
@@ -99,7 +99,7 @@ impl Paint {
     }
 
     /// The name of a finding's kind.
-    pub fn kind(self, kind: &FindingKind) -> Painted<'static> {
+    pub(crate) fn kind(self, kind: &FindingKind) -> Painted<'static> {
         let sgr = match kind {
             FindingKind::NonDeterminism { .. } => "\x1b[1;33m",
             FindingKind::RedundantCall { .. } => "\x1b[1;36m",
@@ -116,7 +116,7 @@ impl Paint {
     }
 
     /// A verdict's word.
-    pub fn verdict<'a>(self, word: &'a str, tone: Tone) -> Painted<'a> {
+    pub(crate) fn verdict<'a>(self, word: &'a str, tone: Tone) -> Painted<'a> {
         match tone {
             Tone::Holds => self.wrap(word, "\x1b[32m"),
             Tone::Fails => self.wrap(word, "\x1b[1;31m"),

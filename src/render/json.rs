@@ -79,7 +79,7 @@ use super::color::Paint;
 use super::{Asked, HeadCheck, SignatureChecked, VerifyReport, text};
 
 /// The version of the JSON report format.
-pub const FORMAT_VERSION: u32 = 1;
+pub(crate) const FORMAT_VERSION: u32 = 1;
 
 #[derive(Serialize)]
 struct JsonFinding<'a> {
@@ -308,7 +308,7 @@ fn signature_json(check: &SignatureChecked) -> SignatureJson<'_> {
 }
 
 /// The JSON report of `replay`, written to `out` as its findings are read back.
-pub fn replay(report: &ReplayReport, file: &str, out: &mut dyn io::Write) -> io::Result<()> {
+pub(crate) fn replay(report: &ReplayReport, file: &str, out: &mut dyn io::Write) -> io::Result<()> {
     let head = ReplayJson {
         format_version: FORMAT_VERSION,
         command: "replay",
@@ -327,7 +327,7 @@ pub fn replay(report: &ReplayReport, file: &str, out: &mut dyn io::Write) -> io:
 }
 
 /// The JSON report of `scope`, written to `out` as its findings are read back.
-pub fn scope(
+pub(crate) fn scope(
     report: &ScopeReport,
     file: &str,
     scope: &str,
@@ -352,7 +352,7 @@ pub fn scope(
 }
 
 /// The JSON report of `verify`; `checks` says which checks were asked for.
-pub fn verify(report: &VerifyReport, checks: Asked, file: &str) -> String {
+pub(crate) fn verify(report: &VerifyReport, checks: Asked, file: &str) -> String {
     let head_check = checks.head.then(|| report.head.as_ref().map(head_json));
     let signature = checks
         .signature
@@ -404,7 +404,7 @@ pub fn verify(report: &VerifyReport, checks: Asked, file: &str) -> String {
 
 /// The JSON report of `diff`: the runs' verdict and counts, and the first difference
 /// or, with `all` (`--all`), every difference kept and how many more there were.
-pub fn diff(
+pub(crate) fn diff(
     report: &toolreplay_core::diff::DiffReport,
     all: Option<&toolreplay_core::diff::AllDifferences>,
     a: &str,

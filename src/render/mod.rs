@@ -6,11 +6,11 @@
 //! given (the reports of audits, whose findings are read back as they are written),
 //! and `main` writes it.
 
-pub mod color;
-pub mod json;
-pub mod report;
-pub mod sarif;
-pub mod text;
+pub(crate) mod color;
+pub(crate) mod json;
+pub(crate) mod report;
+pub(crate) mod sarif;
+pub(crate) mod text;
 
 use toolreplay_core::chain::Verdict;
 use toolreplay_core::head::{HeadVerdict, Pin};
@@ -24,7 +24,7 @@ use color::Paint;
 
 /// Which checks beyond the chain `verify` was asked for.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Asked {
+pub(crate) struct Asked {
     /// `--head`.
     pub head: bool,
     /// `--signature`.
@@ -33,7 +33,7 @@ pub struct Asked {
 
 /// What `verify` found: the chain, and when it is intact, the checks asked for.
 #[derive(Debug, Clone)]
-pub struct VerifyReport {
+pub(crate) struct VerifyReport {
     /// Which checks were asked for.
     pub asked: Asked,
     /// The verdict on the chain.
@@ -46,7 +46,7 @@ pub struct VerifyReport {
 
 impl VerifyReport {
     /// Whether the chain is intact and every check holds: exit 0.
-    pub fn holds(&self) -> bool {
+    pub(crate) fn holds(&self) -> bool {
         matches!(self.verdict, Verdict::Intact { .. })
             && self.head.as_ref().is_none_or(|c| c.verdict.matches())
             && self.signature.as_ref().is_none_or(|c| c.verdict.is_good())
@@ -55,7 +55,7 @@ impl VerifyReport {
 
 /// The pinned head against the chain's.
 #[derive(Debug, Clone)]
-pub struct HeadCheck {
+pub(crate) struct HeadCheck {
     /// How they compare.
     pub verdict: HeadVerdict,
     /// The pinned head.
@@ -66,7 +66,7 @@ pub struct HeadCheck {
 
 /// The signature of the head statement, checked.
 #[derive(Debug, Clone)]
-pub struct SignatureChecked {
+pub(crate) struct SignatureChecked {
     /// The verdict.
     pub verdict: SignatureVerdict,
     /// The principal the signer must be (`--identity`).
@@ -77,7 +77,7 @@ pub struct SignatureChecked {
 
 /// The replay report in `format` for the input named `file`, written to `out` as
 /// the findings are read back; `paint` applies to text only.
-pub fn replay(
+pub(crate) fn replay(
     report: &ReplayReport,
     file: &str,
     format: Format,
@@ -92,7 +92,7 @@ pub fn replay(
 }
 
 /// The scope report in `format`, written to `out` as the findings are read back.
-pub fn scope(
+pub(crate) fn scope(
     report: &ScopeReport,
     file: &str,
     scope: &str,
@@ -108,7 +108,7 @@ pub fn scope(
 }
 
 /// The verify report in `format`.
-pub fn verify(report: &VerifyReport, file: &str, format: Format, paint: Paint) -> String {
+pub(crate) fn verify(report: &VerifyReport, file: &str, format: Format, paint: Paint) -> String {
     match format {
         Format::Text => text::verify_report(report, paint),
         Format::Json => json::verify(report, report.asked, file),

@@ -37,11 +37,11 @@ use super::color::Paint;
 use super::{VerifyReport, text};
 
 /// The SARIF schema the log declares.
-pub const SCHEMA: &str =
+pub(crate) const SCHEMA: &str =
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
 
 /// The key of the partial fingerprint of each result.
-pub const FINGERPRINT_KEY: &str = "toolreplay/v1";
+pub(crate) const FINGERPRINT_KEY: &str = "toolreplay/v1";
 
 /// A rule: id, name, level, short and full description, help.
 struct Rule {
@@ -167,7 +167,7 @@ fn rule(id: &str) -> usize {
 
 /// A path as a URI reference: bytes other than ASCII letters, digits and `-._~/`
 /// percent-encoded.
-pub fn uri(path: &str) -> String {
+pub(crate) fn uri(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
     for b in path.bytes() {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
@@ -185,13 +185,13 @@ pub fn uri(path: &str) -> String {
 /// fingerprints: baselines use it too. It keeps a count per distinct fingerprint
 /// (a digest and a number), never the results.
 #[derive(Debug, Default)]
-pub struct Occurrences {
+pub(crate) struct Occurrences {
     seen: HashMap<[u8; 32], u64>,
 }
 
 impl Occurrences {
     /// The fingerprint of the next result, of rule `rule` on the call `call`.
-    pub fn next(&mut self, rule: &str, call: &[u8; 32]) -> String {
+    pub(crate) fn next(&mut self, rule: &str, call: &[u8; 32]) -> String {
         let mut hasher = Sha256::new();
         hasher.update(rule.as_bytes());
         hasher.update([0]);
@@ -304,17 +304,17 @@ fn from_findings<'a>(
 }
 
 /// A SARIF log without results, declaring the rules of every log.
-pub fn empty() -> String {
+pub(crate) fn empty() -> String {
     log_text("", Vec::new(), None)
 }
 
 /// The SARIF log of `replay`, written to `out` as its findings are read back.
-pub fn replay(report: &ReplayReport, file: &str, out: &mut dyn io::Write) -> io::Result<()> {
+pub(crate) fn replay(report: &ReplayReport, file: &str, out: &mut dyn io::Write) -> io::Result<()> {
     log(file, from_findings(&report.findings, ""), None, out)
 }
 
 /// The SARIF log of `scope`, written to `out` as its findings are read back.
-pub fn scope(report: &ScopeReport, file: &str, out: &mut dyn io::Write) -> io::Result<()> {
+pub(crate) fn scope(report: &ScopeReport, file: &str, out: &mut dyn io::Write) -> io::Result<()> {
     log(
         file,
         from_findings(&report.findings, &report.agent),
@@ -324,7 +324,7 @@ pub fn scope(report: &ScopeReport, file: &str, out: &mut dyn io::Write) -> io::R
 }
 
 /// The SARIF log of `verify`.
-pub fn verify(report: &VerifyReport, file: &str) -> String {
+pub(crate) fn verify(report: &VerifyReport, file: &str) -> String {
     let mut found = match &report.verdict {
         Verdict::Intact { .. } => Vec::new(),
         Verdict::Broken {

@@ -43,7 +43,11 @@ fn finding_lines(
 }
 
 /// The text report of `replay`, written to `out` as its findings are read back.
-pub fn replay(report: &ReplayReport, paint: Paint, out: &mut dyn io::Write) -> io::Result<()> {
+pub(crate) fn replay(
+    report: &ReplayReport,
+    paint: Paint,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
     writeln!(out, "calls: {}", report.calls)?;
     match report.divergence {
         Some(index) => writeln!(out, "divergence: index {index}")?,
@@ -54,14 +58,14 @@ pub fn replay(report: &ReplayReport, paint: Paint, out: &mut dyn io::Write) -> i
 }
 
 /// The text report of `scope`, written to `out` as its findings are read back.
-pub fn scope(report: &ScopeReport, paint: Paint, out: &mut dyn io::Write) -> io::Result<()> {
+pub(crate) fn scope(report: &ScopeReport, paint: Paint, out: &mut dyn io::Write) -> io::Result<()> {
     writeln!(out, "calls: {}", report.calls)?;
     writeln!(out, "findings: {}", report.findings.len())?;
     finding_lines(&report.findings, &report.agent, paint, out)
 }
 
 /// The text report of `verify` on the chain alone.
-pub fn verify(verdict: &Verdict, paint: Paint) -> String {
+pub(crate) fn verify(verdict: &Verdict, paint: Paint) -> String {
     match verdict {
         Verdict::Intact { .. } => format!("chain: {}\n", paint.verdict("intact", Tone::Holds)),
         Verdict::Broken {
@@ -80,7 +84,7 @@ pub fn verify(verdict: &Verdict, paint: Paint) -> String {
 
 /// The text report of `verify` with the checks beyond the chain: the chain's lines,
 /// then those of `--head`, then that of `--signature`.
-pub fn verify_report(report: &VerifyReport, paint: Paint) -> String {
+pub(crate) fn verify_report(report: &VerifyReport, paint: Paint) -> String {
     let mut out = verify(&report.verdict, paint);
     if let Some(check) = &report.head {
         head(check, paint, &mut out);
@@ -96,7 +100,7 @@ fn plural(n: u64) -> &'static str {
 }
 
 /// The words of `verify --head`'s first line after `head: `.
-pub fn head_words(check: &HeadCheck, paint: Paint, out: &mut String) {
+pub(crate) fn head_words(check: &HeadCheck, paint: Paint, out: &mut String) {
     let HeadCheck { verdict, pin, head } = check;
     let differs = paint.verdict("differs", Tone::Fails);
     let _ = match verdict {
@@ -154,7 +158,7 @@ fn head(check: &HeadCheck, paint: Paint, out: &mut String) {
 }
 
 /// Why a signature is not trusted, in words.
-pub fn untrusted(why: Untrusted, check: &SignatureChecked, fingerprint: &str) -> String {
+pub(crate) fn untrusted(why: Untrusted, check: &SignatureChecked, fingerprint: &str) -> String {
     let identity = quote_name(&check.identity);
     let allowed = &check.allowed_signers;
     match why {
@@ -173,7 +177,7 @@ pub fn untrusted(why: Untrusted, check: &SignatureChecked, fingerprint: &str) ->
 }
 
 /// Why a signature is bad, or what it is, in words: the text after `signature: WORD: `.
-pub fn signature_words(check: &SignatureChecked) -> String {
+pub(crate) fn signature_words(check: &SignatureChecked) -> String {
     match &check.verdict {
         SignatureVerdict::Good { fingerprint } => format!(
             "{} with ED25519 key {fingerprint}",
@@ -190,7 +194,7 @@ pub fn signature_words(check: &SignatureChecked) -> String {
 }
 
 /// The word of a signature's verdict: `good`, `bad` or `not trusted`.
-pub fn signature_word(verdict: &SignatureVerdict) -> &'static str {
+pub(crate) fn signature_word(verdict: &SignatureVerdict) -> &'static str {
     match verdict {
         SignatureVerdict::Good { .. } => "good",
         SignatureVerdict::WrongNamespace { .. } | SignatureVerdict::DoesNotSign => "bad",
@@ -232,7 +236,7 @@ fn at_line(label: &str, at: &At, out: &mut String) {
 /// a: line 6: tool 'search'
 /// b: line 6: tool 'search'
 /// ```
-pub fn diff(report: &DiffReport, paint: Paint) -> String {
+pub(crate) fn diff(report: &DiffReport, paint: Paint) -> String {
     let mut out = String::new();
     let Some(first) = &report.first else {
         let _ = write!(
@@ -270,7 +274,7 @@ pub fn diff(report: &DiffReport, paint: Paint) -> String {
 }
 
 /// The list of `diff --all`, after the report: `differences: N`, then one line each.
-pub fn all_differences(all: &toolreplay_core::diff::AllDifferences, out: &mut String) {
+pub(crate) fn all_differences(all: &toolreplay_core::diff::AllDifferences, out: &mut String) {
     let total = all.differences.len() as u64 + all.more;
     let _ = writeln!(out, "differences: {total}");
     for difference in &all.differences {
@@ -307,7 +311,7 @@ pub fn all_differences(all: &toolreplay_core::diff::AllDifferences, out: &mut St
 /// tool, then each finding by the input and line of its call. `inputs` are the
 /// findings of each input with its name; `files` is how many inputs were audited,
 /// when several. The findings are read back twice: to count, then to list.
-pub fn summary(
+pub(crate) fn summary(
     inputs: &[(&str, &Findings)],
     files: Option<usize>,
     out: &mut dyn io::Write,

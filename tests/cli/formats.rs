@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::{Dir, lines, record, run_in_root};
 
 /// Every command on a clean and a dirty sample: `(name, arguments)`.
-pub const CASES: [(&str, &[&str]); 6] = [
+pub(super) const CASES: [(&str, &[&str]); 6] = [
     ("replay_dirty", &["replay", "samples/session-dirty.jsonl"]),
     ("replay_clean", &["replay", "samples/session-clean.jsonl"]),
     (
@@ -390,7 +390,7 @@ fn sarif_fingerprints_follow_the_call_not_its_line() {
 }
 
 /// Every SARIF log the tests produce, by name: the samples' and edge cases'.
-pub fn every_sarif_log() -> Vec<(String, Value)> {
+pub(super) fn every_sarif_log() -> Vec<(String, Value)> {
     let mut logs: Vec<(String, Value)> = CASES
         .iter()
         .map(|(name, args)| (name.to_string(), sarif(args, None)))
@@ -448,7 +448,7 @@ fn sarif_of_odd_names_keeps_them_in_messages() {
 
 /// A validator of the OASIS SARIF 2.1.0 schema in `../shared/data` (a missing file
 /// fails the test).
-pub fn sarif_validator() -> jsonschema::Validator {
+pub(super) fn sarif_validator() -> jsonschema::Validator {
     let path = format!(
         "{}/../shared/data/sarif/sarif-schema-2.1.0.json",
         super::ROOT

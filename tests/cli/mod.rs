@@ -42,11 +42,11 @@ use assert_cmd::Command;
 use tempfile::TempDir;
 
 /// The crate root, where `samples/` lives.
-pub const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+pub(crate) const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// What one run of the binary gave.
 #[derive(Debug)]
-pub struct Run {
+pub(crate) struct Run {
     /// The exit code (a run killed by a signal fails the test).
     pub code: i32,
     /// Standard output, as text.
@@ -58,7 +58,7 @@ pub struct Run {
 impl Run {
     /// What the run of `args` that gave `output` gave; a run killed by a signal
     /// fails the test.
-    pub fn from_output(args: &[&str], output: std::process::Output) -> Run {
+    pub(crate) fn from_output(args: &[&str], output: std::process::Output) -> Run {
         let code = output
             .status
             .code()
@@ -85,7 +85,7 @@ impl Run {
     /// `\ no newline at end`. Snapshots ignore trailing whitespace and CRs before
     /// LFs, so a CR anywhere or a blank line at the end of stderr would be invisible
     /// there: both fail the test here instead.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let mut text = format!("exit: {}\n", self.code);
         for (name, stream) in [("stdout", &self.stdout), ("stderr", &self.stderr)] {
             assert!(
@@ -110,19 +110,19 @@ impl Run {
 }
 
 /// Runs the binary in `dir` with `args`, the environment cleared apart from `PATH`.
-pub fn run(dir: &Path, args: &[&str]) -> Run {
+pub(crate) fn run(dir: &Path, args: &[&str]) -> Run {
     run_full(dir, args, None, &[])
 }
 
 /// Runs the binary in `dir` with `args`, `stdin` as standard input, the environment
 /// cleared apart from `PATH`.
-pub fn run_with_stdin(dir: &Path, args: &[&str], stdin: impl AsRef<[u8]>) -> Run {
+pub(crate) fn run_with_stdin(dir: &Path, args: &[&str], stdin: impl AsRef<[u8]>) -> Run {
     run_full(dir, args, Some(stdin.as_ref()), &[])
 }
 
 /// Runs the binary in `dir` with `args`, the environment cleared apart from `PATH`
 /// and the variables `env`.
-pub fn run_with_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+pub(crate) fn run_with_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
     run_full(dir, args, None, env)
 }
 
@@ -145,40 +145,40 @@ fn run_full(dir: &Path, args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)
 }
 
 /// Runs the binary in the crate root, so `samples/...` paths work and stay short.
-pub fn run_in_root(args: &[&str]) -> Run {
+pub(crate) fn run_in_root(args: &[&str]) -> Run {
     run(Path::new(ROOT), args)
 }
 
 /// A temporary working directory for one test.
-pub struct Dir {
+pub(crate) struct Dir {
     tmp: TempDir,
 }
 
 impl Dir {
     /// A new, empty directory.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Dir {
             tmp: TempDir::new().expect("temporary directory"),
         }
     }
 
     /// Its path.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.tmp.path()
     }
 
     /// Writes the file `name` in it.
-    pub fn write(&self, name: &str, bytes: impl AsRef<[u8]>) {
+    pub(crate) fn write(&self, name: &str, bytes: impl AsRef<[u8]>) {
         fs::write(self.path().join(name), bytes).expect("write input file");
     }
 
     /// Reads the file `name` in it.
-    pub fn read(&self, name: &str) -> Vec<u8> {
+    pub(crate) fn read(&self, name: &str) -> Vec<u8> {
         fs::read(self.path().join(name)).expect("read file")
     }
 
     /// The names of the entries in it, sorted.
-    pub fn entries(&self) -> Vec<String> {
+    pub(crate) fn entries(&self) -> Vec<String> {
         let mut names: Vec<String> = fs::read_dir(self.path())
             .expect("list directory")
             .map(|entry| {
@@ -194,31 +194,31 @@ impl Dir {
     }
 
     /// Runs the binary in it.
-    pub fn run(&self, args: &[&str]) -> Run {
+    pub(crate) fn run(&self, args: &[&str]) -> Run {
         run(self.path(), args)
     }
 }
 
 /// Lines joined with LF, each ending with LF.
-pub fn lines(lines: &[&str]) -> String {
+pub(crate) fn lines(lines: &[&str]) -> String {
     lines.iter().map(|line| format!("{line}\n")).collect()
 }
 
 /// Writes `t.jsonl` with `content` in a new directory and runs `command t.jsonl`
 /// there.
-pub fn run_on(command: &str, content: impl AsRef<[u8]>) -> Run {
+pub(crate) fn run_on(command: &str, content: impl AsRef<[u8]>) -> Run {
     let dir = Dir::new();
     dir.write("t.jsonl", content);
     dir.run(&[command, "t.jsonl"])
 }
 
 /// `replay t.jsonl` on `content`.
-pub fn replay(content: impl AsRef<[u8]>) -> Run {
+pub(crate) fn replay(content: impl AsRef<[u8]>) -> Run {
     run_on("replay", content)
 }
 
 /// A record line: `{"index": I, "tool": T, "args": A, "response": R}`, with `args`
 /// and `response` given as JSON text.
-pub fn record(index: u64, tool: &str, args: &str, response: &str) -> String {
+pub(crate) fn record(index: u64, tool: &str, args: &str, response: &str) -> String {
     format!(r#"{{"index": {index}, "tool": "{tool}", "args": {args}, "response": {response}}}"#)
 }

@@ -7,7 +7,7 @@ use super::{Dir, Run, record, replay, run_with_env};
 
 /// A transcript of `calls`, each `(tool, args, response)` with `tool` as the inside
 /// of a JSON string and `args` and `response` as JSON text; indices 0, 1, 2, ...
-pub fn transcript(calls: &[(&str, &str, &str)]) -> String {
+pub(super) fn transcript(calls: &[(&str, &str, &str)]) -> String {
     calls
         .iter()
         .enumerate()

@@ -6,15 +6,15 @@ use toolreplay_core::canonical;
 use toolreplay_core::json::Value;
 
 /// JSON-RPC's "Parse error": a line that is not JSON, or over the size limit.
-pub const PARSE_ERROR: i64 = -32700;
+pub(super) const PARSE_ERROR: i64 = -32700;
 /// JSON-RPC's "Invalid Request": JSON that is not a message the proxy passes on.
-pub const INVALID_REQUEST: i64 = -32600;
+pub(super) const INVALID_REQUEST: i64 = -32600;
 /// JSON-RPC's "Invalid params": a `tools/call` without a tool name or with arguments
 /// that are not an object.
-pub const INVALID_PARAMS: i64 = -32602;
+pub(super) const INVALID_PARAMS: i64 = -32602;
 /// A server error in JSON-RPC's implementation-defined range: the proxy refused the
 /// request for a reason of its own (an id already in flight, too many in flight).
-pub const REFUSED: i64 = -32000;
+pub(super) const REFUSED: i64 = -32000;
 
 fn string(text: &str) -> Value {
     Value::Str(text.to_owned())
@@ -28,7 +28,7 @@ fn line(value: &Value) -> Vec<u8> {
 
 /// A `tools/call` result for `id` that tells the model the call did not run or its
 /// result is not given: `isError: true` and one text block.
-pub fn error_result(id: &Value, text: &str) -> Vec<u8> {
+pub(super) fn error_result(id: &Value, text: &str) -> Vec<u8> {
     let content = Value::Array(vec![Value::object([
         ("type", string("text")),
         ("text", string(text)),
@@ -44,7 +44,7 @@ pub fn error_result(id: &Value, text: &str) -> Vec<u8> {
 }
 
 /// A JSON-RPC error response for `id` (`null` when the request's id is unknown).
-pub fn rpc_error(id: &Value, code: i64, message: &str) -> Vec<u8> {
+pub(super) fn rpc_error(id: &Value, code: i64, message: &str) -> Vec<u8> {
     line(&Value::object([
         ("jsonrpc", string("2.0")),
         ("id", id.clone()),
@@ -59,7 +59,7 @@ pub fn rpc_error(id: &Value, code: i64, message: &str) -> Vec<u8> {
 }
 
 /// The `notifications/cancelled` that tells a server to stop the request `id`.
-pub fn cancelled(id: &Value, reason: &str) -> Vec<u8> {
+pub(super) fn cancelled(id: &Value, reason: &str) -> Vec<u8> {
     line(&Value::object([
         ("jsonrpc", string("2.0")),
         ("method", string("notifications/cancelled")),
@@ -72,7 +72,7 @@ pub fn cancelled(id: &Value, reason: &str) -> Vec<u8> {
 
 /// A message with `result` replaced by `result`, the rest of `message` kept: for a
 /// `tools/list` answer whose unpinned tools were taken out.
-pub fn with_result(message: &Value, result: Value) -> Vec<u8> {
+pub(super) fn with_result(message: &Value, result: Value) -> Vec<u8> {
     let mut message = message.clone();
     if let Value::Object(members) = &mut message {
         for (key, value) in members.iter_mut() {

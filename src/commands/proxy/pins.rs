@@ -35,7 +35,7 @@ struct PinFile {
 
 /// The pins of one session.
 #[derive(Debug)]
-pub struct Pins {
+pub(super) struct Pins {
     path: PathBuf,
     /// Whether definitions seen are pinned (no pin file at the start, or --repin),
     /// rather than checked against the file.
@@ -51,7 +51,7 @@ pub struct Pins {
 
 /// What checking one `tools/list` result did.
 #[derive(Debug, Default)]
-pub struct Checked {
+pub(super) struct Checked {
     /// The result with the refused tools taken out, when any was.
     pub result: Option<Value>,
     /// What to tell the user on stderr.
@@ -62,7 +62,7 @@ pub struct Checked {
 /// canonical encoding of the definition without its member `_meta` (version 2), or
 /// of `{"description": D, "inputSchema": S, "name": N}`, a missing member as `null`
 /// (version 1).
-pub fn definition_digest(tool: &Value, version: u32) -> String {
+pub(super) fn definition_digest(tool: &Value, version: u32) -> String {
     let definition = match (version, tool) {
         (1, _) => {
             let member = |key| get(tool, key).cloned().unwrap_or(Value::Null);
@@ -90,7 +90,7 @@ const MAX_PIN_BYTES: u64 = 16 << 20;
 impl Pins {
     /// The pins in `path`; with `repin`, or when there is no such file, a session
     /// that pins afresh (the file is written when the server lists its tools).
-    pub fn open(path: &Path, repin: bool) -> Result<Pins, Error> {
+    pub(super) fn open(path: &Path, repin: bool) -> Result<Pins, Error> {
         let mut pins = Pins {
             path: path.to_owned(),
             pinning: true,
@@ -144,7 +144,7 @@ impl Pins {
 
     /// Checks the tools of a `tools/list` result: pins the new ones when pinning,
     /// refuses the changed ones (and, when not pinning, the new ones).
-    pub fn check_listing(&mut self, result: &Value) -> Checked {
+    pub(super) fn check_listing(&mut self, result: &Value) -> Checked {
         let mut checked = Checked::default();
         let Some(Value::Array(tools)) = get(result, "tools") else {
             return checked;
@@ -232,7 +232,7 @@ impl Pins {
     }
 
     /// Why a call to `tool` is refused, if it is.
-    pub fn refusal(&self, tool: &str) -> Option<String> {
+    pub(super) fn refusal(&self, tool: &str) -> Option<String> {
         if let Some(why) = self.refused.get(tool) {
             return Some(format!(
                 "{why}; review it and re-pin (toolreplay proxy --repin) to allow it"

@@ -22,7 +22,7 @@ use super::wire::{self, IdKey, Message, Read, get, id_key};
 
 /// At most this many requests of each side are kept waiting for an answer; a
 /// `tools/call` past it is denied, another request refused.
-pub const MAX_IN_FLIGHT: usize = 4096;
+pub(super) const MAX_IN_FLIGHT: usize = 4096;
 
 /// The ids of calls the proxy ended itself that are remembered, so that a late
 /// answer to one is dropped quietly.
@@ -32,7 +32,7 @@ pub(crate) use crate::args::OnSensitive;
 
 /// What came in, from whom.
 #[derive(Debug)]
-pub enum Event {
+pub(super) enum Event {
     /// A read from the client (standard input).
     Client(Read),
     /// A read from the server's standard output.
@@ -43,7 +43,7 @@ pub enum Event {
 
 /// Why the relay stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ending {
+pub(super) enum Ending {
     /// The client closed its end (or could not be written to any more).
     Client,
     /// The server closed its output.
@@ -54,7 +54,7 @@ pub enum Ending {
 
 /// The settings of a session.
 #[derive(Debug, Clone, Copy)]
-pub struct Settings {
+pub(super) struct Settings {
     /// How long a call may run.
     pub call_timeout: Option<Duration>,
     /// What a detector's match does.
@@ -108,7 +108,7 @@ impl Ended {
 }
 
 /// The relay.
-pub struct Relay<'s> {
+pub(super) struct Relay<'s> {
     client: Box<dyn Write + Send>,
     server: Option<Box<dyn Write + Send>>,
     log: Box<dyn Write + Send>,
@@ -133,7 +133,7 @@ pub struct Relay<'s> {
 impl<'s> Relay<'s> {
     /// A relay writing to `client` (the proxy's standard output), `server` (the
     /// server's standard input) and `log` (standard error).
-    pub fn new(
+    pub(super) fn new(
         client: Box<dyn Write + Send>,
         server: Box<dyn Write + Send>,
         log: Box<dyn Write + Send>,
@@ -161,18 +161,18 @@ impl<'s> Relay<'s> {
     }
 
     /// Whether a call's link could not be written.
-    pub fn seal_failed(&self) -> bool {
+    pub(super) fn seal_failed(&self) -> bool {
         self.seal_failed
     }
 
     /// Ends the relay: the session's state is saved beside its file and the lock
     /// let go. Every call must be complete ([`Relay::end_all`]).
-    pub fn close(self) -> Result<(), crate::error::Error> {
+    pub(super) fn close(self) -> Result<(), crate::error::Error> {
         self.recorder.close()
     }
 
     /// Relays until the client or the server ends, or a signal comes.
-    pub fn run(&mut self, events: &Receiver<Event>) -> Ending {
+    pub(super) fn run(&mut self, events: &Receiver<Event>) -> Ending {
         loop {
             let deadline = self.calls.values().filter_map(|call| call.deadline).min();
             let event = match deadline {
@@ -232,7 +232,7 @@ impl<'s> Relay<'s> {
 
     /// After the client ended: passes the server's messages on until the server
     /// closes its output or `grace` is over (late answers are dropped).
-    pub fn drain(&mut self, events: &Receiver<Event>, grace: Duration) {
+    pub(super) fn drain(&mut self, events: &Receiver<Event>, grace: Duration) {
         let until = Instant::now() + grace;
         loop {
             let wait = until.saturating_duration_since(Instant::now());
@@ -248,13 +248,13 @@ impl<'s> Relay<'s> {
     }
 
     /// Closes the server's standard input: the MCP way of telling it to exit.
-    pub fn close_server(&mut self) {
+    pub(super) fn close_server(&mut self) {
         self.server = None;
     }
 
     /// Ends every call in flight as having no result, for `reason`, in index order;
     /// the client gets an error result for each.
-    pub fn end_all(&mut self, reason: &str) {
+    pub(super) fn end_all(&mut self, reason: &str) {
         let mut calls: Vec<(IdKey, Call)> = self.calls.drain().collect();
         calls.sort_by_key(|(_, call)| call.index);
         for (key, call) in calls {

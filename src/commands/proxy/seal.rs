@@ -9,7 +9,7 @@ use std::path::Path;
 
 use toolreplay_core::finding::Finding;
 use toolreplay_core::json::Value;
-pub use toolreplay_core::live::Outcome;
+pub(super) use toolreplay_core::live::Outcome;
 use toolreplay_core::live::Ready;
 use toolreplay_core::scope::Scope;
 
@@ -18,7 +18,7 @@ use crate::live::{Options, SessionFile};
 
 /// The decision on one call.
 #[derive(Debug)]
-pub struct Decided {
+pub(super) struct Decided {
     /// The call's index.
     pub index: u64,
     /// The findings that deny it; none when it is allowed. A denied call is
@@ -30,7 +30,7 @@ pub struct Decided {
 
 /// The session file and the live session.
 #[derive(Debug)]
-pub struct Recorder<'s> {
+pub(super) struct Recorder<'s> {
     scope: &'s Scope,
     session: Option<SessionFile<'s>>,
     /// Why no call can be decided: the file could not be opened, did not verify,
@@ -41,7 +41,7 @@ pub struct Recorder<'s> {
 /// The response of a call the proxy itself refused though the policy allows it
 /// (an unpinned tool, an id already in flight):
 /// `{"toolreplay": {"outcome": "refused", "reasons": [R, ...]}}`.
-pub fn refused_response(reasons: &[String]) -> Value {
+pub(super) fn refused_response(reasons: &[String]) -> Value {
     let reasons = reasons.iter().map(|why| Value::Str(why.clone())).collect();
     Value::Object(vec![(
         "toolreplay".to_owned(),
@@ -57,7 +57,7 @@ impl<'s> Recorder<'s> {
     /// decided by `scope`, read from a scope file whose digest is `policy`; a file
     /// that cannot be opened or does not verify makes a recorder that refuses every
     /// call and never writes. `durable`: fsync each append.
-    pub fn open(path: &Path, scope: &'s Scope, policy: &str, durable: bool) -> Recorder<'s> {
+    pub(super) fn open(path: &Path, scope: &'s Scope, policy: &str, durable: bool) -> Recorder<'s> {
         match SessionFile::open(path, scope, policy, Options { durable }) {
             Ok(session) => Recorder {
                 scope,
@@ -74,7 +74,7 @@ impl<'s> Recorder<'s> {
 
     /// Saves the session's state beside the file and lets the lock go; every call
     /// must be complete.
-    pub fn close(self) -> Result<(), Error> {
+    pub(super) fn close(self) -> Result<(), Error> {
         match (self.session, self.broken) {
             (Some(session), None) => session.save(),
             _ => Ok(()),
@@ -82,12 +82,12 @@ impl<'s> Recorder<'s> {
     }
 
     /// Why every call is refused, if it is.
-    pub fn broken(&self) -> Option<&str> {
+    pub(super) fn broken(&self) -> Option<&str> {
         self.broken.as_deref()
     }
 
     /// The agent named by the scope.
-    pub fn agent(&self) -> &str {
+    pub(super) fn agent(&self) -> &str {
         &self.scope.agent
     }
 
@@ -102,7 +102,7 @@ impl<'s> Recorder<'s> {
 
     /// Decides the next call; `Err` says why no call can be decided (the call is
     /// refused, unrecorded).
-    pub fn decide(&mut self, tool: &str, args: &Value) -> Result<Decided, Error> {
+    pub(super) fn decide(&mut self, tool: &str, args: &Value) -> Result<Decided, Error> {
         let session = self.session()?;
         let before = session.live().sealed();
         let (decision, ready) = session.live().decide(None, tool, args);
@@ -117,7 +117,7 @@ impl<'s> Recorder<'s> {
 
     /// Completes call `index` with `outcome`: the findings of the response
     /// detectors on it, and the indices whose links are now durable.
-    pub fn complete(
+    pub(super) fn complete(
         &mut self,
         index: u64,
         outcome: Outcome,

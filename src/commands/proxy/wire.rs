@@ -8,7 +8,7 @@ use toolreplay_core::json::{self, Value};
 
 /// One read from a peer's stream.
 #[derive(Debug)]
-pub enum Read {
+pub(super) enum Read {
     /// A line, with its LF when it had one (only the last line of a stream can lack
     /// it), exactly as read.
     Line(Vec<u8>),
@@ -23,7 +23,7 @@ pub enum Read {
 
 /// Reads the next line of `reader`, holding at most `limit` bytes of it (the LF not
 /// counted): a longer line is skipped whole, in pieces, and reported as such.
-pub fn read_line(reader: &mut impl BufRead, limit: usize, buf: &mut Vec<u8>) -> Read {
+pub(super) fn read_line(reader: &mut impl BufRead, limit: usize, buf: &mut Vec<u8>) -> Read {
     buf.clear();
     let cap = u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(1);
     match io::Read::take(&mut *reader, cap).read_until(b'\n', buf) {
@@ -56,17 +56,17 @@ pub fn read_line(reader: &mut impl BufRead, limit: usize, buf: &mut Vec<u8>) -> 
 }
 
 /// A JSON-RPC id as a key: its canonical JSON, so `1` and `"1"` are different ids.
-pub type IdKey = Vec<u8>;
+pub(super) type IdKey = Vec<u8>;
 
 /// The key of `id`.
-pub fn id_key(id: &Value) -> IdKey {
+pub(super) fn id_key(id: &Value) -> IdKey {
     canonical::encode(id)
 }
 
 /// What one line holds, read as a JSON-RPC 2.0 message. The `jsonrpc` member is not
 /// checked.
 #[derive(Debug)]
-pub enum Message {
+pub(super) enum Message {
     /// Nothing but whitespace.
     Blank,
     /// Not one JSON value (or not UTF-8, or nested deeper than the JSON reader
@@ -104,7 +104,7 @@ pub enum Message {
 }
 
 /// Reads one line as a message.
-pub fn classify(line: &[u8]) -> Message {
+pub(super) fn classify(line: &[u8]) -> Message {
     let text = match std::str::from_utf8(line) {
         Ok(text) => text,
         Err(err) => return Message::NotJson(format!("not UTF-8 (byte {})", err.valid_up_to())),
@@ -146,7 +146,7 @@ pub fn classify(line: &[u8]) -> Message {
 }
 
 /// The member `key` of an object.
-pub fn get<'v>(value: &'v Value, key: &str) -> Option<&'v Value> {
+pub(super) fn get<'v>(value: &'v Value, key: &str) -> Option<&'v Value> {
     match value {
         Value::Object(members) => json::member(members, key),
         _ => None,

@@ -18,10 +18,10 @@ const SCRIPT: &str = include_str!("report.js");
 
 /// The most bytes of one record's arguments or response the page holds; the page
 /// says when a field is cut short.
-pub const FIELD_LIMIT: usize = 32 << 10;
+pub(crate) const FIELD_LIMIT: usize = 32 << 10;
 
 /// The report of `graph`, built from `transcript`, for the input named `file`.
-pub fn html(graph: &Graph, transcript: &Transcript, file: &str) -> String {
+pub(crate) fn html(graph: &Graph, transcript: &Transcript, file: &str) -> String {
     let records: Vec<serde_json::Value> = transcript
         .records
         .iter()
@@ -93,7 +93,7 @@ fn fill(template: &str, values: &[(&str, &str)]) -> String {
 
 /// JSON text made safe inside a `<script>` element: `<`, `>` and `&` (which only
 /// occur in strings) become `\u` escapes, and so do U+2028 and U+2029.
-pub fn script_safe(json: &str) -> String {
+pub(crate) fn script_safe(json: &str) -> String {
     let mut out = String::with_capacity(json.len());
     for c in json.chars() {
         match c {
@@ -109,7 +109,7 @@ pub fn script_safe(json: &str) -> String {
 }
 
 /// Text made safe in HTML content and attribute values.
-pub fn escape_html(text: &str) -> String {
+pub(crate) fn escape_html(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
