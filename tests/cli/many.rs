@@ -527,3 +527,21 @@ fn what_each_import_tells_stderr_comes_in_the_files_order() {
     warning: logs/d.jsonl: 1 warning: 1 call without a result
     "#);
 }
+
+#[test]
+fn a_glob_takes_classes_and_alternatives_and_a_bad_one_is_a_usage_error() {
+    let dir = dir();
+    let mut text = String::new();
+    for args in [
+        &["replay", "runs", "--glob", "[ab]-*.{jsonl,json}"][..],
+        &["replay", "runs", "--glob", "[a"],
+        &["import", "runs", "--out-dir", "out", "--glob", "{a"],
+    ] {
+        text.push_str(&format!(
+            "$ toolreplay {}\n{}",
+            args.join(" "),
+            dir.run(args).text()
+        ));
+    }
+    assert_snapshot!(text);
+}
