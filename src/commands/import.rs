@@ -47,7 +47,19 @@ pub(super) fn run(
 /// Writes `bytes` to `target` atomically.
 fn write(target: &Path, bytes: &[u8]) -> Result<(), Error> {
     let write_error = |source| Error::writing(target, source);
-    let mut file = AtomicFile::new(target).map_err(write_error)?;
+    let file = AtomicFile::new(target).map_err(write_error)?;
+    write_to(file, target, bytes)
+}
+
+/// Writes `bytes` to `target` in the output folder, atomically, replacing whatever
+/// is at that path (a symbolic link is not followed out of the folder).
+fn write_in_place(target: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let file = AtomicFile::in_place(target).map_err(|source| Error::writing(target, source))?;
+    write_to(file, target, bytes)
+}
+
+fn write_to(mut file: AtomicFile, target: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let write_error = |source| Error::writing(target, source);
     file.file().write_all(bytes).map_err(write_error)?;
     file.commit().map_err(write_error)
 }
@@ -113,7 +125,7 @@ pub(super) fn run_to_folder(
                         std::fs::create_dir_all(folder)
                             .map_err(|source| Error::writing(folder, source))?;
                     }
-                    write(&job.output, &imported.transcript)?;
+                    write_in_place(&job.output, &imported.transcript)?;
                     Ok(imported.lines.len())
                 });
             Imported {
@@ -289,6 +301,7 @@ fn plan(to: &ToFolder, source: Source) -> Result<Vec<Job>, Error> {
         set_subagent_logs_aside(&mut jobs);
     }
     check_outputs(&jobs, to.overwrite)?;
+    check_inside(&jobs, to.out_dir)?;
     Ok(jobs)
 }
 
@@ -385,6 +398,33 @@ fn check_outputs(jobs: &[Job], overwrite: bool) -> Result<(), Error> {
             display(output),
             more(existing.len() - 1, "output"),
         )));
+    }
+    Ok(())
+}
+
+/// Refuses a transcript whose folder in `out_dir` is reached through a symbolic link
+/// that leads out of it: every transcript is written inside the output folder.
+fn check_inside(jobs: &[Job], out_dir: &Path) -> Result<(), Error> {
+    let Ok(root) = out_dir.canonicalize() else {
+        // Not made yet: nothing in it leads anywhere.
+        return Ok(());
+    };
+    for job in jobs {
+        let existing = job
+            .output
+            .ancestors()
+            .skip(1)
+            .find_map(|folder| folder.canonicalize().ok());
+        if existing.is_some_and(|folder| !folder.starts_with(&root)) {
+            return Err(Error::Invalid {
+                path: display(&job.output),
+                message: format!(
+                    "its folder is a symbolic link out of the output folder {}: nothing was \
+                     imported",
+                    display(out_dir)
+                ),
+            });
+        }
     }
     Ok(())
 }

@@ -6,7 +6,9 @@
 //! --append`):
 //!
 //! - A symbolic link is followed: the file it points to is the one replaced, and the
-//!   link stays.
+//!   link stays; except for the transcripts of `import --out-dir`, which replace
+//!   whatever is at their path in the output folder, a link included
+//!   ([`AtomicFile::in_place`]), so that nothing is written outside it.
 //! - A target that is not a regular file (`/dev/null`, `/dev/stdout`, a FIFO, a
 //!   device) cannot be replaced by a rename without destroying it: it is written to
 //!   directly, and nothing is atomic there. A directory is an error.
@@ -111,6 +113,24 @@ impl AtomicFile {
     /// when it is not a regular file (see the module documentation).
     pub(crate) fn new(target: &Path) -> io::Result<Self> {
         let (target, existing) = resolve(target)?;
+        Self::start(target, existing)
+    }
+
+    /// Starts writing a new version of `target` that replaces whatever is at that
+    /// path itself: a symbolic link there is replaced, never followed, and so is a
+    /// file that is not a regular one. For outputs that must stay in their folder
+    /// (`import --out-dir`).
+    pub(crate) fn in_place(target: &Path) -> io::Result<Self> {
+        let existing = match std::fs::symlink_metadata(target) {
+            Ok(meta) if meta.is_dir() || meta.is_file() => Some(meta),
+            Ok(_) => None,
+            Err(err) if err.kind() == io::ErrorKind::NotFound => None,
+            Err(err) => return Err(err),
+        };
+        Self::start(target.to_owned(), existing)
+    }
+
+    fn start(target: PathBuf, existing: Option<std::fs::Metadata>) -> io::Result<Self> {
         if let Some(meta) = &existing {
             if meta.is_dir() {
                 return Err(io::ErrorKind::IsADirectory.into());

@@ -423,3 +423,56 @@ fn a_folder_without_a_name_of_its_own_puts_its_files_straight_in_the_output_fold
     == logs/out/chats/a.jsonl
     ");
 }
+
+#[cfg(unix)]
+#[test]
+fn overwrite_never_writes_through_a_symbolic_link_out_of_the_output_folder() {
+    let dir = dir();
+    std::fs::create_dir_all(dir.path().join("out/logs")).expect("folders");
+    dir.write("elsewhere.txt", "not to be overwritten\n");
+    // A transcript's path in the output folder is a link to a file outside it: the
+    // link is replaced, the file it pointed to is left as it was.
+    std::os::unix::fs::symlink(
+        "../../elsewhere.txt",
+        dir.path().join("out/logs/b-mcp.jsonl"),
+    )
+    .expect("link");
+    let args = [
+        "import",
+        "logs",
+        "--glob",
+        "b-*",
+        "--out-dir",
+        "out",
+        "--overwrite",
+    ];
+    assert_eq!(dir.run(&args).code, 0);
+    assert_eq!(dir.read("elsewhere.txt"), b"not to be overwritten\n");
+    let link = std::fs::symlink_metadata(dir.path().join("out/logs/b-mcp.jsonl")).expect("meta");
+    assert!(link.is_file(), "the link is replaced by the transcript");
+    // A folder in the output folder that is a link out of it: refused, nothing written.
+    std::fs::create_dir_all(dir.path().join("outside")).expect("folder");
+    std::fs::create_dir_all(dir.path().join("out2")).expect("folder");
+    std::os::unix::fs::symlink("../outside", dir.path().join("out2/logs")).expect("link");
+    let args = [
+        "import",
+        "logs",
+        "--glob",
+        "b-*",
+        "--out-dir",
+        "out2",
+        "--overwrite",
+    ];
+    assert_snapshot!(dir.run(&args).text(), @r"
+    exit: 2
+    --- stdout
+    --- stderr
+    error: out2/logs/b-mcp.jsonl: its folder is a symbolic link out of the output folder out2: nothing was imported
+    ");
+    assert_eq!(
+        std::fs::read_dir(dir.path().join("outside"))
+            .expect("list")
+            .count(),
+        0
+    );
+}
