@@ -207,9 +207,17 @@ fn dot(graph: &Graph) -> String {
 
 /// `toolreplay report FILE [--from F] [--scope S] [--roles R] -o OUT.html`: the
 /// report written atomically.
-pub(super) fn report(inputs: &GraphInputs, output: &Path) -> Result<Status, Error> {
+pub(super) fn report(
+    inputs: &GraphInputs,
+    output: Option<&Path>,
+    printer: &mut Printer,
+) -> Result<Status, Error> {
     let (graph, transcript) = build(inputs, &mut std::io::stderr())?;
     let html = crate::render::report::html(&graph, &transcript, &input::display(&inputs.file));
+    let Some(output) = output else {
+        printer.print(&html)?;
+        return Ok(Status::Clean);
+    };
     let write_error = |source| Error::Write {
         target: input::display(output),
         source,

@@ -94,7 +94,7 @@ pub(crate) fn execute(settings: Settings, printer: &mut Printer) -> Result<Statu
             overwrite,
         } => import::run_to_folder(&inputs, import, &out_dir, overwrite, printer),
         Command::Graph { inputs, format } => graph::graph(&inputs, format, printer),
-        Command::Report { inputs, output } => graph::report(&inputs, &output),
+        Command::Report { inputs, output } => graph::report(&inputs, output.as_deref(), printer),
         Command::Guard(args) => guard::run(&args, printer),
         Command::Proxy(args) => proxy::run(&args),
         Command::Completions(shell) => {

@@ -243,8 +243,8 @@ pub(crate) enum Command {
     Report {
         /// What it reads.
         inputs: GraphInputs,
-        /// The HTML file to write.
-        output: PathBuf,
+        /// The HTML file to write, or stdout.
+        output: Option<PathBuf>,
     },
     /// `guard`: a hook command, with its own protocol.
     Guard(GuardArgs),
@@ -409,7 +409,7 @@ fn resolve(command: args::Command, config: &mut Lazy) -> Result<Command, Error> 
                 None => Command::Seal {
                     file: a.file,
                     from,
-                    output: a.output,
+                    output: output(a.output),
                 },
             }
         }
@@ -467,7 +467,7 @@ fn resolve(command: args::Command, config: &mut Lazy) -> Result<Command, Error> 
         },
         A::Report(a) => Command::Report {
             inputs: graph_inputs(a.inputs)?,
-            output: a.output,
+            output: output(Some(a.output)),
         },
         A::Guard(a) => Command::Guard(a),
         A::Proxy(a) => Command::Proxy(a),
@@ -491,11 +491,26 @@ fn inputs(files: Vec<PathBuf>, many: args::ManyArgs) -> Result<Inputs, Error> {
     })
 }
 
+/// `-o OUT`: a file, or stdout for none and for `-`, as every input takes `-` for
+/// standard input.
+fn output(path: Option<PathBuf>) -> Option<PathBuf> {
+    path.filter(|path| !crate::input::is_stdin(path))
+}
+
 fn reporting(
     format: Setting<Format>,
     summary: bool,
     baseline: args::BaselineArgs,
 ) -> Result<Reporting, Error> {
+    if baseline
+        .write_baseline
+        .as_deref()
+        .is_some_and(crate::input::is_stdin)
+    {
+        return Err(Error::Usage(
+            "--write-baseline writes a file beside the report; - is not one".to_owned(),
+        ));
+    }
     if summary && format.value != Format::Text {
         return Err(Error::Usage(
             "--summary is for the text report; JSON and SARIF hold each finding's line".to_owned(),
@@ -518,6 +533,9 @@ fn import(a: args::ImportArgs, config: &config::Config) -> Result<Command, Error
     };
     let stdin_or_file = |file: &PathBuf| crate::input::is_stdin(file) || !file.is_dir();
     match (a.out_dir, a.files.as_slice()) {
+        (Some(out_dir), _) if crate::input::is_stdin(&out_dir) => Err(Error::Usage(
+            "--out-dir names the folder the transcripts go to; - is not one".to_owned(),
+        )),
         (Some(out_dir), _) => Ok(Command::ImportAll {
             inputs: Inputs {
                 files: a.files,
@@ -530,7 +548,7 @@ fn import(a: args::ImportArgs, config: &config::Config) -> Result<Command, Error
         (None, [file]) if stdin_or_file(file) => Ok(Command::Import {
             file: file.clone(),
             import,
-            output: a.output,
+            output: output(a.output),
         }),
         (None, _) => Err(Error::Usage(
             "several inputs (or a folder) need --out-dir DIR, where each is imported to its \

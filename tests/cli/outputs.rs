@@ -184,3 +184,52 @@ fn a_signal_while_writing_leaves_no_temporary_file() {
         assert_eq!(dir.entries(), Vec::<String>::new(), "SIG{signal}");
     }
 }
+
+#[test]
+fn dash_as_an_output_is_standard_output_never_a_file_named_dash() {
+    let dir = Dir::new();
+    dir.write("t.jsonl", transcript());
+    let sealed = dir.run(&["seal", "t.jsonl"]);
+    assert_eq!(
+        dir.run(&["seal", "t.jsonl", "-o", "-"]).stdout,
+        sealed.stdout
+    );
+    let imported = dir.run(&["import", "--from", "toolreplay", "t.jsonl"]);
+    assert_eq!(
+        dir.run(&["import", "--from", "toolreplay", "t.jsonl", "-o", "-"])
+            .stdout,
+        imported.stdout
+    );
+    let report = dir.run(&["report", "t.jsonl", "-o", "-"]);
+    assert_eq!(report.code, 0);
+    assert!(
+        report.stdout.starts_with("<!DOCTYPE html>"),
+        "{}",
+        report.stdout
+    );
+    assert!(!dir.path().join("-").exists(), "no file named -");
+    let mut text = String::new();
+    for args in [
+        &["import", "t.jsonl", "--out-dir", "-"][..],
+        &["replay", "t.jsonl", "--write-baseline", "-"],
+    ] {
+        text.push_str(&format!(
+            "$ toolreplay {}\n{}",
+            args.join(" "),
+            dir.run(args).text()
+        ));
+    }
+    assert_snapshot!(text, @r"
+    $ toolreplay import t.jsonl --out-dir -
+    exit: 2
+    --- stdout
+    --- stderr
+    error: --out-dir names the folder the transcripts go to; - is not one
+    $ toolreplay replay t.jsonl --write-baseline -
+    exit: 2
+    --- stdout
+    --- stderr
+    error: --write-baseline writes a file beside the report; - is not one
+    ");
+    assert!(!dir.path().join("-").exists(), "no file or folder named -");
+}
