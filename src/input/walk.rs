@@ -1,7 +1,7 @@
 //! The inputs of a command that takes several files and folders: folders walked in
 //! a sorted, deterministic order (names starting with `.` skipped, symbolic links
-//! to folders not followed), the files in them kept when their name matches
-//! `--glob`.
+//! to folders not followed, the lock and state files of live sessions left out),
+//! the files in them kept when their name matches `--glob`.
 
 use std::path::{Path, PathBuf};
 
@@ -105,13 +105,18 @@ fn walk(
             message: format!("folders nested deeper than {MAX_DEPTH}"),
         });
     }
+    let mut entries = Vec::new();
     for entry in std::fs::read_dir(folder).map_err(read_error)? {
-        let entry = entry.map_err(read_error)?;
+        entries.push(entry.map_err(read_error)?);
+    }
+    let names: std::collections::HashSet<std::ffi::OsString> =
+        entries.iter().map(std::fs::DirEntry::file_name).collect();
+    for entry in entries {
         let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if name.starts_with('.') {
+        if name.to_string_lossy().starts_with('.') || is_session_companion(&name, &names) {
             continue;
         }
+        let name = name.to_string_lossy();
         let path = entry.path();
         // `replay .` names `a.jsonl`, not `./a.jsonl`.
         let path = path
@@ -127,6 +132,20 @@ fn walk(
         }
     }
     Ok(())
+}
+
+/// Whether `name` is the lock or the state a live session keeps beside its sealed
+/// file (`S.jsonl.lock`, `S.jsonl.state`, docs/live.md), `S.jsonl` being in `names`:
+/// not a transcript, never read as one.
+fn is_session_companion(
+    name: &std::ffi::OsStr,
+    names: &std::collections::HashSet<std::ffi::OsString>,
+) -> bool {
+    let name = name.to_string_lossy();
+    [".lock", ".state"].iter().any(|suffix| {
+        name.strip_suffix(suffix)
+            .is_some_and(|session| names.contains(std::ffi::OsStr::new(session)))
+    })
 }
 
 #[cfg(test)]

@@ -545,3 +545,24 @@ fn a_glob_takes_classes_and_alternatives_and_a_bad_one_is_a_usage_error() {
     }
     assert_snapshot!(text);
 }
+
+#[test]
+fn a_folder_of_live_sessions_is_read_without_their_lock_and_state_files() {
+    let dir = Dir::new();
+    std::fs::create_dir_all(dir.path().join("sessions")).expect("folder");
+    dir.write("t.jsonl", lines(&[&record(0, "search", A, "{}")]));
+    let sealed = dir.run(&["seal", "t.jsonl"]);
+    dir.write("sessions/s1.jsonl", &sealed.stdout);
+    dir.write("sessions/s1.jsonl.lock", "");
+    dir.write("sessions/s1.jsonl.state", r#"{"version": 1}"#);
+    // A lock or state without its session is an ordinary file, read as ever.
+    dir.write("sessions/other.state", "not a transcript\n");
+    let mut text = String::new();
+    for args in [
+        &["verify", "sessions", "--glob", "s1*"][..],
+        &["replay", "--from", "sealed", "sessions"],
+    ] {
+        text.push_str(&format!("$ toolreplay {}\n{}", args.join(" "), dir.run(args).text()));
+    }
+    assert_snapshot!(text);
+}
