@@ -10,15 +10,18 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use toolreplay_core::finding::Findings;
+use toolreplay_core::import::{Format as ImportFormat, Source};
 
 use crate::args::Format;
 use crate::error::Error;
+use crate::input::ImportOptions;
 use crate::input::display;
-use crate::input::walk::{Glob, expand};
+use crate::input::walk::expand;
 use crate::output::spool::{Spool, SpoolError, SpoolReader};
 use crate::printer::{Printer, Status};
 use crate::render::json::{PLACEHOLDER, Placeholder, document};
 use crate::render::text;
+use crate::settings::Inputs;
 
 /// One file's audit, its report written to the printer it was given.
 pub(super) struct Audited {
@@ -44,8 +47,8 @@ type Done = (Spool, Result<Kept, Error>);
 /// the summary of its findings); several, or a folder, as [`report`] says.
 pub(super) fn audit_files<F>(
     command: &str,
-    files: &[PathBuf],
-    glob: Option<&Glob>,
+    inputs: &Inputs,
+    from: Option<ImportOptions>,
     summary: bool,
     printer: &mut Printer,
     audit: F,
@@ -53,7 +56,16 @@ pub(super) fn audit_files<F>(
 where
     F: Fn(&Path, &mut Printer, &mut dyn Write) -> Result<Audited, Error> + Sync,
 {
-    let (files, several) = expand(files, glob)?;
+    // A Claude Code session's subagent logs are read with it, never twice. (With
+    // `--from auto` a session may turn out another format, which reads none: each
+    // is then audited on its own.)
+    let subagents = from.is_some_and(|from| from.source == Source::Named(ImportFormat::ClaudeCode));
+    let (files, several) = expand(
+        &inputs.files,
+        inputs.glob.as_ref(),
+        subagents,
+        &mut std::io::stderr(),
+    )?;
     if several {
         let done = run_all(&files, printer, audit);
         return report(command, &files, done, printer);

@@ -25,8 +25,8 @@ pub(super) fn run(
     printer.set_format(reporting.format.value);
     many::audit_files(
         "replay",
-        &inputs.files,
-        inputs.glob.as_ref(),
+        inputs,
+        from,
         reporting.summary,
         printer,
         |path, printer, told| audit_one(path, from, judging, reporting, printer, told),

@@ -41,8 +41,8 @@ pub(super) fn run(
     printer.set_format(format);
     many::audit_files(
         "verify",
-        &inputs.files,
-        inputs.glob.as_ref(),
+        inputs,
+        None,
         false,
         printer,
         |path, printer, _| audit_one(path, checks, printer),

@@ -46,16 +46,23 @@ impl Glob {
 
 /// The inputs named on the command line, folders walked and sorted by path; whether
 /// they are to be reported as several (more than one input, or a folder). A folder
-/// with nothing to audit is an error.
+/// with nothing to audit is an error. With `subagents`, a Claude Code subagent log
+/// found in a folder with its session is left out, and said on `told`: the import
+/// of the session reads it (see [`super::subagents`]).
 pub(crate) fn expand(
     inputs: &[PathBuf],
     glob: Option<&Glob>,
+    subagents: bool,
+    told: &mut dyn std::io::Write,
 ) -> Result<(Vec<PathBuf>, bool), Error> {
     let many = inputs.len() > 1 || inputs.iter().any(|p| !is_stdin(p) && p.is_dir());
     let mut files = Vec::new();
     for input in inputs {
         if !is_stdin(input) && input.is_dir() {
-            let found = files_in(input, glob)?;
+            let mut found = files_in(input, glob)?;
+            if subagents {
+                fold_subagent_logs(&mut found, told);
+            }
             if found.is_empty() {
                 return Err(Error::Invalid {
                     path: display(input),
@@ -87,6 +94,24 @@ pub(crate) fn files_in(folder: &Path, glob: Option<&Glob>) -> Result<Vec<PathBuf
     walk(folder, glob, 0, &mut found)?;
     found.sort();
     Ok(found)
+}
+
+/// Takes out of `files` the subagent logs whose session is among them, and says so.
+fn fold_subagent_logs(files: &mut Vec<PathBuf>, told: &mut dyn std::io::Write) {
+    let all: std::collections::HashSet<PathBuf> = files.iter().cloned().collect();
+    files.retain(|file| match super::session_of(file) {
+        Some(session) if all.contains(&session) => {
+            // If stderr is gone there is nobody left to tell.
+            let _ = writeln!(
+                told,
+                "note: {}: read with its session {}",
+                display(file),
+                display(&session)
+            );
+            false
+        }
+        _ => true,
+    });
 }
 
 fn walk(

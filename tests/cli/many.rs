@@ -562,7 +562,37 @@ fn a_folder_of_live_sessions_is_read_without_their_lock_and_state_files() {
         &["verify", "sessions", "--glob", "s1*"][..],
         &["replay", "--from", "sealed", "sessions"],
     ] {
-        text.push_str(&format!("$ toolreplay {}\n{}", args.join(" "), dir.run(args).text()));
+        text.push_str(&format!(
+            "$ toolreplay {}\n{}",
+            args.join(" "),
+            dir.run(args).text()
+        ));
     }
     assert_snapshot!(text);
+}
+
+#[test]
+fn a_claude_code_project_folder_counts_each_subagent_call_once() {
+    let dir = Dir::new();
+    let folder = dir.path().join("projects/p/session/subagents");
+    std::fs::create_dir_all(&folder).expect("folders");
+    let fixtures = format!("{}/tests/fixtures/import", super::ROOT);
+    std::fs::copy(
+        format!("{fixtures}/session.jsonl"),
+        dir.path().join("projects/p/session.jsonl"),
+    )
+    .expect("session");
+    for name in ["agent-abc123.jsonl", "agent-acompact-1.jsonl"] {
+        std::fs::copy(
+            format!("{fixtures}/session/subagents/{name}"),
+            folder.join(name),
+        )
+        .expect("subagent log");
+    }
+    let one = dir.run(&["stats", "--from", "claude-code", "projects/p/session.jsonl"]);
+    assert!(one.stdout.starts_with("calls: 4\n"), "{}", one.stdout);
+    assert_snapshot!(
+        dir.run(&["replay", "--from", "claude-code", "projects"])
+            .text()
+    );
 }
