@@ -1,8 +1,10 @@
 //! Baselines: the findings accepted today, by their SARIF partial fingerprint
 //! ([`crate::render::sarif::Occurrences`]), so that `--baseline FILE`
-//! reports only findings that are new. A fingerprint is made of the finding's rule
-//! and its call (tool and canonical arguments) and the occurrence among identical
-//! ones, not of lines or indices, so it survives calls added or removed elsewhere.
+//! reports only findings that are new. A fingerprint is made of the finding's rule,
+//! its call (tool and canonical arguments), what tells apart findings of the rule on
+//! one call (a detector, an argument rule, a budget, a flow) and the occurrence among
+//! identical ones, not of lines or indices, so it survives calls added or removed
+//! elsewhere, and an accepted finding never hides another detector's.
 //!
 //! The file is one JSON document:
 //! `{"format_version": 1, "fingerprints": ["<hex>:<n>", ...]}`, sorted, read
@@ -17,7 +19,7 @@ use toolreplay_core::finding::Findings;
 
 use crate::error::Error;
 use crate::output::atomic::AtomicFile;
-use crate::render::sarif::Occurrences;
+use crate::render::sarif::{Occurrences, detail};
 
 /// The largest baseline read, in bytes.
 const MAX_BYTES: u64 = 64 << 20;
@@ -75,8 +77,11 @@ impl Baseline {
         let mut occurrences = Occurrences::default();
         for finding in findings.iter() {
             let finding = finding?;
-            self.fingerprints
-                .insert(occurrences.next(finding.kind.name(), &finding.call));
+            self.fingerprints.insert(occurrences.next(
+                finding.kind.name(),
+                &detail(&finding.kind),
+                &finding.call,
+            ));
         }
         Ok(())
     }
@@ -85,7 +90,8 @@ impl Baseline {
     pub(crate) fn filter(&self, findings: &Findings) -> std::io::Result<Findings> {
         let mut occurrences = Occurrences::default();
         findings.rewrite(|finding| {
-            let fingerprint = occurrences.next(finding.kind.name(), &finding.call);
+            let fingerprint =
+                occurrences.next(finding.kind.name(), &detail(&finding.kind), &finding.call);
             (!self.fingerprints.contains(&fingerprint)).then_some(finding)
         })
     }

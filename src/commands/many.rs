@@ -20,7 +20,7 @@ use crate::input::walk::expand;
 use crate::output::spool::{Spool, SpoolError, SpoolReader};
 use crate::printer::{Printer, Status};
 use crate::render::json::{PLACEHOLDER, Placeholder, document};
-use crate::render::text;
+use crate::render::{InForce, text};
 use crate::settings::Inputs;
 
 /// One file's audit, its report written to the printer it was given.
@@ -49,7 +49,7 @@ pub(super) fn audit_files<F>(
     command: &str,
     inputs: &Inputs,
     from: Option<ImportOptions>,
-    summary: bool,
+    (summary, configuration): (bool, Option<&InForce>),
     printer: &mut Printer,
     audit: F,
 ) -> Result<Status, Error>
@@ -68,7 +68,7 @@ where
     )?;
     if several {
         let done = run_all(&files, printer, audit);
-        return report(command, &files, done, printer);
+        return report(command, &files, done, configuration, printer);
     }
     let Some(file) = files.first() else {
         return Err(Error::Usage("no input".to_owned()));
@@ -145,6 +145,7 @@ fn report(
     command: &str,
     files: &[PathBuf],
     results: Vec<Done>,
+    configuration: Option<&InForce>,
     printer: &mut Printer,
 ) -> Result<Status, Error> {
     let mut status = Status::Clean;
@@ -255,6 +256,9 @@ fn report(
             let mut merged: Value = serde_json::from_str(&crate::render::sarif::empty())
                 .map_err(|e| Error::temporary(std::io::Error::other(e)))?;
             merged["runs"][0]["results"] = json!(Placeholder);
+            if let Some(configuration) = configuration {
+                merged["runs"][0]["properties"] = crate::render::sarif::properties(configuration);
+            }
             let head = document(&merged);
             let (prefix, _) = split_at_placeholder(&head)?;
             let prefix = prefix.to_owned();

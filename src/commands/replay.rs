@@ -23,11 +23,14 @@ pub(super) fn run(
     printer: &mut Printer,
 ) -> Result<Status, Error> {
     printer.set_format(reporting.format.value);
+    if let Some(configuration) = &reporting.configuration {
+        configuration.tell(&mut std::io::stderr());
+    }
     many::audit_files(
         "replay",
         inputs,
         from,
-        reporting.summary,
+        (reporting.summary, reporting.configuration.as_ref()),
         printer,
         |path, printer, told| audit_one(path, from, judging, reporting, printer, told),
     )
@@ -72,7 +75,8 @@ fn audit_one(
     report.findings.kept().map_err(Error::temporary)?;
     let status = Status::clean_if(written || report.findings.is_empty());
     let (format, paint, name) = (printer.format(), printer.paint(), transcript.name());
-    printer.report(|out| render::replay(&report, &name, format, paint, out))?;
+    let configuration = reporting.configuration.as_ref();
+    printer.report(|out| render::replay(&report, &name, (format, paint), configuration, out))?;
     Ok(Audited {
         findings: report.findings,
         status,

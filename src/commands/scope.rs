@@ -23,11 +23,14 @@ pub(super) fn run(
 ) -> Result<Status, Error> {
     let scope = input::read_scope(scope_path)?.scope;
     printer.set_format(reporting.format.value);
+    if let Some(configuration) = &reporting.configuration {
+        configuration.tell(&mut std::io::stderr());
+    }
     many::audit_files(
         "scope",
         inputs,
         from,
-        reporting.summary,
+        (reporting.summary, reporting.configuration.as_ref()),
         printer,
         |path, printer, told| audit_one(path, &scope, scope_path, from, reporting, printer, told),
     )
@@ -78,7 +81,11 @@ fn audit_one(
     let status = Status::clean_if(written || report.findings.is_empty());
     let (name, scope_name) = (transcript.name(), input::display(scope_path));
     let (format, paint) = (printer.format(), printer.paint());
-    printer.report(|out| render::scope(&report, &name, &scope_name, format, paint, out))?;
+    let configuration = reporting.configuration.as_ref();
+    printer.report(|out| {
+        let names = (name.as_str(), scope_name.as_str());
+        render::scope(&report, names, (format, paint), configuration, out)
+    })?;
     Ok(Audited {
         findings: report.findings,
         status,

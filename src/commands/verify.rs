@@ -43,7 +43,7 @@ pub(super) fn run(
         "verify",
         inputs,
         None,
-        false,
+        (false, None),
         printer,
         |path, printer, _| audit_one(path, checks, printer),
     )

@@ -27,6 +27,8 @@
 //! }
 //! ```
 //!
+//! - `configuration` (`replay` and `scope`, only when `toolreplay.toml` set some of
+//!   the audit's inputs): `{"file": ..., "sets": [...]}`.
 //! - `file`: the transcript as given on the command line, `<stdin>` for `-`.
 //! - `calls`: the number of records. `divergence`: the index of the first
 //!   non-determinism finding, or `null`.
@@ -76,7 +78,7 @@ use toolreplay_core::scope::ScopeReport;
 use toolreplay_core::sign::{SignatureVerdict, Untrusted};
 
 use super::color::Paint;
-use super::{Asked, HeadCheck, SignatureChecked, VerifyReport, text};
+use super::{Asked, HeadCheck, InForce, SignatureChecked, VerifyReport, text};
 
 /// The version of the JSON report format.
 pub(crate) const FORMAT_VERSION: u32 = 1;
@@ -175,6 +177,8 @@ pub(crate) fn pretty_into(value: &impl Serialize, out: &mut Vec<u8>) {
 struct ReplayJson<'a> {
     format_version: u32,
     command: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    configuration: Option<&'a InForce>,
     file: &'a str,
     calls: u64,
     divergence: Option<u64>,
@@ -185,6 +189,8 @@ struct ReplayJson<'a> {
 struct ScopeJson<'a> {
     format_version: u32,
     command: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    configuration: Option<&'a InForce>,
     file: &'a str,
     scope: &'a str,
     agent: &'a str,
@@ -308,10 +314,16 @@ fn signature_json(check: &SignatureChecked) -> SignatureJson<'_> {
 }
 
 /// The JSON report of `replay`, written to `out` as its findings are read back.
-pub(crate) fn replay(report: &ReplayReport, file: &str, out: &mut dyn io::Write) -> io::Result<()> {
+pub(crate) fn replay(
+    report: &ReplayReport,
+    file: &str,
+    configuration: Option<&InForce>,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
     let head = ReplayJson {
         format_version: FORMAT_VERSION,
         command: "replay",
+        configuration,
         file,
         calls: report.calls,
         divergence: report.divergence,
@@ -331,11 +343,13 @@ pub(crate) fn scope(
     report: &ScopeReport,
     file: &str,
     scope: &str,
+    configuration: Option<&InForce>,
     out: &mut dyn io::Write,
 ) -> io::Result<()> {
     let head = ScopeJson {
         format_version: FORMAT_VERSION,
         command: "scope",
+        configuration,
         file,
         scope,
         agent: &report.agent,

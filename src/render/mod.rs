@@ -22,6 +22,29 @@ use toolreplay_core::sign::SignatureVerdict;
 use crate::args::Format;
 use color::Paint;
 
+/// The configuration file that set some of an audit's inputs, and which: said on
+/// stderr and in JSON and SARIF reports, since it changes the verdict.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub(crate) struct InForce {
+    /// The file, as messages name it.
+    pub(crate) file: String,
+    /// The keys it set for this audit, in the file's order of documentation.
+    pub(crate) sets: Vec<&'static str>,
+}
+
+impl InForce {
+    /// Says on `out` that the file set these inputs.
+    pub(crate) fn tell(&self, out: &mut dyn std::io::Write) {
+        // If stderr is gone there is nobody left to tell.
+        let _ = writeln!(
+            out,
+            "note: {} sets {} for this audit (--no-config ignores it)",
+            self.file,
+            self.sets.join(", ")
+        );
+    }
+}
+
 /// Which checks beyond the chain `verify` was asked for.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Asked {
@@ -80,30 +103,29 @@ pub(crate) struct SignatureChecked {
 pub(crate) fn replay(
     report: &ReplayReport,
     file: &str,
-    format: Format,
-    paint: Paint,
+    (format, paint): (Format, Paint),
+    configuration: Option<&InForce>,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
     match format {
         Format::Text => text::replay(report, paint, out),
-        Format::Json => json::replay(report, file, out),
-        Format::Sarif => sarif::replay(report, file, out),
+        Format::Json => json::replay(report, file, configuration, out),
+        Format::Sarif => sarif::replay(report, file, configuration, out),
     }
 }
 
 /// The scope report in `format`, written to `out` as the findings are read back.
 pub(crate) fn scope(
     report: &ScopeReport,
-    file: &str,
-    scope: &str,
-    format: Format,
-    paint: Paint,
+    (file, scope): (&str, &str),
+    (format, paint): (Format, Paint),
+    configuration: Option<&InForce>,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
     match format {
         Format::Text => text::scope(report, paint, out),
-        Format::Json => json::scope(report, file, scope, out),
-        Format::Sarif => sarif::scope(report, file, out),
+        Format::Json => json::scope(report, file, scope, configuration, out),
+        Format::Sarif => sarif::scope(report, file, configuration, out),
     }
 }
 

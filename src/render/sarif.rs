@@ -16,7 +16,8 @@
 //! `<stdin>`, so `%3Cstdin%3E`) and whose `region.startLine` is the physical line of
 //! the record, and `partialFingerprints."toolreplay/v1"`: the SHA-256 of the rule id,
 //! a NUL byte and the call's fingerprint (SHA-256 of the canonical tool name followed
-//! by the canonical arguments, see [`toolreplay_core::fingerprint`]), in hex, then `:` and the
+//! by the canonical arguments, see [`toolreplay_core::fingerprint`]) and, for a policy
+//! finding, a NUL byte and its [`detail`], in hex, then `:` and the
 //! occurrence of that value among the run's results (1, 2, ...). It does not depend
 //! on line numbers or indices, so a dashboard follows a finding when calls are added
 //! before it. Keys are written sorted, so the output is byte-stable.
@@ -28,13 +29,15 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use toolreplay_core::chain::{BrokenField, Verdict};
-use toolreplay_core::finding::{self, Findings};
+use toolreplay_core::finding::{
+    self, ArgumentViolation, Budget, FindingKind, Findings, SensitiveResponse,
+};
 use toolreplay_core::replay::ReplayReport;
 use toolreplay_core::scope::ScopeReport;
 use toolreplay_core::sign::SignatureVerdict;
 
 use super::color::Paint;
-use super::{VerifyReport, text};
+use super::{InForce, VerifyReport, text};
 
 /// The SARIF schema the log declares.
 pub(crate) const SCHEMA: &str =
@@ -180,8 +183,9 @@ pub(crate) fn uri(path: &str) -> String {
 }
 
 /// The partial fingerprints of results, made one at a time in order: the SHA-256 of
-/// the rule id, a NUL byte and the call fingerprint, in hex, then `:` and its
-/// occurrence among the results so far. The one computation of finding
+/// the rule id, a NUL byte and the call fingerprint (and, for a finding whose kind
+/// tells apart several findings on one call, a NUL byte and [`detail`]), in hex,
+/// then `:` and its occurrence among the results so far. The one computation of finding
 /// fingerprints: baselines use it too. It keeps a count per distinct fingerprint
 /// (a digest and a number), never the results.
 #[derive(Debug, Default)]
@@ -190,12 +194,17 @@ pub(crate) struct Occurrences {
 }
 
 impl Occurrences {
-    /// The fingerprint of the next result, of rule `rule` on the call `call`.
-    pub(crate) fn next(&mut self, rule: &str, call: &[u8; 32]) -> String {
+    /// The fingerprint of the next result, of rule `rule` on the call `call`, with
+    /// the `detail` of its kind.
+    pub(crate) fn next(&mut self, rule: &str, detail: &str, call: &[u8; 32]) -> String {
         let mut hasher = Sha256::new();
         hasher.update(rule.as_bytes());
         hasher.update([0]);
         hasher.update(call);
+        if !detail.is_empty() {
+            hasher.update([0]);
+            hasher.update(detail.as_bytes());
+        }
         let hash: [u8; 32] = hasher.finalize().into();
         // One lookup per result, so the log takes time linear in its results.
         let occurrence = self.seen.entry(hash).or_insert(0);
@@ -204,9 +213,45 @@ impl Occurrences {
     }
 }
 
+/// What tells apart findings of one rule on one call, for their fingerprints: the
+/// detector of a sensitive response, the rule and argument of an argument
+/// violation, the budget, the flow. Empty for the kinds of which a call has one
+/// (their fingerprints are as they always were).
+pub(crate) fn detail(kind: &FindingKind) -> String {
+    match kind {
+        FindingKind::NonDeterminism { .. }
+        | FindingKind::RedundantCall { .. }
+        | FindingKind::PermissionOverreach => String::new(),
+        FindingKind::SensitiveResponse(SensitiveResponse::Match { detector, .. }) => {
+            format!("detector\0{detector}")
+        }
+        FindingKind::SensitiveResponse(SensitiveResponse::Unscannable { .. }) => {
+            "unscannable".to_owned()
+        }
+        FindingKind::ArgumentViolation(violation) => match violation {
+            ArgumentViolation::Unreadable { .. } => "unreadable".to_owned(),
+            ArgumentViolation::Schema { argument, keyword } => {
+                format!("schema\0{argument}\0{keyword}")
+            }
+            ArgumentViolation::SchemaCannotEvaluate { argument } => {
+                format!("schema-cannot-evaluate\0{argument}")
+            }
+            ArgumentViolation::Path { rule, argument, .. } => format!("paths\0{rule}\0{argument}"),
+            ArgumentViolation::Url { rule, argument, .. } => format!("urls\0{rule}\0{argument}"),
+        },
+        FindingKind::BudgetExceeded(exceeded) => match exceeded.budget {
+            Budget::Total => "budgets.total".to_owned(),
+            Budget::PerTool => "budgets.per_tool".to_owned(),
+        },
+        FindingKind::FlowViolation(flow) => format!("flow\0{}", flow.flow),
+    }
+}
+
 /// One result before its fingerprint's occurrence is known.
 struct Found {
     rule: &'static str,
+    /// What tells it apart from other results of its rule on its call.
+    detail: String,
     message: String,
     /// The physical line of the record, or `None` for the whole file.
     line: Option<u64>,
@@ -219,7 +264,7 @@ struct Found {
 fn log(
     file: &str,
     found: impl Iterator<Item = io::Result<Found>>,
-    extra: Option<std::ops::Range<usize>>,
+    (extra, configuration): (Option<std::ops::Range<usize>>, Option<&InForce>),
     out: &mut dyn io::Write,
 ) -> io::Result<()> {
     let declared: Vec<usize> = BASE_RULES.chain(extra.into_iter().flatten()).collect();
@@ -237,7 +282,7 @@ fn log(
             })
         })
         .collect();
-    let head = json!({
+    let mut head = json!({
         "$schema": SCHEMA,
         "version": "2.1.0",
         "runs": [{
@@ -249,6 +294,9 @@ fn log(
             "results": super::json::Placeholder,
         }],
     });
+    if let Some(configuration) = configuration {
+        head["runs"][0]["properties"] = properties(configuration);
+    }
     let uri = uri(file);
     let mut occurrences = Occurrences::default();
     super::json::document_with_array(
@@ -256,7 +304,7 @@ fn log(
         4,
         found,
         |f: &Found, buffer| {
-            let fingerprint = occurrences.next(f.rule, &f.call);
+            let fingerprint = occurrences.next(f.rule, &f.detail, &f.call);
             let at = rule(f.rule);
             let index = declared.iter().position(|&i| i == at);
             debug_assert!(index.is_some(), "rule {} is declared in its log", f.rule);
@@ -281,10 +329,15 @@ fn log(
     )
 }
 
+/// The property bag of a run whose inputs a configuration file set.
+pub(crate) fn properties(configuration: &InForce) -> Value {
+    json!({"configuration": configuration})
+}
+
 /// The log of `found`, as text.
 fn log_text(file: &str, found: Vec<Found>, extra: Option<std::ops::Range<usize>>) -> String {
     let mut out = Vec::new();
-    let written = log(file, found.into_iter().map(Ok), extra, &mut out);
+    let written = log(file, found.into_iter().map(Ok), (extra, None), &mut out);
     debug_assert!(written.is_ok(), "a log in memory is written: {written:?}");
     String::from_utf8_lossy(&out).into_owned()
 }
@@ -296,6 +349,7 @@ fn from_findings<'a>(
     findings.iter().map(move |f| {
         f.map(|f| Found {
             rule: f.kind.name(),
+            detail: detail(&f.kind),
             message: format!("index {}: {}", f.index, finding::finding_message(&f, agent)),
             line: Some(f.line),
             call: f.call,
@@ -309,16 +363,31 @@ pub(crate) fn empty() -> String {
 }
 
 /// The SARIF log of `replay`, written to `out` as its findings are read back.
-pub(crate) fn replay(report: &ReplayReport, file: &str, out: &mut dyn io::Write) -> io::Result<()> {
-    log(file, from_findings(&report.findings, ""), None, out)
+pub(crate) fn replay(
+    report: &ReplayReport,
+    file: &str,
+    configuration: Option<&InForce>,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
+    log(
+        file,
+        from_findings(&report.findings, ""),
+        (None, configuration),
+        out,
+    )
 }
 
 /// The SARIF log of `scope`, written to `out` as its findings are read back.
-pub(crate) fn scope(report: &ScopeReport, file: &str, out: &mut dyn io::Write) -> io::Result<()> {
+pub(crate) fn scope(
+    report: &ScopeReport,
+    file: &str,
+    configuration: Option<&InForce>,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
     log(
         file,
         from_findings(&report.findings, &report.agent),
-        report.policy.then_some(POLICY_RULES),
+        (report.policy.then_some(POLICY_RULES), configuration),
         out,
     )
 }
@@ -341,6 +410,7 @@ pub(crate) fn verify(report: &VerifyReport, file: &str) -> String {
                 BrokenField::Digest => "its digest does not match its content",
             };
             vec![Found {
+                detail: String::new(),
                 rule: "broken-chain",
                 message: format!(
                     "index {position}: link is broken: {what} (expected {}, found {})",
@@ -358,6 +428,7 @@ pub(crate) fn verify(report: &VerifyReport, file: &str) -> String {
         let mut words = String::new();
         text::head_words(check, Paint::PLAIN, &mut words);
         found.push(Found {
+            detail: String::new(),
             rule: "head-differs",
             message: format!("head: {words}"),
             line: None,
@@ -374,6 +445,7 @@ pub(crate) fn verify(report: &VerifyReport, file: &str) -> String {
             Verdict::Broken { .. } => "",
         };
         found.push(Found {
+            detail: String::new(),
             rule,
             message: format!(
                 "signature: {}: {}",

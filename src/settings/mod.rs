@@ -20,6 +20,7 @@ use crate::args::{self, Cli, Format, FromArgs, GraphFormat, GuardArgs, ProxyArgs
 use crate::error::Error;
 use crate::input::ImportOptions;
 use crate::input::walk::Glob;
+use crate::render::InForce;
 use crate::render::color::{self, Paint};
 
 pub(crate) use config::FILE_NAME as CONFIG_FILE;
@@ -81,6 +82,8 @@ pub(crate) struct Baseline {
 /// How an audit of findings reports them.
 #[derive(Debug, Clone)]
 pub(crate) struct Reporting {
+    /// The configuration that set some of the audit's inputs, if one did.
+    pub(crate) configuration: Option<InForce>,
     /// The report's format.
     pub(crate) format: Setting<Format>,
     /// After the text report, a summary.
@@ -322,6 +325,20 @@ impl config::Config {
         }
     }
 
+    /// The keys of `keys` that this configuration set (those whose flag is true), if
+    /// any: what it changed in an audit.
+    fn in_force<const N: usize>(&self, keys: [(&'static str, bool); N]) -> Option<InForce> {
+        let file = self.file.as_deref()?;
+        let sets: Vec<&'static str> = keys
+            .into_iter()
+            .filter_map(|(key, set)| set.then_some(key))
+            .collect();
+        (!sets.is_empty()).then(|| InForce {
+            file: crate::naming::display(file),
+            sets,
+        })
+    }
+
     /// `value` from the command line, else this configuration's, else the default.
     fn choose<T: Clone + Default>(&self, given: Option<T>, configured: &Option<T>) -> Setting<T> {
         match (given, configured) {
@@ -361,12 +378,18 @@ fn resolve(command: args::Command, config: &mut Lazy) -> Result<Command, Error> 
                 volatile: [a.volatile_tool, config.volatile_tools.clone()].concat(),
                 rules,
             };
+            let in_force = config.in_force([
+                ("from", a.from.from.is_none() && config.from.is_some()),
+                ("rules", a.rules.is_none() && config.rules.is_some()),
+                ("mutating_tools", !config.mutating_tools.is_empty()),
+                ("volatile_tools", !config.volatile_tools.is_empty()),
+            ]);
             let from = from_or(a.from, config)?;
             Command::Replay {
                 inputs: inputs(a.files, a.many)?,
                 from,
                 judging,
-                reporting: reporting(format, a.summary, a.baseline)?,
+                reporting: reporting(format, a.summary, a.baseline, in_force)?,
             }
         }
         A::Scope(mut a) => {
@@ -391,11 +414,15 @@ fn resolve(command: args::Command, config: &mut Lazy) -> Result<Command, Error> 
                 crate::input::not_both_stdin((file, "FILE"), (&scope.value, "SCOPE"))?;
             }
             let format = config.choose(a.format, &config.format);
+            let in_force = config.in_force([
+                ("from", a.from.from.is_none() && config.from.is_some()),
+                ("scope", scope.origin != Origin::CommandLine),
+            ]);
             Command::Scope {
                 inputs: inputs(a.files, a.many)?,
                 scope,
                 from,
-                reporting: reporting(format, a.summary, a.baseline)?,
+                reporting: reporting(format, a.summary, a.baseline, in_force)?,
             }
         }
         A::Seal(a) => {
@@ -501,6 +528,7 @@ fn reporting(
     format: Setting<Format>,
     summary: bool,
     baseline: args::BaselineArgs,
+    configuration: Option<InForce>,
 ) -> Result<Reporting, Error> {
     if baseline
         .write_baseline
@@ -517,6 +545,7 @@ fn reporting(
         ));
     }
     Ok(Reporting {
+        configuration,
         format,
         summary,
         baseline: Baseline {

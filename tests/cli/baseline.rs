@@ -181,3 +181,64 @@ fn a_missing_baseline_is_an_error() {
     error: none.json: no such file or directory
     ");
 }
+
+#[test]
+fn an_accepted_finding_of_one_detector_never_hides_another_detector_on_the_same_call() {
+    let dir = Dir::new();
+    dir.write(
+        "policy.json",
+        r#"{"agent": "a", "allowed_tools": ["read_file"], "policy_version": 1, "response_detectors": ["secrets", "personal-data"]}"#,
+    );
+    // Today the file holds an e-mail address, accepted in the baseline.
+    dir.write(
+        "today.jsonl",
+        lines(&[&record(
+            0,
+            "read_file",
+            A,
+            r#"{"text": "mail ann@example.com"}"#,
+        )]),
+    );
+    // Tomorrow the same call's answer holds an AWS key instead: a new finding.
+    dir.write(
+        "tomorrow.jsonl",
+        lines(&[&record(
+            0,
+            "read_file",
+            A,
+            r#"{"text": "aws AKIAIOSFODNN7EXAMPLE"}"#,
+        )]),
+    );
+    let written = [
+        "scope",
+        "today.jsonl",
+        "policy.json",
+        "--write-baseline",
+        "base.json",
+    ];
+    assert_eq!(dir.run(&written).code, 0);
+    let run = dir.run(&[
+        "scope",
+        "tomorrow.jsonl",
+        "policy.json",
+        "--baseline",
+        "base.json",
+    ]);
+    assert_snapshot!(run.text(), @r"
+    exit: 1
+    --- stdout
+    calls: 1
+    findings: 1
+    index 0: sensitive-response: tool 'read_file' response field '/text' matches detector 'aws-access-key-id'
+    --- stderr
+    ");
+    // The accepted one stays accepted.
+    let run = dir.run(&[
+        "scope",
+        "today.jsonl",
+        "policy.json",
+        "--baseline",
+        "base.json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.text());
+}

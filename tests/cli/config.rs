@@ -62,12 +62,20 @@ fn mutating_and_volatile_tools_and_the_format_come_from_the_configuration() {
     {
       "format_version": 1,
       "command": "replay",
+      "configuration": {
+        "file": "toolreplay.toml",
+        "sets": [
+          "mutating_tools",
+          "volatile_tools"
+        ]
+      },
       "file": "t.jsonl",
       "calls": 4,
       "divergence": null,
       "findings": []
     }
     --- stderr
+    note: toolreplay.toml sets mutating_tools, volatile_tools for this audit (--no-config ignores it)
     "#);
 }
 
@@ -76,13 +84,14 @@ fn the_command_line_wins_and_adds_tools() {
     let dir = dir_with("mutating_tools = [\"send\"]\nformat = \"json\"\n");
     assert_snapshot!(
         dir.run(&["replay", "t.jsonl", "--format", "text", "--volatile-tool", "search"]).text(),
-        @r"
+        @"
     exit: 0
     --- stdout
     calls: 4
     divergence: none
     findings: 0
     --- stderr
+    note: toolreplay.toml sets mutating_tools for this audit (--no-config ignores it)
     "
     );
 }
@@ -107,13 +116,14 @@ fn no_config_ignores_the_file() {
 fn the_file_is_found_in_a_folder_above() {
     let dir = dir_with("volatile_tools = [\"search\"]\nmutating_tools = [\"send\"]\n");
     std::fs::create_dir_all(dir.path().join("a/b")).expect("folders");
-    assert_snapshot!(run(&dir.path().join("a/b"), &["replay", "../../t.jsonl"]).text(), @r"
+    assert_snapshot!(run(&dir.path().join("a/b"), &["replay", "../../t.jsonl"]).text(), @"
     exit: 0
     --- stdout
     calls: 4
     divergence: none
     findings: 0
     --- stderr
+    note: ../../toolreplay.toml sets mutating_tools, volatile_tools for this audit (--no-config ignores it)
     ");
 }
 
@@ -125,7 +135,7 @@ fn the_scope_file_is_relative_to_the_configuration_s_folder() {
         r#"{"agent": "a", "allowed_tools": ["search"]}"#,
     );
     std::fs::create_dir_all(dir.path().join("sub")).expect("folder");
-    assert_snapshot!(run(&dir.path().join("sub"), &["scope", "../t.jsonl"]).text(), @r"
+    assert_snapshot!(run(&dir.path().join("sub"), &["scope", "../t.jsonl"]).text(), @"
     exit: 1
     --- stdout
     calls: 4
@@ -133,6 +143,7 @@ fn the_scope_file_is_relative_to_the_configuration_s_folder() {
     index 2: permission-overreach: tool 'send' is not in the declared scope for agent 'a'
     index 3: permission-overreach: tool 'send' is not in the declared scope for agent 'a'
     --- stderr
+    note: ../toolreplay.toml sets scope for this audit (--no-config ignores it)
     ");
 }
 
@@ -151,13 +162,14 @@ fn scope_without_a_scope_file_says_where_to_give_one() {
 #[test]
 fn from_comes_from_the_configuration() {
     let dir = openai_chat(CLEAN_CHAT);
-    assert_snapshot!(dir.run(&["replay", "chat.json"]).text(), @r"
+    assert_snapshot!(dir.run(&["replay", "chat.json"]).text(), @"
     exit: 0
     --- stdout
     calls: 1
     divergence: none
     findings: 0
     --- stderr
+    note: toolreplay.toml sets from for this audit (--no-config ignores it)
     ");
 }
 
@@ -215,6 +227,7 @@ fn strict_applies_to_the_from_of_the_configuration() {
     exit: 2
     --- stdout
     --- stderr
+    note: toolreplay.toml sets from for this audit (--no-config ignores it)
     warning: chat.json:1: call 'g' (id "c2") has no result; kept with the response {"no_result":true}
     error: chat.json: 1 warning: 1 call without a result; --strict allows none
     "#);
@@ -230,13 +243,14 @@ fn strict_applies_to_the_from_of_the_configuration() {
 #[test]
 fn strict_with_the_from_of_the_configuration_passes_a_clean_log() {
     let dir = openai_chat(CLEAN_CHAT);
-    assert_snapshot!(dir.run(&["replay", "--strict", "chat.json"]).text(), @r"
+    assert_snapshot!(dir.run(&["replay", "--strict", "chat.json"]).text(), @"
     exit: 0
     --- stdout
     calls: 1
     divergence: none
     findings: 0
     --- stderr
+    note: toolreplay.toml sets from for this audit (--no-config ignores it)
     ");
 }
 
@@ -261,4 +275,32 @@ fn strict_with_the_configuration_ignored_needs_from_on_the_command_line() {
     --- stderr
     error: --strict needs an import to apply to: give --from FORMAT, or from = "FORMAT" in toolreplay.toml
     "#);
+}
+
+#[test]
+fn the_configuration_that_changes_a_verdict_is_named_in_sarif_runs_of_one_file_or_many() {
+    let dir = dir_with("volatile_tools = [\"search\"]\nformat = \"sarif\"\n");
+    dir.write("u.jsonl", transcript());
+    let expected = serde_json::json!({
+        "configuration": {"file": "toolreplay.toml", "sets": ["volatile_tools"]}
+    });
+    for args in [
+        &["replay", "t.jsonl"][..],
+        &["replay", "t.jsonl", "u.jsonl"],
+    ] {
+        let run = dir.run(args);
+        assert_eq!(run.code, 1, "{}", run.text());
+        let log: serde_json::Value = serde_json::from_str(&run.stdout).expect("a SARIF log");
+        assert_eq!(log["runs"][0]["properties"], expected, "{args:?}");
+        assert_eq!(
+            run.stderr,
+            "note: toolreplay.toml sets volatile_tools for this audit (--no-config ignores it)\n"
+        );
+    }
+    // A format alone changes no verdict: nothing is said, nothing is added.
+    let dir = dir_with("format = \"sarif\"\n");
+    let run = dir.run(&["replay", "t.jsonl"]);
+    assert_eq!(run.stderr, "");
+    let log: serde_json::Value = serde_json::from_str(&run.stdout).expect("a SARIF log");
+    assert!(log["runs"][0].get("properties").is_none());
 }
