@@ -159,18 +159,21 @@ fn walk(
     Ok(())
 }
 
-/// Whether `name` is the lock or the state a live session keeps beside its sealed
-/// file (`S.jsonl.lock`, `S.jsonl.state`, docs/live.md), `S.jsonl` being in `names`:
-/// not a transcript, never read as one.
+/// Whether `name` is a file a live session keeps beside its sealed file `S.jsonl`
+/// (`S.jsonl.lock`, `S.jsonl.state`, the sealed context `S.context.jsonl`;
+/// docs/live.md), `S.jsonl` being in `names`: never audited as a transcript of its own.
 fn is_session_companion(
     name: &std::ffi::OsStr,
     names: &std::collections::HashSet<std::ffi::OsString>,
 ) -> bool {
     let name = name.to_string_lossy();
-    [".lock", ".state"].iter().any(|suffix| {
-        name.strip_suffix(suffix)
-            .is_some_and(|session| names.contains(std::ffi::OsStr::new(session)))
-    })
+    let has = |session: String| names.contains(std::ffi::OsStr::new(&session));
+    [".lock", ".state"]
+        .iter()
+        .any(|suffix| name.strip_suffix(suffix).is_some_and(|s| has(s.to_owned())))
+        || name
+            .strip_suffix(".context.jsonl")
+            .is_some_and(|stem| has(format!("{stem}.jsonl")))
 }
 
 #[cfg(test)]

@@ -555,6 +555,10 @@ fn a_folder_of_live_sessions_is_read_without_their_lock_and_state_files() {
     dir.write("sessions/s1.jsonl", &sealed.stdout);
     dir.write("sessions/s1.jsonl.lock", "");
     dir.write("sessions/s1.jsonl.state", r#"{"version": 1}"#);
+    dir.write(
+        "sessions/s1.context.jsonl",
+        "a sealed context, audited with s1\n",
+    );
     // A lock or state without its session is an ordinary file, read as ever.
     dir.write("sessions/other.state", "not a transcript\n");
     let mut text = String::new();
