@@ -110,94 +110,115 @@ pub(super) fn run_to_folder(
         overwrite,
     };
     let jobs = plan(&to, options.source)?;
-    let mut out = String::new();
-    let (mut records, mut warnings, mut errors, mut subagents) = (0usize, 0usize, 0usize, 0usize);
+    let mut report = Report::default();
     crate::pool::run_in_order(
         &jobs,
-        |job| {
-            let mut diagnostics = Vec::new();
-            let mut tally = Tally::default();
-            let result = import_counted(&job.input, options, &mut diagnostics, &mut tally)
-                .and_then(|imported| {
-                    if let Some(folder) = job.output.parent()
-                        && !folder.as_os_str().is_empty()
-                    {
-                        std::fs::create_dir_all(folder)
-                            .map_err(|source| Error::writing(folder, source))?;
-                    }
-                    write_in_place(&job.output, &imported.transcript)?;
-                    Ok(imported.lines.len())
-                });
-            Imported {
-                diagnostics,
-                tally,
-                result,
-            }
-        },
-        |at, imported| {
-            let job = &jobs[at];
-            // If stderr is gone there is nobody left to tell; the counts still hold.
-            let _ = io::stderr().lock().write_all(&imported.diagnostics);
-            warnings += imported.tally.warnings;
-            match imported.result {
-                Ok(n) => {
-                    records += n;
-                    let format = imported.tally.format.map_or("?", Format::name);
-                    let _ = write!(
-                        out,
-                        "{} -> {}: {format}, {}, {}",
-                        display(&job.input),
-                        display(&job.output),
-                        counted(n, "record"),
-                        counted(imported.tally.warnings, "warning"),
-                    );
-                    if imported.tally.subagents > 0 {
-                        subagents += imported.tally.subagents;
-                        let _ = write!(
-                            out,
-                            ", {}",
-                            counted(imported.tally.subagents, "subagent log")
-                        );
-                    }
-                    out.push('\n');
-                    if imported.tally.format != Some(Format::ClaudeCode) {
-                        for log in &job.subagent_logs {
-                            errors += 1;
-                            Error::Invalid {
-                                path: display(log),
-                                message: format!(
-                                    "not imported: a subagent log is read with its session {}, \
-                                     which was read as {format}; import it on its own with \
-                                     --from claude-code",
-                                    display(&job.input)
-                                ),
-                            }
-                            .tell(&mut io::stderr().lock());
-                        }
-                    }
-                }
-                Err(err) => {
-                    errors += 1;
-                    err.tell(&mut io::stderr().lock());
-                }
-            }
-        },
+        |job| import_one(job, options),
+        |at, imported| report.add(&jobs[at], imported),
     );
-    out.push_str("summary:\n");
-    let _ = writeln!(out, "files: {}", jobs.len());
-    if subagents > 0 {
-        let _ = writeln!(out, "subagent logs: {subagents}");
-    }
-    let _ = writeln!(out, "records: {records}");
-    let _ = writeln!(out, "warnings: {warnings}");
-    let _ = writeln!(out, "errors: {errors}");
-    let status = if errors > 0 {
+    printer.print(&report.finish(jobs.len()))?;
+    Ok(if report.errors > 0 {
         Status::Failed
     } else {
         Status::Clean
-    };
-    printer.print(&out)?;
-    Ok(status)
+    })
+}
+
+/// Imports `job`'s input to its transcript, the notes and warnings kept to be told
+/// in the inputs' order.
+fn import_one(job: &Job, options: ImportOptions) -> Imported {
+    let mut diagnostics = Vec::new();
+    let mut tally = Tally::default();
+    let result =
+        import_counted(&job.input, options, &mut diagnostics, &mut tally).and_then(|imported| {
+            if let Some(folder) = job.output.parent()
+                && !folder.as_os_str().is_empty()
+            {
+                std::fs::create_dir_all(folder).map_err(|source| Error::writing(folder, source))?;
+            }
+            write_in_place(&job.output, &imported.transcript)?;
+            Ok(imported.lines.len())
+        });
+    Imported {
+        diagnostics,
+        tally,
+        result,
+    }
+}
+
+/// The report of `import --out-dir`, a line per input as it is told, then the
+/// summary; errors go to stderr as they come.
+#[derive(Debug, Default)]
+struct Report {
+    out: String,
+    records: usize,
+    warnings: usize,
+    errors: usize,
+    subagents: usize,
+}
+
+impl Report {
+    /// Tells what importing `job` gave.
+    fn add(&mut self, job: &Job, imported: Imported) {
+        // If stderr is gone there is nobody left to tell; the counts still hold.
+        let _ = io::stderr().lock().write_all(&imported.diagnostics);
+        self.warnings += imported.tally.warnings;
+        let n = match imported.result {
+            Ok(n) => n,
+            Err(err) => {
+                self.errors += 1;
+                err.tell(&mut io::stderr().lock());
+                return;
+            }
+        };
+        self.records += n;
+        let format = imported.tally.format.map_or("?", Format::name);
+        let _ = write!(
+            self.out,
+            "{} -> {}: {format}, {}, {}",
+            display(&job.input),
+            display(&job.output),
+            counted(n, "record"),
+            counted(imported.tally.warnings, "warning"),
+        );
+        if imported.tally.subagents > 0 {
+            self.subagents += imported.tally.subagents;
+            let _ = write!(
+                self.out,
+                ", {}",
+                counted(imported.tally.subagents, "subagent log")
+            );
+        }
+        self.out.push('\n');
+        if imported.tally.format != Some(Format::ClaudeCode) {
+            for log in &job.subagent_logs {
+                self.errors += 1;
+                Error::Invalid {
+                    path: display(log),
+                    message: format!(
+                        "not imported: a subagent log is read with its session {}, which was \
+                         read as {format}; import it on its own with --from claude-code",
+                        display(&job.input)
+                    ),
+                }
+                .tell(&mut io::stderr().lock());
+            }
+        }
+    }
+
+    /// The lines told, then the summary of `files` inputs.
+    fn finish(&mut self, files: usize) -> String {
+        let mut out = std::mem::take(&mut self.out);
+        out.push_str("summary:\n");
+        let _ = writeln!(out, "files: {files}");
+        if self.subagents > 0 {
+            let _ = writeln!(out, "subagent logs: {}", self.subagents);
+        }
+        let _ = writeln!(out, "records: {}", self.records);
+        let _ = writeln!(out, "warnings: {}", self.warnings);
+        let _ = writeln!(out, "errors: {}", self.errors);
+        out
+    }
 }
 
 /// `1 record`, `2 records`.

@@ -137,10 +137,66 @@ where
     results
 }
 
-/// The report of several files: each file's, then the summary; on stderr, in the
-/// files' order, what each file's audit told there (an import's notes and warnings)
-/// and its error, as they would be for one file, errors counted. Exit status: the
-/// worst.
+/// The files' audits gathered in order, for the report of them all.
+struct Gathered {
+    /// Each file's name and report.
+    texts: Vec<(String, Spool)>,
+    /// Each file's name and findings.
+    findings: Vec<(String, Findings)>,
+    /// How many files are clean, how many not, how many could not be audited.
+    clean: usize,
+    unclean: usize,
+    errors: usize,
+    /// The worst status.
+    status: Status,
+}
+
+impl Gathered {
+    /// Each file's name and findings, borrowed.
+    fn findings(&self) -> Vec<(&str, &Findings)> {
+        self.findings.iter().map(|(n, f)| (n.as_str(), f)).collect()
+    }
+}
+
+/// Gathers the files' audits in order; on stderr, in the files' order, what each
+/// file's audit told there (an import's notes and warnings) and its error, as they
+/// would be for one file.
+fn gather(files: &[PathBuf], results: Vec<Done>) -> Gathered {
+    let mut gathered = Gathered {
+        texts: Vec::new(),
+        findings: Vec::new(),
+        clean: 0,
+        unclean: 0,
+        errors: 0,
+        status: Status::Clean,
+    };
+    for (file, (told, result)) in files.iter().zip(results) {
+        let name = display(file);
+        // What cannot be written to stderr cannot be told anywhere else.
+        let _ = told.copy_to(&mut std::io::stderr().lock());
+        match result {
+            Ok(done) => {
+                gathered.status = gathered.status.max(done.status);
+                if done.status == Status::Clean {
+                    gathered.clean += 1;
+                } else {
+                    gathered.unclean += 1;
+                }
+                gathered.findings.push((name.clone(), done.findings));
+                gathered.texts.push((name, done.text));
+            }
+            Err(err) => {
+                gathered.errors += 1;
+                gathered.status = Status::Failed;
+                err.tell(&mut std::io::stderr().lock());
+            }
+        }
+    }
+    gathered
+}
+
+/// The report of several files: each file's, then the summary, in the printer's
+/// format. Exit status: the worst.
 fn report(
     command: &str,
     files: &[PathBuf],
@@ -148,145 +204,146 @@ fn report(
     configuration: Option<&InForce>,
     printer: &mut Printer,
 ) -> Result<Status, Error> {
-    let mut status = Status::Clean;
-    let mut errors = 0;
-    let mut texts: Vec<(String, Spool)> = Vec::new();
-    let mut all: Vec<(String, Findings)> = Vec::new();
-    let (mut clean, mut unclean) = (0, 0);
-    for (file, (told, result)) in files.iter().zip(results) {
-        let name = display(file);
-        // What cannot be written to stderr cannot be told anywhere else.
-        let _ = told.copy_to(&mut std::io::stderr().lock());
-        match result {
-            Ok(done) => {
-                status = status.max(done.status);
-                if done.status == Status::Clean {
-                    clean += 1;
-                } else {
-                    unclean += 1;
-                }
-                all.push((name.clone(), done.findings));
-                texts.push((name, done.text));
-            }
-            Err(err) => {
-                errors += 1;
-                status = Status::Failed;
-                err.tell(&mut std::io::stderr().lock());
-            }
-        }
-    }
-    let borrowed: Vec<(&str, &Findings)> = all.iter().map(|(n, f)| (n.as_str(), f)).collect();
-    let total: u64 = all.iter().map(|(_, f)| f.len()).sum();
+    let gathered = gather(files, results);
+    let status = gathered.status;
     let mut out = Spool::new();
     match printer.format() {
         Format::Text => {
-            let copied = |out: &mut Spool, report: Spool| match report.copy_to(out) {
-                Ok(()) => Ok(()),
-                Err(SpoolError::Write(err) | SpoolError::Spool(err)) => Err(err),
-            };
-            let written = (|| -> std::io::Result<()> {
-                for (name, report) in texts {
-                    out.write(b"== ")?;
-                    out.write(name.as_bytes())?;
-                    out.write(b"\n")?;
-                    copied(&mut out, report)?;
-                    out.write(b"\n")?;
-                }
-                if command == "verify" {
-                    out.write(
-                        format!(
-                            "summary:\nfiles: {}\nintact: {clean}\nbroken: {unclean}\n",
-                            files.len()
-                        )
-                        .as_bytes(),
-                    )?;
-                } else {
-                    text::summary(&borrowed, Some(files.len()), &mut out)?;
-                }
-                if errors > 0 {
-                    out.write(format!("errors: {errors}\n").as_bytes())?;
-                }
-                Ok(())
-            })();
-            written.map_err(Error::temporary)?;
+            text_report(command, files.len(), gathered, &mut out).map_err(Error::temporary)?
         }
-        Format::Json => {
-            let mut kinds = serde_json::Map::new();
-            let mut tools = serde_json::Map::new();
-            for (_, findings) in &borrowed {
-                for finding in findings.iter() {
-                    let finding = finding.map_err(Error::temporary)?;
-                    count(&mut kinds, finding.kind.name());
-                    count(&mut tools, &finding.tool);
-                }
-            }
-            let doc = json!({
-                "format_version": 1,
-                "command": command,
-                "files": files.len(),
-                "errors": errors,
-                "reports": Placeholder,
-                "summary": if command == "verify" {
-                    json!({"intact": clean, "broken": unclean})
-                } else {
-                    json!({
-                        "findings": total,
-                        "by_kind": kinds,
-                        "by_tool": tools,
-                    })
-                },
-            });
-            let doc = document(&doc);
-            let (prefix, suffix) = split_at_placeholder(&doc)?;
-            out.write(prefix.as_bytes()).map_err(Error::temporary)?;
-            let mut first = true;
-            for (name, report) in texts {
-                out.write(if first { b"[\n    " } else { b",\n    " })
-                    .map_err(Error::temporary)?;
-                first = false;
-                nested_report(&name, report, &mut out)?;
-            }
-            out.write(if first { b"[]" } else { b"\n  ]" })
-                .map_err(Error::temporary)?;
-            out.write(suffix.as_bytes()).map_err(Error::temporary)?;
-        }
-        Format::Sarif => {
-            // The log of no file declares the rules of every log; a file's log with
-            // more rules (a policy's, `verify`'s checks) declares them all.
-            let mut merged: Value = serde_json::from_str(&crate::render::sarif::empty())
-                .map_err(|e| Error::temporary(std::io::Error::other(e)))?;
-            merged["runs"][0]["results"] = json!(Placeholder);
-            if let Some(configuration) = configuration {
-                merged["runs"][0]["properties"] = crate::render::sarif::properties(configuration);
-            }
-            let head = document(&merged);
-            let (prefix, _) = split_at_placeholder(&head)?;
-            let prefix = prefix.to_owned();
-            out.write(prefix.as_bytes()).map_err(Error::temporary)?;
-            let mut rules: Option<Value> = None;
-            let mut first = true;
-            for (name, report) in texts {
-                let these = log_results(&name, report, &mut first, &mut out)?;
-                let longer = |than: &Value| {
-                    these.as_array().map_or(0, Vec::len) > than.as_array().map_or(0, Vec::len)
-                };
-                if rules.as_ref().is_none_or(longer) {
-                    rules = Some(these);
-                }
-            }
-            out.write(if first { b"[]" } else { b"\n      ]" })
-                .map_err(Error::temporary)?;
-            if let Some(rules) = rules {
-                merged["runs"][0]["tool"]["driver"]["rules"] = rules;
-            }
-            let whole = document(&merged);
-            let (same, suffix) = split_at_placeholder(&whole)?;
-            debug_assert_eq!(same, prefix, "the rules come after the results");
-            out.write(suffix.as_bytes()).map_err(Error::temporary)?;
-        }
+        Format::Json => json_report(command, files.len(), gathered, &mut out)?,
+        Format::Sarif => sarif_report(gathered, configuration, &mut out)?,
     }
     printer.copy(out)?;
     Ok(status)
+}
+
+/// The text report of several files: `== FILE` and its report each, then the summary.
+fn text_report(
+    command: &str,
+    files: usize,
+    gathered: Gathered,
+    out: &mut Spool,
+) -> std::io::Result<()> {
+    let Gathered {
+        texts,
+        findings,
+        clean,
+        unclean,
+        errors,
+        ..
+    } = gathered;
+    for (name, report) in texts {
+        out.write(b"== ")?;
+        out.write(name.as_bytes())?;
+        out.write(b"\n")?;
+        match report.copy_to(out) {
+            Ok(()) => {}
+            Err(SpoolError::Write(err) | SpoolError::Spool(err)) => return Err(err),
+        }
+        out.write(b"\n")?;
+    }
+    if command == "verify" {
+        out.write(
+            format!("summary:\nfiles: {files}\nintact: {clean}\nbroken: {unclean}\n").as_bytes(),
+        )?;
+    } else {
+        let findings: Vec<(&str, &Findings)> =
+            findings.iter().map(|(n, f)| (n.as_str(), f)).collect();
+        text::summary(&findings, Some(files), out)?;
+    }
+    if errors > 0 {
+        out.write(format!("errors: {errors}\n").as_bytes())?;
+    }
+    Ok(())
+}
+
+/// The JSON document of several files: every file's report, nested, and the summary.
+fn json_report(
+    command: &str,
+    files: usize,
+    gathered: Gathered,
+    out: &mut Spool,
+) -> Result<(), Error> {
+    let mut kinds = serde_json::Map::new();
+    let mut tools = serde_json::Map::new();
+    for (_, findings) in gathered.findings() {
+        for finding in findings.iter() {
+            let finding = finding.map_err(Error::temporary)?;
+            count(&mut kinds, finding.kind.name());
+            count(&mut tools, &finding.tool);
+        }
+    }
+    let total: u64 = gathered.findings.iter().map(|(_, f)| f.len()).sum();
+    let doc = json!({
+        "format_version": 1,
+        "command": command,
+        "files": files,
+        "errors": gathered.errors,
+        "reports": Placeholder,
+        "summary": if command == "verify" {
+            json!({"intact": gathered.clean, "broken": gathered.unclean})
+        } else {
+            json!({
+                "findings": total,
+                "by_kind": kinds,
+                "by_tool": tools,
+            })
+        },
+    });
+    let doc = document(&doc);
+    let (prefix, suffix) = split_at_placeholder(&doc)?;
+    out.write(prefix.as_bytes()).map_err(Error::temporary)?;
+    let mut first = true;
+    for (name, report) in gathered.texts {
+        out.write(if first { b"[\n    " } else { b",\n    " })
+            .map_err(Error::temporary)?;
+        first = false;
+        nested_report(&name, report, out)?;
+    }
+    out.write(if first { b"[]" } else { b"\n  ]" })
+        .map_err(Error::temporary)?;
+    out.write(suffix.as_bytes()).map_err(Error::temporary)
+}
+
+/// The SARIF log of several files: one run holding every file's results.
+fn sarif_report(
+    gathered: Gathered,
+    configuration: Option<&InForce>,
+    out: &mut Spool,
+) -> Result<(), Error> {
+    // The log of no file declares the rules of every log; a file's log with more
+    // rules (a policy's, `verify`'s checks) declares them all.
+    let mut merged: Value = serde_json::from_str(&crate::render::sarif::empty())
+        .map_err(|e| Error::temporary(std::io::Error::other(e)))?;
+    merged["runs"][0]["results"] = json!(Placeholder);
+    if let Some(configuration) = configuration {
+        merged["runs"][0]["properties"] = crate::render::sarif::properties(configuration);
+    }
+    let head = document(&merged);
+    let (prefix, _) = split_at_placeholder(&head)?;
+    let prefix = prefix.to_owned();
+    out.write(prefix.as_bytes()).map_err(Error::temporary)?;
+    let mut rules: Option<Value> = None;
+    let mut first = true;
+    for (name, report) in gathered.texts {
+        let these = log_results(&name, report, &mut first, out)?;
+        let longer = |than: &Value| {
+            these.as_array().map_or(0, Vec::len) > than.as_array().map_or(0, Vec::len)
+        };
+        if rules.as_ref().is_none_or(longer) {
+            rules = Some(these);
+        }
+    }
+    out.write(if first { b"[]" } else { b"\n      ]" })
+        .map_err(Error::temporary)?;
+    if let Some(rules) = rules {
+        merged["runs"][0]["tool"]["driver"]["rules"] = rules;
+    }
+    let whole = document(&merged);
+    let (same, suffix) = split_at_placeholder(&whole)?;
+    debug_assert_eq!(same, prefix, "the rules come after the results");
+    out.write(suffix.as_bytes()).map_err(Error::temporary)
 }
 
 /// The document `text` split around its placeholder.

@@ -362,69 +362,8 @@ fn resolve(command: args::Command, config: &mut Lazy) -> Result<Command, Error> 
     use args::Command as A;
     Ok(match command {
         A::Import(a) => import(a, config.get()?)?,
-        A::Replay(a) => {
-            let config = config.get()?;
-            let format = config.choose(a.format, &config.format);
-            let rules = match (a.rules, config.rules) {
-                (Some(rules), _) => Some(command_line(rules)),
-                (None, Some(rules)) => Some(Setting {
-                    value: rules,
-                    origin: config.origin(),
-                }),
-                (None, None) => None,
-            };
-            let judging = Judging {
-                mutating: [a.mutating_tool, config.mutating_tools.clone()].concat(),
-                volatile: [a.volatile_tool, config.volatile_tools.clone()].concat(),
-                rules,
-            };
-            let in_force = config.in_force([
-                ("from", a.from.from.is_none() && config.from.is_some()),
-                ("rules", a.rules.is_none() && config.rules.is_some()),
-                ("mutating_tools", !config.mutating_tools.is_empty()),
-                ("volatile_tools", !config.volatile_tools.is_empty()),
-            ]);
-            let from = from_or(a.from, config)?;
-            Command::Replay {
-                inputs: inputs(a.files, a.many)?,
-                from,
-                judging,
-                reporting: reporting(format, a.summary, a.baseline, in_force)?,
-            }
-        }
-        A::Scope(mut a) => {
-            let config = config.get()?;
-            let from = from_or(a.from, config)?;
-            let scope = match a.scope {
-                Some(scope) => command_line(scope),
-                None if a.files.len() >= 2 => command_line(a.files.pop().unwrap_or_default()),
-                None => match &config.scope {
-                    Some(scope) => Setting {
-                        value: scope.clone(),
-                        origin: config.origin(),
-                    },
-                    None => {
-                        return Err(Error::Usage(format!(
-                            "no scope file: give SCOPE, or scope = \"FILE\" in {CONFIG_FILE}"
-                        )));
-                    }
-                },
-            };
-            for file in &a.files {
-                crate::input::not_both_stdin((file, "FILE"), (&scope.value, "SCOPE"))?;
-            }
-            let format = config.choose(a.format, &config.format);
-            let in_force = config.in_force([
-                ("from", a.from.from.is_none() && config.from.is_some()),
-                ("scope", scope.origin != Origin::CommandLine),
-            ]);
-            Command::Scope {
-                inputs: inputs(a.files, a.many)?,
-                scope,
-                from,
-                reporting: reporting(format, a.summary, a.baseline, in_force)?,
-            }
-        }
+        A::Replay(a) => replay(a, config.get()?)?,
+        A::Scope(a) => scope(a, config.get()?)?,
         A::Seal(a) => {
             let from = from_or(a.from, config.get()?)?;
             match a.append {
@@ -440,37 +379,7 @@ fn resolve(command: args::Command, config: &mut Lazy) -> Result<Command, Error> 
                 },
             }
         }
-        A::Verify(a) => {
-            if a.from.is_some() {
-                return Err(Error::Usage(
-                    "verify takes no --from: it reads sealed transcripts, which only seal \
-                     writes; seal the log first (toolreplay seal --from FORMAT LOG -o \
-                     sealed.jsonl), then verify sealed.jsonl"
-                        .to_owned(),
-                ));
-            }
-            let signature = match (a.signature, a.allowed_signers, a.identity) {
-                (Some(signature), Some(allowed_signers), Some(identity)) => Some(SignatureCheck {
-                    signature,
-                    allowed_signers,
-                    identity,
-                }),
-                _ => None,
-            };
-            let format = match a.format {
-                Some(format) => command_line(format),
-                None => {
-                    let config = config.get()?;
-                    config.choose(None, &config.format)
-                }
-            };
-            Command::Verify {
-                inputs: inputs(a.files, a.many)?,
-                head: a.head,
-                signature,
-                format,
-            }
-        }
+        A::Verify(a) => verify(a, config)?,
         A::Stats(a) => Command::Stats {
             file: a.file,
             from: from_or(a.from, config.get()?)?,
@@ -501,6 +410,101 @@ fn resolve(command: args::Command, config: &mut Lazy) -> Result<Command, Error> 
         A::Completions(a) => Command::Completions(a.shell),
         A::Man => Command::Man,
         A::Version => Command::Version,
+    })
+}
+
+fn replay(a: args::ReplayArgs, config: &config::Config) -> Result<Command, Error> {
+    let format = config.choose(a.format, &config.format);
+    let rules = match (a.rules, config.rules) {
+        (Some(rules), _) => Some(command_line(rules)),
+        (None, Some(rules)) => Some(Setting {
+            value: rules,
+            origin: config.origin(),
+        }),
+        (None, None) => None,
+    };
+    let judging = Judging {
+        mutating: [a.mutating_tool, config.mutating_tools.clone()].concat(),
+        volatile: [a.volatile_tool, config.volatile_tools.clone()].concat(),
+        rules,
+    };
+    let in_force = config.in_force([
+        ("from", a.from.from.is_none() && config.from.is_some()),
+        ("rules", a.rules.is_none() && config.rules.is_some()),
+        ("mutating_tools", !config.mutating_tools.is_empty()),
+        ("volatile_tools", !config.volatile_tools.is_empty()),
+    ]);
+    let from = from_or(a.from, config)?;
+    Ok(Command::Replay {
+        inputs: inputs(a.files, a.many)?,
+        from,
+        judging,
+        reporting: reporting(format, a.summary, a.baseline, in_force)?,
+    })
+}
+
+fn scope(mut a: args::ScopeArgs, config: &config::Config) -> Result<Command, Error> {
+    let from = from_or(a.from, config)?;
+    let scope = match a.scope {
+        Some(scope) => command_line(scope),
+        None if a.files.len() >= 2 => command_line(a.files.pop().unwrap_or_default()),
+        None => match &config.scope {
+            Some(scope) => Setting {
+                value: scope.clone(),
+                origin: config.origin(),
+            },
+            None => {
+                return Err(Error::Usage(format!(
+                    "no scope file: give SCOPE, or scope = \"FILE\" in {CONFIG_FILE}"
+                )));
+            }
+        },
+    };
+    for file in &a.files {
+        crate::input::not_both_stdin((file, "FILE"), (&scope.value, "SCOPE"))?;
+    }
+    let format = config.choose(a.format, &config.format);
+    let in_force = config.in_force([
+        ("from", a.from.from.is_none() && config.from.is_some()),
+        ("scope", scope.origin != Origin::CommandLine),
+    ]);
+    Ok(Command::Scope {
+        inputs: inputs(a.files, a.many)?,
+        scope,
+        from,
+        reporting: reporting(format, a.summary, a.baseline, in_force)?,
+    })
+}
+
+fn verify(a: args::VerifyArgs, config: &mut Lazy) -> Result<Command, Error> {
+    if a.from.is_some() {
+        return Err(Error::Usage(
+            "verify takes no --from: it reads sealed transcripts, which only seal \
+             writes; seal the log first (toolreplay seal --from FORMAT LOG -o \
+             sealed.jsonl), then verify sealed.jsonl"
+                .to_owned(),
+        ));
+    }
+    let signature = match (a.signature, a.allowed_signers, a.identity) {
+        (Some(signature), Some(allowed_signers), Some(identity)) => Some(SignatureCheck {
+            signature,
+            allowed_signers,
+            identity,
+        }),
+        _ => None,
+    };
+    let format = match a.format {
+        Some(format) => command_line(format),
+        None => {
+            let config = config.get()?;
+            config.choose(None, &config.format)
+        }
+    };
+    Ok(Command::Verify {
+        inputs: inputs(a.files, a.many)?,
+        head: a.head,
+        signature,
+        format,
     })
 }
 

@@ -11,7 +11,7 @@ mod seal;
 mod wire;
 
 use std::io::{self, BufRead, BufReader, Write};
-use std::process::{Child, ChildStderr, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
@@ -48,15 +48,56 @@ pub(crate) fn run(args: &ProxyArgs) -> Result<Status, Error> {
         Some(path) => Some(Pins::open(path, args.repin)?),
         None => None,
     };
-    let Some((program, program_args)) = args.command.split_first() else {
-        return Err(Error::Usage("no server command after --".to_owned()));
-    };
     let (events, receiver) = mpsc::sync_channel::<Event>(64);
     #[cfg(unix)]
     forward_signals(events.clone()).map_err(|source| Error::Io {
         what: "handle SIGINT and SIGTERM".to_owned(),
         source,
     })?;
+    let (mut child, server_in, server_out, server_err) = start_server(&args.command)?;
+    let recorder = Recorder::open(&args.seal, &scope, &policy, !args.no_fsync);
+    if let Some(why) = recorder.broken() {
+        let _ = writeln!(
+            io::stderr().lock(),
+            "toolreplay proxy: {why}: every tools/call will be refused"
+        );
+    }
+    let server_in = spawn_pumps(
+        args.max_message_bytes,
+        &events,
+        (server_in, server_out, server_err),
+    );
+    drop(events);
+    let settings = Settings {
+        call_timeout: args.call_timeout,
+        on_sensitive: args.on_sensitive,
+    };
+    let mut relay = Relay::new(
+        Box::new(io::stdout()),
+        Box::new(server_in),
+        Box::new(io::stderr()),
+        recorder,
+        pins,
+        settings,
+    );
+    let ending = relay.run(&receiver);
+    let code = end(&mut relay, ending, &receiver, &mut child);
+    let mut seal_failed = relay.seal_failed();
+    if let Err(why) = relay.close() {
+        let _ = writeln!(io::stderr().lock(), "toolreplay proxy: {why}");
+        seal_failed = true;
+    }
+    let code = if seal_failed && code == 0 { 1 } else { code };
+    Ok(Status::Code(code))
+}
+
+/// Starts the server `command` with its standard streams piped.
+fn start_server(
+    command: &[std::ffi::OsString],
+) -> Result<(Child, ChildStdin, ChildStdout, ChildStderr), Error> {
+    let Some((program, program_args)) = command.split_first() else {
+        return Err(Error::Usage("no server command after --".to_owned()));
+    };
     let mut child = Command::new(program)
         .args(program_args)
         .stdin(Stdio::piped())
@@ -74,14 +115,17 @@ pub(crate) fn run(args: &ProxyArgs) -> Result<Status, Error> {
             "the server's standard streams are not pipes".to_owned(),
         ));
     };
-    let recorder = Recorder::open(&args.seal, &scope, &policy, !args.no_fsync);
-    if let Some(why) = recorder.broken() {
-        let _ = writeln!(
-            io::stderr().lock(),
-            "toolreplay proxy: {why}: every tools/call will be refused"
-        );
-    }
-    let limit = args.max_message_bytes;
+    Ok((child, server_in, server_out, server_err))
+}
+
+/// Starts the threads that read the client and the server into `events` (each
+/// message up to `limit` bytes), and the one that passes the server's stderr on;
+/// gives the server's input as the relay writes it.
+fn spawn_pumps(
+    limit: usize,
+    events: &SyncSender<Event>,
+    (server_in, server_out, server_err): (ChildStdin, ChildStdout, ChildStderr),
+) -> ServerInput {
     let queue = Arc::new(Queued::default());
     let server_in = spawn_server_writer(server_in, Arc::clone(&queue));
     let client_events = events.clone();
@@ -95,7 +139,7 @@ pub(crate) fn run(args: &ProxyArgs) -> Result<Status, Error> {
             Some(&queue),
         );
     });
-    let server_events = events;
+    let server_events = events.clone();
     thread::spawn(move || {
         pump(
             BufReader::new(server_out),
@@ -106,52 +150,39 @@ pub(crate) fn run(args: &ProxyArgs) -> Result<Status, Error> {
         )
     });
     thread::spawn(move || pass_stderr(server_err));
-    let settings = Settings {
-        call_timeout: args.call_timeout,
-        on_sensitive: args.on_sensitive,
-    };
-    let mut relay = Relay::new(
-        Box::new(io::stdout()),
-        Box::new(server_in),
-        Box::new(io::stderr()),
-        recorder,
-        pins,
-        settings,
-    );
-    let code = match relay.run(&receiver) {
+    server_in
+}
+
+/// Ends the session the relay ended with `ending`: the calls still pending are
+/// ended, the server stopped; gives the exit status.
+fn end(relay: &mut Relay, ending: Ending, receiver: &Receiver<Event>, child: &mut Child) -> u8 {
+    match ending {
         Ending::Client => {
             relay.end_all("the client ended the session first");
             relay.close_server();
-            relay.drain(&receiver, GRACE);
-            stop(&mut child);
+            relay.drain(receiver, GRACE);
+            stop(child);
             0
         }
         Ending::Server => {
-            let status = wait_for(&mut child, Duration::from_secs(1));
+            let status = wait_for(child, Duration::from_secs(1));
             let reason = match status {
                 Some(status) => format!("the server ended ({}) first", shown_status(status)),
                 None => "the server closed its output first".to_owned(),
             };
             relay.end_all(&reason);
             relay.close_server();
-            stop(&mut child);
+            stop(child);
             SERVER_ENDED
         }
         Ending::Signal(signal) => {
             let name = if signal == 2 { "SIGINT" } else { "SIGTERM" };
             relay.end_all(&format!("the proxy was stopped by {name} first"));
             relay.close_server();
-            stop(&mut child);
+            stop(child);
             u8::try_from(128 + signal).unwrap_or(1)
         }
-    };
-    let mut seal_failed = relay.seal_failed();
-    if let Err(why) = relay.close() {
-        let _ = writeln!(io::stderr().lock(), "toolreplay proxy: {why}");
-        seal_failed = true;
     }
-    let code = if seal_failed && code == 0 { 1 } else { code };
-    Ok(Status::Code(code))
 }
 
 /// How many bytes may wait to be written to the server before the proxy stops
