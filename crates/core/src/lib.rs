@@ -73,6 +73,7 @@ pub mod graph;
 pub mod head;
 pub mod import;
 pub mod json;
+mod lines;
 pub mod live;
 pub mod pipeline;
 pub mod policy;

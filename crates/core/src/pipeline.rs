@@ -18,7 +18,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
 
-use crate::transcript::{LineError, ReadError, line_text, non_blank};
+use crate::error::{LineError, ReadError};
+use crate::lines::{line_text, non_blank};
 
 /// How much input a block holds, at least (unless the input ends first).
 pub const BLOCK_BYTES: usize = 256 << 10;
