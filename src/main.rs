@@ -6,6 +6,7 @@ use std::io::{self, IsTerminal};
 use std::process::ExitCode;
 
 use clap::Parser;
+use toolreplay_core::pipeline::Threads;
 
 mod baseline;
 mod cli;
@@ -29,7 +30,9 @@ fn main() -> ExitCode {
         command => command,
     };
     match threads(std::env::var_os("TOOLREPLAY_THREADS").as_deref()) {
-        Ok(threads) => toolreplay_core::pipeline::set_threads(threads),
+        Ok(threads) => {
+            let _ = THREADS.set(threads.map_or_else(Default::default, Threads::new));
+        }
         Err(err) => return error::report(&err),
     }
     let paint = render::color::Paint::new(render::color::enabled(
@@ -44,6 +47,14 @@ fn main() -> ExitCode {
         Ok(status) => status.exit_code(),
         Err(err) => error::report(&err),
     }
+}
+
+/// The threads of the core's pipelines, as `TOOLREPLAY_THREADS` asks (set in `main`).
+static THREADS: std::sync::OnceLock<Threads> = std::sync::OnceLock::new();
+
+/// The threads every pipeline of this run is given.
+fn threads_given() -> Threads {
+    THREADS.get().copied().unwrap_or_default()
 }
 
 /// The number of threads that `TOOLREPLAY_THREADS` asks for, from 1 to 16; `None`

@@ -12,6 +12,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use toolreplay_core::canonical;
+use toolreplay_core::pipeline::Threads;
 use toolreplay_core::sealed;
 use toolreplay_core::chain::{GENESIS, Sealer, UnsealedLink, Verdict, Verifier};
 use toolreplay_core::transcript::{Lines, Links, ReadError, Records, parse_unplaced_with};
@@ -37,7 +38,7 @@ fuzz_target!(|data: &[u8]| {
     // `verify` itself (`sealed::check`: canonical lines checked as they stand, on
     // several threads) gives exactly the verdict of the walk link by link, or the
     // same first input error.
-    match (sealed::check(data, None), walk_error) {
+    match (sealed::check(data, None, Threads::default()), walk_error) {
         (Ok(checked), None) => assert_eq!(checked.verdict, walked, "verify and the walk differ"),
         (Err(ReadError::Input(a)), Some(ReadError::Input(b))) => {
             assert_eq!(a, b, "verify and the walk reject differently")

@@ -13,7 +13,7 @@ use crate::output::{Outcome, Status};
 /// Checks the sealed transcript at `path` as `verify` does, noting where the chain's
 /// digest was `look_for`.
 pub fn check(path: &Path, look_for: Option<&str>) -> Result<Checked, Error> {
-    sealed::check(input::open_raw(path)?, look_for)
+    sealed::check(input::open_raw(path)?, look_for, crate::threads_given())
         .map_err(|err| unsealed_hint(Error::reading(path, err)))
 }
 

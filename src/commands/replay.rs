@@ -46,7 +46,7 @@ impl Judging {
 /// The replay audit of `transcript`, with findings on the lines of the input.
 pub fn report(transcript: &mut Transcript, judging: &Judging) -> Result<ReplayReport, Error> {
     let options = judging.options(transcript);
-    let mut report = replay::audit_with(transcript.reader(), &options)
+    let mut report = replay::audit_with(transcript.reader(), &options, crate::threads_given())
         .map_err(|err| transcript.reading_error(err))?;
     transcript
         .place(&mut report.findings)

@@ -26,7 +26,7 @@ pub fn read_scope(path: &Path) -> Result<Scope, Error> {
 /// input.
 pub fn report(transcript: &mut Transcript, scope: &Scope) -> Result<ScopeReport, Error> {
     let mut report = scope
-        .audit(transcript.reader())
+        .audit(transcript.reader(), crate::threads_given())
         .map_err(|err| transcript.reading_error(err))?;
     transcript
         .place(&mut report.findings)

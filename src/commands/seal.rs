@@ -50,7 +50,7 @@ pub fn seal(mut transcript: Transcript, output: Option<&Path>) -> Result<Outcome
         None => {
             let mut spool = Spool::new();
             let buffers = Buffers::new();
-            sealed::seal_reusing(reader, &buffers, |lines| {
+            sealed::seal_reusing(reader, crate::threads_given(), &buffers, |lines| {
                 spool.write(lines.as_ref()).map_err(Error::temporary)?;
                 buffers.give_back(lines);
                 Ok(())
@@ -72,7 +72,9 @@ pub fn seal(mut transcript: Transcript, output: Option<&Path>) -> Result<Outcome
             let recycle = |lines| buffers.give_back(lines);
             let (sealed, written) =
                 batch::write_on_thread(file.file(), direct, recycle, |pieces| {
-                    sealed::seal_reusing(reader, &buffers, |lines| pieces.send(lines))
+                    sealed::seal_reusing(reader, crate::threads_given(), &buffers, |lines| {
+                        pieces.send(lines)
+                    })
                 });
             // An error writing comes first: it was met on lines before any error of
             // the input, which the writer thread had not reached yet.
@@ -121,7 +123,8 @@ pub fn append(
 
     let mut copy = temp.reopen().map_err(write_error)?;
     copy.seek(SeekFrom::Start(0)).map_err(write_error)?;
-    let checked = sealed::check(copy, None).map_err(|err| Error::reading(sealed_path, err))?;
+    let checked = sealed::check(copy, None, crate::threads_given())
+        .map_err(|err| Error::reading(sealed_path, err))?;
     let head = super::head::or_refuse(&checked, sealed_path, "nothing was appended")?;
 
     let mut new = Transcript::open(new_path, from, &mut std::io::stderr())?;
@@ -139,6 +142,7 @@ pub fn append(
     let new_name = new.path.clone();
     pipeline::run(
         new.reader(),
+        crate::threads_given(),
         parse,
         |_, record: UnplacedRecord<(Vec<u8>, Vec<u8>)>| {
             let placed = match first_index {

@@ -21,6 +21,7 @@ pub fn run(mut transcript: Transcript, draft_scope: Option<&str>) -> Result<Outc
     let mut calls = 0u64;
     toolreplay_core::transcript::for_each_record(
         transcript.reader(),
+        crate::threads_given(),
         |_| (),
         |_, _, tool, ()| {
             calls += 1;

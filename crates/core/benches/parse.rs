@@ -6,7 +6,7 @@
 use divan::counter::BytesCount;
 use divan::{Bencher, black_box};
 use toolreplay_core::json;
-use toolreplay_core::pipeline::Stop;
+use toolreplay_core::pipeline::{Stop, Threads};
 use toolreplay_core::sealed;
 use toolreplay_core::transcript;
 
@@ -90,7 +90,7 @@ fn corpus() -> &'static Corpus {
     CORPUS.get_or_init(|| {
         let transcript = transcript(4 << 20);
         let mut sealed = Vec::new();
-        sealed::seal(&transcript[..], |link| {
+        sealed::seal(&transcript[..], Threads::default(), |link| {
             sealed.extend_from_slice(link.as_ref());
             Ok::<(), std::convert::Infallible>(())
         })
@@ -169,7 +169,7 @@ fn check_chain(bencher: Bencher) {
     let corpus = corpus();
     bencher
         .counter(BytesCount::of_slice(&corpus.sealed))
-        .bench(|| black_box(sealed::check(&corpus.sealed[..], None).ok()));
+        .bench(|| black_box(sealed::check(&corpus.sealed[..], None, Threads::default()).ok()));
 }
 
 /// Sealing the transcript, as `seal` does but into memory.
@@ -180,7 +180,7 @@ fn seal(bencher: Bencher) {
         .counter(BytesCount::of_slice(&corpus.transcript))
         .bench(|| {
             let mut len = 0;
-            let sealed = sealed::seal(&corpus.transcript[..], |link| {
+            let sealed = sealed::seal(&corpus.transcript[..], Threads::default(), |link| {
                 len += link.as_ref().len();
                 Ok::<(), std::convert::Infallible>(())
             });

@@ -8,7 +8,7 @@
 //! threads ([`pipeline`]) and taking records in order:
 //!
 //! ```
-//! use toolreplay_core::{Scope, chain::Verdict, replay, sealed};
+//! use toolreplay_core::{Scope, chain::Verdict, pipeline::Threads, replay, sealed};
 //!
 //! let transcript = "\
 //! {\"index\": 0, \"tool\": \"read_file\", \"args\": {\"path\": \"a.md\"}, \"response\": {\"text\": \"A\"}}
@@ -17,29 +17,29 @@
 //! ";
 //!
 //! // Replay: identical calls with different answers, repeats with nothing changed.
-//! let report = replay::audit(transcript.as_bytes(), ["send_email"])?;
+//! let report = replay::audit(transcript.as_bytes(), ["send_email"], Threads::default())?;
 //! assert_eq!(report.calls, 3);
 //! assert_eq!(report.findings.to_vec()?[0].kind.name(), "redundant-call");
 //!
 //! // Scope: calls outside the declared tools (and, with a policy, its rules).
 //! let scope = Scope::parse(br#"{"agent": "docs", "allowed_tools": ["read_file"]}"#)?;
-//! let report = scope.audit(transcript.as_bytes())?;
+//! let report = scope.audit(transcript.as_bytes(), Threads::default())?;
 //! let findings = report.findings.to_vec()?;
 //! assert_eq!((findings[0].index, findings[0].kind.name()), (2, "permission-overreach"));
 //!
 //! // Seal: a SHA-256 chain, one link a record, handed over a block of lines at a time;
 //! // verify: the first broken link.
 //! let mut sealed_bytes = Vec::new();
-//! sealed::seal(transcript.as_bytes(), |lines| {
+//! sealed::seal(transcript.as_bytes(), Threads::default(), |lines| {
 //!     sealed_bytes.extend_from_slice(lines.as_ref());
 //!     Ok::<(), std::convert::Infallible>(())
 //! })
 //! .map_err(toolreplay_core::pipeline::Stop::into_read_error)?;
-//! let checked = sealed::check(&sealed_bytes[..], None)?;
+//! let checked = sealed::check(&sealed_bytes[..], None, Threads::default())?;
 //! assert!(matches!(checked.verdict, Verdict::Intact { links: 3, .. }));
 //!
 //! let tampered = String::from_utf8(sealed_bytes)?.replace("\"to\":\"x\"", "\"to\":\"y\"");
-//! let checked = sealed::check(tampered.as_bytes(), None)?;
+//! let checked = sealed::check(tampered.as_bytes(), None, Threads::default())?;
 //! assert!(matches!(checked.verdict, Verdict::Broken { position: 2, .. }));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

@@ -158,7 +158,7 @@ pub struct ReplayReport {
 /// {\"index\": 0, \"tool\": \"search\", \"args\": {\"q\": \"x\"}, \"response\": {\"hits\": 1}}
 /// {\"index\": 1, \"tool\": \"search\", \"args\": {\"q\": \"x\"}, \"response\": {\"hits\": 2}}
 /// ";
-/// let report = toolreplay_core::replay::audit(transcript.as_bytes(), Vec::<String>::new())?;
+/// let report = toolreplay_core::replay::audit(transcript.as_bytes(), Vec::<String>::new(), toolreplay_core::pipeline::Threads::default())?;
 /// assert_eq!((report.calls, report.divergence), (2, Some(1)));
 /// assert_eq!(report.findings.to_vec()?[0].kind.name(), "non-determinism");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -166,6 +166,7 @@ pub struct ReplayReport {
 pub fn audit<I, S>(
     reader: impl std::io::Read + Send,
     extra_mutating: I,
+    threads: crate::pipeline::Threads,
 ) -> Result<ReplayReport, crate::transcript::ReadError>
 where
     I: IntoIterator<Item = S>,
@@ -177,6 +178,7 @@ where
             mutating: extra_mutating.into_iter().map(Into::into).collect(),
             ..Options::default()
         },
+        threads,
     )
 }
 
@@ -184,10 +186,12 @@ where
 pub fn audit_with(
     reader: impl std::io::Read + Send,
     options: &Options,
+    threads: crate::pipeline::Threads,
 ) -> Result<ReplayReport, crate::transcript::ReadError> {
     let mut replay = Replay::with_options(options.clone());
     crate::transcript::for_each_record(
         reader,
+        threads,
         |record| fingerprints(record.tool, record.args, record.response),
         |line, index, tool, (call, response)| {
             replay.observe_fingerprints(line, index, tool, call, response);
@@ -499,7 +503,7 @@ mod tests {
 ";
 
     fn kinds(options: &Options) -> Vec<(u64, FindingKind)> {
-        audit_with(RUN.as_bytes(), options)
+        audit_with(RUN.as_bytes(), options, crate::pipeline::Threads::default())
             .unwrap()
             .findings
             .to_vec()

@@ -643,6 +643,7 @@ impl<R: BufRead> Iterator for Links<R> {
 /// let mut tools = Vec::new();
 /// for_each_record(
 ///     transcript.as_bytes(),
+///     toolreplay_core::pipeline::Threads::default(),
 ///     |record| record.args.len(),
 ///     |line, index, tool, args_len| {
 ///         tools.push((line, index, tool.to_owned(), args_len));
@@ -655,18 +656,25 @@ impl<R: BufRead> Iterator for Links<R> {
 /// ```
 pub fn for_each_record<T: Send, E: Send>(
     reader: impl std::io::Read + Send,
+    threads: crate::pipeline::Threads,
     make: impl Fn(CanonicalRecordRef<'_>) -> T + Sync,
     mut visit: impl FnMut(u64, u64, &str, T) -> Result<(), E> + Send,
 ) -> Result<(), crate::pipeline::Stop<E>> {
     let mut count = 0;
     let parse = |line, text: &str| parse_unplaced_with(line, text, &make);
-    crate::pipeline::run(reader, parse, |line, unplaced: UnplacedRecord<T>| {
-        let index = unplaced
-            .place(count)
-            .map_err(|err| crate::pipeline::Stop::Read(ReadError::Input(err)))?;
-        count += 1;
-        visit(line, index, &unplaced.tool, unplaced.value).map_err(crate::pipeline::Stop::Consume)
-    })
+    crate::pipeline::run(
+        reader,
+        threads,
+        parse,
+        |line, unplaced: UnplacedRecord<T>| {
+            let index = unplaced
+                .place(count)
+                .map_err(|err| crate::pipeline::Stop::Read(ReadError::Input(err)))?;
+            count += 1;
+            visit(line, index, &unplaced.tool, unplaced.value)
+                .map_err(crate::pipeline::Stop::Consume)
+        },
+    )
     .map_err(crate::pipeline::Stop::flatten)
 }
 

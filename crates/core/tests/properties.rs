@@ -490,6 +490,7 @@ proptest! {
         let checked = toolreplay_core::sealed::check(
             first.as_bytes(),
             None,
+            toolreplay_core::pipeline::Threads::default(),
         )
         .expect("sealed output is valid input");
         let Verdict::Intact { links, head } = checked.verdict else {

@@ -206,7 +206,7 @@ impl Scope {
     /// {\"index\": 0, \"tool\": \"read_file\", \"args\": {\"path\": \"a.md\"}, \"response\": {}}
     /// {\"index\": 1, \"tool\": \"send_email\", \"args\": {}, \"response\": {}}
     /// ";
-    /// let report = scope.audit(transcript.as_bytes())?;
+    /// let report = scope.audit(transcript.as_bytes(), toolreplay_core::pipeline::Threads::default())?;
     /// assert_eq!(report.calls, 2);
     /// let findings = report.findings.to_vec()?;
     /// assert_eq!(findings[0].index, 1);
@@ -216,10 +216,12 @@ impl Scope {
     pub fn audit(
         &self,
         reader: impl std::io::Read + Send,
+        threads: crate::pipeline::Threads,
     ) -> Result<ScopeReport, crate::transcript::ReadError> {
         let mut audit = ScopeAudit::new(self);
         crate::transcript::for_each_record(
             reader,
+            threads,
             |record| self.check_call(record.tool, record.args, record.response),
             |line, _, tool, checked| {
                 audit.observe(line, tool, checked);
