@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use clap::builder::PossibleValue;
 use clap::{Parser, Subcommand};
 use clap_complete::Shell;
-use toolreplay_core::import::{Format as ImportFormat, Source as ImportSource};
+use toolreplay_core::{ImportFormat, ImportSource};
 
 use crate::error::Error;
 use crate::input::ImportOptions;

@@ -4,7 +4,7 @@
 use std::io::{self, Write as _};
 use std::process::ExitCode;
 
-use toolreplay_core::chain::Verdict;
+use toolreplay_core::Verdict;
 
 use crate::render::color::Paint;
 
@@ -82,11 +82,11 @@ impl Error {
     }
 
     /// The error of an input at `path` that could not be read or parsed.
-    pub fn reading(path: &std::path::Path, err: toolreplay_core::transcript::ReadError) -> Error {
+    pub fn reading(path: &std::path::Path, err: toolreplay_core::ReadError) -> Error {
         let path = crate::naming::display(path);
         match err {
-            toolreplay_core::transcript::ReadError::Io(source) => Error::Read { path, source },
-            toolreplay_core::transcript::ReadError::Input(err) => Error::Input {
+            toolreplay_core::ReadError::Io(source) => Error::Read { path, source },
+            toolreplay_core::ReadError::Input(err) => Error::Input {
                 path,
                 line: err.line,
                 message: err.message,

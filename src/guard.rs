@@ -26,10 +26,10 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use toolreplay_core::finding::{Finding, finding_message};
-use toolreplay_core::json::{self, Value, member};
-use toolreplay_core::live::{Live, Outcome};
-use toolreplay_core::scope::Scope;
+use toolreplay_core::Scope;
+use toolreplay_core::{Finding, finding_message};
+use toolreplay_core::{Live, LiveOutcome as Outcome};
+use toolreplay_core::{Value, decode_json_document, json_member as member, parse_json};
 
 use crate::commands::scope::MAX_SCOPE_BYTES;
 use crate::error::describe_io;
@@ -178,9 +178,9 @@ fn read_event() -> Result<Event, String> {
             MAX_EVENT_BYTES >> 20
         ));
     }
-    let text = json::decode_document(&bytes)
+    let text = decode_json_document(&bytes)
         .map_err(|err| format!("malformed hook event: {}", err.message))?;
-    let value = json::parse(text.trim_end())
+    let value = parse_json(text.trim_end())
         .map_err(|err| format!("malformed hook event: {}", err.message))?;
     let Value::Object(members) = value else {
         return Err(format!(
@@ -220,7 +220,7 @@ fn check_session_id(id: &str) -> Result<(), String> {
     } else {
         Err(format!(
             "malformed hook event: session_id {} is not a safe file name (1 to 128 letters, digits, '-', '_' or '.', not starting with '.')",
-            toolreplay_core::finding::quote_name(id)
+            toolreplay_core::quote_name(id)
         ))
     }
 }

@@ -1,3 +1,4 @@
+#![allow(unreachable_pub)]
 //! The `toolreplay` command line: arguments in [`cli`], one module per command in
 //! [`commands`], inputs in [`input`], reports in [`render`], files and stdout in
 //! [`output`]; the audits themselves are the `toolreplay-core` crate.
@@ -6,7 +7,7 @@ use std::io::{self, IsTerminal};
 use std::process::ExitCode;
 
 use clap::Parser;
-use toolreplay_core::pipeline::Threads;
+use toolreplay_core::Threads;
 
 mod baseline;
 mod cli;
@@ -63,7 +64,7 @@ fn threads(value: Option<&std::ffi::OsStr>) -> Result<Option<usize>, error::Erro
     let Some(value) = value.filter(|v| !v.is_empty()) else {
         return Ok(None);
     };
-    let max = toolreplay_core::pipeline::MAX_THREADS;
+    let max = toolreplay_core::MAX_THREADS;
     match value.to_str().and_then(|v| v.parse::<usize>().ok()) {
         Some(n) if (1..=max).contains(&n) => Ok(Some(n)),
         _ => Err(error::Error::Usage(format!(

@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use toolreplay_core::head;
-use toolreplay_core::sealed::{self, Checked, Head};
+use toolreplay_core::head_statement;
+use toolreplay_core::{Checked, Head, check_sealed};
 
 use crate::error::Error;
 use crate::input;
@@ -13,7 +13,7 @@ use crate::output::{Outcome, Status};
 /// Checks the sealed transcript at `path` as `verify` does, noting where the chain's
 /// digest was `look_for`.
 pub fn check(path: &Path, look_for: Option<&str>) -> Result<Checked, Error> {
-    sealed::check(input::open_raw(path)?, look_for, crate::threads_given())
+    check_sealed(input::open_raw(path)?, look_for, crate::threads_given())
         .map_err(|err| unsealed_hint(Error::reading(path, err)))
 }
 
@@ -30,7 +30,7 @@ pub fn or_refuse(checked: &Checked, path: &Path, refused: &'static str) -> Resul
 /// `toolreplay head SEALED`.
 pub fn run(path: &Path) -> Result<Outcome, Error> {
     let head = or_refuse(&check(path, None)?, path, "it has no head")?;
-    Ok(Outcome::text(head::statement(&head), Status::Clean))
+    Ok(Outcome::text(head_statement(&head), Status::Clean))
 }
 
 /// A sealed transcript's error, with a hint when the input looks like a transcript

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use serde_json::{Value, json};
-use toolreplay_core::finding::Findings;
+use toolreplay_core::Findings;
 
 use crate::error::Error;
 use crate::input::{display, is_stdin};

@@ -19,9 +19,9 @@ use std::io;
 use std::path::Path;
 
 use clap::CommandFactory;
-use toolreplay_core::pipeline::Stop;
+use toolreplay_core::Stop;
 
-use toolreplay_core::finding::Findings;
+use toolreplay_core::Findings;
 
 use crate::baseline::Baseline;
 use crate::cli::{BaselineArgs, Cli, Command, ManyArgs, Source};

@@ -1,7 +1,7 @@
 //! `toolreplay replay FILE [--mutating-tool NAME]... [--volatile-tool NAME]...
 //! [--rules R] [--format F] [--from F]`.
 
-use toolreplay_core::replay::{self, Options, ReplayReport};
+use toolreplay_core::{ReplayOptions as Options, ReplayReport, audit_replay};
 
 use crate::cli::{BaselineArgs, Rules};
 use crate::error::Error;
@@ -46,7 +46,7 @@ impl Judging {
 /// The replay audit of `transcript`, with findings on the lines of the input.
 pub fn report(transcript: &mut Transcript, judging: &Judging) -> Result<ReplayReport, Error> {
     let options = judging.options(transcript);
-    let mut report = replay::audit_with(transcript.reader(), &options, crate::threads_given())
+    let mut report = audit_replay(transcript.reader(), &options, crate::threads_given())
         .map_err(|err| transcript.reading_error(err))?;
     transcript
         .place(&mut report.findings)

@@ -2,8 +2,8 @@
 
 use std::path::Path;
 
-use toolreplay_core::finding::quote_name;
-use toolreplay_core::scope::{Scope, ScopeReport};
+use toolreplay_core::quote_name;
+use toolreplay_core::{Scope, ScopeReport};
 
 use super::many::{Done, Report};
 use crate::cli::BaselineArgs;

@@ -5,8 +5,8 @@ use std::ffi::OsString;
 use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 
-use toolreplay_core::head;
-use toolreplay_core::sign::{self, Key, KeyError};
+use toolreplay_core::head_statement;
+use toolreplay_core::{SigningKey as Key, SigningKeyError as KeyError, sign_message};
 
 use crate::error::Error;
 use crate::input::{self, display as shown};
@@ -80,7 +80,7 @@ pub fn run(path: &Path, key_path: &Path) -> Result<Outcome, Error> {
     let head =
         super::head::or_refuse(&super::head::check(path, None)?, path, "nothing was signed")?;
     let key = read_key(key_path)?;
-    let armored = sign::sign(&key, head::statement(&head).as_bytes())
+    let armored = sign_message(&key, head_statement(&head).as_bytes())
         .map_err(|err| invalid(key_path, err.to_string()))?;
     let target = signature_path(path);
     let write_error = |source| Error::writing(&target, source);

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use toolreplay_core::finding::quote_name;
+use toolreplay_core::quote_name;
 
 use crate::error::Error;
 use crate::input::Transcript;
@@ -19,7 +19,7 @@ pub fn run(mut transcript: Transcript, draft_scope: Option<&str>) -> Result<Outc
     }
     let mut tools: BTreeMap<String, u64> = BTreeMap::new();
     let mut calls = 0u64;
-    toolreplay_core::transcript::for_each_record(
+    toolreplay_core::for_each_record(
         transcript.reader(),
         crate::threads_given(),
         |_| (),

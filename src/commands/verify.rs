@@ -4,10 +4,10 @@
 
 use std::path::Path;
 
-use toolreplay_core::chain::Verdict;
-use toolreplay_core::head::{self, Pin};
-use toolreplay_core::sealed::Head;
-use toolreplay_core::sign::{self, SignatureVerdict};
+use toolreplay_core::Head;
+use toolreplay_core::Verdict;
+use toolreplay_core::{MAX_HEAD_BYTES, Pin, compare_head, head_statement, is_digest, parse_pin};
+use toolreplay_core::{SignatureError, SignatureVerdict};
 
 use crate::error::Error;
 use crate::input::{self, display as shown};
@@ -39,20 +39,20 @@ pub struct Checks<'a> {
 /// The pinned head named by `--head`: the argument itself when it is a digest (64
 /// lowercase hex digits), otherwise a file holding a statement or a digest.
 pub fn read_pin(arg: &str) -> Result<Pin, Error> {
-    if head::is_digest(arg) {
+    if is_digest(arg) {
         return Ok(Pin::Digest(arg.to_owned()));
     }
     let path = Path::new(arg);
     let mut bytes = Vec::new();
     std::io::Read::read_to_end(
-        &mut std::io::Read::take(input::open_raw(path)?, head::MAX_HEAD_BYTES + 1),
+        &mut std::io::Read::take(input::open_raw(path)?, MAX_HEAD_BYTES + 1),
         &mut bytes,
     )
     .map_err(|source| Error::Read {
         path: shown(path),
         source,
     })?;
-    head::parse_pin(&bytes).map_err(|err| Error::Input {
+    parse_pin(&bytes).map_err(|err| Error::Input {
         path: shown(path),
         line: err.line,
         message: err.message,
@@ -70,16 +70,18 @@ pub fn check_signature(check: &SignatureCheck, message: &[u8]) -> Result<Signatu
     )?)
     .into_owned();
     let signers = super::read_text(check.allowed_signers, MAX_FILE_BYTES, MAX_FILE_WHAT)?;
-    sign::check(&armored, &signers, check.identity, message).map_err(|err| match err {
-        sign::SignatureError::Signers(err) => Error::Input {
-            path: shown(check.allowed_signers),
-            line: err.line,
-            message: err.message,
-        },
-        other => Error::Invalid {
-            path: shown(check.signature),
-            message: other.to_string(),
-        },
+    toolreplay_core::check_signature(&armored, &signers, check.identity, message).map_err(|err| {
+        match err {
+            SignatureError::Signers(err) => Error::Input {
+                path: shown(check.allowed_signers),
+                line: err.line,
+                message: err.message,
+            },
+            other => Error::Invalid {
+                path: shown(check.signature),
+                message: other.to_string(),
+            },
+        }
     })
 }
 
@@ -106,14 +108,14 @@ pub fn report(path: &Path, checks: &Checks) -> Result<VerifyReport, Error> {
     };
     if let Some(pin) = pin {
         report.head = Some(HeadCheck {
-            verdict: head::compare(&pin, &head, checked.found_at),
+            verdict: compare_head(&pin, &head, checked.found_at),
             pin,
             head: head.clone(),
         });
     }
     if let Some(check) = &checks.signature {
         report.signature = Some(SignatureChecked {
-            verdict: check_signature(check, head::statement(&head).as_bytes())?,
+            verdict: check_signature(check, head_statement(&head).as_bytes())?,
             identity: check.identity.to_owned(),
             allowed_signers: shown(check.allowed_signers),
         });
@@ -134,7 +136,7 @@ pub fn audit_one(
     Ok(super::many::Done {
         report: super::many::Report::Written {
             text: crate::output::spool::Spool::from_text(text),
-            findings: toolreplay_core::finding::Findings::new(),
+            findings: toolreplay_core::Findings::new(),
         },
         status: Status::clean_if(report.holds()),
     })

@@ -6,9 +6,10 @@ use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 
-use toolreplay_core::import::{
-    Format, ImportError, Imported, MAX_IMPORT_BYTES, Source, import_with_subagents, summary,
-    write_record,
+use toolreplay_core::{
+    ImportError, ImportFormat as Format, ImportSource as Source, Imported, MAX_IMPORT_BYTES,
+    import_log_with_subagents as import_with_subagents, import_summary as summary,
+    write_imported_record as write_record,
 };
 
 use crate::error::Error;

@@ -19,7 +19,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use toolreplay_core::scope::Scope;
+use toolreplay_core::Scope;
 
 use crate::error::describe_io;
 use crate::live::policy_digest;

@@ -21,7 +21,7 @@ use crate::error::{LineError, ReadError};
 use crate::lines::{line_text, non_blank};
 
 /// How much input a block holds, at least (unless the input ends first).
-pub const BLOCK_BYTES: usize = 256 << 10;
+pub(crate) const BLOCK_BYTES: usize = 256 << 10;
 
 /// The most threads that parse blocks by default, the calling thread included.
 const DEFAULT_MAX_THREADS: usize = 4;
@@ -256,7 +256,7 @@ where
 /// there, if any (after pushing the items of the lines before it). A parser that
 /// looks at the lines of a block together, in order, can carry what it learnt from
 /// one line to the next; lines of different blocks are parsed on different threads.
-pub fn run_blocks<R, T, E, C>(
+pub(crate) fn run_blocks<R, T, E, C>(
     reader: R,
     threads: Threads,
     parse: impl Fn(u64, &[u8], &mut Vec<(u64, T)>) -> Option<ReadError> + Sync,
@@ -405,7 +405,7 @@ fn work<R, T, E, C>(
 
 /// Parses the non-blank lines of `bytes`, whose first line is physical line
 /// `first_line`, into `items`, stopping at the first error, which it returns.
-pub fn parse_block<T>(
+pub(crate) fn parse_block<T>(
     first_line: u64,
     bytes: &[u8],
     parse: &impl Fn(u64, &str) -> Result<T, LineError>,
@@ -420,7 +420,7 @@ pub fn parse_block<T>(
 /// Hands each non-blank line of `bytes`, whose first line is physical line
 /// `first_line`, to `take` with its number, as [`line_text`] reads it; stops at the
 /// first error, of a line or of `take`, which it returns.
-pub fn for_each_line(
+pub(crate) fn for_each_line(
     first_line: u64,
     bytes: &[u8],
     mut take: impl FnMut(u64, &str) -> Result<(), LineError>,

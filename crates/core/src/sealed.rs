@@ -53,14 +53,14 @@ impl Checked {
 /// ```
 /// let transcript = "{\"index\": 0, \"tool\": \"search\", \"args\": {\"q\": \"x\"}, \"response\": {}}\n";
 /// let mut sealed = Vec::new();
-/// toolreplay_core::sealed::seal(transcript.as_bytes(), toolreplay_core::pipeline::Threads::default(), |lines| {
+/// toolreplay_core::seal(transcript.as_bytes(), toolreplay_core::Threads::default(), |lines| {
 ///     sealed.extend_from_slice(lines.as_ref());
 ///     Ok::<(), std::convert::Infallible>(())
 /// })
-/// .map_err(toolreplay_core::pipeline::Stop::into_read_error)?;
-/// let checked = toolreplay_core::sealed::check(&sealed[..], None, toolreplay_core::pipeline::Threads::default())?;
+/// .map_err(toolreplay_core::Stop::into_read_error)?;
+/// let checked = toolreplay_core::check_sealed(&sealed[..], None, toolreplay_core::Threads::default())?;
 /// assert_eq!(checked.head().map(|head| head.links), Some(1));
-/// # Ok::<(), toolreplay_core::transcript::ReadError>(())
+/// # Ok::<(), toolreplay_core::ReadError>(())
 /// ```
 pub fn seal<E: Send>(
     reader: impl Read + Send,
@@ -308,12 +308,12 @@ fn push_link(line: u64, index: Option<u64>, link: &UnsealedLink, lines: &mut Vec
 /// threads as the link states it; the walk in order only compares.
 ///
 /// ```
-/// use toolreplay_core::chain::Verdict;
+/// use toolreplay_core::Verdict;
 ///
 /// let sealed = "{\"args\":{},\"digest\":\"0\",\"index\":0,\"prev\":\"0\",\"response\":{},\"tool\":\"t\"}\n";
-/// let checked = toolreplay_core::sealed::check(sealed.as_bytes(), None, toolreplay_core::pipeline::Threads::default())?;
+/// let checked = toolreplay_core::check_sealed(sealed.as_bytes(), None, toolreplay_core::Threads::default())?;
 /// assert!(matches!(checked.verdict, Verdict::Broken { position: 0, .. }));
-/// # Ok::<(), toolreplay_core::transcript::ReadError>(())
+/// # Ok::<(), toolreplay_core::ReadError>(())
 /// ```
 pub fn check(
     reader: impl Read + Send,

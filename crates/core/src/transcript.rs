@@ -12,8 +12,8 @@ use std::ops::Range;
 
 use crate::json::{self, FieldValue, JsonType, Value};
 
-pub use crate::error::{LineError, ReadError};
-pub use crate::lines::{Lines, line_text};
+pub(crate) use crate::error::{LineError, ReadError};
+pub(crate) use crate::lines::{Lines, line_text};
 
 /// One recorded tool call (spec section 1).
 #[derive(Debug, Clone, PartialEq)]
@@ -637,22 +637,22 @@ impl<R: BufRead> Iterator for Links<R> {
 /// first error of `visit`.
 ///
 /// ```
-/// use toolreplay_core::transcript::for_each_record;
+/// use toolreplay_core::for_each_record;
 ///
 /// let transcript = "{\"index\": 0, \"tool\": \"search\", \"args\": {\"q\": 1}, \"response\": {}}\n";
 /// let mut tools = Vec::new();
 /// for_each_record(
 ///     transcript.as_bytes(),
-///     toolreplay_core::pipeline::Threads::default(),
+///     toolreplay_core::Threads::default(),
 ///     |record| record.args.len(),
 ///     |line, index, tool, args_len| {
 ///         tools.push((line, index, tool.to_owned(), args_len));
 ///         Ok::<(), std::convert::Infallible>(())
 ///     },
 /// )
-/// .map_err(toolreplay_core::pipeline::Stop::into_read_error)?;
+/// .map_err(toolreplay_core::Stop::into_read_error)?;
 /// assert_eq!(tools, [(1, 0, "search".to_owned(), 7)]);
-/// # Ok::<(), toolreplay_core::transcript::ReadError>(())
+/// # Ok::<(), toolreplay_core::ReadError>(())
 /// ```
 pub fn for_each_record<T: Send, E: Send>(
     reader: impl std::io::Read + Send,

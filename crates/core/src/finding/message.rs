@@ -21,7 +21,7 @@ pub fn quote_name(name: &str) -> String {
 /// A name as [`quote_name`] writes it, as a [`fmt::Display`] that writes it where it
 /// goes, without a string of its own.
 #[derive(Debug, Clone, Copy)]
-pub struct Quoted<'a>(pub &'a str);
+pub(crate) struct Quoted<'a>(pub &'a str);
 
 impl fmt::Display for Quoted<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

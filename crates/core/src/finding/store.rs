@@ -125,7 +125,7 @@ impl Findings {
     /// every read of them fails, and a report of them can fail before it starts.
     ///
     /// ```
-    /// use toolreplay_core::finding::{Finding, FindingKind, Findings};
+    /// use toolreplay_core::{Finding, FindingKind, Findings};
     ///
     /// let mut findings = Findings::new();
     /// findings.push(&Finding {
@@ -163,7 +163,7 @@ impl Findings {
     /// it.
     ///
     /// ```
-    /// use toolreplay_core::finding::{Finding, FindingKind, Findings};
+    /// use toolreplay_core::{Finding, FindingKind, Findings};
     ///
     /// let finding = |index, tool: &str| Finding {
     ///     index,

@@ -17,7 +17,7 @@
 //!   (`scope-flow-violation`).
 
 mod names;
-pub mod roles;
+pub(crate) mod roles;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::BufRead;
@@ -32,10 +32,11 @@ use crate::replay::{Replay, fingerprints};
 use crate::scope::{Scope, ScopeAudit};
 use crate::transcript::{Lines, ReadError, parse_canonical_record, parse_link};
 
-pub use roles::{Action, ArtifactKind, Role, Roles, RolesError};
+pub use roles::Roles;
+pub(crate) use roles::{Action, ArtifactKind, Role};
 
 /// The version of the graph's JSON format.
-pub const FORMAT_VERSION: u64 = 1;
+pub(crate) const FORMAT_VERSION: u64 = 1;
 
 /// One record as the graph reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -23,7 +23,7 @@ pub(crate) mod pointer;
 mod schema;
 mod urls;
 
-pub use history::History;
+pub(crate) use history::History;
 
 use std::fmt;
 
@@ -38,11 +38,11 @@ use pointer::Pointer;
 use urls::{UrlRule, UrlVerdict};
 
 /// The version of the policy format this build reads.
-pub const POLICY_VERSION: u64 = 1;
+pub(crate) const POLICY_VERSION: u64 = 1;
 
 /// The fields of a scope file that hold policy rules; `policy_version` is required
 /// with any of them.
-pub const RULE_FIELDS: [&str; 5] = [
+pub(crate) const RULE_FIELDS: [&str; 5] = [
     "budgets",
     "custom_detectors",
     "flows",

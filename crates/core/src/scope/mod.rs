@@ -8,8 +8,9 @@
 
 mod session;
 
+pub use session::Session;
 pub(crate) use session::too_deep;
-pub use session::{Decision, Session, SessionState};
+pub(crate) use session::{Decision, SessionState};
 
 use crate::finding::{ArgumentViolation, Finding, FindingKind, Findings, SensitiveResponse};
 use crate::fingerprint::call_canonical;
@@ -199,14 +200,14 @@ impl Scope {
     /// before it are left to the walk in order.
     ///
     /// ```
-    /// use toolreplay_core::scope::Scope;
+    /// use toolreplay_core::Scope;
     ///
     /// let scope = Scope::parse(br#"{"agent": "docs", "allowed_tools": ["read_file"]}"#)?;
     /// let transcript = "\
     /// {\"index\": 0, \"tool\": \"read_file\", \"args\": {\"path\": \"a.md\"}, \"response\": {}}
     /// {\"index\": 1, \"tool\": \"send_email\", \"args\": {}, \"response\": {}}
     /// ";
-    /// let report = scope.audit(transcript.as_bytes(), toolreplay_core::pipeline::Threads::default())?;
+    /// let report = scope.audit(transcript.as_bytes(), toolreplay_core::Threads::default())?;
     /// assert_eq!(report.calls, 2);
     /// let findings = report.findings.to_vec()?;
     /// assert_eq!(findings[0].index, 1);
@@ -238,7 +239,7 @@ impl Scope {
 /// checked. The checks of each call alone ([`Scope::check_call`]) can run ahead, on
 /// other threads.
 #[derive(Debug)]
-pub struct ScopeAudit<'s> {
+pub(crate) struct ScopeAudit<'s> {
     session: Session<'s>,
     findings: Findings,
     /// Room for the name of a tool with findings.
@@ -247,7 +248,7 @@ pub struct ScopeAudit<'s> {
 
 impl<'s> ScopeAudit<'s> {
     /// An audit of a transcript against `scope`.
-    pub fn new(scope: &'s Scope) -> Self {
+    pub(crate) fn new(scope: &'s Scope) -> Self {
         ScopeAudit {
             session: Session::new(scope),
             findings: Findings::new(),
@@ -258,7 +259,7 @@ impl<'s> ScopeAudit<'s> {
     /// Takes the next record, found on the 1-based physical line `line`, a call to
     /// `tool` checked alone as `checked` says: its findings are those of the call's
     /// decision, then those of its response.
-    pub fn observe(&mut self, line: u64, tool: &str, checked: CheckedCall) {
+    pub(crate) fn observe(&mut self, line: u64, tool: &str, checked: CheckedCall) {
         let (index, mut found) = self.session.decide_checked(tool, checked.arguments);
         found.extend(
             checked
@@ -295,7 +296,7 @@ impl<'s> ScopeAudit<'s> {
     }
 
     /// The report on the records seen.
-    pub fn finish(self) -> ScopeReport {
+    pub(crate) fn finish(self) -> ScopeReport {
         let scope = self.session.scope();
         ScopeReport {
             agent: scope.agent.clone(),
