@@ -367,7 +367,7 @@ impl<'s> Live<'s> {
 
     /// Decides the call `id` (the front end's name for it, if any) to `tool` with
     /// `args` before it runs, and reserves its index, whatever the decision. A
-    /// denied call is complete at once, with [`denied_response`]; the lines this
+    /// denied call is complete at once, with `denied_response`; the lines this
     /// made ready are returned.
     ///
     /// A call named like one still waiting is that call again (a second hook on the

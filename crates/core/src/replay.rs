@@ -106,7 +106,7 @@ pub(crate) const AGENT_VOLATILE_TOOLS: &[(&str, &[&str])] = &[
 /// those of a recorded agent session ([`Options::agent`]), with more tools named.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Options {
-    /// Tools whose calls change state, besides [`DEFAULT_MUTATING_TOOLS`].
+    /// Tools whose calls change state, besides `DEFAULT_MUTATING_TOOLS`.
     pub mutating: BTreeSet<String>,
     /// Tools whose answers are expected to vary (they poll or read the web): never a
     /// non-determinism finding, and asking again is never redundant.
@@ -120,7 +120,7 @@ pub struct Options {
 
 impl Options {
     /// The options for a recorded agent session: the mutating and volatile tools of
-    /// [`AGENT_MUTATING_TOOLS`] and [`AGENT_VOLATILE_TOOLS`], and responses compared
+    /// `AGENT_MUTATING_TOOLS` and `AGENT_VOLATILE_TOOLS`, and responses compared
     /// since the last state change.
     pub fn agent() -> Self {
         let names = |table: &[(&str, &[&str])]| {

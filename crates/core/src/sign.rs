@@ -234,7 +234,7 @@ impl SignatureVerdict {
 
 /// Checks the armored signature `armored` of `message` (the head statement), as
 /// `ssh-keygen -Y verify -n toolreplay -I identity -f signers` does, at the current
-/// time. See [`check_at`].
+/// time. See `check_at`.
 pub fn check(
     armored: &str,
     signers: &str,

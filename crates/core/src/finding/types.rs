@@ -1,7 +1,7 @@
 //! Findings as data: what was found, about which call.
 
 /// What was found, with what the finding refers to: the kind, and the details of the
-/// rule it breaks as data; [`finding_message`] writes them as words.
+/// rule it breaks as data; [`finding_message`](crate::finding_message) writes them as words.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FindingKind {
     /// The response differs from that of the first identical call, at `first`.
@@ -237,6 +237,6 @@ pub struct Finding {
     /// The 1-based physical line of the call's record in the input.
     pub line: u64,
     /// What the call is, whatever its position: SHA-256 of the canonical tool name
-    /// followed by the canonical arguments (see [`crate::fingerprint`]).
+    /// followed by the canonical arguments (see `crate::fingerprint`).
     pub call: [u8; 32],
 }

@@ -320,7 +320,7 @@ pub struct Summary {
 /// The evidence graph.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Graph {
-    /// [`FORMAT_VERSION`].
+    /// `FORMAT_VERSION`.
     pub format_version: u64,
     /// The counts.
     pub summary: Summary,
@@ -330,7 +330,7 @@ pub struct Graph {
     pub root: Option<String>,
     /// Calls by index, artifacts by first mention, phases in order.
     pub nodes: Vec<Node>,
-    /// By kind (in the order of [`EdgeKind`]), then start, then end.
+    /// By kind (in the order of `EdgeKind`), then start, then end.
     pub edges: Vec<Edge>,
 }
 

@@ -418,7 +418,7 @@ pub fn import(bytes: &[u8], source: Source) -> Result<Imported, ImportError> {
 }
 
 /// Imports the bytes of an input read as `source`, with the logs of its subagents
-/// (read only when the input is a Claude Code session; see [`claude_code`] for where
+/// (read only when the input is a Claude Code session; see `claude_code` for where
 /// their calls go).
 pub fn import_with_subagents(
     bytes: &[u8],
