@@ -56,91 +56,7 @@ pub(super) fn encode_kind(kind: &FindingKind, out: &mut Vec<u8>) {
         FindingKind::PermissionOverreach => out.push(2),
         FindingKind::ArgumentViolation(violation) => {
             out.push(3);
-            match violation {
-                ArgumentViolation::Unreadable { reason } => {
-                    out.push(0);
-                    put_str(out, reason);
-                }
-                ArgumentViolation::Schema { argument, keyword } => {
-                    out.push(1);
-                    put_str(out, argument);
-                    put_str(out, keyword);
-                }
-                ArgumentViolation::SchemaCannotEvaluate { argument } => {
-                    out.push(2);
-                    put_str(out, argument);
-                }
-                ArgumentViolation::Path {
-                    rule,
-                    argument,
-                    problem,
-                } => {
-                    out.push(3);
-                    put_usize(out, *rule);
-                    put_str(out, argument);
-                    match problem {
-                        PathProblem::NotAString => out.push(0),
-                        PathProblem::Nul => out.push(1),
-                        PathProblem::EscapesRoot => out.push(2),
-                        PathProblem::OutsideRoot { path, root } => {
-                            out.push(3);
-                            put_str(out, path);
-                            put_str(out, root);
-                        }
-                        PathProblem::Denied { path, glob } => {
-                            out.push(4);
-                            put_str(out, path);
-                            put_str(out, glob);
-                        }
-                        PathProblem::NotAllowed { path } => {
-                            out.push(5);
-                            put_str(out, path);
-                        }
-                    }
-                }
-                ArgumentViolation::Url {
-                    rule,
-                    argument,
-                    problem,
-                } => {
-                    out.push(4);
-                    put_usize(out, *rule);
-                    put_str(out, argument);
-                    match problem {
-                        UrlProblem::NotAString => out.push(0),
-                        UrlProblem::Invalid => out.push(1),
-                        UrlProblem::Scheme { scheme } => {
-                            out.push(2);
-                            put_str(out, scheme);
-                        }
-                        UrlProblem::NoHost => out.push(3),
-                        UrlProblem::HostUnreadable { host } => {
-                            out.push(4);
-                            put_str(out, host);
-                        }
-                        UrlProblem::HostAmbiguous { whatwg, rfc } => {
-                            out.push(5);
-                            put_str(out, whatwg);
-                            match rfc {
-                                Some(rfc) => {
-                                    out.push(1);
-                                    put_str(out, rfc);
-                                }
-                                None => out.push(0),
-                            }
-                        }
-                        UrlProblem::Denied { host, pattern } => {
-                            out.push(6);
-                            put_str(out, host);
-                            put_str(out, pattern);
-                        }
-                        UrlProblem::NotAllowed { host } => {
-                            out.push(7);
-                            put_str(out, host);
-                        }
-                    }
-                }
-            }
+            encode_argument_violation(violation, out);
         }
         FindingKind::BudgetExceeded(BudgetExceeded {
             budget,
@@ -180,6 +96,105 @@ pub(super) fn encode_kind(kind: &FindingKind, out: &mut Vec<u8>) {
             put_str(out, flow);
             put_u64(out, *source);
             put_str(out, source_tool);
+        }
+    }
+}
+
+/// Writes an argument violation, as [`encode_kind`] does after its tag.
+fn encode_argument_violation(violation: &ArgumentViolation, out: &mut Vec<u8>) {
+    match violation {
+        ArgumentViolation::Unreadable { reason } => {
+            out.push(0);
+            put_str(out, reason);
+        }
+        ArgumentViolation::Schema { argument, keyword } => {
+            out.push(1);
+            put_str(out, argument);
+            put_str(out, keyword);
+        }
+        ArgumentViolation::SchemaCannotEvaluate { argument } => {
+            out.push(2);
+            put_str(out, argument);
+        }
+        ArgumentViolation::Path {
+            rule,
+            argument,
+            problem,
+        } => {
+            out.push(3);
+            put_usize(out, *rule);
+            put_str(out, argument);
+            encode_path_problem(problem, out);
+        }
+        ArgumentViolation::Url {
+            rule,
+            argument,
+            problem,
+        } => {
+            out.push(4);
+            put_usize(out, *rule);
+            put_str(out, argument);
+            encode_url_problem(problem, out);
+        }
+    }
+}
+
+/// Writes the problem of a path rule, as [`encode_argument_violation`] does last.
+fn encode_path_problem(problem: &PathProblem, out: &mut Vec<u8>) {
+    match problem {
+        PathProblem::NotAString => out.push(0),
+        PathProblem::Nul => out.push(1),
+        PathProblem::EscapesRoot => out.push(2),
+        PathProblem::OutsideRoot { path, root } => {
+            out.push(3);
+            put_str(out, path);
+            put_str(out, root);
+        }
+        PathProblem::Denied { path, glob } => {
+            out.push(4);
+            put_str(out, path);
+            put_str(out, glob);
+        }
+        PathProblem::NotAllowed { path } => {
+            out.push(5);
+            put_str(out, path);
+        }
+    }
+}
+
+/// Writes the problem of a URL rule, as [`encode_argument_violation`] does last.
+fn encode_url_problem(problem: &UrlProblem, out: &mut Vec<u8>) {
+    match problem {
+        UrlProblem::NotAString => out.push(0),
+        UrlProblem::Invalid => out.push(1),
+        UrlProblem::Scheme { scheme } => {
+            out.push(2);
+            put_str(out, scheme);
+        }
+        UrlProblem::NoHost => out.push(3),
+        UrlProblem::HostUnreadable { host } => {
+            out.push(4);
+            put_str(out, host);
+        }
+        UrlProblem::HostAmbiguous { whatwg, rfc } => {
+            out.push(5);
+            put_str(out, whatwg);
+            match rfc {
+                Some(rfc) => {
+                    out.push(1);
+                    put_str(out, rfc);
+                }
+                None => out.push(0),
+            }
+        }
+        UrlProblem::Denied { host, pattern } => {
+            out.push(6);
+            put_str(out, host);
+            put_str(out, pattern);
+        }
+        UrlProblem::NotAllowed { host } => {
+            out.push(7);
+            put_str(out, host);
         }
     }
 }
@@ -259,82 +274,7 @@ pub(super) fn decode_into(input: &mut &[u8], finding: &mut Finding) -> Decoded<(
             previous: get_u64(input)?,
         },
         2 => FindingKind::PermissionOverreach,
-        3 => FindingKind::ArgumentViolation(match get_u8(input)? {
-            0 => ArgumentViolation::Unreadable {
-                reason: get_str(input)?,
-            },
-            1 => ArgumentViolation::Schema {
-                argument: get_str(input)?,
-                keyword: get_str(input)?,
-            },
-            2 => ArgumentViolation::SchemaCannotEvaluate {
-                argument: get_str(input)?,
-            },
-            3 => {
-                let rule = get_usize(input)?;
-                let argument = get_str(input)?;
-                let problem = match get_u8(input)? {
-                    0 => PathProblem::NotAString,
-                    1 => PathProblem::Nul,
-                    2 => PathProblem::EscapesRoot,
-                    3 => PathProblem::OutsideRoot {
-                        path: get_str(input)?,
-                        root: get_str(input)?,
-                    },
-                    4 => PathProblem::Denied {
-                        path: get_str(input)?,
-                        glob: get_str(input)?,
-                    },
-                    5 => PathProblem::NotAllowed {
-                        path: get_str(input)?,
-                    },
-                    _ => return Err(Short::Corrupt),
-                };
-                ArgumentViolation::Path {
-                    rule,
-                    argument,
-                    problem,
-                }
-            }
-            4 => {
-                let rule = get_usize(input)?;
-                let argument = get_str(input)?;
-                let problem = match get_u8(input)? {
-                    0 => UrlProblem::NotAString,
-                    1 => UrlProblem::Invalid,
-                    2 => UrlProblem::Scheme {
-                        scheme: get_str(input)?,
-                    },
-                    3 => UrlProblem::NoHost,
-                    4 => UrlProblem::HostUnreadable {
-                        host: get_str(input)?,
-                    },
-                    5 => {
-                        let whatwg = get_str(input)?;
-                        let rfc = match get_u8(input)? {
-                            0 => None,
-                            1 => Some(get_str(input)?),
-                            _ => return Err(Short::Corrupt),
-                        };
-                        UrlProblem::HostAmbiguous { whatwg, rfc }
-                    }
-                    6 => UrlProblem::Denied {
-                        host: get_str(input)?,
-                        pattern: get_str(input)?,
-                    },
-                    7 => UrlProblem::NotAllowed {
-                        host: get_str(input)?,
-                    },
-                    _ => return Err(Short::Corrupt),
-                };
-                ArgumentViolation::Url {
-                    rule,
-                    argument,
-                    problem,
-                }
-            }
-            _ => return Err(Short::Corrupt),
-        }),
+        3 => FindingKind::ArgumentViolation(decode_argument_violation(input)?),
         4 => {
             let budget = match get_u8(input)? {
                 0 => Budget::Total,
@@ -376,4 +316,94 @@ pub(super) fn decode_into(input: &mut &[u8], finding: &mut Finding) -> Decoded<(
     finding.tool.push_str(tool);
     finding.kind = kind;
     Ok(())
+}
+
+/// Reads back an argument violation written by [`encode_argument_violation`].
+fn decode_argument_violation(input: &mut &[u8]) -> Decoded<ArgumentViolation> {
+    Ok(match get_u8(input)? {
+        0 => ArgumentViolation::Unreadable {
+            reason: get_str(input)?,
+        },
+        1 => ArgumentViolation::Schema {
+            argument: get_str(input)?,
+            keyword: get_str(input)?,
+        },
+        2 => ArgumentViolation::SchemaCannotEvaluate {
+            argument: get_str(input)?,
+        },
+        3 => {
+            let rule = get_usize(input)?;
+            let argument = get_str(input)?;
+            let problem = decode_path_problem(input)?;
+            ArgumentViolation::Path {
+                rule,
+                argument,
+                problem,
+            }
+        }
+        4 => {
+            let rule = get_usize(input)?;
+            let argument = get_str(input)?;
+            let problem = decode_url_problem(input)?;
+            ArgumentViolation::Url {
+                rule,
+                argument,
+                problem,
+            }
+        }
+        _ => return Err(Short::Corrupt),
+    })
+}
+
+/// Reads back the problem of a path rule written by [`encode_path_problem`].
+fn decode_path_problem(input: &mut &[u8]) -> Decoded<PathProblem> {
+    Ok(match get_u8(input)? {
+        0 => PathProblem::NotAString,
+        1 => PathProblem::Nul,
+        2 => PathProblem::EscapesRoot,
+        3 => PathProblem::OutsideRoot {
+            path: get_str(input)?,
+            root: get_str(input)?,
+        },
+        4 => PathProblem::Denied {
+            path: get_str(input)?,
+            glob: get_str(input)?,
+        },
+        5 => PathProblem::NotAllowed {
+            path: get_str(input)?,
+        },
+        _ => return Err(Short::Corrupt),
+    })
+}
+
+/// Reads back the problem of a URL rule written by [`encode_url_problem`].
+fn decode_url_problem(input: &mut &[u8]) -> Decoded<UrlProblem> {
+    Ok(match get_u8(input)? {
+        0 => UrlProblem::NotAString,
+        1 => UrlProblem::Invalid,
+        2 => UrlProblem::Scheme {
+            scheme: get_str(input)?,
+        },
+        3 => UrlProblem::NoHost,
+        4 => UrlProblem::HostUnreadable {
+            host: get_str(input)?,
+        },
+        5 => {
+            let whatwg = get_str(input)?;
+            let rfc = match get_u8(input)? {
+                0 => None,
+                1 => Some(get_str(input)?),
+                _ => return Err(Short::Corrupt),
+            };
+            UrlProblem::HostAmbiguous { whatwg, rfc }
+        }
+        6 => UrlProblem::Denied {
+            host: get_str(input)?,
+            pattern: get_str(input)?,
+        },
+        7 => UrlProblem::NotAllowed {
+            host: get_str(input)?,
+        },
+        _ => return Err(Short::Corrupt),
+    })
 }
