@@ -236,28 +236,7 @@ fn argument_words(violation: &ArgumentViolation, out: &mut String) -> fmt::Resul
             out.push_str("argument ");
             push_quoted(argument, out);
             out.push(' ');
-            match problem {
-                PathProblem::NotAString => out.push_str("is not a string"),
-                PathProblem::Nul => out.push_str("holds a NUL character"),
-                PathProblem::EscapesRoot => out.push_str("escapes above its root"),
-                PathProblem::OutsideRoot { path, root } => {
-                    out.push_str("path ");
-                    push_quoted(path, out);
-                    out.push_str(" is outside root ");
-                    push_quoted(root, out);
-                }
-                PathProblem::Denied { path, glob } => {
-                    out.push_str("path ");
-                    push_quoted(path, out);
-                    out.push_str(" matches deny glob ");
-                    push_quoted(glob, out);
-                }
-                PathProblem::NotAllowed { path } => {
-                    out.push_str("path ");
-                    push_quoted(path, out);
-                    out.push_str(" matches no allow glob");
-                }
-            }
+            path_words(problem, out);
             out.push_str(" (paths[");
             push_u64(*rule as u64, out);
             out.push_str("])");
@@ -269,48 +248,78 @@ fn argument_words(violation: &ArgumentViolation, out: &mut String) -> fmt::Resul
             problem,
         } => {
             write!(out, "argument {} ", Quoted(argument))?;
-            // An empty host reads as no host.
-            let reading = |host: &str| -> String {
-                if host.is_empty() {
-                    "no host".to_owned()
-                } else {
-                    quote_name(host)
-                }
-            };
-            match problem {
-                UrlProblem::NotAString => out.push_str("is not a string"),
-                UrlProblem::Invalid => out.push_str("is not a valid URL"),
-                UrlProblem::Scheme { scheme } => {
-                    write!(out, "scheme {} is not allowed", Quoted(scheme))?
-                }
-                UrlProblem::NoHost => out.push_str("has no host"),
-                UrlProblem::HostUnreadable { host } => {
-                    write!(out, "host {} cannot be normalised", Quoted(host))?
-                }
-                UrlProblem::HostAmbiguous { whatwg, rfc } => match rfc {
-                    Some(rfc) => write!(
-                        out,
-                        "host is ambiguous: {} to WHATWG URL parsers, {} to RFC 3986 parsers",
-                        reading(whatwg),
-                        reading(rfc)
-                    )?,
-                    None => write!(
-                        out,
-                        "host is ambiguous: {} to WHATWG URL parsers, and the authority has more than one '@'",
-                        reading(whatwg)
-                    )?,
-                },
-                UrlProblem::Denied { host, pattern } => write!(
-                    out,
-                    "host {} matches deny host {}",
-                    Quoted(host),
-                    Quoted(pattern)
-                )?,
-                UrlProblem::NotAllowed { host } => {
-                    write!(out, "host {} matches no allow host", Quoted(host))?
-                }
-            }
+            url_words(problem, out)?;
             write!(out, " (urls[{rule}])")
         }
     }
+}
+
+/// Writes the words of the problem of a path rule.
+fn path_words(problem: &PathProblem, out: &mut String) {
+    match problem {
+        PathProblem::NotAString => out.push_str("is not a string"),
+        PathProblem::Nul => out.push_str("holds a NUL character"),
+        PathProblem::EscapesRoot => out.push_str("escapes above its root"),
+        PathProblem::OutsideRoot { path, root } => {
+            out.push_str("path ");
+            push_quoted(path, out);
+            out.push_str(" is outside root ");
+            push_quoted(root, out);
+        }
+        PathProblem::Denied { path, glob } => {
+            out.push_str("path ");
+            push_quoted(path, out);
+            out.push_str(" matches deny glob ");
+            push_quoted(glob, out);
+        }
+        PathProblem::NotAllowed { path } => {
+            out.push_str("path ");
+            push_quoted(path, out);
+            out.push_str(" matches no allow glob");
+        }
+    }
+}
+
+/// Writes the words of the problem of a URL rule.
+fn url_words(problem: &UrlProblem, out: &mut String) -> fmt::Result {
+    // An empty host reads as no host.
+    let reading = |host: &str| -> String {
+        if host.is_empty() {
+            "no host".to_owned()
+        } else {
+            quote_name(host)
+        }
+    };
+    match problem {
+        UrlProblem::NotAString => out.push_str("is not a string"),
+        UrlProblem::Invalid => out.push_str("is not a valid URL"),
+        UrlProblem::Scheme { scheme } => write!(out, "scheme {} is not allowed", Quoted(scheme))?,
+        UrlProblem::NoHost => out.push_str("has no host"),
+        UrlProblem::HostUnreadable { host } => {
+            write!(out, "host {} cannot be normalised", Quoted(host))?
+        }
+        UrlProblem::HostAmbiguous { whatwg, rfc } => match rfc {
+            Some(rfc) => write!(
+                out,
+                "host is ambiguous: {} to WHATWG URL parsers, {} to RFC 3986 parsers",
+                reading(whatwg),
+                reading(rfc)
+            )?,
+            None => write!(
+                out,
+                "host is ambiguous: {} to WHATWG URL parsers, and the authority has more than one '@'",
+                reading(whatwg)
+            )?,
+        },
+        UrlProblem::Denied { host, pattern } => write!(
+            out,
+            "host {} matches deny host {}",
+            Quoted(host),
+            Quoted(pattern)
+        )?,
+        UrlProblem::NotAllowed { host } => {
+            write!(out, "host {} matches no allow host", Quoted(host))?
+        }
+    }
+    Ok(())
 }
