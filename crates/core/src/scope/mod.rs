@@ -54,15 +54,7 @@ impl Scope {
         let text = json::decode_document(bytes)?;
         let (value, lines) = json::parse_located(text)?;
         // Errors about the object itself go on the line where it starts.
-        let start = text
-            .bytes()
-            .position(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
-            .unwrap_or(0);
-        let object_line = text.as_bytes()[..start]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count()
-            + 1;
+        let object_line = first_line(text);
         let error_on = |line: usize, message: String| ParseError {
             message,
             line,
@@ -119,20 +111,7 @@ impl Scope {
                     policy_lines.push((key.clone(), line));
                     policy_fields.push((key, value));
                 }
-                (name, _) => {
-                    let mut message = format!("unknown field {}", json::quoted_key(&key));
-                    if policy::RULE_FIELDS.contains(&name) {
-                        message.push_str(": policy fields need \"policy_version\": 1");
-                    } else {
-                        let fields = ["agent", "allowed_tools", "policy_version"];
-                        let rule_fields = policy::RULE_FIELDS.iter().filter(|_| versioned);
-                        let known = fields.iter().chain(rule_fields).copied();
-                        if let Some(near) = crate::suggest::closest(name, known) {
-                            message.push_str(&format!(": did you mean \"{near}\"?"));
-                        }
-                    }
-                    return Err(error(message));
-                }
+                (name, _) => return Err(error(unknown_field(name, versioned))),
             }
         }
         let missing = |name: &str| error_on(object_line, format!("missing field \"{name}\""));
@@ -151,6 +130,36 @@ impl Scope {
             policy,
         })
     }
+}
+
+/// The 1-based line where the JSON text `text` starts.
+fn first_line(text: &str) -> usize {
+    let start = text
+        .bytes()
+        .position(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        .unwrap_or(0);
+    text.as_bytes()[..start]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// The error of the unknown field `name` of a scope file (`versioned` when it has a
+/// `policy_version`), with the field meant when it is near one.
+fn unknown_field(name: &str, versioned: bool) -> String {
+    let mut message = format!("unknown field {}", json::quoted_key(name));
+    if policy::RULE_FIELDS.contains(&name) {
+        message.push_str(": policy fields need \"policy_version\": 1");
+    } else {
+        let fields = ["agent", "allowed_tools", "policy_version"];
+        let rule_fields = policy::RULE_FIELDS.iter().filter(|_| versioned);
+        let known = fields.iter().chain(rule_fields).copied();
+        if let Some(near) = crate::suggest::closest(name, known) {
+            message.push_str(&format!(": did you mean \"{near}\"?"));
+        }
+    }
+    message
 }
 
 /// What scope found.
