@@ -313,6 +313,8 @@ mod sshsig;
 mod suggest;
 mod transcript;
 
+// The public interface: what the binary, the tests, the benchmarks and the fuzz
+// targets use, one path an item (see the crate docs above).
 pub use allowed_signers::{AllowedKey, entries_for as allowed_signers_for, match_pattern_list};
 pub use canonical::encode as encode_canonical;
 pub use chain::{BrokenField, GENESIS, Sealer, UnsealedLink, Verdict, Verifier, stated_digest};
@@ -350,8 +352,7 @@ pub use replay::{
     Options as ReplayOptions, Replay, ReplayReport, audit_with as audit_replay,
     fingerprints as replay_fingerprints,
 };
-pub use scope::Session;
-pub use scope::{Scope, ScopeReport};
+pub use scope::{Scope, ScopeReport, Session};
 pub use sealed::{
     Buffers as SealBuffers, Checked, Head, check as check_sealed, seal, seal_reusing,
 };
