@@ -1,5 +1,5 @@
 //! `toolreplay diff A B [--from F]`: where two runs first differ, call by call (the
-//! comparison is [`toolreplay_core::diff`]).
+//! comparison is [`toolreplay_core::diff_all`]).
 
 use std::path::Path;
 

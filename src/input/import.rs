@@ -1,5 +1,5 @@
 //! Importing an agent's log into a transcript, for `toolreplay import` and `--from`:
-//! the log is read whole, imported by [`toolreplay_core::import`], and its notes and
+//! the log is read whole, imported by [`toolreplay_core::import_log`], and its notes and
 //! warnings are told on stderr.
 
 use std::fmt::Write as _;
