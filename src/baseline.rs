@@ -15,7 +15,7 @@ use std::io::Write as _;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-use toolreplay_core::finding::Findings;
+use toolreplay_core::Findings;
 
 use crate::error::Error;
 use crate::output::atomic::AtomicFile;

@@ -7,9 +7,9 @@
 use std::io;
 use std::path::Path;
 
-use toolreplay_core::chain::Verdict;
-use toolreplay_core::finding::quote_name;
-use toolreplay_core::transcript::ReadError;
+use toolreplay_core::ReadError;
+use toolreplay_core::Verdict;
+use toolreplay_core::quote_name;
 
 use crate::naming::display;
 use crate::render::color::Paint;
@@ -96,7 +96,7 @@ pub(crate) enum Error {
     Policy(Box<Error>),
     /// The live engine refused what it was asked (a call completed twice).
     #[error("{0}")]
-    Live(#[from] toolreplay_core::live::LiveError),
+    Live(#[from] toolreplay_core::LiveError),
     /// A live session cannot go on: every later call is refused, for this reason.
     #[error("{0}")]
     Unrecorded(String),

@@ -5,7 +5,7 @@ use std::fs;
 use std::path::Path;
 
 use assert_cmd::Command;
-use toolreplay_core::{canonical, json};
+use toolreplay_core::{canonicalize_json, encode_canonical, parse_json};
 
 #[test]
 fn canonical_encoding_matches_cpython() {
@@ -17,7 +17,7 @@ fn canonical_encoding_matches_cpython() {
         let input = vector["input"].as_str().expect("input");
         let want = vector["canonical"].as_str().expect("canonical");
         let mut direct = Vec::new();
-        match json::canonicalize(input, &mut direct) {
+        match canonicalize_json(input, &mut direct) {
             Ok(_) if direct != want.as_bytes() => failures.push(format!(
                 "line {}: {input:?}\n  want {want}\n  got  {} (canonicalize)",
                 n + 1,
@@ -26,9 +26,9 @@ fn canonical_encoding_matches_cpython() {
             Ok(_) => {}
             Err(err) => failures.push(format!("line {}: {input:?} rejected: {err}", n + 1)),
         }
-        match json::parse(input) {
+        match parse_json(input) {
             Ok(value) => {
-                let got = canonical::encode(&value);
+                let got = encode_canonical(&value);
                 if got != want.as_bytes() {
                     failures.push(format!(
                         "line {}: {input:?}\n  want {want}\n  got  {}",

@@ -1,4 +1,5 @@
 //! The integration tests: they run the real `toolreplay` binary and the library.
+#![allow(unreachable_pub)]
 
 mod browser;
 mod cli;

@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolreplay_core::allowed_signers::{self, AllowedKey};
+use toolreplay_core::{AllowedKey, allowed_signers_for, match_pattern_list};
 
 fuzz_target!(|data: &[u8]| {
     let (identity, file) = match data.iter().position(|b| *b == b'\n') {
@@ -17,7 +17,7 @@ fuzz_target!(|data: &[u8]| {
     let file = String::from_utf8_lossy(file);
     let lines = file.split('\n').count() as u64;
     let mut last = 0;
-    for entry in allowed_signers::entries_for(&file, &identity) {
+    for entry in allowed_signers_for(&file, &identity) {
         let line = match &entry {
             Ok(entry) => entry.line,
             Err(err) => err.line,
@@ -45,6 +45,6 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let first_line = file.split('\n').next().unwrap_or("");
-    let _ = allowed_signers::match_pattern_list(&identity, first_line);
-    let _ = allowed_signers::match_pattern_list(first_line, &identity);
+    let _ = match_pattern_list(&identity, first_line);
+    let _ = match_pattern_list(first_line, &identity);
 });

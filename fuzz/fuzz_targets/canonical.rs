@@ -1,25 +1,25 @@
-//! Arbitrary UTF-8 text through `json::parse`; whatever parses has a canonical encoding
+//! Arbitrary UTF-8 text through `parse_json`; whatever parses has a canonical encoding
 //! (spec section 2) that is pure ASCII and a fixed point: parsing it back succeeds,
 //! gives the same value, and encodes to the same bytes.
 //!
 //! Differentially, the parsers that work straight from the text must agree with
-//! `parse` + `canonical::encode`, as their docs promise: `json::canonicalize` gives the
-//! same bytes (or the same error), and `json::parse_fields_in` the same members (or
+//! `parse` + `encode_canonical`, as their docs promise: `canonicalize_json` gives the
+//! same bytes (or the same error), and `parse_fields_in` the same members (or
 //! the same error).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolreplay_core::canonical;
-use toolreplay_core::json::{self, FieldValue, ObjectError, Value};
+use toolreplay_core::encode_canonical;
+use toolreplay_core::{FieldValue, ObjectError, Value, canonicalize_json, parse_fields_in, parse_json};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let parsed = json::parse(text);
+    let parsed = parse_json(text);
 
     let mut streamed = Vec::new();
-    let canonicalized = json::canonicalize(text, &mut streamed);
+    let canonicalized = canonicalize_json(text, &mut streamed);
     match (&parsed, &canonicalized) {
         (Ok(value), Ok(json_type)) => {
             assert_eq!(
@@ -27,7 +27,7 @@ fuzz_target!(|data: &[u8]| {
                 value.json_type(),
                 "canonicalize gives the wrong type"
             );
-            let encoded = canonical::encode(value);
+            let encoded = encode_canonical(value);
             assert!(
                 streamed == encoded,
                 "canonicalize wrote {:?}, encode(parse) {:?}",
@@ -43,7 +43,7 @@ fuzz_target!(|data: &[u8]| {
     // after what it already holds, gives their ranges, and parses the others into
     // trees: the same members as parse, in the same order.
     let mut scratch = b"kept".to_vec();
-    let fields = json::parse_fields_in(text, &["args", "response"], &mut scratch);
+    let fields = parse_fields_in(text, &["args", "response"], &mut scratch);
     assert_eq!(
         &scratch[..4],
         b"kept",
@@ -64,7 +64,7 @@ fuzz_target!(|data: &[u8]| {
                         assert!(canonical, "parse_fields_in wrote {key:?}");
                         assert_eq!(*json_type, value.json_type(), "parse_fields_in type");
                         assert!(
-                            scratch.get(range.clone()) == Some(canonical::encode(value).as_slice()),
+                            scratch.get(range.clone()) == Some(encode_canonical(value).as_slice()),
                             "parse_fields_in canonical member {key:?} differs"
                         );
                     }
@@ -89,18 +89,18 @@ fuzz_target!(|data: &[u8]| {
     let Ok(value) = parsed else {
         return;
     };
-    let encoded = canonical::encode(&value);
+    let encoded = encode_canonical(&value);
     assert!(
         encoded.is_ascii(),
         "canonical encoding is not ASCII: {:?}",
         String::from_utf8_lossy(&encoded)
     );
     let encoded_text = std::str::from_utf8(&encoded).expect("ASCII is UTF-8");
-    let reparsed = match json::parse(encoded_text) {
+    let reparsed = match parse_json(encoded_text) {
         Ok(v) => v,
         Err(err) => panic!("canonical encoding {encoded_text:?} does not parse: {err}"),
     };
-    let reencoded = canonical::encode(&reparsed);
+    let reencoded = encode_canonical(&reparsed);
     assert!(
         reencoded == encoded,
         "encoding is not idempotent: {encoded_text:?} re-encodes as {:?}",

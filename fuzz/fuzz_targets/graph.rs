@@ -1,13 +1,13 @@
 //! Arbitrary bytes as a roles file (up to the first NUL byte) and a transcript or
-//! sealed transcript (after it), through `graph::Roles::parse`, `graph::read` and
-//! `graph::build`: never a panic; the same input gives the same graph; every edge
+//! sealed transcript (after it), through `Roles::parse`, `read_graph_transcript` and
+//! `build_graph`: never a panic; the same input gives the same graph; every edge
 //! joins nodes of the graph; errors are one line.
 #![no_main]
 
 use std::collections::BTreeSet;
 
 use libfuzzer_sys::fuzz_target;
-use toolreplay_core::graph::{self, Node, Roles};
+use toolreplay_core::{GraphNode as Node, Roles, build_graph, read_graph_transcript};
 
 fuzz_target!(|data: &[u8]| {
     let (roles, transcript) = match data.iter().position(|&b| b == 0) {
@@ -22,13 +22,13 @@ fuzz_target!(|data: &[u8]| {
             Roles::builtin()
         }
     };
-    let transcript = match graph::read(transcript) {
+    let transcript = match read_graph_transcript(transcript) {
         Ok(transcript) => transcript,
         Err(_) => return,
     };
-    let built = graph::build(&transcript, &roles, None).expect("a graph");
+    let built = build_graph(&transcript, &roles, None).expect("a graph");
     assert_eq!(
-        graph::build(&transcript, &roles, None).expect("a graph"),
+        build_graph(&transcript, &roles, None).expect("a graph"),
         built,
         "the same input gives the same graph"
     );

@@ -1,17 +1,17 @@
-//! Arbitrary bytes through `import::import`, read as every format: it must never
+//! Arbitrary bytes through `import_log`, read as every format: it must never
 //! panic, give the same result twice, and whatever it imports must be a strict
 //! transcript that the transcript reader takes back unchanged.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolreplay_core::import::{self, Format, ImportError, Source};
-use toolreplay_core::transcript::parse_canonical_record;
+use toolreplay_core::{ImportError, ImportFormat as Format, ImportSource as Source, import_log, write_imported_transcript};
+use toolreplay_core::parse_canonical_record;
 
 fuzz_target!(|data: &[u8]| {
     let named = Format::ALL.into_iter().map(Source::from);
     for source in std::iter::once(Source::Auto).chain(named) {
-        let imported = import::import(data, source);
-        assert_eq!(imported, import::import(data, source), "an import is pure");
+        let imported = import_log(data, source);
+        assert_eq!(imported, import_log(data, source), "an import is pure");
         let imported = match imported {
             Ok(imported) => imported,
             Err(ImportError::Input(err)) => {
@@ -34,7 +34,7 @@ fuzz_target!(|data: &[u8]| {
             assert!(!warning.message.contains('\n'), "warnings are one line");
         }
         let mut transcript = Vec::new();
-        import::write_transcript(&imported.calls, &mut transcript);
+        write_imported_transcript(&imported.calls, &mut transcript);
         assert!(transcript.is_ascii(), "a transcript is written in ASCII");
         let text = std::str::from_utf8(&transcript).expect("ASCII is UTF-8");
         let lines: Vec<&str> = text.lines().collect();

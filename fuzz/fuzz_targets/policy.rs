@@ -13,10 +13,10 @@
 use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
-use toolreplay_core::policy::Policy;
-use toolreplay_core::finding::SensitiveResponse;
-use toolreplay_core::scope::Scope;
-use toolreplay_core::{canonical, json};
+use toolreplay_core::Policy;
+use toolreplay_core::SensitiveResponse;
+use toolreplay_core::Scope;
+use toolreplay_core::{encode_canonical, parse_json};
 
 const POLICY_JSON: &str = r#"{
   "agent": "fuzz",
@@ -64,10 +64,10 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let Ok(value) = json::parse(text) else {
+    let Ok(value) = parse_json(text) else {
         return;
     };
-    let encoded = canonical::encode(&value);
+    let encoded = encode_canonical(&value);
     for tool in ["plain", "decoding", "other"] {
         let _ = policy.check_arguments(tool, &encoded);
         let _ = policy.check_response(tool, &encoded);

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolreplay_core::scope::Scope;
+use toolreplay_core::Scope;
 
 fuzz_target!(|data: &[u8]| {
     match Scope::parse(data) {

@@ -3,8 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolreplay_core::json::Value;
-use toolreplay_core::transcript::{ReadError, Records};
+use toolreplay_core::Value;
+use toolreplay_core::{ReadError, Records};
 
 fuzz_target!(|data: &[u8]| {
     let mut records = 0u64;

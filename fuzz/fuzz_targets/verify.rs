@@ -1,7 +1,7 @@
 //! Arbitrary bytes through `transcript::Links` and `chain::Verifier`: they must never
 //! panic. And when the bytes are a valid transcript, sealing it with `chain::Sealer`
 //! and verifying the sealed bytes must give `Intact` with one link per record, its
-//! head the last link's digest (spec sections 5 and 6). `sealed::check`, what
+//! head the last link's digest (spec sections 5 and 6). `check_sealed`, what
 //! `verify` runs, gives the verdict of the walk link by link on any bytes.
 //!
 //! Differentially, the two ways of reading and sealing a transcript must agree:
@@ -11,10 +11,11 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolreplay_core::canonical;
-use toolreplay_core::sealed;
-use toolreplay_core::chain::{GENESIS, Sealer, UnsealedLink, Verdict, Verifier};
-use toolreplay_core::transcript::{Lines, Links, ReadError, Records, parse_unplaced_with};
+use toolreplay_core::encode_canonical;
+use toolreplay_core::Threads;
+use toolreplay_core::check_sealed;
+use toolreplay_core::{GENESIS, Sealer, UnsealedLink, Verdict, Verifier};
+use toolreplay_core::{Lines, Links, ReadError, Records, parse_unplaced_with};
 
 fuzz_target!(|data: &[u8]| {
     // 1. As a sealed transcript, link by link: stop at the first error.
@@ -34,10 +35,10 @@ fuzz_target!(|data: &[u8]| {
         Verdict::Intact { head, .. } => assert_eq!(head.len(), 64),
         Verdict::Broken { expected, .. } => assert_eq!(expected.len(), 64),
     }
-    // `verify` itself (`sealed::check`: canonical lines checked as they stand, on
+    // `verify` itself (`check_sealed`: canonical lines checked as they stand, on
     // several threads) gives exactly the verdict of the walk link by link, or the
     // same first input error.
-    match (sealed::check(data, None), walk_error) {
+    match (check_sealed(data, None, Threads::default()), walk_error) {
         (Ok(checked), None) => assert_eq!(checked.verdict, walked, "verify and the walk differ"),
         (Err(ReadError::Input(a)), Some(ReadError::Input(b))) => {
             assert_eq!(a, b, "verify and the walk reject differently")
@@ -143,9 +144,9 @@ fuzz_target!(|data: &[u8]| {
         );
         let record = &records[links as usize];
         assert_eq!(link.tool, record.tool, "link tool");
-        assert!(link.args == canonical::encode(&record.args), "link args");
+        assert!(link.args == encode_canonical(&record.args), "link args");
         assert!(
-            link.response == canonical::encode(&record.response),
+            link.response == encode_canonical(&record.response),
             "link response"
         );
         verifier.check(line, &link);

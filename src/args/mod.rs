@@ -13,7 +13,7 @@ use std::time::Duration;
 use clap::builder::PossibleValue;
 use clap::{Parser, Subcommand};
 use clap_complete::Shell;
-use toolreplay_core::import::{Format as ImportFormat, Source as ImportSource};
+use toolreplay_core::{ImportFormat, ImportSource};
 
 use examples::*;
 

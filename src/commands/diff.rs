@@ -1,9 +1,9 @@
 //! `toolreplay diff A B [--from F]`: where two runs first differ, call by call (the
-//! comparison is [`toolreplay_core::diff`]).
+//! comparison is [`toolreplay_core::diff_all`]).
 
 use std::path::Path;
 
-use toolreplay_core::diff::{DiffError, Difference, Side};
+use toolreplay_core::{DiffError, DiffSide as Side, Difference};
 
 use crate::args::Format;
 use crate::error::Error;
@@ -43,14 +43,15 @@ pub(super) fn run(
     let mut left = Transcript::open(a, from, &mut std::io::stderr())?;
     let mut right = Transcript::open(b, from, &mut std::io::stderr())?;
     let max = if options.all { MAX_DIFFERENCES } else { 1 };
-    let mut all = toolreplay_core::diff::compare_all(left.buffered(), right.buffered(), max)
-        .map_err(|err: DiffError| {
+    let mut all = toolreplay_core::diff_all(left.buffered(), right.buffered(), max).map_err(
+        |err: DiffError| {
             let path = match err.side {
                 Side::A => a,
                 Side::B => b,
             };
             Error::reading(path, err.error)
-        })?;
+        },
+    )?;
     let place = |difference: &mut Difference| match difference {
         Difference::Call { index, a, b, .. } => {
             a.line = left.line(*index, a.line);

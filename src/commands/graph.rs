@@ -5,8 +5,11 @@ use std::fmt::Write as _;
 use std::io::{Cursor, Write};
 use std::path::Path;
 
-use toolreplay_core::graph::{self, Graph, Node, Roles, Transcript};
-use toolreplay_core::scope::Scope;
+use toolreplay_core::Scope;
+use toolreplay_core::{
+    Graph, GraphNode as Node, GraphTranscript as Transcript, Roles, build_graph,
+    read_graph_transcript,
+};
 
 use crate::args::GraphFormat;
 use crate::error::Error;
@@ -42,11 +45,10 @@ fn build(inputs: &GraphInputs, diagnostics: &mut dyn Write) -> Result<(Graph, Tr
         None => None,
     };
     let transcript = read_transcript(&inputs.file, inputs.from, diagnostics)?;
-    let graph =
-        graph::build(&transcript, &roles, scope.as_ref()).map_err(|err| Error::Invalid {
-            path: input::display(&inputs.file),
-            message: err.to_string(),
-        })?;
+    let graph = build_graph(&transcript, &roles, scope.as_ref()).map_err(|err| Error::Invalid {
+        path: input::display(&inputs.file),
+        message: err.to_string(),
+    })?;
     Ok((graph, transcript))
 }
 
@@ -58,10 +60,10 @@ fn read_transcript(
     diagnostics: &mut dyn Write,
 ) -> Result<Transcript, Error> {
     match from {
-        None => graph::read(input::open(path)?).map_err(|err| Error::reading(path, err)),
+        None => read_graph_transcript(input::open(path)?).map_err(|err| Error::reading(path, err)),
         Some(options) => {
             let loaded = import_transcript(path, options, diagnostics)?;
-            let mut transcript = graph::read(Cursor::new(&loaded.transcript))
+            let mut transcript = read_graph_transcript(Cursor::new(&loaded.transcript))
                 .map_err(|err| Error::reading(path, err))?;
             for record in &mut transcript.records {
                 if let Some(&line) = usize::try_from(record.index)

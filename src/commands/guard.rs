@@ -25,9 +25,9 @@ use std::ffi::OsString;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use toolreplay_core::finding::{Finding, finding_message};
-use toolreplay_core::json::{self, Value, member};
-use toolreplay_core::live::{Live, Outcome};
+use toolreplay_core::{Finding, finding_message};
+use toolreplay_core::{Live, LiveOutcome as Outcome};
+use toolreplay_core::{Value, decode_json_document, json_member as member, parse_json};
 
 use crate::args::GuardArgs;
 use crate::error::Error;
@@ -132,8 +132,8 @@ fn read_event() -> Result<Event, Error> {
             MAX_EVENT_BYTES >> 20
         )));
     }
-    let text = json::decode_document(&bytes).map_err(|err| Error::Event(err.message))?;
-    let value = json::parse(text.trim_end()).map_err(|err| Error::Event(err.message))?;
+    let text = decode_json_document(&bytes).map_err(|err| Error::Event(err.message))?;
+    let value = parse_json(text.trim_end()).map_err(|err| Error::Event(err.message))?;
     let Value::Object(members) = value else {
         return Err(Error::Event(format!(
             "expected a JSON object, found {}",
@@ -172,7 +172,7 @@ fn check_session_id(id: &str) -> Result<(), Error> {
     } else {
         Err(Error::Event(format!(
             "session_id {} is not a safe file name (1 to 128 letters, digits, '-', '_' or '.', not starting with '.')",
-            toolreplay_core::finding::quote_name(id)
+            toolreplay_core::quote_name(id)
         )))
     }
 }

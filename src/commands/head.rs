@@ -3,8 +3,7 @@
 
 use std::path::Path;
 
-use toolreplay_core::head;
-use toolreplay_core::sealed::{self, Checked, Head};
+use toolreplay_core::{Checked, Head, Threads, check_sealed, head_statement};
 
 use crate::error::Error;
 use crate::input;
@@ -12,8 +11,12 @@ use crate::printer::{Printer, Status};
 
 /// Checks the sealed transcript at `path` as `verify` does, noting where the chain's
 /// digest was `look_for`.
-pub(super) fn check(path: &Path, look_for: Option<&str>) -> Result<Checked, Error> {
-    sealed::check(input::open_raw(path)?, look_for)
+pub(super) fn check(
+    path: &Path,
+    look_for: Option<&str>,
+    threads: Threads,
+) -> Result<Checked, Error> {
+    check_sealed(input::open_raw(path)?, look_for, threads)
         .map_err(|err| unsealed_hint(Error::reading(path, err)))
 }
 
@@ -32,9 +35,9 @@ pub(super) fn or_refuse(
 }
 
 /// `toolreplay head SEALED`.
-pub(super) fn run(path: &Path, printer: &mut Printer) -> Result<Status, Error> {
-    let head = or_refuse(&check(path, None)?, path, "it has no head")?;
-    printer.print(&head::statement(&head))?;
+pub(super) fn run(path: &Path, threads: Threads, printer: &mut Printer) -> Result<Status, Error> {
+    let head = or_refuse(&check(path, None, threads)?, path, "it has no head")?;
+    printer.print(&head_statement(&head))?;
     Ok(Status::Clean)
 }
 

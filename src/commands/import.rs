@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use std::io::{self, Write as _};
 use std::path::{Component, Path, PathBuf};
 
-use toolreplay_core::import::{Format, Source};
+use toolreplay_core::{ImportFormat as Format, ImportSource as Source};
 
 use crate::error::Error;
 use crate::input::walk::{Glob, files_in};

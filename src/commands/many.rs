@@ -9,8 +9,8 @@ use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use toolreplay_core::finding::Findings;
-use toolreplay_core::import::{Format as ImportFormat, Source};
+use toolreplay_core::Findings;
+use toolreplay_core::{ImportFormat, ImportSource as Source};
 
 use crate::args::Format;
 use crate::error::Error;

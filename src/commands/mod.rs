@@ -20,8 +20,8 @@ mod verify;
 
 use std::path::Path;
 
-use toolreplay_core::finding::Findings;
-use toolreplay_core::pipeline::Stop;
+use toolreplay_core::Findings;
+use toolreplay_core::Stop;
 
 use crate::error::Error;
 use crate::printer::{Printer, Status};
@@ -40,22 +40,24 @@ pub(crate) fn execute(settings: Settings, printer: &mut Printer) -> Result<Statu
     ) {
         crate::output::atomic::remove_temporary_files_on_signals();
     }
-    toolreplay_core::pipeline::set_threads(settings.threads);
+    let threads = settings.threads;
     match settings.command {
         Command::Replay {
             inputs,
             from,
             judging,
             reporting,
-        } => replay::run(&inputs, from, &judging, &reporting, printer),
+        } => replay::run(&inputs, from, &judging, &reporting, threads, printer),
         Command::Scope {
             inputs,
             scope,
             from,
             reporting,
-        } => scope::run(&inputs, &scope.value, from, &reporting, printer),
-        Command::Seal { file, from, output } => seal::seal(&file, from, output.as_deref(), printer),
-        Command::Append { file, from, sealed } => seal::append(&sealed, &file, from),
+        } => scope::run(&inputs, &scope.value, from, &reporting, threads, printer),
+        Command::Seal { file, from, output } => {
+            seal::seal(&file, from, output.as_deref(), threads, printer)
+        }
+        Command::Append { file, from, sealed } => seal::append(&sealed, &file, from, threads),
         Command::Verify {
             inputs,
             head,
@@ -63,18 +65,18 @@ pub(crate) fn execute(settings: Settings, printer: &mut Printer) -> Result<Statu
             format,
         } => verify::run(
             &inputs,
-            head.as_deref(),
-            signature.as_ref(),
+            (head.as_deref(), signature.as_ref()),
             format.value,
+            threads,
             printer,
         ),
         Command::Stats {
             file,
             from,
             draft_scope,
-        } => stats::run(&file, from, draft_scope.as_deref(), printer),
-        Command::Sign { file, key } => sign::run(&file, &key),
-        Command::Head { file } => head::run(&file, printer),
+        } => stats::run(&file, from, draft_scope.as_deref(), threads, printer),
+        Command::Sign { file, key } => sign::run(&file, &key, threads),
+        Command::Head { file } => head::run(&file, threads, printer),
         Command::Diff {
             a,
             b,

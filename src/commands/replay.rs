@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use toolreplay_core::replay::{self, Options};
+use toolreplay_core::{ReplayOptions as Options, Threads, audit_replay};
 
 use super::many::{self, Audited};
 use crate::args::Rules;
@@ -20,6 +20,7 @@ pub(super) fn run(
     from: Option<ImportOptions>,
     judging: &Judging,
     reporting: &Reporting,
+    threads: Threads,
     printer: &mut Printer,
 ) -> Result<Status, Error> {
     printer.set_format(reporting.format.value);
@@ -32,7 +33,7 @@ pub(super) fn run(
         from,
         (reporting.summary, reporting.configuration.as_ref()),
         printer,
-        |path, printer, told| audit_one(path, from, judging, reporting, printer, told),
+        |path, printer, told| audit_one(path, from, (judging, reporting), threads, printer, told),
     )
 }
 
@@ -57,14 +58,14 @@ fn options(judging: &Judging, transcript: &Transcript) -> Options {
 fn audit_one(
     path: &Path,
     from: Option<ImportOptions>,
-    judging: &Judging,
-    reporting: &Reporting,
+    (judging, reporting): (&Judging, &Reporting),
+    threads: Threads,
     printer: &mut Printer,
     told: &mut dyn Write,
 ) -> Result<Audited, Error> {
     let mut transcript = Transcript::open(path, from, told)?;
     let options = options(judging, &transcript);
-    let mut report = replay::audit_with(transcript.reader(), &options)
+    let mut report = audit_replay(transcript.reader(), &options, threads)
         .map_err(|err| transcript.reading_error(err))?;
     transcript
         .place(&mut report.findings)

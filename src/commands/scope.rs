@@ -3,8 +3,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use toolreplay_core::finding::quote_name;
-use toolreplay_core::scope::Scope;
+use toolreplay_core::{Scope, Threads, quote_name};
 
 use super::many::{self, Audited};
 use crate::error::Error;
@@ -19,6 +18,7 @@ pub(super) fn run(
     scope_path: &Path,
     from: Option<ImportOptions>,
     reporting: &Reporting,
+    threads: Threads,
     printer: &mut Printer,
 ) -> Result<Status, Error> {
     let scope = input::read_scope(scope_path)?.scope;
@@ -32,7 +32,10 @@ pub(super) fn run(
         from,
         (reporting.summary, reporting.configuration.as_ref()),
         printer,
-        |path, printer, told| audit_one(path, &scope, scope_path, from, reporting, printer, told),
+        |path, printer, told| {
+            let judged = (&scope, scope_path, threads);
+            audit_one(path, judged, from, reporting, printer, told)
+        },
     )
 }
 
@@ -41,8 +44,7 @@ pub(super) fn run(
 /// with the baseline applied.
 fn audit_one(
     path: &Path,
-    scope: &Scope,
-    scope_path: &Path,
+    (scope, scope_path, threads): (&Scope, &Path, Threads),
     from: Option<ImportOptions>,
     reporting: &Reporting,
     printer: &mut Printer,
@@ -50,7 +52,7 @@ fn audit_one(
 ) -> Result<Audited, Error> {
     let mut transcript = Transcript::open(path, from, told)?;
     let mut report = scope
-        .audit(transcript.reader())
+        .audit(transcript.reader(), threads)
         .map_err(|err| transcript.reading_error(err))?;
     transcript
         .place(&mut report.findings)

@@ -1,7 +1,7 @@
 //! `toolreplay seal FILE [-o OUT]` and `toolreplay seal --append SEALED NEW`: every
 //! link is made the same way, its line laid out with the record's canonical fields
 //! and a blank digest and `prev` that the chain's [`Sealer`] fills in, in order
-//! ([`sealed::seal`] writes a block of such lines at a time; `--append` makes an
+//! ([`toolreplay_core::seal`] writes a block of such lines at a time; `--append` makes an
 //! [`UnsealedLink`] per record, since its indices are known only in order).
 //!
 //! `seal` sends the sealed transcript to stdout only once the whole input has been
@@ -26,12 +26,12 @@ use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
-use toolreplay_core::chain::{Sealer, UnsealedLink};
-use toolreplay_core::pipeline::{self, Stop};
-use toolreplay_core::sealed::{self, Buffers};
-use toolreplay_core::transcript::{
+use toolreplay_core::{
     CanonicalRecordRef, LineError, ReadError, UnplacedRecord, parse_unplaced_with,
 };
+use toolreplay_core::{SealBuffers as Buffers, check_sealed, seal_reusing};
+use toolreplay_core::{Sealer, UnsealedLink};
+use toolreplay_core::{Stop, Threads, run_pipeline};
 
 use crate::error::Error;
 use crate::input::{self, ImportOptions, Transcript, display as shown};
@@ -48,6 +48,7 @@ pub(super) fn seal(
     file: &Path,
     from: Option<ImportOptions>,
     output: Option<&Path>,
+    threads: Threads,
     printer: &mut Printer,
 ) -> Result<Status, Error> {
     let mut transcript = Transcript::open(file, from, &mut io::stderr())?;
@@ -57,7 +58,7 @@ pub(super) fn seal(
         None => {
             let mut spool = Spool::new();
             let buffers = Buffers::new();
-            sealed::seal_reusing(reader, &buffers, |lines| {
+            seal_reusing(reader, threads, &buffers, |lines| {
                 spool.write(lines.as_ref()).map_err(Error::temporary)?;
                 buffers.give_back(lines);
                 Ok(())
@@ -77,7 +78,7 @@ pub(super) fn seal(
             let recycle = |lines| buffers.give_back(lines);
             let (sealed, written) =
                 batch::write_on_thread(file.file(), direct, recycle, |pieces| {
-                    sealed::seal_reusing(reader, &buffers, |lines| pieces.send(lines))
+                    seal_reusing(reader, threads, &buffers, |lines| pieces.send(lines))
                 });
             // An error writing comes first: it was met on lines before any error of
             // the input, which the writer thread had not reached yet.
@@ -99,6 +100,7 @@ pub(super) fn append(
     sealed_path: &Path,
     new_path: &Path,
     from: Option<ImportOptions>,
+    threads: Threads,
 ) -> Result<Status, Error> {
     if input::is_stdin(sealed_path) {
         return Err(Error::Usage(
@@ -125,7 +127,8 @@ pub(super) fn append(
 
     let mut copy = temp.reopen().map_err(write_error)?;
     copy.seek(SeekFrom::Start(0)).map_err(write_error)?;
-    let checked = sealed::check(copy, None).map_err(|err| Error::reading(sealed_path, err))?;
+    let checked =
+        check_sealed(copy, None, threads).map_err(|err| Error::reading(sealed_path, err))?;
     let head = super::head::or_refuse(&checked, sealed_path, "nothing was appended")?;
 
     let mut new = Transcript::open(new_path, from, &mut std::io::stderr())?;
@@ -141,8 +144,9 @@ pub(super) fn append(
     let keep = |record: CanonicalRecordRef<'_>| (record.args.to_vec(), record.response.to_vec());
     let parse = |line, text: &str| parse_unplaced_with(line, text, keep);
     let new_name = new.path.clone();
-    pipeline::run(
+    run_pipeline(
         new.reader(),
+        threads,
         parse,
         |_, record: UnplacedRecord<(Vec<u8>, Vec<u8>)>| {
             let placed = match first_index {

@@ -5,8 +5,9 @@ use std::ffi::OsString;
 use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 
-use toolreplay_core::head;
-use toolreplay_core::sign::{self, Key, KeyError};
+use toolreplay_core::{
+    SigningKey as Key, SigningKeyError as KeyError, Threads, head_statement, sign_message,
+};
 
 use crate::error::Error;
 use crate::input::{self, display as shown};
@@ -70,17 +71,20 @@ fn signature_path(sealed: &Path) -> PathBuf {
 }
 
 /// `toolreplay sign SEALED --key KEY`.
-pub(super) fn run(path: &Path, key_path: &Path) -> Result<Status, Error> {
+pub(super) fn run(path: &Path, key_path: &Path, threads: Threads) -> Result<Status, Error> {
     if input::is_stdin(path) {
         return Err(Error::Usage(
             "sign writes SEALED.sig beside the sealed transcript, so SEALED must be a file, not -"
                 .to_owned(),
         ));
     }
-    let head =
-        super::head::or_refuse(&super::head::check(path, None)?, path, "nothing was signed")?;
+    let head = super::head::or_refuse(
+        &super::head::check(path, None, threads)?,
+        path,
+        "nothing was signed",
+    )?;
     let key = read_key(key_path)?;
-    let armored = sign::sign(&key, head::statement(&head).as_bytes())
+    let armored = sign_message(&key, head_statement(&head).as_bytes())
         .map_err(|err| invalid(key_path, err.to_string()))?;
     let target = signature_path(path);
     let write_error = |source| Error::writing(&target, source);

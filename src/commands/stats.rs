@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use toolreplay_core::finding::quote_name;
+use toolreplay_core::{Threads, quote_name};
 
 use std::path::Path;
 
@@ -17,6 +17,7 @@ pub(super) fn run(
     file: &Path,
     from: Option<ImportOptions>,
     draft_scope: Option<&str>,
+    threads: Threads,
     printer: &mut Printer,
 ) -> Result<Status, Error> {
     let mut transcript = Transcript::open(file, from, &mut std::io::stderr())?;
@@ -27,8 +28,9 @@ pub(super) fn run(
     }
     let mut tools: BTreeMap<String, u64> = BTreeMap::new();
     let mut calls = 0u64;
-    toolreplay_core::transcript::for_each_record(
+    toolreplay_core::for_each_record(
         transcript.reader(),
+        threads,
         |_| (),
         |_, _, tool, ()| {
             calls += 1;

@@ -4,10 +4,10 @@
 
 use std::path::Path;
 
-use toolreplay_core::chain::Verdict;
-use toolreplay_core::head::{self, Pin};
-use toolreplay_core::sealed::Head;
-use toolreplay_core::sign::{self, SignatureVerdict};
+use toolreplay_core::{
+    Head, MAX_HEAD_BYTES, Pin, SignatureError, SignatureVerdict, Threads, Verdict,
+    check_signature as check_armored, compare_head, head_statement, is_digest, parse_pin,
+};
 
 use super::many::{self, Audited};
 use crate::args::Format;
@@ -20,24 +20,30 @@ use crate::settings::{Inputs, SignatureCheck};
 use super::sign::{MAX_FILE_BYTES, MAX_FILE_WHAT};
 
 /// What `verify` checks beyond the chain.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Clone, Copy)]
 struct Checks<'a> {
     /// `--head`: a pinned head, as a digest or a file.
     head: Option<&'a str>,
     /// `--signature`, `--allowed-signers` and `--identity`.
     signature: Option<&'a SignatureCheck>,
+    /// The threads that read the chain.
+    threads: Threads,
 }
 
 /// `toolreplay verify`: exit 0 when every chain is intact and every check asked for
 /// holds, 1 otherwise.
 pub(super) fn run(
     inputs: &Inputs,
-    head: Option<&str>,
-    signature: Option<&SignatureCheck>,
+    (head, signature): (Option<&str>, Option<&SignatureCheck>),
     format: Format,
+    threads: Threads,
     printer: &mut Printer,
 ) -> Result<Status, Error> {
-    let checks = Checks { head, signature };
+    let checks = Checks {
+        head,
+        signature,
+        threads,
+    };
     printer.set_format(format);
     many::audit_files(
         "verify",
@@ -52,20 +58,20 @@ pub(super) fn run(
 /// The pinned head named by `--head`: the argument itself when it is a digest (64
 /// lowercase hex digits), otherwise a file holding a statement or a digest.
 fn read_pin(arg: &str) -> Result<Pin, Error> {
-    if head::is_digest(arg) {
+    if is_digest(arg) {
         return Ok(Pin::Digest(arg.to_owned()));
     }
     let path = Path::new(arg);
     let mut bytes = Vec::new();
     std::io::Read::read_to_end(
-        &mut std::io::Read::take(input::open_raw(path)?, head::MAX_HEAD_BYTES + 1),
+        &mut std::io::Read::take(input::open_raw(path)?, MAX_HEAD_BYTES + 1),
         &mut bytes,
     )
     .map_err(|source| Error::Read {
         path: shown(path),
         source,
     })?;
-    head::parse_pin(&bytes).map_err(|err| Error::Input {
+    parse_pin(&bytes).map_err(|err| Error::Input {
         path: shown(path),
         line: err.line,
         message: err.message,
@@ -83,8 +89,8 @@ fn check_signature(check: &SignatureCheck, message: &[u8]) -> Result<SignatureVe
     )?)
     .into_owned();
     let signers = super::read_text(&check.allowed_signers, MAX_FILE_BYTES, MAX_FILE_WHAT)?;
-    sign::check(&armored, &signers, &check.identity, message).map_err(|err| match err {
-        sign::SignatureError::Signers(err) => Error::Input {
+    check_armored(&armored, &signers, &check.identity, message).map_err(|err| match err {
+        SignatureError::Signers(err) => Error::Input {
             path: shown(&check.allowed_signers),
             line: err.line,
             message: err.message,
@@ -100,7 +106,7 @@ fn check_signature(check: &SignatureCheck, message: &[u8]) -> Result<SignatureVe
 /// intact the checks asked for.
 fn report(path: &Path, checks: Checks<'_>) -> Result<VerifyReport, Error> {
     let pin = checks.head.map(read_pin).transpose()?;
-    let checked = super::head::check(path, pin.as_ref().map(Pin::digest))?;
+    let checked = super::head::check(path, pin.as_ref().map(Pin::digest), checks.threads)?;
     let mut report = VerifyReport {
         asked: Asked {
             head: pin.is_some(),
@@ -119,14 +125,14 @@ fn report(path: &Path, checks: Checks<'_>) -> Result<VerifyReport, Error> {
     };
     if let Some(pin) = pin {
         report.head = Some(HeadCheck {
-            verdict: head::compare(&pin, &head, checked.found_at),
+            verdict: compare_head(&pin, &head, checked.found_at),
             pin,
             head: head.clone(),
         });
     }
     if let Some(check) = checks.signature {
         report.signature = Some(SignatureChecked {
-            verdict: check_signature(check, head::statement(&head).as_bytes())?,
+            verdict: check_signature(check, head_statement(&head).as_bytes())?,
             identity: check.identity.clone(),
             allowed_signers: shown(&check.allowed_signers),
         });
@@ -144,7 +150,7 @@ fn audit_one(path: &Path, checks: Checks<'_>, printer: &mut Printer) -> Result<A
         printer.paint(),
     ))?;
     Ok(Audited {
-        findings: toolreplay_core::finding::Findings::new(),
+        findings: toolreplay_core::Findings::new(),
         status: Status::clean_if(report.holds()),
     })
 }

@@ -1,14 +1,15 @@
 //! Importing an agent's log into a transcript, for `toolreplay import` and `--from`:
-//! the log is read whole, imported by [`toolreplay_core::import`], and its notes and
+//! the log is read whole, imported by [`toolreplay_core::import_log`], and its notes and
 //! warnings are told on stderr.
 
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 
-use toolreplay_core::import::{
-    Format, ImportError, Imported, MAX_IMPORT_BYTES, Source, import_with_subagents, summary,
-    write_record,
+use toolreplay_core::{
+    ImportError, ImportFormat as Format, ImportSource as Source, Imported, MAX_IMPORT_BYTES,
+    import_log_with_subagents as import_with_subagents, import_summary as summary,
+    write_imported_record as write_record,
 };
 
 use crate::error::Error;

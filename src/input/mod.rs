@@ -12,8 +12,8 @@ use std::io::{self, BufRead, BufReader, Cursor, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
-use toolreplay_core::finding::Findings;
-use toolreplay_core::scope::Scope;
+use toolreplay_core::Findings;
+use toolreplay_core::Scope;
 
 use crate::error::Error;
 use progress::{Meter, Progress};
@@ -189,7 +189,7 @@ impl Transcript {
 
     /// The error of reading this transcript: for a plain file that an import with
     /// `--from auto` would read as an agent's log, with a hint naming the format.
-    pub(crate) fn reading_error(&self, err: toolreplay_core::transcript::ReadError) -> Error {
+    pub(crate) fn reading_error(&self, err: toolreplay_core::ReadError) -> Error {
         let err = Error::reading(&self.path, err);
         if self.imported() || is_stdin(&self.path) {
             return err;
@@ -264,8 +264,8 @@ impl Transcript {
 /// The format an import would recognise the file at `path` as, if any: the core's
 /// own detection (`--from auto`), run only after the file failed as a transcript.
 fn looks_like(path: &Path) -> Option<&'static str> {
-    let bytes = read_whole(path, toolreplay_core::import::MAX_IMPORT_BYTES, "1 GiB").ok()?;
-    toolreplay_core::import::import(&bytes, toolreplay_core::import::Source::Auto)
+    let bytes = read_whole(path, toolreplay_core::MAX_IMPORT_BYTES, "1 GiB").ok()?;
+    toolreplay_core::import_log(&bytes, toolreplay_core::ImportSource::Auto)
         .ok()
         .map(|imported| imported.format.name())
 }

@@ -1,6 +1,6 @@
 //! Finding a Claude Code session's subagent logs: `<session>/subagents/agent-*.jsonl`
 //! beside the session file `<session>.jsonl`. The core reads them from bytes
-//! ([`toolreplay_core::import::import_with_subagents`]); this is the file system side.
+//! ([`toolreplay_core::import_log_with_subagents`]); this is the file system side.
 //!
 //! They are looked for when the input is a file (not standard input) named `*.jsonl`
 //! and read as Claude Code or with `--from auto`; the core reads them only when the
@@ -11,7 +11,7 @@ use std::path::Path;
 
 use crate::error::Error;
 use crate::input;
-use toolreplay_core::import::{Format, MAX_IMPORT_BYTES, Source, Subagent};
+use toolreplay_core::{ImportFormat as Format, ImportSource as Source, MAX_IMPORT_BYTES, Subagent};
 
 /// The subagent logs found beside a session: each file name with its bytes.
 #[derive(Debug, Default)]

@@ -36,10 +36,10 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
-use toolreplay_core::chain::{BrokenField, GENESIS, Verdict, Verifier};
-use toolreplay_core::live::{Live, LiveState, Ready};
-use toolreplay_core::scope::Scope;
-use toolreplay_core::transcript::{self, Links, ReadError};
+use toolreplay_core::Scope;
+use toolreplay_core::{BrokenField, GENESIS, Verdict, Verifier};
+use toolreplay_core::{Links, ReadError, parse_link};
+use toolreplay_core::{Live, LiveState, Ready};
 
 use crate::error::Error;
 
@@ -289,10 +289,10 @@ fn tail_is_head(file: &mut File, saved: &StateFile) -> Result<bool, Error> {
     let Ok(text) = std::str::from_utf8(line) else {
         return Ok(false);
     };
-    Ok(match transcript::parse_link(1, text) {
+    Ok(match parse_link(1, text) {
         Ok(link) => {
             link.digest == head
-                && toolreplay_core::chain::stated_digest(&link) == head
+                && toolreplay_core::stated_digest(&link) == head
                 && saved
                     .live
                     .sealed()

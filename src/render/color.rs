@@ -14,7 +14,7 @@
 use std::ffi::OsStr;
 use std::fmt;
 
-use toolreplay_core::finding::FindingKind;
+use toolreplay_core::FindingKind;
 
 use crate::args::ColorChoice;
 

@@ -70,12 +70,12 @@ use std::io;
 
 use serde::Serialize;
 
-use toolreplay_core::chain::{BrokenField, Verdict};
-use toolreplay_core::finding::{self, Finding};
-use toolreplay_core::head::{HeadVerdict, Pin};
-use toolreplay_core::replay::ReplayReport;
-use toolreplay_core::scope::ScopeReport;
-use toolreplay_core::sign::{SignatureVerdict, Untrusted};
+use toolreplay_core::ReplayReport;
+use toolreplay_core::ScopeReport;
+use toolreplay_core::{BrokenField, Verdict};
+use toolreplay_core::{Finding, finding_message};
+use toolreplay_core::{HeadVerdict, Pin};
+use toolreplay_core::{SignatureVerdict, Untrusted};
 
 use super::color::Paint;
 use super::{Asked, HeadCheck, InForce, SignatureChecked, VerifyReport, text};
@@ -100,7 +100,7 @@ fn json_finding<'a>(f: &'a Finding, agent: &str) -> JsonFinding<'a> {
         line: f.line,
         tool: &f.tool,
         related_index: f.kind.related_index(),
-        message: finding::finding_message(f, agent),
+        message: finding_message(f, agent),
     }
 }
 
@@ -419,13 +419,13 @@ pub(crate) fn verify(report: &VerifyReport, checks: Asked, file: &str) -> String
 /// The JSON report of `diff`: the runs' verdict and counts, and the first difference
 /// or, with `all` (`--all`), every difference kept and how many more there were.
 pub(crate) fn diff(
-    report: &toolreplay_core::diff::DiffReport,
-    all: Option<&toolreplay_core::diff::AllDifferences>,
+    report: &toolreplay_core::DiffReport,
+    all: Option<&toolreplay_core::AllDifferences>,
     a: &str,
     b: &str,
 ) -> String {
-    use toolreplay_core::diff::Difference;
-    let at = |at: &toolreplay_core::diff::At| serde_json::json!({"line": at.line, "tool": at.tool});
+    use toolreplay_core::Difference;
+    let at = |at: &toolreplay_core::DiffAt| serde_json::json!({"line": at.line, "tool": at.tool});
     let one = |difference: &Difference| match difference {
         Difference::Call { index, parts, a, b } => {
             let differs = parts.names();

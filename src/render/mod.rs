@@ -12,12 +12,12 @@ pub(crate) mod report;
 pub(crate) mod sarif;
 pub(crate) mod text;
 
-use toolreplay_core::chain::Verdict;
-use toolreplay_core::head::{HeadVerdict, Pin};
-use toolreplay_core::replay::ReplayReport;
-use toolreplay_core::scope::ScopeReport;
-use toolreplay_core::sealed::Head;
-use toolreplay_core::sign::SignatureVerdict;
+use toolreplay_core::Head;
+use toolreplay_core::ReplayReport;
+use toolreplay_core::ScopeReport;
+use toolreplay_core::SignatureVerdict;
+use toolreplay_core::Verdict;
+use toolreplay_core::{HeadVerdict, Pin};
 
 use crate::args::Format;
 use color::Paint;

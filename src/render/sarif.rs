@@ -28,13 +28,14 @@ use std::io;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use toolreplay_core::chain::{BrokenField, Verdict};
-use toolreplay_core::finding::{
-    self, ArgumentViolation, Budget, FindingKind, Findings, SensitiveResponse,
+use toolreplay_core::ReplayReport;
+use toolreplay_core::ScopeReport;
+use toolreplay_core::SignatureVerdict;
+use toolreplay_core::{
+    ArgumentViolation, Budget, FindingKind, Findings, SensitiveResponse, finding_message,
+    shown_field,
 };
-use toolreplay_core::replay::ReplayReport;
-use toolreplay_core::scope::ScopeReport;
-use toolreplay_core::sign::SignatureVerdict;
+use toolreplay_core::{BrokenField, Verdict};
 
 use super::color::Paint;
 use super::{InForce, VerifyReport, text};
@@ -350,7 +351,7 @@ fn from_findings<'a>(
         f.map(|f| Found {
             rule: f.kind.name(),
             detail: detail(&f.kind),
-            message: format!("index {}: {}", f.index, finding::finding_message(&f, agent)),
+            message: format!("index {}: {}", f.index, finding_message(&f, agent)),
             line: Some(f.line),
             call: f.call,
         })
@@ -414,8 +415,8 @@ pub(crate) fn verify(report: &VerifyReport, file: &str) -> String {
                 rule: "broken-chain",
                 message: format!(
                     "index {position}: link is broken: {what} (expected {}, found {})",
-                    finding::shown_field(expected),
-                    finding::shown_field(found)
+                    shown_field(expected),
+                    shown_field(found)
                 ),
                 line: Some(*line),
                 call: *call,
@@ -463,7 +464,7 @@ pub(crate) fn verify(report: &VerifyReport, file: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use toolreplay_core::finding::FindingKind;
+    use toolreplay_core::FindingKind;
 
     #[test]
     fn every_finding_kind_and_verdict_has_a_rule() {

@@ -7,15 +7,13 @@
 use std::fmt::Write as _;
 use std::io;
 
-use toolreplay_core::chain::Verdict;
-use toolreplay_core::diff::{At, DiffReport, Difference};
-use toolreplay_core::finding::{
-    Findings, push_u64, quote_name, shown_field, write_finding_message,
-};
-use toolreplay_core::head::{HeadVerdict, Pin};
-use toolreplay_core::replay::ReplayReport;
-use toolreplay_core::scope::ScopeReport;
-use toolreplay_core::sign::{self, SignatureVerdict, Untrusted};
+use toolreplay_core::ReplayReport;
+use toolreplay_core::ScopeReport;
+use toolreplay_core::Verdict;
+use toolreplay_core::{DiffAt as At, DiffReport, Difference};
+use toolreplay_core::{Findings, push_u64, quote_name, shown_field, write_finding_message};
+use toolreplay_core::{HeadVerdict, Pin};
+use toolreplay_core::{SIGNATURE_NAMESPACE, SignatureVerdict, Untrusted};
 
 use super::color::{Paint, Tone};
 use super::{HeadCheck, SignatureChecked, VerifyReport};
@@ -168,7 +166,7 @@ pub(crate) fn untrusted(why: Untrusted, check: &SignatureChecked, fingerprint: &
         }
         Untrusted::NamespaceNotAllowed => format!(
             "the key of {identity} is not allowed for namespace {} in {allowed}",
-            quote_name(sign::NAMESPACE)
+            quote_name(SIGNATURE_NAMESPACE)
         ),
         Untrusted::NotValidNow => format!(
             "the key of {identity} is not valid at this time (valid-after, valid-before) in {allowed}"
@@ -186,7 +184,7 @@ pub(crate) fn signature_words(check: &SignatureChecked) -> String {
         SignatureVerdict::WrongNamespace { namespace } => format!(
             "made for namespace {}, not {}",
             quote_name(namespace),
-            quote_name(sign::NAMESPACE)
+            quote_name(SIGNATURE_NAMESPACE)
         ),
         SignatureVerdict::DoesNotSign => "it does not sign the head of this chain".to_owned(),
         SignatureVerdict::Untrusted { why, fingerprint } => untrusted(*why, check, fingerprint),
@@ -274,7 +272,7 @@ pub(crate) fn diff(report: &DiffReport, paint: Paint) -> String {
 }
 
 /// The list of `diff --all`, after the report: `differences: N`, then one line each.
-pub(crate) fn all_differences(all: &toolreplay_core::diff::AllDifferences, out: &mut String) {
+pub(crate) fn all_differences(all: &toolreplay_core::AllDifferences, out: &mut String) {
     let total = all.differences.len() as u64 + all.more;
     let _ = writeln!(out, "differences: {total}");
     for difference in &all.differences {

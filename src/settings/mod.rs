@@ -15,6 +15,7 @@ use std::io::IsTerminal as _;
 use std::path::PathBuf;
 
 use clap_complete::Shell;
+use toolreplay_core::{MAX_THREADS, Threads};
 
 use crate::args::{self, Cli, Format, FromArgs, GraphFormat, GuardArgs, ProxyArgs, Rules, Source};
 use crate::error::Error;
@@ -25,18 +26,15 @@ use crate::render::color::{self, Paint};
 
 pub(crate) use config::FILE_NAME as CONFIG_FILE;
 
-/// The largest number of threads `TOOLREPLAY_THREADS` may ask for.
-pub(crate) const MAX_THREADS: usize = 16;
-
 /// Everything a run of the binary needs: how reports look, how many threads parse,
 /// and the command with its own settings.
 #[derive(Debug)]
 pub(crate) struct Settings {
     /// The colours of text reports.
     pub(crate) paint: Paint,
-    /// The threads that parse a transcript (`TOOLREPLAY_THREADS`); `None` for the
-    /// default (one per core, up to four).
-    pub(crate) threads: Option<usize>,
+    /// The threads that parse a transcript (`TOOLREPLAY_THREADS`; by default one per
+    /// core, up to four).
+    pub(crate) threads: Threads,
     /// The command.
     pub(crate) command: Command,
 }
@@ -279,7 +277,8 @@ impl Settings {
         let threads = match live {
             true => None,
             false => threads(std::env::var_os("TOOLREPLAY_THREADS").as_deref())?,
-        };
+        }
+        .map_or_else(Threads::default, Threads::new);
         let mut config = Lazy::new(cli.no_config);
         let command = resolve(cli.command, &mut config)?;
         Ok(Settings {

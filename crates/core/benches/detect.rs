@@ -7,8 +7,8 @@
 
 use divan::counter::BytesCount;
 use divan::{Bencher, black_box};
-use toolreplay_core::policy::Policy;
-use toolreplay_core::{canonical, json, scope::Scope};
+use toolreplay_core::Policy;
+use toolreplay_core::{Scope, encode_canonical, parse_json};
 
 mod common;
 
@@ -91,8 +91,8 @@ fn corpus() -> &'static Corpus {
         };
         for response in corpus.random.iter().chain(&corpus.logs) {
             let text = std::str::from_utf8(response).expect("ASCII");
-            let value = json::parse(text).expect("a response is JSON");
-            assert_eq!(canonical::encode(&value), *response, "canonical");
+            let value = parse_json(text).expect("a response is JSON");
+            assert_eq!(encode_canonical(&value), *response, "canonical");
         }
         corpus
     })

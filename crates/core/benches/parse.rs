@@ -5,10 +5,10 @@
 
 use divan::counter::BytesCount;
 use divan::{Bencher, black_box};
-use toolreplay_core::json;
-use toolreplay_core::pipeline::Stop;
-use toolreplay_core::sealed;
-use toolreplay_core::transcript;
+use toolreplay_core::check_sealed;
+use toolreplay_core::parse_canonical_record;
+use toolreplay_core::{Stop, Threads};
+use toolreplay_core::{canonicalize_json, parse_json};
 
 mod common;
 
@@ -90,7 +90,7 @@ fn corpus() -> &'static Corpus {
     CORPUS.get_or_init(|| {
         let transcript = transcript(4 << 20);
         let mut sealed = Vec::new();
-        sealed::seal(&transcript[..], |link| {
+        toolreplay_core::seal(&transcript[..], Threads::default(), |link| {
             sealed.extend_from_slice(link.as_ref());
             Ok::<(), std::convert::Infallible>(())
         })
@@ -114,7 +114,7 @@ fn parse_tree(bencher: Bencher) {
         .counter(BytesCount::of_slice(&corpus.transcript))
         .bench(|| {
             for line in lines(&corpus.transcript) {
-                black_box(json::parse(black_box(line)).ok());
+                black_box(parse_json(black_box(line)).ok());
             }
         });
 }
@@ -129,7 +129,7 @@ fn canonical_writer(bencher: Bencher) {
         .bench_local(|| {
             for line in lines(&corpus.transcript) {
                 out.clear();
-                black_box(json::canonicalize(black_box(line), &mut out).ok());
+                black_box(canonicalize_json(black_box(line), &mut out).ok());
             }
         });
 }
@@ -143,7 +143,7 @@ fn parse_record(bencher: Bencher) {
         .counter(BytesCount::of_slice(&corpus.transcript))
         .bench(|| {
             for (i, line) in lines(&corpus.transcript).enumerate() {
-                let record = transcript::parse_canonical_record(i as u64 + 1, line, i as u64);
+                let record = parse_canonical_record(i as u64 + 1, line, i as u64);
                 black_box(record.ok());
             }
         });
@@ -158,7 +158,7 @@ fn parse_link(bencher: Bencher) {
         .counter(BytesCount::of_slice(&corpus.sealed))
         .bench(|| {
             for (i, line) in lines(&corpus.sealed).enumerate() {
-                black_box(transcript::parse_link(i as u64 + 1, line).ok());
+                black_box(toolreplay_core::parse_link(i as u64 + 1, line).ok());
             }
         });
 }
@@ -169,7 +169,7 @@ fn check_chain(bencher: Bencher) {
     let corpus = corpus();
     bencher
         .counter(BytesCount::of_slice(&corpus.sealed))
-        .bench(|| black_box(sealed::check(&corpus.sealed[..], None).ok()));
+        .bench(|| black_box(check_sealed(&corpus.sealed[..], None, Threads::default()).ok()));
 }
 
 /// Sealing the transcript, as `seal` does but into memory.
@@ -180,10 +180,11 @@ fn seal(bencher: Bencher) {
         .counter(BytesCount::of_slice(&corpus.transcript))
         .bench(|| {
             let mut len = 0;
-            let sealed = sealed::seal(&corpus.transcript[..], |link| {
-                len += link.as_ref().len();
-                Ok::<(), std::convert::Infallible>(())
-            });
+            let sealed =
+                toolreplay_core::seal(&corpus.transcript[..], Threads::default(), |link| {
+                    len += link.as_ref().len();
+                    Ok::<(), std::convert::Infallible>(())
+                });
             black_box((sealed.is_ok(), len))
         });
 }

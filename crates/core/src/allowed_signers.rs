@@ -75,7 +75,7 @@
 
 use crate::sshsig;
 
-pub use crate::error::LineError;
+pub(crate) use crate::error::LineError;
 
 /// The key of a line.
 #[derive(Debug, Clone, PartialEq, Eq)]

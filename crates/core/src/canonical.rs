@@ -2,7 +2,7 @@
 //! `json.dumps(value, sort_keys=True, separators=(",", ":"))`.
 //!
 //! This module holds the rules for each piece (strings, floats) and the entry points
-//! [`encode`] and [`write_value`] for anything that is [`Encode`]. It knows nothing of
+//! [`encode`] for anything that is [`Encode`]. It knows nothing of
 //! parsing: [`crate::json`] builds on it, implementing [`Encode`] for its values and
 //! writing canonical bytes straight from JSON text with these same rules.
 
@@ -27,16 +27,11 @@ pub fn encode<T: Encode + ?Sized>(value: &T) -> Vec<u8> {
     out
 }
 
-/// Appends the canonical encoding of `value` to `out`.
-pub fn write_value<T: Encode + ?Sized>(value: &T, out: &mut Vec<u8>) {
-    value.write_canonical(out);
-}
-
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// Appends a string in the canonical form: ASCII only, `\uXXXX` escapes in lowercase
 /// hex, characters above U+FFFF as surrogate pairs.
-pub fn write_str(s: &str, out: &mut Vec<u8>) {
+pub(crate) fn write_str(s: &str, out: &mut Vec<u8>) {
     out.reserve(s.len() + 2);
     out.push(b'"');
     write_str_body(s, out);
@@ -91,7 +86,7 @@ fn push_u_escape(unit: u32, out: &mut Vec<u8>) {
 }
 
 /// Appends a float as Python's `repr(float)` writes it.
-pub fn write_float(x: f64, out: &mut Vec<u8>) {
+pub(crate) fn write_float(x: f64, out: &mut Vec<u8>) {
     // In the positional range Ryu writes exactly what Python's repr writes.
     if (1e-4..1e16).contains(&x.abs()) {
         let mut buffer = ryu::Buffer::new();

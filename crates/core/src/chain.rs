@@ -308,7 +308,7 @@ pub enum Verdict {
         line: u64,
         /// The link's tool.
         tool: String,
-        /// What the link's call is (see [`crate::fingerprint::call_canonical`]).
+        /// What the link's call is (see `crate::fingerprint::call_canonical`).
         call: [u8; 32],
     },
 }

@@ -31,13 +31,6 @@ pub struct Parts {
 
 impl Parts {
     /// The names of the parts that differ, in the order `tool`, `args`, `response`.
-    ///
-    /// ```
-    /// use toolreplay_core::diff::Parts;
-    ///
-    /// let parts = Parts { tool: false, args: true, response: true };
-    /// assert_eq!(parts.names(), ["args", "response"]);
-    /// ```
     pub fn names(self) -> Vec<&'static str> {
         [
             (self.tool, "tool"),
@@ -198,11 +191,6 @@ pub(crate) fn is_sealed_line(text: &str) -> bool {
     matches!(json::parse(text), Ok(Value::Object(members)) if members.iter().any(|(k, _)| k == "prev" || k == "digest"))
 }
 
-/// Compares the runs read from `a` and `b`.
-pub fn compare(a: Box<dyn BufRead>, b: Box<dyn BufRead>) -> Result<DiffReport, DiffError> {
-    Ok(compare_all(a, b, 1)?.report)
-}
-
 /// Every difference of two runs, as [`compare_all`] gives them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AllDifferences {
@@ -283,4 +271,19 @@ pub fn compare_all(
         differences,
         more,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Parts;
+
+    #[test]
+    fn the_names_of_the_parts_that_differ_in_order() {
+        let parts = Parts {
+            tool: false,
+            args: true,
+            response: true,
+        };
+        assert_eq!(parts.names(), ["args", "response"]);
+    }
 }

@@ -10,7 +10,7 @@ use crate::canonical;
 /// arguments.
 ///
 /// Two calls are identical (spec section 2) exactly when these digests are equal.
-pub fn call_canonical(tool: &str, args: &[u8]) -> [u8; 32] {
+pub(crate) fn call_canonical(tool: &str, args: &[u8]) -> [u8; 32] {
     let mut quoted = Vec::with_capacity(tool.len() + 2);
     canonical::write_str(tool, &mut quoted);
     let mut hasher = Sha256::new();

@@ -5,89 +5,374 @@
 //! A transcript is JSON Lines, one record a line:
 //! `{"index": N, "tool": "...", "args": {...}, "response": {...}}` (the
 //! specification's section 1). Every audit streams it, parsing lines on a few
-//! threads ([`pipeline`]) and taking records in order:
+//! threads, as many as the [`Threads`] it is given, and taking records in order.
+//!
+//! # The interface
+//!
+//! Every item is at the crate root. The entry points, what each takes and gives:
+//!
+//! 1. **Replay**: [`audit_replay`] takes a reader of a transcript, [`ReplayOptions`]
+//!    and [`Threads`], and gives a [`ReplayReport`] (calls, divergence, findings:
+//!    `non-determinism`, `redundant-call`). [`Replay`] takes one call at a time.
+//! 2. **Scope**: [`Scope::parse`] takes the bytes of a scope file and gives a
+//!    [`Scope`] (with its [`Policy`], if any); [`Scope::audit`] takes a reader and
+//!    [`Threads`] and gives a [`ScopeReport`] (`permission-overreach` and the policy's
+//!    findings). [`Session`] decides one call at a time, before it runs.
+//! 3. **Findings**: [`Finding`] (index, tool, line, call digest, [`FindingKind`]);
+//!    [`Findings`], a report's store of them; [`finding_message`] and
+//!    [`write_finding_message`] give a finding's words; [`quote_name`],
+//!    [`shown_field`] and [`push_u64`] write names, fields and numbers as reports do.
+//! 4. **Seal and verify**: [`seal`] (and [`seal_reusing`] with [`SealBuffers`])
+//!    takes a reader of a transcript, [`Threads`] and a sink, and hands the sink
+//!    blocks of sealed lines; [`check_sealed`] takes a reader of a sealed transcript,
+//!    a digest to look for and [`Threads`], and gives [`Checked`]: a [`Verdict`]
+//!    (intact with its [`Head`], or broken at a link, [`BrokenField`]). [`Sealer`],
+//!    [`UnsealedLink`], [`Verifier`], [`stated_digest`] and [`GENESIS`] are the chain
+//!    one link at a time.
+//! 5. **Heads**: [`head_statement`] takes a [`Head`] and gives its statement;
+//!    [`parse_pin`] takes a statement or a digest and gives a [`Pin`];
+//!    [`compare_head`] takes a pin, a head and where the pinned digest was found,
+//!    and gives a [`HeadVerdict`]. [`is_digest`], [`MAX_HEAD_BYTES`] and
+//!    [`HEAD_ORIGIN`] go with them.
+//! 6. **Signatures**: [`sign_message`] takes a [`SigningKey`] and a message and gives
+//!    an armored SSH signature; [`check_signature`] takes it, an allowed signers file
+//!    and an identity, and gives a [`SignatureVerdict`] ([`Untrusted`] says why not)
+//!    or a [`SignatureError`], as `ssh-keygen -Y verify` judges them. Below them, the
+//!    SSHSIG format ([`SshSignature`], [`armor_sshsig`], [`dearmor_sshsig`],
+//!    [`ssh_public_key`], ...) and the allowed signers file
+//!    ([`allowed_signers_for`], [`match_pattern_list`]).
+//! 7. **Imports**: [`import_log`] (and [`import_log_with_subagents`]) takes the bytes
+//!    of an agent's log and an [`ImportSource`], and gives [`Imported`] (the format,
+//!    the calls, the warnings) or an [`ImportError`]; [`write_imported_transcript`]
+//!    writes the calls as a transcript.
+//! 8. **Diff**: [`diff_all`] takes two readers of runs and how many differences to
+//!    keep, and gives [`AllDifferences`] (a [`DiffReport`] and each [`Difference`])
+//!    or a [`DiffError`] naming the [`DiffSide`].
+//! 9. **Graph**: [`read_graph_transcript`] takes a reader of a transcript, plain or
+//!    sealed, and gives a [`GraphTranscript`]; [`build_graph`] takes it, [`Roles`] and
+//!    a [`Scope`], if any, and gives the evidence [`Graph`].
+//! 10. **Live session**: [`Live`] takes a [`Scope`], decides each call as it is made
+//!     and seals it once its [`LiveOutcome`] is known, in order ([`Ready`] lines);
+//!     [`LiveState`] is what a short-lived process keeps between calls.
+//! 11. **JSON and the canonical encoding**: [`parse_json`] takes a JSON text and
+//!     gives a [`Value`] (strictly: duplicate keys, lone surrogates and too deep
+//!     nesting are errors); [`encode_canonical`] gives its canonical encoding (spec
+//!     section 2); [`json_member`] and [`decode_json_document`] go with them.
+//! 12. **Reading**: [`for_each_record`] takes a reader, [`Threads`], a function made
+//!     on the parsing threads and a visitor, and visits every record in order;
+//!     [`parse_record`], [`parse_canonical_record`], [`parse_unplaced_with`] and
+//!     [`parse_link`] read one line; [`Links`] and [`Lines`] read line by line;
+//!     [`run_pipeline`] runs any line parser on [`Threads`] in order. Errors are
+//!     [`ReadError`] and [`LineError`] (what is wrong on which line); a pipeline
+//!     stops with [`Stop`].
+//!
+//! ## 1. Replay
 //!
 //! ```
-//! use toolreplay_core::{Scope, chain::Verdict, replay, sealed};
+//! use toolreplay_core::{ReplayOptions, Threads, audit_replay};
 //!
 //! let transcript = "\
 //! {\"index\": 0, \"tool\": \"read_file\", \"args\": {\"path\": \"a.md\"}, \"response\": {\"text\": \"A\"}}
-//! {\"index\": 1, \"tool\": \"read_file\", \"args\": {\"path\": \"a.md\"}, \"response\": {\"text\": \"A\"}}
-//! {\"index\": 2, \"tool\": \"send_email\", \"args\": {\"to\": \"x\"}, \"response\": {}}
+//! {\"index\": 1, \"tool\": \"read_file\", \"args\": {\"path\": \"a.md\"}, \"response\": {\"text\": \"B\"}}
 //! ";
-//!
-//! // Replay: identical calls with different answers, repeats with nothing changed.
-//! let report = replay::audit(transcript.as_bytes(), ["send_email"])?;
-//! assert_eq!(report.calls, 3);
-//! assert_eq!(report.findings.to_vec()?[0].kind.name(), "redundant-call");
-//!
-//! // Scope: calls outside the declared tools (and, with a policy, its rules).
-//! let scope = Scope::parse(br#"{"agent": "docs", "allowed_tools": ["read_file"]}"#)?;
-//! let report = scope.audit(transcript.as_bytes())?;
-//! let findings = report.findings.to_vec()?;
-//! assert_eq!((findings[0].index, findings[0].kind.name()), (2, "permission-overreach"));
-//!
-//! // Seal: a SHA-256 chain, one link a record, handed over a block of lines at a time;
-//! // verify: the first broken link.
-//! let mut sealed_bytes = Vec::new();
-//! sealed::seal(transcript.as_bytes(), |lines| {
-//!     sealed_bytes.extend_from_slice(lines.as_ref());
-//!     Ok::<(), std::convert::Infallible>(())
-//! })
-//! .map_err(toolreplay_core::pipeline::Stop::into_read_error)?;
-//! let checked = sealed::check(&sealed_bytes[..], None)?;
-//! assert!(matches!(checked.verdict, Verdict::Intact { links: 3, .. }));
-//!
-//! let tampered = String::from_utf8(sealed_bytes)?.replace("\"to\":\"x\"", "\"to\":\"y\"");
-//! let checked = sealed::check(tampered.as_bytes(), None)?;
-//! assert!(matches!(checked.verdict, Verdict::Broken { position: 2, .. }));
+//! let report = audit_replay(transcript.as_bytes(), &ReplayOptions::default(), Threads::default())?;
+//! assert_eq!((report.calls, report.divergence), (2, Some(1)));
+//! let kinds: Vec<_> = report.findings.iter().map(|f| f.map(|f| f.kind.name())).collect::<Result<_, _>>()?;
+//! assert_eq!(kinds, ["non-determinism", "redundant-call"]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! # What each module owns
+//! ## 2. Scope
 //!
-//! - Reading: [`json`] (the strict parser, trees and canonical writing),
-//!   [`canonical`] (the canonical encoding of spec section 2), [`transcript`]
-//!   (records and links, line by line, and [`transcript::for_each_record`]),
-//!   [`pipeline`] (parallel parsing in order), [`error`] (where an input is wrong).
-//! - Audits: [`replay`], [`scope`] (the declared tools, and one call at a time in
-//!   [`scope::Session`]), [`policy`] (argument rules, budgets, flows and the
-//!   response detectors), [`finding`] (findings as data, and their words),
-//!   [`fingerprint`], [`diff`] (two runs compared).
-//! - The chain: [`chain`] (links and their digests), [`sealed`] (sealing a
-//!   transcript, and the one reader of sealed transcripts), [`head`] (head
-//!   statements and pinned heads), [`sign`], [`sshsig`] and [`allowed_signers`]
-//!   (SSH signatures as `ssh-keygen -Y verify` judges them).
-//! - Agents' logs: [`import`].
+//! ```
+//! use toolreplay_core::{Scope, Threads, finding_message};
+//!
+//! let scope = Scope::parse(br#"{"agent": "docs", "allowed_tools": ["read_file"]}"#)?;
+//! let transcript = "{\"index\": 0, \"tool\": \"send_email\", \"args\": {}, \"response\": {}}\n";
+//! let report = scope.audit(transcript.as_bytes(), Threads::default())?;
+//! let findings = report.findings.to_vec()?;
+//! assert_eq!(
+//!     finding_message(&findings[0], &report.agent),
+//!     "tool 'send_email' is not in the declared scope for agent 'docs'"
+//! );
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! One call at a time, before it runs, with [`Session`]:
+//!
+//! ```
+//! use toolreplay_core::{Scope, Session, parse_json};
+//!
+//! let scope = Scope::parse(br#"{"agent": "docs", "allowed_tools": ["read_file"]}"#)?;
+//! let mut session = Session::new(&scope);
+//! assert!(session.decide("read_file", &parse_json("{}")?).is_allowed());
+//! assert!(!session.decide("send_email", &parse_json("{}")?).is_allowed());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## 3. Findings
+//!
+//! ```
+//! use toolreplay_core::{Finding, FindingKind, Findings, finding_message, quote_name};
+//!
+//! let mut findings = Findings::new();
+//! findings.push(&Finding {
+//!     index: 3,
+//!     tool: "run".to_owned(),
+//!     kind: FindingKind::PermissionOverreach,
+//!     line: 4,
+//!     call: [0; 32],
+//! });
+//! let back = findings.to_vec()?;
+//! assert_eq!(finding_message(&back[0], "bot"), "tool 'run' is not in the declared scope for agent 'bot'");
+//! assert_eq!(quote_name("a'b"), r"'a\'b'");
+//! # Ok::<(), std::io::Error>(())
+//! ```
+//!
+//! ## 4. Seal and verify
+//!
+//! ```
+//! use toolreplay_core::{Stop, Threads, Verdict, check_sealed, seal};
+//!
+//! let transcript = "\
+//! {\"index\": 0, \"tool\": \"search\", \"args\": {\"q\": \"x\"}, \"response\": {}}
+//! {\"index\": 1, \"tool\": \"send_email\", \"args\": {\"to\": \"x\"}, \"response\": {}}
+//! ";
+//! let mut sealed = Vec::new();
+//! seal(transcript.as_bytes(), Threads::default(), |lines| {
+//!     sealed.extend_from_slice(lines.as_ref());
+//!     Ok::<(), std::convert::Infallible>(())
+//! })
+//! .map_err(Stop::into_read_error)?;
+//! let checked = check_sealed(&sealed[..], None, Threads::default())?;
+//! assert!(matches!(checked.verdict, Verdict::Intact { links: 2, .. }));
+//!
+//! let tampered = String::from_utf8(sealed)?.replace("\"to\":\"x\"", "\"to\":\"y\"");
+//! let checked = check_sealed(tampered.as_bytes(), None, Threads::default())?;
+//! assert!(matches!(checked.verdict, Verdict::Broken { position: 1, .. }));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## 5. Heads
+//!
+//! ```
+//! use toolreplay_core::{Head, HeadVerdict, compare_head, head_statement, parse_pin};
+//!
+//! let head = Head { links: 2, digest: "ab".repeat(32) };
+//! let statement = head_statement(&head);
+//! let pin = parse_pin(statement.as_bytes())?;
+//! assert_eq!(compare_head(&pin, &head, Some(2)), HeadVerdict::Matches);
+//! # Ok::<(), toolreplay_core::LineError>(())
+//! ```
+//!
+//! ## 6. Signatures
+//!
+//! ```
+//! use ssh_key::{LineEnding, PrivateKey, private::Ed25519Keypair};
+//! use toolreplay_core::{SignatureVerdict, SigningKey, check_signature, sign_message};
+//!
+//! let private = PrivateKey::from(Ed25519Keypair::from_seed(&[7; 32]));
+//! let key = SigningKey::parse(&private.to_openssh(LineEnding::LF)?)?;
+//! let statement = b"toolreplay head\n1\n...\n";
+//! let armored = sign_message(&key, statement)?;
+//!
+//! let signers = format!("ana@example.com {}\n", private.public_key().to_openssh()?);
+//! let verdict = check_signature(&armored, &signers, "ana@example.com", statement)?;
+//! assert!(matches!(verdict, SignatureVerdict::Good { .. }));
+//! let verdict = check_signature(&armored, &signers, "ana@example.com", b"another statement")?;
+//! assert_eq!(verdict, SignatureVerdict::DoesNotSign);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## 7. Imports
+//!
+//! ```
+//! use toolreplay_core::{ImportFormat, ImportSource, import_log, write_imported_transcript};
+//!
+//! let log = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"x":1}}}
+//! {"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#;
+//! let imported = import_log(log, ImportSource::Auto)?;
+//! assert_eq!((imported.format, imported.detected), (ImportFormat::Mcp, true));
+//! let mut transcript = Vec::new();
+//! write_imported_transcript(&imported.calls, &mut transcript);
+//! assert_eq!(
+//!     String::from_utf8(transcript)?,
+//!     "{\"index\":0,\"tool\":\"echo\",\"args\":{\"x\":1},\"response\":{\"content\":[]}}\n"
+//! );
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## 8. Diff
+//!
+//! ```
+//! use std::io::BufRead;
+//! use toolreplay_core::diff_all;
+//!
+//! let a = "{\"index\": 0, \"tool\": \"search\", \"args\": {\"q\": 1}, \"response\": {}}\n";
+//! let b = "{\"index\": 0, \"tool\": \"search\", \"args\": {\"q\": 2}, \"response\": {}}\n";
+//! let reader = |text: &'static str| -> Box<dyn BufRead> { Box::new(text.as_bytes()) };
+//! let all = diff_all(reader(a), reader(b), 10)?;
+//! assert_eq!((all.report.calls_a, all.report.calls_b, all.differences.len()), (1, 1, 1));
+//! # Ok::<(), toolreplay_core::DiffError>(())
+//! ```
+//!
+//! ## 9. Graph
+//!
+//! ```
+//! use toolreplay_core::{Roles, build_graph, read_graph_transcript};
+//!
+//! let transcript = "\
+//! {\"index\": 0, \"tool\": \"Read\", \"args\": {\"file_path\": \"/src/a.rs\"}, \"response\": {}}
+//! {\"index\": 1, \"tool\": \"Edit\", \"args\": {\"file_path\": \"/src/a.rs\"}, \"response\": {}}
+//! ";
+//! let transcript = read_graph_transcript(transcript.as_bytes())?;
+//! let graph = build_graph(&transcript, &Roles::builtin(), None)?;
+//! assert_eq!(graph.summary.calls, 2);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## 10. Live session
+//!
+//! ```
+//! use toolreplay_core::{Live, LiveOutcome, Scope, parse_json};
+//!
+//! let scope = Scope::parse(br#"{"agent": "coder", "allowed_tools": ["Read"]}"#)?;
+//! let mut live = Live::new(&scope);
+//! let (decision, _) = live.decide(Some("toolu_1"), "Read", &parse_json("{}")?);
+//! assert!(decision.is_allowed());
+//! let (_, ready) = live.complete(decision.index, LiveOutcome::Response(parse_json("{}")?)).expect("pending");
+//! assert_eq!(ready.links, 1);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## 11. JSON and the canonical encoding
+//!
+//! ```
+//! use toolreplay_core::{encode_canonical, parse_json};
+//!
+//! let value = parse_json(r#"{"b": 1.0, "a": "é"}"#)?;
+//! assert_eq!(encode_canonical(&value), br#"{"a":"\u00e9","b":1.0}"#);
+//! assert!(parse_json(r#"{"a": 1, "a": 2}"#).is_err());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## 12. Reading
+//!
+//! ```
+//! use toolreplay_core::{Stop, Threads, for_each_record};
+//!
+//! let transcript = "{\"index\": 0, \"tool\": \"search\", \"args\": {\"q\": 1}, \"response\": {}}\n";
+//! let mut seen = Vec::new();
+//! for_each_record(
+//!     transcript.as_bytes(),
+//!     Threads::new(2),
+//!     |record| record.args.len(),
+//!     |line, index, tool, args_len| {
+//!         seen.push((line, index, tool.to_owned(), args_len));
+//!         Ok::<(), std::convert::Infallible>(())
+//!     },
+//! )
+//! .map_err(Stop::into_read_error)?;
+//! assert_eq!(seen, [(1, 0, "search".to_owned(), 7)]);
+//! # Ok::<(), toolreplay_core::ReadError>(())
+//! ```
+//!
+//! # The modules, in layers
+//!
+//! Private; each uses only those listed before it. `error`, `scan`, `suggest` and
+//! `lines` (the lines of an input); `canonical` and `json/` (parsing and writing
+//! JSON); `fingerprint`; `pipeline` (parsing on a few threads, in order);
+//! `transcript` (records and links); `finding/` (the types, their words, the store and
+//! its codec); `chain` and `sealed`; `head`, `sshsig`, `allowed_signers` and `sign`;
+//! `policy/`, `scope/` (with its `Session`) and `replay`; `diff`, `import/`, `live`
+//! and `graph/`.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod allowed_signers;
-pub mod canonical;
-pub mod chain;
-pub mod diff;
-pub mod error;
-pub mod finding;
-pub mod fingerprint;
-pub mod graph;
-pub mod head;
-pub mod import;
-pub mod json;
-pub mod live;
-pub mod pipeline;
-pub mod policy;
-pub mod replay;
+mod allowed_signers;
+mod canonical;
+mod chain;
+mod diff;
+mod error;
+mod finding;
+mod fingerprint;
+mod graph;
+mod head;
+mod import;
+mod json;
+mod lines;
+mod live;
+mod pipeline;
+mod policy;
+mod replay;
 mod scan;
-pub mod scope;
-pub mod sealed;
-pub mod sign;
-pub mod sshsig;
-pub mod suggest;
-pub mod transcript;
+mod scope;
+mod sealed;
+mod sign;
+mod sshsig;
+mod suggest;
+mod transcript;
 
-pub use chain::{Sealer, Verdict, Verifier};
+// The public interface: what the binary, the tests, the benchmarks and the fuzz
+// targets use, one path an item (see the crate docs above).
+pub use allowed_signers::{AllowedKey, entries_for as allowed_signers_for, match_pattern_list};
+pub use canonical::encode as encode_canonical;
+pub use chain::{BrokenField, GENESIS, Sealer, UnsealedLink, Verdict, Verifier, stated_digest};
+pub use diff::{
+    AllDifferences, At as DiffAt, DiffError, DiffReport, Difference, Side as DiffSide,
+    compare_all as diff_all,
+};
 pub use error::{LineError, ReadError};
-pub use finding::{Finding, FindingKind};
-pub use replay::{Replay, ReplayReport};
+pub use finding::{
+    ArgumentViolation, Budget, Finding, FindingKind, Findings, SensitiveResponse, finding_message,
+    push_u64, quote_name, shown_field, write_finding_message,
+};
+pub use graph::{
+    Graph, Node as GraphNode, Roles, Transcript as GraphTranscript, build as build_graph,
+    read as read_graph_transcript,
+};
+pub use head::{
+    HeadVerdict, MAX_HEAD_BYTES, ORIGIN as HEAD_ORIGIN, Pin, compare as compare_head, is_digest,
+    parse_pin, statement as head_statement,
+};
+pub use import::{
+    Format as ImportFormat, ImportError, Imported, MAX_IMPORT_BYTES, Source as ImportSource,
+    Subagent, import as import_log, import_with_subagents as import_log_with_subagents,
+    summary as import_summary, write_record as write_imported_record,
+    write_transcript as write_imported_transcript,
+};
+pub use json::{
+    Value, decode_document as decode_json_document, member as json_member, parse as parse_json,
+};
+pub use lines::{Lines, line_text};
+pub use live::{Live, LiveError, LiveState, Outcome as LiveOutcome, Ready};
+pub use pipeline::{MAX_THREADS, Stop, Threads, run as run_pipeline};
+pub use policy::Policy;
+pub use replay::{
+    Options as ReplayOptions, Replay, ReplayReport, audit_with as audit_replay,
+    fingerprints as replay_fingerprints,
+};
 pub use scope::{Scope, ScopeReport, Session};
-pub use sealed::{Checked, Head};
+pub use sealed::{
+    Buffers as SealBuffers, Checked, Head, check as check_sealed, seal, seal_reusing,
+};
+pub use sign::{
+    Key as SigningKey, KeyError as SigningKeyError, NAMESPACE as SIGNATURE_NAMESPACE,
+    SignatureError, SignatureVerdict, Untrusted, check as check_signature, sign as sign_message,
+};
+pub use sshsig::{
+    BEGIN as SSHSIG_BEGIN, END as SSHSIG_END, Ed25519, Hash as SshsigHash,
+    Signature as SshSignature, VERSION as SSHSIG_VERSION, armor as armor_sshsig, base64_decode,
+    base64_encode, base64_encode_wrapped, dearmor as dearmor_sshsig, public_key as ssh_public_key,
+    put_string as put_ssh_string,
+};
+pub use transcript::{
+    CanonicalRecordRef, Links, Record, UnplacedRecord, for_each_record, parse_canonical_record,
+    parse_link, parse_record, parse_unplaced_with,
+};
+
+// Test support for the integration tests and the fuzz targets (feature `testing`).
+#[cfg(feature = "testing")]
+pub use json::{FieldValue, ObjectError, canonicalize as canonicalize_json, parse_fields_in};
+#[cfg(feature = "testing")]
+pub use transcript::Records;

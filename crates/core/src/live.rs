@@ -21,19 +21,19 @@
 //! byte for byte what `seal` writes for the same records.
 //!
 //! ```
-//! use toolreplay_core::json;
-//! use toolreplay_core::live::{Live, Outcome};
-//! use toolreplay_core::scope::Scope;
+//! use toolreplay_core::parse_json;
+//! use toolreplay_core::{Live, LiveOutcome as Outcome};
+//! use toolreplay_core::Scope;
 //!
 //! let scope = Scope::parse(br#"{"agent": "coder", "allowed_tools": ["Read"]}"#).expect("scope");
 //! let mut live = Live::new(&scope);
-//! let args = json::parse(r#"{"file_path": "/src/a.rs"}"#).expect("JSON");
+//! let args = parse_json(r#"{"file_path": "/src/a.rs"}"#).expect("JSON");
 //! let (first, _) = live.decide(Some("toolu_1"), "Read", &args);
 //! let (second, _) = live.decide(Some("toolu_2"), "Read", &args);
 //! assert!(first.is_allowed() && second.is_allowed());
 //!
 //! // The second call finishes first: its link waits for the first one.
-//! let response = json::parse(r#"{"content": "fn main() {}"}"#).expect("JSON");
+//! let response = parse_json(r#"{"content": "fn main() {}"}"#).expect("JSON");
 //! let (_, ready) = live.complete(second.index, Outcome::Response(response.clone())).expect("pending");
 //! assert_eq!(ready.links, 0);
 //! let (_, ready) = live.complete(first.index, Outcome::Response(response)).expect("pending");
@@ -186,7 +186,7 @@ impl Outcome {
 /// `{"toolreplay": {"findings": [{"kind": K, "message": M}, ...], "outcome":
 /// "denied"}}`, the findings of the decision in its order, each message as reports
 /// write it (`agent` is the scope's agent).
-pub fn denied_response(findings: &[Finding], agent: &str) -> Value {
+pub(crate) fn denied_response(findings: &[Finding], agent: &str) -> Value {
     let findings = findings
         .iter()
         .map(|finding| {
@@ -367,7 +367,7 @@ impl<'s> Live<'s> {
 
     /// Decides the call `id` (the front end's name for it, if any) to `tool` with
     /// `args` before it runs, and reserves its index, whatever the decision. A
-    /// denied call is complete at once, with [`denied_response`]; the lines this
+    /// denied call is complete at once, with `denied_response`; the lines this
     /// made ready are returned.
     ///
     /// A call named like one still waiting is that call again (a second hook on the

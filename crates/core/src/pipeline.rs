@@ -14,38 +14,45 @@
 
 use std::collections::VecDeque;
 use std::io::{self, Read};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
 
-use crate::transcript::{LineError, ReadError, line_text, non_blank};
+use crate::error::{LineError, ReadError};
+use crate::lines::{line_text, non_blank};
 
 /// How much input a block holds, at least (unless the input ends first).
-pub const BLOCK_BYTES: usize = 256 << 10;
+pub(crate) const BLOCK_BYTES: usize = 256 << 10;
 
 /// The most threads that parse blocks by default, the calling thread included.
 const DEFAULT_MAX_THREADS: usize = 4;
 
-/// The most threads [`set_threads`] accepts.
+/// The most threads a pipeline runs on.
 pub const MAX_THREADS: usize = 16;
 
-/// The number of threads set with [`set_threads`]; 0 for the default.
-static THREADS: AtomicUsize = AtomicUsize::new(0);
+/// How many threads a pipeline runs on, the calling thread included: from 1 to
+/// [`MAX_THREADS`]. [`Threads::default`] is one per core up to four. The result of a
+/// pipeline is the same on any number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Threads(usize);
 
-/// Sets how many threads every later pipeline runs on, the calling thread included:
-/// `Some(n)` with `n` from 1 to [`MAX_THREADS`] (clamped to that range), or `None`
-/// for the default, one per core up to four. The result is the same on any number.
-pub fn set_threads(threads: Option<usize>) {
-    let n = threads.map_or(0, |n| n.clamp(1, MAX_THREADS));
-    THREADS.store(n, Ordering::Relaxed);
+impl Threads {
+    /// `n` threads, clamped to 1 to [`MAX_THREADS`].
+    pub fn new(n: usize) -> Threads {
+        Threads(n.clamp(1, MAX_THREADS))
+    }
+
+    /// How many threads: from 1 to [`MAX_THREADS`].
+    pub fn get(self) -> usize {
+        self.0
+    }
 }
 
-/// How many threads a pipeline runs on: as [`set_threads`] set, or one per core up
-/// to four.
-pub fn threads() -> usize {
-    match THREADS.load(Ordering::Relaxed) {
-        0 => thread::available_parallelism().map_or(2, |n| n.get().clamp(1, DEFAULT_MAX_THREADS)),
-        n => n,
+impl Default for Threads {
+    /// One thread per core, up to four.
+    fn default() -> Threads {
+        Threads(
+            thread::available_parallelism().map_or(2, |n| n.get().clamp(1, DEFAULT_MAX_THREADS)),
+        )
     }
 }
 
@@ -223,6 +230,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 /// first, so a consumer sees exactly what a sequential loop would have given it.
 pub fn run<R, T, E, C>(
     reader: R,
+    threads: Threads,
     parse: impl Fn(u64, &str) -> Result<T, LineError> + Sync,
     consume: C,
 ) -> Result<(), Stop<E>>
@@ -234,6 +242,7 @@ where
 {
     run_blocks(
         reader,
+        threads,
         |first_line, bytes: &[u8], items: &mut Vec<(u64, T)>| {
             parse_block(first_line, bytes, &parse, items)
         },
@@ -247,8 +256,9 @@ where
 /// there, if any (after pushing the items of the lines before it). A parser that
 /// looks at the lines of a block together, in order, can carry what it learnt from
 /// one line to the next; lines of different blocks are parsed on different threads.
-pub fn run_blocks<R, T, E, C>(
+pub(crate) fn run_blocks<R, T, E, C>(
     reader: R,
+    threads: Threads,
     parse: impl Fn(u64, &[u8], &mut Vec<(u64, T)>) -> Option<ReadError> + Sync,
     consume: C,
 ) -> Result<(), Stop<E>>
@@ -275,9 +285,8 @@ where
         }),
         consumed: Condvar::new(),
     };
-    let threads = threads();
     thread::scope(|scope| {
-        for _ in 1..threads {
+        for _ in 1..threads.get() {
             // Without a helper, the calling thread does all the work: still correct.
             let _ = thread::Builder::new()
                 .name("toolreplay-parse".to_owned())
@@ -396,7 +405,7 @@ fn work<R, T, E, C>(
 
 /// Parses the non-blank lines of `bytes`, whose first line is physical line
 /// `first_line`, into `items`, stopping at the first error, which it returns.
-pub fn parse_block<T>(
+pub(crate) fn parse_block<T>(
     first_line: u64,
     bytes: &[u8],
     parse: &impl Fn(u64, &str) -> Result<T, LineError>,
@@ -411,7 +420,7 @@ pub fn parse_block<T>(
 /// Hands each non-blank line of `bytes`, whose first line is physical line
 /// `first_line`, to `take` with its number, as [`line_text`] reads it; stops at the
 /// first error, of a line or of `take`, which it returns.
-pub fn for_each_line(
+pub(crate) fn for_each_line(
     first_line: u64,
     bytes: &[u8],
     mut take: impl FnMut(u64, &str) -> Result<(), LineError>,
@@ -523,7 +532,7 @@ mod tests {
         parse: impl Fn(u64, &str) -> Result<(usize, u8), LineError> + Sync,
     ) -> (Vec<Item>, Result<(), Stop<()>>) {
         let mut got = Vec::new();
-        let result = run(reader, parse, |line, (len, first)| {
+        let result = run(reader, Threads::default(), parse, |line, (len, first)| {
             got.push((line, len, first));
             Ok(())
         });
@@ -638,7 +647,7 @@ mod tests {
             let text = input();
             let want = sequential(&text);
             let mut got = Vec::new();
-            let result = run(&text[..], item, |line, (len, first)| {
+            let result = run(&text[..], Threads::default(), item, |line, (len, first)| {
                 if got.len() == 1000 {
                     return Err(line);
                 }
@@ -656,9 +665,11 @@ mod tests {
     #[test]
     fn an_empty_input_gives_nothing() {
         promptly(|| {
-            let result = run(&b""[..], item, |_, _| Err::<(), ()>(()));
+            let result = run(&b""[..], Threads::default(), item, |_, _| Err::<(), ()>(()));
             assert!(result.is_ok());
-            let result = run(&b"\n \n\r\n"[..], item, |_, _| Err::<(), ()>(()));
+            let result = run(&b"\n \n\r\n"[..], Threads::default(), item, |_, _| {
+                Err::<(), ()>(())
+            });
             assert!(result.is_ok());
         });
     }

@@ -7,7 +7,7 @@ use sha2::{Digest, Sha256};
 use crate::finding::{FindingKind, Findings};
 
 /// The tools whose calls change state unless told otherwise.
-pub const DEFAULT_MUTATING_TOOLS: [&str; 5] = [
+pub(crate) const DEFAULT_MUTATING_TOOLS: [&str; 5] = [
     "write_file",
     "delete_file",
     "create_file",
@@ -20,7 +20,7 @@ pub const DEFAULT_MUTATING_TOOLS: [&str; 5] = [
 /// no name here is a read-only tool of another agent. A tool whose calls may change
 /// anything (a shell, a subagent, an editor that can also view) counts as changing
 /// state, so that a repeat after it is never reported redundant.
-pub const AGENT_MUTATING_TOOLS: &[(&str, &[&str])] = &[
+pub(crate) const AGENT_MUTATING_TOOLS: &[(&str, &[&str])] = &[
     (
         "Claude Code",
         &[
@@ -91,7 +91,7 @@ pub const AGENT_MUTATING_TOOLS: &[(&str, &[&str])] = &[
 /// The tools of those agents whose answers are expected to vary from one identical
 /// call to the next, whatever happened between: they poll a running process or read
 /// the web. [`Options::agent`] exempts them from non-determinism and redundant-call.
-pub const AGENT_VOLATILE_TOOLS: &[(&str, &[&str])] = &[
+pub(crate) const AGENT_VOLATILE_TOOLS: &[(&str, &[&str])] = &[
     (
         "Claude Code",
         &["BashOutput", "TaskOutput", "WebFetch", "WebSearch"],
@@ -106,7 +106,7 @@ pub const AGENT_VOLATILE_TOOLS: &[(&str, &[&str])] = &[
 /// those of a recorded agent session ([`Options::agent`]), with more tools named.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Options {
-    /// Tools whose calls change state, besides [`DEFAULT_MUTATING_TOOLS`].
+    /// Tools whose calls change state, besides `DEFAULT_MUTATING_TOOLS`.
     pub mutating: BTreeSet<String>,
     /// Tools whose answers are expected to vary (they poll or read the web): never a
     /// non-determinism finding, and asking again is never redundant.
@@ -120,7 +120,7 @@ pub struct Options {
 
 impl Options {
     /// The options for a recorded agent session: the mutating and volatile tools of
-    /// [`AGENT_MUTATING_TOOLS`] and [`AGENT_VOLATILE_TOOLS`], and responses compared
+    /// `AGENT_MUTATING_TOOLS` and `AGENT_VOLATILE_TOOLS`, and responses compared
     /// since the last state change.
     pub fn agent() -> Self {
         let names = |table: &[(&str, &[&str])]| {
@@ -149,45 +149,31 @@ pub struct ReplayReport {
     pub findings: Findings,
 }
 
-/// The replay audit of the transcript read from `reader`: `extra_mutating` names the
-/// tools whose calls change state besides [`DEFAULT_MUTATING_TOOLS`]. Fingerprints
-/// are computed on the parsing threads; only the bookkeeping is sequential.
+/// The replay audit of the transcript read from `reader`, judged as `options` say,
+/// parsed on `threads`. Fingerprints are computed on the parsing threads; only the
+/// bookkeeping is sequential.
 ///
 /// ```
+/// use toolreplay_core::{ReplayOptions, Threads, audit_replay};
+///
 /// let transcript = "\
 /// {\"index\": 0, \"tool\": \"search\", \"args\": {\"q\": \"x\"}, \"response\": {\"hits\": 1}}
 /// {\"index\": 1, \"tool\": \"search\", \"args\": {\"q\": \"x\"}, \"response\": {\"hits\": 2}}
 /// ";
-/// let report = toolreplay_core::replay::audit(transcript.as_bytes(), Vec::<String>::new())?;
+/// let report = audit_replay(transcript.as_bytes(), &ReplayOptions::default(), Threads::default())?;
 /// assert_eq!((report.calls, report.divergence), (2, Some(1)));
 /// assert_eq!(report.findings.to_vec()?[0].kind.name(), "non-determinism");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn audit<I, S>(
-    reader: impl std::io::Read + Send,
-    extra_mutating: I,
-) -> Result<ReplayReport, crate::transcript::ReadError>
-where
-    I: IntoIterator<Item = S>,
-    S: Into<String>,
-{
-    audit_with(
-        reader,
-        &Options {
-            mutating: extra_mutating.into_iter().map(Into::into).collect(),
-            ..Options::default()
-        },
-    )
-}
-
-/// The replay audit of the transcript read from `reader`, judged as `options` say.
 pub fn audit_with(
     reader: impl std::io::Read + Send,
     options: &Options,
+    threads: crate::pipeline::Threads,
 ) -> Result<ReplayReport, crate::transcript::ReadError> {
     let mut replay = Replay::with_options(options.clone());
     crate::transcript::for_each_record(
         reader,
+        threads,
         |record| fingerprints(record.tool, record.args, record.response),
         |line, index, tool, (call, response)| {
             replay.observe_fingerprints(line, index, tool, call, response);
@@ -199,7 +185,7 @@ pub fn audit_with(
 }
 
 /// A SHA-256 digest standing for a call or a response.
-pub type Fingerprint = [u8; 32];
+pub(crate) type Fingerprint = [u8; 32];
 
 /// The fingerprints of a call (its tool and canonical arguments) and of its canonical
 /// response. Two calls are identical exactly when their call fingerprints are equal
@@ -499,7 +485,7 @@ mod tests {
 ";
 
     fn kinds(options: &Options) -> Vec<(u64, FindingKind)> {
-        audit_with(RUN.as_bytes(), options)
+        audit_with(RUN.as_bytes(), options, crate::pipeline::Threads::default())
             .unwrap()
             .findings
             .to_vec()

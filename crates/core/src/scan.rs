@@ -74,7 +74,7 @@ fn first(
 /// The length of the prefix of `bytes` that a JSON string holds as is: no `"`, no `\`,
 /// no control character.
 #[inline]
-pub fn string_run(bytes: &[u8]) -> usize {
+pub(crate) fn string_run(bytes: &[u8]) -> usize {
     first(
         bytes,
         wide::string_stops,
@@ -96,7 +96,7 @@ fn canonical_stop(b: u8) -> bool {
 /// The length of the prefix of `bytes` that the canonical encoding copies as is:
 /// printable ASCII (U+0020..U+007E) other than `"` and `\`.
 #[inline]
-pub fn canonical_run(bytes: &[u8]) -> usize {
+pub(crate) fn canonical_run(bytes: &[u8]) -> usize {
     first(
         bytes,
         wide::canonical_stops,
@@ -134,7 +134,7 @@ mod wide {
     /// Bits set at the bytes of a sixteen-byte chunk that the canonical encoding does
     /// not copy as is.
     #[inline(always)]
-    pub fn canonical_stops(chunk: &[u8]) -> u32 {
+    pub(crate) fn canonical_stops(chunk: &[u8]) -> u32 {
         let v = load(chunk);
         // As signed bytes, printable ASCII and DEL are exactly those above 0x1f.
         let printable = cmp_gt_mask_i8_m128i(v, set_splat_i8_m128i(0x1f));
@@ -145,7 +145,7 @@ mod wide {
     /// Bits set at the bytes of a sixteen-byte chunk that a JSON string does not hold
     /// as is.
     #[inline(always)]
-    pub fn string_stops(chunk: &[u8]) -> u32 {
+    pub(crate) fn string_stops(chunk: &[u8]) -> u32 {
         let v = load(chunk);
         // As signed bytes, control characters are those in 0..0x20.
         let control = cmp_gt_mask_i8_m128i(set_splat_i8_m128i(0x20), v);

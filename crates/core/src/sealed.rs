@@ -7,7 +7,7 @@ use std::sync::{Mutex, PoisonError};
 
 use crate::chain::{self, GENESIS, Sealer, UnsealedLink, Verdict, Verifier};
 use crate::json;
-use crate::pipeline::{self, Stop};
+use crate::pipeline::{self, Stop, Threads};
 use crate::transcript::{self, LineError, Link, ReadError, canonical_line, line_text, parse_link};
 
 /// The head of an intact chain: how many links it has and the last digest.
@@ -53,26 +53,28 @@ impl Checked {
 /// ```
 /// let transcript = "{\"index\": 0, \"tool\": \"search\", \"args\": {\"q\": \"x\"}, \"response\": {}}\n";
 /// let mut sealed = Vec::new();
-/// toolreplay_core::sealed::seal(transcript.as_bytes(), |lines| {
+/// toolreplay_core::seal(transcript.as_bytes(), toolreplay_core::Threads::default(), |lines| {
 ///     sealed.extend_from_slice(lines.as_ref());
 ///     Ok::<(), std::convert::Infallible>(())
 /// })
-/// .map_err(toolreplay_core::pipeline::Stop::into_read_error)?;
-/// let checked = toolreplay_core::sealed::check(&sealed[..], None)?;
+/// .map_err(toolreplay_core::Stop::into_read_error)?;
+/// let checked = toolreplay_core::check_sealed(&sealed[..], None, toolreplay_core::Threads::default())?;
 /// assert_eq!(checked.head().map(|head| head.links), Some(1));
-/// # Ok::<(), toolreplay_core::transcript::ReadError>(())
+/// # Ok::<(), toolreplay_core::ReadError>(())
 /// ```
 pub fn seal<E: Send>(
     reader: impl Read + Send,
+    threads: Threads,
     sink: impl FnMut(SealedLines) -> Result<(), E> + Send,
 ) -> Result<(), Stop<E>> {
-    seal_reusing(reader, &Buffers::new(), sink)
+    seal_reusing(reader, threads, &Buffers::new(), sink)
 }
 
 /// [`seal`], making each block's lines in a buffer taken from `buffers` when one
 /// was given back there ([`Buffers::give_back`]), rather than in fresh memory.
 pub fn seal_reusing<E: Send>(
     reader: impl Read + Send,
+    threads: Threads,
     buffers: &Buffers,
     mut sink: impl FnMut(SealedLines) -> Result<(), E> + Send,
 ) -> Result<(), Stop<E>> {
@@ -81,7 +83,7 @@ pub fn seal_reusing<E: Send>(
     let parse = |first_line, bytes: &[u8], items: &mut Vec<(u64, UnsealedBlock)>| {
         unsealed_block(first_line, bytes, buffers.take(), items)
     };
-    pipeline::run_blocks(reader, parse, |_, mut block: UnsealedBlock| {
+    pipeline::run_blocks(reader, threads, parse, |_, mut block: UnsealedBlock| {
         for link in &block.links {
             if link.index != Some(count) {
                 let line = &block.lines[link.start..link.end];
@@ -306,51 +308,60 @@ fn push_link(line: u64, index: Option<u64>, link: &UnsealedLink, lines: &mut Vec
 /// threads as the link states it; the walk in order only compares.
 ///
 /// ```
-/// use toolreplay_core::chain::Verdict;
+/// use toolreplay_core::Verdict;
 ///
 /// let sealed = "{\"args\":{},\"digest\":\"0\",\"index\":0,\"prev\":\"0\",\"response\":{},\"tool\":\"t\"}\n";
-/// let checked = toolreplay_core::sealed::check(sealed.as_bytes(), None)?;
+/// let checked = toolreplay_core::check_sealed(sealed.as_bytes(), None, toolreplay_core::Threads::default())?;
 /// assert!(matches!(checked.verdict, Verdict::Broken { position: 0, .. }));
-/// # Ok::<(), toolreplay_core::transcript::ReadError>(())
+/// # Ok::<(), toolreplay_core::ReadError>(())
 /// ```
-pub fn check(reader: impl Read + Send, look_for: Option<&str>) -> Result<Checked, ReadError> {
+pub fn check(
+    reader: impl Read + Send,
+    look_for: Option<&str>,
+    threads: Threads,
+) -> Result<Checked, ReadError> {
     let mut verifier = Verifier::new();
     let mut found_at = look_for.filter(|digest| *digest == GENESIS).map(|_| 0);
     let mut seen = 0u64;
-    pipeline::run_blocks(reader, check_block, |line, checked: CheckedLine| {
-        let digest = match &checked {
-            CheckedLine::Chained { digest } => {
-                let digest = ascii(digest);
-                verifier.pass_chained(digest);
-                digest
-            }
-            CheckedLine::Canonical {
-                index,
-                prev,
-                digest,
-                stated,
-                text,
-            } => {
-                let (digest, stated) = (ascii(digest), ascii(stated));
-                if !verifier.pass_stated(*index, ascii(prev), digest, stated) {
-                    // Broken here: the verdict needs the link whole.
-                    let text = std::str::from_utf8(text).unwrap_or_default();
-                    let link = parse_link(line, text).map_err(ReadError::Input)?;
-                    verifier.check_hashed(line, &link, Some(stated));
+    pipeline::run_blocks(
+        reader,
+        threads,
+        check_block,
+        |line, checked: CheckedLine| {
+            let digest = match &checked {
+                CheckedLine::Chained { digest } => {
+                    let digest = ascii(digest);
+                    verifier.pass_chained(digest);
+                    digest
                 }
-                digest
+                CheckedLine::Canonical {
+                    index,
+                    prev,
+                    digest,
+                    stated,
+                    text,
+                } => {
+                    let (digest, stated) = (ascii(digest), ascii(stated));
+                    if !verifier.pass_stated(*index, ascii(prev), digest, stated) {
+                        // Broken here: the verdict needs the link whole.
+                        let text = std::str::from_utf8(text).unwrap_or_default();
+                        let link = parse_link(line, text).map_err(ReadError::Input)?;
+                        verifier.check_hashed(line, &link, Some(stated));
+                    }
+                    digest
+                }
+                CheckedLine::Parsed { link, stated } => {
+                    verifier.check_hashed(line, link, Some(stated));
+                    &link.digest
+                }
+            };
+            seen += 1;
+            if found_at.is_none() && look_for == Some(digest) {
+                found_at = Some(seen);
             }
-            CheckedLine::Parsed { link, stated } => {
-                verifier.check_hashed(line, link, Some(stated));
-                &link.digest
-            }
-        };
-        seen += 1;
-        if found_at.is_none() && look_for == Some(digest) {
-            found_at = Some(seen);
-        }
-        Ok::<(), ReadError>(())
-    })
+            Ok::<(), ReadError>(())
+        },
+    )
     .map_err(|stop| match stop {
         Stop::Read(err) | Stop::Consume(err) => err,
     })?;
@@ -455,7 +466,7 @@ mod tests {
     /// error, if any.
     fn sealed_by_blocks(transcript: &[u8]) -> (Vec<u8>, Option<String>) {
         let mut out = Vec::new();
-        let result = seal(transcript, |lines| {
+        let result = seal(transcript, Threads::default(), |lines| {
             out.extend_from_slice(lines.as_ref());
             Ok::<(), std::convert::Infallible>(())
         });
@@ -463,7 +474,7 @@ mod tests {
         // Made again in buffers handed back, full of the lines before: the same.
         let buffers = Buffers::new();
         let mut again = Vec::new();
-        let result = seal_reusing(transcript, &buffers, |lines| {
+        let result = seal_reusing(transcript, Threads::default(), &buffers, |lines| {
             again.extend_from_slice(lines.as_ref());
             buffers.give_back(lines);
             Ok::<(), std::convert::Infallible>(())
@@ -554,7 +565,7 @@ mod tests {
             ));
         }
         let mut out = Vec::new();
-        seal(transcript.as_bytes(), |link| {
+        seal(transcript.as_bytes(), Threads::default(), |link| {
             out.extend_from_slice(link.as_ref());
             Ok::<(), std::convert::Infallible>(())
         })
@@ -599,7 +610,7 @@ mod tests {
         }
         for (i, case) in cases.iter().enumerate() {
             let bytes = joined(case);
-            let got = check(&bytes[..], None)
+            let got = check(&bytes[..], None, Threads::default())
                 .map(|checked| checked.verdict)
                 .map_err(|err| err.to_string());
             assert_eq!(got, sequential(&bytes), "case {i}");
@@ -610,7 +621,9 @@ mod tests {
             parse_link(n as u64, line.trim_end()).unwrap().digest
         };
         for n in [1, 2, 300, 400] {
-            let found = check(&sealed[..], Some(&head(n))).unwrap().found_at;
+            let found = check(&sealed[..], Some(&head(n)), Threads::default())
+                .unwrap()
+                .found_at;
             assert_eq!(found, Some(n as u64));
         }
     }
@@ -644,7 +657,7 @@ mod tests {
                     }
                 }
             }
-            let got = check(&bytes[..], None)
+            let got = check(&bytes[..], None, Threads::default())
                 .map(|checked| checked.verdict)
                 .map_err(|err| err.to_string());
             assert_eq!(got, sequential(&bytes), "round {round}");

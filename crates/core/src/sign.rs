@@ -234,7 +234,7 @@ impl SignatureVerdict {
 
 /// Checks the armored signature `armored` of `message` (the head statement), as
 /// `ssh-keygen -Y verify -n toolreplay -I identity -f signers` does, at the current
-/// time. See [`check_at`].
+/// time. See `check_at`.
 pub fn check(
     armored: &str,
     signers: &str,
@@ -256,7 +256,7 @@ pub fn check(
 /// for the namespace at `now` makes it good. When none does, the first invalid line
 /// that may name the identity is the error; without one, the verdict says why the key
 /// is not trusted.
-pub fn check_at(
+pub(crate) fn check_at(
     armored: &str,
     signers: &str,
     identity: &str,

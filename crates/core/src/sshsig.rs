@@ -36,7 +36,7 @@ pub const BEGIN: &str = "-----BEGIN SSH SIGNATURE-----\n";
 /// The marker that ends the base64 text (after an LF).
 pub const END: &str = "-----END SSH SIGNATURE-----";
 /// The magic preamble of the blob.
-pub const MAGIC: &[u8; 6] = b"SSHSIG";
+pub(crate) const MAGIC: &[u8; 6] = b"SSHSIG";
 /// The largest version ssh-keygen reads.
 pub const VERSION: u32 = 1;
 
@@ -71,7 +71,7 @@ pub enum DecodeError {
 
 /// `bytes` as text for a message: invalid UTF-8 replaced, control characters escaped
 /// (`\n`, `\u{1b}`), so that a message stays one line.
-pub fn printable(bytes: &[u8]) -> String {
+pub(crate) fn printable(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes)
         .chars()
         .map(|c| {
@@ -163,7 +163,7 @@ pub fn base64_decode(text: &[u8]) -> Option<Vec<u8>> {
 /// Standard base64 of `bytes`, with padding, on one line.
 ///
 /// ```
-/// use toolreplay_core::sshsig::base64_encode;
+/// use toolreplay_core::base64_encode;
 ///
 /// assert_eq!(base64_encode(b"foob"), "Zm9vYg==");
 /// ```
@@ -269,7 +269,7 @@ impl<'a> Reader<'a> {
 
 /// The value of a C string as OpenSSH's `sshbuf_get_cstring` reads it: a NUL byte is
 /// refused except as the last byte, which is dropped.
-pub fn c_string<'a>(bytes: &'a [u8], what: &'static str) -> Result<&'a [u8], DecodeError> {
+pub(crate) fn c_string<'a>(bytes: &'a [u8], what: &'static str) -> Result<&'a [u8], DecodeError> {
     match memchr::memchr(0, bytes) {
         None => Ok(bytes),
         Some(nul) if nul + 1 == bytes.len() => Ok(&bytes[..nul]),
@@ -474,7 +474,7 @@ pub fn public_key(blob: &[u8]) -> Result<[u8; 32], KeyError> {
 /// The data an SSHSIG signature signs, as `ssh-keygen -Y verify` rebuilds it: the
 /// expected namespace, an empty reserved field whatever the signature's holds, the
 /// hash algorithm and the digest of `message`.
-pub fn signed_data(namespace: &[u8], hash: Hash, message: &[u8]) -> Vec<u8> {
+pub(crate) fn signed_data(namespace: &[u8], hash: Hash, message: &[u8]) -> Vec<u8> {
     let mut out = MAGIC.to_vec();
     put_string(&mut out, namespace);
     put_string(&mut out, b"");

@@ -4,7 +4,10 @@
 /// The candidate nearest to `word` by Levenshtein distance, when it is near enough
 /// to be a likely misspelling: at most a third of the word's length (at least 1)
 /// edits away. Ties go to the first candidate.
-pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn closest<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let limit = (word.chars().count() / 3).max(1);
     candidates
         .into_iter()

@@ -12,97 +12,8 @@ use std::ops::Range;
 
 use crate::json::{self, FieldValue, JsonType, Value};
 
-pub use crate::error::{LineError, ReadError};
-
-/// The non-blank lines of a JSON Lines input, with their physical line numbers.
-///
-/// A UTF-8 byte-order mark at the very start is skipped; a line holding only spaces,
-/// tabs and CRs is skipped; every other line must be valid UTF-8.
-pub struct Lines<R> {
-    reader: R,
-    buf: Vec<u8>,
-    line: u64,
-}
-
-impl<R: BufRead> Lines<R> {
-    /// Reads lines from `reader`.
-    pub fn new(reader: R) -> Self {
-        Lines {
-            reader,
-            buf: Vec::new(),
-            line: 0,
-        }
-    }
-
-    /// The next non-blank line and its 1-based number, or `None` at the end.
-    pub fn next_line(&mut self) -> Result<Option<(u64, &str)>, ReadError> {
-        loop {
-            self.buf.clear();
-            let read = self
-                .reader
-                .read_until(b'\n', &mut self.buf)
-                .map_err(ReadError::Io)?;
-            if read == 0 {
-                return Ok(None);
-            }
-            self.line += 1;
-            let bytes = self.buf.strip_suffix(b"\n").unwrap_or(&self.buf);
-            if !is_blank(self.line, bytes) {
-                break;
-            }
-        }
-        let bytes = self.buf.strip_suffix(b"\n").unwrap_or(&self.buf);
-        Ok(line_text(self.line, bytes)?.map(|text| (self.line, text)))
-    }
-}
-
-/// The text of physical line `line` (its bytes without the LF), or `None` when it is
-/// blank: only spaces, tabs and CRs. A byte-order mark is skipped on line 1; the text
-/// must be valid UTF-8.
-pub fn line_text(line: u64, bytes: &[u8]) -> Result<Option<&str>, LineError> {
-    let bytes = without_bom(line, bytes);
-    if is_blank(line, bytes) {
-        return Ok(None);
-    }
-    // The fast check says only whether the bytes are valid; std says where not.
-    if let Ok(text) = simdutf8::basic::from_utf8(bytes) {
-        return Ok(Some(text));
-    }
-    match std::str::from_utf8(bytes) {
-        Ok(text) => Ok(Some(text)),
-        Err(err) => Err(LineError::new(
-            line,
-            format!(
-                "invalid UTF-8: byte 0x{:02x} at column {}",
-                bytes[err.valid_up_to()],
-                err.valid_up_to() + 1
-            ),
-        )),
-    }
-}
-
-/// The text of physical line `line`, already known to be UTF-8, as [`line_text`]
-/// gives it: `None` when it is blank.
-pub(crate) fn non_blank(line: u64, text: &str) -> Option<&str> {
-    let text = match text.strip_prefix('\u{feff}') {
-        Some(rest) if line == 1 => rest,
-        _ => text,
-    };
-    (!is_blank(line, text.as_bytes())).then_some(text)
-}
-
-fn without_bom(line: u64, bytes: &[u8]) -> &[u8] {
-    match bytes.strip_prefix(b"\xEF\xBB\xBF") {
-        Some(rest) if line == 1 => rest,
-        _ => bytes,
-    }
-}
-
-fn is_blank(line: u64, bytes: &[u8]) -> bool {
-    without_bom(line, bytes)
-        .iter()
-        .all(|b| matches!(b, b' ' | b'\t' | b'\r'))
-}
+pub(crate) use crate::error::{LineError, ReadError};
+pub(crate) use crate::lines::{Lines, line_text};
 
 /// One recorded tool call (spec section 1).
 #[derive(Debug, Clone, PartialEq)]
@@ -726,36 +637,44 @@ impl<R: BufRead> Iterator for Links<R> {
 /// first error of `visit`.
 ///
 /// ```
-/// use toolreplay_core::transcript::for_each_record;
+/// use toolreplay_core::for_each_record;
 ///
 /// let transcript = "{\"index\": 0, \"tool\": \"search\", \"args\": {\"q\": 1}, \"response\": {}}\n";
 /// let mut tools = Vec::new();
 /// for_each_record(
 ///     transcript.as_bytes(),
+///     toolreplay_core::Threads::default(),
 ///     |record| record.args.len(),
 ///     |line, index, tool, args_len| {
 ///         tools.push((line, index, tool.to_owned(), args_len));
 ///         Ok::<(), std::convert::Infallible>(())
 ///     },
 /// )
-/// .map_err(toolreplay_core::pipeline::Stop::into_read_error)?;
+/// .map_err(toolreplay_core::Stop::into_read_error)?;
 /// assert_eq!(tools, [(1, 0, "search".to_owned(), 7)]);
-/// # Ok::<(), toolreplay_core::transcript::ReadError>(())
+/// # Ok::<(), toolreplay_core::ReadError>(())
 /// ```
 pub fn for_each_record<T: Send, E: Send>(
     reader: impl std::io::Read + Send,
+    threads: crate::pipeline::Threads,
     make: impl Fn(CanonicalRecordRef<'_>) -> T + Sync,
     mut visit: impl FnMut(u64, u64, &str, T) -> Result<(), E> + Send,
 ) -> Result<(), crate::pipeline::Stop<E>> {
     let mut count = 0;
     let parse = |line, text: &str| parse_unplaced_with(line, text, &make);
-    crate::pipeline::run(reader, parse, |line, unplaced: UnplacedRecord<T>| {
-        let index = unplaced
-            .place(count)
-            .map_err(|err| crate::pipeline::Stop::Read(ReadError::Input(err)))?;
-        count += 1;
-        visit(line, index, &unplaced.tool, unplaced.value).map_err(crate::pipeline::Stop::Consume)
-    })
+    crate::pipeline::run(
+        reader,
+        threads,
+        parse,
+        |line, unplaced: UnplacedRecord<T>| {
+            let index = unplaced
+                .place(count)
+                .map_err(|err| crate::pipeline::Stop::Read(ReadError::Input(err)))?;
+            count += 1;
+            visit(line, index, &unplaced.tool, unplaced.value)
+                .map_err(crate::pipeline::Stop::Consume)
+        },
+    )
     .map_err(crate::pipeline::Stop::flatten)
 }
 

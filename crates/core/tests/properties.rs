@@ -3,11 +3,11 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::Config;
-use toolreplay_core::chain::{self, Sealer, Verdict, Verifier};
-use toolreplay_core::json::{self, Value};
-use toolreplay_core::replay::{self, Replay};
-use toolreplay_core::transcript::{Links, ReadError, Record, Records};
-use toolreplay_core::{canonical, transcript};
+use toolreplay_core::{Links, ReadError, Record, Records};
+use toolreplay_core::{Replay, replay_fingerprints};
+use toolreplay_core::{Sealer, UnsealedLink, Verdict, Verifier};
+use toolreplay_core::{Value, canonicalize_json, parse_json};
+use toolreplay_core::{encode_canonical, line_text, parse_record, parse_unplaced_with};
 
 /// Strings with the characters that matter to the encoding: ASCII, controls, quotes,
 /// backslashes, non-ASCII, astral characters, line separators.
@@ -199,12 +199,12 @@ proptest! {
     fn canonical_encoding_is_a_fixed_point(value in value(), ws in whitespace()) {
         let mut text = String::new();
         loose(&value, &mut text, &ws);
-        let parsed = json::parse(&text).expect("a loose rendering parses");
-        let first = canonical::encode(&parsed);
-        prop_assert_eq!(&first, &canonical::encode(&value));
+        let parsed = parse_json(&text).expect("a loose rendering parses");
+        let first = encode_canonical(&parsed);
+        prop_assert_eq!(&first, &encode_canonical(&value));
         prop_assert!(first.is_ascii());
-        let again = json::parse(std::str::from_utf8(&first).expect("ASCII")).expect("canonical parses");
-        prop_assert_eq!(canonical::encode(&again), first);
+        let again = parse_json(std::str::from_utf8(&first).expect("ASCII")).expect("canonical parses");
+        prop_assert_eq!(encode_canonical(&again), first);
     }
 
     #[test]
@@ -219,9 +219,9 @@ proptest! {
         }
         for candidate in [text.into_bytes(), edited] {
             let Ok(candidate) = String::from_utf8(candidate) else { continue };
-            let tree = json::parse(&candidate).map(|v| canonical::encode(&v)).map_err(|e| e.to_string());
+            let tree = parse_json(&candidate).map(|v| encode_canonical(&v)).map_err(|e| e.to_string());
             let mut out = Vec::new();
-            let direct = json::canonicalize(&candidate, &mut out).map(|_| out).map_err(|e| e.to_string());
+            let direct = canonicalize_json(&candidate, &mut out).map(|_| out).map_err(|e| e.to_string());
             prop_assert_eq!(direct, tree, "{:?}", candidate);
         }
     }
@@ -249,18 +249,18 @@ proptest! {
             text.push('}');
             text
         };
-        let want = canonical::encode(&Value::Object(sorted(members.clone())));
+        let want = encode_canonical(&Value::Object(sorted(members.clone())));
         let mut out = Vec::new();
-        json::canonicalize(&render(&order), &mut out).expect("an object with distinct keys");
+        canonicalize_json(&render(&order), &mut out).expect("an object with distinct keys");
         prop_assert_eq!(String::from_utf8_lossy(&out), String::from_utf8_lossy(&want));
         // A key written twice is an error, wherever the two are.
         if !order.is_empty() {
             let mut twice = order.clone();
             twice.insert(repeat.index(order.len() + 1), order[repeat.index(order.len())]);
             let text = render(&twice);
-            let tree = json::parse(&text).map(|v| canonical::encode(&v)).map_err(|e| e.to_string());
+            let tree = parse_json(&text).map(|v| encode_canonical(&v)).map_err(|e| e.to_string());
             prop_assert!(tree.as_ref().is_err_and(|e| e.contains("duplicate key")), "{:?}", tree);
-            let direct = json::canonicalize(&text, &mut Vec::new()).map_err(|e| e.to_string());
+            let direct = canonicalize_json(&text, &mut Vec::new()).map_err(|e| e.to_string());
             prop_assert_eq!(direct.map(|_| ()), tree.map(|_| ()));
         }
     }
@@ -277,7 +277,7 @@ proptest! {
             bytes[at] = byte;
         }
         bytes.insert(0, b'x');
-        let got = transcript::line_text(2, &bytes).map(|t| t.map(str::to_owned));
+        let got = line_text(2, &bytes).map(|t| t.map(str::to_owned));
         match std::str::from_utf8(&bytes) {
             Ok(text) => prop_assert_eq!(got, Ok(Some(text.to_owned()))),
             Err(err) => {
@@ -308,10 +308,10 @@ proptest! {
         let report = |records: &[Record]| {
             let mut replay = Replay::new(Vec::<String>::new());
             for record in records {
-                let (call, response) = replay::fingerprints(
+                let (call, response) = replay_fingerprints(
                     &record.tool,
-                    &canonical::encode(&record.args),
-                    &canonical::encode(&record.response),
+                    &encode_canonical(&record.args),
+                    &encode_canonical(&record.response),
                 );
                 replay.observe_fingerprints(record.index + 1, record.index, &record.tool, call, response);
             }
@@ -328,18 +328,18 @@ proptest! {
         let text = transcript_text(&calls, &ws);
         for (number, line) in text.lines().enumerate() {
             let line_number = number as u64 + 1;
-            let record = transcript::parse_record(line_number, line, number as u64)
+            let record = parse_record(line_number, line, number as u64)
                 .expect("valid record");
-            let call = transcript::parse_unplaced_with(line_number, line, |r| {
-                toolreplay_core::replay::fingerprints(r.tool, r.args, r.response)
+            let call = parse_unplaced_with(line_number, line, |r| {
+                toolreplay_core::replay_fingerprints(r.tool, r.args, r.response)
             })
             .expect("valid call");
             prop_assert_eq!(call.place(number as u64), Ok(number as u64));
             prop_assert_eq!(&call.tool, &record.tool);
-            let expected = toolreplay_core::replay::fingerprints(
+            let expected = toolreplay_core::replay_fingerprints(
                 &record.tool,
-                &canonical::encode(&record.args),
-                &canonical::encode(&record.response),
+                &encode_canonical(&record.args),
+                &encode_canonical(&record.response),
             );
             prop_assert_eq!(call.value, expected);
         }
@@ -351,16 +351,16 @@ proptest! {
         ws in whitespace(),
     ) {
         let text = transcript_text(&calls, &ws);
-        let mut from_records = chain::Sealer::new();
-        let mut from_drafts = chain::Sealer::new();
+        let mut from_records = Sealer::new();
+        let mut from_drafts = Sealer::new();
         for (number, line) in text.lines().enumerate() {
             let line_number = number as u64 + 1;
-            let record = transcript::parse_record(line_number, line, number as u64)
+            let record = parse_record(line_number, line, number as u64)
                 .expect("valid record");
             let mut expected = Vec::new();
             from_records.seal(&record, &mut expected);
-            let mut draft = transcript::parse_unplaced_with(line_number, line, |r| {
-                chain::UnsealedLink::new(r.index, r.tool, r.args, r.response)
+            let mut draft = parse_unplaced_with(line_number, line, |r| {
+                UnsealedLink::new(r.index, r.tool, r.args, r.response)
             })
             .expect("valid record")
             .value;
@@ -384,7 +384,7 @@ proptest! {
         let mut lines: Vec<String> = sealed.lines().map(str::to_owned).collect();
         let n = lines.len();
         let at = pick.index(n);
-        let mut link: Value = json::parse(&lines[at]).expect("link parses");
+        let mut link: Value = parse_json(&lines[at]).expect("link parses");
         let Value::Object(members) = &mut link else { unreachable!("links are objects") };
         let field = |members: &mut Vec<(String, Value)>, name: &str| -> usize {
             members.iter().position(|(k, _)| k == name).expect("link field")
@@ -396,25 +396,25 @@ proptest! {
                 let Value::Object(inner) = &mut members[i].1 else { unreachable!() };
                 inner.push(("\u{0}edited".to_owned(), Value::Int("1".into())));
                 inner.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-                lines[at] = String::from_utf8(canonical::encode(&link)).expect("ASCII");
+                lines[at] = String::from_utf8(encode_canonical(&link)).expect("ASCII");
                 at
             }
             1 => { // the tool renamed
                 let i = field(members, "tool");
                 members[i].1 = Value::Str(format!("{}x", match &members[i].1 { Value::Str(s) => s.clone(), _ => unreachable!() }));
-                lines[at] = String::from_utf8(canonical::encode(&link)).expect("ASCII");
+                lines[at] = String::from_utf8(encode_canonical(&link)).expect("ASCII");
                 at
             }
             2 => { // prev changed
                 let i = field(members, "prev");
                 members[i].1 = Value::Str("f".repeat(64));
-                lines[at] = String::from_utf8(canonical::encode(&link)).expect("ASCII");
+                lines[at] = String::from_utf8(encode_canonical(&link)).expect("ASCII");
                 at
             }
             3 => { // digest changed
                 let i = field(members, "digest");
                 members[i].1 = Value::Str("e".repeat(64));
-                lines[at] = String::from_utf8(canonical::encode(&link)).expect("ASCII");
+                lines[at] = String::from_utf8(encode_canonical(&link)).expect("ASCII");
                 // The digest itself is checked at `at`, unless it held e*64 already.
                 at
             }
@@ -438,7 +438,7 @@ proptest! {
             _ => { // the index changed
                 let i = field(members, "index");
                 members[i].1 = Value::Int((at + 1).to_string().into());
-                lines[at] = String::from_utf8(canonical::encode(&link)).expect("ASCII");
+                lines[at] = String::from_utf8(encode_canonical(&link)).expect("ASCII");
                 at
             }
         };
@@ -453,7 +453,7 @@ proptest! {
 #[test]
 fn records_reject_what_links_need() {
     // A sealed line is not a transcript record: the two parsers stay apart.
-    let err = transcript::parse_record(
+    let err = parse_record(
         1,
         r#"{"args":{},"digest":"","index":0,"prev":"","response":{},"tool":"t"}"#,
         0,
@@ -487,9 +487,10 @@ proptest! {
         let cut = cut.min(records.len());
         let whole = seal(&records);
         let first = seal(&records[..cut]);
-        let checked = toolreplay_core::sealed::check(
+        let checked = toolreplay_core::check_sealed(
             first.as_bytes(),
             None,
+            toolreplay_core::Threads::default(),
         )
         .expect("sealed output is valid input");
         let Verdict::Intact { links, head } = checked.verdict else {
@@ -506,37 +507,37 @@ proptest! {
 
     #[test]
     fn head_statements_read_back_as_pins(links in any::<u64>(), digest in "[0-9a-f]{64}") {
-        let head = toolreplay_core::sealed::Head { links, digest };
-        let statement = toolreplay_core::head::statement(&head);
+        let head = toolreplay_core::Head { links, digest };
+        let statement = toolreplay_core::head_statement(&head);
         prop_assert_eq!(
-            toolreplay_core::head::parse_pin(statement.as_bytes()),
-            Ok(toolreplay_core::head::Pin::Statement(head))
+            toolreplay_core::parse_pin(statement.as_bytes()),
+            Ok(toolreplay_core::Pin::Statement(head))
         );
     }
 
     #[test]
     fn head_files_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..200), text in signers_text()) {
-        let _ = toolreplay_core::head::parse_pin(&bytes);
-        let _ = toolreplay_core::head::parse_pin(text.as_bytes());
-        let with_origin = format!("{}\n{text}", toolreplay_core::head::ORIGIN);
-        let _ = toolreplay_core::head::parse_pin(with_origin.as_bytes());
+        let _ = toolreplay_core::parse_pin(&bytes);
+        let _ = toolreplay_core::parse_pin(text.as_bytes());
+        let with_origin = format!("{}\n{text}", toolreplay_core::HEAD_ORIGIN);
+        let _ = toolreplay_core::parse_pin(with_origin.as_bytes());
     }
 
     #[test]
     fn allowed_signers_and_patterns_never_panic(text in signers_text(), identity in signers_text()) {
-        let _ = toolreplay_core::allowed_signers::entries_for(&text, &identity);
-        let _ = toolreplay_core::allowed_signers::entries_for(&format!("{identity} {text}"), &identity);
-        let _ = toolreplay_core::allowed_signers::match_pattern_list(&identity, &text);
-        let _ = toolreplay_core::allowed_signers::match_pattern_list(&text, &identity);
+        let _ = toolreplay_core::allowed_signers_for(&text, &identity);
+        let _ = toolreplay_core::allowed_signers_for(&format!("{identity} {text}"), &identity);
+        let _ = toolreplay_core::match_pattern_list(&identity, &text);
+        let _ = toolreplay_core::match_pattern_list(&text, &identity);
     }
 
     // Not the empty text: an empty pattern list matches nothing, as in OpenSSH.
     #[test]
     fn a_pattern_matches_itself_and_star_matches_all(text in "[a-z@.]{1,20}") {
-        prop_assert_eq!(toolreplay_core::allowed_signers::match_pattern_list(&text, &text), Some(true));
-        prop_assert_eq!(toolreplay_core::allowed_signers::match_pattern_list(&text, "*"), Some(true));
+        prop_assert_eq!(toolreplay_core::match_pattern_list(&text, &text), Some(true));
+        prop_assert_eq!(toolreplay_core::match_pattern_list(&text, "*"), Some(true));
         prop_assert_eq!(
-            toolreplay_core::allowed_signers::match_pattern_list(&text, &format!("!{text},*")),
+            toolreplay_core::match_pattern_list(&text, &format!("!{text},*")),
             Some(false)
         );
     }

@@ -1,4 +1,4 @@
-//! `sign::check` against the real `ssh-keygen -Y verify`, on a generated table of
+//! `check_signature` against the real `ssh-keygen -Y verify`, on a generated table of
 //! signature variants and allowed signers lines: for every case, ssh-keygen's
 //! decision (exit 0: accepted) and ours (a good verdict) must be the same, both ways.
 //! The few cases where this crate refuses on purpose what ssh-keygen accepts are
@@ -12,8 +12,11 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use toolreplay_core::sign;
-use toolreplay_core::sshsig::{self, Signature, put_string};
+use toolreplay_core::check_signature;
+use toolreplay_core::{
+    Ed25519, SSHSIG_BEGIN, SSHSIG_END, SshSignature as Signature, SshsigHash, armor_sshsig,
+    base64_encode_wrapped, put_ssh_string as put_string,
+};
 
 const MESSAGE: &[u8] = b"toolreplay/sealed-transcript/v1\n3\n5f1bc7b8a4b3f16dbbd6a6fca4fdd5a2f2f4ed02e2a8c7e4b7f2e6f2d3c4b5a6\n";
 const IDENTITY: &str = "alice@example.com";
@@ -143,7 +146,7 @@ impl Material {
 
     /// The 64 signature bytes of the SHA-512 signature.
     fn raw_signature(&self) -> Vec<u8> {
-        sshsig::Ed25519::from_signature(&self.decoded())
+        Ed25519::from_signature(&self.decoded())
             .unwrap()
             .signature
             .to_vec()
@@ -172,7 +175,7 @@ impl Material {
 
     /// The armored signature with these fields.
     fn armored(&self, fields: Fields) -> String {
-        sshsig::armor(&fields.encode())
+        armor_sshsig(&fields.encode())
     }
 
     fn fields(&self) -> Fields {
@@ -376,7 +379,7 @@ fn signature_cases(m: &Material) -> Vec<Case> {
             ..m.fields()
         },
     );
-    let digest = sshsig::Hash::Sha512.digest(MESSAGE);
+    let digest = SshsigHash::Sha512.digest(MESSAGE);
     let over_reserved = m.sign_data(b"toolreplay", b"x", b"sha512", &digest);
     push(
         "reserved field, signed over it",
@@ -429,7 +432,7 @@ fn signature_cases(m: &Material) -> Vec<Case> {
         b"toolreplay",
         b"",
         b"sha512",
-        &sshsig::Hash::Sha512.digest(b"another message"),
+        &SshsigHash::Sha512.digest(b"another message"),
     );
     push(
         "another message",
@@ -442,13 +445,13 @@ fn signature_cases(m: &Material) -> Vec<Case> {
     // Armor.
     let good = m.sha512.clone();
     let body = good
-        .strip_prefix(sshsig::BEGIN)
+        .strip_prefix(SSHSIG_BEGIN)
         .unwrap()
-        .strip_suffix(&format!("{}\n", sshsig::END))
+        .strip_suffix(&format!("{}\n", SSHSIG_END))
         .unwrap()
         .to_owned();
-    let begin = sshsig::BEGIN;
-    let end = sshsig::END;
+    let begin = SSHSIG_BEGIN;
+    let end = SSHSIG_END;
     let flat: String = body.split('\n').collect();
     let armor_cases: Vec<(&str, String)> = vec![
         ("CRLF armor", good.replace('\n', "\r\n")),
@@ -520,7 +523,7 @@ fn signature_cases(m: &Material) -> Vec<Case> {
         }
         .encode();
         assert_eq!(blob.len() % 3, 1);
-        sshsig::armor(&blob)
+        armor_sshsig(&blob)
     };
     let unpadded = padded.replace("==\n", "\n");
     let nonzero = {
@@ -578,15 +581,12 @@ fn signers_cases(m: &Material) -> Vec<Case> {
     let longer = "x".repeat(1023);
     let ed_upper_key = {
         let blob = cat(&[&string(b"ED25519"), &string(&m.alice_key)]);
-        let text = sshsig::base64_encode_wrapped(&blob);
+        let text = base64_encode_wrapped(&blob);
         format!("ssh-ed25519 {}", text.trim_end())
     };
     let key_trailing = {
         let blob = cat(&[&m.key_blob(), b"\0"]);
-        format!(
-            "ssh-ed25519 {}",
-            sshsig::base64_encode_wrapped(&blob).trim_end()
-        )
+        format!("ssh-ed25519 {}", base64_encode_wrapped(&blob).trim_end())
     };
     let alice_blob = alice.split(' ').nth(1).unwrap();
     let a2000 = "a".repeat(2000);
@@ -1109,7 +1109,7 @@ fn check_decides_as_ssh_keygen_verify_on_a_generated_table() {
     let (mut accepted, mut refused) = (0, 0);
     for case in &cases {
         let theirs = ssh_keygen_accepts(&m, case);
-        let verdict = sign::check(&case.signature, &case.signers, &case.identity, MESSAGE);
+        let verdict = check_signature(&case.signature, &case.signers, &case.identity, MESSAGE);
         let ours = matches!(verdict, Ok(ref v) if v.is_good());
         if theirs {
             accepted += 1;

@@ -8,7 +8,7 @@
 use std::fs;
 use std::path::PathBuf;
 
-use toolreplay_core::json;
+use toolreplay_core::{canonicalize_json, decode_json_document, parse_json};
 
 fn corpus() -> Vec<(String, Vec<u8>)> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -34,8 +34,8 @@ fn corpus() -> Vec<(String, Vec<u8>)> {
 /// How a whole JSON file is read (as a scope file is): BOM skipped, UTF-8 checked,
 /// then exactly one value.
 fn accepts(bytes: &[u8]) -> Result<(), String> {
-    json::decode_document(bytes)
-        .and_then(json::parse)
+    decode_json_document(bytes)
+        .and_then(parse_json)
         .map(drop)
         .map_err(|err| err.to_string())
 }
@@ -202,12 +202,12 @@ const IMPLIED_I: &[(&str, bool, &str)] = &[
 #[ignore = "needs ../shared/data"]
 fn canonicalize_agrees_with_parse_on_every_file() {
     for (name, bytes) in corpus() {
-        let Ok(text) = json::decode_document(&bytes) else {
+        let Ok(text) = decode_json_document(&bytes) else {
             continue;
         };
-        let tree = json::parse(text).map(|value| toolreplay_core::canonical::encode(&value));
+        let tree = parse_json(text).map(|value| toolreplay_core::encode_canonical(&value));
         let mut out = Vec::new();
-        let direct = json::canonicalize(text, &mut out).map(|_| out);
+        let direct = canonicalize_json(text, &mut out).map(|_| out);
         assert_eq!(
             direct.map_err(|e| e.to_string()),
             tree.map_err(|e| e.to_string()),
@@ -220,7 +220,7 @@ fn canonicalize_agrees_with_parse_on_every_file() {
 #[ignore = "needs ../shared/data"]
 fn every_n_file_is_rejected_with_a_message_and_position() {
     for (name, bytes) in corpus().iter().filter(|(n, _)| n.starts_with("n_")) {
-        match json::decode_document(bytes).and_then(json::parse) {
+        match decode_json_document(bytes).and_then(parse_json) {
             Ok(value) => panic!("{name} was accepted as {value:?}"),
             Err(err) => {
                 assert!(!err.message.is_empty(), "{name}: empty message");

@@ -2,8 +2,8 @@
 //! for the calls it stopped, JSON-RPC errors for messages it could not pass on, and
 //! the cancellation it sends a server.
 
-use toolreplay_core::canonical;
-use toolreplay_core::json::Value;
+use toolreplay_core::Value;
+use toolreplay_core::encode_canonical;
 
 /// JSON-RPC's "Parse error": a line that is not JSON, or over the size limit.
 pub(super) const PARSE_ERROR: i64 = -32700;
@@ -21,7 +21,7 @@ fn string(text: &str) -> Value {
 }
 
 fn line(value: &Value) -> Vec<u8> {
-    let mut out = canonical::encode(value);
+    let mut out = encode_canonical(value);
     out.push(b'\n');
     out
 }
@@ -87,7 +87,7 @@ pub(super) fn with_result(message: &Value, result: Value) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests {
-    use toolreplay_core::json::Value;
+    use toolreplay_core::Value;
 
     use super::{INVALID_REQUEST, cancelled, error_result, rpc_error};
 

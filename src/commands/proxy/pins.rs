@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use toolreplay_core::canonical;
-use toolreplay_core::finding::quote_name;
-use toolreplay_core::json::Value;
+use toolreplay_core::Value;
+use toolreplay_core::encode_canonical;
+use toolreplay_core::quote_name;
 
 use super::wire::get;
 use crate::error::{Error, describe_io};
@@ -81,7 +81,7 @@ pub(super) fn definition_digest(tool: &Value, version: u32) -> String {
         ),
         (_, other) => other.clone(),
     };
-    hex::encode(Sha256::digest(canonical::encode(&definition)))
+    hex::encode(Sha256::digest(encode_canonical(&definition)))
 }
 
 /// The largest pin file read, in bytes.

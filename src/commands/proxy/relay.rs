@@ -8,10 +8,8 @@ use std::ops::Range;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use toolreplay_core::finding::{
-    Finding, FindingKind, SensitiveResponse, finding_message, quote_name,
-};
-use toolreplay_core::json::{self, Value};
+use toolreplay_core::{Finding, FindingKind, SensitiveResponse, finding_message, quote_name};
+use toolreplay_core::{Value, parse_json};
 
 use super::answers::{
     self, INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, REFUSED, cancelled, error_result, rpc_error,
@@ -592,7 +590,7 @@ impl<'s> Relay<'s> {
                     // Read again only when a tool was taken out.
                     Message::Response { .. } => {
                         let text = std::str::from_utf8(line).unwrap_or_default();
-                        json::parse(text)
+                        parse_json(text)
                             .map(|message| answers::with_result(&message, result))
                             .ok()
                     }

@@ -7,11 +7,11 @@
 use std::ops::Range;
 use std::path::Path;
 
-use toolreplay_core::finding::Finding;
-use toolreplay_core::json::Value;
-pub(super) use toolreplay_core::live::Outcome;
-use toolreplay_core::live::Ready;
-use toolreplay_core::scope::Scope;
+use toolreplay_core::Finding;
+pub(super) use toolreplay_core::LiveOutcome as Outcome;
+use toolreplay_core::Ready;
+use toolreplay_core::Scope;
+use toolreplay_core::Value;
 
 use crate::error::Error;
 use crate::live::{Options, SessionFile};

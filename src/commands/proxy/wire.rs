@@ -3,8 +3,7 @@
 
 use std::io::{self, BufRead};
 
-use toolreplay_core::canonical;
-use toolreplay_core::json::{self, Value};
+use toolreplay_core::{Value, encode_canonical, json_member, parse_json};
 
 /// One read from a peer's stream.
 #[derive(Debug)]
@@ -60,7 +59,7 @@ pub(super) type IdKey = Vec<u8>;
 
 /// The key of `id`.
 pub(super) fn id_key(id: &Value) -> IdKey {
-    canonical::encode(id)
+    encode_canonical(id)
 }
 
 /// What one line holds, read as a JSON-RPC 2.0 message. The `jsonrpc` member is not
@@ -112,7 +111,7 @@ pub(super) fn classify(line: &[u8]) -> Message {
     if text.trim_matches([' ', '\t', '\r', '\n']).is_empty() {
         return Message::Blank;
     }
-    let value = match json::parse(text) {
+    let value = match parse_json(text) {
         Ok(value) => value,
         Err(err) => return Message::NotJson(err.to_string()),
     };
@@ -148,7 +147,7 @@ pub(super) fn classify(line: &[u8]) -> Message {
 /// The member `key` of an object.
 pub(super) fn get<'v>(value: &'v Value, key: &str) -> Option<&'v Value> {
     match value {
-        Value::Object(members) => json::member(members, key),
+        Value::Object(members) => json_member(members, key),
         _ => None,
     }
 }

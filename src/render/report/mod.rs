@@ -9,8 +9,8 @@
 //! only.
 
 use sha2::{Digest, Sha256};
-use toolreplay_core::graph::{Graph, Transcript};
-use toolreplay_core::sshsig::base64_encode;
+use toolreplay_core::base64_encode;
+use toolreplay_core::{Graph, GraphTranscript as Transcript};
 
 const TEMPLATE: &str = include_str!("template.html");
 const STYLE: &str = include_str!("report.css");

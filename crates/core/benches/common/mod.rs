@@ -1,10 +1,10 @@
 //! What the benchmarks share: a generator of their in-memory corpora.
 
 /// A small deterministic generator (an LCG), so a corpus is the same every run.
-pub struct Rng(pub u64);
+pub(crate) struct Rng(pub u64);
 
 impl Rng {
-    pub fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self
             .0
             .wrapping_mul(6364136223846793005)
@@ -12,7 +12,7 @@ impl Rng {
         self.0 >> 33
     }
 
-    pub fn below(&mut self, n: u64) -> usize {
+    pub(crate) fn below(&mut self, n: u64) -> usize {
         (self.next() % n) as usize
     }
 }

@@ -17,7 +17,7 @@
 //!   (`scope-flow-violation`).
 
 mod names;
-pub mod roles;
+pub(crate) mod roles;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::BufRead;
@@ -32,10 +32,11 @@ use crate::replay::{Replay, fingerprints};
 use crate::scope::{Scope, ScopeAudit};
 use crate::transcript::{Lines, ReadError, parse_canonical_record, parse_link};
 
-pub use roles::{Action, ArtifactKind, Role, Roles, RolesError};
+pub use roles::Roles;
+pub(crate) use roles::{Action, ArtifactKind, Role};
 
 /// The version of the graph's JSON format.
-pub const FORMAT_VERSION: u64 = 1;
+pub(crate) const FORMAT_VERSION: u64 = 1;
 
 /// One record as the graph reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -319,7 +320,7 @@ pub struct Summary {
 /// The evidence graph.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Graph {
-    /// [`FORMAT_VERSION`].
+    /// `FORMAT_VERSION`.
     pub format_version: u64,
     /// The counts.
     pub summary: Summary,
@@ -329,7 +330,7 @@ pub struct Graph {
     pub root: Option<String>,
     /// Calls by index, artifacts by first mention, phases in order.
     pub nodes: Vec<Node>,
-    /// By kind (in the order of [`EdgeKind`]), then start, then end.
+    /// By kind (in the order of `EdgeKind`), then start, then end.
     pub edges: Vec<Edge>,
 }
 
@@ -485,125 +486,68 @@ pub fn build(
     scope: Option<&Scope>,
 ) -> Result<Graph, GraphError> {
     let records = &transcript.records;
-    let root = roles.root.as_deref();
-    let mut artifacts = Artifacts::default();
-    let mut edges = Edges::default();
-    let mut calls: Vec<CallNode> = Vec::with_capacity(records.len());
-    let mut phases: Vec<PhaseNode> = Vec::new();
-    // In order of first production, and as a set.
-    let mut produced_since_execute: Vec<usize> = Vec::new();
-    let mut produced_set: std::collections::HashSet<usize> = std::collections::HashSet::new();
-    let mut changed_since_execute = false;
-    let mut tools: BTreeMap<String, u64> = BTreeMap::new();
-    let mut in_force: BTreeMap<String, Role> = BTreeMap::new();
+    let mut walk = Walk {
+        calls: Vec::with_capacity(records.len()),
+        ..Walk::default()
+    };
     for record in records {
-        *tools.entry(record.tool.clone()).or_default() += 1;
+        walk.record(record, roles);
+    }
+    let audited = audit(records, &walk.in_force, scope)?;
+    let (findings_by_kind, findings_by_tool) =
+        note_findings(&audited, &mut walk.edges, &mut walk.calls);
+    informs(records, &walk.artifacts, &mut walk.edges)?;
+    let summary = Summary {
+        calls: records.len() as u64,
+        tools: walk.tools,
+        findings: audited.findings.len() as u64,
+        findings_by_kind,
+        findings_by_tool,
+        divergence: audited.divergence,
+        chain: transcript.chain.as_ref().map(chain_summary),
+        scope_agent: scope.map(|scope| scope.agent.clone()),
+    };
+    let mut nodes: Vec<Node> = walk.calls.into_iter().map(Node::Call).collect();
+    nodes.extend(walk.artifacts.nodes.into_iter().map(Node::Artifact));
+    nodes.extend(walk.phases.into_iter().map(Node::Phase));
+    Ok(Graph {
+        format_version: FORMAT_VERSION,
+        summary,
+        roles: walk.in_force,
+        root: roles.root.clone(),
+        nodes,
+        edges: walk.edges.finish(),
+    })
+}
+
+/// An artifact a call names, with the rule and the argument that name it.
+type Named = (usize, &'static str, String);
+
+/// The walk over the records in order: the call nodes, the artifacts the roles name,
+/// the phases, the edges of the roles, and the tools and roles in force.
+#[derive(Default)]
+struct Walk {
+    artifacts: Artifacts,
+    edges: Edges,
+    calls: Vec<CallNode>,
+    phases: Vec<PhaseNode>,
+    /// The artifacts produced since the last execute, in order of first production.
+    produced_since_execute: Vec<usize>,
+    /// The same, as a set.
+    produced_set: std::collections::HashSet<usize>,
+    changed_since_execute: bool,
+    tools: BTreeMap<String, u64>,
+    in_force: BTreeMap<String, Role>,
+}
+
+impl Walk {
+    /// Takes the next record: its call node, and what its tool's role says of it.
+    fn record(&mut self, record: &CallRecord, roles: &Roles) {
+        *self.tools.entry(record.tool.clone()).or_default() += 1;
         let role = roles.get(&record.tool);
-        let call = End::Call(record.index);
-        let mut phase = None;
-        if let Some(role) = role {
-            in_force
-                .entry(record.tool.clone())
-                .or_insert_with(|| role.clone());
-            // Arguments that cannot be parsed name no artifact.
-            let args = std::str::from_utf8(&record.args)
-                .ok()
-                .and_then(|text| json::parse(text).ok())
-                .unwrap_or(Value::Null);
-            let mut named = |argument: &roles::Argument, kind: ArtifactKind| {
-                argument
-                    .find(&args)
-                    .map(|value| strings(kind, value))
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(|raw| {
-                        let name = artifact_name(kind, &raw, root);
-                        artifacts.intern(kind, name, &raw)
-                    })
-                    .collect::<Vec<_>>()
-            };
-            let mut used = Vec::new();
-            let mut produced = Vec::new();
-            for argument in &role.uses {
-                for number in named(argument, role.kind) {
-                    used.push((number, "role-uses", argument.as_str().to_owned()));
-                }
-            }
-            for argument in &role.produces {
-                for number in named(argument, role.kind) {
-                    produced.push((number, "role-produces", argument.as_str().to_owned()));
-                }
-            }
-            for argument in &role.patch {
-                if let Some(Value::Str(patch)) = argument.find(&args) {
-                    for raw in roles::patch_files(patch) {
-                        let name = artifact_name(ArtifactKind::File, raw, root);
-                        let number = artifacts.intern(ArtifactKind::File, name, raw);
-                        produced.push((number, "patch-names", argument.as_str().to_owned()));
-                    }
-                }
-            }
-            let this_phase = match role.action {
-                Action::Inspect => Phase::Inspect,
-                Action::Change => Phase::Change,
-                Action::Execute if changed_since_execute => Phase::Validate,
-                Action::Execute => Phase::Execute,
-            };
-            if role.action == Action::Execute {
-                for &number in &produced_since_execute {
-                    edges.add(
-                        EdgeKind::CheckedBy,
-                        End::Artifact(number),
-                        call,
-                        "execute-after-change",
-                        None,
-                        None,
-                    );
-                }
-                produced_since_execute.clear();
-                produced_set.clear();
-                changed_since_execute = false;
-            }
-            for (number, rule, argument) in used {
-                artifacts.touch(number, record.index);
-                edges.add(
-                    EdgeKind::Uses,
-                    call,
-                    End::Artifact(number),
-                    rule,
-                    Some(argument),
-                    None,
-                );
-            }
-            for (number, rule, argument) in produced {
-                artifacts.touch(number, record.index);
-                if produced_set.insert(number) {
-                    produced_since_execute.push(number);
-                }
-                edges.add(
-                    EdgeKind::Produces,
-                    call,
-                    End::Artifact(number),
-                    rule,
-                    Some(argument),
-                    None,
-                );
-            }
-            if role.action == Action::Change {
-                changed_since_execute = true;
-            }
-            match phases.last_mut() {
-                Some(last) if last.phase == this_phase => last.calls.push(record.index),
-                _ => phases.push(PhaseNode {
-                    id: format!("p{}", phases.len()),
-                    phase: this_phase,
-                    calls: vec![record.index],
-                }),
-            }
-            phase = Some(this_phase);
-        }
-        calls.push(CallNode {
-            id: call.id(),
+        let phase = role.map(|role| self.role_call(record, role, roles.root.as_deref()));
+        self.calls.push(CallNode {
+            id: End::Call(record.index).id(),
             index: record.index,
             line: record.line,
             tool: record.tool.clone(),
@@ -614,7 +558,148 @@ pub fn build(
         });
     }
 
-    // The audits.
+    /// A call whose tool has `role`: the artifacts it uses and produces, the
+    /// `checked-by` edges of an execute, and its phase.
+    fn role_call(&mut self, record: &CallRecord, role: &Role, root: Option<&str>) -> Phase {
+        self.in_force
+            .entry(record.tool.clone())
+            .or_insert_with(|| role.clone());
+        let call = End::Call(record.index);
+        let (used, produced) = self.named_by(record, role, root);
+        let phase = match role.action {
+            Action::Inspect => Phase::Inspect,
+            Action::Change => Phase::Change,
+            Action::Execute if self.changed_since_execute => Phase::Validate,
+            Action::Execute => Phase::Execute,
+        };
+        if role.action == Action::Execute {
+            self.checked_by(call);
+        }
+        for (number, rule, argument) in used {
+            self.artifacts.touch(number, record.index);
+            let artifact = End::Artifact(number);
+            self.edges
+                .add(EdgeKind::Uses, call, artifact, rule, Some(argument), None);
+        }
+        for (number, rule, argument) in produced {
+            self.artifacts.touch(number, record.index);
+            if self.produced_set.insert(number) {
+                self.produced_since_execute.push(number);
+            }
+            let artifact = End::Artifact(number);
+            self.edges.add(
+                EdgeKind::Produces,
+                call,
+                artifact,
+                rule,
+                Some(argument),
+                None,
+            );
+        }
+        if role.action == Action::Change {
+            self.changed_since_execute = true;
+        }
+        match self.phases.last_mut() {
+            Some(last) if last.phase == phase => last.calls.push(record.index),
+            _ => self.phases.push(PhaseNode {
+                id: format!("p{}", self.phases.len()),
+                phase,
+                calls: vec![record.index],
+            }),
+        }
+        phase
+    }
+
+    /// The artifacts `record` uses and produces as `role` names them in its
+    /// arguments (arguments that cannot be parsed name none).
+    fn named_by(
+        &mut self,
+        record: &CallRecord,
+        role: &Role,
+        root: Option<&str>,
+    ) -> (Vec<Named>, Vec<Named>) {
+        let args = std::str::from_utf8(&record.args)
+            .ok()
+            .and_then(|text| json::parse(text).ok())
+            .unwrap_or(Value::Null);
+        let mut used = Vec::new();
+        let mut produced = Vec::new();
+        for argument in &role.uses {
+            for number in self.named(argument, role.kind, &args, root) {
+                used.push((number, "role-uses", argument.as_str().to_owned()));
+            }
+        }
+        for argument in &role.produces {
+            for number in self.named(argument, role.kind, &args, root) {
+                produced.push((number, "role-produces", argument.as_str().to_owned()));
+            }
+        }
+        for argument in &role.patch {
+            if let Some(Value::Str(patch)) = argument.find(&args) {
+                for raw in roles::patch_files(patch) {
+                    let name = artifact_name(ArtifactKind::File, raw, root);
+                    let number = self.artifacts.intern(ArtifactKind::File, name, raw);
+                    produced.push((number, "patch-names", argument.as_str().to_owned()));
+                }
+            }
+        }
+        (used, produced)
+    }
+
+    /// The artifacts of kind `kind` that `argument` of `args` names.
+    fn named(
+        &mut self,
+        argument: &roles::Argument,
+        kind: ArtifactKind,
+        args: &Value,
+        root: Option<&str>,
+    ) -> Vec<usize> {
+        argument
+            .find(args)
+            .map(|value| strings(kind, value))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|raw| {
+                let name = artifact_name(kind, &raw, root);
+                self.artifacts.intern(kind, name, &raw)
+            })
+            .collect()
+    }
+
+    /// An execute `call`: every artifact produced since the last execute is checked
+    /// by it.
+    fn checked_by(&mut self, call: End) {
+        for &number in &self.produced_since_execute {
+            self.edges.add(
+                EdgeKind::CheckedBy,
+                End::Artifact(number),
+                call,
+                "execute-after-change",
+                None,
+                None,
+            );
+        }
+        self.produced_since_execute.clear();
+        self.produced_set.clear();
+        self.changed_since_execute = false;
+    }
+}
+
+/// The findings of the audits, each with the audit that made it, in index order
+/// (replay's before scope's at one index); the replay's divergence; the scope's agent.
+struct Audited {
+    findings: Vec<(&'static str, Finding)>,
+    divergence: Option<u64>,
+    agent: String,
+}
+
+/// The replay audit of `records`, every tool whose role in force changes or executes
+/// counted as changing state, and with `scope` the scope audit.
+fn audit(
+    records: &[CallRecord],
+    in_force: &BTreeMap<String, Role>,
+    scope: Option<&Scope>,
+) -> Result<Audited, GraphError> {
     let mutating: Vec<String> = in_force
         .iter()
         .filter(|(_, role)| role.action != Action::Inspect)
@@ -652,11 +737,25 @@ pub fn build(
                 .map(|finding| ("scope", finding)),
         );
     }
-    let mut findings_by_kind: BTreeMap<String, u64> = BTreeMap::new();
-    let mut findings_by_tool: BTreeMap<String, u64> = BTreeMap::new();
     // Stable: replay's findings before scope's at one index.
     findings.sort_by_key(|(_, finding)| finding.index);
-    for (audit, finding) in &findings {
+    Ok(Audited {
+        findings,
+        divergence: replay.divergence,
+        agent,
+    })
+}
+
+/// Notes each finding on its call, with the edges of the findings that relate two
+/// calls; gives the counts of findings by kind and by tool.
+fn note_findings(
+    audited: &Audited,
+    edges: &mut Edges,
+    calls: &mut [CallNode],
+) -> (BTreeMap<String, u64>, BTreeMap<String, u64>) {
+    let mut findings_by_kind: BTreeMap<String, u64> = BTreeMap::new();
+    let mut findings_by_tool: BTreeMap<String, u64> = BTreeMap::new();
+    for (audit, finding) in &audited.findings {
         *findings_by_kind
             .entry(finding.kind.name().to_owned())
             .or_default() += 1;
@@ -696,39 +795,52 @@ pub fn build(
             call.findings.push(Note {
                 audit,
                 kind: finding.kind.name(),
-                message: finding_message(finding, &agent),
+                message: finding_message(finding, &audited.agent),
                 related: finding.kind.related_index(),
             });
         }
     }
+    (findings_by_kind, findings_by_tool)
+}
 
-    // `informs`: the first later call to use or produce an artifact a response names.
+/// The `informs` edges: the first later call to use or produce an artifact a
+/// response names.
+fn informs(
+    records: &[CallRecord],
+    artifacts: &Artifacts,
+    edges: &mut Edges,
+) -> Result<(), GraphError> {
     let finder = names::Finder::new(&artifacts.nodes, &artifacts.spellings).map_err(|reason| {
         GraphError::Names {
             artifacts: artifacts.nodes.len(),
             reason,
         }
     })?;
-    if let Some(finder) = finder {
-        for record in records {
-            for number in finder.named_in(&record.response) {
-                let later = &artifacts.touched_by[number];
-                let at = later.partition_point(|&index| index <= record.index);
-                if let Some(&next) = later.get(at) {
-                    edges.add(
-                        EdgeKind::Informs,
-                        End::Call(record.index),
-                        End::Call(next),
-                        "response-names",
-                        None,
-                        Some(End::Artifact(number).id()),
-                    );
-                }
+    let Some(finder) = finder else {
+        return Ok(());
+    };
+    for record in records {
+        for number in finder.named_in(&record.response) {
+            let later = &artifacts.touched_by[number];
+            let at = later.partition_point(|&index| index <= record.index);
+            if let Some(&next) = later.get(at) {
+                edges.add(
+                    EdgeKind::Informs,
+                    End::Call(record.index),
+                    End::Call(next),
+                    "response-names",
+                    None,
+                    Some(End::Artifact(number).id()),
+                );
             }
         }
     }
+    Ok(())
+}
 
-    let chain = transcript.chain.as_ref().map(|verdict| match verdict {
+/// The summary of a sealed transcript's chain.
+fn chain_summary(verdict: &Verdict) -> ChainSummary {
+    match verdict {
         Verdict::Intact { head, .. } => ChainSummary {
             status: "intact",
             head: Some(head.clone()),
@@ -739,28 +851,7 @@ pub fn build(
             head: None,
             first_broken: Some(*position),
         },
-    });
-    let summary = Summary {
-        calls: records.len() as u64,
-        tools,
-        findings: findings.len() as u64,
-        findings_by_kind,
-        findings_by_tool,
-        divergence: replay.divergence,
-        chain,
-        scope_agent: scope.map(|scope| scope.agent.clone()),
-    };
-    let mut nodes: Vec<Node> = calls.into_iter().map(Node::Call).collect();
-    nodes.extend(artifacts.nodes.into_iter().map(Node::Artifact));
-    nodes.extend(phases.into_iter().map(Node::Phase));
-    Ok(Graph {
-        format_version: FORMAT_VERSION,
-        summary,
-        roles: in_force,
-        root: roles.root.clone(),
-        nodes,
-        edges: edges.finish(),
-    })
+    }
 }
 
 #[cfg(test)]

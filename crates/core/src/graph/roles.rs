@@ -12,7 +12,7 @@ use crate::json::{self, Value};
 use crate::policy::pointer::Pointer;
 
 /// The version of the roles file format this build reads.
-pub const ROLES_VERSION: u64 = 1;
+pub(crate) const ROLES_VERSION: u64 = 1;
 
 /// What a tool's calls do, as the workflow layer groups them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -521,7 +521,7 @@ fn parse_role(members: &[(String, Value)]) -> Result<Role, (String, String)> {
 /// The files a patch in Codex's `apply_patch` format names: the paths after
 /// `*** Add File: `, `*** Update File: `, `*** Delete File: ` and `*** Move to: `,
 /// in order.
-pub fn patch_files(patch: &str) -> Vec<&str> {
+pub(crate) fn patch_files(patch: &str) -> Vec<&str> {
     const HEADERS: [&str; 4] = [
         "*** Add File: ",
         "*** Update File: ",

@@ -246,7 +246,7 @@ pub(crate) fn place_subagents(
 }
 
 /// The agent id of a subagent log's name: `agent-ID.jsonl` gives `ID`.
-pub fn agent_id(name: &str) -> &str {
+pub(crate) fn agent_id(name: &str) -> &str {
     let name = name.strip_suffix(".jsonl").unwrap_or(name);
     name.strip_prefix("agent-").unwrap_or(name)
 }

@@ -58,21 +58,21 @@
 //! text to their canonical bytes, never held as a tree (but OTLP spans, a tree per
 //! document or line). Memory is about the input plus the calls' canonical bytes.
 
-pub mod anthropic;
-pub mod claude_code;
-pub mod cline;
-pub mod codex;
-pub mod copilot;
-pub mod cursor;
+pub(crate) mod anthropic;
+pub(crate) mod claude_code;
+pub(crate) mod cline;
+pub(crate) mod codex;
+pub(crate) mod copilot;
+pub(crate) mod cursor;
 mod detect;
-pub mod eval;
-pub mod gemini;
-pub mod mcp;
-pub mod openai;
-pub mod openhands;
-pub mod otel;
+pub(crate) mod eval;
+pub(crate) mod gemini;
+pub(crate) mod mcp;
+pub(crate) mod openai;
+pub(crate) mod openhands;
+pub(crate) mod otel;
 mod own;
-pub mod responses;
+pub(crate) mod responses;
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
@@ -87,20 +87,20 @@ use crate::transcript::{LineError, line_text};
 pub const MAX_IMPORT_BYTES: u64 = 1 << 30;
 
 /// The response of a call that has no result.
-pub const NO_RESULT: &[u8] = b"{\"no_result\":true}";
+pub(crate) const NO_RESULT: &[u8] = b"{\"no_result\":true}";
 
 /// The format to read an input as: recognised from its content, or named.
 ///
 /// ```
-/// use toolreplay_core::import::{self, Format, Source};
+/// use toolreplay_core::{ImportError, ImportFormat as Format, ImportSource as Source, import_log};
 ///
 /// let log = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}
 /// {"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#;
-/// let named = import::import(log, Source::from(Format::Mcp))?;
-/// let recognised = import::import(log, Source::Auto)?;
+/// let named = import_log(log, Source::from(Format::Mcp))?;
+/// let recognised = import_log(log, Source::Auto)?;
 /// assert_eq!((named.format, named.detected), (Format::Mcp, false));
 /// assert_eq!((recognised.format, recognised.detected), (Format::Mcp, true));
-/// # Ok::<(), import::ImportError>(())
+/// # Ok::<(), ImportError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
@@ -418,7 +418,7 @@ pub fn import(bytes: &[u8], source: Source) -> Result<Imported, ImportError> {
 }
 
 /// Imports the bytes of an input read as `source`, with the logs of its subagents
-/// (read only when the input is a Claude Code session; see [`claude_code`] for where
+/// (read only when the input is a Claude Code session; see `claude_code` for where
 /// their calls go).
 pub fn import_with_subagents(
     bytes: &[u8],

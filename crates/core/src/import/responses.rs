@@ -133,39 +133,7 @@ pub(crate) fn item(
                 raw_string_id,
                 wrong("call_id", "a non-empty string"),
             )?;
-            let (tool, args) = match kind {
-                "function_call" => {
-                    let name = rrequired(
-                        members,
-                        "name",
-                        raw_non_empty_string,
-                        wrong("name", "a non-empty string"),
-                    )?;
-                    (name, arguments(line, kind, rget(members, "arguments"))?)
-                }
-                "custom_tool_call" => {
-                    let name = rrequired(
-                        members,
-                        "name",
-                        raw_non_empty_string,
-                        wrong("name", "a non-empty string"),
-                    )?;
-                    let input = match rget(members, "input") {
-                        Some(input) if input.as_str().is_some() => {
-                            raw_value(line, "arguments", input, 1)?
-                        }
-                        found => return Err(error(raw_must_be("input", "a string", found))),
-                    };
-                    (name, object_bytes(vec![("input", input)]))
-                }
-                _ => match rget(members, "action") {
-                    Some(action) if action.json_type() == JsonType::Object => (
-                        "local_shell".to_owned(),
-                        raw_fit(line, "arguments", action)?,
-                    ),
-                    found => return Err(error(raw_must_be("action", "an object", found))),
-                },
-            };
+            let (tool, args) = called(line, kind, members)?;
             pairing.call(line, id, tool, args);
         }
         "function_call_output" | "custom_tool_call_output" | "local_shell_call_output" => {
@@ -205,6 +173,47 @@ pub(crate) fn item(
         kind => pairing.skip(line, format!("item of type {}", quoted_key(kind))),
     }
     Ok(())
+}
+
+/// The tool and canonical arguments of a `function_call`, `custom_tool_call` or
+/// `local_shell_call` item.
+fn called(line: u64, kind: &str, members: &RawMembers<'_>) -> Result<(String, Vec<u8>), LineError> {
+    let error = |message: String| LineError {
+        line,
+        message: format!("{kind} item: {message}"),
+    };
+    let wrong = |field, wanted| move |found| error(raw_must_be(field, wanted, found));
+    Ok(match kind {
+        "function_call" => {
+            let name = rrequired(
+                members,
+                "name",
+                raw_non_empty_string,
+                wrong("name", "a non-empty string"),
+            )?;
+            (name, arguments(line, kind, rget(members, "arguments"))?)
+        }
+        "custom_tool_call" => {
+            let name = rrequired(
+                members,
+                "name",
+                raw_non_empty_string,
+                wrong("name", "a non-empty string"),
+            )?;
+            let input = match rget(members, "input") {
+                Some(input) if input.as_str().is_some() => raw_value(line, "arguments", input, 1)?,
+                found => return Err(error(raw_must_be("input", "a string", found))),
+            };
+            (name, object_bytes(vec![("input", input)]))
+        }
+        _ => match rget(members, "action") {
+            Some(action) if action.json_type() == JsonType::Object => (
+                "local_shell".to_owned(),
+                raw_fit(line, "arguments", action)?,
+            ),
+            found => return Err(error(raw_must_be("action", "an object", found))),
+        },
+    })
 }
 
 /// The canonical arguments of a call: JSON text holding an object, an object, or

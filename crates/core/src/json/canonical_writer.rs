@@ -14,6 +14,7 @@ use crate::canonical;
 
 /// A member of a top-level object, as [`parse_fields_in`] gives it.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(not(feature = "testing"), allow(unreachable_pub))] // public with `testing`
 pub struct Field {
     /// The decoded key.
     pub key: String,
@@ -23,6 +24,7 @@ pub struct Field {
 
 /// The value of a [`Field`].
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(not(feature = "testing"), allow(unreachable_pub))] // public with `testing`
 pub enum FieldValue {
     /// Parsed into a tree.
     Tree(Value),
@@ -33,6 +35,7 @@ pub enum FieldValue {
 
 impl FieldValue {
     /// The JSON type of the value.
+    #[cfg_attr(not(feature = "testing"), allow(unreachable_pub))] // public with `testing`
     pub fn json_type(&self) -> JsonType {
         match self {
             FieldValue::Tree(value) => value.json_type(),
@@ -43,6 +46,7 @@ impl FieldValue {
 
 /// Why a text is not one JSON object.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[cfg_attr(not(feature = "testing"), allow(unreachable_pub))] // public with `testing`
 pub enum ObjectError {
     /// It is not JSON.
     #[error(transparent)]
@@ -63,7 +67,7 @@ const SCRATCH_KEPT: usize = 4 << 20;
 
 /// Runs `f` with a buffer kept by the thread, emptied first: for
 /// [`parse_fields_in`], so that canonical values need no allocation of their own.
-pub fn with_scratch<R>(f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
+pub(crate) fn with_scratch<R>(f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
     SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
         Ok(mut scratch) => {
             scratch.clear();
@@ -84,6 +88,7 @@ pub fn with_scratch<R>(f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
 /// it, the others parsed into trees. The checks and errors are exactly those of
 /// [`super::parse`]; when the text is valid JSON but not an object, the error says
 /// which type it is instead.
+#[cfg_attr(not(feature = "testing"), allow(unreachable_pub))] // public with `testing`
 pub fn parse_fields_in(
     text: &str,
     canonical: &[&str],

@@ -18,7 +18,7 @@ use super::value::{JsonType, Value};
 
 /// A JSON value in a validated text: where it is in that text.
 #[derive(Debug, Clone, Copy)]
-pub struct Raw<'a> {
+pub(crate) struct Raw<'a> {
     /// The whole text the value is part of.
     doc: &'a str,
     /// The value's byte range in `doc`.
@@ -27,12 +27,12 @@ pub struct Raw<'a> {
 }
 
 /// The members of an object, sorted by key (keys are unique), each with its value.
-pub type RawMembers<'a> = Vec<(Cow<'a, str>, Raw<'a>)>;
+pub(crate) type RawMembers<'a> = Vec<(Cow<'a, str>, Raw<'a>)>;
 
 impl<'a> Raw<'a> {
     /// Checks that `text` is exactly one JSON value, surrounded by optional
     /// whitespace, with the checks and errors of [`super::parse`], and gives the value.
-    pub fn parse(text: &'a str) -> Result<Raw<'a>, ParseError> {
+    pub(crate) fn parse(text: &'a str) -> Result<Raw<'a>, ParseError> {
         let mut reader = Reader::new(text);
         reader.skip_ws();
         let start = reader.pos;
@@ -47,22 +47,22 @@ impl<'a> Raw<'a> {
     }
 
     /// The value's text, as written.
-    pub fn text(&self) -> &'a str {
+    pub(crate) fn text(&self) -> &'a str {
         &self.doc[self.start..self.end]
     }
 
     /// The whole text the value was parsed from.
-    pub fn doc(&self) -> &'a str {
+    pub(crate) fn doc(&self) -> &'a str {
         self.doc
     }
 
     /// The byte offset of the value in the text it was parsed from.
-    pub fn offset(&self) -> usize {
+    pub(crate) fn offset(&self) -> usize {
         self.start
     }
 
     /// The JSON type of the value.
-    pub fn json_type(&self) -> JsonType {
+    pub(crate) fn json_type(&self) -> JsonType {
         match self.doc.as_bytes()[self.start] {
             b'{' => JsonType::Object,
             b'[' => JsonType::Array,
@@ -77,17 +77,17 @@ impl<'a> Raw<'a> {
     }
 
     /// The JSON type of the value with its article, as [`Value::described`] says it.
-    pub fn described(&self) -> &'static str {
+    pub(crate) fn described(&self) -> &'static str {
         self.json_type().described()
     }
 
     /// Whether the value is `null`.
-    pub fn is_null(&self) -> bool {
+    pub(crate) fn is_null(&self) -> bool {
         self.json_type() == JsonType::Null
     }
 
     /// The value when it is `true` or `false`.
-    pub fn as_bool(&self) -> Option<bool> {
+    pub(crate) fn as_bool(&self) -> Option<bool> {
         match self.text() {
             "true" => Some(true),
             "false" => Some(false),
@@ -97,7 +97,7 @@ impl<'a> Raw<'a> {
 
     /// The decoded string, when the value is one: borrowed from the text when it has
     /// no escape.
-    pub fn as_str(&self) -> Option<Cow<'a, str>> {
+    pub(crate) fn as_str(&self) -> Option<Cow<'a, str>> {
         if self.doc.as_bytes()[self.start] != b'"' {
             return None;
         }
@@ -110,7 +110,7 @@ impl<'a> Raw<'a> {
     }
 
     /// The members of the value, sorted by key, when it is an object.
-    pub fn members(&self) -> Option<RawMembers<'a>> {
+    pub(crate) fn members(&self) -> Option<RawMembers<'a>> {
         if self.doc.as_bytes()[self.start] != b'{' {
             return None;
         }
@@ -140,7 +140,7 @@ impl<'a> Raw<'a> {
     }
 
     /// The elements of the value, in order, when it is an array.
-    pub fn items(&self) -> Option<RawItems<'a>> {
+    pub(crate) fn items(&self) -> Option<RawItems<'a>> {
         if self.doc.as_bytes()[self.start] != b'[' {
             return None;
         }
@@ -151,19 +151,19 @@ impl<'a> Raw<'a> {
     }
 
     /// The value as a tree.
-    pub fn to_value(&self) -> Result<Value, ParseError> {
+    pub(crate) fn to_value(self) -> Result<Value, ParseError> {
         let mut reader = self.reader();
         super::tree::value(&mut reader)
     }
 
     /// Writes the value's canonical encoding to `out`, as
     /// `canonical::encode(&self.to_value()?)` would, without the tree.
-    pub fn write_canonical(&self, out: &mut Vec<u8>) -> Result<JsonType, ParseError> {
+    pub(crate) fn write_canonical(&self, out: &mut Vec<u8>) -> Result<JsonType, ParseError> {
         write_canonical_text(&mut self.reader(), out)
     }
 
     /// How deep the value nests: 0 for a scalar, 1 for `[]` or `{}`.
-    pub fn depth(&self) -> usize {
+    pub(crate) fn depth(&self) -> usize {
         let bytes = self.text().as_bytes();
         let (mut depth, mut deepest, mut at) = (0usize, 0usize, 0);
         while at < bytes.len() {
@@ -206,7 +206,7 @@ impl<'a> Raw<'a> {
 
 /// The elements of an array, as [`Raw::items`] gives them.
 #[derive(Debug, Clone)]
-pub struct RawItems<'a> {
+pub(crate) struct RawItems<'a> {
     raw: Raw<'a>,
     pos: usize,
 }
@@ -366,7 +366,7 @@ impl<'a> Members<'a> for KeyChecker<'a> {
 }
 
 /// The member `key` of sorted `members`.
-pub fn raw_member<'a>(members: &[(Cow<'a, str>, Raw<'a>)], key: &str) -> Option<Raw<'a>> {
+pub(crate) fn raw_member<'a>(members: &[(Cow<'a, str>, Raw<'a>)], key: &str) -> Option<Raw<'a>> {
     members
         .binary_search_by(|(k, _)| k.as_bytes().cmp(key.as_bytes()))
         .ok()

@@ -38,20 +38,24 @@ mod value;
 pub(crate) use canonical_check::{
     canonical_integer_len, canonical_string_len, canonical_value_len,
 };
+#[cfg(feature = "testing")]
+pub(crate) use canonical_writer::Field;
 #[cfg(any(test, feature = "testing"))]
 pub use canonical_writer::canonicalize;
 pub(crate) use canonical_writer::with_scratch;
-#[cfg(feature = "testing")]
-pub use canonical_writer::{Field, FieldValue, ObjectError, parse_fields_in};
 #[cfg(not(feature = "testing"))]
 pub(crate) use canonical_writer::{Field, FieldValue, parse_fields_in};
-pub use lazy::{Raw, RawItems, RawMembers, raw_member};
+#[cfg(feature = "testing")]
+pub use canonical_writer::{FieldValue, ObjectError, parse_fields_in};
+pub(crate) use lazy::{Raw, RawItems, RawMembers, raw_member};
 pub(crate) use record::{Object, read_record, with_record_scratch};
-pub use tree::{Lines, parse, parse_located, parse_with_lines};
-pub use value::{JsonType, Value, member};
+pub use tree::parse;
+pub(crate) use tree::parse_located;
+pub(crate) use value::JsonType;
+pub use value::{Value, member};
 
 /// The deepest nesting of objects and arrays accepted; the outermost value is level 1.
-pub const MAX_DEPTH: usize = 128;
+pub(crate) const MAX_DEPTH: usize = 128;
 
 /// Why a JSON text was rejected, and where.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -28,7 +28,7 @@ impl Value {
     /// given twice, the first is kept.
     ///
     /// ```
-    /// use toolreplay_core::json::Value;
+    /// use toolreplay_core::Value;
     ///
     /// let value = Value::object([("b", Value::Null), ("a", Value::Bool(true))]);
     /// let members = [("a".to_owned(), Value::Bool(true)), ("b".to_owned(), Value::Null)];

@@ -89,38 +89,10 @@ impl Policy {
             let field = field.to_owned();
             move |message: String| PolicyError { field, message }
         };
-        let version = get(fields, "policy_version");
         let has_rules = fields
             .iter()
             .any(|(k, _)| RULE_FIELDS.contains(&k.as_str()));
-        match version {
-            None if has_rules => {
-                let first = fields
-                    .iter()
-                    .find(|(k, _)| RULE_FIELDS.contains(&k.as_str()))
-                    .map_or("", |(k, _)| k.as_str());
-                return Err(PolicyError {
-                    field: first.to_owned(),
-                    message: format!(
-                        "field \"policy_version\" is required with policy rules (found \"{first}\"); this toolreplay reads version {POLICY_VERSION}"
-                    ),
-                });
-            }
-            None => return Ok(None),
-            Some(value) => {
-                let version =
-                    count(value, "policy_version").map_err(field_error("policy_version"))?;
-                if version != POLICY_VERSION {
-                    return Err(PolicyError {
-                        field: "policy_version".to_owned(),
-                        message: format!(
-                            "policy_version: unsupported version {version}; this toolreplay reads version {POLICY_VERSION}"
-                        ),
-                    });
-                }
-            }
-        }
-        if !has_rules {
+        if !check_version(fields, has_rules)? || !has_rules {
             return Ok(None);
         }
 
@@ -193,6 +165,45 @@ impl Policy {
             args_cache: Default::default(),
         }))
     }
+}
+
+/// Checks the `policy_version` of a scope's policy `fields`: required with rules,
+/// and the version this crate reads. Gives whether there is a version.
+fn check_version(
+    fields: &[(String, Value)],
+    has_rules: bool,
+) -> std::result::Result<bool, PolicyError> {
+    let version = get(fields, "policy_version");
+    match version {
+        None if has_rules => {
+            let first = fields
+                .iter()
+                .find(|(k, _)| RULE_FIELDS.contains(&k.as_str()))
+                .map_or("", |(k, _)| k.as_str());
+            return Err(PolicyError {
+                field: first.to_owned(),
+                message: format!(
+                    "field \"policy_version\" is required with policy rules (found \"{first}\"); this toolreplay reads version {POLICY_VERSION}"
+                ),
+            });
+        }
+        None => return Ok(false),
+        Some(value) => {
+            let version = count(value, "policy_version").map_err(|message| PolicyError {
+                field: "policy_version".to_owned(),
+                message,
+            })?;
+            if version != POLICY_VERSION {
+                return Err(PolicyError {
+                    field: "policy_version".to_owned(),
+                    message: format!(
+                        "policy_version: unsupported version {version}; this toolreplay reads version {POLICY_VERSION}"
+                    ),
+                });
+            }
+        }
+    }
+    Ok(true)
 }
 
 fn custom_detectors(value: &Value) -> Result<Vec<(String, String)>> {
@@ -355,172 +366,15 @@ fn tool_rules(
         rules.schema = Some(schema_validator(schema, &format!("{at}.args_schema"))?);
     }
     if let Some(value) = get(members, "paths") {
-        let Value::Array(items) = value else {
-            return Err(format!(
-                "{at}.paths: must be an array of objects, found {}",
-                value.described()
-            ));
-        };
-        for (i, item) in items.iter().enumerate() {
-            let at = format!("{at}.paths[{i}]");
-            let members = object(item, &at)?;
-            known(
-                members,
-                &at,
-                &[
-                    "allow",
-                    "args",
-                    "backslash",
-                    "case_insensitive",
-                    "deny",
-                    "percent",
-                    "root",
-                ],
-            )?;
-            let readings = |field: &str, other: &str| -> Result<Readings> {
-                match get(members, field) {
-                    None => Ok(Readings::Both),
-                    Some(Value::Str(text)) if text == "both" => Ok(Readings::Both),
-                    Some(Value::Str(text)) if text == "literal" => Ok(Readings::Literal),
-                    Some(Value::Str(text)) if text == other => Ok(Readings::Other),
-                    Some(value) => Err(format!(
-                        "{at}.{field}: must be \"both\", \"literal\" or \"{other}\", found {}",
-                        match value {
-                            Value::Str(text) => quote_name(text),
-                            other => other.described().to_string(),
-                        }
-                    )),
-                }
-            };
-            let backslash = readings("backslash", "separator")?;
-            let percent = readings("percent", "decoded")?;
-            let case_insensitive = match get(members, "case_insensitive") {
-                None => false,
-                Some(Value::Bool(b)) => *b,
-                Some(other) => {
-                    return Err(format!(
-                        "{at}.case_insensitive: must be true or false, found {}",
-                        other.described()
-                    ));
-                }
-            };
-            let args = pointers(members, &at)?;
-            let root = match get(members, "root") {
-                None => None,
-                Some(Value::Str(root)) => match paths::normalise(root) {
-                    paths::Normalised::Path(path) if path.starts_with('/') => Some(path),
-                    _ => {
-                        return Err(format!(
-                            "{at}.root: {} is not an absolute path",
-                            quote_name(root)
-                        ));
-                    }
-                },
-                Some(other) => {
-                    return Err(format!(
-                        "{at}.root: must be a string, found {}",
-                        other.described()
-                    ));
-                }
-            };
-            let globs = |field: &str| -> Result<Option<Globs>> {
-                let Some(value) = get(members, field) else {
-                    return Ok(None);
-                };
-                let list = strings(value, &format!("{at}.{field}"))?;
-                paths::check_sizes(&list).map_err(|err| format!("{at}.{field}: {err}"))?;
-                Globs::with_case(&list, case_insensitive)
-                    .map(Some)
-                    .map_err(|(j, err)| {
-                        format!(
-                            "{at}.{field}[{j}]: invalid glob {}: {err}",
-                            quote_name(list.get(j).map_or("", String::as_str))
-                        )
-                    })
-            };
-            let allow = globs("allow")?;
-            let deny = match globs("deny")? {
-                Some(deny) => deny,
-                None => Globs::new(&[]).map_err(|(_, err)| format!("{at}: {err}"))?,
-            };
-            rules.paths.push((
-                args,
-                PathRule {
-                    root,
-                    allow,
-                    deny,
-                    backslash,
-                    percent,
-                    case_insensitive,
-                },
-            ));
+        for (i, item) in rule_list(value, &format!("{at}.paths"))?.iter().enumerate() {
+            rules
+                .paths
+                .push(path_rule(item, &format!("{at}.paths[{i}]"))?);
         }
     }
     if let Some(value) = get(members, "urls") {
-        let Value::Array(items) = value else {
-            return Err(format!(
-                "{at}.urls: must be an array of objects, found {}",
-                value.described()
-            ));
-        };
-        for (i, item) in items.iter().enumerate() {
-            let at = format!("{at}.urls[{i}]");
-            let members = object(item, &at)?;
-            known(
-                members,
-                &at,
-                &["allow_hosts", "args", "deny_hosts", "schemes"],
-            )?;
-            let args = pointers(members, &at)?;
-            let schemes = match get(members, "schemes") {
-                Some(value) => {
-                    let list = strings(value, &format!("{at}.schemes"))?;
-                    for (j, scheme) in list.iter().enumerate() {
-                        let mut chars = scheme.chars();
-                        let valid = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-                            && chars
-                                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
-                        if !valid {
-                            return Err(format!(
-                                "{at}.schemes[{j}]: {} is not a URL scheme",
-                                quote_name(scheme)
-                            ));
-                        }
-                    }
-                    list.iter().map(|s| s.to_ascii_lowercase()).collect()
-                }
-                None => vec!["http".to_owned(), "https".to_owned()],
-            };
-            let hosts = |field: &str| -> Result<Option<HostList>> {
-                let Some(value) = get(members, field) else {
-                    return Ok(None);
-                };
-                let list = strings(value, &format!("{at}.{field}"))?;
-                list.iter()
-                    .enumerate()
-                    .map(|(j, text)| {
-                        HostPattern::parse(text)
-                            .map(|p| (p, text.clone()))
-                            .map_err(|err| {
-                                format!(
-                                    "{at}.{field}[{j}]: invalid host {}: {err}",
-                                    quote_name(text)
-                                )
-                            })
-                    })
-                    .collect::<Result<Vec<_>>>()
-                    .map(|patterns| Some(HostList::new(patterns)))
-            };
-            let allow = hosts("allow_hosts")?;
-            let deny = hosts("deny_hosts")?.unwrap_or_default();
-            rules.urls.push((
-                args,
-                UrlRule {
-                    schemes,
-                    allow,
-                    deny,
-                },
-            ));
+        for (i, item) in rule_list(value, &format!("{at}.urls"))?.iter().enumerate() {
+            rules.urls.push(url_rule(item, &format!("{at}.urls[{i}]"))?);
         }
     }
     if let Some(value) = get(members, "response_detectors") {
@@ -529,6 +383,172 @@ fn tool_rules(
         rules.scanner = Some(scanner_for(chosen, &at)?);
     }
     Ok(rules)
+}
+
+/// The rules of a `paths` or `urls` list, `at`.
+fn rule_list<'v>(value: &'v Value, at: &str) -> Result<&'v [Value]> {
+    match value {
+        Value::Array(items) => Ok(items),
+        _ => Err(format!(
+            "{at}: must be an array of objects, found {}",
+            value.described()
+        )),
+    }
+}
+
+/// A path rule, `at`, with the arguments it checks.
+fn path_rule(item: &Value, at: &str) -> Result<(Vec<Pointer>, PathRule)> {
+    let members = object(item, at)?;
+    known(
+        members,
+        at,
+        &[
+            "allow",
+            "args",
+            "backslash",
+            "case_insensitive",
+            "deny",
+            "percent",
+            "root",
+        ],
+    )?;
+    let readings = |field: &str, other: &str| -> Result<Readings> {
+        match get(members, field) {
+            None => Ok(Readings::Both),
+            Some(Value::Str(text)) if text == "both" => Ok(Readings::Both),
+            Some(Value::Str(text)) if text == "literal" => Ok(Readings::Literal),
+            Some(Value::Str(text)) if text == other => Ok(Readings::Other),
+            Some(value) => Err(format!(
+                "{at}.{field}: must be \"both\", \"literal\" or \"{other}\", found {}",
+                match value {
+                    Value::Str(text) => quote_name(text),
+                    other => other.described().to_string(),
+                }
+            )),
+        }
+    };
+    let backslash = readings("backslash", "separator")?;
+    let percent = readings("percent", "decoded")?;
+    let case_insensitive = match get(members, "case_insensitive") {
+        None => false,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => {
+            return Err(format!(
+                "{at}.case_insensitive: must be true or false, found {}",
+                other.described()
+            ));
+        }
+    };
+    let args = pointers(members, at)?;
+    let root = path_root(members, at)?;
+    let globs = |field: &str| -> Result<Option<Globs>> {
+        let Some(value) = get(members, field) else {
+            return Ok(None);
+        };
+        let list = strings(value, &format!("{at}.{field}"))?;
+        paths::check_sizes(&list).map_err(|err| format!("{at}.{field}: {err}"))?;
+        Globs::with_case(&list, case_insensitive)
+            .map(Some)
+            .map_err(|(j, err)| {
+                format!(
+                    "{at}.{field}[{j}]: invalid glob {}: {err}",
+                    quote_name(list.get(j).map_or("", String::as_str))
+                )
+            })
+    };
+    let allow = globs("allow")?;
+    let deny = match globs("deny")? {
+        Some(deny) => deny,
+        None => Globs::new(&[]).map_err(|(_, err)| format!("{at}: {err}"))?,
+    };
+    Ok((
+        args,
+        PathRule {
+            root,
+            allow,
+            deny,
+            backslash,
+            percent,
+            case_insensitive,
+        },
+    ))
+}
+
+/// The `root` of the path rule `at`: an absolute path, normalised.
+fn path_root(members: &[(String, Value)], at: &str) -> Result<Option<String>> {
+    match get(members, "root") {
+        None => Ok(None),
+        Some(Value::Str(root)) => match paths::normalise(root) {
+            paths::Normalised::Path(path) if path.starts_with('/') => Ok(Some(path)),
+            _ => Err(format!(
+                "{at}.root: {} is not an absolute path",
+                quote_name(root)
+            )),
+        },
+        Some(other) => Err(format!(
+            "{at}.root: must be a string, found {}",
+            other.described()
+        )),
+    }
+}
+
+/// A URL rule, `at`, with the arguments it checks.
+fn url_rule(item: &Value, at: &str) -> Result<(Vec<Pointer>, UrlRule)> {
+    let members = object(item, at)?;
+    known(
+        members,
+        at,
+        &["allow_hosts", "args", "deny_hosts", "schemes"],
+    )?;
+    let args = pointers(members, at)?;
+    let schemes = match get(members, "schemes") {
+        Some(value) => {
+            let list = strings(value, &format!("{at}.schemes"))?;
+            for (j, scheme) in list.iter().enumerate() {
+                let mut chars = scheme.chars();
+                let valid = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+                    && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+                if !valid {
+                    return Err(format!(
+                        "{at}.schemes[{j}]: {} is not a URL scheme",
+                        quote_name(scheme)
+                    ));
+                }
+            }
+            list.iter().map(|s| s.to_ascii_lowercase()).collect()
+        }
+        None => vec!["http".to_owned(), "https".to_owned()],
+    };
+    let hosts = |field: &str| -> Result<Option<HostList>> {
+        let Some(value) = get(members, field) else {
+            return Ok(None);
+        };
+        let list = strings(value, &format!("{at}.{field}"))?;
+        list.iter()
+            .enumerate()
+            .map(|(j, text)| {
+                HostPattern::parse(text)
+                    .map(|p| (p, text.clone()))
+                    .map_err(|err| {
+                        format!(
+                            "{at}.{field}[{j}]: invalid host {}: {err}",
+                            quote_name(text)
+                        )
+                    })
+            })
+            .collect::<Result<Vec<_>>>()
+            .map(|patterns| Some(HostList::new(patterns)))
+    };
+    let allow = hosts("allow_hosts")?;
+    let deny = hosts("deny_hosts")?.unwrap_or_default();
+    Ok((
+        args,
+        UrlRule {
+            schemes,
+            allow,
+            deny,
+        },
+    ))
 }
 
 fn schema_validator(schema: &Value, at: &str) -> Result<jsonschema::Validator> {

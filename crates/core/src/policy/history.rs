@@ -81,7 +81,7 @@ impl Flows {
 /// and flows, never with the number of calls. Kept by name, so a history read back
 /// (it serialises with serde) against an edited policy counts what both name.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct History {
+pub(crate) struct History {
     /// The calls to each tool with a budget of its own, by tool name.
     tool_calls: BTreeMap<String, u64>,
     /// The most recent call to a source of each flow, by flow name.

@@ -23,7 +23,7 @@ pub(crate) mod pointer;
 mod schema;
 mod urls;
 
-pub use history::History;
+pub(crate) use history::History;
 
 use std::fmt;
 
@@ -38,11 +38,11 @@ use pointer::Pointer;
 use urls::{UrlRule, UrlVerdict};
 
 /// The version of the policy format this build reads.
-pub const POLICY_VERSION: u64 = 1;
+pub(crate) const POLICY_VERSION: u64 = 1;
 
 /// The fields of a scope file that hold policy rules; `policy_version` is required
 /// with any of them.
-pub const RULE_FIELDS: [&str; 5] = [
+pub(crate) const RULE_FIELDS: [&str; 5] = [
     "budgets",
     "custom_detectors",
     "flows",
@@ -398,31 +398,5 @@ fn for_each_string(args: &Value, pointers: &[Pointer], mut visit: impl FnMut(&st
             }
             Some(_) => visit(pointer.as_str(), None),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::finding::ArgumentViolation;
-    use crate::scope::Scope;
-
-    /// Bytes that are not JSON break every rule of a tool with rules, in one
-    /// violation: no check is skipped. (A response that is not JSON cannot be
-    /// scanned: see the scanner's tests.)
-    #[test]
-    fn what_cannot_be_read_fails_closed() {
-        let scope = Scope::parse(
-            br#"{"agent": "a", "allowed_tools": ["t"], "policy_version": 1,
-                "tools": {"t": {"paths": [{"args": ["/p"], "deny": ["x"]}]}}}"#,
-        )
-        .expect("a valid scope");
-        let policy = scope.policy.as_ref().expect("a policy");
-        assert_eq!(
-            policy.check_arguments("t", b"{\"p\": \"x\""),
-            [ArgumentViolation::Unreadable {
-                reason: "invalid JSON: expected `,` or `}`, found end of input at column 10".into()
-            }]
-        );
-        assert_eq!(policy.check_arguments("other", b"\xff"), []);
     }
 }

@@ -26,7 +26,7 @@ use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
 /// A normalised path, or why there is none.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Normalised {
+pub(crate) enum Normalised {
     /// The normalised path: relative (`.` for the start itself), absolute (`/...`)
     /// or home-relative (`~...`).
     Path(String),
@@ -35,7 +35,7 @@ pub enum Normalised {
 }
 
 /// Normalises `raw` (see the module documentation), without a root.
-pub fn normalise(raw: &str) -> Normalised {
+pub(crate) fn normalise(raw: &str) -> Normalised {
     let (prefix, rest) = if let Some(rest) = raw.strip_prefix('/') {
         ("/", rest)
     } else if raw.starts_with('~') {
@@ -70,7 +70,7 @@ pub fn normalise(raw: &str) -> Normalised {
 
 /// What a path rule says about one path.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PathVerdict {
+pub(crate) enum PathVerdict {
     /// Allowed.
     Allowed,
     /// A reading of the path holds a NUL character.
@@ -87,7 +87,7 @@ pub enum PathVerdict {
 
 /// A compiled list of globs, with their text for messages.
 #[derive(Debug)]
-pub struct Globs {
+pub(crate) struct Globs {
     set: GlobSet,
     texts: Vec<String>,
 }
@@ -96,12 +96,15 @@ impl Globs {
     /// Compiles `globs`: `*` and `?` never match `/`, `**` matches any number of
     /// components, `[...]` are classes, `{a,b}` alternatives and `\` escapes;
     /// matching is case-sensitive. The error names the first invalid glob.
-    pub fn new(globs: &[String]) -> Result<Globs, (usize, String)> {
+    pub(crate) fn new(globs: &[String]) -> Result<Globs, (usize, String)> {
         Globs::with_case(globs, false)
     }
 
     /// [`Globs::new`], matching without regard to case when `case_insensitive`.
-    pub fn with_case(globs: &[String], case_insensitive: bool) -> Result<Globs, (usize, String)> {
+    pub(crate) fn with_case(
+        globs: &[String],
+        case_insensitive: bool,
+    ) -> Result<Globs, (usize, String)> {
         let mut builder = GlobSetBuilder::new();
         for (i, text) in globs.iter().enumerate() {
             builder.add(glob(text, case_insensitive).map_err(|message| (i, message))?);
@@ -116,7 +119,7 @@ impl Globs {
     }
 
     /// The first glob (in the order given) that matches `path`.
-    pub fn first_match(&self, path: &str) -> Option<&str> {
+    pub(crate) fn first_match(&self, path: &str) -> Option<&str> {
         // Most paths match no glob, and telling so is cheaper than listing matches.
         if self.texts.is_empty() || !self.set.is_match(path) {
             return None;
@@ -129,12 +132,12 @@ impl Globs {
 }
 
 /// The most globs a list may hold.
-pub const MAX_GLOBS: usize = 100_000;
+pub(crate) const MAX_GLOBS: usize = 100_000;
 
 /// The most globs with wildcards a list may hold: those other than a literal path,
 /// optionally after `**/` or before `/**`, which are matched by hashing; the others
 /// are matched together by one automaton whose cost grows with their number.
-pub const MAX_WILDCARD_GLOBS: usize = 1_000;
+pub(crate) const MAX_WILDCARD_GLOBS: usize = 1_000;
 
 /// Whether matching `glob` costs more than a hash lookup: it has a wildcard, a
 /// class, alternatives or an escape other than a leading `**/` or trailing `/**`.
@@ -145,7 +148,7 @@ fn has_wildcards(glob: &str) -> bool {
 }
 
 /// Refuses a glob list too large to match in bounded time per path.
-pub fn check_sizes(globs: &[String]) -> Result<(), String> {
+pub(crate) fn check_sizes(globs: &[String]) -> Result<(), String> {
     if globs.len() > MAX_GLOBS {
         return Err(format!("more than {MAX_GLOBS} globs"));
     }
@@ -193,7 +196,7 @@ fn glob(text: &str, case_insensitive: bool) -> Result<Glob, String> {
 /// Which readings of a character a rule judges: as written, as the other tool reads
 /// it, or both (a path is a violation when either reading is).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Readings {
+pub(crate) enum Readings {
     /// Both readings.
     #[default]
     Both,
@@ -261,7 +264,7 @@ fn one_line(text: &str) -> String {
 /// A path rule: optional root, optional allow globs, deny globs, and the readings
 /// of a path it judges.
 #[derive(Debug)]
-pub struct PathRule {
+pub(crate) struct PathRule {
     /// The normalised absolute root, if any.
     pub root: Option<String>,
     /// Globs of which a path must match one, if given.
@@ -282,7 +285,7 @@ impl PathRule {
     /// readings (see the module documentation; a NUL, then an escape, a path outside
     /// the root, a deny glob, no allow glob; the first reading of equal ones), or
     /// allowed.
-    pub fn check(&self, raw: &str) -> PathVerdict {
+    pub(crate) fn check(&self, raw: &str) -> PathVerdict {
         let rank = |verdict: &PathVerdict| match verdict {
             PathVerdict::Allowed => 0,
             PathVerdict::NotAllowed(_) => 1,

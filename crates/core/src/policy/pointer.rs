@@ -5,7 +5,7 @@ use crate::json::Value;
 
 /// A parsed JSON pointer: its reference tokens, unescaped.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Pointer {
+pub(crate) struct Pointer {
     text: String,
     tokens: Vec<String>,
 }
@@ -13,7 +13,7 @@ pub struct Pointer {
 impl Pointer {
     /// Parses `text`, which must be a non-empty pointer: `/` followed by tokens
     /// separated by `/`, where `~` is only ever followed by `0` or `1`.
-    pub fn parse(text: &str) -> Result<Pointer, String> {
+    pub(crate) fn parse(text: &str) -> Result<Pointer, String> {
         let Some(rest) = text.strip_prefix('/') else {
             return Err("a JSON pointer must start with \"/\"".to_owned());
         };
@@ -45,13 +45,13 @@ impl Pointer {
     }
 
     /// The pointer as written.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.text
     }
 
     /// The value it points to in `root`, if any. An array index is decimal digits
     /// without leading zeros.
-    pub fn find<'v>(&self, root: &'v Value) -> Option<&'v Value> {
+    pub(crate) fn find<'v>(&self, root: &'v Value) -> Option<&'v Value> {
         let mut here = root;
         for token in &self.tokens {
             here = match here {
@@ -73,7 +73,7 @@ impl Pointer {
 }
 
 /// Appends `/` and the escaped `token` to the pointer `out`.
-pub fn push_token(out: &mut String, token: &str) {
+pub(crate) fn push_token(out: &mut String, token: &str) {
     out.push('/');
     for c in token.chars() {
         match c {

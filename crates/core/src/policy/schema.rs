@@ -21,10 +21,10 @@ use crate::json::{Value, member};
 use super::pointer::Pointer;
 
 /// The most subschemas an `args_schema` may expand to.
-pub const MAX_SUBSCHEMAS: u64 = 10_000;
+pub(crate) const MAX_SUBSCHEMAS: u64 = 10_000;
 
 /// The deepest an `args_schema` may nest once its references are expanded.
-pub const MAX_NESTING: usize = 256;
+pub(crate) const MAX_NESTING: usize = 256;
 
 /// Keywords holding one subschema.
 const ONE: [&str; 11] = [
@@ -52,7 +52,7 @@ const DEFS: [&str; 2] = ["$defs", "definitions"];
 
 /// Checks that `schema` is within the bounds (see the module documentation); the
 /// error says which bound it breaks, without the field's name.
-pub fn check(schema: &Value) -> Result<(), String> {
+pub(crate) fn check(schema: &Value) -> Result<(), String> {
     let root_id = match schema {
         Value::Object(members) => match member(members, "$id") {
             Some(Value::Str(id)) => Some(id.as_str()),

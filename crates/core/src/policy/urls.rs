@@ -28,7 +28,7 @@ use url::{Host, Url};
 
 /// A named class of hosts, written `class:NAME` in a host list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Class {
+pub(crate) enum Class {
     /// `127.0.0.0/8`, `::1`, `localhost` and `*.localhost`.
     Loopback,
     /// `10.0.0.0/8`, `172.16.0.0/12`, `192.168.0.0/16` (RFC 1918) and `fc00::/7`.
@@ -44,7 +44,7 @@ pub enum Class {
 
 impl Class {
     /// The classes by name, as host lists write them after `class:`.
-    pub const ALL: [(&'static str, Class); 5] = [
+    pub(crate) const ALL: [(&'static str, Class); 5] = [
         ("loopback", Class::Loopback),
         ("private", Class::Private),
         ("link-local", Class::LinkLocal),
@@ -90,7 +90,7 @@ impl Class {
 /// An address range: the address with the bits past the prefix zero, and the prefix
 /// length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Net {
+pub(crate) enum Net {
     /// An IPv4 range (prefix 0 to 32).
     V4(u32, u8),
     /// An IPv6 range (prefix 0 to 128).
@@ -145,7 +145,7 @@ fn mask128(prefix: u8) -> u128 {
 
 /// A host pattern of an allow or deny list.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HostPattern {
+pub(crate) enum HostPattern {
     /// Exactly this domain (lowercase, no trailing dot).
     Exact(String),
     /// `*.example.com`: any name ending in `.example.com` (held with its leading dot),
@@ -162,7 +162,7 @@ pub enum HostPattern {
 impl HostPattern {
     /// Parses a pattern: `*.` and a domain, an IPv4 address, an IPv6 address (with or
     /// without brackets), a range `ADDRESS/PREFIX`, a class `class:NAME` or a domain.
-    pub fn parse(text: &str) -> Result<HostPattern, String> {
+    pub(crate) fn parse(text: &str) -> Result<HostPattern, String> {
         let plain = |t: &str| {
             t.chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_') || !c.is_ascii())
@@ -218,7 +218,7 @@ fn unmapped(ip: IpAddr) -> IpAddr {
 /// A compiled host list: each pattern's text, and maps from what a host is to the
 /// position of the first pattern that matches it.
 #[derive(Debug, Default)]
-pub struct HostList {
+pub(crate) struct HostList {
     texts: Vec<String>,
     exact: HashMap<String, usize>,
     /// Wildcard suffixes with their leading dot.
@@ -230,7 +230,7 @@ pub struct HostList {
 
 impl HostList {
     /// Compiles `patterns` (each with its text as written), in their order.
-    pub fn new(patterns: Vec<(HostPattern, String)>) -> HostList {
+    pub(crate) fn new(patterns: Vec<(HostPattern, String)>) -> HostList {
         fn first<K: std::hash::Hash + Eq>(map: &mut HashMap<K, usize>, key: K, at: usize) {
             if let Entry::Vacant(entry) = map.entry(key) {
                 entry.insert(at);
@@ -274,7 +274,7 @@ impl HostList {
     }
 
     /// The text of the first pattern (in the order given) that matches `host`.
-    pub fn first_match(&self, host: &HostName) -> Option<&str> {
+    pub(crate) fn first_match(&self, host: &HostName) -> Option<&str> {
         let at = match host {
             HostName::Domain(name) => {
                 let exact = self.exact.get(name).copied();
@@ -315,7 +315,7 @@ impl HostList {
 
 /// The host of a URL, as compared.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HostName {
+pub(crate) enum HostName {
     /// A domain name: lowercase, ASCII, without a trailing dot.
     Domain(String),
     /// An IP address; never an IPv4-mapped IPv6 address.
@@ -325,7 +325,7 @@ pub enum HostName {
 impl HostName {
     /// The host as reports write it: the domain, an IPv4 address, or an IPv6
     /// address in brackets.
-    pub fn shown(&self) -> String {
+    pub(crate) fn shown(&self) -> String {
         match self {
             HostName::Domain(name) => name.clone(),
             HostName::Ip(IpAddr::V4(ip)) => ip.to_string(),
@@ -425,7 +425,7 @@ fn rfc_host(raw: &str) -> Result<Reading, ()> {
 
 /// What a URL rule says about one URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum UrlVerdict {
+pub(crate) enum UrlVerdict {
     /// Allowed.
     Allowed,
     /// The text is not an absolute URL.
@@ -449,7 +449,7 @@ pub enum UrlVerdict {
 
 /// A URL rule: the allowed schemes, optional allow hosts, deny hosts.
 #[derive(Debug)]
-pub struct UrlRule {
+pub(crate) struct UrlRule {
     /// Allowed schemes, lowercase.
     pub schemes: Vec<String>,
     /// Hosts of which one must match, if given.
@@ -460,7 +460,7 @@ pub struct UrlRule {
 
 impl UrlRule {
     /// The verdict on the URL argument `raw`.
-    pub fn check(&self, raw: &str) -> UrlVerdict {
+    pub(crate) fn check(&self, raw: &str) -> UrlVerdict {
         let Ok(url) = Url::parse(raw) else {
             return UrlVerdict::Invalid;
         };

@@ -8,8 +8,9 @@
 
 mod session;
 
+pub use session::Session;
 pub(crate) use session::too_deep;
-pub use session::{Decision, Session, SessionState};
+pub(crate) use session::{Decision, SessionState};
 
 use crate::finding::{ArgumentViolation, Finding, FindingKind, Findings, SensitiveResponse};
 use crate::fingerprint::call_canonical;
@@ -53,15 +54,7 @@ impl Scope {
         let text = json::decode_document(bytes)?;
         let (value, lines) = json::parse_located(text)?;
         // Errors about the object itself go on the line where it starts.
-        let start = text
-            .bytes()
-            .position(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
-            .unwrap_or(0);
-        let object_line = text.as_bytes()[..start]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count()
-            + 1;
+        let object_line = first_line(text);
         let error_on = |line: usize, message: String| ParseError {
             message,
             line,
@@ -118,20 +111,7 @@ impl Scope {
                     policy_lines.push((key.clone(), line));
                     policy_fields.push((key, value));
                 }
-                (name, _) => {
-                    let mut message = format!("unknown field {}", json::quoted_key(&key));
-                    if policy::RULE_FIELDS.contains(&name) {
-                        message.push_str(": policy fields need \"policy_version\": 1");
-                    } else {
-                        let fields = ["agent", "allowed_tools", "policy_version"];
-                        let rule_fields = policy::RULE_FIELDS.iter().filter(|_| versioned);
-                        let known = fields.iter().chain(rule_fields).copied();
-                        if let Some(near) = crate::suggest::closest(name, known) {
-                            message.push_str(&format!(": did you mean \"{near}\"?"));
-                        }
-                    }
-                    return Err(error(message));
-                }
+                (name, _) => return Err(error(unknown_field(name, versioned))),
             }
         }
         let missing = |name: &str| error_on(object_line, format!("missing field \"{name}\""));
@@ -150,6 +130,36 @@ impl Scope {
             policy,
         })
     }
+}
+
+/// The 1-based line where the JSON text `text` starts.
+fn first_line(text: &str) -> usize {
+    let start = text
+        .bytes()
+        .position(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        .unwrap_or(0);
+    text.as_bytes()[..start]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// The error of the unknown field `name` of a scope file (`versioned` when it has a
+/// `policy_version`), with the field meant when it is near one.
+fn unknown_field(name: &str, versioned: bool) -> String {
+    let mut message = format!("unknown field {}", json::quoted_key(name));
+    if policy::RULE_FIELDS.contains(&name) {
+        message.push_str(": policy fields need \"policy_version\": 1");
+    } else {
+        let fields = ["agent", "allowed_tools", "policy_version"];
+        let rule_fields = policy::RULE_FIELDS.iter().filter(|_| versioned);
+        let known = fields.iter().chain(rule_fields).copied();
+        if let Some(near) = crate::suggest::closest(name, known) {
+            message.push_str(&format!(": did you mean \"{near}\"?"));
+        }
+    }
+    message
 }
 
 /// What scope found.
@@ -199,14 +209,14 @@ impl Scope {
     /// before it are left to the walk in order.
     ///
     /// ```
-    /// use toolreplay_core::scope::Scope;
+    /// use toolreplay_core::Scope;
     ///
     /// let scope = Scope::parse(br#"{"agent": "docs", "allowed_tools": ["read_file"]}"#)?;
     /// let transcript = "\
     /// {\"index\": 0, \"tool\": \"read_file\", \"args\": {\"path\": \"a.md\"}, \"response\": {}}
     /// {\"index\": 1, \"tool\": \"send_email\", \"args\": {}, \"response\": {}}
     /// ";
-    /// let report = scope.audit(transcript.as_bytes())?;
+    /// let report = scope.audit(transcript.as_bytes(), toolreplay_core::Threads::default())?;
     /// assert_eq!(report.calls, 2);
     /// let findings = report.findings.to_vec()?;
     /// assert_eq!(findings[0].index, 1);
@@ -216,10 +226,12 @@ impl Scope {
     pub fn audit(
         &self,
         reader: impl std::io::Read + Send,
+        threads: crate::pipeline::Threads,
     ) -> Result<ScopeReport, crate::transcript::ReadError> {
         let mut audit = ScopeAudit::new(self);
         crate::transcript::for_each_record(
             reader,
+            threads,
             |record| self.check_call(record.tool, record.args, record.response),
             |line, _, tool, checked| {
                 audit.observe(line, tool, checked);
@@ -236,7 +248,7 @@ impl Scope {
 /// checked. The checks of each call alone ([`Scope::check_call`]) can run ahead, on
 /// other threads.
 #[derive(Debug)]
-pub struct ScopeAudit<'s> {
+pub(crate) struct ScopeAudit<'s> {
     session: Session<'s>,
     findings: Findings,
     /// Room for the name of a tool with findings.
@@ -245,7 +257,7 @@ pub struct ScopeAudit<'s> {
 
 impl<'s> ScopeAudit<'s> {
     /// An audit of a transcript against `scope`.
-    pub fn new(scope: &'s Scope) -> Self {
+    pub(crate) fn new(scope: &'s Scope) -> Self {
         ScopeAudit {
             session: Session::new(scope),
             findings: Findings::new(),
@@ -256,7 +268,7 @@ impl<'s> ScopeAudit<'s> {
     /// Takes the next record, found on the 1-based physical line `line`, a call to
     /// `tool` checked alone as `checked` says: its findings are those of the call's
     /// decision, then those of its response.
-    pub fn observe(&mut self, line: u64, tool: &str, checked: CheckedCall) {
+    pub(crate) fn observe(&mut self, line: u64, tool: &str, checked: CheckedCall) {
         let (index, mut found) = self.session.decide_checked(tool, checked.arguments);
         found.extend(
             checked
@@ -293,7 +305,7 @@ impl<'s> ScopeAudit<'s> {
     }
 
     /// The report on the records seen.
-    pub fn finish(self) -> ScopeReport {
+    pub(crate) fn finish(self) -> ScopeReport {
         let scope = self.session.scope();
         ScopeReport {
             agent: scope.agent.clone(),
@@ -301,5 +313,32 @@ impl<'s> ScopeAudit<'s> {
             findings: self.findings,
             policy: scope.policy.is_some(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::finding::ArgumentViolation;
+    use crate::scope::Scope;
+
+    /// A policy's checks, with the policy read from a scope: bytes that are not
+    /// JSON break every rule of a tool with rules, in one violation: no check is
+    /// skipped. (A response that is not JSON cannot be
+    /// scanned: see the scanner's tests.)
+    #[test]
+    fn what_cannot_be_read_fails_closed() {
+        let scope = Scope::parse(
+            br#"{"agent": "a", "allowed_tools": ["t"], "policy_version": 1,
+                "tools": {"t": {"paths": [{"args": ["/p"], "deny": ["x"]}]}}}"#,
+        )
+        .expect("a valid scope");
+        let policy = scope.policy.as_ref().expect("a policy");
+        assert_eq!(
+            policy.check_arguments("t", b"{\"p\": \"x\""),
+            [ArgumentViolation::Unreadable {
+                reason: "invalid JSON: expected `,` or `}`, found end of input at column 10".into()
+            }]
+        );
+        assert_eq!(policy.check_arguments("other", b"\xff"), []);
     }
 }

@@ -11,9 +11,7 @@
 //! a denied call to a flow's source still marks the source as seen.
 //!
 //! ```
-//! use toolreplay_core::finding::finding_message;
-//! use toolreplay_core::json;
-//! use toolreplay_core::scope::{Scope, Session};
+//! use toolreplay_core::{Scope, Session, finding_message, parse_json};
 //!
 //! let scope = Scope::parse(br#"{
 //!     "agent": "mailer",
@@ -24,12 +22,12 @@
 //! .expect("a valid scope file");
 //! let mut session = Session::new(&scope);
 //!
-//! let fetch = json::parse(r#"{"url": "https://example.com/"}"#).expect("JSON");
+//! let fetch = parse_json(r#"{"url": "https://example.com/"}"#).expect("JSON");
 //! let decision = session.decide("fetch_url", &fetch);
 //! assert_eq!(decision.index, 0);
 //! assert!(decision.is_allowed());
 //!
-//! let send = json::parse(r#"{"to": "ana@example.com"}"#).expect("JSON");
+//! let send = parse_json(r#"{"to": "ana@example.com"}"#).expect("JSON");
 //! let decision = session.decide("send_email", &send);
 //! assert_eq!(decision.index, 1);
 //! let messages: Vec<String> = decision

@@ -75,7 +75,7 @@ impl Pattern {
 
 /// Every detector a policy can use, compiled once: the built-ins, then the user's.
 #[derive(Debug)]
-pub struct Catalog {
+pub(crate) struct Catalog {
     detectors: Vec<Detector>,
     assignment: Option<usize>,
     key_words: Pattern,
@@ -85,7 +85,7 @@ pub struct Catalog {
 impl Catalog {
     /// The built-ins and the user detectors `custom` (name, pattern). The error is
     /// the index in `custom` of the first bad detector and what is wrong with it.
-    pub fn new(custom: &[(String, String)]) -> Result<Catalog, (usize, String)> {
+    pub(crate) fn new(custom: &[(String, String)]) -> Result<Catalog, (usize, String)> {
         let mut detectors = Vec::with_capacity(BUILTINS.len() + custom.len());
         for builtin in BUILTINS {
             detectors.push(Detector {
@@ -137,17 +137,17 @@ impl Catalog {
     }
 
     /// The names of the detectors, built-ins first.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
         self.detectors.iter().map(|d| d.name.as_str())
     }
 
     /// The index of the detector named `name`.
-    pub fn find(&self, name: &str) -> Option<usize> {
+    pub(crate) fn find(&self, name: &str) -> Option<usize> {
         self.detectors.iter().position(|d| d.name == name)
     }
 
     /// The indices of the built-in detectors of `group`.
-    pub fn group(&self, group: Group) -> Vec<usize> {
+    pub(crate) fn group(&self, group: Group) -> Vec<usize> {
         BUILTINS
             .iter()
             .enumerate()
@@ -157,7 +157,7 @@ impl Catalog {
     }
 
     /// The name of detector `index`.
-    pub fn name(&self, index: usize) -> &str {
+    pub(crate) fn name(&self, index: usize) -> &str {
         &self.detectors[index].name
     }
 

@@ -34,8 +34,8 @@ mod prefilter;
 mod scanner;
 mod stream;
 
-pub use catalog::Catalog;
-pub use scanner::Scanner;
+pub(crate) use catalog::Catalog;
+pub(crate) use scanner::Scanner;
 
 use check::{
     Check, card_check, email_check, has_digit_and_letter_check, high_entropy, phone_check,
@@ -46,9 +46,9 @@ use prefilter::{
 };
 
 /// The longest user pattern accepted, in bytes.
-pub const MAX_PATTERN_BYTES: usize = 4096;
+pub(crate) const MAX_PATTERN_BYTES: usize = 4096;
 /// The most user detectors a policy may declare.
-pub const MAX_CUSTOM_DETECTORS: usize = 64;
+pub(crate) const MAX_CUSTOM_DETECTORS: usize = 64;
 /// The compiled-size limit of one user pattern, in bytes.
 const PATTERN_SIZE_LIMIT: usize = 1 << 20;
 /// The size limit of a compiled scanner (all its patterns), in bytes.
@@ -58,7 +58,7 @@ const DFA_SIZE_LIMIT: usize = 2 << 20;
 
 /// Which family a built-in detector belongs to: each is also a name for them all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Group {
+pub(crate) enum Group {
     /// `secrets`.
     Secrets,
     /// `personal-data`.
@@ -67,7 +67,7 @@ pub enum Group {
 
 impl Group {
     /// The group's name in a policy.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Group::Secrets => "secrets",
             Group::PersonalData => "personal-data",
@@ -246,7 +246,7 @@ const BUILTINS: &[Builtin] = &[
 ];
 
 /// The names of the built-in detectors, sorted.
-pub fn builtin_names() -> impl Iterator<Item = (&'static str, Group)> {
+pub(crate) fn builtin_names() -> impl Iterator<Item = (&'static str, Group)> {
     BUILTINS.iter().map(|b| (b.name, b.group))
 }
 

@@ -17,7 +17,7 @@ use crate::policy::pointer::push_token;
 
 /// Detectors chosen for a tool, combined into one pass over each string.
 #[derive(Debug)]
-pub struct Scanner {
+pub(crate) struct Scanner {
     /// The user's detectors among the members, in their order, when there are any.
     users: Option<RegexSet>,
     /// The same prefilters, for the first pass over the joined strings.
@@ -37,7 +37,7 @@ pub struct Scanner {
 
 /// A detector that matched in a response: where, and which.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hit {
+pub(crate) struct Hit {
     /// The JSON pointer of the string (RFC 6901), or of the object whose key it is.
     pub pointer: String,
     /// Whether the match is in a key of that object rather than in a string value.
@@ -58,7 +58,7 @@ fn prefilter_set(catalog: &Catalog, members: &[usize]) -> Result<RegexSet, Strin
 impl Scanner {
     /// A scanner for the detectors `chosen` of `catalog` (indices; duplicates are
     /// ignored).
-    pub fn new(catalog: &Catalog, chosen: &[usize]) -> Result<Scanner, String> {
+    pub(crate) fn new(catalog: &Catalog, chosen: &[usize]) -> Result<Scanner, String> {
         let mut members: Vec<usize> = chosen.to_vec();
         members.sort_by(|&a, &b| catalog.name(a).cmp(catalog.name(b)));
         members.dedup();
@@ -160,7 +160,7 @@ impl Scanner {
     /// detector name on one string. The first pass reads `canonical` as it is; a
     /// value it cannot rule out is parsed, and the error is why `canonical` could not
     /// be: it is not the encoding of a value.
-    pub fn scan(&self, catalog: &Catalog, canonical: &[u8]) -> Result<Vec<Hit>, ParseError> {
+    pub(crate) fn scan(&self, catalog: &Catalog, canonical: &[u8]) -> Result<Vec<Hit>, ParseError> {
         JOINED.with(|joined| {
             let mut joined = joined.borrow_mut();
             let Joined { text, keys, lower } = &mut *joined;

@@ -1,0 +1,293 @@
+//! The library's rules through its public interface, one row a rule, as jaq-core's
+//! `yields!` tests do: a transcript (and a scope) in, the exact findings out, each as
+//! its kind, its index and the words every report writes for it.
+
+use toolreplay_core::{
+    ReplayOptions, Scope, Stop, Threads, Verdict, audit_replay, check_sealed, finding_message, seal,
+};
+
+/// A transcript of `calls`, each `(tool, args, response)` with JSON `args` and
+/// `response`, indexed in order.
+fn transcript(calls: &[(&str, &str, &str)]) -> String {
+    calls
+        .iter()
+        .enumerate()
+        .map(|(index, (tool, args, response))| {
+            format!(
+                "{{\"index\": {index}, \"tool\": {tool:?}, \"args\": {args}, \"response\": {response}}}\n"
+            )
+        })
+        .collect()
+}
+
+/// A finding as the tables give it: kind, index, message.
+type Row = (String, u64, String);
+
+fn rows(findings: &toolreplay_core::Findings, agent: &str) -> Vec<Row> {
+    findings
+        .to_vec()
+        .expect("the findings read back")
+        .iter()
+        .map(|finding| {
+            (
+                finding.kind.name().to_owned(),
+                finding.index,
+                finding_message(finding, agent),
+            )
+        })
+        .collect()
+}
+
+/// The replay findings of `calls`, judged with `options`, and the divergence.
+fn replay(calls: &[(&str, &str, &str)], options: &ReplayOptions) -> (Vec<Row>, Option<u64>) {
+    let text = transcript(calls);
+    let report =
+        audit_replay(text.as_bytes(), options, Threads::default()).expect("a valid transcript");
+    assert_eq!(report.calls, calls.len() as u64);
+    (rows(&report.findings, ""), report.divergence)
+}
+
+/// The scope findings of `calls` against the scope file `scope`.
+fn scope(scope: &str, calls: &[(&str, &str, &str)]) -> Vec<Row> {
+    let scope = Scope::parse(scope.as_bytes()).expect("a valid scope");
+    let text = transcript(calls);
+    let report = scope
+        .audit(text.as_bytes(), Threads::default())
+        .expect("a valid transcript");
+    assert_eq!(report.calls, calls.len() as u64);
+    rows(&report.findings, &report.agent)
+}
+
+/// The verdict of verifying the sealed form of `calls`, with `tamper` applied to its
+/// text first: `Ok(links)` when intact, `Err(position)` of the first broken link.
+fn sealed(calls: &[(&str, &str, &str)], tamper: impl Fn(String) -> String) -> Result<u64, u64> {
+    let text = transcript(calls);
+    let mut bytes = Vec::new();
+    seal(text.as_bytes(), Threads::default(), |lines| {
+        bytes.extend_from_slice(lines.as_ref());
+        Ok::<(), std::convert::Infallible>(())
+    })
+    .map_err(Stop::into_read_error)
+    .expect("a valid transcript");
+    let sealed = tamper(String::from_utf8(bytes).expect("sealed lines are ASCII"));
+    let checked = check_sealed(sealed.as_bytes(), None, Threads::default()).expect("JSON Lines");
+    match checked.verdict {
+        Verdict::Intact { links, .. } => Ok(links),
+        Verdict::Broken { position, .. } => Err(position),
+    }
+}
+
+/// `yields!(replay: CALLS => [(KIND, INDEX, MESSAGE), ...])` (with `; divergence D`,
+/// the replay's divergence too), `yields!(replay OPTIONS; CALLS => ...)`,
+/// `yields!(scope SCOPE; CALLS => ...)`, and `yields!(chain CALLS, TAMPER => VERDICT)`.
+macro_rules! yields {
+    (replay: $calls:expr => [$(($kind:expr, $index:expr, $message:expr)),* $(,)?] $(; divergence $divergence:expr)?) => {
+        yields!(replay ReplayOptions::default(); $calls => [$(($kind, $index, $message)),*] $(; divergence $divergence)?)
+    };
+    (replay $options:expr; $calls:expr => [$(($kind:expr, $index:expr, $message:expr)),* $(,)?] $(; divergence $divergence:expr)?) => {{
+        let (rows, _divergence) = replay(&$calls, &$options);
+        let want: Vec<Row> = vec![$(($kind.to_owned(), $index, $message.to_owned())),*];
+        assert_eq!(rows, want);
+        $(assert_eq!(_divergence, $divergence);)?
+    }};
+    (scope $scope:expr; $calls:expr => [$(($kind:expr, $index:expr, $message:expr)),* $(,)?]) => {{
+        let want: Vec<Row> = vec![$(($kind.to_owned(), $index, $message.to_owned())),*];
+        assert_eq!(scope($scope, &$calls), want);
+    }};
+    (chain $calls:expr, $tamper:expr => $verdict:expr) => {
+        assert_eq!(sealed(&$calls, $tamper), $verdict);
+    };
+}
+
+const SEARCH_1: (&str, &str, &str) = ("search", r#"{"q": "x"}"#, r#"{"hits": 1}"#);
+const SEARCH_2: (&str, &str, &str) = ("search", r#"{"q": "x"}"#, r#"{"hits": 2}"#);
+const SEND: (&str, &str, &str) = ("send_email", r#"{"to": "a@example.com"}"#, "{}");
+const WRITE: (&str, &str, &str) = ("write_file", r#"{"path": "a.md"}"#, "{}");
+
+#[test]
+fn replay_rules() {
+    // Nothing repeated: nothing found.
+    yields!(replay: [SEARCH_1, ("search", r#"{"q": "y"}"#, r#"{"hits": 1}"#)] => []; divergence None);
+    // The same call, the same answer, nothing changed in between: redundant.
+    yields!(replay: [SEARCH_1, SEARCH_1] => [
+        ("redundant-call", 1, "tool 'search' repeats the identical call at index 0 with no state change between them"),
+    ]; divergence None);
+    // The same call, another answer: non-determinism, and the divergence is there;
+    // with no state change between them, it is redundant too.
+    yields!(replay: [SEARCH_1, SEARCH_2] => [
+        ("non-determinism", 1, "tool 'search' returned a different response than the identical call at index 0"),
+        ("redundant-call", 1, "tool 'search' repeats the identical call at index 0 with no state change between them"),
+    ]; divergence Some(1));
+    // Key order and spacing do not make another call.
+    yields!(replay: [SEARCH_1, ("search", r#"{ "q" : "x" }"#, r#"{"hits":1}"#)] => [
+        ("redundant-call", 1, "tool 'search' repeats the identical call at index 0 with no state change between them"),
+    ]);
+    // A mutating tool is never redundant, and a later answer is compared with the first.
+    yields!(replay: [WRITE, WRITE, SEARCH_1, WRITE, SEARCH_2] => [
+        ("non-determinism", 4, "tool 'search' returned a different response than the identical call at index 2"),
+    ]; divergence Some(4));
+}
+
+#[test]
+fn replay_options() {
+    // A volatile tool's answers may vary, and asking again is not redundant.
+    let volatile = ReplayOptions {
+        volatile: ["search".to_owned()].into(),
+        ..ReplayOptions::default()
+    };
+    yields!(replay volatile; [SEARCH_1, SEARCH_2, SEARCH_2] => []; divergence None);
+    // More mutating tools.
+    let mutating = ReplayOptions {
+        mutating: ["search".to_owned()].into(),
+        ..ReplayOptions::default()
+    };
+    yields!(replay mutating; [SEARCH_1, SEARCH_1] => []);
+    // Since the last state change, an answer that differs after an edit is expected.
+    let since = ReplayOptions {
+        since_state_change: true,
+        ..ReplayOptions::default()
+    };
+    yields!(replay since; [SEARCH_1, WRITE, SEARCH_2, SEARCH_2] => [
+        ("redundant-call", 3, "tool 'search' repeats the identical call at index 2 with no state change between them"),
+    ]; divergence None);
+}
+
+const PLAIN: &str = r#"{"agent": "docs", "allowed_tools": ["search", "read_file"]}"#;
+
+#[test]
+fn scope_rules() {
+    yields!(scope PLAIN; [SEARCH_1, ("read_file", r#"{"path": "a"}"#, "{}")] => []);
+    yields!(scope PLAIN; [SEARCH_1, SEND, SEND] => [
+        ("permission-overreach", 1, "tool 'send_email' is not in the declared scope for agent 'docs'"),
+        ("permission-overreach", 2, "tool 'send_email' is not in the declared scope for agent 'docs'"),
+    ]);
+    // Names are quoted so that a finding stays one visible line.
+    yields!(scope PLAIN; [("evil\ntool", "{}", "{}")] => [
+        ("permission-overreach", 0, r"tool 'evil\u000atool' is not in the declared scope for agent 'docs'"),
+    ]);
+}
+
+/// A scope with the policy `rules` (members of the scope object) for the tools
+/// `read_file`, `fetch_url`, `search`, `send_email` and `run_command`.
+fn policy(rules: &str) -> String {
+    format!(
+        r#"{{"agent": "docs", "allowed_tools": ["read_file", "fetch_url", "search", "send_email", "run_command"], "policy_version": 1, {rules}}}"#
+    )
+}
+
+#[test]
+fn argument_rules() {
+    let scope = policy(
+        r#""tools": {"read_file": {"args_schema": {"type": "object", "properties": {"path": {"type": "string", "maxLength": 8}}, "required": ["path"], "additionalProperties": false}}}"#,
+    );
+    yields!(scope &scope; [
+        ("read_file", r#"{"path": "a.md"}"#, "{}"),
+        ("read_file", r#"{"path": "a-very-long-name.md"}"#, "{}"),
+        ("read_file", r#"{"path": "a.md", "mode": "w"}"#, "{}"),
+        ("read_file", "{}", "{}"),
+        ("search", r#"{"path": 1}"#, "{}"),
+    ] => [
+        ("argument-violation", 1, "tool 'read_file' argument '/path' fails args_schema at keyword '/properties/path/maxLength'"),
+        ("argument-violation", 2, "tool 'read_file' arguments fail args_schema at keyword '/additionalProperties'"),
+        ("argument-violation", 3, "tool 'read_file' arguments fail args_schema at keyword '/required'"),
+    ]);
+}
+
+#[test]
+fn path_rules() {
+    let scope = policy(
+        r#""tools": {"read_file": {"paths": [{"args": ["/path"], "root": "/work/project", "allow": ["docs/**", "*.md"], "deny": ["**/.env"]}]}}"#,
+    );
+    yields!(scope &scope; [
+        ("read_file", r#"{"path": "docs/guide.txt"}"#, "{}"),
+        ("read_file", r#"{"path": "/work/project/README.md"}"#, "{}"),
+        ("read_file", r#"{"path": "docs/.env"}"#, "{}"),
+        ("read_file", r#"{"path": "src/main.rs"}"#, "{}"),
+        ("read_file", r#"{"path": "../secret.md"}"#, "{}"),
+        ("read_file", r#"{"path": "/etc/passwd"}"#, "{}"),
+        ("read_file", r#"{"other": 1}"#, "{}"),
+    ] => [
+        ("argument-violation", 2, "tool 'read_file' argument '/path' path 'docs/.env' matches deny glob '**/.env' (paths[0])"),
+        ("argument-violation", 3, "tool 'read_file' argument '/path' path 'src/main.rs' matches no allow glob (paths[0])"),
+        ("argument-violation", 4, "tool 'read_file' argument '/path' escapes above its root (paths[0])"),
+        ("argument-violation", 5, "tool 'read_file' argument '/path' path '/etc/passwd' is outside root '/work/project' (paths[0])"),
+    ]);
+}
+
+#[test]
+fn url_rules() {
+    let scope = policy(
+        r#""tools": {"fetch_url": {"urls": [{"args": ["/url"], "schemes": ["https"], "allow_hosts": ["docs.example.com", "*.trusted.example"], "deny_hosts": ["evil.trusted.example"]}]}}"#,
+    );
+    yields!(scope &scope; [
+        ("fetch_url", r#"{"url": "https://docs.example.com/a"}"#, "{}"),
+        ("fetch_url", r#"{"url": "https://api.trusted.example/b"}"#, "{}"),
+        ("fetch_url", r#"{"url": "http://docs.example.com/a"}"#, "{}"),
+        ("fetch_url", r#"{"url": "https://evil.trusted.example/"}"#, "{}"),
+        ("fetch_url", r#"{"url": "https://elsewhere.example/"}"#, "{}"),
+        ("fetch_url", r#"{"url": "not a url"}"#, "{}"),
+    ] => [
+        ("argument-violation", 2, "tool 'fetch_url' argument '/url' scheme 'http' is not allowed (urls[0])"),
+        ("argument-violation", 3, "tool 'fetch_url' argument '/url' host 'evil.trusted.example' matches deny host 'evil.trusted.example' (urls[0])"),
+        ("argument-violation", 4, "tool 'fetch_url' argument '/url' host 'elsewhere.example' matches no allow host (urls[0])"),
+        ("argument-violation", 5, "tool 'fetch_url' argument '/url' is not a valid URL (urls[0])"),
+    ]);
+}
+
+#[test]
+fn budgets() {
+    let scope = policy(r#""budgets": {"total": 3, "per_tool": {"search": 1, "send_email": 0}}"#);
+    yields!(scope &scope; [SEARCH_1, ("read_file", "{}", "{}"), SEARCH_2, SEND, ("read_file", "{}", "{}")] => [
+        ("budget-exceeded", 2, "tool 'search' is call 2 to this tool, over its budget of 1 (budgets.per_tool)"),
+        ("budget-exceeded", 3, "tool 'send_email' is call 4 in all, over the total budget of 3 (budgets.total)"),
+        ("budget-exceeded", 3, "tool 'send_email' is call 1 to this tool, over its budget of 0 (budgets.per_tool)"),
+        ("budget-exceeded", 4, "tool 'read_file' is call 5 in all, over the total budget of 3 (budgets.total)"),
+    ]);
+}
+
+#[test]
+fn response_detectors() {
+    let scope = policy(
+        r#""custom_detectors": {"ticket-id": "TICKET-[0-9]{6}"}, "response_detectors": ["secrets"], "tools": {"read_file": {"response_detectors": ["personal-data", "ticket-id"]}, "search": {"response_detectors": []}}"#,
+    );
+    yields!(scope &scope; [
+        ("fetch_url", "{}", r#"{"text": "key AKIAIOSFODNN7EXAMPLE here"}"#),
+        ("read_file", "{}", r#"{"text": "write to alice@example.com about TICKET-123456"}"#),
+        ("read_file", "{}", r#"{"text": "key AKIAIOSFODNN7EXAMPLE here"}"#),
+        ("search", "{}", r#"{"text": "key AKIAIOSFODNN7EXAMPLE, alice@example.com"}"#),
+        ("send_email", "{}", r#"{"text": "nothing to see"}"#),
+    ] => [
+        ("sensitive-response", 0, "tool 'fetch_url' response field '/text' matches detector 'aws-access-key-id'"),
+        ("sensitive-response", 1, "tool 'read_file' response field '/text' matches detector 'email-address'"),
+        ("sensitive-response", 1, "tool 'read_file' response field '/text' matches detector 'ticket-id'"),
+    ]);
+}
+
+#[test]
+fn flows() {
+    let scope = policy(
+        r#""flows": [{"name": "no-exfiltration", "sources": ["fetch_url"], "sinks": ["send_email", "run_command"]}]"#,
+    );
+    yields!(scope &scope; [
+        SEND,
+        ("fetch_url", "{}", "{}"),
+        SEARCH_1,
+        SEND,
+        ("fetch_url", "{}", "{}"),
+        ("run_command", "{}", "{}"),
+    ] => [
+        ("flow-violation", 3, "tool 'send_email' is a sink called after the source 'fetch_url' at index 1 (flow 'no-exfiltration')"),
+        ("flow-violation", 5, "tool 'run_command' is a sink called after the source 'fetch_url' at index 4 (flow 'no-exfiltration')"),
+    ]);
+}
+
+#[test]
+fn the_chain() {
+    let calls = [SEARCH_1, SEND, SEARCH_2];
+    yields!(chain calls, |text| text => Ok(3));
+    yields!(chain [SEARCH_1], |text| text => Ok(1));
+    // A changed response breaks its own link; a removed line breaks the next one.
+    yields!(chain calls, |text| text.replacen("\"hits\":2", "\"hits\":3", 1) => Err(2));
+    yields!(chain calls, |text| text.replacen("\"to\":\"a@example.com\"", "\"to\":\"b@example.com\"", 1) => Err(1));
+    yields!(chain calls, |text: String| text.lines().enumerate().filter(|(i, _)| *i != 1).map(|(_, l)| format!("{l}\n")).collect() => Err(1));
+}
