@@ -1052,3 +1052,31 @@ fn numbers_in_responses_are_scanned() {
         ],
     ));
 }
+
+#[test]
+fn a_secret_that_is_a_key_is_never_printed_in_another_finding_s_pointer() {
+    let response = r#"{"AKIAIOSFODNN7EXAMPLE": {"mail": "ann@example.com"}}"#;
+    let transcript = calls(&[("read_file", "{}", response)]);
+    let scope = policy(
+        &["read_file"],
+        json!({"response_detectors": ["secrets", "personal-data"]}),
+    );
+    let mut text = String::new();
+    for format in ["text", "json", "sarif"] {
+        let run = scope_of(&transcript, &scope, &["--format", format]);
+        assert_eq!(run.code, 1, "{}", run.text());
+        assert!(!run.text().contains("AKIA"), "{format}: {}", run.text());
+        if format == "text" {
+            text = run.text();
+        }
+    }
+    assert_snapshot!(text, @r"
+    exit: 1
+    --- stdout
+    calls: 1
+    findings: 2
+    index 0: sensitive-response: tool 'read_file' response has a key in '' that matches detector 'aws-access-key-id'
+    index 0: sensitive-response: tool 'read_file' response field '/{aws-access-key-id}/mail' matches detector 'email-address'
+    --- stderr
+    ");
+}

@@ -44,6 +44,39 @@ pub(crate) struct Hit {
     pub in_key: bool,
     /// The detector's index in the catalog.
     pub detector: usize,
+    /// For a match in a key, the key: the pointers of what it holds name it, and are
+    /// shown without it ([`redact_secret_keys`]).
+    pub key: Option<Box<str>>,
+}
+
+/// Takes the keys that detectors matched out of the pointers of every hit: a
+/// pointer into the value of such a key shows `{detector}` in its place, so that no
+/// finding's pointer prints what another finding flags.
+fn redact_secret_keys(catalog: &Catalog, hits: &mut [Hit]) {
+    let mut secrets: Vec<(String, String)> = hits
+        .iter()
+        .filter_map(|hit| {
+            let key = hit.key.as_deref()?;
+            let mut prefix = hit.pointer.clone();
+            push_token(&mut prefix, key);
+            let shown = format!("{}/{{{}}}", hit.pointer, catalog.name(hit.detector));
+            Some((prefix, shown))
+        })
+        .collect();
+    if secrets.is_empty() {
+        return;
+    }
+    // Inner keys first: their replacement still holds an outer key, which is then
+    // replaced in turn.
+    secrets.sort_by_key(|(prefix, _)| std::cmp::Reverse(prefix.len()));
+    for hit in hits.iter_mut() {
+        for (prefix, shown) in &secrets {
+            let inside = hit.pointer.strip_prefix(prefix.as_str());
+            if let Some(rest) = inside.filter(|rest| rest.is_empty() || rest.starts_with('/')) {
+                hit.pointer = format!("{shown}{rest}");
+            }
+        }
+    }
 }
 
 /// The set of the prefilters of the detectors `members` of `catalog`, in their order.
@@ -181,6 +214,10 @@ impl Scanner {
                     }
                 })
             };
+            let hits = hits.map(|mut hits| {
+                redact_secret_keys(catalog, &mut hits);
+                hits
+            });
             for kept in [text, keys] {
                 if kept.capacity() > JOINED_KEPT {
                     *kept = String::new();
@@ -560,6 +597,7 @@ fn scan_one(
             pointer: pointer.to_owned(),
             in_key,
             detector,
+            key: in_key.then(|| text.into()),
         });
     }
 }
@@ -581,6 +619,34 @@ mod tests {
             .iter()
             .map(|h| catalog.name(h.detector))
             .collect()
+    }
+
+    #[test]
+    fn a_key_a_detector_matches_is_never_shown_in_a_pointer() {
+        let response = r#"{"AKIAIOSFODNN7EXAMPLE": {"mail": "ann@example.com", "inner": {"AKIAIOSFODNN7EXAMPLF": {"x": "bob@example.com"}}}, "plain": "cat@example.com"}"#;
+        let found = hits(&["aws-access-key-id", "email-address"], response);
+        assert_eq!(
+            found,
+            [
+                ("".to_owned(), true, "aws-access-key-id".to_owned()),
+                (
+                    "/{aws-access-key-id}/inner".to_owned(),
+                    true,
+                    "aws-access-key-id".to_owned()
+                ),
+                (
+                    "/{aws-access-key-id}/inner/{aws-access-key-id}/x".to_owned(),
+                    false,
+                    "email-address".to_owned()
+                ),
+                (
+                    "/{aws-access-key-id}/mail".to_owned(),
+                    false,
+                    "email-address".to_owned()
+                ),
+                ("/plain".to_owned(), false, "email-address".to_owned()),
+            ]
+        );
     }
 
     fn hits(names: &[&str], response: &str) -> Vec<(String, bool, String)> {
