@@ -866,3 +866,13 @@ fn every_responses_request_and_response_body_is_read() {
     );
     assert_snapshot!(import_text(content, &["--from", "responses", "--strict"]).text());
 }
+
+// --- no silent loss: every call a log holds is read or warned about
+
+#[test]
+fn a_computer_use_agent_log_imports_each_action_as_a_call() {
+    // An OpenAI Responses log of a computer-use agent: each `computer_call` is a call
+    // of `computer` with its action, its `computer_call_output` the result; an item
+    // whose type names a tool call not understood is warned about.
+    assert_snapshot!(import("computer-use.json", &[]).text());
+}

@@ -1379,4 +1379,56 @@ mod tests {
             })
         );
     }
+
+    fn tools(imported: &Imported) -> Vec<(&str, String)> {
+        imported
+            .calls
+            .iter()
+            .map(|call| {
+                (
+                    call.tool.as_str(),
+                    String::from_utf8_lossy(&call.response).into_owned(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn harness_actions_are_calls_and_unknown_call_items_are_warned_about() {
+        let log = r#"[
+{"type": "computer_call", "call_id": "c1", "action": {"type": "screenshot"}},
+{"type": "computer_call_output", "call_id": "c1", "output": {"type": "computer_screenshot", "image_url": "u"}},
+{"type": "shell_call", "call_id": "c2", "action": {"commands": ["ls"]}},
+{"type": "shell_call_output", "call_id": "c2", "output": "a"},
+{"type": "apply_patch_call", "call_id": "c3", "operation": {"type": "update_file", "path": "a", "diff": "d"}},
+{"type": "apply_patch_call_output", "call_id": "c3", "output": "done"},
+{"type": "rocket_call", "call_id": "c4"}
+]"#;
+        let imported = import(log.as_bytes(), Source::Auto).expect("imports");
+        assert_eq!(imported.format, Format::Responses);
+        assert_eq!(
+            tools(&imported),
+            [
+                (
+                    "computer",
+                    r#"{"content":{"image_url":"u","type":"computer_screenshot"}}"#.to_owned()
+                ),
+                ("shell", r#"{"content":"a"}"#.to_owned()),
+                ("apply_patch", r#"{"content":"done"}"#.to_owned()),
+            ]
+        );
+        assert_eq!(imported.warnings.len(), 1);
+        assert_eq!(imported.warnings[0].kind, WarningKind::Skipped);
+        assert!(imported.warnings[0].message.contains("\"rocket_call\""));
+        // An action that is not an object is malformed, an error.
+        let err = import(
+            br#"[{"type": "computer_call", "call_id": "c1", "action": "click"}]"#,
+            Source::Auto,
+        )
+        .expect_err("malformed");
+        assert!(
+            err.to_string().contains("\"action\" must be an object"),
+            "{err}"
+        );
+    }
 }
