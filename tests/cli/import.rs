@@ -876,3 +876,13 @@ fn a_computer_use_agent_log_imports_each_action_as_a_call() {
     // whose type names a tool call not understood is warned about.
     assert_snapshot!(import("computer-use.json", &[]).text());
 }
+#[test]
+fn an_mcp_tools_call_without_an_id_is_kept_without_a_result() {
+    let content = concat!(
+        r#"{"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "delete_file", "arguments": {"path": "old.txt"}}}"#,
+        "\n",
+        r#"{"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1}}"#,
+        "\n",
+    );
+    assert_snapshot!(import_text(content, &[]).text());
+}

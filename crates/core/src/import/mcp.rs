@@ -13,6 +13,8 @@
 //! `"jsonrpc": "2.0"` is read as JSON-RPC 2.0, with a warning. A line or message that
 //! is not a JSON-RPC message, a response whose id
 //! no request is waiting for, and a request id used again while a request with it is
+//! A `tools/call` sent without an `id` (as a notification, which no response
+//! answers) is a call too: it is kept with `{"no_result": true}` and a warning.
 //! still waiting are warned about. Ids are matched by their JSON: `1` and `"1"` are
 //! different ids. A `tools/call` without a `name`, with arguments that are not an
 //! object, or a response with both `result` and `error` is an error.
@@ -21,9 +23,11 @@ use crate::json::{JsonType, Raw, RawMembers};
 use crate::transcript::LineError;
 
 use super::{
-    Items, Pairing, Slot, WarningKind, object_bytes, raw_fit, raw_id_key, raw_must_be,
+    Items, NO_RESULT, Pairing, Slot, WarningKind, object_bytes, raw_fit, raw_id_key, raw_must_be,
     raw_non_empty_string, raw_value, rget, rget_str, rrequired, shown_id,
 };
+
+use crate::finding::quote_name;
 
 /// Reads the messages of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
@@ -62,8 +66,21 @@ fn message(line: u64, members: &RawMembers<'_>, pairing: &mut Pairing) -> Result
     let id = rget(members, "id");
     let method = rget(members, "method");
     match (method, method.and_then(|m| m.as_str()), id) {
-        (Some(_), Some(method), Some(id)) if method == "tools/call" => {
-            tools_call(line, raw_id_key(id), members, pairing)
+        (Some(_), Some(method), id) if method == "tools/call" => {
+            let (name, args) = tools_call(line, members)?;
+            match id {
+                Some(id) => pairing.call(line, raw_id_key(id), name, args),
+                None => {
+                    let message = format!(
+                        "tools/call of {} sent without an id, as a notification, which gets no response; kept with the response {}",
+                        quote_name(&name),
+                        String::from_utf8_lossy(NO_RESULT)
+                    );
+                    pairing.warn(line, WarningKind::NoResult, message);
+                    pairing.call_unpaired(line, name, args, Some(NO_RESULT.to_vec()));
+                }
+            }
+            Ok(())
         }
         (Some(_), Some(_), Some(id)) => {
             pairing.other_request(line, raw_id_key(id));
@@ -93,12 +110,8 @@ fn message(line: u64, members: &RawMembers<'_>, pairing: &mut Pairing) -> Result
     }
 }
 
-fn tools_call(
-    line: u64,
-    id: String,
-    members: &RawMembers<'_>,
-    pairing: &mut Pairing,
-) -> Result<(), LineError> {
+/// The tool and canonical arguments of a `tools/call` request.
+fn tools_call(line: u64, members: &RawMembers<'_>) -> Result<(String, Vec<u8>), LineError> {
     let error = |message: String| LineError {
         line,
         message: format!("tools/call request: {message}"),
@@ -123,8 +136,7 @@ fn tools_call(
             return Err(error(raw_must_be("params.arguments", "an object", found)));
         }
     };
-    pairing.call(line, id, name, args);
-    Ok(())
+    Ok((name, args))
 }
 
 /// The response a JSON-RPC `result` or `error` makes, in canonical form.

@@ -1431,4 +1431,16 @@ mod tests {
             "{err}"
         );
     }
+
+    #[test]
+    fn an_mcp_tools_call_without_an_id_is_a_call_without_a_result() {
+        let log = r#"{"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "t", "arguments": {"a": 1}}}"#;
+        let imported = import(log.as_bytes(), Source::Named(Format::Mcp)).expect("imports");
+        assert_eq!(
+            tools(&imported),
+            [("t", r#"{"no_result":true}"#.to_owned())]
+        );
+        assert_eq!(imported.warnings.len(), 1);
+        assert_eq!(imported.warnings[0].kind, WarningKind::NoResult);
+    }
 }
