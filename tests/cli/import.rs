@@ -876,6 +876,30 @@ fn a_computer_use_agent_log_imports_each_action_as_a_call() {
     // whose type names a tool call not understood is warned about.
     assert_snapshot!(import("computer-use.json", &[]).text());
 }
+
+#[test]
+fn an_mcp_capture_of_wrapped_messages_imports_the_messages() {
+    // `{"seq", "t", "dir", "msg": {JSON-RPC}}` a line.
+    assert_snapshot!(import("mcp-wrapped.jsonl", &[]).text());
+}
+
+#[test]
+fn every_envelope_member_is_unwrapped_but_two_messages_are_not_one() {
+    let content = concat!(
+        r#"{"direction": "outgoing", "message": {"jsonrpc": "2.0", "id": "a", "method": "tools/call", "params": {"name": "one", "arguments": {}}}}"#,
+        "\n",
+        r#"{"direction": "incoming", "payload": {"jsonrpc": "2.0", "id": "a", "result": {"content": []}}}"#,
+        "\n",
+        r#"{"ts": "2025-01-01T00:00:00Z", "data": [{"jsonrpc": "2.0", "id": "b", "method": "tools/call", "params": {"name": "two", "arguments": {"x": 1}}}]}"#,
+        "\n",
+        r#"{"ts": "2025-01-01T00:00:01Z", "data": [{"jsonrpc": "2.0", "id": "b", "result": {"content": [], "isError": true}}]}"#,
+        "\n",
+        r#"{"msg": {"jsonrpc": "2.0", "id": "c", "result": {}}, "payload": {"jsonrpc": "2.0", "id": "d", "result": {}}}"#,
+        "\n",
+    );
+    assert_snapshot!(import_text(content, &[]).text());
+}
+
 #[test]
 fn an_mcp_tools_call_without_an_id_is_kept_without_a_result() {
     let content = concat!(

@@ -16,8 +16,8 @@
 use crate::json::{Raw, RawItems, RawMembers};
 
 use super::{
-    Document, Format, ImportError, LineCounter, json_lines, looks_like_object, responses, rget,
-    rget_str,
+    Document, Format, ImportError, LineCounter, json_lines, looks_like_object, mcp, responses,
+    rget, rget_str,
 };
 
 /// Claude Code entry types (`type`), as its sessions write them.
@@ -104,6 +104,19 @@ fn object_evidence(m: &RawMembers<'_>) -> Seen {
             Format::Mcp,
             rget_str(m, "method").as_deref() == Some("tools/call"),
         );
+    }
+    if let Some(inner) = mcp::enveloped(m) {
+        // A capture's envelope around a JSON-RPC message or batch.
+        let is_call = |message: Raw<'_>| {
+            message
+                .members()
+                .is_some_and(|m| rget_str(&m, "method").as_deref() == Some("tools/call"))
+        };
+        let call = match inner.items() {
+            Some(mut batch) => batch.any(is_call),
+            None => is_call(inner),
+        };
+        return one(Format::Mcp, call);
     }
     if m.len() == 4 && ["args", "index", "response", "tool"].iter().all(|k| has(k)) {
         return one(Format::Transcript, true);

@@ -1443,4 +1443,22 @@ mod tests {
         assert_eq!(imported.warnings.len(), 1);
         assert_eq!(imported.warnings[0].kind, WarningKind::NoResult);
     }
+
+    #[test]
+    fn an_envelope_is_unwrapped_only_around_one_json_rpc_message() {
+        let log = concat!(
+            r#"{"seq": 1, "dir": "c2s", "msg": {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t"}}}"#,
+            "\n",
+            r#"{"seq": 2, "dir": "s2c", "msg": {"jsonrpc": "2.0", "id": 1, "result": {"content": []}}}"#,
+            "\n",
+        );
+        let imported = import(log.as_bytes(), Source::Auto).expect("imports");
+        assert_eq!(imported.format, Format::Mcp);
+        assert_eq!(tools(&imported), [("t", r#"{"content":[]}"#.to_owned())]);
+        assert_eq!(imported.warnings, []);
+        // A Claude Code entry's `message` is no JSON-RPC message: no envelope.
+        let entry = r#"{"type": "user", "message": {"role": "user", "content": "hi"}}"#;
+        let members = Raw::parse(entry).unwrap().members().unwrap();
+        assert!(mcp::enveloped(&members).is_none());
+    }
 }
