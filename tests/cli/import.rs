@@ -878,6 +878,13 @@ fn a_computer_use_agent_log_imports_each_action_as_a_call() {
 }
 
 #[test]
+fn a_gemini_file_of_whole_sessions_one_a_line_imports_their_calls() {
+    // Each line the recording's whole session object: its `messages` are read, a
+    // message written again on a later line of the same session read once.
+    assert_snapshot!(import("gemini-sessions.jsonl", &[]).text());
+}
+
+#[test]
 fn an_mcp_capture_of_wrapped_messages_imports_the_messages() {
     // `{"seq", "t", "dir", "msg": {JSON-RPC}}` a line.
     assert_snapshot!(import("mcp-wrapped.jsonl", &[]).text());

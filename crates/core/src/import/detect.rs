@@ -162,7 +162,14 @@ fn object_evidence(m: &RawMembers<'_>) -> Seen {
             && !has("message"))
         || (has("sessionId") && has("projectHash"))
     {
-        let call = array(m, "toolCalls").is_some_and(|mut calls| calls.next().is_some());
+        let has_calls = |m: &RawMembers<'_>| {
+            array(m, "toolCalls").is_some_and(|mut calls| calls.next().is_some())
+        };
+        // A message, or a whole session on one line with its messages.
+        let call = has_calls(m)
+            || array(m, "messages").is_some_and(|mut messages| {
+                messages.any(|message| message.members().is_some_and(|m| has_calls(&m)))
+            });
         return one(Format::Gemini, call);
     }
     if rget(m, "role").is_some_and(|v| v.as_str().is_some())

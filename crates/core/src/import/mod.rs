@@ -1461,4 +1461,20 @@ mod tests {
         let members = Raw::parse(entry).unwrap().members().unwrap();
         assert!(mcp::enveloped(&members).is_none());
     }
+
+    #[test]
+    fn gemini_sessions_one_a_line_read_a_message_written_again_once() {
+        let session = |extra: &str| {
+            format!(
+                r#"{{"sessionId": "s", "projectHash": "p", "messages": [{{"id": "m1", "type": "gemini", "toolCalls": [{{"id": "a", "name": "ls", "args": {{}}, "result": []}}]}}{extra}]}}"#
+            )
+        };
+        let later = r#", {"id": "m2", "type": "gemini", "toolCalls": [{"id": "b", "name": "cat", "args": {}, "result": []}]}"#;
+        let log = format!("{}\n{}\n", session(""), session(later));
+        let imported = import(log.as_bytes(), Source::Auto).expect("imports");
+        assert_eq!(imported.format, Format::Gemini);
+        let names: Vec<&str> = imported.calls.iter().map(|c| c.tool.as_str()).collect();
+        assert_eq!(names, ["ls", "cat"]);
+        assert_eq!(imported.calls[1].line, 2);
+    }
 }
