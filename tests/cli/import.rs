@@ -885,6 +885,14 @@ fn a_gemini_file_of_whole_sessions_one_a_line_imports_their_calls() {
 }
 
 #[test]
+fn openhands_evaluation_output_imports_each_instance_history() {
+    // `output.jsonl`: one instance a line, its `history` the events; ids are each
+    // instance's own, so the second instance's observation of id 3 answers no call of
+    // the first.
+    assert_snapshot!(import("openhands-output.jsonl", &[]).text());
+}
+
+#[test]
 fn an_mcp_capture_of_wrapped_messages_imports_the_messages() {
     // `{"seq", "t", "dir", "msg": {JSON-RPC}}` a line.
     assert_snapshot!(import("mcp-wrapped.jsonl", &[]).text());

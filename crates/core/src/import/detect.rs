@@ -16,8 +16,8 @@
 use crate::json::{Raw, RawItems, RawMembers};
 
 use super::{
-    Document, Format, ImportError, LineCounter, json_lines, looks_like_object, mcp, responses,
-    rget, rget_str,
+    Document, Format, ImportError, LineCounter, json_lines, looks_like_object, mcp, openhands,
+    responses, rget, rget_str,
 };
 
 /// Claude Code entry types (`type`), as its sessions write them.
@@ -177,6 +177,9 @@ fn object_evidence(m: &RawMembers<'_>) -> Seen {
     {
         return one(Format::Cursor, has_block(&message, "tool_use"));
     }
+    if let Some(history) = openhands::instance_history(m) {
+        return one(Format::Openhands, openhands::history_has_call(history));
+    }
     if has("id") && has("source") && (has("action") || has("observation")) {
         return one(
             Format::Openhands,
@@ -217,6 +220,9 @@ pub(crate) fn document_format(m: &RawMembers<'_>) -> Option<Format> {
     }
     if get("resourceSpans").is_some() {
         return Some(Format::Otel);
+    }
+    if openhands::instance_history(m).is_some() {
+        return Some(Format::Openhands);
     }
     if array(m, "history").is_some() && get("role").is_none() {
         return Some(Format::SweAgent);

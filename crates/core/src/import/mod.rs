@@ -1477,4 +1477,24 @@ mod tests {
         assert_eq!(names, ["ls", "cat"]);
         assert_eq!(imported.calls[1].line, 2);
     }
+
+    #[test]
+    fn openhands_instances_pair_their_own_events_only() {
+        let instance = |cause: u32| {
+            format!(
+                r#"{{"instance_id": "i", "history": [{{"id": 1, "source": "agent", "action": "run", "tool_call_metadata": {{"function_name": "bash"}}, "args": {{}}}}, {{"id": 2, "source": "agent", "cause": {cause}, "observation": "run", "content": "out"}}]}}"#
+            )
+        };
+        // The second instance's observation names id 1 of its own instance.
+        let log = format!("{}\n{}\n", instance(9), instance(1));
+        let imported = import(log.as_bytes(), Source::Auto).expect("imports");
+        assert_eq!(imported.format, Format::Openhands);
+        assert_eq!(
+            tools(&imported),
+            [
+                ("bash", r#"{"no_result":true}"#.to_owned()),
+                ("bash", r#"{"content":"out"}"#.to_owned()),
+            ]
+        );
+    }
 }
