@@ -925,3 +925,38 @@ fn an_mcp_tools_call_without_an_id_is_kept_without_a_result() {
     );
     assert_snapshot!(import_text(content, &[]).text());
 }
+
+#[test]
+fn a_subagent_call_reusing_a_session_id_with_other_content_is_kept() {
+    // The session holds toolu_same as a sidechain entry (the same call: read once)
+    // and toolu_other for another call; the subagent log uses both ids.
+    let dir = Dir::new();
+    let call = |id: &str, url: &str| {
+        format!(
+            r#"{{"type":"assistant","isSidechain":true,"agentId":"abc","message":{{"id":"m_{id}","role":"assistant","content":[{{"type":"tool_use","id":"{id}","name":"WebFetch","input":{{"url":"{url}"}}}}]}}}}"#
+        )
+    };
+    let result = |id: &str, text: &str| {
+        format!(
+            r#"{{"type":"user","isSidechain":true,"agentId":"abc","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"{id}","content":"{text}"}}]}}}}"#
+        )
+    };
+    let session = [
+        call("toolu_same", "https://a.example"),
+        result("toolu_same", "A"),
+        call("toolu_other", "https://b.example"),
+        result("toolu_other", "B"),
+    ]
+    .join("\n");
+    let subagent = [
+        call("toolu_same", "https://a.example"),
+        result("toolu_same", "A"),
+        call("toolu_other", "https://c.example"),
+        result("toolu_other", "C"),
+    ]
+    .join("\n");
+    dir.write("s.jsonl", session + "\n");
+    std::fs::create_dir_all(dir.path().join("s/subagents")).expect("folder");
+    dir.write("s/subagents/agent-abc.jsonl", subagent + "\n");
+    assert_snapshot!(dir.run(&["import", "s.jsonl"]).text());
+}

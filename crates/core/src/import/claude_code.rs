@@ -33,8 +33,10 @@
 //!   call), in their order, on that call's line, each with the member
 //!   `"subagent": "ID"` added to its response. A subagent that no call of the session
 //!   started (a compaction agent, `agent-acompact-...`) comes after all the session's
-//!   calls, in the order of the names. A subagent call whose id the session file
-//!   already holds (as a sidechain entry) is not imported twice. When the session's
+//!   calls, in the order of the names. A subagent call that the session file
+//!   already holds (as a sidechain entry: the same id, tool, arguments and result)
+//!   is not imported twice; a subagent call whose id the session already uses for a
+//!   call with other content is kept, with a warning naming the id. When the session's
 //!   `progress` entries show
 //!   calls of a subagent whose log was not given, that is warned about (once an
 //!   agent), since those calls are not imported.
@@ -50,8 +52,9 @@ use super::anthropic::content_blocks;
 use super::detect::CLAUDE_TYPES;
 use super::{
     Call, Format, ImportError, Items, Pairing, Subagent, Warning, WarningKind, object_bytes,
-    raw_id_key, rget, rget_str,
+    raw_id_key, rget, rget_str, shown_id,
 };
+use crate::finding::quote_name;
 
 /// What a session says of its subagents: the id of each call that started one with
 /// the agent's id, and the first line of each agent whose calls `progress` entries
@@ -209,9 +212,28 @@ pub(crate) fn place_subagents(
         }
         let mut placed = Vec::with_capacity(found.len());
         for (call_id, mut call) in found {
-            if !call_id.is_empty() && calls.iter().any(|(id, _)| *id == call_id) {
-                // Already in the session file as a sidechain entry.
-                continue;
+            if let Some((_, first)) = calls
+                .iter()
+                .find(|(id, _)| !call_id.is_empty() && *id == call_id)
+            {
+                if (&first.tool, &first.args, &first.response)
+                    == (&call.tool, &call.args, &call.response)
+                {
+                    // Already in the session file as a sidechain entry.
+                    continue;
+                }
+                warnings.push(Warning {
+                    line,
+                    kind: WarningKind::RepeatedId,
+                    message: format!(
+                        "subagent {}: its call {} has the id {} of the call {} on line {}, with other content; both are kept",
+                        subagent.name,
+                        quote_name(&call.tool),
+                        shown_id(&call_id),
+                        quote_name(&first.tool),
+                        first.line
+                    ),
+                });
             }
             call.line = line;
             call.response = with_subagent(&call.response, id);

@@ -1497,4 +1497,31 @@ mod tests {
             ]
         );
     }
+
+    #[test]
+    fn a_subagent_call_repeating_a_session_id_with_other_content_is_kept() {
+        let call = |input: &str| {
+            format!(
+                r#"{{"type":"assistant","message":{{"content":[{{"type":"tool_use","id":"t","name":"Read","input":{input}}}]}}}}"#
+            )
+        };
+        let session = call(r#"{"p":1}"#);
+        let same = call(r#"{"p":1}"#);
+        let other = call(r#"{"p":2}"#);
+        for (log, kept) in [(same, 1), (other, 2)] {
+            let subagents = [Subagent {
+                name: "agent-a.jsonl",
+                bytes: log.as_bytes(),
+            }];
+            let imported = import_with_subagents(session.as_bytes(), Source::Auto, &subagents)
+                .expect("imports");
+            assert_eq!(imported.calls.len(), kept, "{log}");
+            let repeated = imported
+                .warnings
+                .iter()
+                .filter(|w| w.kind == WarningKind::RepeatedId)
+                .count();
+            assert_eq!(repeated, kept - 1);
+        }
+    }
 }
