@@ -960,3 +960,13 @@ fn a_subagent_call_reusing_a_session_id_with_other_content_is_kept() {
     dir.write("s/subagents/agent-abc.jsonl", subagent + "\n");
     assert_snapshot!(dir.run(&["import", "s.jsonl"]).text());
 }
+
+#[test]
+fn a_log_whose_calls_none_were_read_is_an_error() {
+    // An OpenHands event with a call's metadata but an action the reader does not
+    // take for a call: no record read where the log holds a call is an error (exit
+    // 2), never `0 records` with exit 0.
+    let content = r#"[{"id": 1, "source": "agent", "action": {"kind": "run"}, "tool_call_metadata": {"function_name": "execute_bash"}, "args": {"command": "ls"}}]
+"#;
+    assert_snapshot!(import_text(content, &[]).text());
+}

@@ -16,7 +16,9 @@
 //! is an error). An import that gives no record from an input holding a tool call in
 //! the shape of another format is an error naming that format
 //! ([`ImportError::WrongFormat`]): it never exits with nothing having dropped calls
-//! it could see. The user documentation of every format is `docs/import.md`.
+//! it could see; one that gives no record from an input holding a tool call of the
+//! format it was read as is an error too ([`ImportError::NoCallRead`]). The user
+//! documentation of every format is `docs/import.md`.
 //!
 //! # The mapping, for every format
 //!
@@ -364,6 +366,18 @@ pub enum ImportError {
         /// The first line holding such a call.
         line: u64,
     },
+    /// Read as `format`, the input gave no call, though `line` holds a tool call of
+    /// that format: importing nothing would lose it.
+    #[error(
+        "no tool call read as {}, but line {line} holds one; nothing is imported rather than losing it",
+        format.name()
+    )]
+    NoCallRead {
+        /// The format the input was read as.
+        format: Format,
+        /// The first line holding a call.
+        line: u64,
+    },
     /// The input is a zip archive, read as a format that is not one.
     #[error("a zip archive, which only --from inspect (an Inspect AI .eval log) reads")]
     Zip,
@@ -445,18 +459,23 @@ pub fn import_with_subagents(
         Some(format) => (format, false),
     };
     let (mut calls, mut warnings, agents) = read_as(document, format, bytes)?;
-    if calls.is_empty()
-        && let Some((looks_like, line)) = detect::calls_seen(Document::read(bytes, Some(format))?)
-        && looks_like != format
-    {
-        return Err(ImportError::WrongFormat {
-            read_as: format,
-            looks_like,
-            line,
-        });
-    }
     if format == Format::ClaudeCode {
         claude_code::place_subagents(&mut calls, &mut warnings, &agents, subagents)?;
+    }
+    if calls.is_empty()
+        && let Some((looks_like, line)) = detect::calls_seen(Document::read(bytes, Some(format))?)
+    {
+        if looks_like != format {
+            return Err(ImportError::WrongFormat {
+                read_as: format,
+                looks_like,
+                line,
+            });
+        }
+        // OTLP spans are evidence of a format that may hold calls, not of a call.
+        if format != Format::Otel {
+            return Err(ImportError::NoCallRead { format, line });
+        }
     }
     let calls = calls.into_iter().map(|(_, call)| call).collect();
     Ok(Imported {
