@@ -961,6 +961,41 @@ fn a_subagent_call_reusing_a_session_id_with_other_content_is_kept() {
     assert_snapshot!(dir.run(&["import", "s.jsonl"]).text());
 }
 
+/// A directory holding the session `persisted.jsonl` and its `tool-results` folder,
+/// with a link in it to a file outside it.
+fn with_persisted() -> Dir {
+    let dir = with_fixture("persisted.jsonl");
+    let folder = dir.path().join("persisted/tool-results");
+    std::fs::create_dir_all(&folder).expect("tool-results folder");
+    for name in ["toolu_b1.txt", "mcp-files-read_file-1771474681460.txt"] {
+        let bytes = fixture(&format!("persisted/tool-results/{name}"));
+        std::fs::write(folder.join(name), bytes).expect("result file");
+    }
+    dir.write("secret.txt", "a secret outside the session's folder\n");
+    std::os::unix::fs::symlink("../../secret.txt", folder.join("toolu_b5.txt")).expect("link");
+    dir
+}
+
+#[test]
+fn results_kept_in_files_beside_the_session_are_read_from_its_folder_only() {
+    // The whole result is read from the session's own tool-results folder; a file
+    // not there, a path elsewhere (~/.ssh/id_rsa) and a link out of the folder are
+    // never read: the reference stays the result, with a warning.
+    let run = with_persisted().run(&["import", "persisted.jsonl"]);
+    assert!(!run.stdout.contains("a secret"), "{}", run.stdout);
+    assert_snapshot!(run.text());
+}
+
+#[test]
+fn results_kept_in_files_are_not_read_from_standard_input() {
+    let run = run_with_stdin(
+        Dir::new().path(),
+        &["import", "-"],
+        fixture("persisted.jsonl"),
+    );
+    assert_snapshot!(run.text());
+}
+
 #[test]
 fn a_log_whose_calls_none_were_read_is_an_error() {
     // An OpenHands event with a call's metadata but an action the reader does not

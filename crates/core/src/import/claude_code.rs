@@ -291,3 +291,147 @@ fn with_subagent(response: &[u8], id: &str) -> Vec<u8> {
     kept.push(("subagent", name));
     object_bytes(kept)
 }
+
+/// A tool result's text that refers to a file holding the whole result, as Claude
+/// Code writes it in place of a result too large to keep in the session: the named
+/// path, when the text is such a reference.
+///
+/// - `<persisted-output>` then `Output too large (...). Full output saved to: PATH`
+///   and a preview (a Bash or other tool's output, from Claude Code 2.1.51 on);
+/// - `Error: result (N characters) exceeds maximum allowed tokens. Output has been
+///   saved to PATH.` (an MCP tool's result).
+///
+/// The path is the rest of its line (a Windows path may hold spaces), without a
+/// final `.`.
+pub(crate) fn file_reference(text: &str) -> Option<&str> {
+    let trimmed = text.trim_start();
+    let marker = if trimmed.starts_with("<persisted-output>") {
+        "Full output saved to:"
+    } else if trimmed.starts_with("Error: result (") && trimmed.contains("exceeds maximum allowed")
+    {
+        "Output has been saved to"
+    } else {
+        return None;
+    };
+    let at = trimmed.find(marker)? + marker.len();
+    let rest = &trimmed[at..];
+    let path = rest.lines().next()?.trim();
+    let path = path.strip_suffix('.').unwrap_or(path).trim();
+    (!path.is_empty()).then_some(path)
+}
+
+/// What a reference to the file `path` names: the file's name when it is a file of
+/// a `tool-results` folder, or why it is not read.
+fn tool_result_name(path: &str) -> Result<&str, String> {
+    let mut parts = path.rsplit(['/', '\\']);
+    let name = parts.next().unwrap_or_default();
+    let folder = parts.next().unwrap_or_default();
+    if folder != "tool-results" || matches!(name, "" | "." | "..") {
+        return Err(
+            "it names a file outside a session's tool-results folder, which is never read"
+                .to_owned(),
+        );
+    }
+    Ok(name)
+}
+
+/// Gives each call whose result (in `content`, a string or text blocks) is a
+/// reference to the file holding the whole result ([`file_reference`]) that file's
+/// text in place of the reference, the file got from `files` by its name in the
+/// session's `tool-results` folder; a reference whose file is not there (or cannot
+/// be read, or names a file elsewhere) is kept, with a warning.
+pub(crate) fn read_persisted(
+    calls: &mut [(String, Call)],
+    warnings: &mut Vec<Warning>,
+    files: Option<&super::ToolResults<'_>>,
+) {
+    for (_, call) in calls.iter_mut() {
+        if memchr::memmem::find(&call.response, b"saved to").is_none() {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&call.response).into_owned();
+        let Some(members) = Raw::parse(&text).ok().and_then(|raw| raw.members()) else {
+            continue;
+        };
+        let Some(content) = rget(&members, "content") else {
+            continue;
+        };
+        let mut read = |reference: &str| -> Option<String> {
+            let path = file_reference(reference)?;
+            let found = tool_result_name(path).and_then(|name| match files {
+                Some(files) => files(name).and_then(|bytes| {
+                    String::from_utf8(bytes).map_err(|_| "the file is not UTF-8 text".to_owned())
+                }),
+                None => Err("no session folder to read it from".to_owned()),
+            });
+            match found {
+                Ok(whole) => Some(whole),
+                Err(why) => {
+                    warnings.push(Warning {
+                        line: call.line,
+                        kind: WarningKind::Persisted,
+                        message: format!(
+                            "the result of {} is in the file {path}, not read: {why}; the reference is kept as the result",
+                            quote_name(&call.tool)
+                        ),
+                    });
+                    None
+                }
+            }
+        };
+        let mut replaced = false;
+        let new_content = if let Some(reference) = content.as_str() {
+            read(&reference).map(|whole| {
+                replaced = true;
+                let mut out = Vec::new();
+                crate::canonical::write_str(&whole, &mut out);
+                out
+            })
+        } else if let Some(blocks) = content.items() {
+            let mut out = b"[".to_vec();
+            for (at, block) in blocks.enumerate() {
+                if at > 0 {
+                    out.push(b',');
+                }
+                let inner = block
+                    .members()
+                    .filter(|b| rget_str(b, "type").as_deref() == Some("text"));
+                let whole = inner
+                    .as_ref()
+                    .and_then(|b| rget_str(b, "text"))
+                    .and_then(|reference| read(&reference));
+                match (inner, whole) {
+                    (Some(inner), Some(whole)) => {
+                        replaced = true;
+                        let mut kept: Vec<(&str, Vec<u8>)> = inner
+                            .iter()
+                            .filter(|(key, _)| key != "text")
+                            .map(|(key, value)| (key.as_ref(), value.text().as_bytes().to_vec()))
+                            .collect();
+                        let mut text = Vec::new();
+                        crate::canonical::write_str(&whole, &mut text);
+                        kept.push(("text", text));
+                        out.extend_from_slice(&object_bytes(kept));
+                    }
+                    _ => out.extend_from_slice(block.text().as_bytes()),
+                }
+            }
+            out.push(b']');
+            Some(out)
+        } else {
+            None
+        };
+        if let Some(new_content) = new_content
+            && replaced
+        {
+            // The response is canonical: each member's text is its canonical encoding.
+            let mut kept: Vec<(&str, Vec<u8>)> = members
+                .iter()
+                .filter(|(key, _)| key != "content")
+                .map(|(key, value)| (key.as_ref(), value.text().as_bytes().to_vec()))
+                .collect();
+            kept.push(("content", new_content));
+            call.response = object_bytes(kept);
+        }
+    }
+}

@@ -264,6 +264,9 @@ pub enum WarningKind {
     Skipped,
     /// An MCP message without `"jsonrpc": "2.0"`, read as JSON-RPC 2.0.
     NotJsonRpc,
+    /// A result left in a file beside the session that was not read: the reference
+    /// to it is kept as the result.
+    Persisted,
 }
 
 impl WarningKind {
@@ -277,6 +280,10 @@ impl WarningKind {
             WarningKind::NotJsonRpc => (
                 "message without \"jsonrpc\"",
                 "messages without \"jsonrpc\"",
+            ),
+            WarningKind::Persisted => (
+                "result left in a file not read",
+                "results left in files not read",
             ),
         };
         format!("{n} {}", if n == 1 { one } else { many })
@@ -426,9 +433,26 @@ pub struct Subagent<'a> {
     pub bytes: &'a [u8],
 }
 
+/// The files of a session's `tool-results` folder, where Claude Code keeps a result
+/// too large for the session (see [`claude_code`]): given a file's name (a plain name,
+/// never a path), its bytes, or why it cannot be had. The caller reads them from the
+/// session's own folder only; the core touches no file system.
+pub type ToolResults<'a> = dyn Fn(&str) -> Result<Vec<u8>, String> + 'a;
+
+/// What is found beside a session: its subagents' logs, and its `tool-results`
+/// folder's files.
+#[derive(Clone, Copy, Default)]
+pub struct Beside<'a> {
+    /// The logs of its subagents.
+    pub subagents: &'a [Subagent<'a>],
+    /// The files of its `tool-results` folder; `None` when it has no folder (standard
+    /// input).
+    pub tool_results: Option<&'a ToolResults<'a>>,
+}
+
 /// Imports the bytes of an input read as `source`.
 pub fn import(bytes: &[u8], source: Source) -> Result<Imported, ImportError> {
-    import_with_subagents(bytes, source, &[])
+    import_beside(bytes, source, Beside::default())
 }
 
 /// Imports the bytes of an input read as `source`, with the logs of its subagents
@@ -439,6 +463,25 @@ pub fn import_with_subagents(
     source: Source,
     subagents: &[Subagent<'_>],
 ) -> Result<Imported, ImportError> {
+    import_beside(
+        bytes,
+        source,
+        Beside {
+            subagents,
+            tool_results: None,
+        },
+    )
+}
+
+/// Imports the bytes of an input read as `source`, with what is found beside it:
+/// its subagents' logs and the files of its results kept beside it (both read only
+/// when the input is a Claude Code session; see [`claude_code`]).
+pub fn import_beside(
+    bytes: &[u8],
+    source: Source,
+    beside: Beside<'_>,
+) -> Result<Imported, ImportError> {
+    let subagents = beside.subagents;
     if bytes.starts_with(b"PK\x03\x04") {
         return match source {
             Source::Auto | Source::Named(Format::Inspect) => {
@@ -461,6 +504,8 @@ pub fn import_with_subagents(
     let (mut calls, mut warnings, agents) = read_as(document, format, bytes)?;
     if format == Format::ClaudeCode {
         claude_code::place_subagents(&mut calls, &mut warnings, &agents, subagents)?;
+        claude_code::read_persisted(&mut calls, &mut warnings, beside.tool_results);
+        warnings.sort_by_key(|w| w.line);
     }
     if calls.is_empty()
         && let Some((looks_like, line)) = detect::calls_seen(Document::read(bytes, Some(format))?)
@@ -1542,5 +1587,51 @@ mod tests {
                 .count();
             assert_eq!(repeated, kept - 1);
         }
+    }
+
+    #[test]
+    fn persisted_results_are_asked_for_by_name_in_tool_results_only() {
+        let session = |text: &str| {
+            format!(
+                "{}\n{}\n",
+                r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t","name":"Bash","input":{}}]}}"#,
+                format_args!(
+                    r#"{{"type":"user","message":{{"content":[{{"type":"tool_result","tool_use_id":"t","content":{}}}]}}}}"#,
+                    String::from_utf8(canonical::encode(&Value::Str(text.to_owned()))).unwrap()
+                )
+            )
+        };
+        let asked = std::cell::RefCell::new(Vec::new());
+        let files = |name: &str| -> Result<Vec<u8>, String> {
+            asked.borrow_mut().push(name.to_owned());
+            match name {
+                "x.txt" => Ok(b"whole".to_vec()),
+                _ => Err("not there".to_owned()),
+            }
+        };
+        let beside = Beside {
+            subagents: &[],
+            tool_results: Some(&files),
+        };
+        let read = |text: &str| {
+            import_beside(session(text).as_bytes(), Source::Auto, beside).expect("imports")
+        };
+        let found = read(
+            "<persisted-output>\nOutput too large (60KB). Full output saved to: C:\\Users\\A B\\.claude\\projects\\p\\s\\tool-results\\x.txt\n\nPreview (first 2KB):\nwh\n</persisted-output>",
+        );
+        assert_eq!(
+            tools(&found),
+            [("Bash", r#"{"content":"whole"}"#.to_owned())]
+        );
+        assert_eq!(found.warnings, []);
+        let elsewhere = read(
+            "<persisted-output>\nOutput too large (60KB). Full output saved to: /home/u/.ssh/id_rsa\n</persisted-output>",
+        );
+        assert_eq!(elsewhere.warnings.len(), 1);
+        assert_eq!(elsewhere.warnings[0].kind, WarningKind::Persisted);
+        let plain = read("Output has been saved to x.txt");
+        assert_eq!(plain.warnings, []);
+        // Only the plain name of a file of tool-results was ever asked for.
+        assert_eq!(*asked.borrow(), ["x.txt"]);
     }
 }
