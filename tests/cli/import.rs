@@ -1005,3 +1005,21 @@ fn a_log_whose_calls_none_were_read_is_an_error() {
 "#;
     assert_snapshot!(import_text(content, &[]).text());
 }
+
+#[test]
+fn a_streamed_responses_log_imports_the_items_its_events_carry() {
+    // Each `response.output_item.done` event's item, read once: the same items in
+    // the `response.completed` event are not read again.
+    assert_snapshot!(import("responses-stream.jsonl", &[]).text());
+}
+
+#[test]
+fn a_log_of_each_responses_last_event_imports_their_output() {
+    let content = concat!(
+        r#"{"type": "response.completed", "sequence_number": 3, "response": {"id": "resp_1", "status": "completed", "output": [{"type": "function_call", "call_id": "c1", "name": "ls", "arguments": "{}"}]}}"#,
+        "\n",
+        r#"{"type": "response.completed", "sequence_number": 9, "response": {"id": "resp_2", "status": "completed", "output": [{"type": "function_call", "call_id": "c2", "name": "cat", "arguments": "{\"p\": 1}"}]}}"#,
+        "\n",
+    );
+    assert_snapshot!(import_text(content, &[]).text());
+}

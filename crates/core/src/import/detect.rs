@@ -137,6 +137,18 @@ fn object_evidence(m: &RawMembers<'_>) -> Seen {
         return one(Format::Codex, call);
     }
     if let Some(kind) = kind
+        && responses::is_event(kind)
+        && (object(m, "item").is_some() || object(m, "response").is_some())
+    {
+        // A Responses API stream's event, around an item or a response.
+        let call = responses::event_items(kind, m).into_iter().any(|item| {
+            item.members().is_some_and(|item| {
+                rget_str(&item, "type").is_some_and(|t| responses::CALLS.contains(&t.as_ref()))
+            })
+        });
+        return one(Format::Responses, call);
+    }
+    if let Some(kind) = kind
         && kind.contains('.')
         && object(m, "data").is_some()
     {

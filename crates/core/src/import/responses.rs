@@ -19,6 +19,14 @@
 //!   their `call_id`: `{"content": output}`.
 //! - `mcp_call` (`id`, `name`, `arguments`, `output`, `error`) is a call and its result
 //!   at once: `{"content": output}`, or `{"error": error, "is_error": true}`.
+//! - A log of a streamed response's events (`{"type": "response.output_item.done",
+//!   "item": {...}}`, ...) is read as the items they carry: each
+//!   `response.output_item.done` event's `item`, the item as it is once done. A
+//!   `response.completed` (`failed`, `incomplete`) event's `response.output` holds
+//!   the same items again: they are read only when the input has no done item (a
+//!   log of each response's last event). The other events (`response.created`,
+//!   `response.output_item.added`, text and argument deltas, ...) carry no item that
+//!   is not also in those and are dropped.
 //! - Early Codex CLI rollouts were these items one a line, with a first line of
 //!   session metadata (`instructions`) and `record_type` lines: those are dropped.
 //! - Messages, reasoning and the hosted tools' items (`web_search_call`, ...) are not
@@ -84,10 +92,59 @@ pub(crate) fn is_item_type(kind: &str) -> bool {
         .any(|kinds| kinds.contains(&kind))
 }
 
+/// The streaming event whose `item` is an output item as it is once done.
+const ITEM_DONE: &str = "response.output_item.done";
+
+/// The streaming events whose `response` holds the response's whole `output`.
+const RESPONSE_ENDS: [&str; 3] = [
+    "response.completed",
+    "response.failed",
+    "response.incomplete",
+];
+
+/// Whether `kind` is the type of a streaming event (`response.*`).
+pub(crate) fn is_event(kind: &str) -> bool {
+    kind.starts_with("response.")
+}
+
+/// The output items a streaming event holds: a done item's, or a response's whole
+/// `output` at its end.
+pub(crate) fn event_items<'a>(kind: &str, members: &RawMembers<'a>) -> Vec<Raw<'a>> {
+    if kind == ITEM_DONE {
+        return rget(members, "item").into_iter().collect();
+    }
+    if RESPONSE_ENDS.contains(&kind)
+        && let Some(response) = rget(members, "response").and_then(|r| r.members())
+        && let Some(output) = rget(&response, "output").and_then(|o| o.items())
+    {
+        return output.collect();
+    }
+    Vec::new()
+}
+
 /// Reads the items of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
+    // A stream's items are read from its `response.output_item.done` events; the
+    // same items again in a `response.completed` event's output are read only when
+    // the input has no done item at all (a log of the responses' last events).
+    let mut done_items = false;
+    let mut ended: Vec<(u64, Raw<'_>)> = Vec::new();
     for entry in items {
         let (line, value) = entry?;
+        if let Some(members) = value.members()
+            && let Some(kind) = rget_str(&members, "type")
+            && is_event(&kind)
+        {
+            if kind == ITEM_DONE {
+                done_items = true;
+                for inner in event_items(&kind, &members) {
+                    one(line, inner, pairing)?;
+                }
+            } else {
+                ended.extend(event_items(&kind, &members).into_iter().map(|i| (line, i)));
+            }
+            continue;
+        }
         match value.members() {
             Some(members) => {
                 // A request or response body: its `input` items, then its `output`
@@ -108,6 +165,11 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
                 }
             }
             None => one(line, value, pairing)?,
+        }
+    }
+    if !done_items {
+        for (line, inner) in ended {
+            one(line, inner, pairing)?;
         }
     }
     Ok(())
