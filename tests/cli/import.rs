@@ -1023,3 +1023,18 @@ fn a_log_of_each_responses_last_event_imports_their_output() {
     );
     assert_snapshot!(import_text(content, &[]).text());
 }
+
+#[test]
+fn a_log_of_chat_completions_imports_the_messages_of_their_choices() {
+    // The API's responses, one a line: each choice's message is the envelope's
+    // content, its tool_calls the calls; the next request's tool message answers.
+    let content = concat!(
+        r#"{"id": "chatcmpl-1", "object": "chat.completion", "created": 1735689600, "model": "gpt-4o", "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]}, "finish_reason": "tool_calls"}], "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}"#,
+        "\n",
+        r#"{"role": "tool", "tool_call_id": "call_1", "content": "sunny"}"#,
+        "\n",
+        r#"{"id": "chatcmpl-2", "object": "chat.completion", "created": 1735689601, "model": "gpt-4o", "choices": [{"index": 0, "message": {"role": "assistant", "content": "It is sunny."}, "finish_reason": "stop"}]}"#,
+        "\n",
+    );
+    assert_snapshot!(import_text(content, &[]).text());
+}

@@ -16,8 +16,8 @@
 use crate::json::{Raw, RawItems, RawMembers};
 
 use super::{
-    Document, Format, ImportError, LineCounter, json_lines, looks_like_object, mcp, openhands,
-    responses, rget, rget_str,
+    Document, Format, ImportError, LineCounter, json_lines, looks_like_object, mcp, openai,
+    openhands, responses, rget, rget_str,
 };
 
 /// Claude Code entry types (`type`), as its sessions write them.
@@ -200,6 +200,13 @@ fn object_evidence(m: &RawMembers<'_>) -> Seen {
     }
     if has("resourceSpans") {
         return one(Format::Otel, true);
+    }
+    if let Some(messages) = openai::completion_messages(m) {
+        // A chat completion, around its choices' messages.
+        let call = messages
+            .iter()
+            .any(|m| array(m, "tool_calls").is_some_and(|mut calls| calls.next().is_some()));
+        return one(Format::Openai, call);
     }
     if let Some(role) = rget_str(m, "role") {
         if array(m, "tool_calls").is_some_and(|mut calls| calls.next().is_some()) {
