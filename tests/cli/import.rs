@@ -1038,3 +1038,13 @@ fn a_log_of_chat_completions_imports_the_messages_of_their_choices() {
     );
     assert_snapshot!(import_text(content, &[]).text());
 }
+
+#[test]
+fn an_openhands_call_whose_action_is_no_name_is_warned_about() {
+    let content = r#"[
+  {"id": 1, "source": "agent", "action": "run", "tool_call_metadata": {"function_name": "execute_bash"}, "args": {"command": "ls"}},
+  {"id": 2, "source": "agent", "action": {"kind": "run"}, "tool_call_metadata": {"function_name": "execute_bash"}, "args": {"command": "rm -rf /"}}
+]
+"#;
+    assert_snapshot!(import_text(content, &[]).text());
+}

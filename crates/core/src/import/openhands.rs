@@ -110,6 +110,18 @@ fn read_event(
             found => return Err(error(raw_must_be("args", "an object", found))),
         };
         pairing.call(line, id, name, args);
+    } else if let Some(action) = rget(&event, "action")
+        && rget(&event, "tool_call_metadata").is_some_and(|m| m.members().is_some())
+        && action.as_str().is_none()
+    {
+        // A call by its metadata, but not one this reader can take.
+        pairing.skip(
+            line,
+            format!(
+                "action event with \"tool_call_metadata\" whose \"action\" is {}, not a name",
+                action.described()
+            ),
+        );
     } else if let Some(kind) = rget_str(&event, "observation")
         && let Some(cause) = rget(&event, "cause")
         && !cause.is_null()
