@@ -967,7 +967,11 @@ fn with_persisted() -> Dir {
     let dir = with_fixture("persisted.jsonl");
     let folder = dir.path().join("persisted/tool-results");
     std::fs::create_dir_all(&folder).expect("tool-results folder");
-    for name in ["toolu_b1.txt", "mcp-files-read_file-1771474681460.txt"] {
+    for name in [
+        "toolu_b1.txt",
+        "mcp-files-read_file-1771474681460.txt",
+        "toolu_b7.txt",
+    ] {
         let bytes = fixture(&format!("persisted/tool-results/{name}"));
         std::fs::write(folder.join(name), bytes).expect("result file");
     }

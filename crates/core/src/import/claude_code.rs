@@ -63,6 +63,9 @@ use crate::finding::quote_name;
 pub(crate) struct Agents {
     pub started: Vec<(String, String)>,
     pub shown: Vec<(String, u64)>,
+    /// The id of each call whose `toolUseResult` names the file holding its whole
+    /// result (`persistedOutputPath`), with that path.
+    pub persisted: Vec<(String, String)>,
 }
 
 /// Notes what the entry `entry` says of subagents.
@@ -77,6 +80,23 @@ fn note_agents(line: u64, kind: &str, entry: &RawMembers<'_>, agents: &mut Agent
         && !agents.shown.iter().any(|(a, _)| *a == agent)
     {
         agents.shown.push((agent.into_owned(), line));
+    }
+    if kind == "user"
+        && let Some(result) = object(entry, "toolUseResult")
+        && let Some(path) = rget_str(&result, "persistedOutputPath")
+        && let Some(message) = object(entry, "message")
+        && let Some(blocks) = rget(&message, "content").and_then(|c| c.items())
+    {
+        for block in blocks {
+            if let Some(block) = block.members()
+                && rget_str(&block, "type").as_deref() == Some("tool_result")
+                && let Some(id) = rget(&block, "tool_use_id")
+            {
+                agents
+                    .persisted
+                    .push((raw_id_key(id), path.clone().into_owned()));
+            }
+        }
     }
     if kind == "user"
         && let Some(result) = object(entry, "toolUseResult")
@@ -174,7 +194,7 @@ pub(crate) fn read(
 pub(crate) fn place_subagents(
     calls: &mut Vec<(String, Call)>,
     warnings: &mut Vec<Warning>,
-    agents: &Agents,
+    agents: &mut Agents,
     subagents: &[Subagent<'_>],
 ) -> Result<(), ImportError> {
     let mut given: Vec<&Subagent<'_>> = subagents.iter().collect();
@@ -189,8 +209,9 @@ pub(crate) fn place_subagents(
         };
         let document =
             super::Document::read(subagent.bytes, Some(Format::ClaudeCode)).map_err(fail)?;
-        let (found, found_warnings, _) =
+        let (found, found_warnings, found_agents) =
             super::read_as(document, Format::ClaudeCode, subagent.bytes).map_err(fail)?;
+        agents.persisted.extend(found_agents.persisted);
         let started = agents
             .started
             .iter()
@@ -344,9 +365,14 @@ pub(crate) fn read_persisted(
     calls: &mut [(String, Call)],
     warnings: &mut Vec<Warning>,
     files: Option<&super::ToolResults<'_>>,
+    named: &[(String, String)],
 ) {
-    for (_, call) in calls.iter_mut() {
-        if memchr::memmem::find(&call.response, b"saved to").is_none() {
+    for (id, call) in calls.iter_mut() {
+        let field = named
+            .iter()
+            .find(|(call_id, _)| !id.is_empty() && call_id == id)
+            .map(|(_, path)| path.as_str());
+        if memchr::memmem::find(&call.response, b"saved to").is_none() && field.is_none() {
             continue;
         }
         let text = String::from_utf8_lossy(&call.response).into_owned();
@@ -356,8 +382,8 @@ pub(crate) fn read_persisted(
         let Some(content) = rget(&members, "content") else {
             continue;
         };
-        let mut read = |reference: &str| -> Option<String> {
-            let path = file_reference(reference)?;
+        let mut referred = false;
+        let mut read_path = |path: &str| -> Option<String> {
             let found = tool_result_name(path).and_then(|name| match files {
                 Some(files) => files(name).and_then(|bytes| {
                     String::from_utf8(bytes).map_err(|_| "the file is not UTF-8 text".to_owned())
@@ -378,6 +404,11 @@ pub(crate) fn read_persisted(
                     None
                 }
             }
+        };
+        let mut read = |reference: &str| -> Option<String> {
+            let path = file_reference(reference)?;
+            referred = true;
+            read_path(path)
         };
         let mut replaced = false;
         let new_content = if let Some(reference) = content.as_str() {
@@ -420,6 +451,17 @@ pub(crate) fn read_persisted(
             Some(out)
         } else {
             None
+        };
+        // The entry's toolUseResult names the file, and no text of the result does:
+        // the whole content is the file's text.
+        let new_content = match field {
+            Some(path) if !referred => read_path(path).map(|whole| {
+                replaced = true;
+                let mut out = Vec::new();
+                crate::canonical::write_str(&whole, &mut out);
+                out
+            }),
+            _ => new_content,
         };
         if let Some(new_content) = new_content
             && replaced

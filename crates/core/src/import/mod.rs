@@ -501,10 +501,15 @@ pub fn import_beside(
         None => (detect::detect(&document)?, true),
         Some(format) => (format, false),
     };
-    let (mut calls, mut warnings, agents) = read_as(document, format, bytes)?;
+    let (mut calls, mut warnings, mut agents) = read_as(document, format, bytes)?;
     if format == Format::ClaudeCode {
-        claude_code::place_subagents(&mut calls, &mut warnings, &agents, subagents)?;
-        claude_code::read_persisted(&mut calls, &mut warnings, beside.tool_results);
+        claude_code::place_subagents(&mut calls, &mut warnings, &mut agents, subagents)?;
+        claude_code::read_persisted(
+            &mut calls,
+            &mut warnings,
+            beside.tool_results,
+            &agents.persisted,
+        );
         warnings.sort_by_key(|w| w.line);
     }
     if calls.is_empty()
