@@ -105,19 +105,6 @@ fn object_evidence(m: &RawMembers<'_>) -> Seen {
             rget_str(m, "method").as_deref() == Some("tools/call"),
         );
     }
-    if let Some(inner) = mcp::enveloped(m) {
-        // A capture's envelope around a JSON-RPC message or batch.
-        let is_call = |message: Raw<'_>| {
-            message
-                .members()
-                .is_some_and(|m| rget_str(&m, "method").as_deref() == Some("tools/call"))
-        };
-        let call = match inner.items() {
-            Some(mut batch) => batch.any(is_call),
-            None => is_call(inner),
-        };
-        return one(Format::Mcp, call);
-    }
     if m.len() == 4 && ["args", "index", "response", "tool"].iter().all(|k| has(k)) {
         return one(Format::Transcript, true);
     }
@@ -161,6 +148,20 @@ fn object_evidence(m: &RawMembers<'_>) -> Seen {
     {
         let call = object(m, "message").is_some_and(|message| has_block(&message, "tool_use"));
         return one(Format::ClaudeCode, call);
+    }
+    if let Some(inner) = mcp::enveloped(m) {
+        // A capture's envelope around a JSON-RPC message or batch (after the
+        // formats whose `type` names their entries, whose members may hold one).
+        let is_call = |message: Raw<'_>| {
+            message
+                .members()
+                .is_some_and(|m| rget_str(&m, "method").as_deref() == Some("tools/call"))
+        };
+        let call = match inner.items() {
+            Some(mut batch) => batch.any(is_call),
+            None => is_call(inner),
+        };
+        return one(Format::Mcp, call);
     }
     if let Some(kind) = kind
         && responses::is_item_type(kind)
