@@ -10,7 +10,8 @@
 //! The same session folder holds `tool-results/`, the files where Claude Code keeps
 //! results too large for the session ([`tool_results`]): the core asks for them by
 //! name, and only a file of that folder is ever read (its canonical path must stay
-//! inside the folder's, so a link out of it is refused too).
+//! inside the folder as named from the session file's own folder, so a link out of
+//! it, or a session or tool-results folder that is a link, is refused too).
 
 use std::path::{Path, PathBuf};
 
@@ -107,7 +108,10 @@ pub(super) fn tool_results(path: &Path) -> Option<impl Fn(&str) -> Result<Vec<u8
             return Err(format!("{name:?} is not a plain file name"));
         }
         let at = folder.join(name);
-        let inside = folder.canonicalize().and_then(|folder| {
+        // The folder as it is named from the session file's own folder, links
+        // resolved there only: a session or tool-results folder that is itself a
+        // link leads out as surely as a file that is one.
+        let inside = within(folder).and_then(|folder| {
             let file = at.canonicalize()?;
             Ok((file.starts_with(&folder), file))
         });
@@ -133,6 +137,22 @@ pub(super) fn tool_results(path: &Path) -> Option<impl Fn(&str) -> Result<Vec<u8
         }
         std::fs::read(&file).map_err(|err| format!("{}: {err}", shown(&at)))
     })
+}
+
+/// `folder` (`<session>/tool-results`) with the folder holding the session resolved
+/// to its canonical path, and its last two names kept as they are.
+fn within(folder: &Path) -> std::io::Result<PathBuf> {
+    let session = folder.parent().unwrap_or(Path::new(""));
+    let project = session.parent().unwrap_or(Path::new(""));
+    let project = if project.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        project
+    };
+    let (Some(session), Some(results)) = (session.file_name(), folder.file_name()) else {
+        return Err(std::io::ErrorKind::NotFound.into());
+    };
+    Ok(project.canonicalize()?.join(session).join(results))
 }
 
 /// The session file whose subagent log `path` would be read with, by its name

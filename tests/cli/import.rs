@@ -1052,3 +1052,29 @@ fn an_openhands_call_whose_action_is_no_name_is_warned_about() {
 "#;
     assert_snapshot!(import_text(content, &[]).text());
 }
+
+#[test]
+fn a_tool_results_folder_that_is_a_link_is_never_read() {
+    let dir = Dir::new();
+    let reference = "<persisted-output>\\nOutput too large (60KB). Full output saved to: /home/u/.claude/projects/p/s/tool-results/toolu_1.txt\\n</persisted-output>";
+    dir.write(
+        "s.jsonl",
+        format!(
+            "{}\n{}\n",
+            r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}]}}"#,
+            format_args!(
+                r#"{{"type":"user","message":{{"content":[{{"type":"tool_result","tool_use_id":"toolu_1","content":"{reference}"}}]}}}}"#
+            )
+        ),
+    );
+    std::fs::create_dir_all(dir.path().join("outside")).expect("folder");
+    std::fs::create_dir_all(dir.path().join("s")).expect("folder");
+    dir.write(
+        "outside/toolu_1.txt",
+        "a secret outside the session's folder\n",
+    );
+    std::os::unix::fs::symlink("../outside", dir.path().join("s/tool-results")).expect("link");
+    let run = dir.run(&["import", "s.jsonl"]);
+    assert!(!run.stdout.contains("a secret"), "{}", run.stdout);
+    assert_snapshot!(run.text());
+}
