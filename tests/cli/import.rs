@@ -1078,3 +1078,14 @@ fn a_tool_results_folder_that_is_a_link_is_never_read() {
     assert!(!run.stdout.contains("a secret"), "{}", run.stdout);
     assert_snapshot!(run.text());
 }
+
+#[test]
+fn a_tools_call_in_an_envelope_no_reader_unwraps_is_never_a_silent_zero() {
+    // `frame` is no envelope member MCP reads: the line is skipped, and since the
+    // log holds a call and none was read, the import is an error, not 0 records.
+    let content = concat!(
+        r#"{"dir": "c2s", "frame": {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "delete_file", "arguments": {}}}}"#,
+        "\n",
+    );
+    assert_snapshot!(import_text(content, &["--from", "mcp"]).text());
+}

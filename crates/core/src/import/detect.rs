@@ -306,6 +306,10 @@ struct Tally {
     objects: u64,
     with_role: u64,
     calls: Option<(Format, u64)>,
+    /// Whether to look for an MCP `tools/call` one level inside an object of no
+    /// format's call (an envelope no reader unwraps), and the first line of one.
+    deep: bool,
+    nested: Option<u64>,
 }
 
 impl Tally {
@@ -321,7 +325,19 @@ impl Tally {
         if rget(m, "role").is_some() {
             self.with_role += 1;
         }
-        self.record(line, object_evidence(m));
+        let seen = object_evidence(m);
+        if self.deep && seen.calls == 0 && self.nested.is_none() {
+            let nested_call = |value: &Raw<'_>| {
+                value.members().is_some_and(|inner| {
+                    mcp::is_message(&inner)
+                        && rget_str(&inner, "method").as_deref() == Some("tools/call")
+                })
+            };
+            if m.iter().any(|(_, value)| nested_call(value)) {
+                self.nested = Some(line);
+            }
+        }
+        self.record(line, seen);
     }
 
     fn record(&mut self, line: u64, seen: Seen) {
@@ -424,8 +440,14 @@ pub(crate) fn detect(document: &Document<'_>) -> Result<Format, ImportError> {
 }
 
 /// The first tool call the input holds in any known shape: its format and line.
+///
+/// A JSON-RPC `tools/call` one level inside an object that holds no call of any
+/// format (in an envelope of a member no reader unwraps) is seen too, as MCP's.
 pub(crate) fn calls_seen(document: Document<'_>) -> Option<(Format, u64)> {
-    let mut tally = Tally::default();
+    let mut tally = Tally {
+        deep: true,
+        ..Tally::default()
+    };
     match document {
         Document::Array(items) => {
             for (line, item) in items {
@@ -457,5 +479,7 @@ pub(crate) fn calls_seen(document: Document<'_>) -> Option<(Format, u64)> {
             }
         }
     }
-    tally.calls
+    tally
+        .calls
+        .or_else(|| tally.nested.map(|line| (Format::Mcp, line)))
 }
