@@ -7,8 +7,8 @@ use std::io::Write;
 use std::path::Path;
 
 use toolreplay_core::{
-    ImportError, ImportFormat as Format, ImportSource as Source, Imported, MAX_IMPORT_BYTES,
-    import_log_with_subagents as import_with_subagents, import_summary as summary,
+    Beside, ImportError, ImportFormat as Format, ImportSource as Source, Imported,
+    MAX_IMPORT_BYTES, ToolResults, import_log_beside as import_beside, import_summary as summary,
     write_imported_record as write_record,
 };
 
@@ -70,19 +70,23 @@ pub(crate) fn import_counted(
         &format!("{} GiB, the most an import reads", MAX_IMPORT_BYTES >> 30),
     )?;
     let subagents = super::subagents::beside(path, options.source)?;
-    let imported = import_with_subagents(&bytes, options.source, &subagents.logs()).map_err(
-        |err| match err {
-            ImportError::Input(err) => Error::Input {
-                path: name.clone(),
-                line: err.line,
-                message: err.message,
-            },
-            other => Error::Invalid {
-                path: name.clone(),
-                message: other.to_string(),
-            },
+    let logs = subagents.logs();
+    let tool_results = super::subagents::tool_results(path);
+    let beside = Beside {
+        subagents: &logs,
+        tool_results: tool_results.as_ref().map(|files| files as &ToolResults<'_>),
+    };
+    let imported = import_beside(&bytes, options.source, beside).map_err(|err| match err {
+        ImportError::Input(err) => Error::Input {
+            path: name.clone(),
+            line: err.line,
+            message: err.message,
         },
-    )?;
+        other => Error::Invalid {
+            path: name.clone(),
+            message: other.to_string(),
+        },
+    })?;
     drop(bytes);
     *tally = Tally {
         format: Some(imported.format),

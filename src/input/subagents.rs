@@ -1,13 +1,19 @@
 //! Finding a Claude Code session's subagent logs: `<session>/subagents/agent-*.jsonl`
 //! beside the session file `<session>.jsonl`. The core reads them from bytes
-//! ([`toolreplay_core::import_log_with_subagents`]); this is the file system side.
+//! ([`toolreplay_core::import_log_beside`]); this is the file system side.
 //!
 //! They are looked for when the input is a file (not standard input) named `*.jsonl`
 //! and read as Claude Code or with `--from auto`; the core reads them only when the
 //! input is a Claude Code session. A folder that cannot be listed, or a log that
 //! cannot be read, is an error: its calls must not be lost silently.
+//!
+//! The same session folder holds `tool-results/`, the files where Claude Code keeps
+//! results too large for the session ([`tool_results`]): the core asks for them by
+//! name, and only a file of that folder is ever read (its canonical path must stay
+//! inside the folder as named from the session file's own folder, so a link out of
+//! it, or a session or tool-results folder that is a link, is refused too).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::error::Error;
 use crate::input;
@@ -74,6 +80,79 @@ pub(super) fn beside(path: &Path, source: Source) -> Result<Found, Error> {
     }
     found.sort();
     Ok(Found(found))
+}
+
+/// The session folder of the session (or subagent log) at `path`: `<session>/` for
+/// `<session>.jsonl`, and for `<session>/subagents/agent-*.jsonl`.
+fn session_folder(path: &Path) -> Option<PathBuf> {
+    if let Some(session) = session_of(path) {
+        return Some(session.with_extension(""));
+    }
+    let stem = path.file_name()?.to_str()?.strip_suffix(".jsonl")?;
+    Some(path.with_file_name(stem))
+}
+
+/// The files of the `tool-results` folder of the session at `path`, each read by its
+/// name (never a path), as the core asks for them; `None` for standard input.
+pub(super) fn tool_results(path: &Path) -> Option<impl Fn(&str) -> Result<Vec<u8>, String>> {
+    if input::is_stdin(path) {
+        return None;
+    }
+    let folder = session_folder(path).map(|session| session.join("tool-results"));
+    Some(move |name: &str| {
+        let Some(folder) = &folder else {
+            return Err("the session's file is not named *.jsonl, so it has no folder".to_owned());
+        };
+        let shown = |at: &Path| input::display(at);
+        if name.is_empty() || name.contains(['/', '\\']) || name == "." || name == ".." {
+            return Err(format!("{name:?} is not a plain file name"));
+        }
+        let at = folder.join(name);
+        // The folder as it is named from the session file's own folder, links
+        // resolved there only: a session or tool-results folder that is itself a
+        // link leads out as surely as a file that is one.
+        let inside = within(folder).and_then(|folder| {
+            let file = at.canonicalize()?;
+            Ok((file.starts_with(&folder), file))
+        });
+        let file = match inside {
+            Ok((true, file)) => file,
+            Ok((false, _)) => {
+                return Err(format!(
+                    "{} leads out of the session's tool-results folder",
+                    shown(&at)
+                ));
+            }
+            Err(_) => return Err(format!("{} is not there", shown(&at))),
+        };
+        let meta = std::fs::metadata(&file).map_err(|err| format!("{}: {err}", shown(&at)))?;
+        if !meta.is_file() {
+            return Err(format!("{} is not a file", shown(&at)));
+        }
+        if meta.len() > MAX_IMPORT_BYTES {
+            return Err(format!(
+                "{} is larger than the most an import reads",
+                shown(&at)
+            ));
+        }
+        std::fs::read(&file).map_err(|err| format!("{}: {err}", shown(&at)))
+    })
+}
+
+/// `folder` (`<session>/tool-results`) with the folder holding the session resolved
+/// to its canonical path, and its last two names kept as they are.
+fn within(folder: &Path) -> std::io::Result<PathBuf> {
+    let session = folder.parent().unwrap_or(Path::new(""));
+    let project = session.parent().unwrap_or(Path::new(""));
+    let project = if project.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        project
+    };
+    let (Some(session), Some(results)) = (session.file_name(), folder.file_name()) else {
+        return Err(std::io::ErrorKind::NotFound.into());
+    };
+    Ok(project.canonicalize()?.join(session).join(results))
 }
 
 /// The session file whose subagent log `path` would be read with, by its name

@@ -866,3 +866,226 @@ fn every_responses_request_and_response_body_is_read() {
     );
     assert_snapshot!(import_text(content, &["--from", "responses", "--strict"]).text());
 }
+
+// --- no silent loss: every call a log holds is read or warned about
+
+#[test]
+fn a_computer_use_agent_log_imports_each_action_as_a_call() {
+    // An OpenAI Responses log of a computer-use agent: each `computer_call` is a call
+    // of `computer` with its action, its `computer_call_output` the result; an item
+    // whose type names a tool call not understood is warned about.
+    assert_snapshot!(import("computer-use.json", &[]).text());
+}
+
+#[test]
+fn a_gemini_file_of_whole_sessions_one_a_line_imports_their_calls() {
+    // Each line the recording's whole session object: its `messages` are read, a
+    // message written again on a later line of the same session read once.
+    assert_snapshot!(import("gemini-sessions.jsonl", &[]).text());
+}
+
+#[test]
+fn openhands_evaluation_output_imports_each_instance_history() {
+    // `output.jsonl`: one instance a line, its `history` the events; ids are each
+    // instance's own, so the second instance's observation of id 3 answers no call of
+    // the first.
+    assert_snapshot!(import("openhands-output.jsonl", &[]).text());
+}
+
+#[test]
+fn an_mcp_capture_of_wrapped_messages_imports_the_messages() {
+    // `{"seq", "t", "dir", "msg": {JSON-RPC}}` a line.
+    assert_snapshot!(import("mcp-wrapped.jsonl", &[]).text());
+}
+
+#[test]
+fn every_envelope_member_is_unwrapped_but_two_messages_are_not_one() {
+    let content = concat!(
+        r#"{"direction": "outgoing", "message": {"jsonrpc": "2.0", "id": "a", "method": "tools/call", "params": {"name": "one", "arguments": {}}}}"#,
+        "\n",
+        r#"{"direction": "incoming", "payload": {"jsonrpc": "2.0", "id": "a", "result": {"content": []}}}"#,
+        "\n",
+        r#"{"ts": "2025-01-01T00:00:00Z", "data": [{"jsonrpc": "2.0", "id": "b", "method": "tools/call", "params": {"name": "two", "arguments": {"x": 1}}}]}"#,
+        "\n",
+        r#"{"ts": "2025-01-01T00:00:01Z", "data": [{"jsonrpc": "2.0", "id": "b", "result": {"content": [], "isError": true}}]}"#,
+        "\n",
+        r#"{"msg": {"jsonrpc": "2.0", "id": "c", "result": {}}, "payload": {"jsonrpc": "2.0", "id": "d", "result": {}}}"#,
+        "\n",
+    );
+    assert_snapshot!(import_text(content, &[]).text());
+}
+
+#[test]
+fn an_mcp_tools_call_without_an_id_is_kept_without_a_result() {
+    let content = concat!(
+        r#"{"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "delete_file", "arguments": {"path": "old.txt"}}}"#,
+        "\n",
+        r#"{"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1}}"#,
+        "\n",
+    );
+    assert_snapshot!(import_text(content, &[]).text());
+}
+
+#[test]
+fn a_subagent_call_reusing_a_session_id_with_other_content_is_kept() {
+    // The session holds toolu_same as a sidechain entry (the same call: read once)
+    // and toolu_other for another call; the subagent log uses both ids.
+    let dir = Dir::new();
+    let call = |id: &str, url: &str| {
+        format!(
+            r#"{{"type":"assistant","isSidechain":true,"agentId":"abc","message":{{"id":"m_{id}","role":"assistant","content":[{{"type":"tool_use","id":"{id}","name":"WebFetch","input":{{"url":"{url}"}}}}]}}}}"#
+        )
+    };
+    let result = |id: &str, text: &str| {
+        format!(
+            r#"{{"type":"user","isSidechain":true,"agentId":"abc","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"{id}","content":"{text}"}}]}}}}"#
+        )
+    };
+    let session = [
+        call("toolu_same", "https://a.example"),
+        result("toolu_same", "A"),
+        call("toolu_other", "https://b.example"),
+        result("toolu_other", "B"),
+    ]
+    .join("\n");
+    let subagent = [
+        call("toolu_same", "https://a.example"),
+        result("toolu_same", "A"),
+        call("toolu_other", "https://c.example"),
+        result("toolu_other", "C"),
+    ]
+    .join("\n");
+    dir.write("s.jsonl", session + "\n");
+    std::fs::create_dir_all(dir.path().join("s/subagents")).expect("folder");
+    dir.write("s/subagents/agent-abc.jsonl", subagent + "\n");
+    assert_snapshot!(dir.run(&["import", "s.jsonl"]).text());
+}
+
+/// A directory holding the session `persisted.jsonl` and its `tool-results` folder,
+/// with a link in it to a file outside it.
+fn with_persisted() -> Dir {
+    let dir = with_fixture("persisted.jsonl");
+    let folder = dir.path().join("persisted/tool-results");
+    std::fs::create_dir_all(&folder).expect("tool-results folder");
+    for name in [
+        "toolu_b1.txt",
+        "mcp-files-read_file-1771474681460.txt",
+        "toolu_b7.txt",
+    ] {
+        let bytes = fixture(&format!("persisted/tool-results/{name}"));
+        std::fs::write(folder.join(name), bytes).expect("result file");
+    }
+    dir.write("secret.txt", "a secret outside the session's folder\n");
+    std::os::unix::fs::symlink("../../secret.txt", folder.join("toolu_b5.txt")).expect("link");
+    dir
+}
+
+#[test]
+fn results_kept_in_files_beside_the_session_are_read_from_its_folder_only() {
+    // The whole result is read from the session's own tool-results folder; a file
+    // not there, a path elsewhere (~/.ssh/id_rsa) and a link out of the folder are
+    // never read: the reference stays the result, with a warning.
+    let run = with_persisted().run(&["import", "persisted.jsonl"]);
+    assert!(!run.stdout.contains("a secret"), "{}", run.stdout);
+    assert_snapshot!(run.text());
+}
+
+#[test]
+fn results_kept_in_files_are_not_read_from_standard_input() {
+    let run = run_with_stdin(
+        Dir::new().path(),
+        &["import", "-"],
+        fixture("persisted.jsonl"),
+    );
+    assert_snapshot!(run.text());
+}
+
+#[test]
+fn a_log_whose_calls_none_were_read_is_an_error() {
+    // An OpenHands event with a call's metadata but an action the reader does not
+    // take for a call: no record read where the log holds a call is an error (exit
+    // 2), never `0 records` with exit 0.
+    let content = r#"[{"id": 1, "source": "agent", "action": {"kind": "run"}, "tool_call_metadata": {"function_name": "execute_bash"}, "args": {"command": "ls"}}]
+"#;
+    assert_snapshot!(import_text(content, &[]).text());
+}
+
+#[test]
+fn a_streamed_responses_log_imports_the_items_its_events_carry() {
+    // Each `response.output_item.done` event's item, read once: the same items in
+    // the `response.completed` event are not read again.
+    assert_snapshot!(import("responses-stream.jsonl", &[]).text());
+}
+
+#[test]
+fn a_log_of_each_responses_last_event_imports_their_output() {
+    let content = concat!(
+        r#"{"type": "response.completed", "sequence_number": 3, "response": {"id": "resp_1", "status": "completed", "output": [{"type": "function_call", "call_id": "c1", "name": "ls", "arguments": "{}"}]}}"#,
+        "\n",
+        r#"{"type": "response.completed", "sequence_number": 9, "response": {"id": "resp_2", "status": "completed", "output": [{"type": "function_call", "call_id": "c2", "name": "cat", "arguments": "{\"p\": 1}"}]}}"#,
+        "\n",
+    );
+    assert_snapshot!(import_text(content, &[]).text());
+}
+
+#[test]
+fn a_log_of_chat_completions_imports_the_messages_of_their_choices() {
+    // The API's responses, one a line: each choice's message is the envelope's
+    // content, its tool_calls the calls; the next request's tool message answers.
+    let content = concat!(
+        r#"{"id": "chatcmpl-1", "object": "chat.completion", "created": 1735689600, "model": "gpt-4o", "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]}, "finish_reason": "tool_calls"}], "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}"#,
+        "\n",
+        r#"{"role": "tool", "tool_call_id": "call_1", "content": "sunny"}"#,
+        "\n",
+        r#"{"id": "chatcmpl-2", "object": "chat.completion", "created": 1735689601, "model": "gpt-4o", "choices": [{"index": 0, "message": {"role": "assistant", "content": "It is sunny."}, "finish_reason": "stop"}]}"#,
+        "\n",
+    );
+    assert_snapshot!(import_text(content, &[]).text());
+}
+
+#[test]
+fn an_openhands_call_whose_action_is_no_name_is_warned_about() {
+    let content = r#"[
+  {"id": 1, "source": "agent", "action": "run", "tool_call_metadata": {"function_name": "execute_bash"}, "args": {"command": "ls"}},
+  {"id": 2, "source": "agent", "action": {"kind": "run"}, "tool_call_metadata": {"function_name": "execute_bash"}, "args": {"command": "rm -rf /"}}
+]
+"#;
+    assert_snapshot!(import_text(content, &[]).text());
+}
+
+#[test]
+fn a_tool_results_folder_that_is_a_link_is_never_read() {
+    let dir = Dir::new();
+    let reference = "<persisted-output>\\nOutput too large (60KB). Full output saved to: /home/u/.claude/projects/p/s/tool-results/toolu_1.txt\\n</persisted-output>";
+    dir.write(
+        "s.jsonl",
+        format!(
+            "{}\n{}\n",
+            r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}]}}"#,
+            format_args!(
+                r#"{{"type":"user","message":{{"content":[{{"type":"tool_result","tool_use_id":"toolu_1","content":"{reference}"}}]}}}}"#
+            )
+        ),
+    );
+    std::fs::create_dir_all(dir.path().join("outside")).expect("folder");
+    std::fs::create_dir_all(dir.path().join("s")).expect("folder");
+    dir.write(
+        "outside/toolu_1.txt",
+        "a secret outside the session's folder\n",
+    );
+    std::os::unix::fs::symlink("../outside", dir.path().join("s/tool-results")).expect("link");
+    let run = dir.run(&["import", "s.jsonl"]);
+    assert!(!run.stdout.contains("a secret"), "{}", run.stdout);
+    assert_snapshot!(run.text());
+}
+
+#[test]
+fn a_tools_call_in_an_envelope_no_reader_unwraps_is_never_a_silent_zero() {
+    // `frame` is no envelope member MCP reads: the line is skipped, and since the
+    // log holds a call and none was read, the import is an error, not 0 records.
+    let content = concat!(
+        r#"{"dir": "c2s", "frame": {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "delete_file", "arguments": {}}}}"#,
+        "\n",
+    );
+    assert_snapshot!(import_text(content, &["--from", "mcp"]).text());
+}

@@ -41,10 +41,11 @@
 //!    SSHSIG format ([`SshSignature`], [`armor_sshsig`], [`dearmor_sshsig`],
 //!    [`ssh_public_key`], ...) and the allowed signers file
 //!    ([`allowed_signers_for`], [`match_pattern_list`]).
-//! 7. **Imports**: [`import_log`] (and [`import_log_with_subagents`]) takes the bytes
-//!    of an agent's log and an [`ImportSource`], and gives [`Imported`] (the format,
-//!    the calls, the warnings) or an [`ImportError`]; [`write_imported_transcript`]
-//!    writes the calls as a transcript.
+//! 7. **Imports**: [`import_log`] (and [`import_log_beside`], given what is found
+//!    beside a session: its subagents' logs and its results kept in files, see
+//!    [`Beside`]) takes the bytes of an agent's log and an [`ImportSource`], and gives
+//!    [`Imported`] (the format, the calls, the warnings) or an [`ImportError`];
+//!    [`write_imported_transcript`] writes the calls as a transcript.
 //! 8. **Diff**: [`diff_all`] takes two readers of runs and how many differences to
 //!    keep, and gives [`AllDifferences`] (a [`DiffReport`] and each [`Difference`])
 //!    or a [`DiffError`] naming the [`DiffSide`].
@@ -336,10 +337,10 @@ pub use head::{
     parse_pin, statement as head_statement,
 };
 pub use import::{
-    Format as ImportFormat, ImportError, Imported, MAX_IMPORT_BYTES, Source as ImportSource,
-    Subagent, import as import_log, import_with_subagents as import_log_with_subagents,
-    summary as import_summary, write_record as write_imported_record,
-    write_transcript as write_imported_transcript,
+    Beside, Format as ImportFormat, ImportError, Imported, MAX_IMPORT_BYTES,
+    Source as ImportSource, Subagent, ToolResults, import as import_log,
+    import_beside as import_log_beside, summary as import_summary,
+    write_record as write_imported_record, write_transcript as write_imported_transcript,
 };
 pub use json::{
     Value, decode_document as decode_json_document, member as json_member, parse as parse_json,

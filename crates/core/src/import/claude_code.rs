@@ -33,8 +33,10 @@
 //!   call), in their order, on that call's line, each with the member
 //!   `"subagent": "ID"` added to its response. A subagent that no call of the session
 //!   started (a compaction agent, `agent-acompact-...`) comes after all the session's
-//!   calls, in the order of the names. A subagent call whose id the session file
-//!   already holds (as a sidechain entry) is not imported twice. When the session's
+//!   calls, in the order of the names. A subagent call that the session file
+//!   already holds (as a sidechain entry: the same id, tool, arguments and result)
+//!   is not imported twice; a subagent call whose id the session already uses for a
+//!   call with other content is kept, with a warning naming the id. When the session's
 //!   `progress` entries show
 //!   calls of a subagent whose log was not given, that is warned about (once an
 //!   agent), since those calls are not imported.
@@ -50,8 +52,9 @@ use super::anthropic::content_blocks;
 use super::detect::CLAUDE_TYPES;
 use super::{
     Call, Format, ImportError, Items, Pairing, Subagent, Warning, WarningKind, object_bytes,
-    raw_id_key, rget, rget_str,
+    raw_id_key, rget, rget_str, shown_id,
 };
+use crate::finding::quote_name;
 
 /// What a session says of its subagents: the id of each call that started one with
 /// the agent's id, and the first line of each agent whose calls `progress` entries
@@ -60,6 +63,9 @@ use super::{
 pub(crate) struct Agents {
     pub started: Vec<(String, String)>,
     pub shown: Vec<(String, u64)>,
+    /// The id of each call whose `toolUseResult` names the file holding its whole
+    /// result (`persistedOutputPath`), with that path.
+    pub persisted: Vec<(String, String)>,
 }
 
 /// Notes what the entry `entry` says of subagents.
@@ -74,6 +80,23 @@ fn note_agents(line: u64, kind: &str, entry: &RawMembers<'_>, agents: &mut Agent
         && !agents.shown.iter().any(|(a, _)| *a == agent)
     {
         agents.shown.push((agent.into_owned(), line));
+    }
+    if kind == "user"
+        && let Some(result) = object(entry, "toolUseResult")
+        && let Some(path) = rget_str(&result, "persistedOutputPath")
+        && let Some(message) = object(entry, "message")
+        && let Some(blocks) = rget(&message, "content").and_then(|c| c.items())
+    {
+        for block in blocks {
+            if let Some(block) = block.members()
+                && rget_str(&block, "type").as_deref() == Some("tool_result")
+                && let Some(id) = rget(&block, "tool_use_id")
+            {
+                agents
+                    .persisted
+                    .push((raw_id_key(id), path.clone().into_owned()));
+            }
+        }
     }
     if kind == "user"
         && let Some(result) = object(entry, "toolUseResult")
@@ -171,7 +194,7 @@ pub(crate) fn read(
 pub(crate) fn place_subagents(
     calls: &mut Vec<(String, Call)>,
     warnings: &mut Vec<Warning>,
-    agents: &Agents,
+    agents: &mut Agents,
     subagents: &[Subagent<'_>],
 ) -> Result<(), ImportError> {
     let mut given: Vec<&Subagent<'_>> = subagents.iter().collect();
@@ -186,8 +209,9 @@ pub(crate) fn place_subagents(
         };
         let document =
             super::Document::read(subagent.bytes, Some(Format::ClaudeCode)).map_err(fail)?;
-        let (found, found_warnings, _) =
+        let (found, found_warnings, found_agents) =
             super::read_as(document, Format::ClaudeCode, subagent.bytes).map_err(fail)?;
+        agents.persisted.extend(found_agents.persisted);
         let started = agents
             .started
             .iter()
@@ -209,9 +233,28 @@ pub(crate) fn place_subagents(
         }
         let mut placed = Vec::with_capacity(found.len());
         for (call_id, mut call) in found {
-            if !call_id.is_empty() && calls.iter().any(|(id, _)| *id == call_id) {
-                // Already in the session file as a sidechain entry.
-                continue;
+            if let Some((_, first)) = calls
+                .iter()
+                .find(|(id, _)| !call_id.is_empty() && *id == call_id)
+            {
+                if (&first.tool, &first.args, &first.response)
+                    == (&call.tool, &call.args, &call.response)
+                {
+                    // Already in the session file as a sidechain entry.
+                    continue;
+                }
+                warnings.push(Warning {
+                    line,
+                    kind: WarningKind::RepeatedId,
+                    message: format!(
+                        "subagent {}: its call {} has the id {} of the call {} on line {}, with other content; both are kept",
+                        subagent.name,
+                        quote_name(&call.tool),
+                        shown_id(&call_id),
+                        quote_name(&first.tool),
+                        first.line
+                    ),
+                });
             }
             call.line = line;
             call.response = with_subagent(&call.response, id);
@@ -268,4 +311,169 @@ fn with_subagent(response: &[u8], id: &str) -> Vec<u8> {
     crate::canonical::write_str(id, &mut name);
     kept.push(("subagent", name));
     object_bytes(kept)
+}
+
+/// A tool result's text that refers to a file holding the whole result, as Claude
+/// Code writes it in place of a result too large to keep in the session: the named
+/// path, when the text is such a reference.
+///
+/// - `<persisted-output>` then `Output too large (...). Full output saved to: PATH`
+///   and a preview (a Bash or other tool's output, from Claude Code 2.1.51 on);
+/// - `Error: result (N characters) exceeds maximum allowed tokens. Output has been
+///   saved to PATH.` (an MCP tool's result).
+///
+/// The path is the rest of its line (a Windows path may hold spaces), without a
+/// final `.`.
+pub(crate) fn file_reference(text: &str) -> Option<&str> {
+    let trimmed = text.trim_start();
+    let marker = if trimmed.starts_with("<persisted-output>") {
+        "Full output saved to:"
+    } else if trimmed.starts_with("Error: result (") && trimmed.contains("exceeds maximum allowed")
+    {
+        "Output has been saved to"
+    } else {
+        return None;
+    };
+    let at = trimmed.find(marker)? + marker.len();
+    let rest = &trimmed[at..];
+    let path = rest.lines().next()?.trim();
+    let path = path.strip_suffix('.').unwrap_or(path).trim();
+    (!path.is_empty()).then_some(path)
+}
+
+/// What a reference to the file `path` names: the file's name when it is a file of
+/// a `tool-results` folder, or why it is not read.
+fn tool_result_name(path: &str) -> Result<&str, String> {
+    let mut parts = path.rsplit(['/', '\\']);
+    let name = parts.next().unwrap_or_default();
+    let folder = parts.next().unwrap_or_default();
+    if folder != "tool-results" || matches!(name, "" | "." | "..") {
+        return Err(
+            "it names a file outside a session's tool-results folder, which is never read"
+                .to_owned(),
+        );
+    }
+    Ok(name)
+}
+
+/// Gives each call whose result (in `content`, a string or text blocks) is a
+/// reference to the file holding the whole result ([`file_reference`]) that file's
+/// text in place of the reference, the file got from `files` by its name in the
+/// session's `tool-results` folder; a reference whose file is not there (or cannot
+/// be read, or names a file elsewhere) is kept, with a warning.
+pub(crate) fn read_persisted(
+    calls: &mut [(String, Call)],
+    warnings: &mut Vec<Warning>,
+    files: Option<&super::ToolResults<'_>>,
+    named: &[(String, String)],
+) {
+    for (id, call) in calls.iter_mut() {
+        let field = named
+            .iter()
+            .find(|(call_id, _)| !id.is_empty() && call_id == id)
+            .map(|(_, path)| path.as_str());
+        if memchr::memmem::find(&call.response, b"saved to").is_none() && field.is_none() {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&call.response).into_owned();
+        let Some(members) = Raw::parse(&text).ok().and_then(|raw| raw.members()) else {
+            continue;
+        };
+        let Some(content) = rget(&members, "content") else {
+            continue;
+        };
+        let mut referred = false;
+        let mut read_path = |path: &str| -> Option<String> {
+            let found = tool_result_name(path).and_then(|name| match files {
+                Some(files) => files(name).and_then(|bytes| {
+                    String::from_utf8(bytes).map_err(|_| "the file is not UTF-8 text".to_owned())
+                }),
+                None => Err("no session folder to read it from".to_owned()),
+            });
+            match found {
+                Ok(whole) => Some(whole),
+                Err(why) => {
+                    warnings.push(Warning {
+                        line: call.line,
+                        kind: WarningKind::Persisted,
+                        message: format!(
+                            "the result of {} is in the file {path}, not read: {why}; the reference is kept as the result",
+                            quote_name(&call.tool)
+                        ),
+                    });
+                    None
+                }
+            }
+        };
+        let mut read = |reference: &str| -> Option<String> {
+            let path = file_reference(reference)?;
+            referred = true;
+            read_path(path)
+        };
+        let mut replaced = false;
+        let new_content = if let Some(reference) = content.as_str() {
+            read(&reference).map(|whole| {
+                replaced = true;
+                let mut out = Vec::new();
+                crate::canonical::write_str(&whole, &mut out);
+                out
+            })
+        } else if let Some(blocks) = content.items() {
+            let mut out = b"[".to_vec();
+            for (at, block) in blocks.enumerate() {
+                if at > 0 {
+                    out.push(b',');
+                }
+                let inner = block
+                    .members()
+                    .filter(|b| rget_str(b, "type").as_deref() == Some("text"));
+                let whole = inner
+                    .as_ref()
+                    .and_then(|b| rget_str(b, "text"))
+                    .and_then(|reference| read(&reference));
+                match (inner, whole) {
+                    (Some(inner), Some(whole)) => {
+                        replaced = true;
+                        let mut kept: Vec<(&str, Vec<u8>)> = inner
+                            .iter()
+                            .filter(|(key, _)| key != "text")
+                            .map(|(key, value)| (key.as_ref(), value.text().as_bytes().to_vec()))
+                            .collect();
+                        let mut text = Vec::new();
+                        crate::canonical::write_str(&whole, &mut text);
+                        kept.push(("text", text));
+                        out.extend_from_slice(&object_bytes(kept));
+                    }
+                    _ => out.extend_from_slice(block.text().as_bytes()),
+                }
+            }
+            out.push(b']');
+            Some(out)
+        } else {
+            None
+        };
+        // The entry's toolUseResult names the file, and no text of the result does:
+        // the whole content is the file's text.
+        let new_content = match field {
+            Some(path) if !referred => read_path(path).map(|whole| {
+                replaced = true;
+                let mut out = Vec::new();
+                crate::canonical::write_str(&whole, &mut out);
+                out
+            }),
+            _ => new_content,
+        };
+        if let Some(new_content) = new_content
+            && replaced
+        {
+            // The response is canonical: each member's text is its canonical encoding.
+            let mut kept: Vec<(&str, Vec<u8>)> = members
+                .iter()
+                .filter(|(key, _)| key != "content")
+                .map(|(key, value)| (key.as_ref(), value.text().as_bytes().to_vec()))
+                .collect();
+            kept.push(("content", new_content));
+            call.response = object_bytes(kept);
+        }
+    }
 }

@@ -16,8 +16,8 @@
 use crate::json::{Raw, RawItems, RawMembers};
 
 use super::{
-    Document, Format, ImportError, LineCounter, json_lines, looks_like_object, responses, rget,
-    rget_str,
+    Document, Format, ImportError, LineCounter, json_lines, looks_like_object, mcp, openai,
+    openhands, responses, rget, rget_str,
 };
 
 /// Claude Code entry types (`type`), as its sessions write them.
@@ -124,6 +124,18 @@ fn object_evidence(m: &RawMembers<'_>) -> Seen {
         return one(Format::Codex, call);
     }
     if let Some(kind) = kind
+        && responses::is_event(kind)
+        && (object(m, "item").is_some() || object(m, "response").is_some())
+    {
+        // A Responses API stream's event, around an item or a response.
+        let call = responses::event_items(kind, m).into_iter().any(|item| {
+            item.members().is_some_and(|item| {
+                rget_str(&item, "type").is_some_and(|t| responses::CALLS.contains(&t.as_ref()))
+            })
+        });
+        return one(Format::Responses, call);
+    }
+    if let Some(kind) = kind
         && kind.contains('.')
         && object(m, "data").is_some()
     {
@@ -137,6 +149,20 @@ fn object_evidence(m: &RawMembers<'_>) -> Seen {
         let call = object(m, "message").is_some_and(|message| has_block(&message, "tool_use"));
         return one(Format::ClaudeCode, call);
     }
+    if let Some(inner) = mcp::enveloped(m) {
+        // A capture's envelope around a JSON-RPC message or batch (after the
+        // formats whose `type` names their entries, whose members may hold one).
+        let is_call = |message: Raw<'_>| {
+            message
+                .members()
+                .is_some_and(|m| rget_str(&m, "method").as_deref() == Some("tools/call"))
+        };
+        let call = match inner.items() {
+            Some(mut batch) => batch.any(is_call),
+            None => is_call(inner),
+        };
+        return one(Format::Mcp, call);
+    }
     if let Some(kind) = kind
         && responses::is_item_type(kind)
     {
@@ -149,13 +175,23 @@ fn object_evidence(m: &RawMembers<'_>) -> Seen {
             && !has("message"))
         || (has("sessionId") && has("projectHash"))
     {
-        let call = array(m, "toolCalls").is_some_and(|mut calls| calls.next().is_some());
+        let has_calls = |m: &RawMembers<'_>| {
+            array(m, "toolCalls").is_some_and(|mut calls| calls.next().is_some())
+        };
+        // A message, or a whole session on one line with its messages.
+        let call = has_calls(m)
+            || array(m, "messages").is_some_and(|mut messages| {
+                messages.any(|message| message.members().is_some_and(|m| has_calls(&m)))
+            });
         return one(Format::Gemini, call);
     }
     if rget(m, "role").is_some_and(|v| v.as_str().is_some())
         && let Some(message) = object(m, "message")
     {
         return one(Format::Cursor, has_block(&message, "tool_use"));
+    }
+    if let Some(history) = openhands::instance_history(m) {
+        return one(Format::Openhands, openhands::history_has_call(history));
     }
     if has("id") && has("source") && (has("action") || has("observation")) {
         return one(
@@ -165,6 +201,13 @@ fn object_evidence(m: &RawMembers<'_>) -> Seen {
     }
     if has("resourceSpans") {
         return one(Format::Otel, true);
+    }
+    if let Some(messages) = openai::completion_messages(m) {
+        // A chat completion, around its choices' messages.
+        let call = messages
+            .iter()
+            .any(|m| array(m, "tool_calls").is_some_and(|mut calls| calls.next().is_some()));
+        return one(Format::Openai, call);
     }
     if let Some(role) = rget_str(m, "role") {
         if array(m, "tool_calls").is_some_and(|mut calls| calls.next().is_some()) {
@@ -197,6 +240,9 @@ pub(crate) fn document_format(m: &RawMembers<'_>) -> Option<Format> {
     }
     if get("resourceSpans").is_some() {
         return Some(Format::Otel);
+    }
+    if openhands::instance_history(m).is_some() {
+        return Some(Format::Openhands);
     }
     if array(m, "history").is_some() && get("role").is_none() {
         return Some(Format::SweAgent);
@@ -260,6 +306,10 @@ struct Tally {
     objects: u64,
     with_role: u64,
     calls: Option<(Format, u64)>,
+    /// Whether to look for an MCP `tools/call` one level inside an object of no
+    /// format's call (an envelope no reader unwraps), and the first line of one.
+    deep: bool,
+    nested: Option<u64>,
 }
 
 impl Tally {
@@ -275,7 +325,19 @@ impl Tally {
         if rget(m, "role").is_some() {
             self.with_role += 1;
         }
-        self.record(line, object_evidence(m));
+        let seen = object_evidence(m);
+        if self.deep && seen.calls == 0 && self.nested.is_none() {
+            let nested_call = |value: &Raw<'_>| {
+                value.members().is_some_and(|inner| {
+                    mcp::is_message(&inner)
+                        && rget_str(&inner, "method").as_deref() == Some("tools/call")
+                })
+            };
+            if m.iter().any(|(_, value)| nested_call(value)) {
+                self.nested = Some(line);
+            }
+        }
+        self.record(line, seen);
     }
 
     fn record(&mut self, line: u64, seen: Seen) {
@@ -378,8 +440,14 @@ pub(crate) fn detect(document: &Document<'_>) -> Result<Format, ImportError> {
 }
 
 /// The first tool call the input holds in any known shape: its format and line.
+///
+/// A JSON-RPC `tools/call` one level inside an object that holds no call of any
+/// format (in an envelope of a member no reader unwraps) is seen too, as MCP's.
 pub(crate) fn calls_seen(document: Document<'_>) -> Option<(Format, u64)> {
-    let mut tally = Tally::default();
+    let mut tally = Tally {
+        deep: true,
+        ..Tally::default()
+    };
     match document {
         Document::Array(items) => {
             for (line, item) in items {
@@ -411,5 +479,7 @@ pub(crate) fn calls_seen(document: Document<'_>) -> Option<(Format, u64)> {
             }
         }
     }
-    tally.calls
+    tally
+        .calls
+        .or_else(|| tally.nested.map(|line| (Format::Mcp, line)))
 }

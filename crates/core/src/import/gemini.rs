@@ -1,7 +1,10 @@
 //! Gemini CLI sessions: `~/.gemini/tmp/<project_hash>/chats/session-*.json`, one JSON
 //! document `{"sessionId", "projectHash", "startTime", "lastUpdated", "messages": [...]}`,
 //! or JSON Lines with one message a line (a line with `sessionId` and no `type` is
-//! the session's metadata, dropped).
+//! the session's metadata, dropped), or JSON Lines with one whole session a line
+//! (the recording's object, its `messages` each read as a message on that line; a
+//! message that a line of the same `sessionId` already held, the same `id` with the
+//! same text, is the same message written again and is read once).
 //!
 //! Each entry of a message's `toolCalls` is a call: `name` the tool, `args` (an
 //! object; absent: `{}`) the `args`. Its result is recorded with it, in `result`, a
@@ -12,43 +15,77 @@
 //! `error` and `warning`, their text and `thoughts`, are dropped otherwise; a message
 //! that is not an object is skipped with a warning.
 
+use std::collections::BTreeMap;
+
 use crate::json::{JsonType, Raw};
 use crate::transcript::LineError;
 
 use super::{
-    Items, MAX_DEPTH, Pairing, raw_content_response, raw_fit, raw_must_be, raw_non_empty_string,
-    raw_string_id, raw_value, rget, rget_str, rrequired, too_deep,
+    Items, MAX_DEPTH, Pairing, raw_content_response, raw_fit, raw_id_key, raw_must_be,
+    raw_non_empty_string, raw_string_id, raw_value, rget, rget_str, rrequired, too_deep,
 };
 
 /// Reads the messages of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
+    // The messages already read of each session a line held whole, by the session's
+    // id and the message's, with their text.
+    let mut seen: BTreeMap<(String, String), String> = BTreeMap::new();
     for entry in items {
         let (line, value) = entry?;
-        let Some(message) = value.members() else {
-            pairing.skip(
-                line,
-                format!("message: {}, not an object", value.described()),
-            );
-            continue;
-        };
-        match rget(&message, "toolCalls") {
-            None => {}
-            Some(calls) if calls.is_null() => {}
-            Some(calls) if calls.json_type() == JsonType::Array => {
-                for (i, call) in calls.items().into_iter().flatten().enumerate() {
-                    tool_call(line, i, call, pairing)?;
+        if let Some(session) = value.members()
+            && rget(&session, "type").is_none()
+            && let Some(messages) = rget(&session, "messages").and_then(|m| m.items())
+        {
+            // A whole session on one line: its messages, each on the line.
+            let id = rget(&session, "sessionId")
+                .map(raw_id_key)
+                .unwrap_or_default();
+            for value in messages {
+                if let Some(message) = value.members()
+                    && let Some(message_id) = rget(&message, "id").map(raw_id_key)
+                {
+                    let key = (id.clone(), message_id);
+                    if seen.get(&key).is_some_and(|text| text == value.text()) {
+                        // The same message of the same session, written again.
+                        continue;
+                    }
+                    seen.insert(key, value.text().to_owned());
                 }
+                one(line, value, pairing)?;
             }
-            found => {
-                return Err(LineError {
-                    line,
-                    message: raw_must_be("toolCalls", "an array", found),
-                });
+            continue;
+        }
+        one(line, value, pairing)?;
+    }
+    Ok(())
+}
+
+/// Reads one message, on `line`, into `pairing`.
+fn one(line: u64, value: Raw<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
+    let Some(message) = value.members() else {
+        pairing.skip(
+            line,
+            format!("message: {}, not an object", value.described()),
+        );
+        return Ok(());
+    };
+    match rget(&message, "toolCalls") {
+        None => {}
+        Some(calls) if calls.is_null() => {}
+        Some(calls) if calls.json_type() == JsonType::Array => {
+            for (i, call) in calls.items().into_iter().flatten().enumerate() {
+                tool_call(line, i, call, pairing)?;
             }
         }
-        if rget_str(&message, "type").is_none() && rget(&message, "sessionId").is_none() {
-            pairing.skip(line, "message without a string \"type\"".to_owned());
+        found => {
+            return Err(LineError {
+                line,
+                message: raw_must_be("toolCalls", "an array", found),
+            });
         }
+    }
+    if rget_str(&message, "type").is_none() && rget(&message, "sessionId").is_none() {
+        pairing.skip(line, "message without a string \"type\"".to_owned());
     }
     Ok(())
 }

@@ -16,7 +16,9 @@
 //! is an error). An import that gives no record from an input holding a tool call in
 //! the shape of another format is an error naming that format
 //! ([`ImportError::WrongFormat`]): it never exits with nothing having dropped calls
-//! it could see. The user documentation of every format is `docs/import.md`.
+//! it could see; one that gives no record from an input holding a tool call of the
+//! format it was read as is an error too ([`ImportError::NoCallRead`]). The user
+//! documentation of every format is `docs/import.md`.
 //!
 //! # The mapping, for every format
 //!
@@ -262,6 +264,9 @@ pub enum WarningKind {
     Skipped,
     /// An MCP message without `"jsonrpc": "2.0"`, read as JSON-RPC 2.0.
     NotJsonRpc,
+    /// A result left in a file beside the session that was not read: the reference
+    /// to it is kept as the result.
+    Persisted,
 }
 
 impl WarningKind {
@@ -275,6 +280,10 @@ impl WarningKind {
             WarningKind::NotJsonRpc => (
                 "message without \"jsonrpc\"",
                 "messages without \"jsonrpc\"",
+            ),
+            WarningKind::Persisted => (
+                "result left in a file not read",
+                "results left in files not read",
             ),
         };
         format!("{n} {}", if n == 1 { one } else { many })
@@ -364,6 +373,18 @@ pub enum ImportError {
         /// The first line holding such a call.
         line: u64,
     },
+    /// Read as `format`, the input gave no call, though `line` holds a tool call of
+    /// that format: importing nothing would lose it.
+    #[error(
+        "no tool call read as {}, but line {line} holds one; nothing is imported rather than losing it",
+        format.name()
+    )]
+    NoCallRead {
+        /// The format the input was read as.
+        format: Format,
+        /// The first line holding a call.
+        line: u64,
+    },
     /// The input is a zip archive, read as a format that is not one.
     #[error("a zip archive, which only --from inspect (an Inspect AI .eval log) reads")]
     Zip,
@@ -412,19 +433,56 @@ pub struct Subagent<'a> {
     pub bytes: &'a [u8],
 }
 
+/// The files of a session's `tool-results` folder, where Claude Code keeps a result
+/// too large for the session (see [`claude_code`]): given a file's name (a plain name,
+/// never a path), its bytes, or why it cannot be had. The caller reads them from the
+/// session's own folder only; the core touches no file system.
+pub type ToolResults<'a> = dyn Fn(&str) -> Result<Vec<u8>, String> + 'a;
+
+/// What is found beside a session: its subagents' logs, and its `tool-results`
+/// folder's files.
+#[derive(Clone, Copy, Default)]
+pub struct Beside<'a> {
+    /// The logs of its subagents.
+    pub subagents: &'a [Subagent<'a>],
+    /// The files of its `tool-results` folder; `None` when it has no folder (standard
+    /// input).
+    pub tool_results: Option<&'a ToolResults<'a>>,
+}
+
 /// Imports the bytes of an input read as `source`.
 pub fn import(bytes: &[u8], source: Source) -> Result<Imported, ImportError> {
-    import_with_subagents(bytes, source, &[])
+    import_beside(bytes, source, Beside::default())
 }
 
 /// Imports the bytes of an input read as `source`, with the logs of its subagents
 /// (read only when the input is a Claude Code session; see `claude_code` for where
 /// their calls go).
-pub fn import_with_subagents(
+#[cfg(test)]
+fn import_with_subagents(
     bytes: &[u8],
     source: Source,
     subagents: &[Subagent<'_>],
 ) -> Result<Imported, ImportError> {
+    import_beside(
+        bytes,
+        source,
+        Beside {
+            subagents,
+            tool_results: None,
+        },
+    )
+}
+
+/// Imports the bytes of an input read as `source`, with what is found beside it:
+/// its subagents' logs and the files of its results kept beside it (both read only
+/// when the input is a Claude Code session; see [`claude_code`]).
+pub fn import_beside(
+    bytes: &[u8],
+    source: Source,
+    beside: Beside<'_>,
+) -> Result<Imported, ImportError> {
+    let subagents = beside.subagents;
     if bytes.starts_with(b"PK\x03\x04") {
         return match source {
             Source::Auto | Source::Named(Format::Inspect) => {
@@ -444,19 +502,31 @@ pub fn import_with_subagents(
         None => (detect::detect(&document)?, true),
         Some(format) => (format, false),
     };
-    let (mut calls, mut warnings, agents) = read_as(document, format, bytes)?;
+    let (mut calls, mut warnings, mut agents) = read_as(document, format, bytes)?;
+    if format == Format::ClaudeCode {
+        claude_code::place_subagents(&mut calls, &mut warnings, &mut agents, subagents)?;
+        claude_code::read_persisted(
+            &mut calls,
+            &mut warnings,
+            beside.tool_results,
+            &agents.persisted,
+        );
+        warnings.sort_by_key(|w| w.line);
+    }
     if calls.is_empty()
         && let Some((looks_like, line)) = detect::calls_seen(Document::read(bytes, Some(format))?)
-        && looks_like != format
     {
-        return Err(ImportError::WrongFormat {
-            read_as: format,
-            looks_like,
-            line,
-        });
-    }
-    if format == Format::ClaudeCode {
-        claude_code::place_subagents(&mut calls, &mut warnings, &agents, subagents)?;
+        if looks_like != format {
+            return Err(ImportError::WrongFormat {
+                read_as: format,
+                looks_like,
+                line,
+            });
+        }
+        // OTLP spans are evidence of a format that may hold calls, not of a call.
+        if format != Format::Otel {
+            return Err(ImportError::NoCallRead { format, line });
+        }
     }
     let calls = calls.into_iter().map(|(_, call)| call).collect();
     Ok(Imported {
@@ -1378,5 +1448,196 @@ mod tests {
                 message: "the arguments nest deeper than 127 levels, too deep for a transcript record (128 levels in all)".to_owned()
             })
         );
+    }
+
+    fn tools(imported: &Imported) -> Vec<(&str, String)> {
+        imported
+            .calls
+            .iter()
+            .map(|call| {
+                (
+                    call.tool.as_str(),
+                    String::from_utf8_lossy(&call.response).into_owned(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn harness_actions_are_calls_and_unknown_call_items_are_warned_about() {
+        let log = r#"[
+{"type": "computer_call", "call_id": "c1", "action": {"type": "screenshot"}},
+{"type": "computer_call_output", "call_id": "c1", "output": {"type": "computer_screenshot", "image_url": "u"}},
+{"type": "shell_call", "call_id": "c2", "action": {"commands": ["ls"]}},
+{"type": "shell_call_output", "call_id": "c2", "output": "a"},
+{"type": "apply_patch_call", "call_id": "c3", "operation": {"type": "update_file", "path": "a", "diff": "d"}},
+{"type": "apply_patch_call_output", "call_id": "c3", "output": "done"},
+{"type": "rocket_call", "call_id": "c4"}
+]"#;
+        let imported = import(log.as_bytes(), Source::Auto).expect("imports");
+        assert_eq!(imported.format, Format::Responses);
+        assert_eq!(
+            tools(&imported),
+            [
+                (
+                    "computer",
+                    r#"{"content":{"image_url":"u","type":"computer_screenshot"}}"#.to_owned()
+                ),
+                ("shell", r#"{"content":"a"}"#.to_owned()),
+                ("apply_patch", r#"{"content":"done"}"#.to_owned()),
+            ]
+        );
+        assert_eq!(imported.warnings.len(), 1);
+        assert_eq!(imported.warnings[0].kind, WarningKind::Skipped);
+        assert!(imported.warnings[0].message.contains("\"rocket_call\""));
+        // An action that is not an object is malformed, an error.
+        let err = import(
+            br#"[{"type": "computer_call", "call_id": "c1", "action": "click"}]"#,
+            Source::Auto,
+        )
+        .expect_err("malformed");
+        assert!(
+            err.to_string().contains("\"action\" must be an object"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn an_mcp_tools_call_without_an_id_is_a_call_without_a_result() {
+        let log = r#"{"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "t", "arguments": {"a": 1}}}"#;
+        let imported = import(log.as_bytes(), Source::Named(Format::Mcp)).expect("imports");
+        assert_eq!(
+            tools(&imported),
+            [("t", r#"{"no_result":true}"#.to_owned())]
+        );
+        assert_eq!(imported.warnings.len(), 1);
+        assert_eq!(imported.warnings[0].kind, WarningKind::NoResult);
+    }
+
+    #[test]
+    fn an_envelope_is_unwrapped_only_around_one_json_rpc_message() {
+        let log = concat!(
+            r#"{"seq": 1, "dir": "c2s", "msg": {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t"}}}"#,
+            "\n",
+            r#"{"seq": 2, "dir": "s2c", "msg": {"jsonrpc": "2.0", "id": 1, "result": {"content": []}}}"#,
+            "\n",
+        );
+        let imported = import(log.as_bytes(), Source::Auto).expect("imports");
+        assert_eq!(imported.format, Format::Mcp);
+        assert_eq!(tools(&imported), [("t", r#"{"content":[]}"#.to_owned())]);
+        assert_eq!(imported.warnings, []);
+        // A Claude Code entry's `message` is no JSON-RPC message: no envelope.
+        let entry = r#"{"type": "user", "message": {"role": "user", "content": "hi"}}"#;
+        let members = Raw::parse(entry).unwrap().members().unwrap();
+        assert!(mcp::enveloped(&members).is_none());
+    }
+
+    #[test]
+    fn gemini_sessions_one_a_line_read_a_message_written_again_once() {
+        let session = |extra: &str| {
+            format!(
+                r#"{{"sessionId": "s", "projectHash": "p", "messages": [{{"id": "m1", "type": "gemini", "toolCalls": [{{"id": "a", "name": "ls", "args": {{}}, "result": []}}]}}{extra}]}}"#
+            )
+        };
+        let later = r#", {"id": "m2", "type": "gemini", "toolCalls": [{"id": "b", "name": "cat", "args": {}, "result": []}]}"#;
+        let log = format!("{}\n{}\n", session(""), session(later));
+        let imported = import(log.as_bytes(), Source::Auto).expect("imports");
+        assert_eq!(imported.format, Format::Gemini);
+        let names: Vec<&str> = imported.calls.iter().map(|c| c.tool.as_str()).collect();
+        assert_eq!(names, ["ls", "cat"]);
+        assert_eq!(imported.calls[1].line, 2);
+    }
+
+    #[test]
+    fn openhands_instances_pair_their_own_events_only() {
+        let instance = |cause: u32| {
+            format!(
+                r#"{{"instance_id": "i", "history": [{{"id": 1, "source": "agent", "action": "run", "tool_call_metadata": {{"function_name": "bash"}}, "args": {{}}}}, {{"id": 2, "source": "agent", "cause": {cause}, "observation": "run", "content": "out"}}]}}"#
+            )
+        };
+        // The second instance's observation names id 1 of its own instance.
+        let log = format!("{}\n{}\n", instance(9), instance(1));
+        let imported = import(log.as_bytes(), Source::Auto).expect("imports");
+        assert_eq!(imported.format, Format::Openhands);
+        assert_eq!(
+            tools(&imported),
+            [
+                ("bash", r#"{"no_result":true}"#.to_owned()),
+                ("bash", r#"{"content":"out"}"#.to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_subagent_call_repeating_a_session_id_with_other_content_is_kept() {
+        let call = |input: &str| {
+            format!(
+                r#"{{"type":"assistant","message":{{"content":[{{"type":"tool_use","id":"t","name":"Read","input":{input}}}]}}}}"#
+            )
+        };
+        let session = call(r#"{"p":1}"#);
+        let same = call(r#"{"p":1}"#);
+        let other = call(r#"{"p":2}"#);
+        for (log, kept) in [(same, 1), (other, 2)] {
+            let subagents = [Subagent {
+                name: "agent-a.jsonl",
+                bytes: log.as_bytes(),
+            }];
+            let imported = import_with_subagents(session.as_bytes(), Source::Auto, &subagents)
+                .expect("imports");
+            assert_eq!(imported.calls.len(), kept, "{log}");
+            let repeated = imported
+                .warnings
+                .iter()
+                .filter(|w| w.kind == WarningKind::RepeatedId)
+                .count();
+            assert_eq!(repeated, kept - 1);
+        }
+    }
+
+    #[test]
+    fn persisted_results_are_asked_for_by_name_in_tool_results_only() {
+        let session = |text: &str| {
+            format!(
+                "{}\n{}\n",
+                r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t","name":"Bash","input":{}}]}}"#,
+                format_args!(
+                    r#"{{"type":"user","message":{{"content":[{{"type":"tool_result","tool_use_id":"t","content":{}}}]}}}}"#,
+                    String::from_utf8(canonical::encode(&Value::Str(text.to_owned()))).unwrap()
+                )
+            )
+        };
+        let asked = std::cell::RefCell::new(Vec::new());
+        let files = |name: &str| -> Result<Vec<u8>, String> {
+            asked.borrow_mut().push(name.to_owned());
+            match name {
+                "x.txt" => Ok(b"whole".to_vec()),
+                _ => Err("not there".to_owned()),
+            }
+        };
+        let beside = Beside {
+            subagents: &[],
+            tool_results: Some(&files),
+        };
+        let read = |text: &str| {
+            import_beside(session(text).as_bytes(), Source::Auto, beside).expect("imports")
+        };
+        let found = read(
+            "<persisted-output>\nOutput too large (60KB). Full output saved to: C:\\Users\\A B\\.claude\\projects\\p\\s\\tool-results\\x.txt\n\nPreview (first 2KB):\nwh\n</persisted-output>",
+        );
+        assert_eq!(
+            tools(&found),
+            [("Bash", r#"{"content":"whole"}"#.to_owned())]
+        );
+        assert_eq!(found.warnings, []);
+        let elsewhere = read(
+            "<persisted-output>\nOutput too large (60KB). Full output saved to: /home/u/.ssh/id_rsa\n</persisted-output>",
+        );
+        assert_eq!(elsewhere.warnings.len(), 1);
+        assert_eq!(elsewhere.warnings[0].kind, WarningKind::Persisted);
+        let plain = read("Output has been saved to x.txt");
+        assert_eq!(plain.warnings, []);
+        // Only the plain name of a file of tool-results was ever asked for.
+        assert_eq!(*asked.borrow(), ["x.txt"]);
     }
 }

@@ -18,6 +18,10 @@
 //! `tool_call_ids`, a list: the message is the result of each of them. The documents
 //! these come in (an Inspect AI eval log's `samples[].messages`, a SWE-agent
 //! trajectory's `history`) are read one message after another.
+//!
+//! A chat completion, the API's response (`{"object": "chat.completion",
+//! "choices": [{"message": {...}}]}`), holds the assistant's message in each choice:
+//! a log of completions, one a line, is read as those messages.
 
 use crate::json::{JsonType, Raw, RawMembers, quoted_key};
 use crate::transcript::LineError;
@@ -27,43 +31,71 @@ use super::{
     raw_string_id, raw_value, rget, rget_str, rrequired,
 };
 
+/// The messages a chat completion (`{"object": "chat.completion", "choices": [...]}`)
+/// holds, each choice's `message`, when the object of members `m` is one.
+pub(crate) fn completion_messages<'a>(m: &RawMembers<'a>) -> Option<Vec<RawMembers<'a>>> {
+    if rget(m, "role").is_some() {
+        return None;
+    }
+    let choices = rget(m, "choices")?.items()?;
+    let messages: Vec<RawMembers<'a>> = choices
+        .filter_map(|choice| rget(&choice.members()?, "message")?.members())
+        .collect();
+    (!messages.is_empty()).then_some(messages)
+}
+
 /// Reads the messages of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
     for_each_raw_message(items, pairing, |line, message, pairing| {
-        let Some(role) = rget_str(message, "role") else {
-            pairing.skip(line, "message without a string \"role\"".to_owned());
-            return Ok(());
-        };
-        match rget(message, "tool_calls") {
-            None => {}
-            Some(calls) if calls.is_null() => {}
-            Some(calls) if calls.json_type() == JsonType::Array => {
-                for (i, call) in calls.items().into_iter().flatten().enumerate() {
-                    tool_call(line, i, call, pairing)?;
-                }
-            }
-            Some(other) => {
-                return Err(LineError {
-                    line,
-                    message: format!(
-                        "\"tool_calls\" must be an array, found {}",
-                        other.described()
-                    ),
-                });
-            }
+        match completion_messages(message) {
+            // A chat completion: the message of each of its choices.
+            Some(messages) => messages
+                .iter()
+                .try_for_each(|message| read_message(line, message, pairing)),
+            None => read_message(line, message, pairing),
         }
-        if let Some(call) = rget(message, "function_call")
-            && !call.is_null()
-        {
-            pairing.skip(line, "legacy \"function_call\"".to_owned());
-        }
-        match role.as_ref() {
-            "tool" => tool_message(line, message, pairing)?,
-            "function" => pairing.skip(line, "legacy \"function\" message".to_owned()),
-            _ => {}
-        }
-        Ok(())
     })
+}
+
+/// Reads one message, on `line`, into `pairing`.
+fn read_message(
+    line: u64,
+    message: &RawMembers<'_>,
+    pairing: &mut Pairing,
+) -> Result<(), LineError> {
+    let Some(role) = rget_str(message, "role") else {
+        pairing.skip(line, "message without a string \"role\"".to_owned());
+        return Ok(());
+    };
+    match rget(message, "tool_calls") {
+        None => {}
+        Some(calls) if calls.is_null() => {}
+        Some(calls) if calls.json_type() == JsonType::Array => {
+            for (i, call) in calls.items().into_iter().flatten().enumerate() {
+                tool_call(line, i, call, pairing)?;
+            }
+        }
+        Some(other) => {
+            return Err(LineError {
+                line,
+                message: format!(
+                    "\"tool_calls\" must be an array, found {}",
+                    other.described()
+                ),
+            });
+        }
+    }
+    if let Some(call) = rget(message, "function_call")
+        && !call.is_null()
+    {
+        pairing.skip(line, "legacy \"function_call\"".to_owned());
+    }
+    match role.as_ref() {
+        "tool" => tool_message(line, message, pairing)?,
+        "function" => pairing.skip(line, "legacy \"function\" message".to_owned()),
+        _ => {}
+    }
+    Ok(())
 }
 
 fn tool_call(line: u64, i: usize, call: Raw<'_>, pairing: &mut Pairing) -> Result<(), LineError> {

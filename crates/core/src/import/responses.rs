@@ -7,17 +7,32 @@
 //!   text, parsed strictly into the `args`, which must be an object (an object as it
 //!   is, as some producers write it; absent: `{}`).
 //! - `custom_tool_call` (`call_id`, `name`, `input`, a string) is a call with the args
-//!   `{"input": input}`; `local_shell_call` (`call_id`, `action`) a call of the tool
-//!   `local_shell` with the `action` as its args.
-//! - `function_call_output`, `custom_tool_call_output` and `local_shell_call_output`
-//!   are the result of the call with their `call_id`: `{"content": output}`.
+//!   `{"input": input}`.
+//! - The actions the agent's harness runs are calls too, each of a tool named for it
+//!   with its action object as the args: `local_shell_call` (`call_id`, `action`) of
+//!   `local_shell`, `shell_call` (`call_id`, `action`) of `shell`, `computer_call`
+//!   (`call_id`, `action`: a click, a typed text, a screenshot, ...) of `computer`,
+//!   and `apply_patch_call` (`call_id`, `operation`) of `apply_patch`.
+//! - `function_call_output`, `custom_tool_call_output` and the outputs of those
+//!   actions (`local_shell_call_output`, `shell_call_output`, `computer_call_output`
+//!   with its screenshot, `apply_patch_call_output`) are the result of the call with
+//!   their `call_id`: `{"content": output}`.
 //! - `mcp_call` (`id`, `name`, `arguments`, `output`, `error`) is a call and its result
 //!   at once: `{"content": output}`, or `{"error": error, "is_error": true}`.
+//! - A log of a streamed response's events (`{"type": "response.output_item.done",
+//!   "item": {...}}`, ...) is read as the items they carry: each
+//!   `response.output_item.done` event's `item`, the item as it is once done. A
+//!   `response.completed` (`failed`, `incomplete`) event's `response.output` holds
+//!   the same items again: they are read only when the input has no done item (a
+//!   log of each response's last event). The other events (`response.created`,
+//!   `response.output_item.added`, text and argument deltas, ...) carry no item that
+//!   is not also in those and are dropped.
 //! - Early Codex CLI rollouts were these items one a line, with a first line of
 //!   session metadata (`instructions`) and `record_type` lines: those are dropped.
 //! - Messages, reasoning and the hosted tools' items (`web_search_call`, ...) are not
 //!   calls of the agent's tools and are dropped; an item of an unknown type is skipped
-//!   with a warning.
+//!   with a warning, which says so when its type (`*_call`, `*_call_output`) names
+//!   it a tool call or its output.
 
 use crate::json::{JsonType, Raw, RawMembers, quoted_key};
 use crate::transcript::LineError;
@@ -28,28 +43,41 @@ use super::{
 };
 
 /// Item types that are tools' calls (`mcp_call` with its output).
-pub(crate) const CALLS: [&str; 4] = [
+pub(crate) const CALLS: [&str; 7] = [
     "function_call",
     "custom_tool_call",
     "local_shell_call",
+    "shell_call",
+    "computer_call",
+    "apply_patch_call",
     "mcp_call",
 ];
 
+/// The actions a harness runs: the item type, the tool it is a call of, and the
+/// member holding its action (the call's args).
+const ACTIONS: [(&str, &str, &str); 4] = [
+    ("local_shell_call", "local_shell", "action"),
+    ("shell_call", "shell", "action"),
+    ("computer_call", "computer", "action"),
+    ("apply_patch_call", "apply_patch", "operation"),
+];
+
 /// Item types that are the outputs of calls.
-const OUTPUTS: [&str; 3] = [
+const OUTPUTS: [&str; 6] = [
     "function_call_output",
     "custom_tool_call_output",
     "local_shell_call_output",
+    "shell_call_output",
+    "computer_call_output",
+    "apply_patch_call_output",
 ];
 
 /// Item types dropped without a warning, but for `message` (which other formats
 /// have too).
-const DROPPED: [&str; 9] = [
+const DROPPED: [&str; 7] = [
     "reasoning",
     "web_search_call",
     "file_search_call",
-    "computer_call",
-    "computer_call_output",
     "image_generation_call",
     "code_interpreter_call",
     "mcp_list_tools",
@@ -64,10 +92,59 @@ pub(crate) fn is_item_type(kind: &str) -> bool {
         .any(|kinds| kinds.contains(&kind))
 }
 
+/// The streaming event whose `item` is an output item as it is once done.
+const ITEM_DONE: &str = "response.output_item.done";
+
+/// The streaming events whose `response` holds the response's whole `output`.
+const RESPONSE_ENDS: [&str; 3] = [
+    "response.completed",
+    "response.failed",
+    "response.incomplete",
+];
+
+/// Whether `kind` is the type of a streaming event (`response.*`).
+pub(crate) fn is_event(kind: &str) -> bool {
+    kind.starts_with("response.")
+}
+
+/// The output items a streaming event holds: a done item's, or a response's whole
+/// `output` at its end.
+pub(crate) fn event_items<'a>(kind: &str, members: &RawMembers<'a>) -> Vec<Raw<'a>> {
+    if kind == ITEM_DONE {
+        return rget(members, "item").into_iter().collect();
+    }
+    if RESPONSE_ENDS.contains(&kind)
+        && let Some(response) = rget(members, "response").and_then(|r| r.members())
+        && let Some(output) = rget(&response, "output").and_then(|o| o.items())
+    {
+        return output.collect();
+    }
+    Vec::new()
+}
+
 /// Reads the items of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
+    // A stream's items are read from its `response.output_item.done` events; the
+    // same items again in a `response.completed` event's output are read only when
+    // the input has no done item at all (a log of the responses' last events).
+    let mut done_items = false;
+    let mut ended: Vec<(u64, Raw<'_>)> = Vec::new();
     for entry in items {
         let (line, value) = entry?;
+        if let Some(members) = value.members()
+            && let Some(kind) = rget_str(&members, "type")
+            && is_event(&kind)
+        {
+            if kind == ITEM_DONE {
+                done_items = true;
+                for inner in event_items(&kind, &members) {
+                    one(line, inner, pairing)?;
+                }
+            } else {
+                ended.extend(event_items(&kind, &members).into_iter().map(|i| (line, i)));
+            }
+            continue;
+        }
         match value.members() {
             Some(members) => {
                 // A request or response body: its `input` items, then its `output`
@@ -88,6 +165,11 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
                 }
             }
             None => one(line, value, pairing)?,
+        }
+    }
+    if !done_items {
+        for (line, inner) in ended {
+            one(line, inner, pairing)?;
         }
     }
     Ok(())
@@ -126,7 +208,8 @@ pub(crate) fn item(
     };
     let wrong = |field, wanted| move |found| error(raw_must_be(field, wanted, found));
     match kind {
-        "function_call" | "custom_tool_call" | "local_shell_call" => {
+        "function_call" | "custom_tool_call" | "local_shell_call" | "shell_call"
+        | "computer_call" | "apply_patch_call" => {
             let id = rrequired(
                 members,
                 "call_id",
@@ -136,7 +219,7 @@ pub(crate) fn item(
             let (tool, args) = called(line, kind, members)?;
             pairing.call(line, id, tool, args);
         }
-        "function_call_output" | "custom_tool_call_output" | "local_shell_call_output" => {
+        kind if OUTPUTS.contains(&kind) => {
             let id = rrequired(
                 members,
                 "call_id",
@@ -170,6 +253,13 @@ pub(crate) fn item(
             pairing.call_answered(line, id, name, args, response);
         }
         kind if kind == "message" || DROPPED.contains(&kind) => {}
+        kind if kind.ends_with("_call") || kind.ends_with("_call_output") => pairing.skip(
+            line,
+            format!(
+                "item of type {}, a tool call or its output of a type not understood",
+                quoted_key(kind)
+            ),
+        ),
         kind => pairing.skip(line, format!("item of type {}", quoted_key(kind))),
     }
     Ok(())
@@ -206,13 +296,18 @@ fn called(line: u64, kind: &str, members: &RawMembers<'_>) -> Result<(String, Ve
             };
             (name, object_bytes(vec![("input", input)]))
         }
-        _ => match rget(members, "action") {
-            Some(action) if action.json_type() == JsonType::Object => (
-                "local_shell".to_owned(),
-                raw_fit(line, "arguments", action)?,
-            ),
-            found => return Err(error(raw_must_be("action", "an object", found))),
-        },
+        _ => {
+            let (_, tool, member) = ACTIONS
+                .into_iter()
+                .find(|(item, _, _)| *item == kind)
+                .unwrap_or(ACTIONS[0]);
+            match rget(members, member) {
+                Some(action) if action.json_type() == JsonType::Object => {
+                    (tool.to_owned(), raw_fit(line, "arguments", action)?)
+                }
+                found => return Err(error(raw_must_be(member, "an object", found))),
+            }
+        }
     })
 }
 
