@@ -473,7 +473,7 @@ mod tests {
                 "4 argument-violation: tool 'run' arguments cannot be evaluated against args_schema: argument '/n' is an integer beyond the range of a 64-bit float",
                 "4 flow-violation: tool 'run' is a sink called after the source 'fetch_url' at index 2 (flow 'web-to-mail')",
                 "4 sensitive-response: tool 'run' response has a key in '' that matches detector 'email-address'",
-                "4 sensitive-response: tool 'run' response field '/ana@example.com' matches detector 'aws-access-key-id'",
+                "4 sensitive-response: tool 'run' response field '/{email-address}' matches detector 'aws-access-key-id'",
                 "5 budget-exceeded: tool 'run' is call 2 to this tool, over its budget of 1 (budgets.per_tool)",
                 "5 flow-violation: tool 'run' is a sink called after the source 'fetch_url' at index 2 (flow 'web-to-mail')",
                 "5 flow-violation: tool 'run' is a sink called after the source 'run' at index 4 (flow 'run-once')",

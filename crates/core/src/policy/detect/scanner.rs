@@ -214,10 +214,6 @@ impl Scanner {
                     }
                 })
             };
-            let hits = hits.map(|mut hits| {
-                redact_secret_keys(catalog, &mut hits);
-                hits
-            });
             for kept in [text, keys] {
                 if kept.capacity() > JOINED_KEPT {
                     *kept = String::new();
@@ -276,6 +272,7 @@ impl Scanner {
                 self, catalog, &mut found, &mut hits, pointer, text, in_key, key,
             );
         })?;
+        redact_secret_keys(catalog, &mut hits);
         Some(hits)
     }
 
@@ -289,6 +286,7 @@ impl Scanner {
             hits: Vec::new(),
         };
         walk.value(value, None);
+        redact_secret_keys(catalog, &mut walk.hits);
         walk.hits
     }
 }
@@ -809,7 +807,7 @@ mod tests {
             [
                 ("/a~1b/0".to_owned(), true, "email-address".to_owned()),
                 (
-                    "/a~1b/0/ann@example.com".to_owned(),
+                    "/a~1b/0/{email-address}".to_owned(),
                     false,
                     "ticket".to_owned()
                 ),
