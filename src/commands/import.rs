@@ -19,6 +19,7 @@ use crate::error::Error;
 use crate::input::walk::{Glob, files_in};
 use crate::input::{
     ImportOptions, Tally, display, import_counted, import_transcript, is_stdin, session_of,
+    session_of_result,
 };
 use crate::output::atomic::AtomicFile;
 use crate::output::spool::Spool;
@@ -335,6 +336,7 @@ fn set_subagent_logs_aside(jobs: &mut Vec<Job>) {
         .map(|(at, job)| (job.input.clone(), at))
         .collect();
     let mut aside: Vec<(usize, usize)> = Vec::new();
+    let mut taken = vec![false; jobs.len()];
     for (at, job) in jobs.iter().enumerate() {
         if job.walked
             && let Some(session) = session_of(&job.input)
@@ -342,8 +344,14 @@ fn set_subagent_logs_aside(jobs: &mut Vec<Job>) {
         {
             aside.push((at, of));
         }
+        // A result kept in a file beside its session is read by the session's import.
+        if job.walked
+            && let Some(session) = session_of_result(&job.input)
+            && sessions.contains_key(&session)
+        {
+            taken[at] = true;
+        }
     }
-    let mut taken = vec![false; jobs.len()];
     for &(at, of) in &aside {
         let log = jobs[at].input.clone();
         jobs[of].subagent_logs.push(log);

@@ -22,7 +22,7 @@ pub(crate) use crate::naming::{display, is_stdin};
 
 const READ_BUFFER: usize = 256 << 10;
 pub(crate) use import::{ImportOptions, Tally, import_counted, import_transcript};
-pub(crate) use subagents::session_of;
+pub(crate) use subagents::{session_of, session_of_result};
 
 /// Opens an input for streaming: standard input for `-`, else the file at `path`
 /// (a directory is an error). When standard error is a terminal, reading shows a

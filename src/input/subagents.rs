@@ -171,6 +171,18 @@ pub(crate) fn session_of(path: &Path) -> Option<std::path::PathBuf> {
     Some(session.with_file_name(format!("{stem}.jsonl")))
 }
 
+/// The session file whose import reads the file `path` of its results kept beside
+/// it: `<session>.jsonl` for `<session>/tool-results/NAME`.
+pub(crate) fn session_of_result(path: &Path) -> Option<std::path::PathBuf> {
+    let folder = path.parent()?;
+    if folder.file_name()? != "tool-results" {
+        return None;
+    }
+    let session = folder.parent()?;
+    let stem = session.file_name()?.to_str()?;
+    Some(session.with_file_name(format!("{stem}.jsonl")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::session_of;
@@ -187,6 +199,14 @@ mod tests {
             Some(Path::new("s1.jsonl"))
         );
         assert_eq!(session_of(Path::new("subagents/agent-a7.jsonl")), None);
+        assert_eq!(
+            super::session_of_result(Path::new("p/s1/tool-results/t1.txt")).as_deref(),
+            Some(Path::new("p/s1.jsonl"))
+        );
+        assert_eq!(
+            super::session_of_result(Path::new("p/s1/other/t1.txt")),
+            None
+        );
         assert_eq!(session_of(Path::new("p/s1/other/agent-a7.jsonl")), None);
         assert_eq!(session_of(Path::new("p/s1/subagents/a7.jsonl")), None);
     }

@@ -96,9 +96,28 @@ pub(crate) fn files_in(folder: &Path, glob: Option<&Glob>) -> Result<Vec<PathBuf
     Ok(found)
 }
 
-/// Takes out of `files` the subagent logs whose session is among them, and says so.
+/// Takes out of `files` the subagent logs and the results kept in files whose
+/// session is among them, and says so (the results once a session).
 fn fold_subagent_logs(files: &mut Vec<PathBuf>, told: &mut dyn std::io::Write) {
     let all: std::collections::HashSet<PathBuf> = files.iter().cloned().collect();
+    let mut results_told = std::collections::HashSet::new();
+    files.retain(|file| {
+        if let Some(session) = super::session_of_result(file).filter(|s| all.contains(s)) {
+            if let Some(folder) = file.parent()
+                && results_told.insert(folder.to_owned())
+            {
+                // If stderr is gone there is nobody left to tell.
+                let _ = writeln!(
+                    told,
+                    "note: {}: the results kept there are read with the session {}",
+                    display(folder),
+                    display(&session)
+                );
+            }
+            return false;
+        }
+        true
+    });
     files.retain(|file| match super::session_of(file) {
         Some(session) if all.contains(&session) => {
             // If stderr is gone there is nobody left to tell.

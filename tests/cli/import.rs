@@ -1089,3 +1089,26 @@ fn a_tools_call_in_an_envelope_no_reader_unwraps_is_never_a_silent_zero() {
     );
     assert_snapshot!(import_text(content, &["--from", "mcp"]).text());
 }
+
+#[test]
+fn results_kept_in_files_are_read_with_their_session_in_folder_walks_not_as_inputs() {
+    let dir = Dir::new();
+    std::fs::create_dir_all(dir.path().join("logs/persisted/tool-results")).expect("folders");
+    dir.write("logs/persisted.jsonl", fixture("persisted.jsonl"));
+    for name in ["toolu_b1.txt", "mcp-files-read_file-1771474681460.txt", "toolu_b7.txt"] {
+        dir.write(
+            &format!("logs/persisted/tool-results/{name}"),
+            fixture(&format!("persisted/tool-results/{name}")),
+        );
+    }
+    let one = dir.run(&["import", "logs/persisted.jsonl"]);
+    let mut text = String::new();
+    for args in [
+        &["import", "logs", "--out-dir", "out"][..],
+        &["replay", "--from", "claude-code", "logs"],
+    ] {
+        text.push_str(&format!("$ toolreplay {}\n{}", args.join(" "), dir.run(args).text()));
+    }
+    assert_eq!(dir.read("out/logs/persisted.jsonl"), one.stdout.as_bytes());
+    assert_snapshot!(text);
+}
