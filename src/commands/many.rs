@@ -17,7 +17,7 @@ use crate::error::Error;
 use crate::input::ImportOptions;
 use crate::input::display;
 use crate::input::walk::expand;
-use crate::output::spool::{Spool, SpoolError, SpoolReader};
+use crate::output::spool::{Spool, SpoolError};
 use crate::printer::{Printer, Status};
 use crate::render::json::{PLACEHOLDER, Placeholder, document};
 use crate::render::{InForce, text};
@@ -365,7 +365,7 @@ fn unreadable(name: &str, why: impl std::fmt::Display) -> Error {
 }
 
 /// The next line of `reader` into `line` (cleared first), with its LF; false at the end.
-fn next_line(reader: &mut SpoolReader, line: &mut Vec<u8>, name: &str) -> Result<bool, Error> {
+fn next_line(reader: &mut impl BufRead, line: &mut Vec<u8>, name: &str) -> Result<bool, Error> {
     line.clear();
     let n = reader
         .read_until(b'\n', line)
@@ -397,7 +397,7 @@ fn parse(text: &[u8], name: &str) -> Result<Value, Error> {
 fn nested_report(name: &str, report: Spool, out: &mut Spool) -> Result<(), Error> {
     const INDENT: &[u8] = b"    ";
     const ITEM: &[u8] = b"        ";
-    let mut reader = report.into_reader().map_err(|e| unreadable(name, e))?;
+    let mut reader = report.reader();
     let mut head = Vec::new();
     let mut line = Vec::new();
     loop {
@@ -469,7 +469,7 @@ fn log_results(
     first: &mut bool,
     out: &mut Spool,
 ) -> Result<Value, Error> {
-    let mut reader = report.into_reader().map_err(|e| unreadable(name, e))?;
+    let mut reader = report.reader();
     let mut rest = Vec::new();
     let mut line = Vec::new();
     let mut streamed = false;

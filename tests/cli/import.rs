@@ -1095,7 +1095,11 @@ fn results_kept_in_files_are_read_with_their_session_in_folder_walks_not_as_inpu
     let dir = Dir::new();
     std::fs::create_dir_all(dir.path().join("logs/persisted/tool-results")).expect("folders");
     dir.write("logs/persisted.jsonl", fixture("persisted.jsonl"));
-    for name in ["toolu_b1.txt", "mcp-files-read_file-1771474681460.txt", "toolu_b7.txt"] {
+    for name in [
+        "toolu_b1.txt",
+        "mcp-files-read_file-1771474681460.txt",
+        "toolu_b7.txt",
+    ] {
         dir.write(
             &format!("logs/persisted/tool-results/{name}"),
             fixture(&format!("persisted/tool-results/{name}")),
@@ -1107,7 +1111,11 @@ fn results_kept_in_files_are_read_with_their_session_in_folder_walks_not_as_inpu
         &["import", "logs", "--out-dir", "out"][..],
         &["replay", "--from", "claude-code", "logs"],
     ] {
-        text.push_str(&format!("$ toolreplay {}\n{}", args.join(" "), dir.run(args).text()));
+        text.push_str(&format!(
+            "$ toolreplay {}\n{}",
+            args.join(" "),
+            dir.run(args).text()
+        ));
     }
     assert_eq!(dir.read("out/logs/persisted.jsonl"), one.stdout.as_bytes());
     assert_snapshot!(text);

@@ -66,6 +66,10 @@
 //!     [`run_pipeline`] runs any line parser on [`Threads`] in order. Errors are
 //!     [`ReadError`] and [`LineError`] (what is wrong on which line); a pipeline
 //!     stops with [`Stop`].
+//! 13. **Held-back bytes**: [`Spill`] keeps bytes in memory up to a limit and in an
+//!     anonymous temporary file beyond it, read back in order by [`SpillReader`]:
+//!     the store of [`Findings`], and the binary's held-back output (its doctest is
+//!     on the type).
 //!
 //! ## 1. Replay
 //!
@@ -280,8 +284,9 @@
 //!
 //! # The modules, in layers
 //!
-//! Private; each uses only those listed before it. `error`, `scan`, `suggest` and
-//! `lines` (the lines of an input); `canonical` and `json/` (parsing and writing
+//! Private; each uses only those listed before it. `error`, `scan`, `suggest`,
+//! `spill` (bytes in memory, then in a temporary file) and `lines` (the lines of an
+//! input); `canonical` and `json/` (parsing and writing
 //! JSON); `fingerprint`; `pipeline` (parsing on a few threads, in order);
 //! `transcript` (records and links); `finding/` (the types, their words, the store and
 //! its codec); `chain` and `sealed`; `head`, `sshsig`, `allowed_signers` and `sign`;
@@ -310,6 +315,7 @@ mod scan;
 mod scope;
 mod sealed;
 mod sign;
+mod spill;
 mod sshsig;
 mod suggest;
 mod transcript;
@@ -361,6 +367,7 @@ pub use sign::{
     Key as SigningKey, KeyError as SigningKeyError, NAMESPACE as SIGNATURE_NAMESPACE,
     SignatureError, SignatureVerdict, Untrusted, check as check_signature, sign as sign_message,
 };
+pub use spill::{Spill, SpillReader};
 pub use sshsig::{
     BEGIN as SSHSIG_BEGIN, END as SSHSIG_END, Ed25519, Hash as SshsigHash,
     Signature as SshSignature, VERSION as SSHSIG_VERSION, armor as armor_sshsig, base64_decode,

@@ -1,8 +1,9 @@
-//! The store of an audit's findings: encoded in memory, then spilled to an
-//! anonymous temporary file.
+//! The store of an audit's findings: encoded in a [`Spill`], in memory and then in
+//! an anonymous temporary file.
 
 use super::codec::{Short, corrupt, decode_into, encode, encode_call, encode_kind};
 use super::{Finding, FindingKind};
+use crate::spill::{Spill, SpillReader};
 
 /// The findings of an audit, in the order they were made, kept in a compact binary
 /// encoding: in memory up to [`Findings::MEMORY_BYTES`], then in an anonymous
@@ -11,14 +12,10 @@ use super::{Finding, FindingKind};
 ///
 /// A failure to write the temporary file is kept, and given by every later read:
 /// findings are never dropped in silence.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Findings {
-    /// Encoded findings not yet in the file (all of them while there is no file).
-    pending: Vec<u8>,
-    /// The temporary file, once the findings outgrew memory.
-    file: Option<std::fs::File>,
-    /// How many bytes the file holds.
-    file_len: u64,
+    /// The encoded findings.
+    bytes: Spill,
     /// How many findings were pushed.
     len: u64,
     /// The first write error, if any.
@@ -31,7 +28,11 @@ impl Findings {
 
     /// No findings.
     pub fn new() -> Self {
-        Findings::default()
+        Findings {
+            bytes: Spill::new(Self::MEMORY_BYTES),
+            len: 0,
+            error: None,
+        }
     }
 
     /// The findings of `found`, in order.
@@ -81,12 +82,9 @@ impl Findings {
         if self.error.is_some() {
             return;
         }
-        encode(&mut self.pending);
-        if self.pending.len() >= Self::MEMORY_BYTES
-            && let Err(err) = self.spill()
-        {
+        if let Err(err) = self.bytes.append(encode) {
             self.error = Some(err.kind());
-            self.pending = Vec::new();
+            self.bytes.drop_pending();
         }
     }
 
@@ -99,26 +97,11 @@ impl Findings {
     /// once stay small.
     pub fn park(&mut self) {
         if self.error.is_none()
-            && self.pending.len() > Self::PARKED_BYTES
-            && let Err(err) = self.spill()
+            && let Err(err) = self.bytes.park(Self::PARKED_BYTES)
         {
             self.error = Some(err.kind());
-            self.pending = Vec::new();
+            self.bytes.drop_pending();
         }
-        self.pending.shrink_to_fit();
-    }
-
-    /// Moves the pending bytes to the file, made on first use.
-    fn spill(&mut self) -> std::io::Result<()> {
-        use std::io::Write as _;
-        let file = match &mut self.file {
-            Some(file) => file,
-            None => self.file.insert(tempfile::tempfile()?),
-        };
-        file.write_all(&self.pending)?;
-        self.file_len += self.pending.len() as u64;
-        self.pending.clear();
-        Ok(())
     }
 
     /// The error that kept findings out of their temporary file, if one did: then
@@ -144,10 +127,7 @@ impl Findings {
     /// The findings in order; an error (the temporary file failed) ends them.
     pub fn iter(&self) -> FindingsIter<'_> {
         FindingsIter {
-            source: Source {
-                findings: self,
-                at: 0,
-            },
+            source: self.bytes.reader(),
             buffer: Vec::new(),
             start: 0,
             source_ended: false,
@@ -232,58 +212,15 @@ impl PartialEq for Findings {
 
 impl Eq for Findings {}
 
-/// The bytes of the file, then the pending ones.
-struct Source<'a> {
-    findings: &'a Findings,
-    at: u64,
-}
-
-impl std::io::Read for Source<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let findings = self.findings;
-        if self.at < findings.file_len {
-            let Some(file) = &findings.file else {
-                return Err(std::io::ErrorKind::UnexpectedEof.into());
-            };
-            let left = usize::try_from(findings.file_len - self.at).unwrap_or(usize::MAX);
-            let want = buf.len().min(left);
-            let n = read_at(file, &mut buf[..want], self.at)?;
-            if n == 0 {
-                return Err(std::io::ErrorKind::UnexpectedEof.into());
-            }
-            self.at += n as u64;
-            return Ok(n);
-        }
-        let start = usize::try_from(self.at - findings.file_len).unwrap_or(usize::MAX);
-        let rest = findings.pending.get(start..).unwrap_or_default();
-        let n = rest.len().min(buf.len());
-        buf[..n].copy_from_slice(&rest[..n]);
-        self.at += n as u64;
-        Ok(n)
+impl Default for Findings {
+    fn default() -> Self {
+        Findings::new()
     }
-}
-
-#[cfg(unix)]
-fn read_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
-    std::os::unix::fs::FileExt::read_at(file, buf, at)
-}
-
-#[cfg(windows)]
-fn read_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
-    std::os::windows::fs::FileExt::seek_read(file, buf, at)
-}
-
-#[cfg(not(any(unix, windows)))]
-fn read_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
-    use std::io::{Read as _, Seek as _};
-    let mut file = file;
-    file.seek(std::io::SeekFrom::Start(at))?;
-    file.read(buf)
 }
 
 /// The findings of a [`Findings`], in order.
 pub struct FindingsIter<'a> {
-    source: Source<'a>,
+    source: SpillReader<'a>,
     /// Bytes read from the source; those from `start` on are not decoded yet.
     buffer: Vec<u8>,
     start: usize,

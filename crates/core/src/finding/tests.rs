@@ -112,7 +112,7 @@ fn findings_read_back_in_order_past_memory() {
     for finding in &made {
         findings.push(finding);
     }
-    assert!(findings.file.is_some(), "past the bound, in a file");
+    assert!(findings.bytes.is_in_file(), "past the bound, in a file");
     assert_eq!(findings.len(), made.len() as u64);
     assert_eq!(findings.to_vec().expect("read back"), made);
     // Into one finding, each in turn: every kind after every other.
@@ -186,7 +186,7 @@ fn findings_longer_than_a_read_read_back_whole() {
         }
         made.push(finding);
     }
-    assert!(findings.file.is_some(), "past the bound, in a file");
+    assert!(findings.bytes.is_in_file(), "past the bound, in a file");
     assert_eq!(findings.to_vec().expect("read back"), made);
 }
 
@@ -206,7 +206,8 @@ fn damaged_findings_read_back_as_an_error() {
     }
     let whole = findings.to_vec().expect("read back");
     let mut cut = Findings::from_vec(whole.clone());
-    cut.pending.truncate(cut.pending.len() - 1);
+    let len = cut.bytes.memory().len();
+    cut.bytes.memory().truncate(len - 1);
     let read: Vec<_> = cut.iter().collect();
     assert_eq!(read.len(), whole.len());
     assert!(read[..whole.len() - 1].iter().all(Result::is_ok));
@@ -224,7 +225,7 @@ fn damaged_findings_read_back_as_an_error() {
     );
     let mut bad = Findings::from_vec(whole);
     // The kind of the first finding: no kind has this number.
-    bad.pending[2 + 32 + 2] = 99;
+    bad.bytes.memory()[2 + 32 + 2] = 99;
     let err = bad.iter().next().expect("one").expect_err("corrupt");
     assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
 }
@@ -247,16 +248,20 @@ fn parked_findings_keep_little_memory_and_read_back_whole() {
     let few = made(3);
     let mut small = Findings::from_vec(few.clone());
     small.park();
-    assert!(small.file.is_none(), "under the bound, in memory");
-    assert_eq!(small.pending.capacity(), small.pending.len());
+    assert!(!small.bytes.is_in_file(), "under the bound, in memory");
+    let memory = small.bytes.memory();
+    assert_eq!(memory.capacity(), memory.len());
     assert_eq!(small.to_vec().expect("read back"), few);
     // More than the parked bound, less than the memory bound: to the file.
     let many = made(20_000);
     let mut large = Findings::from_vec(many.clone());
-    assert!(large.file.is_none(), "under the memory bound until parked");
+    assert!(
+        !large.bytes.is_in_file(),
+        "under the memory bound until parked"
+    );
     large.park();
-    assert!(large.file.is_some(), "parked past its bound, in a file");
-    assert!(large.pending.capacity() <= Findings::PARKED_BYTES);
+    assert!(large.bytes.is_in_file(), "parked past its bound, in a file");
+    assert!(large.bytes.memory().capacity() <= Findings::PARKED_BYTES);
     assert_eq!(large.to_vec().expect("read back"), many);
 }
 
