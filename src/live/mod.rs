@@ -3,7 +3,7 @@
 //!
 //! Each event opens the session with [`SessionFile::open`], which
 //!
-//! 1. takes an exclusive lock on `<file>.lock` (waiting at most [`LOCK_WAIT`]; a
+//! 1. takes an exclusive lock on `<file>.lock` (waiting at most [`lock::LOCK_WAIT`]; a
 //!    lock it cannot get refuses the event), held until the session is saved or
 //!    dropped, so that the head it reads is the head it appends to;
 //! 2. opens (or creates) the sealed transcript, and reads the state left beside it in

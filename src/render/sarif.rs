@@ -16,7 +16,7 @@
 //! `<stdin>`, so `%3Cstdin%3E`) and whose `region.startLine` is the physical line of
 //! the record, and `partialFingerprints."toolreplay/v1"`: the SHA-256 of the rule id,
 //! a NUL byte and the call's fingerprint (SHA-256 of the canonical tool name followed
-//! by the canonical arguments, see [`toolreplay_core::fingerprint`]) and, for a policy
+//! by the canonical arguments) and, for a policy
 //! finding, a NUL byte and its [`detail`], in hex, then `:` and the
 //! occurrence of that value among the run's results (1, 2, ...). It does not depend
 //! on line numbers or indices, so a dashboard follows a finding when calls are added

@@ -434,7 +434,7 @@ pub struct Subagent<'a> {
 }
 
 /// The files of a session's `tool-results` folder, where Claude Code keeps a result
-/// too large for the session (see [`claude_code`]): given a file's name (a plain name,
+/// too large for the session (see the Claude Code reader): given a file's name (a plain name,
 /// never a path), its bytes, or why it cannot be had. The caller reads them from the
 /// session's own folder only; the core touches no file system.
 pub type ToolResults<'a> = dyn Fn(&str) -> Result<Vec<u8>, String> + 'a;
@@ -476,7 +476,7 @@ fn import_with_subagents(
 
 /// Imports the bytes of an input read as `source`, with what is found beside it:
 /// its subagents' logs and the files of its results kept beside it (both read only
-/// when the input is a Claude Code session; see [`claude_code`]).
+/// when the input is a Claude Code session; see the Claude Code reader).
 pub fn import_beside(
     bytes: &[u8],
     source: Source,
