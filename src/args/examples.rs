@@ -140,7 +140,8 @@ Examples:
   toolreplay guard --policy scope.json --dir sessions < event.json
 
 Reads one Claude Code hook event (PreToolUse, PostToolUse, PostToolUseFailure,
-SessionEnd) on stdin and seals the session's calls into DIR/<session_id>.jsonl.
+UserPromptSubmit, Stop, SessionEnd) on stdin and seals the session's calls into
+DIR/<session_id>.jsonl.
 
 Exit status: 0 answered (a denial is JSON on stdout), 2 the call cannot be decided or
 recorded (blocked, the reason on stderr), 1 the same with --fail-open.";

@@ -12,6 +12,10 @@
 //!   order, flushed to disk before the hook returns. A response the scope's detectors
 //!   flag is reported to the model (`decision: "block"` and `additionalContext`)
 //!   without quoting what matched.
+//! - `Stop`, `UserPromptSubmit`: the agent's turn ended; calls still pending (their
+//!   after-call event never came: the user rejected the permission prompt, another
+//!   hook blocked the call) are sealed as `{"no_result": true, "reason": ...}`, so
+//!   that the calls after them reach the file in that turn.
 //! - `SessionEnd`: calls still pending are sealed as `{"no_result": true, "reason":
 //!   ...}`.
 //!
@@ -39,12 +43,14 @@ use crate::printer::{Printer, Status};
 const MAX_EVENT_BYTES: u64 = 256 << 20;
 
 /// What the guard answers.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug)]
 enum Answer {
     /// Exit 0, nothing written.
     Nothing,
     /// Exit 0, this JSON on stdout.
     Json(String),
+    /// Exit 1, a non-blocking error: this on stderr.
+    Told(Error),
 }
 
 /// `toolreplay guard`: exit 0 with the answer on stdout; an event that cannot be
@@ -63,6 +69,10 @@ pub(super) fn run(args: &GuardArgs, printer: &mut Printer) -> Result<Status, Err
         Ok(Answer::Json(text)) => {
             printer.print(&format!("{text}\n"))?;
             Ok(Status::Clean)
+        }
+        Ok(Answer::Told(err)) => {
+            err.tell(&mut io::stderr().lock());
+            Ok(Status::Code(1))
         }
         Err(err) if args.fail_open => {
             err.tell(&mut io::stderr().lock());
@@ -184,16 +194,31 @@ fn handle(args: &GuardArgs) -> Result<Answer, Error> {
         return Err(Error::Usage("guard needs --policy and --dir".to_owned()));
     };
     let kind = match event.name.as_str() {
-        "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "SessionEnd" => &event.name,
+        "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "Stop" | "UserPromptSubmit"
+        | "SessionEnd" => &event.name,
         // Other events do not touch tool calls.
         _ => return Ok(Answer::Nothing),
     };
     // The event is checked whole before anything is opened.
+    let ends_turn = matches!(kind.as_str(), "Stop" | "UserPromptSubmit" | "SessionEnd");
     if kind == "SessionEnd" {
         event.string("reason")?;
-    } else {
+    } else if !ends_turn {
         event.tool()?;
         event.string("tool_use_id")?;
+    }
+    let mut name = OsString::from(&event.session_id);
+    name.push(".jsonl");
+    let path = dir.join(name);
+    // The end of a turn or session with no call yet has nothing to seal.
+    if ends_turn && !path.exists() {
+        return Ok(Answer::Nothing);
+    }
+    if matches!(kind.as_str(), "Stop" | "UserPromptSubmit") {
+        // Blocking these would keep the agent working or drop the user's prompt: a
+        // failure here is told, and the pending calls are sealed at the next end.
+        return Ok(seal_pending(args, &event, &path, policy)
+            .map_or_else(Answer::Told, |()| Answer::Nothing));
     }
     let ScopeFile { scope, digest } =
         input::read_scope(policy).map_err(|err| Error::Policy(Box::new(err)))?;
@@ -201,12 +226,6 @@ fn handle(args: &GuardArgs) -> Result<Answer, Error> {
         what: format!("create {}", input::display(dir)),
         source,
     })?;
-    let mut name = OsString::from(&event.session_id);
-    name.push(".jsonl");
-    let path = dir.join(name);
-    if kind == "SessionEnd" && !path.exists() {
-        return Ok(Answer::Nothing);
-    }
     let options = Options {
         durable: !args.no_fsync,
     };
@@ -264,6 +283,29 @@ fn handle(args: &GuardArgs) -> Result<Answer, Error> {
     session.write(&ready)?;
     session.save()?;
     Ok(answer)
+}
+
+/// Seals the calls of the session at `path` still pending when the agent's turn
+/// ended (`Stop`, `UserPromptSubmit`): a call whose after-call event never came
+/// (rejected at the permission prompt, blocked by another hook) holds nothing back
+/// past its turn.
+fn seal_pending(args: &GuardArgs, event: &Event, path: &Path, policy: &Path) -> Result<(), Error> {
+    let ScopeFile { scope, digest } =
+        input::read_scope(policy).map_err(|err| Error::Policy(Box::new(err)))?;
+    let options = Options {
+        durable: !args.no_fsync,
+    };
+    let mut session = SessionFile::open(path, &scope, &digest, options)?;
+    if session.live().waiting().next().is_none() {
+        return Ok(());
+    }
+    let reason = match event.name.as_str() {
+        "Stop" => "the agent's turn ended before the call finished",
+        _ => "the next prompt came before the call finished",
+    };
+    let ready = session.live().end(Some(reason));
+    session.write(&ready)?;
+    session.save()
 }
 
 /// The error of a `PostToolUseFailure`: `{"message": ..., "is_interrupt": ...}`.
@@ -337,11 +379,15 @@ fn settings(policy: Option<&Path>, dir: Option<&Path>) -> String {
     let hook =
         format!("\"hooks\": [{{\"type\": \"command\", \"command\": {command}, \"timeout\": 30}}]");
     let on_tools = |event: &str| format!("    \"{event}\": [{{\"matcher\": \"*\", {hook}}}]");
+    let on_turn = |event: &str| format!("    \"{event}\": [{{{hook}}}]");
     format!(
-        "{{\n  \"hooks\": {{\n{},\n{},\n{},\n    \"SessionEnd\": [{{{hook}}}]\n  }}\n}}",
+        "{{\n  \"hooks\": {{\n{},\n{},\n{},\n{},\n{},\n{}\n  }}\n}}",
         on_tools("PreToolUse"),
         on_tools("PostToolUse"),
         on_tools("PostToolUseFailure"),
+        on_turn("UserPromptSubmit"),
+        on_turn("Stop"),
+        on_turn("SessionEnd"),
     )
 }
 

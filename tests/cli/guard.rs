@@ -443,7 +443,7 @@ fn what_the_guard_cannot_evaluate_blocks_the_call() {
     );
     show(
         "other event",
-        run(&GUARD, &Value::Object(base("UserPromptSubmit")).to_string()),
+        run(&GUARD, &Value::Object(base("Notification")).to_string()),
     );
     assert_snapshot!(text);
     assert_eq!(dir.entries(), ["bad.json", "scope.json"]);
@@ -643,4 +643,94 @@ fn events_without_a_tool_use_id_are_paired_by_call() {
         })
         .collect();
     assert_eq!(records, [r#"0 "Bash" {}"#, r#"1 "Read" {"stdout":"a"}"#]);
+}
+
+/// A call that never gets its after-call event (rejected at the permission prompt,
+/// blocked by another hook) is sealed `no_result` when the agent's turn ends, so that
+/// the calls after it reach the sealed file in that turn.
+#[test]
+fn a_call_without_its_after_call_event_is_sealed_when_the_turn_ends() {
+    for (end, reason) in [
+        ("Stop", "the agent's turn ended before the call finished"),
+        (
+            "UserPromptSubmit",
+            "the next prompt came before the call finished",
+        ),
+    ] {
+        let dir = Dir::new();
+        dir.write("scope.json", POLICY);
+        let guard = |event: String| run_with_stdin(dir.path(), &GUARD, event);
+        let file = format!("sessions/{SESSION}.jsonl");
+        let turn = turn_event(end);
+        // Before any call, the end of a turn writes nothing.
+        assert_eq!(
+            guard(turn.clone()).text(),
+            "exit: 0\n--- stdout\n--- stderr\n"
+        );
+        assert!(!dir.path().join(&file).exists(), "{end}: no session yet");
+        assert_eq!(guard(pre("toolu_1", "Bash", bash("ls"))).code, 0);
+        assert_eq!(
+            guard(pre("toolu_2", "Read", read("/home/dev/app/a"))).code,
+            0
+        );
+        let answer = post("toolu_2", "Read", read("/home/dev/app/a"), json!({"ok": 1}));
+        assert_eq!(guard(answer).code, 0);
+        // The read waits behind the call that never finished.
+        assert_eq!(
+            dir.read(&file),
+            b"",
+            "{end}: nothing sealed before the turn ends"
+        );
+        assert_eq!(guard(turn).text(), "exit: 0\n--- stdout\n--- stderr\n");
+        let sealed = String::from_utf8(dir.read(&file)).expect("UTF-8");
+        let records: Vec<String> = sealed
+            .lines()
+            .map(|line| {
+                let link: Value = serde_json::from_str(line).expect("a link");
+                format!("{} {} {}", link["index"], link["tool"], link["response"])
+            })
+            .collect();
+        let no_result = json!({"no_result": true, "reason": reason});
+        assert_eq!(
+            records,
+            [
+                format!(r#"0 "Bash" {no_result}"#),
+                r#"1 "Read" {"ok":1}"#.to_owned()
+            ],
+            "{end}"
+        );
+        let verified = dir.run(&["verify", &file]);
+        assert_eq!(
+            verified.text(),
+            "exit: 0\n--- stdout\nchain: intact\n--- stderr\n"
+        );
+        // Blocking the end of a turn would keep the agent working, or drop the
+        // prompt: what keeps the guard from sealing is a non-blocking error (exit 1).
+        assert_eq!(guard(pre("toolu_3", "Bash", bash("ls"))).code, 0);
+        let broken = ["guard", "--policy", "none.json", "--dir", "sessions"];
+        let run = run_with_stdin(dir.path(), &broken, turn_event(end));
+        assert_eq!(
+            run.text(),
+            "exit: 1\n--- stdout\n--- stderr\nerror: policy none.json: no such file or directory\n",
+            "{end}"
+        );
+        assert_eq!(guard(turn_event(end)).code, 0);
+        assert_eq!(
+            String::from_utf8(dir.read(&file))
+                .expect("UTF-8")
+                .lines()
+                .count(),
+            3
+        );
+    }
+}
+
+/// The event that ends a turn, `Stop` or `UserPromptSubmit`, in Claude Code's shape.
+fn turn_event(end: &str) -> String {
+    let mut turn = base(end);
+    match end {
+        "Stop" => turn.insert("stop_hook_active".into(), false.into()),
+        _ => turn.insert("prompt".into(), "and now the tests".into()),
+    };
+    Value::Object(turn).to_string()
 }
