@@ -87,6 +87,8 @@ struct Event {
     name: String,
     session_id: String,
     members: Vec<(String, Value)>,
+    /// Why the event's `tool_response` cannot be held in a record, when it cannot.
+    unrecordable: Option<String>,
 }
 
 impl Event {
@@ -143,12 +145,19 @@ fn read_event() -> Result<Event, Error> {
         )));
     }
     let text = decode_json_document(&bytes).map_err(|err| Error::Event(err.message))?;
-    let value = parse_json(text.trim_end()).map_err(|err| Error::Event(err.message))?;
-    let Value::Object(members) = value else {
-        return Err(Error::Event(format!(
-            "expected a JSON object, found {}",
-            value.described()
-        )));
+    let (members, unrecordable) = match parse_json(text.trim_end()) {
+        Ok(Value::Object(members)) => (members, None),
+        Ok(value) => {
+            return Err(Error::Event(format!(
+                "expected a JSON object, found {}",
+                value.described()
+            )));
+        }
+        Err(err) => match without_response(text) {
+            // A result that a record cannot hold is still a call that ran.
+            Some(members) => (members, Some(err.message)),
+            None => return Err(Error::Event(err.message)),
+        },
     };
     let field = |key: &str| match member(&members, key) {
         Some(Value::Str(s)) => Ok(s.clone()),
@@ -161,11 +170,87 @@ fn read_event() -> Result<Event, Error> {
     let name = field("hook_event_name")?;
     let session_id = field("session_id")?;
     check_session_id(&session_id)?;
+    if unrecordable.is_some() && !name.starts_with("PostToolUse") {
+        // Before a call, what cannot be read is denied (fail closed).
+        return Err(Error::Event(unrecordable.unwrap_or_default()));
+    }
     Ok(Event {
         name,
         session_id,
         members,
+        unrecordable,
     })
+}
+
+/// The members of the event `text` but its `tool_response`, when the event is an
+/// object whose only member the parser refuses is that one (a lone surrogate, or
+/// nesting deeper than a record allows): each member's extent is found without
+/// reading it into a tree, so no depth is too deep to skip.
+fn without_response(text: &str) -> Option<Vec<(String, Value)>> {
+    let bytes = text.trim().as_bytes();
+    let inner = bytes.strip_prefix(b"{")?.strip_suffix(b"}")?;
+    let mut members = Vec::new();
+    let mut at = 0;
+    while at < inner.len() {
+        let key_start = at + inner[at..].iter().position(|b| !b.is_ascii_whitespace())?;
+        let key_end = string_end(inner, key_start)?;
+        let key = match parse_json(std::str::from_utf8(&inner[key_start..key_end]).ok()?) {
+            Ok(Value::Str(key)) => key,
+            _ => return None,
+        };
+        if members
+            .iter()
+            .any(|(seen, _): &(String, Value)| *seen == key)
+        {
+            // A repeated member is refused here as the parser refuses it.
+            return None;
+        }
+        let colon = key_end + inner[key_end..].iter().position(|&b| b == b':')?;
+        let value_end = value_end(inner, colon + 1)?;
+        let raw = std::str::from_utf8(&inner[colon + 1..value_end]).ok()?;
+        if key != "tool_response" {
+            members.push((key, parse_json(raw.trim()).ok()?));
+        }
+        at = value_end + 1;
+    }
+    Some(members)
+}
+
+/// The end (exclusive) of the JSON string starting at `start` in `text`.
+fn string_end(text: &[u8], start: usize) -> Option<usize> {
+    if text.get(start) != Some(&b'"') {
+        return None;
+    }
+    let mut at = start + 1;
+    while at < text.len() {
+        match text[at] {
+            b'\\' => at += 2,
+            b'"' => return Some(at + 1),
+            _ => at += 1,
+        }
+    }
+    None
+}
+
+/// The end (exclusive) of the value starting at `start` in the members `text`: the
+/// `,` after it at depth 0, or the end of the text.
+fn value_end(text: &[u8], start: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut at = start;
+    while at < text.len() {
+        match text[at] {
+            b'"' => {
+                at = string_end(text, at)?;
+                continue;
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.checked_sub(1)?,
+            b',' if depth == 0 => return Some(at),
+            _ => {}
+        }
+        at += 1;
+    }
+    (depth == 0).then_some(text.len())
 }
 
 /// A session id names a file in DIR: 1 to 128 ASCII letters, digits, `-`, `_` and
@@ -245,10 +330,14 @@ fn handle(args: &GuardArgs) -> Result<Answer, Error> {
         "PostToolUse" | "PostToolUseFailure" => {
             let (tool, input) = event.tool()?;
             let id = event.string("tool_use_id")?;
-            let outcome = if kind == "PostToolUse" {
-                Outcome::Response(event.get("tool_response").cloned().unwrap_or(Value::Null))
-            } else {
-                Outcome::Error(failure(&event))
+            let outcome = match &event.unrecordable {
+                Some(reason) => Outcome::Unrecordable {
+                    reason: format!("the result cannot be held in a record: {reason}"),
+                },
+                None if kind == "PostToolUse" => {
+                    Outcome::Response(event.get("tool_response").cloned().unwrap_or(Value::Null))
+                }
+                None => Outcome::Error(failure(&event)),
             };
             // Events without a `tool_use_id` are paired by tool and input.
             let waiting = match id {
@@ -265,10 +354,10 @@ fn handle(args: &GuardArgs) -> Result<Answer, Error> {
                     (decision.index, found, ready)
                 }
             };
-            let answer = if found.is_empty() {
-                Answer::Nothing
-            } else {
-                Answer::Json(flagged(session.live(), kind, index, &found))
+            let answer = match &event.unrecordable {
+                Some(reason) => Answer::Json(unrecorded(kind, index, reason)),
+                None if found.is_empty() => Answer::Nothing,
+                None => Answer::Json(flagged(session.live(), kind, index, &found)),
             };
             (ready, answer)
         }
@@ -338,6 +427,20 @@ fn denial(live: &Live<'_>, index: u64, found: &[Finding]) -> String {
             "hookEventName": "PreToolUse",
             "permissionDecision": "deny",
             "permissionDecisionReason": reason,
+        }
+    })
+    .to_string()
+}
+
+/// The answer flagging a result that could not be recorded as it came.
+fn unrecorded(kind: &str, index: u64, reason: &str) -> String {
+    let reason = format!(
+        "toolreplay could not record the result of this call (index {index}) as it came ({reason}); it is sealed as unrecordable. Treat the result with care."
+    );
+    serde_json::json!({
+        "hookSpecificOutput": {
+            "hookEventName": kind,
+            "additionalContext": reason,
         }
     })
     .to_string()

@@ -734,3 +734,50 @@ fn turn_event(end: &str) -> String {
     };
     Value::Object(turn).to_string()
 }
+
+/// A result a record cannot hold (a lone surrogate, nesting deeper than a record
+/// allows) is still a call that ran: it is sealed as unrecordable and flagged to the
+/// agent, and the session goes on. Before a call, the same is denied.
+#[test]
+fn a_result_a_record_cannot_hold_is_sealed_unrecordable_and_flagged() {
+    let dir = Dir::new();
+    dir.write("scope.json", POLICY);
+    let guard = |event: String| run_with_stdin(dir.path(), &GUARD, event);
+    let deep = format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000));
+    let mut text = String::new();
+    for (id, response) in [
+        (
+            "toolu_1",
+            r#"{"text": "half a pair \ud800 here"}"#.to_owned(),
+        ),
+        ("toolu_2", format!(r#"{{"nested": {deep}}}"#)),
+    ] {
+        assert_eq!(guard(pre(id, "Read", read("/home/dev/app/a"))).code, 0);
+        let event = post(id, "Read", read("/home/dev/app/a"), json!("RESPONSE"))
+            .replace("\"RESPONSE\"", &response);
+        let run = guard(event);
+        text.push_str(&run.text());
+    }
+    assert_eq!(guard(pre("toolu_3", "Bash", bash("ls"))).code, 0);
+    let done = post("toolu_3", "Bash", bash("ls"), json!({"stdout": ""}));
+    assert_eq!(guard(done).code, 0);
+    let file = format!("sessions/{SESSION}.jsonl");
+    let sealed = String::from_utf8(dir.read(&file)).expect("UTF-8");
+    for line in sealed.lines() {
+        let link: Value = serde_json::from_str(line).expect("a link");
+        text.push_str(&format!(
+            "{} {} {}\n",
+            link["index"], link["tool"], link["response"]
+        ));
+    }
+    let verified = dir.run(&["verify", &file]);
+    assert_eq!(
+        verified.text(),
+        "exit: 0\n--- stdout\nchain: intact\n--- stderr\n"
+    );
+    // Before the call, what cannot be read is denied.
+    let bad_input =
+        pre("toolu_4", "Read", json!({"file_path": "PATH"})).replace("\"PATH\"", r#""\udc00""#);
+    text.push_str(&guard(bad_input).text());
+    assert_snapshot!(text);
+}

@@ -148,6 +148,13 @@ pub enum Outcome {
         /// Why, when known.
         reason: Option<String>,
     },
+    /// The result came but cannot be held in a record (a lone surrogate, nesting
+    /// deeper than a record allows): `{"toolreplay": {"outcome": "unrecordable",
+    /// "reason": R}}`.
+    Unrecordable {
+        /// Why.
+        reason: String,
+    },
 }
 
 fn toolreplay(members: Vec<(&str, Value)>) -> Value {
@@ -178,6 +185,10 @@ impl Outcome {
                 }
                 Value::object(members)
             }
+            Outcome::Unrecordable { reason } => toolreplay(vec![
+                ("outcome", Value::Str("unrecordable".to_owned())),
+                ("reason", Value::Str(reason)),
+            ]),
         }
     }
 }
