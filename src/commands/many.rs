@@ -56,6 +56,9 @@ pub(super) fn audit_files<F>(
 where
     F: Fn(&Path, &mut Printer, &mut dyn Write) -> Result<Audited, Error> + Sync,
 {
+    if let Some(configuration) = configuration {
+        configuration.tell(&mut std::io::stderr());
+    }
     // A Claude Code session's subagent logs are read with it, never twice. (With
     // `--from auto` a session may turn out another format, which reads none: each
     // is then audited on its own.)

@@ -24,9 +24,6 @@ pub(super) fn run(
     printer: &mut Printer,
 ) -> Result<Status, Error> {
     printer.set_format(reporting.format.value);
-    if let Some(configuration) = &reporting.configuration {
-        configuration.tell(&mut std::io::stderr());
-    }
     many::audit_files(
         "replay",
         inputs,

@@ -23,9 +23,6 @@ pub(super) fn run(
 ) -> Result<Status, Error> {
     let scope = input::read_scope(scope_path)?.scope;
     printer.set_format(reporting.format.value);
-    if let Some(configuration) = &reporting.configuration {
-        configuration.tell(&mut std::io::stderr());
-    }
     many::audit_files(
         "scope",
         inputs,

@@ -1106,17 +1106,10 @@ fn results_kept_in_files_are_read_with_their_session_in_folder_walks_not_as_inpu
         );
     }
     let one = dir.run(&["import", "logs/persisted.jsonl"]);
-    let mut text = String::new();
-    for args in [
-        &["import", "logs", "--out-dir", "out"][..],
+    let text = dir.runs(&[
+        &["import", "logs", "--out-dir", "out"],
         &["replay", "--from", "claude-code", "logs"],
-    ] {
-        text.push_str(&format!(
-            "$ toolreplay {}\n{}",
-            args.join(" "),
-            dir.run(args).text()
-        ));
-    }
+    ]);
     assert_eq!(dir.read("out/logs/persisted.jsonl"), one.stdout.as_bytes());
     assert_snapshot!(text);
 }

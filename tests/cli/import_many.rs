@@ -5,7 +5,7 @@
 
 use insta::assert_snapshot;
 
-use super::{Dir, ROOT};
+use super::Dir;
 
 /// An MCP log of one call and its result.
 const MCP: &str = concat!(
@@ -343,22 +343,7 @@ fn one_log_with_an_output_folder_gets_the_report_too() {
 
 #[test]
 fn subagent_logs_in_a_walked_folder_are_read_with_their_session() {
-    let dir = Dir::new();
-    let folder = dir.path().join("projects/p/session/subagents");
-    std::fs::create_dir_all(&folder).expect("folders");
-    let fixtures = format!("{ROOT}/tests/fixtures/import");
-    std::fs::copy(
-        format!("{fixtures}/session.jsonl"),
-        dir.path().join("projects/p/session.jsonl"),
-    )
-    .expect("session");
-    for name in ["agent-abc123.jsonl", "agent-acompact-1.jsonl"] {
-        std::fs::copy(
-            format!("{fixtures}/session/subagents/{name}"),
-            folder.join(name),
-        )
-        .expect("subagent log");
-    }
+    let dir = Dir::with_claude_code_project();
     assert_snapshot!(dir.run(&["import", "projects", "--out-dir", "out"]).text(), @r"
     exit: 0
     --- stdout

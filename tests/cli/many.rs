@@ -531,18 +531,11 @@ fn what_each_import_tells_stderr_comes_in_the_files_order() {
 #[test]
 fn a_glob_takes_classes_and_alternatives_and_a_bad_one_is_a_usage_error() {
     let dir = dir();
-    let mut text = String::new();
-    for args in [
-        &["replay", "runs", "--glob", "[ab]-*.{jsonl,json}"][..],
+    let text = dir.runs(&[
+        &["replay", "runs", "--glob", "[ab]-*.{jsonl,json}"],
         &["replay", "runs", "--glob", "[a"],
         &["import", "runs", "--out-dir", "out", "--glob", "{a"],
-    ] {
-        text.push_str(&format!(
-            "$ toolreplay {}\n{}",
-            args.join(" "),
-            dir.run(args).text()
-        ));
-    }
+    ]);
     assert_snapshot!(text);
 }
 
@@ -561,38 +554,16 @@ fn a_folder_of_live_sessions_is_read_without_their_lock_and_state_files() {
     );
     // A lock or state without its session is an ordinary file, read as ever.
     dir.write("sessions/other.state", "not a transcript\n");
-    let mut text = String::new();
-    for args in [
-        &["verify", "sessions", "--glob", "s1*"][..],
+    let text = dir.runs(&[
+        &["verify", "sessions", "--glob", "s1*"],
         &["replay", "--from", "sealed", "sessions"],
-    ] {
-        text.push_str(&format!(
-            "$ toolreplay {}\n{}",
-            args.join(" "),
-            dir.run(args).text()
-        ));
-    }
+    ]);
     assert_snapshot!(text);
 }
 
 #[test]
 fn a_claude_code_project_folder_counts_each_subagent_call_once() {
-    let dir = Dir::new();
-    let folder = dir.path().join("projects/p/session/subagents");
-    std::fs::create_dir_all(&folder).expect("folders");
-    let fixtures = format!("{}/tests/fixtures/import", super::ROOT);
-    std::fs::copy(
-        format!("{fixtures}/session.jsonl"),
-        dir.path().join("projects/p/session.jsonl"),
-    )
-    .expect("session");
-    for name in ["agent-abc123.jsonl", "agent-acompact-1.jsonl"] {
-        std::fs::copy(
-            format!("{fixtures}/session/subagents/{name}"),
-            folder.join(name),
-        )
-        .expect("subagent log");
-    }
+    let dir = Dir::with_claude_code_project();
     let one = dir.run(&["stats", "--from", "claude-code", "projects/p/session.jsonl"]);
     assert!(one.stdout.starts_with("calls: 4\n"), "{}", one.stdout);
     assert_snapshot!(

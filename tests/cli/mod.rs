@@ -155,6 +155,28 @@ pub(crate) struct Dir {
 }
 
 impl Dir {
+    /// A new directory holding a Claude Code project: `projects/p/session.jsonl` and
+    /// its two subagent logs in `projects/p/session/subagents/` (the import fixtures).
+    pub(crate) fn with_claude_code_project() -> Self {
+        let dir = Dir::new();
+        let folder = dir.path().join("projects/p/session/subagents");
+        std::fs::create_dir_all(&folder).expect("folders");
+        let fixtures = format!("{ROOT}/tests/fixtures/import");
+        std::fs::copy(
+            format!("{fixtures}/session.jsonl"),
+            dir.path().join("projects/p/session.jsonl"),
+        )
+        .expect("session");
+        for name in ["agent-abc123.jsonl", "agent-acompact-1.jsonl"] {
+            std::fs::copy(
+                format!("{fixtures}/session/subagents/{name}"),
+                folder.join(name),
+            )
+            .expect("subagent log");
+        }
+        dir
+    }
+
     /// A new, empty directory.
     pub(crate) fn new() -> Self {
         Dir {
@@ -196,6 +218,14 @@ impl Dir {
     /// Runs the binary in it.
     pub(crate) fn run(&self, args: &[&str]) -> Run {
         run(self.path(), args)
+    }
+
+    /// Runs each of `runs` in turn: each as `$ toolreplay ARGS` and its
+    /// [`Run::text`], for one snapshot of them all.
+    pub(crate) fn runs(&self, runs: &[&[&str]]) -> String {
+        runs.iter()
+            .map(|args| format!("$ toolreplay {}\n{}", args.join(" "), self.run(args).text()))
+            .collect()
     }
 }
 

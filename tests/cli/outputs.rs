@@ -208,17 +208,10 @@ fn dash_as_an_output_is_standard_output_never_a_file_named_dash() {
         report.stdout
     );
     assert!(!dir.path().join("-").exists(), "no file named -");
-    let mut text = String::new();
-    for args in [
-        &["import", "t.jsonl", "--out-dir", "-"][..],
+    let text = dir.runs(&[
+        &["import", "t.jsonl", "--out-dir", "-"],
         &["replay", "t.jsonl", "--write-baseline", "-"],
-    ] {
-        text.push_str(&format!(
-            "$ toolreplay {}\n{}",
-            args.join(" "),
-            dir.run(args).text()
-        ));
-    }
+    ]);
     assert_snapshot!(text, @r"
     $ toolreplay import t.jsonl --out-dir -
     exit: 2
