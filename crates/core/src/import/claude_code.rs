@@ -81,37 +81,32 @@ fn note_agents(line: u64, kind: &str, entry: &RawMembers<'_>, agents: &mut Agent
     {
         agents.shown.push((agent.into_owned(), line));
     }
+    // A user entry's result says where its whole output was kept, or which subagent
+    // ran it: noted for each tool result the entry's message holds.
     if kind == "user"
         && let Some(result) = object(entry, "toolUseResult")
-        && let Some(path) = rget_str(&result, "persistedOutputPath")
         && let Some(message) = object(entry, "message")
         && let Some(blocks) = rget(&message, "content").and_then(|c| c.items())
     {
-        for block in blocks {
-            if let Some(block) = block.members()
-                && rget_str(&block, "type").as_deref() == Some("tool_result")
-                && let Some(id) = rget(&block, "tool_use_id")
-            {
-                agents
-                    .persisted
-                    .push((raw_id_key(id), path.clone().into_owned()));
-            }
+        let path = rget_str(&result, "persistedOutputPath");
+        let agent = rget_str(&result, "agentId");
+        if path.is_none() && agent.is_none() {
+            return;
         }
-    }
-    if kind == "user"
-        && let Some(result) = object(entry, "toolUseResult")
-        && let Some(agent) = rget_str(&result, "agentId")
-        && let Some(message) = object(entry, "message")
-        && let Some(blocks) = rget(&message, "content").and_then(|c| c.items())
-    {
         for block in blocks {
             if let Some(block) = block.members()
                 && rget_str(&block, "type").as_deref() == Some("tool_result")
                 && let Some(id) = rget(&block, "tool_use_id")
             {
-                agents
-                    .started
-                    .push((raw_id_key(id), agent.clone().into_owned()));
+                let id = raw_id_key(id);
+                if let Some(path) = &path {
+                    agents
+                        .persisted
+                        .push((id.clone(), path.clone().into_owned()));
+                }
+                if let Some(agent) = &agent {
+                    agents.started.push((id, agent.clone().into_owned()));
+                }
             }
         }
     }
