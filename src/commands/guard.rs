@@ -339,10 +339,15 @@ fn handle(args: &GuardArgs) -> Result<Answer, Error> {
                 }
                 None => Outcome::Error(failure(&event)),
             };
-            // Events without a `tool_use_id` are paired by tool and input.
+            // Events are paired by id, tool and input; by id alone when no waiting
+            // call is that one (another hook changed the input); without a
+            // `tool_use_id`, by tool and input.
+            let live = session.live();
             let waiting = match id {
-                Some(id) => session.live().index_of(id),
-                None => session.live().index_of_call(tool, input),
+                Some(id) => live
+                    .index_of_named_call(id, tool, input)
+                    .or_else(|| live.index_of(id)),
+                None => live.index_of_call(tool, input),
             };
             let (index, found, ready) = match waiting {
                 Some(index) => {

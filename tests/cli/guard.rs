@@ -781,3 +781,51 @@ fn a_result_a_record_cannot_hold_is_sealed_unrecordable_and_flagged() {
     text.push_str(&guard(bad_input).text());
     assert_snapshot!(text);
 }
+
+/// A `tool_use_id` reused while its call waits is never taken for another call: the
+/// second call is decided and sealed on its own; the same event twice (a second
+/// hook) is still the one call.
+#[test]
+fn a_reused_tool_use_id_never_lets_another_call_through_undecided() {
+    let dir = Dir::new();
+    dir.write("scope.json", POLICY);
+    let guard = |event: String| run_with_stdin(dir.path(), &GUARD, event);
+    assert_eq!(
+        guard(pre("toolu_1", "Read", read("/home/dev/app/a"))).code,
+        0
+    );
+    // The same event again: the same call, allowed, nothing reserved.
+    let again = guard(pre("toolu_1", "Read", read("/home/dev/app/a")));
+    assert_eq!(again.text(), "exit: 0\n--- stdout\n--- stderr\n");
+    // The same id for another call: decided by the policy, and denied here.
+    let other = guard(pre("toolu_1", "Read", read("/home/dev/app/.env")));
+    assert_snapshot!(other.text(), @r#"
+    exit: 0
+    --- stdout
+    {"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"toolreplay denied this call (index 1) by the scope policy: tool 'Read' argument '/file_path' path '.env' matches deny glob '**/.env' (paths[0])"}}
+    --- stderr
+    "#);
+    let done = post(
+        "toolu_1",
+        "Read",
+        read("/home/dev/app/a"),
+        json!({"text": "A"}),
+    );
+    assert_eq!(guard(done).code, 0);
+    let file = format!("sessions/{SESSION}.jsonl");
+    let sealed = String::from_utf8(dir.read(&file)).expect("UTF-8");
+    let records: Vec<String> = sealed
+        .lines()
+        .map(|line| {
+            let link: Value = serde_json::from_str(line).expect("a link");
+            format!("{} {}", link["index"], link["args"])
+        })
+        .collect();
+    assert_eq!(
+        records,
+        [
+            r#"0 {"file_path":"/home/dev/app/a"}"#,
+            r#"1 {"file_path":"/home/dev/app/.env"}"#
+        ]
+    );
+}

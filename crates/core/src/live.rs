@@ -337,6 +337,16 @@ impl<'s> Live<'s> {
     /// with `args`: how a front end whose events do not name calls pairs an outcome
     /// with its decision.
     pub fn index_of_call(&self, tool: &str, args: &Value) -> Option<u64> {
+        self.waiting_call(None, tool, args)
+    }
+
+    /// The first call waiting for its outcome that is named `id` and is to `tool`
+    /// with `args`: an event matched by its name, tool and input.
+    pub fn index_of_named_call(&self, id: &str, tool: &str, args: &Value) -> Option<u64> {
+        self.waiting_call(Some(id), tool, args)
+    }
+
+    fn waiting_call(&self, id: Option<&str>, tool: &str, args: &Value) -> Option<u64> {
         let args = match args {
             Value::Object(_) => canonical::encode(args),
             other => canonical::encode(&Value::object([("content", other.clone())])),
@@ -345,7 +355,7 @@ impl<'s> Live<'s> {
             .iter()
             .find(|call| {
                 call.response.is_none()
-                    && call.id.is_none()
+                    && call.id.as_deref() == id
                     && call.tool == tool
                     && call.args.as_bytes() == args.as_slice()
             })
@@ -381,12 +391,14 @@ impl<'s> Live<'s> {
     /// denied call is complete at once, with `denied_response`; the lines this
     /// made ready are returned.
     ///
-    /// A call named like one still waiting is that call again (a second hook on the
-    /// same event): its index, allowed, and nothing reserved. Arguments that are not
-    /// an object are recorded under `"content"`; arguments nested deeper than a
+    /// A call named like one still waiting, to the same tool with the same
+    /// arguments, is that call again (a second hook on the same event): its index,
+    /// allowed, and nothing reserved. A name reused for another call is never taken
+    /// for it: that call is decided and reserved as any other. Arguments that are
+    /// not an object are recorded under `"content"`; arguments nested deeper than a
     /// record holds are denied and recorded as `{}`.
     pub fn decide(&mut self, id: Option<&str>, tool: &str, args: &Value) -> (Decision, Ready) {
-        if let Some(index) = id.and_then(|id| self.index_of(id)) {
+        if let Some(index) = id.and_then(|id| self.index_of_named_call(id, tool, args)) {
             let decision = Decision {
                 index,
                 findings: Vec::new(),
