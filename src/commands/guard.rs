@@ -30,7 +30,7 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use toolreplay_core::{Finding, finding_message};
-use toolreplay_core::{Live, LiveOutcome as Outcome};
+use toolreplay_core::{Live, LiveOutcome as Outcome, Ready};
 use toolreplay_core::{Value, decode_json_document, json_member as member, parse_json};
 
 use crate::args::GuardArgs;
@@ -339,28 +339,59 @@ fn handle(args: &GuardArgs) -> Result<Answer, Error> {
                 }
                 None => Outcome::Error(failure(&event)),
             };
-            // Events are paired by id, tool and input; by id alone when no waiting
-            // call is that one (another hook changed the input); without a
-            // `tool_use_id`, by tool and input.
+            // Events are paired by id, tool and input; without a `tool_use_id`, by
+            // tool and input.
             let live = session.live();
-            let waiting = match id {
-                Some(id) => live
-                    .index_of_named_call(id, tool, input)
-                    .or_else(|| live.index_of(id)),
-                None => live.index_of_call(tool, input),
+            let (waiting, changed) = match id {
+                Some(id) => match live.index_of_named_call(id, tool, input) {
+                    Some(index) => (Some(index), None),
+                    // Another hook changed the input after the decision.
+                    None => (None, live.index_of(id)),
+                },
+                None => (live.index_of_call(tool, input), None),
             };
-            let (index, found, ready) = match waiting {
+            let mut ready = Ready::default();
+            if let Some(decided) = changed {
+                // The decided call never ran as decided: it is sealed so, naming the
+                // record of the call as it ran, decided now, which comes next.
+                let next = session.live().next_index();
+                let reason = format!(
+                    "another hook changed its input before it ran; the call as it ran is index {next}"
+                );
+                let (_, first) = session.live().complete(
+                    decided,
+                    Outcome::NoResult {
+                        reason: Some(reason),
+                    },
+                )?;
+                ready = first;
+            }
+            let (index, found, rest) = match waiting {
                 Some(index) => {
                     let (found, ready) = session.live().complete(index, outcome)?;
                     (index, found, ready)
                 }
                 None => {
-                    let (decision, found, ready) = session.live().record(id, tool, input, outcome);
+                    let id = if changed.is_some() { None } else { id };
+                    let (decision, mut found, ready) =
+                        session.live().record(id, tool, input, outcome);
+                    if changed.is_some() {
+                        // Decided as it ran: what the decision would have denied is
+                        // told with what the detectors found.
+                        let mut all = decision.findings;
+                        all.append(&mut found);
+                        found = all;
+                    }
                     (decision.index, found, ready)
                 }
             };
+            ready.lines.extend_from_slice(&rest.lines);
+            ready.links += rest.links;
             let answer = match &event.unrecordable {
                 Some(reason) => Answer::Json(unrecorded(kind, index, reason)),
+                None if changed.is_some() => {
+                    Answer::Json(rewritten(session.live(), kind, index, &found))
+                }
                 None if found.is_empty() => Answer::Nothing,
                 None => Answer::Json(flagged(session.live(), kind, index, &found)),
             };
@@ -432,6 +463,26 @@ fn denial(live: &Live<'_>, index: u64, found: &[Finding]) -> String {
             "hookEventName": "PreToolUse",
             "permissionDecision": "deny",
             "permissionDecisionReason": reason,
+        }
+    })
+    .to_string()
+}
+
+/// The answer flagging a call whose input another hook changed after it was
+/// decided, sealed as it ran at `index`, with what the policy and the detectors find
+/// in it.
+fn rewritten(live: &Live<'_>, kind: &str, index: u64, found: &[Finding]) -> String {
+    let mut reason = format!(
+        "toolreplay: another hook changed the input of this call after it was decided; it is sealed as it ran (index {index})"
+    );
+    if !found.is_empty() {
+        reason.push_str(": ");
+        reason.push_str(&messages(live, found));
+    }
+    serde_json::json!({
+        "hookSpecificOutput": {
+            "hookEventName": kind,
+            "additionalContext": reason,
         }
     })
     .to_string()

@@ -829,3 +829,41 @@ fn a_reused_tool_use_id_never_lets_another_call_through_undecided() {
         ]
     );
 }
+
+/// A `PostToolUse` whose input another hook changed after the decision: the decided
+/// call is sealed as never run, naming the record of the call as it ran, which is
+/// decided then and flagged with what the policy finds.
+#[test]
+fn a_call_whose_input_another_hook_changed_is_sealed_as_it_ran_and_flagged() {
+    let dir = Dir::new();
+    dir.write("scope.json", POLICY);
+    let guard = |event: String| run_with_stdin(dir.path(), &GUARD, event);
+    assert_eq!(
+        guard(pre("toolu_1", "Read", read("/home/dev/app/a"))).code,
+        0
+    );
+    let ran = post(
+        "toolu_1",
+        "Read",
+        read("/home/dev/app/.env"),
+        json!({"text": "X=1"}),
+    );
+    let mut text = guard(ran).text();
+    let file = format!("sessions/{SESSION}.jsonl");
+    let sealed = String::from_utf8(dir.read(&file)).expect("UTF-8");
+    for line in sealed.lines() {
+        let link: Value = serde_json::from_str(line).expect("a link");
+        text.push_str(&format!(
+            "{} {} {}\n",
+            link["index"], link["args"], link["response"]
+        ));
+    }
+    assert_snapshot!(text, @r#"
+    exit: 0
+    --- stdout
+    {"hookSpecificOutput":{"additionalContext":"toolreplay: another hook changed the input of this call after it was decided; it is sealed as it ran (index 1): tool 'Read' argument '/file_path' path '.env' matches deny glob '**/.env' (paths[0])","hookEventName":"PostToolUse"}}
+    --- stderr
+    0 {"file_path":"/home/dev/app/a"} {"no_result":true,"reason":"another hook changed its input before it ran; the call as it ran is index 1"}
+    1 {"file_path":"/home/dev/app/.env"} {"text":"X=1"}
+    "#);
+}
