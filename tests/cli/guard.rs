@@ -123,6 +123,19 @@ fn plain_records(sealed: &str) -> String {
         .collect()
 }
 
+/// The links of the session file, each as the values of `fields` joined by spaces.
+fn links(dir: &Dir, fields: &[&str]) -> Vec<String> {
+    let sealed = String::from_utf8(dir.read(&format!("sessions/{SESSION}.jsonl"))).expect("UTF-8");
+    sealed
+        .lines()
+        .map(|line| {
+            let link: Value = serde_json::from_str(line).expect("a link");
+            let values: Vec<String> = fields.iter().map(|f| link[*f].to_string()).collect();
+            values.join(" ")
+        })
+        .collect()
+}
+
 /// `index N: KIND: message` lines of a text report, by index.
 fn by_index(report: &str) -> BTreeMap<u64, Vec<(String, String)>> {
     let mut found: BTreeMap<u64, Vec<(String, String)>> = BTreeMap::new();
@@ -554,15 +567,7 @@ fn a_call_seen_only_after_it_ran_is_sealed_with_its_response() {
     assert_eq!(run.text(), "exit: 0\n--- stdout\n--- stderr\n");
     let run = guard(post("toolu_8", "Bash", bash("ls"), json!({"stdout": ""})));
     assert_eq!(run.text(), "exit: 0\n--- stdout\n--- stderr\n");
-    let file = format!("sessions/{SESSION}.jsonl");
-    let sealed = String::from_utf8(dir.read(&file)).expect("UTF-8");
-    let records: Vec<String> = sealed
-        .lines()
-        .map(|line| {
-            let link: Value = serde_json::from_str(line).expect("a link");
-            format!("{} {} {}", link["index"], link["tool"], link["response"])
-        })
-        .collect();
+    let records = links(&dir, &["index", "tool", "response"]);
     assert_eq!(
         records,
         [
@@ -633,15 +638,7 @@ fn events_without_a_tool_use_id_are_paired_by_call() {
         guard(unnamed(post("-", "Bash", bash("ls"), json!({})))).code,
         0
     );
-    let file = format!("sessions/{SESSION}.jsonl");
-    let sealed = String::from_utf8(dir.read(&file)).expect("UTF-8");
-    let records: Vec<String> = sealed
-        .lines()
-        .map(|line| {
-            let link: Value = serde_json::from_str(line).expect("a link");
-            format!("{} {} {}", link["index"], link["tool"], link["response"])
-        })
-        .collect();
+    let records = links(&dir, &["index", "tool", "response"]);
     assert_eq!(records, [r#"0 "Bash" {}"#, r#"1 "Read" {"stdout":"a"}"#]);
 }
 
@@ -682,14 +679,7 @@ fn a_call_without_its_after_call_event_is_sealed_when_the_turn_ends() {
             "{end}: nothing sealed before the turn ends"
         );
         assert_eq!(guard(turn).text(), "exit: 0\n--- stdout\n--- stderr\n");
-        let sealed = String::from_utf8(dir.read(&file)).expect("UTF-8");
-        let records: Vec<String> = sealed
-            .lines()
-            .map(|line| {
-                let link: Value = serde_json::from_str(line).expect("a link");
-                format!("{} {} {}", link["index"], link["tool"], link["response"])
-            })
-            .collect();
+        let records = links(&dir, &["index", "tool", "response"]);
         let no_result = json!({"no_result": true, "reason": reason});
         assert_eq!(
             records,
@@ -762,13 +752,8 @@ fn a_result_a_record_cannot_hold_is_sealed_unrecordable_and_flagged() {
     let done = post("toolu_3", "Bash", bash("ls"), json!({"stdout": ""}));
     assert_eq!(guard(done).code, 0);
     let file = format!("sessions/{SESSION}.jsonl");
-    let sealed = String::from_utf8(dir.read(&file)).expect("UTF-8");
-    for line in sealed.lines() {
-        let link: Value = serde_json::from_str(line).expect("a link");
-        text.push_str(&format!(
-            "{} {} {}\n",
-            link["index"], link["tool"], link["response"]
-        ));
+    for link in links(&dir, &["index", "tool", "response"]) {
+        text.push_str(&format!("{link}\n"));
     }
     let verified = dir.run(&["verify", &file]);
     assert_eq!(
@@ -812,15 +797,7 @@ fn a_reused_tool_use_id_never_lets_another_call_through_undecided() {
         json!({"text": "A"}),
     );
     assert_eq!(guard(done).code, 0);
-    let file = format!("sessions/{SESSION}.jsonl");
-    let sealed = String::from_utf8(dir.read(&file)).expect("UTF-8");
-    let records: Vec<String> = sealed
-        .lines()
-        .map(|line| {
-            let link: Value = serde_json::from_str(line).expect("a link");
-            format!("{} {}", link["index"], link["args"])
-        })
-        .collect();
+    let records = links(&dir, &["index", "args"]);
     assert_eq!(
         records,
         [
@@ -849,14 +826,8 @@ fn a_call_whose_input_another_hook_changed_is_sealed_as_it_ran_and_flagged() {
         json!({"text": "X=1"}),
     );
     let mut text = guard(ran).text();
-    let file = format!("sessions/{SESSION}.jsonl");
-    let sealed = String::from_utf8(dir.read(&file)).expect("UTF-8");
-    for line in sealed.lines() {
-        let link: Value = serde_json::from_str(line).expect("a link");
-        text.push_str(&format!(
-            "{} {} {}\n",
-            link["index"], link["args"], link["response"]
-        ));
+    for link in links(&dir, &["index", "args", "response"]) {
+        text.push_str(&format!("{link}\n"));
     }
     assert_snapshot!(text, @r#"
     exit: 0
