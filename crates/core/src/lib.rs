@@ -298,6 +298,7 @@
 mod allowed_signers;
 mod canonical;
 mod chain;
+mod context;
 mod diff;
 mod error;
 mod finding;
@@ -325,6 +326,10 @@ mod transcript;
 pub use allowed_signers::{AllowedKey, entries_for as allowed_signers_for, match_pattern_list};
 pub use canonical::encode as encode_canonical;
 pub use chain::{BrokenField, GENESIS, Sealer, UnsealedLink, Verdict, Verifier, stated_digest};
+pub use context::{
+    ANSWER_TOOL, CONTEXT_TOOL, ContextFile, ContextRecord, Contexts, PROMPT_TOOL, context_after,
+    read_context_file,
+};
 pub use diff::{
     AllDifferences, At as DiffAt, DiffError, DiffReport, Difference, Side as DiffSide,
     compare_all as diff_all,
@@ -354,7 +359,7 @@ pub use json::{
 pub use lines::{Lines, line_text};
 pub use live::{Live, LiveError, LiveState, Outcome as LiveOutcome, Ready};
 pub use pipeline::{MAX_THREADS, Stop, Threads, run as run_pipeline};
-pub use policy::Policy;
+pub use policy::{PathContext, Policy};
 pub use replay::{
     Options as ReplayOptions, Replay, ReplayReport, audit_with as audit_replay,
     fingerprints as replay_fingerprints,

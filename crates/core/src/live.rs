@@ -294,6 +294,12 @@ impl<'s> Live<'s> {
         }
     }
 
+    /// Where the calls decided from now on are made (see [`Session::set_context`]);
+    /// nothing is known until this is said, and it is not part of the state.
+    pub fn set_context(&mut self, context: crate::policy::PathContext) {
+        self.session.set_context(context);
+    }
+
     /// The scope calls are decided against.
     pub fn scope(&self) -> &'s Scope {
         self.session.scope()

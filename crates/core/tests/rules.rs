@@ -3,7 +3,8 @@
 //! its kind, its index and the words every report writes for it.
 
 use toolreplay_core::{
-    ReplayOptions, Scope, Stop, Threads, Verdict, audit_replay, check_sealed, finding_message, seal,
+    Contexts, PathContext, ReplayOptions, Scope, Stop, Threads, Verdict, audit_replay,
+    check_sealed, finding_message, seal,
 };
 
 /// A transcript of `calls`, each `(tool, args, response)` with JSON `args` and
@@ -211,6 +212,55 @@ fn path_rules() {
         ("argument-violation", 3, "tool 'read_file' argument '/path' path 'src/main.rs' matches no allow glob (paths[0])"),
         ("argument-violation", 4, "tool 'read_file' argument '/path' escapes above its root (paths[0])"),
         ("argument-violation", 5, "tool 'read_file' argument '/path' path '/etc/passwd' is outside root '/work/project' (paths[0])"),
+    ]);
+}
+
+/// Path rules in a session whose calls ran where `contexts` says: paths trimmed,
+/// `~` and `$HOME` expanded to its home, relative ones read from its `cwd`, a
+/// relative root from its start; what cannot be placed is a violation.
+#[test]
+fn path_rules_where_the_session_ran() {
+    let scope = policy(
+        r#""tools": {"read_file": {"paths": [{"args": ["/path"], "root": ".", "deny": ["**/.env"]}]}}"#,
+    );
+    let scope = Scope::parse(scope.as_bytes()).expect("a valid scope");
+    let at = |cwd: &str| PathContext {
+        cwd: Some(cwd.to_owned()),
+        home: Some("/home/dev".to_owned()),
+        project: Some("/home/dev/p".to_owned()),
+    };
+    let mut contexts = Contexts::default();
+    contexts.push(0, at("/home/dev/p"));
+    contexts.push(4, at("/home/dev/p/src"));
+    let text = transcript(&[
+        ("read_file", r#"{"path": "/home/dev/p/README.md"}"#, "{}"),
+        ("read_file", r#"{"path": "~/.bashrc"}"#, "{}"),
+        ("read_file", r#"{"path": "/home/dev/p/.env "}"#, "{}"),
+        ("read_file", r#"{"path": "~bob/x"}"#, "{}"),
+        ("read_file", r#"{"path": "../.env"}"#, "{}"),
+        ("read_file", r#"{"path": "main.rs"}"#, "{}"),
+    ]);
+    let report = scope
+        .audit_in(text.as_bytes(), Threads::default(), &contexts)
+        .expect("a valid transcript");
+    assert_eq!(
+        rows(&report.findings, &report.agent),
+        [
+            ("argument-violation".to_owned(), 1, "tool 'read_file' argument '/path' path '/home/dev/.bashrc' is outside root '/home/dev/p' (paths[0])".to_owned()),
+            ("argument-violation".to_owned(), 2, "tool 'read_file' argument '/path' path '.env' matches deny glob '**/.env' (paths[0])".to_owned()),
+            ("argument-violation".to_owned(), 3, "tool 'read_file' argument '/path' path '~bob/x' cannot be placed: it names another user's home directory (paths[0])".to_owned()),
+            ("argument-violation".to_owned(), 4, "tool 'read_file' argument '/path' path '.env' matches deny glob '**/.env' (paths[0])".to_owned()),
+        ]
+    );
+    // Without the session's context, an absolute path cannot be placed against a
+    // relative root, and a `~` path under a root has no home.
+    yields!(scope &policy(r#""tools": {"read_file": {"paths": [{"args": ["/path"], "root": ".", "deny": ["**/.env"]}]}}"#); [
+        ("read_file", r#"{"path": "docs/a.md"}"#, "{}"),
+        ("read_file", r#"{"path": "/etc/passwd"}"#, "{}"),
+        ("read_file", r#"{"path": "~/.bashrc"}"#, "{}"),
+    ] => [
+        ("argument-violation", 1, "tool 'read_file' argument '/path' path '/etc/passwd' cannot be placed: the rule's root is relative and the directory the session started in is not known (paths[0])"),
+        ("argument-violation", 2, "tool 'read_file' argument '/path' path '~/.bashrc' cannot be placed: the session's home directory is not known (paths[0])"),
     ]);
 }
 

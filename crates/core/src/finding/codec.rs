@@ -159,6 +159,11 @@ fn encode_path_problem(problem: &PathProblem, out: &mut Vec<u8>) {
             out.push(5);
             put_str(out, path);
         }
+        PathProblem::Unplaced { path, why } => {
+            out.push(6);
+            put_str(out, path);
+            put_str(out, why);
+        }
     }
 }
 
@@ -371,6 +376,10 @@ fn decode_path_problem(input: &mut &[u8]) -> Decoded<PathProblem> {
         },
         5 => PathProblem::NotAllowed {
             path: get_str(input)?,
+        },
+        6 => PathProblem::Unplaced {
+            path: get_str(input)?,
+            why: get_str(input)?,
         },
         _ => return Err(Short::Corrupt),
     })

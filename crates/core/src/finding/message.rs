@@ -277,6 +277,12 @@ fn path_words(problem: &PathProblem, out: &mut String) {
             push_quoted(path, out);
             out.push_str(" matches no allow glob");
         }
+        PathProblem::Unplaced { path, why } => {
+            out.push_str("path ");
+            push_quoted(path, out);
+            out.push_str(" cannot be placed: ");
+            out.push_str(why);
+        }
     }
 }
 

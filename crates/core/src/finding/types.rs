@@ -99,6 +99,14 @@ pub enum PathProblem {
         /// The path, normalised (relative to the root when inside it).
         path: Box<str>,
     },
+    /// The `path` (a reading of the argument) cannot be placed where the tool would
+    /// read it, for the reason `why`: the rule cannot judge it.
+    Unplaced {
+        /// The reading of the path.
+        path: Box<str>,
+        /// Why it cannot be placed.
+        why: Box<str>,
+    },
 }
 
 /// What is wrong with an argument of a URL rule.

@@ -136,6 +136,15 @@ impl Policy {
             None => None,
         };
 
+        let prompt_scanner = match get(fields, "prompt_detectors") {
+            Some(value) => {
+                let chosen = detector_list(&catalog, value, "prompt_detectors")
+                    .map_err(field_error("prompt_detectors"))?;
+                scanner_for(chosen, "prompt_detectors").map_err(field_error("prompt_detectors"))?
+            }
+            None => None,
+        };
+
         let budgets = match get(fields, "budgets") {
             Some(value) => budgets(value).map_err(field_error("budgets"))?,
             None => Budgets::default(),
@@ -161,6 +170,7 @@ impl Policy {
             catalog,
             scanners,
             default_scanner,
+            prompt_scanner,
             tools,
             args_cache: Default::default(),
         }))
@@ -474,14 +484,17 @@ fn path_rule(item: &Value, at: &str) -> Result<(Vec<Pointer>, PathRule)> {
     ))
 }
 
-/// The `root` of the path rule `at`: an absolute path, normalised.
+/// The `root` of the path rule `at`, normalised: an absolute path, or one relative
+/// to the directory the session started in (which may not climb above it).
 fn path_root(members: &[(String, Value)], at: &str) -> Result<Option<String>> {
     match get(members, "root") {
         None => Ok(None),
         Some(Value::Str(root)) => match paths::normalise(root) {
-            paths::Normalised::Path(path) if path.starts_with('/') => Ok(Some(path)),
+            paths::Normalised::Path(path) if !path.starts_with('~') && !root.contains('\0') => {
+                Ok(Some(path))
+            }
             _ => Err(format!(
-                "{at}.root: {} is not an absolute path",
+                "{at}.root: {} is neither an absolute path nor a relative one that stays inside the session's start",
                 quote_name(root)
             )),
         },

@@ -33,6 +33,7 @@ use crate::json::{self, Value};
 
 use detect::{Catalog, Scanner};
 use history::{Budgets, Flows};
+pub use paths::PathContext;
 use paths::{PathRule, PathVerdict};
 use pointer::Pointer;
 use urls::{UrlRule, UrlVerdict};
@@ -42,10 +43,11 @@ pub(crate) const POLICY_VERSION: u64 = 1;
 
 /// The fields of a scope file that hold policy rules; `policy_version` is required
 /// with any of them.
-pub(crate) const RULE_FIELDS: [&str; 5] = [
+pub(crate) const RULE_FIELDS: [&str; 6] = [
     "budgets",
     "custom_detectors",
     "flows",
+    "prompt_detectors",
     "response_detectors",
     "tools",
 ];
@@ -61,6 +63,8 @@ pub struct Policy {
     scanners: Vec<Scanner>,
     /// The scanner for tools without their own `response_detectors`.
     default_scanner: Option<usize>,
+    /// The scanner of the user's prompts (`prompt_detectors`).
+    prompt_scanner: Option<usize>,
     /// By tool name: looked up for every call, so with foldhash rather than SipHash.
     tools: hashbrown::HashMap<String, ToolRules>,
     /// The argument checks of recent calls.
@@ -85,6 +89,20 @@ struct ToolRules {
     urls: Vec<(Vec<Pointer>, UrlRule)>,
     /// `None`: the default; `Some(None)`: no detectors; `Some(Some(i))`: scanner `i`.
     scanner: Option<Option<usize>>,
+}
+
+impl ToolRules {
+    /// Whether the argument checks may differ in `context` from those without one:
+    /// path rules read paths from the working directory and the home, and relative
+    /// roots from the start.
+    fn depends_on(&self, context: &PathContext) -> bool {
+        self.paths.iter().any(|(_, rule)| {
+            context.cwd.is_some()
+                || context.home.is_some()
+                || (context.project.is_some()
+                    && rule.root.as_ref().is_some_and(|r| !r.starts_with('/')))
+        })
+    }
 }
 
 /// An error in a policy: the scope file's top-level field it is in, and the message.
@@ -123,7 +141,26 @@ impl Policy {
     /// arguments in its order. `args` is the canonical encoding of the arguments;
     /// arguments that cannot be read break every rule, in one violation.
     pub fn check_arguments(&self, tool: &str, args: &[u8]) -> Vec<ArgumentViolation> {
-        self.arguments_by(self.tools.get(tool), tool, args)
+        self.arguments_by(self.tools.get(tool), tool, args, &PathContext::default())
+    }
+
+    /// [`Policy::check_arguments`] for a call made where `context` says: path rules
+    /// read its paths as the agent's tools do there (see [`PathContext`]).
+    pub fn check_arguments_in(
+        &self,
+        tool: &str,
+        args: &[u8],
+        context: &PathContext,
+    ) -> Vec<ArgumentViolation> {
+        self.arguments_by(self.tools.get(tool), tool, args, context)
+    }
+
+    /// Whether the argument checks of `tool` may differ in `context` from those
+    /// without one.
+    pub(crate) fn depends_on(&self, tool: &str, context: &PathContext) -> bool {
+        self.tools
+            .get(tool)
+            .is_some_and(|rules| rules.depends_on(context))
     }
 
     /// [`Policy::check_arguments`] and [`Policy::check_response`] of one call, its
@@ -136,7 +173,7 @@ impl Policy {
     ) -> (Vec<ArgumentViolation>, Vec<SensitiveResponse>) {
         let rules = self.tools.get(tool);
         (
-            self.arguments_by(rules, tool, args),
+            self.arguments_by(rules, tool, args, &PathContext::default()),
             self.response_by(rules, response),
         )
     }
@@ -147,6 +184,7 @@ impl Policy {
         rules: Option<&ToolRules>,
         tool: &str,
         args: &[u8],
+        context: &PathContext,
     ) -> Vec<ArgumentViolation> {
         let Some(rules) = rules else {
             return Vec::new();
@@ -154,14 +192,23 @@ impl Policy {
         if rules.schema.is_none() && rules.paths.is_empty() && rules.urls.is_empty() {
             return Vec::new();
         }
+        if rules.depends_on(context) {
+            // The cache keeps checks made without a context.
+            return check_arguments(rules, args, context);
+        }
         // A call is often the same as one shortly before it: the same check.
         self.args_cache
-            .get_or_check(tool, args, || check_arguments(rules, args))
+            .get_or_check(tool, args, || check_arguments(rules, args, context))
     }
 }
 
-/// [`Policy::check_arguments`] by the rules of the tool, `rules`, without the cache.
-fn check_arguments(rules: &ToolRules, args: &[u8]) -> Vec<ArgumentViolation> {
+/// [`Policy::check_arguments_in`] by the rules of the tool, `rules`, without the
+/// cache.
+fn check_arguments(
+    rules: &ToolRules,
+    args: &[u8],
+    context: &PathContext,
+) -> Vec<ArgumentViolation> {
     let mut found = Vec::new();
     // One parse for every rule.
     let tree = match json::decode_document(args).and_then(json::parse) {
@@ -180,13 +227,17 @@ fn check_arguments(rules: &ToolRules, args: &[u8]) -> Vec<ArgumentViolation> {
         for_each_string(&tree, pointers, |argument, value| {
             let problem = match value {
                 None => PathProblem::NotAString,
-                Some(raw) => match path_rule.check(raw) {
+                Some(raw) => match path_rule.check(raw, context) {
                     PathVerdict::Allowed => return,
                     PathVerdict::Nul => PathProblem::Nul,
                     PathVerdict::Escapes => PathProblem::EscapesRoot,
-                    PathVerdict::OutsideRoot(path) => PathProblem::OutsideRoot {
+                    PathVerdict::OutsideRoot(path, root) => PathProblem::OutsideRoot {
                         path: path.into(),
-                        root: path_rule.root.as_deref().unwrap_or("/").into(),
+                        root: root.into(),
+                    },
+                    PathVerdict::Unplaced(path, why) => PathProblem::Unplaced {
+                        path: path.into(),
+                        why: why.into(),
                     },
                     PathVerdict::Denied(path, glob) => PathProblem::Denied {
                         path: path.into(),
@@ -252,12 +303,42 @@ impl Policy {
         self.response_by(self.tools.get(tool), response)
     }
 
+    /// Whether the policy checks prompts (it has `prompt_detectors`).
+    pub fn checks_prompts(&self) -> bool {
+        self.prompt_scanner.is_some()
+    }
+
+    /// What the `prompt_detectors` find in the user's prompt `text`, as found in the
+    /// response `{"text": TEXT}` (so at the pointer `/text`); none without them.
+    ///
+    /// ```
+    /// use toolreplay_core::{SensitiveResponse, Scope};
+    ///
+    /// let scope = Scope::parse(br#"{"agent": "a", "allowed_tools": [], "policy_version": 1,
+    ///     "prompt_detectors": ["secrets"]}"#)?;
+    /// let policy = scope.policy.as_ref().expect("a policy");
+    /// let found = policy.check_prompt("deploy with AKIAIOSFODNN7EXAMPLE please");
+    /// assert!(matches!(&found[..], [SensitiveResponse::Match { detector, .. }]
+    ///     if &**detector == "aws-access-key-id"));
+    /// assert!(policy.check_prompt("deploy it").is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn check_prompt(&self, text: &str) -> Vec<SensitiveResponse> {
+        let prompt = canonical::encode(&Value::object([("text", Value::Str(text.to_owned()))]));
+        self.scan_with(self.prompt_scanner, &prompt)
+    }
+
     /// [`Policy::check_response`] by the rules of its tool, `rules`.
     fn response_by(&self, rules: Option<&ToolRules>, response: &[u8]) -> Vec<SensitiveResponse> {
         let scanner = match rules.and_then(|rules| rules.scanner) {
             Some(own) => own,
             None => self.default_scanner,
         };
+        self.scan_with(scanner, response)
+    }
+
+    /// What the scanner `scanner` (none: nothing) finds in the canonical `response`.
+    fn scan_with(&self, scanner: Option<usize>, response: &[u8]) -> Vec<SensitiveResponse> {
         let Some(scanner) = scanner else {
             return Vec::new();
         };

@@ -19,6 +19,16 @@
 //! matches globs and the root without regard to case, as on a case-insensitive file
 //! system. A path holding a NUL character, as written or decoded, is always a
 //! violation: the tools that receive it end it there.
+//!
+//! Where the calls ran ([`PathContext`]) gives a path the meaning the agent's tool
+//! gives it. A path is also judged with its surrounding whitespace trimmed (the
+//! agents' file tools trim it). With the session's home directory known, `~`, `~/x`,
+//! `$HOME/x` and `${HOME}/x` are also judged expanded. Under a rule with a `root`, a
+//! relative path is placed in the session's working directory when it is known, and
+//! a relative `root` in the directory the session started in; a path that cannot be
+//! placed (a `~` path without a known home, another user's `~bob`, an absolute path
+//! against a relative root with no known start) is a violation: the rule cannot
+//! judge it, so it fails closed.
 
 use std::borrow::Cow;
 
@@ -77,8 +87,11 @@ pub(crate) enum PathVerdict {
     Nul,
     /// A `..` climbs above the start of the path.
     Escapes,
-    /// An absolute path outside the rule's root; the normalised path.
-    OutsideRoot(String),
+    /// An absolute path outside the rule's root: the normalised path and the root.
+    OutsideRoot(String, String),
+    /// The path cannot be placed where the tool would read it: the path as judged,
+    /// and why.
+    Unplaced(String, &'static str),
     /// The normalised path and the first deny glob it matches.
     Denied(String, String),
     /// The normalised path, which matches no allow glob.
@@ -261,11 +274,54 @@ fn one_line(text: &str) -> String {
     text.lines().map(str::trim).collect::<Vec<_>>().join(" ")
 }
 
+/// Where a session's calls ran: what a path means to the agent's tools. Every field
+/// is optional; what is not known is not assumed (see the module documentation).
+///
+/// ```
+/// use toolreplay_core::PathContext;
+///
+/// let context = PathContext {
+///     cwd: Some("/home/dev/project/src".to_owned()),
+///     home: Some("/home/dev".to_owned()),
+///     project: Some("/home/dev/project".to_owned()),
+/// };
+/// assert!(!context.is_empty());
+/// assert!(PathContext::default().is_empty());
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PathContext {
+    /// The working directory of the calls: relative paths are read from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// The home directory: `~` and `$HOME` are read as it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub home: Option<String>,
+    /// The directory the session started in: a relative `root` is read from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
+}
+
+impl PathContext {
+    /// Whether nothing is known.
+    pub fn is_empty(&self) -> bool {
+        self.cwd.is_none() && self.home.is_none() && self.project.is_none()
+    }
+
+    /// The directory `dir` (one of the fields), when it is absolute: normalised.
+    fn absolute(dir: Option<&str>) -> Option<String> {
+        match normalise(dir?) {
+            Normalised::Path(path) if path.starts_with('/') => Some(path),
+            _ => None,
+        }
+    }
+}
+
 /// A path rule: optional root, optional allow globs, deny globs, and the readings
 /// of a path it judges.
 #[derive(Debug)]
 pub(crate) struct PathRule {
-    /// The normalised absolute root, if any.
+    /// The normalised root, if any: absolute, or relative to the directory the
+    /// session started in.
     pub root: Option<String>,
     /// Globs of which a path must match one, if given.
     pub allow: Option<Globs>,
@@ -280,46 +336,152 @@ pub(crate) struct PathRule {
     pub case_insensitive: bool,
 }
 
+/// Why a path cannot be placed.
+const NO_HOME: &str = "the session's home directory is not known";
+const OTHER_HOME: &str = "it names another user's home directory";
+const NO_START: &str =
+    "the rule's root is relative and the directory the session started in is not known";
+
+/// The root a rule judges by in `context`: `Ok(None)` without a root, `Err` for a
+/// relative root whose start is not known (the relative root itself then).
+fn placed_root<'r>(
+    root: Option<&'r str>,
+    context: &PathContext,
+) -> Result<Option<Cow<'r, str>>, &'r str> {
+    match root {
+        None => Ok(None),
+        Some(root) if root.starts_with('/') => Ok(Some(Cow::Borrowed(root))),
+        Some(root) => match PathContext::absolute(context.project.as_deref()) {
+            Some(start) => Ok(Some(Cow::Owned(joined(&start, root)))),
+            None => Err(root),
+        },
+    }
+}
+
+/// `path` (relative, normalised) read from the absolute directory `dir`.
+fn joined(dir: &str, path: &str) -> String {
+    let joined = if path == "." {
+        dir.to_owned()
+    } else {
+        format!("{}/{path}", dir.trim_end_matches('/'))
+    };
+    match normalise(&joined) {
+        Normalised::Path(path) => path,
+        // An absolute path never climbs above `/`.
+        Normalised::Escapes => "/".to_owned(),
+    }
+}
+
+/// `text` with a leading `~`, `$HOME` or `${HOME}` read as `home`, when it has one.
+fn home_expanded(text: &str, home: &str) -> Option<String> {
+    let rest = ["${HOME}", "$HOME", "~"]
+        .iter()
+        .find_map(|prefix| text.strip_prefix(prefix))?;
+    (rest.is_empty() || rest.starts_with('/')).then(|| format!("{home}{rest}"))
+}
+
+/// The texts a path `base` is judged as in `context`: as written, trimmed, and each
+/// with its home expanded; without repeats.
+fn placements(base: &str, home: Option<&str>) -> Vec<String> {
+    let mut out: Vec<String> = vec![base.to_owned()];
+    let trimmed = base.trim();
+    if trimmed != base {
+        out.push(trimmed.to_owned());
+    }
+    if let Some(home) = home {
+        for i in 0..out.len() {
+            if let Some(expanded) = home_expanded(&out[i], home)
+                && !out.contains(&expanded)
+            {
+                out.push(expanded);
+            }
+        }
+    }
+    out
+}
+
 impl PathRule {
-    /// The verdict on the path argument `raw`: the gravest violation among its
-    /// readings (see the module documentation; a NUL, then an escape, a path outside
-    /// the root, a deny glob, no allow glob; the first reading of equal ones), or
-    /// allowed.
-    pub(crate) fn check(&self, raw: &str) -> PathVerdict {
+    /// The verdict on the path argument `raw`, where the calls ran as `context` says:
+    /// the gravest violation among its readings (see the module documentation; a
+    /// NUL, then an escape, a path that cannot be placed, a path outside the root, a
+    /// deny glob, no allow glob; the first reading of equal ones), or allowed.
+    pub(crate) fn check(&self, raw: &str, context: &PathContext) -> PathVerdict {
         let rank = |verdict: &PathVerdict| match verdict {
             PathVerdict::Allowed => 0,
             PathVerdict::NotAllowed(_) => 1,
             PathVerdict::Denied(..) => 2,
-            PathVerdict::OutsideRoot(_) => 3,
-            PathVerdict::Escapes => 4,
-            PathVerdict::Nul => 5,
+            PathVerdict::OutsideRoot(..) => 3,
+            PathVerdict::Unplaced(..) => 4,
+            PathVerdict::Escapes => 5,
+            PathVerdict::Nul => 6,
         };
+        let home = PathContext::absolute(context.home.as_deref());
+        let cwd = PathContext::absolute(context.cwd.as_deref());
+        let root = placed_root(self.root.as_deref(), context);
         let mut worst = PathVerdict::Allowed;
         for reading in readings(raw, self.backslash, self.percent) {
-            let verdict = if reading.contains('\0') {
-                PathVerdict::Nul
-            } else {
-                self.check_reading(&reading)
-            };
-            if rank(&verdict) > rank(&worst) {
-                worst = verdict;
+            for text in placements(&reading, home.as_deref()) {
+                let verdict = if text.contains('\0') {
+                    PathVerdict::Nul
+                } else {
+                    self.check_reading(&text, &root, cwd.as_deref(), home.is_some())
+                };
+                if rank(&verdict) > rank(&worst) {
+                    worst = verdict;
+                }
             }
         }
         worst
     }
 
-    /// The verdict on one reading of a path.
-    fn check_reading(&self, raw: &str) -> PathVerdict {
-        let path = match normalise(raw) {
-            Normalised::Escapes => return PathVerdict::Escapes,
+    /// The verdict on one reading of a path, with the rule's root placed (or the
+    /// relative root that cannot be), the absolute working directory and whether the
+    /// home directory is known (a `~` path was then also judged expanded).
+    fn check_reading(
+        &self,
+        raw: &str,
+        root: &Result<Option<Cow<'_, str>>, &str>,
+        cwd: Option<&str>,
+        home_known: bool,
+    ) -> PathVerdict {
+        let under_root = !matches!(root, Ok(None));
+        let mut path = match normalise(raw) {
+            Normalised::Escapes if !(under_root && cwd.is_some()) => return PathVerdict::Escapes,
+            Normalised::Escapes => String::new(),
             Normalised::Path(path) => path,
         };
-        let path = match &self.root {
-            Some(root) if path.starts_with('/') => match inside(&path, root, self.case_insensitive)
-            {
-                Some(inside) => inside,
-                None => return PathVerdict::OutsideRoot(path),
-            },
+        if under_root && raw.starts_with('~') {
+            // Under a root, a home-relative path is placed by its home: known, it
+            // was judged expanded, and this is the name as a tool that does not
+            // expand it reads it.
+            let own = raw == "~" || raw.starts_with("~/");
+            if !own {
+                return PathVerdict::Unplaced(raw.to_owned(), OTHER_HOME);
+            }
+            if !home_known {
+                return PathVerdict::Unplaced(raw.to_owned(), NO_HOME);
+            }
+        }
+        if under_root
+            && !path.starts_with('/')
+            && let Some(cwd) = cwd
+        {
+            // A relative path is read from the working directory.
+            path = match normalise(&format!("{cwd}/{raw}")) {
+                Normalised::Path(path) => path,
+                Normalised::Escapes => "/".to_owned(),
+            };
+        }
+        let path = match root {
+            Ok(Some(root)) if path.starts_with('/') => {
+                match inside(&path, root, self.case_insensitive) {
+                    Some(inside) => inside,
+                    None => return PathVerdict::OutsideRoot(path, root.to_string()),
+                }
+            }
+            Err(_) if path.starts_with('/') => {
+                return PathVerdict::Unplaced(raw.to_owned(), NO_START);
+            }
             _ => path,
         };
         if let Some(glob) = self.deny.first_match(&path) {
@@ -334,7 +496,11 @@ impl PathRule {
 
 #[cfg(test)]
 mod tests {
-    use super::{Globs, Normalised, PathRule, PathVerdict, Readings, normalise};
+    use super::{Globs, Normalised, PathContext, PathRule, PathVerdict, Readings, normalise};
+
+    fn none() -> PathContext {
+        PathContext::default()
+    }
 
     fn path(text: &str) -> Normalised {
         Normalised::Path(text.to_owned())
@@ -377,23 +543,26 @@ mod tests {
             percent: Readings::Literal,
             case_insensitive: false,
         };
-        assert_eq!(rule.check("/work/project/docs/a.md"), PathVerdict::Allowed);
-        assert_eq!(rule.check("README.md"), PathVerdict::Allowed);
         assert_eq!(
-            rule.check("src/x/README.md"),
+            rule.check("/work/project/docs/a.md", &none()),
+            PathVerdict::Allowed
+        );
+        assert_eq!(rule.check("README.md", &none()), PathVerdict::Allowed);
+        assert_eq!(
+            rule.check("src/x/README.md", &none()),
             PathVerdict::NotAllowed("src/x/README.md".to_owned())
         );
         assert_eq!(
-            rule.check("docs/../.env"),
+            rule.check("docs/../.env", &none()),
             PathVerdict::Denied(".env".to_owned(), "**/.env".to_owned())
         );
         assert_eq!(
-            rule.check("/work/projectx/a"),
-            PathVerdict::OutsideRoot("/work/projectx/a".to_owned())
+            rule.check("/work/projectx/a", &none()),
+            PathVerdict::OutsideRoot("/work/projectx/a".to_owned(), "/work/project".to_owned())
         );
-        assert_eq!(rule.check("../x"), PathVerdict::Escapes);
+        assert_eq!(rule.check("../x", &none()), PathVerdict::Escapes);
         assert_eq!(
-            rule.check("/work/project"),
+            rule.check("/work/project", &none()),
             PathVerdict::NotAllowed(".".to_owned())
         );
     }
@@ -428,47 +597,183 @@ mod tests {
     fn every_reading_of_a_path_is_judged() {
         let default = rule(Readings::Both, Readings::Both, false);
         let denied = |p: &str| PathVerdict::Denied(p.to_owned(), "**/.env".to_owned());
-        assert_eq!(default.check("..\\..\\secret.md"), PathVerdict::Escapes);
+        assert_eq!(
+            default.check("..\\..\\secret.md", &none()),
+            PathVerdict::Escapes
+        );
         // The gravest violation among the readings is named: a deny glob over no
         // allow glob.
-        assert_eq!(default.check("docs\\..\\.env"), denied(".env"));
-        assert_eq!(default.check("docs\\a.md"), PathVerdict::Allowed);
+        assert_eq!(default.check("docs\\..\\.env", &none()), denied(".env"));
+        assert_eq!(default.check("docs\\a.md", &none()), PathVerdict::Allowed);
         assert_eq!(
-            default.check("docs\\a.txt"),
+            default.check("docs\\a.txt", &none()),
             PathVerdict::NotAllowed("docs\\a.txt".to_owned())
         );
-        assert_eq!(default.check("%2e%2e/secret.md"), PathVerdict::Escapes);
-        assert_eq!(default.check("docs/%2eenv"), denied("docs/.env"));
-        assert_eq!(default.check("%2E%2E%5csecret.md"), PathVerdict::Escapes);
-        assert_eq!(default.check("docs/100%25.md"), PathVerdict::Allowed);
-        assert_eq!(default.check("docs/a\0.md"), PathVerdict::Nul);
-        assert_eq!(default.check("docs/a%00.md"), PathVerdict::Nul);
-        assert_eq!(default.check("docs/.ENV"), PathVerdict::Allowed);
+        assert_eq!(
+            default.check("%2e%2e/secret.md", &none()),
+            PathVerdict::Escapes
+        );
+        assert_eq!(default.check("docs/%2eenv", &none()), denied("docs/.env"));
+        assert_eq!(
+            default.check("%2E%2E%5csecret.md", &none()),
+            PathVerdict::Escapes
+        );
+        assert_eq!(
+            default.check("docs/100%25.md", &none()),
+            PathVerdict::Allowed
+        );
+        assert_eq!(default.check("docs/a\0.md", &none()), PathVerdict::Nul);
+        assert_eq!(default.check("docs/a%00.md", &none()), PathVerdict::Nul);
+        assert_eq!(default.check("docs/.ENV", &none()), PathVerdict::Allowed);
         // Chosen readings.
         let literal = rule(Readings::Literal, Readings::Literal, false);
-        assert_eq!(literal.check("..\\..\\secret.md"), PathVerdict::Allowed);
         assert_eq!(
-            literal.check("%2e%2e/secret.md"),
-            PathVerdict::NotAllowed("%2e%2e/secret.md".to_owned())
-        );
-        assert_eq!(literal.check("a\0.md"), PathVerdict::Nul);
-        let windows = rule(Readings::Other, Readings::Other, true);
-        assert_eq!(windows.check("docs\\a.md"), PathVerdict::Allowed);
-        assert_eq!(windows.check("docs/.ENV"), denied("docs/.ENV"));
-        assert_eq!(windows.check("DOCS\\Guide.MD"), PathVerdict::Allowed);
-        assert_eq!(
-            windows.check("\\WORK\\project\\docs\\a"),
+            literal.check("..\\..\\secret.md", &none()),
             PathVerdict::Allowed
         );
         assert_eq!(
-            windows.check("/work/projectx/docs"),
-            PathVerdict::OutsideRoot("/work/projectx/docs".to_owned())
+            literal.check("%2e%2e/secret.md", &none()),
+            PathVerdict::NotAllowed("%2e%2e/secret.md".to_owned())
         );
-        assert_eq!(windows.check("docs%5c..%5c..%5cx"), PathVerdict::Escapes);
+        assert_eq!(literal.check("a\0.md", &none()), PathVerdict::Nul);
+        let windows = rule(Readings::Other, Readings::Other, true);
+        assert_eq!(windows.check("docs\\a.md", &none()), PathVerdict::Allowed);
+        assert_eq!(windows.check("docs/.ENV", &none()), denied("docs/.ENV"));
+        assert_eq!(
+            windows.check("DOCS\\Guide.MD", &none()),
+            PathVerdict::Allowed
+        );
+        assert_eq!(
+            windows.check("\\WORK\\project\\docs\\a", &none()),
+            PathVerdict::Allowed
+        );
+        assert_eq!(
+            windows.check("/work/projectx/docs", &none()),
+            PathVerdict::OutsideRoot("/work/projectx/docs".to_owned(), "/work/Project".to_owned())
+        );
+        assert_eq!(
+            windows.check("docs%5c..%5c..%5cx", &none()),
+            PathVerdict::Escapes
+        );
         // Case matters unless the rule says otherwise.
         assert_eq!(
-            default.check("/work/project/docs/a"),
-            PathVerdict::OutsideRoot("/work/project/docs/a".to_owned())
+            default.check("/work/project/docs/a", &none()),
+            PathVerdict::OutsideRoot(
+                "/work/project/docs/a".to_owned(),
+                "/work/Project".to_owned()
+            )
+        );
+    }
+
+    fn session(cwd: &str) -> PathContext {
+        PathContext {
+            cwd: Some(cwd.to_owned()),
+            home: Some("/home/dev".to_owned()),
+            project: Some("/home/dev/project".to_owned()),
+        }
+    }
+
+    fn guarded(root: &str) -> PathRule {
+        PathRule {
+            root: Some(root.to_owned()),
+            allow: None,
+            deny: globs(&["**/.env", ".claude/**"]),
+            backslash: Readings::Both,
+            percent: Readings::Both,
+            case_insensitive: false,
+        }
+    }
+
+    /// Paths are read as the agent's tools read them: trimmed, `~` and `$HOME`
+    /// expanded, relative ones from the working directory.
+    #[test]
+    fn paths_are_placed_where_the_session_ran() {
+        let here = session("/home/dev/project");
+        let outside = |p: &str, root: &str| PathVerdict::OutsideRoot(p.to_owned(), root.to_owned());
+        for rule in [guarded("/home/dev/project"), guarded(".")] {
+            let root = "/home/dev/project";
+            assert_eq!(rule.check("README.md", &here), PathVerdict::Allowed);
+            assert_eq!(
+                rule.check("/home/dev/project/src/a.rs", &here),
+                PathVerdict::Allowed
+            );
+            assert_eq!(
+                rule.check("~/.bashrc", &here),
+                outside("/home/dev/.bashrc", root)
+            );
+            assert_eq!(
+                rule.check("~/.claude/settings.json", &here),
+                outside("/home/dev/.claude/settings.json", root)
+            );
+            assert_eq!(
+                rule.check("$HOME/.ssh/id_rsa", &here),
+                outside("/home/dev/.ssh/id_rsa", root)
+            );
+            assert_eq!(rule.check("${HOME}", &here), outside("/home/dev", root));
+            assert_eq!(
+                rule.check(" /etc/shadow", &here),
+                outside("/etc/shadow", root)
+            );
+            assert_eq!(
+                rule.check("/home/dev/project/.env ", &here),
+                PathVerdict::Denied(".env".to_owned(), "**/.env".to_owned())
+            );
+            assert_eq!(
+                rule.check("\t.claude/settings.json\n", &here),
+                PathVerdict::Denied(".claude/settings.json".to_owned(), ".claude/**".to_owned())
+            );
+            // From a working directory below the root.
+            let below = session("/home/dev/project/src");
+            assert_eq!(
+                rule.check("../.env", &below),
+                PathVerdict::Denied(".env".to_owned(), "**/.env".to_owned())
+            );
+            assert_eq!(rule.check("../../x", &below), outside("/home/dev/x", root));
+            assert_eq!(rule.check("main.rs", &below), PathVerdict::Allowed);
+            // Another user's home cannot be placed.
+            assert_eq!(
+                rule.check("~bob/x", &here),
+                PathVerdict::Unplaced("~bob/x".to_owned(), super::OTHER_HOME)
+            );
+        }
+        // Without a home, a `~` path under a root cannot be placed.
+        let homeless = PathContext {
+            home: None,
+            ..session("/home/dev/project")
+        };
+        assert_eq!(
+            guarded("/home/dev/project").check("~/.bashrc", &homeless),
+            PathVerdict::Unplaced("~/.bashrc".to_owned(), super::NO_HOME)
+        );
+        // A relative root without a start: relative paths are read from it, an
+        // absolute one cannot be placed.
+        assert_eq!(
+            guarded(".").check("docs/a.md", &none()),
+            PathVerdict::Allowed
+        );
+        assert_eq!(
+            guarded(".").check("/etc/passwd", &none()),
+            PathVerdict::Unplaced("/etc/passwd".to_owned(), super::NO_START)
+        );
+        // Without a root, `~` globs match as written and expanded paths as they are.
+        let no_root = PathRule {
+            root: None,
+            allow: None,
+            deny: globs(&["~/.ssh/**", "/home/*/.aws/**"]),
+            backslash: Readings::Both,
+            percent: Readings::Both,
+            case_insensitive: false,
+        };
+        assert_eq!(
+            no_root.check("~/.aws/credentials", &here),
+            PathVerdict::Denied(
+                "/home/dev/.aws/credentials".to_owned(),
+                "/home/*/.aws/**".to_owned()
+            )
+        );
+        assert_eq!(
+            no_root.check(" ~/.ssh/id_rsa", &none()),
+            PathVerdict::Denied("~/.ssh/id_rsa".to_owned(), "~/.ssh/**".to_owned())
         );
     }
 }

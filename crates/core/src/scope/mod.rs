@@ -12,6 +12,7 @@ pub use session::Session;
 pub(crate) use session::too_deep;
 pub(crate) use session::{Decision, SessionState};
 
+use crate::context::Contexts;
 use crate::finding::{ArgumentViolation, Finding, FindingKind, Findings, SensitiveResponse};
 use crate::fingerprint::call_canonical;
 use crate::json::{self, ParseError, Value};
@@ -228,7 +229,20 @@ impl Scope {
         reader: impl std::io::Read + Send,
         threads: crate::pipeline::Threads,
     ) -> Result<ScopeReport, crate::transcript::ReadError> {
+        self.audit_in(reader, threads, &Contexts::default())
+    }
+
+    /// [`Scope::audit`] of a session whose calls ran where `contexts` says (a live
+    /// session's context file keeps it): path rules read each call's paths as the
+    /// agent's tools did then, as the live decisions did.
+    pub fn audit_in(
+        &self,
+        reader: impl std::io::Read + Send,
+        threads: crate::pipeline::Threads,
+        contexts: &Contexts,
+    ) -> Result<ScopeReport, crate::transcript::ReadError> {
         let mut audit = ScopeAudit::new(self);
+        audit.contexts = Some(contexts).filter(|c| !c.is_empty());
         crate::transcript::for_each_record(
             reader,
             threads,
@@ -253,6 +267,8 @@ pub(crate) struct ScopeAudit<'s> {
     findings: Findings,
     /// Room for the name of a tool with findings.
     tool: String,
+    /// Where the calls ran, when known.
+    contexts: Option<&'s Contexts>,
 }
 
 impl<'s> ScopeAudit<'s> {
@@ -262,13 +278,22 @@ impl<'s> ScopeAudit<'s> {
             session: Session::new(scope),
             findings: Findings::new(),
             tool: String::new(),
+            contexts: None,
         }
     }
 
     /// Takes the next record, found on the 1-based physical line `line`, a call to
     /// `tool` checked alone as `checked` says: its findings are those of the call's
     /// decision, then those of its response.
-    pub(crate) fn observe(&mut self, line: u64, tool: &str, checked: CheckedCall) {
+    pub(crate) fn observe(&mut self, line: u64, tool: &str, mut checked: CheckedCall) {
+        let scope = self.session.scope();
+        if let (Some(contexts), Some(policy)) = (self.contexts, &scope.policy) {
+            // Checked ahead without a context: again where the call ran.
+            let context = contexts.at(self.session.next_index());
+            if policy.depends_on(tool, context) {
+                checked.arguments = policy.check_arguments_in(tool, &checked.args, context);
+            }
+        }
         let (index, mut found) = self.session.decide_checked(tool, checked.arguments);
         found.extend(
             checked

@@ -52,7 +52,7 @@ use crate::canonical;
 use crate::finding::{ArgumentViolation, Finding, FindingKind, SensitiveResponse};
 use crate::fingerprint::call_canonical;
 use crate::json::{self, Value};
-use crate::policy::History;
+use crate::policy::{History, PathContext};
 
 /// What a session keeps of the calls decided so far: the index of the next call,
 /// and the [`History`] of the scope's budgets and flows. Its size grows with the
@@ -93,6 +93,8 @@ pub struct Session<'s> {
     /// The allowed tools, looked up for every call (foldhash rather than SipHash).
     allowed: hashbrown::HashSet<&'s str>,
     state: SessionState,
+    /// Where the calls are made.
+    context: PathContext,
 }
 
 impl<'s> Session<'s> {
@@ -108,7 +110,20 @@ impl<'s> Session<'s> {
             scope,
             allowed: scope.allowed_tools.iter().map(String::as_str).collect(),
             state,
+            context: PathContext::default(),
         }
+    }
+
+    /// Where the calls decided from now on are made: path rules read their paths as
+    /// the agent's tools do there (see [`PathContext`]). Nothing is known until this
+    /// is said; it is not part of the state.
+    pub fn set_context(&mut self, context: PathContext) {
+        self.context = context;
+    }
+
+    /// Where the calls are made, as last said.
+    pub fn context(&self) -> &PathContext {
+        &self.context
     }
 
     /// The scope the calls are decided against.
@@ -144,7 +159,7 @@ impl<'s> Session<'s> {
             None => {
                 let args = canonical::encode(args);
                 let arguments = match &self.scope.policy {
-                    Some(policy) => policy.check_arguments(tool, &args),
+                    Some(policy) => policy.check_arguments_in(tool, &args, &self.context),
                     None => Vec::new(),
                 };
                 (arguments, call_canonical(tool, &args))
