@@ -29,6 +29,7 @@ use std::ffi::OsString;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
+use toolreplay_core::{ANSWER_TOOL, PROMPT_TOOL, SensitiveResponse, context_after};
 use toolreplay_core::{Finding, finding_message};
 use toolreplay_core::{Live, LiveOutcome as Outcome, Ready};
 use toolreplay_core::{Value, decode_json_document, json_member as member, parse_json};
@@ -36,6 +37,7 @@ use toolreplay_core::{Value, decode_json_document, json_member as member, parse_
 use crate::args::GuardArgs;
 use crate::error::Error;
 use crate::input::{self, ScopeFile};
+use crate::live::context::LastContext;
 use crate::live::{Options, SessionFile};
 use crate::printer::{Printer, Status};
 
@@ -295,15 +297,15 @@ fn handle(args: &GuardArgs) -> Result<Answer, Error> {
     let mut name = OsString::from(&event.session_id);
     name.push(".jsonl");
     let path = dir.join(name);
-    // The end of a turn or session with no call yet has nothing to seal.
-    if ends_turn && !path.exists() {
-        return Ok(Answer::Nothing);
-    }
-    if matches!(kind.as_str(), "Stop" | "UserPromptSubmit") {
-        // Blocking these would keep the agent working or drop the user's prompt: a
-        // failure here is told, and the pending calls are sealed at the next end.
-        return Ok(seal_pending(args, &event, &path, policy)
-            .map_or_else(Answer::Told, |()| Answer::Nothing));
+    match kind.as_str() {
+        // A prompt that cannot be checked or kept is blocked (fail closed).
+        "UserPromptSubmit" => return turn_end(args, &event, &path, policy),
+        // Blocking this would keep the agent working: a failure is told, and the
+        // pending calls are sealed at the next end.
+        "Stop" => return Ok(turn_end(args, &event, &path, policy).unwrap_or_else(Answer::Told)),
+        // The end of a session with no call yet has nothing to seal.
+        _ if ends_turn && !path.exists() => return Ok(Answer::Nothing),
+        _ => {}
     }
     let ScopeFile { scope, digest } =
         input::read_scope(policy).map_err(|err| Error::Policy(Box::new(err)))?;
@@ -315,6 +317,7 @@ fn handle(args: &GuardArgs) -> Result<Answer, Error> {
         durable: !args.no_fsync,
     };
     let mut session = SessionFile::open(&path, &scope, &digest, options)?;
+    session.enter(context_of(&event, &digest)?)?;
     let (ready, answer) = match kind.as_str() {
         "PreToolUse" => {
             let (tool, input) = event.tool()?;
@@ -410,27 +413,125 @@ fn handle(args: &GuardArgs) -> Result<Answer, Error> {
     Ok(answer)
 }
 
-/// Seals the calls of the session at `path` still pending when the agent's turn
-/// ended (`Stop`, `UserPromptSubmit`): a call whose after-call event never came
-/// (rejected at the permission prompt, blocked by another hook) holds nothing back
-/// past its turn.
-fn seal_pending(args: &GuardArgs, event: &Event, path: &Path, policy: &Path) -> Result<(), Error> {
+/// The context the calls of `event` are made in: Claude Code's `cwd`, the home of
+/// the user the hook runs as, and the policy's digest.
+fn context_of(event: &Event, digest: &str) -> Result<LastContext, Error> {
+    Ok(LastContext {
+        agent: "claude-code".to_owned(),
+        cwd: event.string("cwd")?.map(str::to_owned),
+        home: std::env::var("HOME")
+            .ok()
+            .filter(|home| home.starts_with('/')),
+        policy_digest: digest.to_owned(),
+        project: None,
+    })
+}
+
+/// The end of the agent's turn (`Stop`) or the start of the next (`UserPromptSubmit`):
+/// the calls still pending (rejected at the permission prompt, blocked by another
+/// hook: their after-call event never came) are sealed, so that they hold nothing
+/// back past their turn; the prompt is checked by the policy's `prompt_detectors`
+/// and kept, with the agent's final answer, in the session's context file.
+fn turn_end(args: &GuardArgs, event: &Event, path: &Path, policy: &Path) -> Result<Answer, Error> {
+    let prompting = event.name == "UserPromptSubmit";
+    let prompt = match event.string("prompt")? {
+        Some(text) => Some(text),
+        None if prompting => {
+            return Err(Error::Event(
+                "UserPromptSubmit without \"prompt\"".to_owned(),
+            ));
+        }
+        None => None,
+    };
+    let said = if prompting {
+        prompt
+    } else {
+        event.string("last_assistant_message")?
+    };
+    if said.is_none() && !path.exists() {
+        // Nothing to seal and nothing to keep.
+        return Ok(Answer::Nothing);
+    }
     let ScopeFile { scope, digest } =
         input::read_scope(policy).map_err(|err| Error::Policy(Box::new(err)))?;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+            what: format!("create {}", input::display(dir)),
+            source,
+        })?;
+    }
     let options = Options {
         durable: !args.no_fsync,
     };
     let mut session = SessionFile::open(path, &scope, &digest, options)?;
-    if session.live().waiting().next().is_none() {
-        return Ok(());
+    session.enter(context_of(event, &digest)?)?;
+    if session.live().waiting().next().is_some() {
+        let reason = if prompting {
+            "the next prompt came before the call finished"
+        } else {
+            "the agent's turn ended before the call finished"
+        };
+        let ready = session.live().end(Some(reason));
+        session.write(&ready)?;
     }
-    let reason = match event.name.as_str() {
-        "Stop" => "the agent's turn ended before the call finished",
-        _ => "the next prompt came before the call finished",
-    };
-    let ready = session.live().end(Some(reason));
-    session.write(&ready)?;
-    session.save()
+    let live = session.live();
+    let after = context_after(live.sealed(), live.head());
+    let mut answer = Answer::Nothing;
+    if let Some(text) = said {
+        let (tool, response) = if prompting {
+            let found = scope
+                .policy
+                .as_ref()
+                .map(|policy| policy.check_prompt(text))
+                .unwrap_or_default();
+            let mut detectors: Vec<String> = Vec::new();
+            for finding in &found {
+                let name = match finding {
+                    SensitiveResponse::Match { detector, .. } => detector.to_string(),
+                    // What cannot be scanned cannot be shown free of secrets.
+                    SensitiveResponse::Unscannable { .. } => "unscannable".to_owned(),
+                };
+                if !detectors.contains(&name) {
+                    detectors.push(name);
+                }
+            }
+            let mut response = Vec::new();
+            if detectors.is_empty() {
+                response.push(("decision", Value::Str("allowed".to_owned())));
+            } else {
+                response.push(("decision", Value::Str("blocked".to_owned())));
+                let names = detectors.iter().cloned().map(Value::Str).collect();
+                response.push(("detectors", Value::Array(names)));
+                answer = Answer::Json(blocked_prompt(&detectors));
+            }
+            response.push(("text", Value::Str(text.to_owned())));
+            (PROMPT_TOOL, Value::object(response))
+        } else {
+            let text = Value::Str(text.to_owned());
+            (ANSWER_TOOL, Value::object([("text", text)]))
+        };
+        session.note(&[(tool, after, response)])?;
+    }
+    session.save()?;
+    Ok(answer)
+}
+
+/// The `UserPromptSubmit` answer blocking a prompt the `detectors` matched.
+fn blocked_prompt(detectors: &[String]) -> String {
+    let names: Vec<String> = detectors
+        .iter()
+        .map(|name| toolreplay_core::quote_name(name))
+        .collect();
+    let reason = format!(
+        "toolreplay blocked this prompt: it matches {} {} (prompt_detectors), so it was not sent to the model. It is kept in the session's sealed context file. Send it again without that content.",
+        if names.len() == 1 {
+            "detector"
+        } else {
+            "detectors"
+        },
+        names.join(", ")
+    );
+    serde_json::json!({"decision": "block", "reason": reason}).to_string()
 }
 
 /// The error of a `PostToolUseFailure`: `{"message": ..., "is_interrupt": ...}`.

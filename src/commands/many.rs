@@ -66,7 +66,7 @@ where
     let (files, several) = expand(
         &inputs.files,
         inputs.glob.as_ref(),
-        subagents,
+        (subagents, command == "verify"),
         &mut std::io::stderr(),
     )?;
     if several {

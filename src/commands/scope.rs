@@ -3,11 +3,13 @@
 use std::io::Write;
 use std::path::Path;
 
-use toolreplay_core::{Scope, Threads, quote_name};
+use toolreplay_core::read_context_file;
+use toolreplay_core::{Contexts, PathContext, Scope, Threads, quote_name};
 
 use super::many::{self, Audited};
 use crate::error::Error;
 use crate::input::{self, ImportOptions, Transcript};
+use crate::live::context::context_path;
 use crate::printer::{Printer, Status};
 use crate::render;
 use crate::settings::{Inputs, Reporting};
@@ -21,7 +23,7 @@ pub(super) fn run(
     threads: Threads,
     printer: &mut Printer,
 ) -> Result<Status, Error> {
-    let scope = input::read_scope(scope_path)?.scope;
+    let input::ScopeFile { scope, digest } = input::read_scope(scope_path)?;
     printer.set_format(reporting.format.value);
     many::audit_files(
         "scope",
@@ -30,10 +32,75 @@ pub(super) fn run(
         (reporting.summary, reporting.configuration.as_ref()),
         printer,
         |path, printer, told| {
-            let judged = (&scope, scope_path, threads);
+            let judged = (&scope, (scope_path, digest.as_str()), threads);
             audit_one(path, judged, from, reporting, printer, told)
         },
     )
+}
+
+/// Where the calls of the sealed session at `path` ran, from its context file
+/// `S.context.jsonl` when it has one (a live session's), so that path rules read
+/// paths as the live decisions did; otherwise the current directory as the start
+/// that relative roots are read from. Said on `told`, with a policy other than the
+/// one the session was decided by.
+fn session_contexts(
+    path: &Path,
+    from: Option<ImportOptions>,
+    (scope_path, digest): (&Path, &str),
+    told: &mut dyn Write,
+) -> Result<Contexts, Error> {
+    let here = std::env::current_dir()
+        .ok()
+        .and_then(|dir| dir.to_str().map(str::to_owned));
+    let mut contexts = Contexts::default();
+    let sealed = from.is_some_and(|from| {
+        from.source
+            .format()
+            .is_none_or(|format| format.name() == "sealed")
+    });
+    let file = context_path(path);
+    if !sealed || input::is_stdin(path) || !file.is_file() {
+        contexts.push(
+            0,
+            PathContext {
+                project: here,
+                ..PathContext::default()
+            },
+        );
+        return Ok(contexts);
+    }
+    let reader = input::open(&file)?;
+    let read = read_context_file(reader).map_err(|err| match Error::reading(&file, err) {
+        Error::Input {
+            path,
+            line,
+            message,
+        } => Error::Input {
+            path,
+            line,
+            message: format!("not a session's context file: {message}"),
+        },
+        other => other,
+    })?;
+    let name = input::display(path);
+    let _ = writeln!(
+        told,
+        "note: {name}: paths are read where the session's calls ran, as {} records",
+        input::display(&file)
+    );
+    if let Some(other) = read
+        .records
+        .iter()
+        .map(|record| record.policy_digest.as_str())
+        .find(|decided| *decided != digest)
+    {
+        let _ = writeln!(
+            told,
+            "note: {name}: the session was decided by another policy (sha256 {other}) than {} (sha256 {digest})",
+            input::display(scope_path)
+        );
+    }
+    Ok(read.contexts)
 }
 
 /// The scope audit of the transcript at `path` against `scope` (read from
@@ -41,15 +108,16 @@ pub(super) fn run(
 /// with the baseline applied.
 fn audit_one(
     path: &Path,
-    (scope, scope_path, threads): (&Scope, &Path, Threads),
+    (scope, (scope_path, digest), threads): (&Scope, (&Path, &str), Threads),
     from: Option<ImportOptions>,
     reporting: &Reporting,
     printer: &mut Printer,
     told: &mut dyn Write,
 ) -> Result<Audited, Error> {
     let mut transcript = Transcript::open(path, from, told)?;
+    let contexts = session_contexts(path, from, (scope_path, digest), told)?;
     let mut report = scope
-        .audit(transcript.reader(), threads)
+        .audit_in(transcript.reader(), threads, &contexts)
         .map_err(|err| transcript.reading_error(err))?;
     transcript
         .place(&mut report.findings)

@@ -48,11 +48,13 @@ impl Glob {
 /// they are to be reported as several (more than one input, or a folder). A folder
 /// with nothing to audit is an error. With `subagents`, a Claude Code subagent log
 /// found in a folder with its session is left out, and said on `told`: the import
-/// of the session reads it (see [`super::subagents`]).
+/// of the session reads it (see [`super::subagents`]). With `contexts`, a live
+/// session's sealed context file is kept (`verify` checks it as the sealed file it
+/// is; the audits read it with its session).
 pub(crate) fn expand(
     inputs: &[PathBuf],
     glob: Option<&Glob>,
-    subagents: bool,
+    (subagents, contexts): (bool, bool),
     told: &mut dyn std::io::Write,
 ) -> Result<(Vec<PathBuf>, bool), Error> {
     let many = inputs.len() > 1 || inputs.iter().any(|p| !is_stdin(p) && p.is_dir());
@@ -60,6 +62,9 @@ pub(crate) fn expand(
     for input in inputs {
         if !is_stdin(input) && input.is_dir() {
             let mut found = files_in(input, glob)?;
+            if !contexts {
+                drop_contexts(&mut found);
+            }
             if subagents {
                 fold_subagent_logs(&mut found, told);
             }
@@ -94,6 +99,20 @@ pub(crate) fn files_in(folder: &Path, glob: Option<&Glob>) -> Result<Vec<PathBuf
     walk(folder, glob, 0, &mut found)?;
     found.sort();
     Ok(found)
+}
+
+/// Takes out of `files` the sealed context files `S.context.jsonl` of the sessions
+/// `S.jsonl` among them.
+fn drop_contexts(files: &mut Vec<PathBuf>) {
+    let all: std::collections::HashSet<PathBuf> = files.iter().cloned().collect();
+    files.retain(|file| {
+        let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
+        let session = name
+            .as_deref()
+            .and_then(|name| name.strip_suffix(".context.jsonl"))
+            .map(|stem| file.with_file_name(format!("{stem}.jsonl")));
+        !session.is_some_and(|session| all.contains(&session))
+    });
 }
 
 /// Takes out of `files` the subagent logs and the results kept in files whose
@@ -179,8 +198,8 @@ fn walk(
 }
 
 /// Whether `name` is a file a live session keeps beside its sealed file `S.jsonl`
-/// (`S.jsonl.lock`, `S.jsonl.state`, the sealed context `S.context.jsonl`;
-/// docs/live.md), `S.jsonl` being in `names`: never audited as a transcript of its own.
+/// (`S.jsonl.lock`, `S.jsonl.state`; docs/live.md), `S.jsonl` being in `names`:
+/// never read as a transcript.
 fn is_session_companion(
     name: &std::ffi::OsStr,
     names: &std::collections::HashSet<std::ffi::OsString>,
@@ -190,9 +209,6 @@ fn is_session_companion(
     [".lock", ".state"]
         .iter()
         .any(|suffix| name.strip_suffix(suffix).is_some_and(|s| has(s.to_owned())))
-        || name
-            .strip_suffix(".context.jsonl")
-            .is_some_and(|stem| has(format!("{stem}.jsonl")))
 }
 
 #[cfg(test)]

@@ -27,6 +27,7 @@
 //! replaces the file whole, which
 //! the next event sees (another size or time) and verifies.
 
+pub(crate) mod context;
 pub(crate) mod lock;
 
 use std::fmt;
@@ -73,6 +74,9 @@ pub(crate) struct StateFile {
     pub tail: u64,
     /// The engine's state.
     pub live: LiveState,
+    /// The last context recorded in the session's context file, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<context::LastContext>,
 }
 
 /// `path` with `suffix` added to its name: `<file>.lock`, `<file>.state`.
@@ -105,6 +109,8 @@ pub(crate) struct SessionFile<'s> {
     size: u64,
     tail: u64,
     options: Options,
+    /// The last context recorded, when known.
+    context: Option<context::LastContext>,
 }
 
 impl fmt::Debug for SessionFile<'_> {
@@ -140,6 +146,7 @@ impl<'s> SessionFile<'s> {
         let modified = modified_ns(&meta);
         let state_path = beside(path, ".state");
         let saved = read_state(&state_path)?;
+        let last_context = saved.as_ref().and_then(|s| s.context.clone());
         let (state, tail) = match saved {
             Some(saved)
                 if saved.policy == policy
@@ -161,7 +168,43 @@ impl<'s> SessionFile<'s> {
             size,
             tail,
             options,
+            context: last_context,
         })
+    }
+
+    /// Records that the calls decided from now on are made in `context` (its
+    /// `project` is filled in here): a `context` record is appended to the context
+    /// file when it differs from the last one, and the engine reads paths so.
+    pub(crate) fn enter(&mut self, mut context: context::LastContext) -> Result<(), Error> {
+        let file = context::context_path(&self.path);
+        if self.context.is_none() {
+            self.context = context::last_context(&file)?;
+        }
+        context.project = match &self.context {
+            Some(last) => last.project.clone(),
+            None => context.cwd.clone(),
+        };
+        if self.context.as_ref() != Some(&context) {
+            let from = self.live.next_index();
+            let entry = context::context_entry(&context, from);
+            context::append(&file, &[entry], self.options.durable)?;
+        }
+        self.live.set_context(toolreplay_core::PathContext {
+            cwd: context.cwd.clone(),
+            home: context.home.clone(),
+            project: context.project.clone(),
+        });
+        self.context = Some(context);
+        Ok(())
+    }
+
+    /// Appends `entries` (prompts, answers) to the session's context file.
+    pub(crate) fn note(&mut self, entries: &[context::ContextEntry]) -> Result<(), Error> {
+        context::append(
+            &context::context_path(&self.path),
+            entries,
+            self.options.durable,
+        )
     }
 
     /// The session's engine.
@@ -224,6 +267,7 @@ impl<'s> SessionFile<'s> {
             modified: modified_ns(&meta),
             tail: self.tail,
             live: self.live.state(),
+            context: self.context.clone(),
         };
         let mut text = serde_json::to_vec(&state).map_err(|err| Error::Io {
             what: format!("write {}", shown(&self.state_path)),

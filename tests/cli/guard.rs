@@ -28,12 +28,12 @@ const POLICY: &str = r#"{
 }
 "#;
 
-const SESSION: &str = "5f0c8a52-1d3e-4f4b-9a8e-0b7c2d6e9f10";
+pub(super) const SESSION: &str = "5f0c8a52-1d3e-4f4b-9a8e-0b7c2d6e9f10";
 
 const GUARD: [&str; 5] = ["guard", "--policy", "scope.json", "--dir", "sessions"];
 
 /// The fields every hook event has.
-fn base(event: &str) -> serde_json::Map<String, Value> {
+pub(super) fn base(event: &str) -> serde_json::Map<String, Value> {
     let value = json!({
         "session_id": SESSION,
         "transcript_path": format!("/home/dev/.claude/projects/-home-dev-app/{SESSION}.jsonl"),
@@ -47,7 +47,7 @@ fn base(event: &str) -> serde_json::Map<String, Value> {
     }
 }
 
-fn pre(id: &str, tool: &str, input: Value) -> String {
+pub(super) fn pre(id: &str, tool: &str, input: Value) -> String {
     let mut event = base("PreToolUse");
     event.insert("tool_name".into(), tool.into());
     event.insert("tool_input".into(), input);
@@ -55,7 +55,7 @@ fn pre(id: &str, tool: &str, input: Value) -> String {
     Value::Object(event).to_string()
 }
 
-fn post(id: &str, tool: &str, input: Value, response: Value) -> String {
+pub(super) fn post(id: &str, tool: &str, input: Value, response: Value) -> String {
     let mut event = base("PostToolUse");
     event.insert("tool_name".into(), tool.into());
     event.insert("tool_input".into(), input);
@@ -101,11 +101,11 @@ fn at_once(dir: &Dir, events: &[String]) -> Vec<Run> {
         .collect()
 }
 
-fn read(path: &str) -> Value {
+pub(super) fn read(path: &str) -> Value {
     json!({"file_path": path})
 }
 
-fn bash(command: &str) -> Value {
+pub(super) fn bash(command: &str) -> Value {
     json!({"command": command, "description": "Run it", "timeout": 120000})
 }
 
@@ -137,7 +137,7 @@ fn links(dir: &Dir, fields: &[&str]) -> Vec<String> {
 }
 
 /// `index N: KIND: message` lines of a text report, by index.
-fn by_index(report: &str) -> BTreeMap<u64, Vec<(String, String)>> {
+pub(super) fn by_index(report: &str) -> BTreeMap<u64, Vec<(String, String)>> {
     let mut found: BTreeMap<u64, Vec<(String, String)>> = BTreeMap::new();
     for line in report.lines() {
         let Some(rest) = line.strip_prefix("index ") else {
@@ -153,7 +153,7 @@ fn by_index(report: &str) -> BTreeMap<u64, Vec<(String, String)>> {
     found
 }
 
-const DECISION_KINDS: [&str; 4] = [
+pub(super) const DECISION_KINDS: [&str; 4] = [
     "permission-overreach",
     "argument-violation",
     "budget-exceeded",
@@ -659,12 +659,16 @@ fn a_call_without_its_after_call_event_is_sealed_when_the_turn_ends() {
         let guard = |event: String| run_with_stdin(dir.path(), &GUARD, event);
         let file = format!("sessions/{SESSION}.jsonl");
         let turn = turn_event(end);
-        // Before any call, the end of a turn writes nothing.
+        // Before any call, the end of a turn seals nothing; a prompt is kept.
         assert_eq!(
             guard(turn.clone()).text(),
             "exit: 0\n--- stdout\n--- stderr\n"
         );
-        assert!(!dir.path().join(&file).exists(), "{end}: no session yet");
+        assert_eq!(
+            dir.path().join(&file).exists(),
+            end == "UserPromptSubmit",
+            "{end}: a session only for a prompt"
+        );
         assert_eq!(guard(pre("toolu_1", "Bash", bash("ls"))).code, 0);
         assert_eq!(
             guard(pre("toolu_2", "Read", read("/home/dev/app/a"))).code,
@@ -694,14 +698,18 @@ fn a_call_without_its_after_call_event_is_sealed_when_the_turn_ends() {
             verified.text(),
             "exit: 0\n--- stdout\nchain: intact\n--- stderr\n"
         );
-        // Blocking the end of a turn would keep the agent working, or drop the
-        // prompt: what keeps the guard from sealing is a non-blocking error (exit 1).
+        // Blocking the end of a turn would keep the agent working: what keeps the
+        // guard from sealing is a non-blocking error (exit 1). A prompt that cannot
+        // be checked is blocked (exit 2), and its turn's calls sealed at the next end.
         assert_eq!(guard(pre("toolu_3", "Bash", bash("ls"))).code, 0);
         let broken = ["guard", "--policy", "none.json", "--dir", "sessions"];
         let run = run_with_stdin(dir.path(), &broken, turn_event(end));
+        let code = if end == "Stop" { 1 } else { 2 };
         assert_eq!(
             run.text(),
-            "exit: 1\n--- stdout\n--- stderr\nerror: policy none.json: no such file or directory\n",
+            format!(
+                "exit: {code}\n--- stdout\n--- stderr\nerror: policy none.json: no such file or directory\n"
+            ),
             "{end}"
         );
         assert_eq!(guard(turn_event(end)).code, 0);
@@ -716,7 +724,7 @@ fn a_call_without_its_after_call_event_is_sealed_when_the_turn_ends() {
 }
 
 /// The event that ends a turn, `Stop` or `UserPromptSubmit`, in Claude Code's shape.
-fn turn_event(end: &str) -> String {
+pub(super) fn turn_event(end: &str) -> String {
     let mut turn = base(end);
     match end {
         "Stop" => turn.insert("stop_hook_active".into(), false.into()),

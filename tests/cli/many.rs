@@ -540,7 +540,7 @@ fn a_glob_takes_classes_and_alternatives_and_a_bad_one_is_a_usage_error() {
 }
 
 #[test]
-fn a_folder_of_live_sessions_is_read_without_their_lock_and_state_files() {
+fn a_folder_of_live_sessions_is_read_without_their_lock_state_and_context_files() {
     let dir = Dir::new();
     std::fs::create_dir_all(dir.path().join("sessions")).expect("folder");
     dir.write("t.jsonl", lines(&[&record(0, "search", A, "{}")]));
@@ -548,10 +548,11 @@ fn a_folder_of_live_sessions_is_read_without_their_lock_and_state_files() {
     dir.write("sessions/s1.jsonl", &sealed.stdout);
     dir.write("sessions/s1.jsonl.lock", "");
     dir.write("sessions/s1.jsonl.state", r#"{"version": 1}"#);
-    dir.write(
-        "sessions/s1.context.jsonl",
-        "a sealed context, audited with s1\n",
-    );
+    let context = r#"{"index": 0, "tool": "context", "args": {"agent": "claude-code", "cwd": "/p", "from": 0, "home": null, "policy_digest": "ab"}, "response": {}}"#;
+    dir.write("c.jsonl", format!("{context}\n"));
+    let context = dir.run(&["seal", "c.jsonl"]);
+    // Verified as the sealed file it is; the audits read it with its session.
+    dir.write("sessions/s1.context.jsonl", &context.stdout);
     // A lock or state without its session is an ordinary file, read as ever.
     dir.write("sessions/other.state", "not a transcript\n");
     let text = dir.runs(&[

@@ -20,6 +20,7 @@ mod help;
 mod hints;
 mod import;
 mod import_many;
+mod live_context;
 mod many;
 mod outputs;
 mod policy;
@@ -124,6 +125,17 @@ pub(crate) fn run_with_stdin(dir: &Path, args: &[&str], stdin: impl AsRef<[u8]>)
 /// and the variables `env`.
 pub(crate) fn run_with_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
     run_full(dir, args, None, env)
+}
+
+/// Runs the binary in `dir` with `args`, `stdin` as standard input, the environment
+/// cleared apart from `PATH` and the variables `env`.
+pub(crate) fn run_with_stdin_env(
+    dir: &Path,
+    args: &[&str],
+    stdin: impl AsRef<[u8]>,
+    env: &[(&str, &str)],
+) -> Run {
+    run_full(dir, args, Some(stdin.as_ref()), env)
 }
 
 fn run_full(dir: &Path, args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Run {

@@ -618,8 +618,12 @@ fn bad_rules_name_the_rule_and_what_is_wrong() {
             json!({"tools": {"t": {"urls": [{"args": ["/a~2"]}]}}}),
         ),
         (
-            "relative_root",
-            json!({"tools": {"t": {"paths": [{"args": ["/p"], "root": "work"}]}}}),
+            "root_above_the_start",
+            json!({"tools": {"t": {"paths": [{"args": ["/p"], "root": "work/../.."}]}}}),
+        ),
+        (
+            "root_in_a_home",
+            json!({"tools": {"t": {"paths": [{"args": ["/p"], "root": "~/work"}]}}}),
         ),
         (
             "bad_host",

@@ -1,0 +1,204 @@
+//! A live session's context file, `S.context.jsonl` beside `S.jsonl` (the core's
+//! `context` module says what it holds): appended to under the session's lock, one
+//! sealed link per record, flushed like the calls' file.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use toolreplay_core::{ContextRecord, GENESIS, Sealer, UnsealedLink, Value};
+use toolreplay_core::{encode_canonical, parse_link, read_context_file};
+
+use crate::error::Error;
+
+/// The context file of the session whose calls' file is `path`: `S.context.jsonl`
+/// for `S.jsonl`.
+pub(crate) fn context_path(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = name.strip_suffix(".jsonl").unwrap_or(&name);
+    path.with_file_name(format!("{stem}.context.jsonl"))
+}
+
+/// The last context a session recorded, kept in its state so that an event tells
+/// whether its context changed without reading the context file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct LastContext {
+    pub agent: String,
+    pub cwd: Option<String>,
+    pub home: Option<String>,
+    pub policy_digest: String,
+    /// The directory the session started in: the first context's `cwd`.
+    pub project: Option<String>,
+}
+
+impl LastContext {
+    fn record(&self) -> ContextRecord {
+        ContextRecord {
+            agent: self.agent.clone(),
+            cwd: self.cwd.clone(),
+            home: self.home.clone(),
+            policy_digest: self.policy_digest.clone(),
+        }
+    }
+}
+
+fn io_error(path: &Path, what: &str) -> impl FnOnce(std::io::Error) -> Error {
+    let what = format!("{what} {}", crate::input::display(path));
+    move |source| Error::Io { what, source }
+}
+
+/// The last context recorded in the context file at `path` (none when it is missing
+/// or holds none), read whole: only when the state does not say.
+pub(crate) fn last_context(path: &Path) -> Result<Option<LastContext>, Error> {
+    let file = match File::open(path) {
+        Ok(file) => file,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(io_error(path, "read")(err)),
+    };
+    let read = read_context_file(std::io::BufReader::new(file)).map_err(|err| match err {
+        toolreplay_core::ReadError::Io(source) => io_error(path, "read")(source),
+        toolreplay_core::ReadError::Input(err) => Error::Input {
+            path: crate::input::display(path),
+            line: err.line,
+            message: format!("not a session's context file: {}", err.message),
+        },
+    })?;
+    let project = read.records.first().and_then(|r| r.cwd.clone());
+    Ok(read.records.last().map(|last| LastContext {
+        agent: last.agent.clone(),
+        cwd: last.cwd.clone(),
+        home: last.home.clone(),
+        policy_digest: last.policy_digest.clone(),
+        project,
+    }))
+}
+
+/// One record of a context file: its tool, arguments and response.
+pub(crate) type ContextEntry = (&'static str, Value, Value);
+
+/// The record saying that `context` holds from the call at `from` on.
+pub(crate) fn context_entry(context: &LastContext, from: u64) -> ContextEntry {
+    (
+        toolreplay_core::CONTEXT_TOOL,
+        context.record().args(from),
+        Value::object([]),
+    )
+}
+
+/// Appends `entries` to the context file at `path` (created when missing), after its
+/// last link, flushed to stable storage when `durable`. The caller holds the
+/// session's lock.
+pub(crate) fn append(path: &Path, entries: &[ContextEntry], durable: bool) -> Result<(), Error> {
+    if entries.is_empty() {
+        return Ok(());
+    }
+    let mut file = OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create(true)
+        .open(path)
+        .map_err(io_error(path, "open"))?;
+    let size = file.metadata().map_err(io_error(path, "read"))?.len();
+    let (next, head, lf) = tail(&mut file, path, size)?;
+    let mut sealer = Sealer::after(&head);
+    let mut bytes = Vec::new();
+    if lf {
+        bytes.push(b'\n');
+    }
+    for (i, (tool, args, response)) in entries.iter().enumerate() {
+        let index = (next + i as u64).to_string();
+        let mut link = UnsealedLink::new(
+            &index,
+            tool,
+            &encode_canonical(args),
+            &encode_canonical(response),
+        );
+        sealer.seal_link(&mut link);
+        bytes.extend_from_slice(link.as_ref());
+    }
+    let written = file
+        .write_all(&bytes)
+        .and_then(|()| if durable { file.sync_data() } else { Ok(()) });
+    if let Err(source) = written {
+        let _ = file.set_len(size);
+        return Err(io_error(path, "append to")(source));
+    }
+    Ok(())
+}
+
+/// The index of the next link of the file of `size` bytes, the digest of its last
+/// link, and whether a LF must come first; read from its last line only.
+fn tail(file: &mut File, path: &Path, size: u64) -> Result<(u64, String, bool), Error> {
+    if size == 0 {
+        return Ok((0, GENESIS.to_owned(), false));
+    }
+    // The last line: read backwards in blocks to the LF before it.
+    let mut end = size;
+    let mut last_byte = [0u8];
+    file.seek(SeekFrom::Start(size - 1))
+        .and_then(|_| file.read_exact(&mut last_byte))
+        .map_err(io_error(path, "read"))?;
+    let lf = last_byte[0] != b'\n';
+    if !lf {
+        end -= 1;
+    }
+    let mut line: Vec<u8> = Vec::new();
+    let mut at = end;
+    while at > 0 {
+        let take = at.min(1 << 16);
+        let mut block = vec![0u8; take as usize];
+        file.seek(SeekFrom::Start(at - take))
+            .and_then(|_| file.read_exact(&mut block))
+            .map_err(io_error(path, "read"))?;
+        match block.iter().rposition(|&b| b == b'\n') {
+            Some(i) => {
+                block.drain(..=i);
+                block.extend_from_slice(&line);
+                line = block;
+                break;
+            }
+            None => {
+                block.extend_from_slice(&line);
+                line = block;
+                at -= take;
+            }
+        }
+    }
+    let text = std::str::from_utf8(&line).ok();
+    let link = text.and_then(|text| parse_link(1, text).ok());
+    let Some(link) = link else {
+        return Err(Error::Invalid {
+            path: crate::input::display(path),
+            message: "its last line is not a link of a sealed transcript".to_owned(),
+        });
+    };
+    let next = link
+        .index
+        .parse::<u64>()
+        .ok()
+        .and_then(|i| i.checked_add(1))
+        .ok_or_else(|| Error::Invalid {
+            path: crate::input::display(path),
+            message: format!("its last link has index {}", link.index),
+        })?;
+    Ok((next, link.digest, lf))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::context_path;
+    use std::path::Path;
+
+    #[test]
+    fn the_context_file_is_beside_the_calls() {
+        assert_eq!(
+            context_path(Path::new("/d/abc.jsonl")),
+            Path::new("/d/abc.context.jsonl")
+        );
+        assert_eq!(context_path(Path::new("s")), Path::new("s.context.jsonl"));
+    }
+}

@@ -1,0 +1,266 @@
+//! A guarded session's context: paths read as Claude Code's tools read them (the
+//! session's `cwd` and home), prompts checked by `prompt_detectors` and kept with the
+//! agent's answers in the sealed `S.context.jsonl`, and the same decisions after the
+//! fact from `scope --from sealed`, which reads that file (docs/live.md).
+
+use std::fmt::Write as _;
+
+use insta::assert_snapshot;
+use serde_json::{Value, json};
+
+use super::guard::{DECISION_KINDS, SESSION, base, bash, by_index, post, pre, read, turn_event};
+use super::{Dir, Run, run_with_stdin_env};
+
+/// A project guarded as `guard init` sets it up: a relative root, the guard's own
+/// files and secrets denied, prompts checked for secrets.
+const POLICY: &str = r#"{
+  "agent": "claude-code",
+  "allowed_tools": ["Read", "Write", "Edit", "Bash"],
+  "policy_version": 1,
+  "prompt_detectors": ["secrets"],
+  "response_detectors": ["secrets"],
+  "tools": {
+    "Read": {"paths": [{"args": ["/file_path"], "root": ".", "deny": ["**/.env", "**/*.pem"]}]},
+    "Write": {"paths": [{"args": ["/file_path"], "root": ".", "deny": ["**/.env", ".claude/**"]}]},
+    "Edit": {"paths": [{"args": ["/file_path"], "root": ".", "deny": ["**/.env", ".claude/**"]}]}
+  }
+}
+"#;
+
+const GUARD: [&str; 5] = ["guard", "--policy", "scope.json", "--dir", "sessions"];
+
+/// The guard as Claude Code runs it, for the user whose home is `/home/dev`.
+fn guard(dir: &Dir, event: String) -> Run {
+    run_with_stdin_env(dir.path(), &GUARD, event, &[("HOME", "/home/dev")])
+}
+
+/// `event` with its `cwd` set to `cwd`.
+fn in_dir(event: String, cwd: &str) -> String {
+    let mut value: Value = serde_json::from_str(&event).expect("an event");
+    value["cwd"] = cwd.into();
+    value.to_string()
+}
+
+fn prompt(text: &str) -> String {
+    let mut event = base("UserPromptSubmit");
+    event.insert("prompt".into(), text.into());
+    Value::Object(event).to_string()
+}
+
+fn stop(answer: &str) -> String {
+    let mut event = base("Stop");
+    event.insert("stop_hook_active".into(), false.into());
+    event.insert("last_assistant_message".into(), answer.into());
+    Value::Object(event).to_string()
+}
+
+/// The records of the sealed file at `path` in `dir`, without their seal.
+fn records(dir: &Dir, path: &str) -> String {
+    let text = String::from_utf8(dir.read(path)).expect("UTF-8");
+    text.lines()
+        .map(|line| {
+            let mut link: serde_json::Map<String, Value> =
+                serde_json::from_str(line).expect("a link");
+            link.remove("digest");
+            link.remove("prev");
+            format!("{}\n", Value::Object(link))
+        })
+        .collect()
+}
+
+/// Checks the live invariant on the session: `verify` says intact for both files,
+/// and `scope --from sealed` finds at each denied record exactly what its denial
+/// named, and no decision finding at an allowed one. Returns the audit's text.
+fn audited_as_decided(dir: &Dir) -> String {
+    let calls = format!("sessions/{SESSION}.jsonl");
+    for file in [calls.clone(), format!("sessions/{SESSION}.context.jsonl")] {
+        assert_eq!(
+            dir.run(&["verify", &file]).text(),
+            "exit: 0\n--- stdout\nchain: intact\n--- stderr\n",
+            "{file}"
+        );
+    }
+    let report = dir.run(&["scope", "--from", "sealed", &calls, "scope.json"]);
+    let found = by_index(&report.stdout);
+    let sealed = String::from_utf8(dir.read(&calls)).expect("UTF-8");
+    for (index, line) in sealed.lines().enumerate() {
+        let link: Value = serde_json::from_str(line).expect("a link");
+        let at_call: Vec<(String, String)> = found
+            .get(&(index as u64))
+            .into_iter()
+            .flatten()
+            .filter(|(kind, _)| DECISION_KINDS.contains(&kind.as_str()))
+            .cloned()
+            .collect();
+        let named: Vec<(String, String)> = link["response"]["toolreplay"]["findings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|f| {
+                let text = |key: &str| f[key].as_str().expect("a string").to_owned();
+                (text("kind"), text("message"))
+            })
+            .collect();
+        assert_eq!(at_call, named, "index {index}");
+    }
+    report.text()
+}
+
+/// Claude Code's file tools trim a path and expand `~`; a relative path is read from
+/// the session's `cwd`. Each way of naming a file outside the project, or a denied
+/// one, is denied live, and the audit after the fact decides the same.
+#[test]
+fn paths_are_read_as_claude_code_reads_them() {
+    let dir = Dir::new();
+    dir.write("scope.json", POLICY);
+    let project = "/home/dev/project";
+    let mut answers = String::new();
+    let calls: [(&str, &str, &str); 12] = [
+        ("Read", "README.md", project),
+        ("Read", "/home/dev/project/src/main.rs", project),
+        ("Edit", "main.rs", "/home/dev/project/src"),
+        ("Read", "~/.claude/settings.json", project),
+        ("Read", "~/.bashrc", project),
+        ("Read", " /etc/shadow", project),
+        ("Read", "/home/dev/project/.env ", project),
+        ("Read", "$HOME/.ssh/id_rsa", project),
+        ("Read", "../.env", "/home/dev/project/src"),
+        ("Read", "~root/.bashrc", project),
+        ("Write", "~/project/.claude/settings.json", project),
+        ("Write", "\t.claude/settings.local.json", project),
+    ];
+    for (i, (tool, path, cwd)) in calls.iter().enumerate() {
+        let id = format!("toolu_{i:02}");
+        let input = match *tool {
+            "Read" => read(path),
+            "Edit" => json!({"file_path": path, "old_string": "a", "new_string": "b"}),
+            _ => json!({"file_path": path, "content": "x"}),
+        };
+        let run = guard(&dir, in_dir(pre(&id, tool, input.clone()), cwd));
+        let _ = writeln!(answers, "=== {tool} {path:?} in {cwd}\n{}", run.text());
+        if run.stdout.is_empty() {
+            let done = post(&id, tool, input, json!({"type": "text"}));
+            assert_eq!(guard(&dir, in_dir(done, cwd)).code, 0);
+        }
+    }
+    assert_snapshot!("answers", answers);
+    let context = records(&dir, &format!("sessions/{SESSION}.context.jsonl"));
+    assert_snapshot!("context", context);
+    assert_snapshot!("audit", audited_as_decided(&dir));
+}
+
+/// Without a known home, a `~` path under a rule with a root cannot be placed, and
+/// is denied (fail closed).
+#[test]
+fn a_path_the_guard_cannot_place_is_denied() {
+    let dir = Dir::new();
+    dir.write("scope.json", POLICY);
+    let homeless = |event: String| run_with_stdin_env(dir.path(), &GUARD, event, &[]);
+    let run = homeless(in_dir(pre("toolu_1", "Read", read("~/.bashrc")), "/p"));
+    assert_snapshot!(run.text(), @r#"
+    exit: 0
+    --- stdout
+    {"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"toolreplay denied this call (index 0) by the scope policy: tool 'Read' argument '/file_path' path '~/.bashrc' cannot be placed: the session's home directory is not known (paths[0])"}}
+    --- stderr
+    "#);
+}
+
+/// The first checkpoint: a prompt is checked by `prompt_detectors` before the model
+/// sees it, blocked with a reason when one matches, and kept, blocked or not, with
+/// the agent's final answer and the session's context, in the sealed context file.
+#[test]
+fn prompts_are_checked_and_kept_with_the_answers() {
+    let dir = Dir::new();
+    dir.write("scope.json", POLICY);
+    let mut answers = String::new();
+    let mut show = |step: &str, run: &Run| {
+        let _ = writeln!(answers, "=== {step}\n{}", run.text());
+    };
+    let cwd = "/home/dev/project";
+    show(
+        "a prompt, first in the session",
+        &guard(&dir, in_dir(prompt("List the tests."), cwd)),
+    );
+    let ls = bash("ls tests");
+    show(
+        "Bash",
+        &guard(&dir, in_dir(pre("toolu_1", "Bash", ls.clone()), cwd)),
+    );
+    show(
+        "Bash done",
+        &guard(
+            &dir,
+            in_dir(
+                post(
+                    "toolu_1",
+                    "Bash",
+                    ls,
+                    json!({"stdout": "cli\n", "stderr": ""}),
+                ),
+                cwd,
+            ),
+        ),
+    );
+    show(
+        "a Bash call that never finishes",
+        &guard(&dir, in_dir(pre("toolu_2", "Bash", bash("sleep 100")), cwd)),
+    );
+    show(
+        "the answer",
+        &guard(&dir, in_dir(stop("There is one test folder, cli."), cwd)),
+    );
+    show(
+        "a prompt with a key",
+        &guard(
+            &dir,
+            in_dir(
+                prompt(
+                    "Deploy with AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+                ),
+                cwd,
+            ),
+        ),
+    );
+    show(
+        "a prompt from another folder",
+        &guard(
+            &dir,
+            in_dir(prompt("Now the docs."), "/home/dev/project/docs"),
+        ),
+    );
+    assert_snapshot!("prompts", answers);
+    let context = records(&dir, &format!("sessions/{SESSION}.context.jsonl"));
+    assert_snapshot!("prompts_context", context);
+    let calls = records(&dir, &format!("sessions/{SESSION}.jsonl"));
+    assert_snapshot!("prompts_calls", calls);
+    audited_as_decided(&dir);
+}
+
+/// A prompt that cannot be checked (the policy cannot be read, the event cannot be
+/// held) is blocked: fail closed. `--fail-open` lets it through, told.
+#[test]
+fn a_prompt_that_cannot_be_checked_is_blocked() {
+    let dir = Dir::new();
+    let broken = ["guard", "--policy", "none.json", "--dir", "sessions"];
+    let run = run_with_stdin_env(dir.path(), &broken, turn_event("UserPromptSubmit"), &[]);
+    assert_snapshot!(run.text(), @r"
+    exit: 2
+    --- stdout
+    --- stderr
+    error: policy none.json: no such file or directory
+    ");
+    let open = [
+        "guard",
+        "--policy",
+        "none.json",
+        "--dir",
+        "sessions",
+        "--fail-open",
+    ];
+    let run = run_with_stdin_env(dir.path(), &open, turn_event("UserPromptSubmit"), &[]);
+    assert_eq!(run.code, 1);
+    let unreadable = r#"{"session_id": "s", "hook_event_name": "UserPromptSubmit", "cwd": "/p", "prompt": "\ud800"}"#;
+    dir.write("scope.json", POLICY);
+    let run = run_with_stdin_env(dir.path(), &GUARD, unreadable, &[]);
+    assert_eq!(run.code, 2, "{}", run.text());
+}
