@@ -87,6 +87,11 @@ fn init_in_another_project_names_it() {
         &["guard", "check", "--project", "app"]
     ]));
     assert!(dir.path().join("app/.claude/settings.json").is_file());
+    assert_snapshot!(dir.runs(&[
+        &["guard", "init", "--project", "nowhere"],
+        &["guard", "check", "--project", "app/.claude/settings.json"],
+    ]));
+    assert!(!dir.path().join("nowhere").exists());
 }
 
 const SETTINGS_OF_A_USER: &str = r#"{

@@ -15,7 +15,7 @@ use crate::printer::{Printer, Status};
 
 /// `toolreplay guard check`.
 pub(super) fn run(args: &GuardCheckArgs, printer: &mut Printer) -> Result<Status, Error> {
-    let project = Project::new(args.project.as_deref());
+    let project = Project::new(args.project.as_deref())?;
     let init = match &args.project {
         Some(dir) => format!("toolreplay guard init --project {}", display(dir)),
         None => "toolreplay guard init".to_owned(),

@@ -39,7 +39,7 @@ enum Merged {
 
 /// `toolreplay guard init`.
 pub(super) fn run(args: &GuardInitArgs, printer: &mut Printer) -> Result<Status, Error> {
-    let project = Project::new(args.project.as_deref());
+    let project = Project::new(args.project.as_deref())?;
     let policy = project.path(POLICY);
     let settings = project.path(SETTINGS);
     // settings.json is read first: one that cannot be merged stops everything.

@@ -35,10 +35,24 @@ pub(super) struct Project {
 }
 
 impl Project {
-    pub(super) fn new(dir: Option<&Path>) -> Project {
-        Project {
-            dir: dir.map(Path::to_owned),
+    /// The project `dir` (the current directory when `None`): an error when it is
+    /// not a folder.
+    pub(super) fn new(dir: Option<&Path>) -> Result<Project, Error> {
+        if let Some(dir) = dir
+            && !dir.is_dir()
+        {
+            return Err(Error::Invalid {
+                path: display(dir),
+                message: if dir.exists() {
+                    "not a folder".to_owned()
+                } else {
+                    "no such folder".to_owned()
+                },
+            });
         }
+        Ok(Project {
+            dir: dir.map(Path::to_owned),
+        })
     }
 
     /// The path of `name`, a path relative to the project: relative to the current
