@@ -153,9 +153,11 @@ mod tests {
 
     #[test]
     fn members_keep_the_order_written() {
-        let text = "{\n  \"z\": 1,\n  \"a\": [true, null, \"x\", -2, 1.5],\n  \"m\": {}\n}\n";
-        let value = Json::parse(text).expect("JSON");
-        assert_eq!(value.pretty(), text);
+        let value =
+            Json::parse(r#"{"z": 1, "a": [true, null, "x", -2, 1.5], "m": {}}"#).expect("JSON");
+        let pretty = "{\n  \"z\": 1,\n  \"a\": [\n    true,\n    null,\n    \"x\",\n    -2,\n    1.5\n  ],\n  \"m\": {}\n}\n";
+        assert_eq!(value.pretty(), pretty);
+        assert_eq!(Json::parse(pretty).expect("JSON"), value);
         assert_eq!(value.get("a").map(Json::described), Some("an array"));
     }
 }
