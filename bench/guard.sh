@@ -53,6 +53,11 @@ root = "/home/dev/project"
 with open(os.environ["POLICY"]) as f:
     policy = json.load(f)
 policy.pop("budgets", None)
+# Its roots are relative to the project: here, the sessions' `cwd`.
+for rules in policy.get("tools", {}).values():
+    for rule in rules.get("paths", []):
+        if rule.get("root") == ".":
+            rule["root"] = root
 policy_path = os.path.join(bench, "scope.json")
 with open(policy_path, "w") as f:
     json.dump(policy, f)

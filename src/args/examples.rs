@@ -138,6 +138,8 @@ Examples:
   toolreplay guard --print-settings
   toolreplay guard --print-settings --policy scope.json --dir sessions
   toolreplay guard --policy scope.json --dir sessions < event.json
+  toolreplay guard init
+  toolreplay guard check
 
 Reads one Claude Code hook event (PreToolUse, PostToolUse, PostToolUseFailure,
 UserPromptSubmit, Stop, SessionEnd) on stdin and seals the session's calls into
@@ -145,3 +147,25 @@ DIR/<session_id>.jsonl.
 
 Exit status: 0 answered (a denial is JSON on stdout), 2 the call cannot be decided or
 recorded (blocked, the reason on stderr), 1 the same with --fail-open.";
+
+pub(crate) const GUARD_INIT_EXAMPLES: &str = "\
+Examples:
+  toolreplay guard init
+  toolreplay guard init --project ../app --dry-run
+  toolreplay guard init --force
+
+Writes .claude/toolreplay-scope.json (kept when it exists, unless --force) and adds
+the hooks running `toolreplay guard` for PreToolUse, PostToolUse, PostToolUseFailure,
+UserPromptSubmit, Stop and SessionEnd to .claude/settings.json, once.
+
+Exit status: 0 done, 2 a file cannot be read or written (.claude/settings.json that
+is not a JSON object is left as it is).";
+
+pub(crate) const GUARD_CHECK_EXAMPLES: &str = "\
+Examples:
+  toolreplay guard check
+  toolreplay guard check --project ../app
+
+Exit status: 0 the hooks and the policy are in place, 1 something is missing or the
+policy does not read (one line each, with what to run), 2 .claude/settings.json cannot
+be read or is not a JSON object.";

@@ -460,9 +460,13 @@ pub(crate) struct GraphInputs {
     pub roles: Option<PathBuf>,
 }
 
-/// The arguments of `toolreplay guard`.
+/// The arguments of `toolreplay guard`: the hook command's, or `init` and `check`.
 #[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub(crate) struct GuardArgs {
+    /// Set up or check the guard of a project instead of answering an event.
+    #[command(subcommand)]
+    pub action: Option<GuardAction>,
     /// The scope file the calls are decided by (docs/policy.md).
     #[arg(
         long,
@@ -485,6 +489,45 @@ pub(crate) struct GuardArgs {
     /// (exit 1, a non-blocking error) instead of blocking it (exit 2).
     #[arg(long)]
     pub fail_open: bool,
+}
+
+/// What `toolreplay guard` does besides answering a hook event.
+#[derive(Debug, Subcommand)]
+pub(crate) enum GuardAction {
+    /// Set up the guard in a project: write the policy and add the hooks to
+    /// .claude/settings.json.
+    ///
+    /// The policy goes to .claude/toolreplay-scope.json (an existing one is kept
+    /// unless --force); the hooks that --print-settings prints are merged into
+    /// .claude/settings.json, whose other settings and hooks are kept.
+    #[command(after_help = GUARD_INIT_EXAMPLES)]
+    Init(GuardInitArgs),
+    /// Check that the hooks are installed and the policy reads, and count the sealed
+    /// sessions.
+    #[command(after_help = GUARD_CHECK_EXAMPLES)]
+    Check(GuardCheckArgs),
+}
+
+/// The arguments of `toolreplay guard init`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct GuardInitArgs {
+    /// The project to set up [default: the current directory].
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// Replace an existing .claude/toolreplay-scope.json with the default policy.
+    #[arg(long)]
+    pub force: bool,
+    /// Print what would be written, and write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// The arguments of `toolreplay guard check`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct GuardCheckArgs {
+    /// The project to check [default: the current directory].
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
 }
 
 /// The default limit on one message of `toolreplay proxy`, in bytes.

@@ -24,6 +24,14 @@
 //! closed: `error: ...` on stderr and exit 2, which blocks a `PreToolUse` call and
 //! shows the reason to the model. `--fail-open` makes those exit 1 instead (Claude
 //! Code's non-blocking error): the call goes on, unrecorded.
+//!
+//! `guard init` sets the guard up in a project ([`init`]); `guard check` says
+//! whether it is ([`check`]).
+
+mod check;
+mod init;
+mod ordered;
+mod project;
 
 use std::ffi::OsString;
 use std::io::{self, Read};
@@ -34,7 +42,7 @@ use toolreplay_core::{Finding, finding_message};
 use toolreplay_core::{Live, LiveOutcome as Outcome, Ready};
 use toolreplay_core::{Value, decode_json_document, json_member as member, parse_json};
 
-use crate::args::GuardArgs;
+use crate::args::{GuardAction, GuardArgs};
 use crate::error::Error;
 use crate::input::{self, ScopeFile};
 use crate::live::context::LastContext;
@@ -58,6 +66,11 @@ enum Answer {
 /// `toolreplay guard`: exit 0 with the answer on stdout; an event that cannot be
 /// decided or recorded is an error (exit 2, or 1 with `--fail-open`).
 pub(super) fn run(args: &GuardArgs, printer: &mut Printer) -> Result<Status, Error> {
+    match &args.action {
+        Some(GuardAction::Init(args)) => return init::run(args, printer),
+        Some(GuardAction::Check(args)) => return check::run(args, printer),
+        None => {}
+    }
     if args.print_settings {
         let text = settings(args.policy.as_deref(), args.dir.as_deref());
         printer.print(&format!("{text}\n"))?;

@@ -468,11 +468,18 @@ fn print_settings_gives_the_hooks_block() {
     assert_snapshot!(dir.run(&["guard", "--print-settings"]).text());
 }
 
+/// The sample policy (the one `guard init` writes), its relative roots made absolute
+/// as the engine will resolve them, against the session's directory.
 #[test]
 fn the_sample_policy_guards_a_claude_code_session() {
     let dir = Dir::new();
-    let policy = format!("{}/samples/claude-code-guard.json", super::ROOT);
-    let args = ["guard", "--policy", policy.as_str(), "--dir", "s"];
+    let sample = std::fs::read_to_string(format!("{}/samples/claude-code-guard.json", super::ROOT))
+        .expect("the sample");
+    dir.write(
+        "scope.json",
+        sample.replace("\"root\": \".\"", "\"root\": \"/home/dev/project\""),
+    );
+    let args = ["guard", "--policy", "scope.json", "--dir", "s"];
     let guard = |event: String| run_with_stdin(dir.path(), &args, event);
     let mut text = String::new();
     for (id, tool, input) in [

@@ -34,6 +34,27 @@ fn help_of_every_subcommand() {
 }
 
 #[test]
+fn help_of_guard_and_its_subcommands() {
+    for args in [
+        &["guard", "--help"][..],
+        &["guard", "init", "--help"],
+        &["guard", "check", "--help"],
+    ] {
+        let run = run_in_root(args);
+        assert_eq!(run.code, 0, "{args:?}");
+        let name = args[..args.len() - 1].join("_");
+        assert!(
+            run.stdout.contains(&format!(
+                "Examples:\n  toolreplay {}",
+                args[..args.len() - 1].join(" ")
+            )),
+            "{args:?}"
+        );
+        assert_snapshot!(format!("help_{name}"), run.text());
+    }
+}
+
+#[test]
 fn every_subcommand_shows_examples_in_its_help() {
     for name in SUBCOMMANDS {
         let run = run_in_root(&[name, "--help"]);

@@ -2,8 +2,9 @@
 //!
 //! Every `$ toolreplay ...` example in a `console` block of README.md,
 //! CONTRIBUTING.md or docs/*.md that reads only files of the repository and has no
-//! redirection, pipe or shell variable is run from the repository root, and its
-//! stdout must be the lines the document shows under it. Every relative link of
+//! redirection, pipe or shell variable is run from the repository root (`guard init`
+//! and `guard check` in a new project folder for each document), and its stdout must
+//! be the lines the document shows under it. Every relative link of
 //! those documents, CHANGELOG.md and bench/README.md must name an existing file and,
 //! with `#anchor`, a heading of it.
 
@@ -98,9 +99,15 @@ fn examples(text: &str) -> Vec<(String, String)> {
 fn documented_examples_print_what_the_documents_show() {
     let mut checked = String::new();
     for document in documents_with_examples() {
+        // `guard init` and `guard check` set up a project: a new one for each
+        // document, in which its examples run in turn.
+        let project = Dir::new();
         for (command, expected) in examples(&read(&document)) {
             let args: Vec<&str> = command.split(' ').skip(1).collect();
-            let run = run_in_root(&args);
+            let run = match args[..] {
+                ["guard", "init" | "check", ..] => project.run(&args),
+                _ => run_in_root(&args),
+            };
             assert_eq!(run.stderr, "", "{document}: {command}");
             assert_eq!(run.stdout, expected, "{document}: {command}");
             checked.push_str(&format!("{document}: {command}\n"));
