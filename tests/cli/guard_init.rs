@@ -224,7 +224,6 @@ fn check_says_all_is_in_place() {
 
 /// Waits on relative roots in path rules: the engine refuses `"root": "."` today.
 #[test]
-#[ignore = "waits on relative roots in path rules"]
 fn check_after_init_says_all_is_in_place() {
     let dir = Dir::new();
     assert_eq!(dir.run(&["guard", "init"]).code, 0);
@@ -464,7 +463,6 @@ fn the_policy_lets_ordinary_work_through_and_guards_secrets_and_itself() {
 
 /// The same on the policy as `init` wrote it.
 #[test]
-#[ignore = "waits on relative roots in path rules"]
 fn the_policy_as_written_lets_ordinary_work_through() {
     let dir = Dir::new();
     assert_eq!(dir.run(&["guard", "init"]).code, 0);

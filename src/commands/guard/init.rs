@@ -19,10 +19,6 @@ use crate::printer::{Printer, Status};
 /// The policy `init` writes, and `samples/claude-code-guard.json` is (a test checks
 /// they are the same bytes).
 ///
-/// For the integrator, two places wait on the engine (which refuses unknown fields
-/// today): `"prompt_detectors": ["secrets"]` goes right after `"response_detectors"`,
-/// once prompts are checked; and a `"commands"` rule on `"Bash"` goes in `"tools"`,
-/// before `"Read"`, once the engine reads commands.
 pub(super) const DEFAULT_POLICY: &str = include_str!("default-policy.json");
 
 /// What becomes of settings.json.
