@@ -18,7 +18,6 @@ use crate::printer::{Printer, Status};
 
 /// The policy `init` writes, and `samples/claude-code-guard.json` is (a test checks
 /// they are the same bytes).
-///
 pub(super) const DEFAULT_POLICY: &str = include_str!("default-policy.json");
 
 /// What becomes of settings.json.
