@@ -15,6 +15,7 @@
 //! `schema` the bound on what an `args_schema` costs to evaluate.
 
 mod cache;
+mod commands;
 mod compile;
 mod detect;
 mod history;
@@ -28,9 +29,12 @@ pub(crate) use history::History;
 use std::fmt;
 
 use crate::canonical;
-use crate::finding::{ArgumentViolation, FindingKind, PathProblem, SensitiveResponse, UrlProblem};
+use crate::finding::{
+    ArgumentViolation, CommandProblem, FindingKind, PathProblem, SensitiveResponse, UrlProblem,
+};
 use crate::json::{self, Value};
 
+use commands::{CommandRule, CommandVerdict};
 use detect::{Catalog, Scanner};
 use history::{Budgets, Flows};
 use paths::{PathRule, PathVerdict};
@@ -83,6 +87,7 @@ struct ToolRules {
     schema: Option<jsonschema::Validator>,
     paths: Vec<(Vec<Pointer>, PathRule)>,
     urls: Vec<(Vec<Pointer>, UrlRule)>,
+    commands: Vec<(Vec<Pointer>, CommandRule)>,
     /// `None`: the default; `Some(None)`: no detectors; `Some(Some(i))`: scanner `i`.
     scanner: Option<Option<usize>>,
 }
@@ -119,11 +124,36 @@ impl Policy {
     }
 
     /// How the arguments of a call to `tool` break the tool's rules: the schema,
-    /// then path rules, then URL rules, each in the policy's order, each rule's
-    /// arguments in its order. `args` is the canonical encoding of the arguments;
-    /// arguments that cannot be read break every rule, in one violation.
+    /// then path rules, then URL rules, then command rules, each in the policy's
+    /// order, each rule's arguments in its order. `args` is the canonical encoding of
+    /// the arguments; arguments that cannot be read break every rule, in one
+    /// violation. Command rules are judged without a home or working directory (see
+    /// [`Policy::check_arguments_in`]).
     pub fn check_arguments(&self, tool: &str, args: &[u8]) -> Vec<ArgumentViolation> {
         self.arguments_by(self.tools.get(tool), tool, args)
+    }
+
+    /// [`Policy::check_arguments`] with the session's home directory `home` and
+    /// working directory `cwd`, which the `protect` globs of command rules are also
+    /// matched with: a `~/` or `$HOME/` word also expanded, an absolute path inside
+    /// the home directory also as `~/...`, a relative word also joined to `cwd`, an
+    /// absolute one inside `cwd` also relative to it. Both absent, it is
+    /// [`Policy::check_arguments`], cache included; with either, the check is not
+    /// cached.
+    pub fn check_arguments_in(
+        &self,
+        tool: &str,
+        args: &[u8],
+        home: Option<&str>,
+        cwd: Option<&str>,
+    ) -> Vec<ArgumentViolation> {
+        if home.is_none() && cwd.is_none() {
+            return self.check_arguments(tool, args);
+        }
+        match self.tools.get(tool) {
+            Some(rules) if !rules.is_empty() => check_arguments(rules, args, home, cwd),
+            _ => Vec::new(),
+        }
     }
 
     /// [`Policy::check_arguments`] and [`Policy::check_response`] of one call, its
@@ -151,17 +181,33 @@ impl Policy {
         let Some(rules) = rules else {
             return Vec::new();
         };
-        if rules.schema.is_none() && rules.paths.is_empty() && rules.urls.is_empty() {
+        if rules.is_empty() {
             return Vec::new();
         }
         // A call is often the same as one shortly before it: the same check.
         self.args_cache
-            .get_or_check(tool, args, || check_arguments(rules, args))
+            .get_or_check(tool, args, || check_arguments(rules, args, None, None))
     }
 }
 
-/// [`Policy::check_arguments`] by the rules of the tool, `rules`, without the cache.
-fn check_arguments(rules: &ToolRules, args: &[u8]) -> Vec<ArgumentViolation> {
+impl ToolRules {
+    /// Whether there are no argument rules.
+    fn is_empty(&self) -> bool {
+        self.schema.is_none()
+            && self.paths.is_empty()
+            && self.urls.is_empty()
+            && self.commands.is_empty()
+    }
+}
+
+/// [`Policy::check_arguments_in`] by the rules of the tool, `rules`, without the
+/// cache.
+fn check_arguments(
+    rules: &ToolRules,
+    args: &[u8],
+    home: Option<&str>,
+    cwd: Option<&str>,
+) -> Vec<ArgumentViolation> {
     let mut found = Vec::new();
     // One parse for every rule.
     let tree = match json::decode_document(args).and_then(json::parse) {
@@ -228,6 +274,46 @@ fn check_arguments(rules: &ToolRules, args: &[u8]) -> Vec<ArgumentViolation> {
                 },
             };
             found.push(ArgumentViolation::Url {
+                rule,
+                argument: argument.into(),
+                problem,
+            });
+        });
+    }
+    for (rule, (pointers, command_rule)) in rules.commands.iter().enumerate() {
+        for_each_string(&tree, pointers, |argument, value| {
+            let problem = match value {
+                None => CommandProblem::NotAString,
+                Some(raw) => match command_rule.check(raw, home, cwd) {
+                    CommandVerdict::Allowed => return,
+                    CommandVerdict::TooLong => CommandProblem::TooLong {
+                        limit: commands::MAX_COMMAND_BYTES as u64,
+                    },
+                    CommandVerdict::Unparseable(reason) => CommandProblem::Unparseable {
+                        reason: reason.into(),
+                    },
+                    CommandVerdict::TooDeep(limit) => CommandProblem::TooDeep {
+                        limit: limit as u64,
+                    },
+                    CommandVerdict::Unknown(command) => CommandProblem::UnknownProgram {
+                        command: command.into(),
+                    },
+                    CommandVerdict::Denied(command, within, pattern) => CommandProblem::Denied {
+                        command: command.into(),
+                        within: within.map(Into::into),
+                        pattern: pattern.into(),
+                    },
+                    CommandVerdict::NotAllowed(command, within) => CommandProblem::NotAllowed {
+                        command: command.into(),
+                        within: within.map(Into::into),
+                    },
+                    CommandVerdict::Protected(path, glob) => CommandProblem::Protected {
+                        path: path.into(),
+                        glob: glob.into(),
+                    },
+                },
+            };
+            found.push(ArgumentViolation::Command {
                 rule,
                 argument: argument.into(),
                 problem,
