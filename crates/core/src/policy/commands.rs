@@ -894,8 +894,8 @@ impl Judge<'_> {
     }
 
     /// Whether the word `path` (as a path, `~` for the home directory) names a
-    /// protected path: as written, after `=` if it holds one, and in the forms the
-    /// home and working directories give it.
+    /// protected path, or a folder holding one: as written, after `=` if it holds
+    /// one, and in the forms the home and working directories give it.
     fn protect(&self, path: &str) -> Step {
         let Some(globs) = &self.rule.protect else {
             return Ok(());
@@ -949,7 +949,13 @@ impl Judge<'_> {
             }
             candidates.extend(more);
             for candidate in candidates {
-                if let Some(glob) = globs.first_match(&candidate) {
+                // A folder is protected when what it holds is: a name no glob
+                // spells stands for its files.
+                let held = format!("{}/\0", candidate.trim_end_matches('/'));
+                if let Some(glob) = globs
+                    .first_match(&candidate)
+                    .or_else(|| globs.first_match(&held))
+                {
                     return Err(CommandVerdict::Protected(candidate, glob.to_owned()));
                 }
             }
