@@ -271,6 +271,38 @@ fn nesting(text: &str) -> usize {
     max
 }
 
+/// Whether `text` has a run of 10 or more digits where the parser reads a number
+/// that it does not check for overflow (a file descriptor before `<` or `>`, a
+/// `~+N` or `~-N` directory, a `{N..M}` sequence): the parser would panic on it.
+/// The panic is caught all the same; this keeps its message off standard error.
+fn overflowing_number(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && bytes[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i - start < 10 {
+            continue;
+        }
+        let before = &text[..start];
+        let after = &text[i..];
+        let before = before.strip_suffix(['+', '-']).unwrap_or(before);
+        if before.ends_with(['~', '{']) || before.ends_with("..") {
+            return true;
+        }
+        if after.starts_with(['<', '>', '}']) || after.starts_with("..") {
+            return true;
+        }
+    }
+    false
+}
+
 /// Parses `text` as a bash program.
 fn parse_program(text: &str) -> Result<ast::Program, String> {
     guarded(|| {
@@ -511,6 +543,11 @@ impl Judge<'_> {
         }
         if nesting(text) > MAX_NESTING {
             return Err(CommandVerdict::TooDeep(MAX_NESTING));
+        }
+        if overflowing_number(text) {
+            return Err(CommandVerdict::Unparseable(
+                "a number too large for the shell parser".to_owned(),
+            ));
         }
         let program = parse_program(text).map_err(CommandVerdict::Unparseable)?;
         for complete in &program.complete_commands {
@@ -964,6 +1001,19 @@ impl Judge<'_> {
     }
 }
 
+/// Whether unquoted `text` expands as a pattern or braces: `*`, `?`, a `[` with a
+/// `]` after it, a `{` with a `,` or `..` and a `}` after it (so that the test
+/// command `[` and a lone `{` are words like others).
+fn has_glob(text: &str) -> bool {
+    if text.contains(['*', '?']) {
+        return true;
+    }
+    let after = |open: char| text.find(open).map(|at| &text[at + 1..]);
+    after('[').is_some_and(|rest| rest.contains(']'))
+        || after('{')
+            .is_some_and(|rest| rest.contains('}') && (rest.contains(',') || rest.contains("..")))
+}
+
 /// Adds the pieces of the word `source` to `out`: text after quote removal,
 /// expansions as written (and the word then not literal), substitutions to judge.
 /// `quoted` tells the pieces are inside double quotes (or a here-document).
@@ -978,7 +1028,7 @@ fn collect(source: &str, pieces: &[word::WordPieceWithSource], quoted: bool, out
         let start = out.text.is_empty() && out.path.is_empty();
         match &piece.piece {
             WordPiece::Text(text) => {
-                if !quoted && text.contains(['*', '?', '[', '{']) {
+                if !quoted && has_glob(text) {
                     out.glob = true;
                 }
                 out.text.push_str(text);

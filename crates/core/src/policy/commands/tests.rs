@@ -190,6 +190,21 @@ fn programs_not_known_before_they_run() {
     assert_eq!(r.check("$(echo rm) a", None, None), unknown("$(echo rm) a"));
     assert_eq!(r.check("/bin/r? a", None, None), unknown("\"/bin/r?\" a"));
     assert_eq!(
+        r.check("/bin/[r]m a", None, None),
+        unknown("\"/bin/[r]m\" a")
+    );
+    assert_eq!(r.check("{rm,-rf,/}", None, None), unknown("{rm,-rf,/}"));
+    assert_eq!(
+        r.check("$'\\x72m' -rf /", None, None),
+        unknown("$'\\x72m' -rf /")
+    );
+    assert_eq!(r.check("$'rm' x", None, None), CommandVerdict::Allowed);
+    assert_eq!(r.check("'r*' x", None, None), CommandVerdict::Allowed);
+    assert_eq!(
+        r.check("[ -f x ] && [[ -d y ]]", None, None),
+        CommandVerdict::Allowed
+    );
+    assert_eq!(
         r.check("bash -c \"$CMD\"", None, None),
         unknown("bash -c \"$CMD\"")
     );
@@ -344,6 +359,23 @@ fn what_cannot_be_judged_is_a_violation() {
     assert_eq!(
         r.check(&deep, None, None),
         CommandVerdict::TooDeep(MAX_NESTING)
+    );
+    // Numbers the parser would overflow on are refused before it.
+    for command in [
+        "ls ~+99999999999999999999999/x",
+        "ls ~-99999999999999999999999",
+        "echo 99999999999>x",
+        "echo {1..99999999999999999999999}",
+    ] {
+        assert_eq!(
+            r.check(command, None, None),
+            CommandVerdict::Unparseable("a number too large for the shell parser".to_owned()),
+            "{command}"
+        );
+    }
+    assert_eq!(
+        r.check("sleep 1700000000000", None, None),
+        CommandVerdict::Allowed
     );
     // A rule with nothing to judge judges nothing.
     assert_eq!(
