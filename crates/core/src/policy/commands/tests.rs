@@ -112,6 +112,44 @@ fn every_simple_command_is_judged() {
         r.check("cat <<EOF\n$(rm -rf /)\nEOF\n", None, None),
         d("rm -rf /", Some("cat"))
     );
+    for command in [
+        "time rm -rf /",
+        "! rm -rf /",
+        "rm -rf / &",
+        "coproc rm -rf /",
+        "while rm -rf /; do :; done",
+        "until false; do rm -rf /; done",
+        "for ((i = 0; i < 1; i++)); do rm -rf /; done",
+    ] {
+        assert_eq!(
+            r.check(command, None, None),
+            d("rm -rf /", None),
+            "{command}"
+        );
+    }
+    // The parser does not read `select`: it fails closed.
+    assert!(matches!(
+        r.check("select x in a; do rm -rf /; done", None, None),
+        CommandVerdict::Unparseable(_)
+    ));
+    for command in [
+        "[[ -n $(rm -rf /) ]]",
+        "for x in $(rm -rf /); do :; done",
+        "case $(rm -rf /) in *) ;; esac",
+        "a=( $(rm -rf /) )",
+        "export X=$(rm -rf /)",
+        "local X=\"$(rm -rf /)\"",
+        "cat <<< $(rm -rf /)",
+        "(( $(rm -rf /) + 1 ))",
+        "ls > $(rm -rf /)",
+        "f() { ls; } > >(rm -rf /)",
+    ] {
+        assert!(
+            matches!(r.check(command, None, None), CommandVerdict::Denied(c, _, _) if c == "rm -rf /"),
+            "{command}: {:?}",
+            r.check(command, None, None)
+        );
+    }
     // A quoted here-document is not expanded.
     assert_eq!(
         r.check("cat <<'EOF'\n$(rm -rf /)\nEOF\n", None, None),
