@@ -409,7 +409,7 @@ fn command_rules_with_a_home_and_working_directory() {
 
 /// The ready-made rule set of docs/policy.md, for a `Bash` tool.
 fn dangerous() -> String {
-    let rule = include_str!("../src/policy/dangerous-commands.json");
+    let rule = toolreplay_core::DANGEROUS_COMMANDS;
     format!(
         r#"{{"agent": "coder", "allowed_tools": ["Bash"], "policy_version": 1, "tools": {{"Bash": {{"commands": [{rule}]}}}}}}"#
     )

@@ -41,6 +41,11 @@ use paths::{PathRule, PathVerdict};
 use pointer::Pointer;
 use urls::{UrlRule, UrlVerdict};
 
+/// The ready-made dangerous-commands rule of docs/policy.md: one element of a
+/// tool's `commands` list, as JSON, for a tool whose `command` argument is a shell
+/// command (Claude Code's `Bash`).
+pub const DANGEROUS_COMMANDS: &str = include_str!("dangerous-commands.json");
+
 /// The version of the policy format this build reads.
 pub(crate) const POLICY_VERSION: u64 = 1;
 
