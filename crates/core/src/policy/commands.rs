@@ -15,7 +15,8 @@
 //! command after them judged. Parsing and unwrapping are bounded by
 //! [`MAX_DEPTH`] levels, the nesting of compound commands by [`MAX_NESTING`], and
 //! the text by [`MAX_COMMAND_BYTES`]: past them is a violation, never a deep
-//! recursion.
+//! recursion (of this module or of the parser). The parser's panics are caught and
+//! are a violation too.
 //!
 //! What cannot be judged is a violation (the rule fails closed): a string the parser
 //! refuses, and, when the rule has `allow` or `deny`, a program word that is not
@@ -35,7 +36,9 @@ use super::paths::{Globs, Normalised, inside, normalise};
 pub(crate) const MAX_COMMAND_BYTES: usize = 64 * 1024;
 /// The most levels of parsing again and unwrapping (`bash -c`, `sudo`, `$(...)`).
 pub(crate) const MAX_DEPTH: usize = 16;
-/// The most levels of compound commands nested in one another.
+/// The most levels of compound commands, brackets and substitutions nested in one
+/// another, counted in the text before it is parsed (see [`nesting`]) and in the
+/// parsed program.
 pub(crate) const MAX_NESTING: usize = 32;
 /// The most characters of a command shown in a message.
 const MAX_SHOWN: usize = 80;
