@@ -92,11 +92,14 @@ impl Pattern {
     /// its last `/`-component, each word by its glob, `**` any number of words, all
     /// words of both consumed.
     pub(crate) fn matches(&self, program: &str, args: &[&str]) -> bool {
-        if !self.program.is_match(basename(program)) {
+        // Each word but `**` consumes one argument.
+        let n = args.len();
+        let fixed = self.words.iter().filter(|w| w.is_some()).count();
+        let any = fixed < self.words.len();
+        if n < fixed || (!any && n != fixed) || !self.program.is_match(basename(program)) {
             return false;
         }
         // reach[j]: the words so far can consume exactly the first j arguments.
-        let n = args.len();
         let mut reach = vec![false; n + 1];
         reach[0] = true;
         for word in &self.words {
