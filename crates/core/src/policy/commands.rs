@@ -487,7 +487,15 @@ fn unwrap(name: &str, args: &[Analysed]) -> Option<Inner> {
             words(at + 1)
         }
         "time" => words(after_options(args, "fo", &["format", "output"])),
-        "command" | "exec" => words(after_options(args, "a", &[])),
+        // `command -v NAME` and `-V` only tell what NAME is.
+        "command" => {
+            let at = after_options(args, "", &[]);
+            let asks = args[..at.min(args.len())]
+                .iter()
+                .any(|a| !a.text.starts_with("--") && a.text.contains(['v', 'V']));
+            if asks { None } else { words(at) }
+        }
+        "exec" => words(after_options(args, "a", &[])),
         "stdbuf" => words(after_options(args, "ioe", &["input", "output", "error"])),
         _ => None,
     }

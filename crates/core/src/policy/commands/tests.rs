@@ -216,6 +216,11 @@ fn wrappers_are_unwrapped() {
         r.check("eval 'rm -rf /'", None, None),
         d("rm -rf /", "eval \"rm -rf /\"")
     );
+    // `command -v` runs nothing.
+    assert_eq!(
+        r.check("command -v rm -rf", None, None),
+        CommandVerdict::Allowed
+    );
     // A shell running a script file is not unwrapped.
     assert_eq!(r.check("bash x.sh -c", None, None), CommandVerdict::Allowed);
 }
