@@ -239,6 +239,9 @@ pub(crate) fn detail(kind: &FindingKind) -> String {
             }
             ArgumentViolation::Path { rule, argument, .. } => format!("paths\0{rule}\0{argument}"),
             ArgumentViolation::Url { rule, argument, .. } => format!("urls\0{rule}\0{argument}"),
+            ArgumentViolation::Command { rule, argument, .. } => {
+                format!("commands\0{rule}\0{argument}")
+            }
         },
         FindingKind::BudgetExceeded(exceeded) => match exceeded.budget {
             Budget::Total => "budgets.total".to_owned(),

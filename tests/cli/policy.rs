@@ -551,6 +551,61 @@ fn the_sample_policy_sarif_is_valid_against_the_sarif_2_1_0_schema() {
     );
 }
 
+// --- command rules
+
+#[test]
+fn the_sample_command_rules_judge_every_simple_command() {
+    let run = run_in_root(&[
+        "scope",
+        "samples/session-commands.jsonl",
+        "samples/commands.json",
+    ]);
+    assert_snapshot!(run.text());
+}
+
+#[test]
+fn command_rules_unwrap_and_fail_closed() {
+    let rules = json!({"tools": {"Bash": {"commands": [{
+        "args": ["/command", "/more"],
+        "deny": ["rm ** -*[rR]* **", "sudo **"],
+        "protect": [".claude/**"]
+    }]}}});
+    let call = |command: &str| format!(r#"{{"command": {}}}"#, s(command));
+    let long = call(&format!("ls {}", "a".repeat(70_000)));
+    let transcript = [
+        call("ls -la && cargo test"),
+        call("bash -c \"sh -c 'rm -rf /'\""),
+        call("echo `nohup rm -fr ~`"),
+        call("(cd x; echo \"$(timeout 5 rm -R y)\")"),
+        call("$CMD"),
+        call("echo 'a\u{7}"),
+        call("cp x .claude/toolreplay/../settings.json"),
+        r#"{"command": 7}"#.to_owned(),
+        r#"{"more": ["ls", "sudo ls"]}"#.to_owned(),
+        long,
+        call(&format!("rm -rf {}", "very-long-name-".repeat(10))),
+    ];
+    let transcript: Vec<(&str, &str, &str)> = transcript
+        .iter()
+        .map(|a| ("Bash", a.as_str(), "{}"))
+        .collect();
+    assert_snapshot!(check(rules, &transcript));
+}
+
+/// The rule set docs/policy.md offers to copy is the one the crate ships.
+#[test]
+fn the_documented_dangerous_commands_are_the_shipped_ones() {
+    let read = |path: &str| {
+        std::fs::read_to_string(std::path::Path::new(super::ROOT).join(path)).expect(path)
+    };
+    let shipped = read("crates/core/src/policy/dangerous-commands.json");
+    let docs = read("docs/policy.md");
+    assert!(
+        docs.contains(&format!("```json\n{shipped}```\n")),
+        "docs/policy.md shows crates/core/src/policy/dangerous-commands.json as it is"
+    );
+}
+
 // --- bad policy files
 
 /// The error of a policy holding `rules`.
@@ -690,6 +745,30 @@ fn bad_rules_name_the_rule_and_what_is_wrong() {
         (
             "flow_no_name",
             json!({"flows": [{"sources": ["a"], "sinks": ["b"]}]}),
+        ),
+        (
+            "command_unknown_field",
+            json!({"tools": {"t": {"commands": [{"args": ["/command"], "deny_patterns": []}]}}}),
+        ),
+        (
+            "command_no_args",
+            json!({"tools": {"t": {"commands": [{"deny": ["rm **"]}]}}}),
+        ),
+        (
+            "command_bad_pattern",
+            json!({"tools": {"t": {"commands": [{"args": ["/command"], "deny": ["rm **", "git {push"]}]}}}),
+        ),
+        (
+            "command_empty_pattern",
+            json!({"tools": {"t": {"commands": [{"args": ["/command"], "allow": [" "]}]}}}),
+        ),
+        (
+            "command_bad_protect",
+            json!({"tools": {"t": {"commands": [{"args": ["/command"], "protect": ["a["]}]}}}),
+        ),
+        (
+            "commands_not_array",
+            json!({"tools": {"t": {"commands": {"args": ["/command"]}}}}),
         ),
     ];
     let mut out = String::new();

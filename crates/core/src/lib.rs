@@ -359,7 +359,7 @@ pub use json::{
 pub use lines::{Lines, line_text};
 pub use live::{Live, LiveError, LiveState, Outcome as LiveOutcome, Ready};
 pub use pipeline::{MAX_THREADS, Stop, Threads, run as run_pipeline};
-pub use policy::{PathContext, Policy};
+pub use policy::{DANGEROUS_COMMANDS, PathContext, Policy};
 pub use replay::{
     Options as ReplayOptions, Replay, ReplayReport, audit_with as audit_replay,
     fingerprints as replay_fingerprints,

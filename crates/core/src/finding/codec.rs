@@ -1,8 +1,8 @@
 //! The compact binary encoding of findings in their store, and its reading back.
 
 use super::{
-    ArgumentViolation, Budget, BudgetExceeded, Finding, FindingKind, FlowViolation, PathProblem,
-    SensitiveResponse, UrlProblem,
+    ArgumentViolation, Budget, BudgetExceeded, CommandProblem, Finding, FindingKind, FlowViolation,
+    PathProblem, SensitiveResponse, UrlProblem,
 };
 
 fn put_u64(out: &mut Vec<u8>, mut value: u64) {
@@ -135,6 +135,69 @@ fn encode_argument_violation(violation: &ArgumentViolation, out: &mut Vec<u8>) {
             put_usize(out, *rule);
             put_str(out, argument);
             encode_url_problem(problem, out);
+        }
+        ArgumentViolation::Command {
+            rule,
+            argument,
+            problem,
+        } => {
+            out.push(5);
+            put_usize(out, *rule);
+            put_str(out, argument);
+            encode_command_problem(problem, out);
+        }
+    }
+}
+
+fn put_opt_str(out: &mut Vec<u8>, text: Option<&str>) {
+    match text {
+        None => out.push(0),
+        Some(text) => {
+            out.push(1);
+            put_str(out, text);
+        }
+    }
+}
+
+/// Writes the problem of a command rule, as [`encode_argument_violation`] does last.
+fn encode_command_problem(problem: &CommandProblem, out: &mut Vec<u8>) {
+    match problem {
+        CommandProblem::NotAString => out.push(0),
+        CommandProblem::TooLong { limit } => {
+            out.push(1);
+            put_u64(out, *limit);
+        }
+        CommandProblem::Unparseable { reason } => {
+            out.push(2);
+            put_str(out, reason);
+        }
+        CommandProblem::TooDeep { limit } => {
+            out.push(3);
+            put_u64(out, *limit);
+        }
+        CommandProblem::UnknownProgram { command } => {
+            out.push(4);
+            put_str(out, command);
+        }
+        CommandProblem::Denied {
+            command,
+            within,
+            pattern,
+        } => {
+            out.push(5);
+            put_str(out, command);
+            put_opt_str(out, within.as_deref());
+            put_str(out, pattern);
+        }
+        CommandProblem::NotAllowed { command, within } => {
+            out.push(6);
+            put_str(out, command);
+            put_opt_str(out, within.as_deref());
+        }
+        CommandProblem::Protected { path, glob } => {
+            out.push(7);
+            put_str(out, path);
+            put_str(out, glob);
         }
     }
 }
@@ -356,6 +419,63 @@ fn decode_argument_violation(input: &mut &[u8]) -> Decoded<ArgumentViolation> {
                 problem,
             }
         }
+        5 => {
+            let rule = get_usize(input)?;
+            let argument = get_str(input)?;
+            let problem = decode_command_problem(input)?;
+            ArgumentViolation::Command {
+                rule,
+                argument,
+                problem,
+            }
+        }
+        _ => return Err(Short::Corrupt),
+    })
+}
+
+fn get_opt_str(input: &mut &[u8]) -> Decoded<Option<Box<str>>> {
+    Ok(match get_u8(input)? {
+        0 => None,
+        1 => Some(get_str(input)?),
+        _ => return Err(Short::Corrupt),
+    })
+}
+
+/// Reads back the problem of a command rule written by [`encode_command_problem`].
+fn decode_command_problem(input: &mut &[u8]) -> Decoded<CommandProblem> {
+    Ok(match get_u8(input)? {
+        0 => CommandProblem::NotAString,
+        1 => CommandProblem::TooLong {
+            limit: get_u64(input)?,
+        },
+        2 => CommandProblem::Unparseable {
+            reason: get_str(input)?,
+        },
+        3 => CommandProblem::TooDeep {
+            limit: get_u64(input)?,
+        },
+        4 => CommandProblem::UnknownProgram {
+            command: get_str(input)?,
+        },
+        5 => {
+            let command = get_str(input)?;
+            let within = get_opt_str(input)?;
+            let pattern = get_str(input)?;
+            CommandProblem::Denied {
+                command,
+                within,
+                pattern,
+            }
+        }
+        6 => {
+            let command = get_str(input)?;
+            let within = get_opt_str(input)?;
+            CommandProblem::NotAllowed { command, within }
+        }
+        7 => CommandProblem::Protected {
+            path: get_str(input)?,
+            glob: get_str(input)?,
+        },
         _ => return Err(Short::Corrupt),
     })
 }

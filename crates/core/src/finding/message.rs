@@ -4,8 +4,8 @@
 use std::fmt::{self, Write as _};
 
 use super::{
-    ArgumentViolation, Budget, BudgetExceeded, Finding, FindingKind, FlowViolation, PathProblem,
-    SensitiveResponse, UrlProblem,
+    ArgumentViolation, Budget, BudgetExceeded, CommandProblem, Finding, FindingKind, FlowViolation,
+    PathProblem, SensitiveResponse, UrlProblem,
 };
 
 /// A tool or agent name as reports write it: between single quotes, with `\`, `'`
@@ -251,7 +251,65 @@ fn argument_words(violation: &ArgumentViolation, out: &mut String) -> fmt::Resul
             url_words(problem, out)?;
             write!(out, " (urls[{rule}])")
         }
+        ArgumentViolation::Command {
+            rule,
+            argument,
+            problem,
+        } => {
+            write!(out, "argument {} ", Quoted(argument))?;
+            command_words(problem, out)?;
+            write!(out, " (commands[{rule}])")
+        }
     }
+}
+
+/// Writes the words of the problem of a command rule.
+fn command_words(problem: &CommandProblem, out: &mut String) -> fmt::Result {
+    let within = |out: &mut String, within: &Option<Box<str>>| match within {
+        Some(top) => write!(out, " (in {})", Quoted(top)),
+        None => Ok(()),
+    };
+    match problem {
+        CommandProblem::NotAString => out.push_str("is not a string"),
+        CommandProblem::TooLong { limit } => write!(
+            out,
+            "is longer than {limit} bytes, too long to be parsed as a shell command"
+        )?,
+        CommandProblem::Unparseable { reason } => {
+            out.push_str("cannot be parsed as a shell command: ");
+            escape_into(reason, out);
+        }
+        CommandProblem::TooDeep { limit } => write!(out, "nests deeper than {limit} levels")?,
+        CommandProblem::UnknownProgram { command } => write!(
+            out,
+            "runs {}, whose program is not known before it runs",
+            Quoted(command)
+        )?,
+        CommandProblem::Denied {
+            command,
+            within: top,
+            pattern,
+        } => {
+            write!(out, "runs {}", Quoted(command))?;
+            within(out, top)?;
+            write!(out, ", which matches deny pattern {}", Quoted(pattern))?;
+        }
+        CommandProblem::NotAllowed {
+            command,
+            within: top,
+        } => {
+            write!(out, "runs {}", Quoted(command))?;
+            within(out, top)?;
+            out.push_str(", which matches no allow pattern");
+        }
+        CommandProblem::Protected { path, glob } => write!(
+            out,
+            "names protected path {} (glob {})",
+            Quoted(path),
+            Quoted(glob)
+        )?,
+    }
+    Ok(())
 }
 
 /// Writes the words of the problem of a path rule.

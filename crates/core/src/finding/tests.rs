@@ -1,8 +1,8 @@
 //! The findings' encoding read back and their words.
 
 use crate::finding::{
-    ArgumentViolation, Budget, BudgetExceeded, Finding, FindingKind, Findings, FlowViolation,
-    PathProblem, SensitiveResponse, UrlProblem, finding_message, quote_name,
+    ArgumentViolation, Budget, BudgetExceeded, CommandProblem, Finding, FindingKind, Findings,
+    FlowViolation, PathProblem, SensitiveResponse, UrlProblem, finding_message, quote_name,
 };
 
 /// A finding of every kind and payload, with indices past 32 bits.
@@ -19,6 +19,13 @@ fn every_kind() -> Vec<FindingKind> {
         FindingKind::ArgumentViolation(A::Url {
             rule: usize::MAX,
             argument: "/url".into(),
+            problem,
+        })
+    };
+    let command = |problem| {
+        FindingKind::ArgumentViolation(A::Command {
+            rule: 2,
+            argument: "/command".into(),
             problem,
         })
     };
@@ -68,6 +75,37 @@ fn every_kind() -> Vec<FindingKind> {
             pattern: "*.com".into(),
         }),
         url(UrlProblem::NotAllowed { host: "x".into() }),
+        command(CommandProblem::NotAString),
+        command(CommandProblem::TooLong { limit: 65536 }),
+        command(CommandProblem::Unparseable {
+            reason: "syntax error".into(),
+        }),
+        command(CommandProblem::TooDeep { limit: 16 }),
+        command(CommandProblem::UnknownProgram {
+            command: "$X a".into(),
+        }),
+        command(CommandProblem::Denied {
+            command: "rm -rf /".into(),
+            within: Some("sudo rm -rf /".into()),
+            pattern: "rm **".into(),
+        }),
+        command(CommandProblem::Denied {
+            command: "rm -rf /".into(),
+            within: None,
+            pattern: "rm **".into(),
+        }),
+        command(CommandProblem::NotAllowed {
+            command: "curl x".into(),
+            within: None,
+        }),
+        command(CommandProblem::NotAllowed {
+            command: "curl x".into(),
+            within: Some("bash -c \"curl x\"".into()),
+        }),
+        command(CommandProblem::Protected {
+            path: ".claude/settings.json".into(),
+            glob: ".claude/**".into(),
+        }),
         FindingKind::BudgetExceeded(BudgetExceeded {
             budget: Budget::Total,
             call: 8,

@@ -68,6 +68,69 @@ pub enum ArgumentViolation {
         /// What is wrong with it.
         problem: UrlProblem,
     },
+    /// An argument breaks the command rule `commands[rule]` of the tool.
+    Command {
+        /// The rule's position in the tool's `commands`.
+        rule: usize,
+        /// The JSON pointer of the argument.
+        argument: Box<str>,
+        /// What is wrong with it.
+        problem: CommandProblem,
+    },
+}
+
+/// What is wrong with an argument of a command rule. A command is shown as its
+/// words after quote removal (expansions as written), bounded in length.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandProblem {
+    /// It is not a string.
+    NotAString,
+    /// It is longer than `limit` bytes, more than is parsed.
+    TooLong {
+        /// The most bytes parsed.
+        limit: u64,
+    },
+    /// The shell parser cannot read it.
+    Unparseable {
+        /// Why, as the parser says it, on one line.
+        reason: Box<str>,
+    },
+    /// Its commands nest deeper than `limit` levels (parsing again, unwrapping, or
+    /// compound commands in one another).
+    TooDeep {
+        /// The most levels judged.
+        limit: u64,
+    },
+    /// A simple command's program (or the string a shell, `eval` or `source`
+    /// would read) is not known before it runs.
+    UnknownProgram {
+        /// The simple command.
+        command: Box<str>,
+    },
+    /// A simple command matches a deny pattern.
+    Denied {
+        /// The simple command.
+        command: Box<str>,
+        /// The top-level simple command it is run by, when another (a wrapper, a
+        /// substitution, a shell's `-c`).
+        within: Option<Box<str>>,
+        /// The first deny pattern it matches, as written.
+        pattern: Box<str>,
+    },
+    /// A simple command matches no allow pattern.
+    NotAllowed {
+        /// The simple command.
+        command: Box<str>,
+        /// The top-level simple command it is run by, when another.
+        within: Option<Box<str>>,
+    },
+    /// A word or redirection names a protected path.
+    Protected {
+        /// The path, normalised.
+        path: Box<str>,
+        /// The first protect glob it matches, as written.
+        glob: Box<str>,
+    },
 }
 
 /// What is wrong with an argument of a path rule.

@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
+use super::commands::{CommandRule, Pattern};
 use super::detect::{self, Catalog, Group, Scanner};
 use super::history::{Budgets, Flow, Flows};
 use super::paths::{self, Globs, PathRule, Readings};
@@ -369,7 +370,13 @@ fn tool_rules(
     known(
         members,
         at,
-        &["args_schema", "paths", "response_detectors", "urls"],
+        &[
+            "args_schema",
+            "commands",
+            "paths",
+            "response_detectors",
+            "urls",
+        ],
     )?;
     let mut rules = ToolRules::default();
     if let Some(schema) = get(members, "args_schema") {
@@ -387,6 +394,16 @@ fn tool_rules(
             rules.urls.push(url_rule(item, &format!("{at}.urls[{i}]"))?);
         }
     }
+    if let Some(value) = get(members, "commands") {
+        for (i, item) in rule_list(value, &format!("{at}.commands"))?
+            .iter()
+            .enumerate()
+        {
+            rules
+                .commands
+                .push(command_rule(item, &format!("{at}.commands[{i}]"))?);
+        }
+    }
     if let Some(value) = get(members, "response_detectors") {
         let at = format!("{at}.response_detectors");
         let chosen = detector_list(catalog, value, &at)?;
@@ -395,7 +412,62 @@ fn tool_rules(
     Ok(rules)
 }
 
-/// The rules of a `paths` or `urls` list, `at`.
+/// The most patterns a command rule's `allow` or `deny` may hold: each simple
+/// command is matched against them one by one.
+const MAX_PATTERNS: usize = 1_000;
+
+/// A command rule, `at`, with the arguments it checks.
+fn command_rule(item: &Value, at: &str) -> Result<(Vec<Pointer>, CommandRule)> {
+    let members = object(item, at)?;
+    known(members, at, &["allow", "args", "deny", "protect"])?;
+    let args = pointers(members, at)?;
+    let patterns = |field: &str| -> Result<Option<Vec<Pattern>>> {
+        let Some(value) = get(members, field) else {
+            return Ok(None);
+        };
+        let list = strings(value, &format!("{at}.{field}"))?;
+        if list.len() > MAX_PATTERNS {
+            return Err(format!("{at}.{field}: more than {MAX_PATTERNS} patterns"));
+        }
+        list.iter()
+            .enumerate()
+            .map(|(j, text)| {
+                Pattern::new(text).map_err(|err| {
+                    format!(
+                        "{at}.{field}[{j}]: invalid pattern {}: {err}",
+                        quote_name(text)
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>>>()
+            .map(Some)
+    };
+    let allow = patterns("allow")?;
+    let deny = patterns("deny")?.unwrap_or_default();
+    let protect = match get(members, "protect") {
+        None => None,
+        Some(value) => {
+            let list = strings(value, &format!("{at}.protect"))?;
+            paths::check_sizes(&list).map_err(|err| format!("{at}.protect: {err}"))?;
+            Some(Globs::new(&list).map_err(|(j, err)| {
+                format!(
+                    "{at}.protect[{j}]: invalid glob {}: {err}",
+                    quote_name(list.get(j).map_or("", String::as_str))
+                )
+            })?)
+        }
+    };
+    Ok((
+        args,
+        CommandRule {
+            deny,
+            allow,
+            protect,
+        },
+    ))
+}
+
+/// The rules of a `paths`, `urls` or `commands` list, `at`.
 fn rule_list<'v>(value: &'v Value, at: &str) -> Result<&'v [Value]> {
     match value {
         Value::Array(items) => Ok(items),

@@ -15,6 +15,7 @@
 //! `schema` the bound on what an `args_schema` costs to evaluate.
 
 mod cache;
+mod commands;
 mod compile;
 mod detect;
 mod history;
@@ -28,15 +29,23 @@ pub(crate) use history::History;
 use std::fmt;
 
 use crate::canonical;
-use crate::finding::{ArgumentViolation, FindingKind, PathProblem, SensitiveResponse, UrlProblem};
+use crate::finding::{
+    ArgumentViolation, CommandProblem, FindingKind, PathProblem, SensitiveResponse, UrlProblem,
+};
 use crate::json::{self, Value};
 
+use commands::{CommandRule, CommandVerdict};
 use detect::{Catalog, Scanner};
 use history::{Budgets, Flows};
 pub use paths::PathContext;
 use paths::{PathRule, PathVerdict};
 use pointer::Pointer;
 use urls::{UrlRule, UrlVerdict};
+
+/// The ready-made dangerous-commands rule of docs/policy.md: one element of a
+/// tool's `commands` list, as JSON, for a tool whose `command` argument is a shell
+/// command (Claude Code's `Bash`).
+pub const DANGEROUS_COMMANDS: &str = include_str!("dangerous-commands.json");
 
 /// The version of the policy format this build reads.
 pub(crate) const POLICY_VERSION: u64 = 1;
@@ -87,16 +96,19 @@ struct ToolRules {
     schema: Option<jsonschema::Validator>,
     paths: Vec<(Vec<Pointer>, PathRule)>,
     urls: Vec<(Vec<Pointer>, UrlRule)>,
+    commands: Vec<(Vec<Pointer>, CommandRule)>,
     /// `None`: the default; `Some(None)`: no detectors; `Some(Some(i))`: scanner `i`.
     scanner: Option<Option<usize>>,
 }
 
 impl ToolRules {
     /// Whether the argument checks may differ in `context` from those without one:
-    /// path rules read paths from the working directory and the home, and relative
-    /// roots from the start.
+    /// path rules and the `protect` globs of command rules read paths from the
+    /// working directory and the home, and relative roots from the start.
     fn depends_on(&self, context: &PathContext) -> bool {
-        self.paths.iter().any(|(_, rule)| {
+        let placed = context.cwd.is_some() || context.home.is_some();
+        (placed && self.commands.iter().any(|(_, rule)| rule.protect.is_some()))
+            || self.paths.iter().any(|(_, rule)| {
             context.cwd.is_some()
                 || context.home.is_some()
                 || (context.project.is_some()
@@ -137,9 +149,11 @@ impl Policy {
     }
 
     /// How the arguments of a call to `tool` break the tool's rules: the schema,
-    /// then path rules, then URL rules, each in the policy's order, each rule's
-    /// arguments in its order. `args` is the canonical encoding of the arguments;
-    /// arguments that cannot be read break every rule, in one violation.
+    /// then path rules, then URL rules, then command rules, each in the policy's
+    /// order, each rule's arguments in its order. `args` is the canonical encoding of
+    /// the arguments; arguments that cannot be read break every rule, in one
+    /// violation. Paths are judged without the session's context (see
+    /// [`Policy::check_arguments_in`]).
     pub fn check_arguments(&self, tool: &str, args: &[u8]) -> Vec<ArgumentViolation> {
         self.arguments_by(self.tools.get(tool), tool, args, &PathContext::default())
     }
@@ -189,7 +203,7 @@ impl Policy {
         let Some(rules) = rules else {
             return Vec::new();
         };
-        if rules.schema.is_none() && rules.paths.is_empty() && rules.urls.is_empty() {
+        if rules.is_empty() {
             return Vec::new();
         }
         if rules.depends_on(context) {
@@ -199,6 +213,16 @@ impl Policy {
         // A call is often the same as one shortly before it: the same check.
         self.args_cache
             .get_or_check(tool, args, || check_arguments(rules, args, context))
+    }
+}
+
+impl ToolRules {
+    /// Whether there are no argument rules.
+    fn is_empty(&self) -> bool {
+        self.schema.is_none()
+            && self.paths.is_empty()
+            && self.urls.is_empty()
+            && self.commands.is_empty()
     }
 }
 
@@ -279,6 +303,47 @@ fn check_arguments(
                 },
             };
             found.push(ArgumentViolation::Url {
+                rule,
+                argument: argument.into(),
+                problem,
+            });
+        });
+    }
+    let (home, cwd) = (context.home.as_deref(), context.cwd.as_deref());
+    for (rule, (pointers, command_rule)) in rules.commands.iter().enumerate() {
+        for_each_string(&tree, pointers, |argument, value| {
+            let problem = match value {
+                None => CommandProblem::NotAString,
+                Some(raw) => match command_rule.check(raw, home, cwd) {
+                    CommandVerdict::Allowed => return,
+                    CommandVerdict::TooLong => CommandProblem::TooLong {
+                        limit: commands::MAX_COMMAND_BYTES as u64,
+                    },
+                    CommandVerdict::Unparseable(reason) => CommandProblem::Unparseable {
+                        reason: reason.into(),
+                    },
+                    CommandVerdict::TooDeep(limit) => CommandProblem::TooDeep {
+                        limit: limit as u64,
+                    },
+                    CommandVerdict::Unknown(command) => CommandProblem::UnknownProgram {
+                        command: command.into(),
+                    },
+                    CommandVerdict::Denied(command, within, pattern) => CommandProblem::Denied {
+                        command: command.into(),
+                        within: within.map(Into::into),
+                        pattern: pattern.into(),
+                    },
+                    CommandVerdict::NotAllowed(command, within) => CommandProblem::NotAllowed {
+                        command: command.into(),
+                        within: within.map(Into::into),
+                    },
+                    CommandVerdict::Protected(path, glob) => CommandProblem::Protected {
+                        path: path.into(),
+                        glob: glob.into(),
+                    },
+                },
+            };
+            found.push(ArgumentViolation::Command {
                 rule,
                 argument: argument.into(),
                 problem,

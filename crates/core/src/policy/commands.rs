@@ -1,0 +1,1132 @@
+//! Command rules: which shell commands a tool may be given.
+//!
+//! A command argument is parsed as a bash program with `brush-parser`, and every
+//! simple command in it is judged: those of pipelines, lists, subshells, groups,
+//! `if`/`while`/`until`/`for`/`case` bodies, function bodies, command substitutions
+//! (`$(...)` and backticks, in any word, assignments and parameter defaults
+//! included), process substitutions and arithmetic. Words are taken after quote
+//! removal; leading assignments are skipped.
+//!
+//! Wrappers are unwrapped and both the wrapper and the command it runs are judged:
+//! a shell (`bash`, `sh`, `zsh`, `dash`, `ksh`, `ash`, `mksh`) with `-c STRING` has
+//! its string parsed again, `eval` with literal words has them joined and parsed
+//! again, and `env`, `sudo`, `doas`, `xargs`, `nohup`, `nice`, `timeout`, `time`,
+//! `command`, `builtin`, `exec` and `stdbuf` have their options skipped and the
+//! command after them judged. Parsing and unwrapping are bounded by
+//! [`MAX_DEPTH`] levels, the nesting of compound commands by [`MAX_NESTING`], and
+//! the text by [`MAX_COMMAND_BYTES`]: past them is a violation, never a deep
+//! recursion (of this module or of the parser). The parser's panics are caught and
+//! are a violation too.
+//!
+//! What cannot be judged is a violation (the rule fails closed): a string the parser
+//! refuses, and, when the rule has `allow` or `deny`, a program word that is not
+//! known before the command runs (an expansion, a substitution or a glob in it), a
+//! shell's `-c` string, `eval` words or a `source` file that is not literal.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use brush_parser::ast;
+use brush_parser::word::{self, Parameter, ParameterExpr, TildeExpr, WordPiece};
+use brush_parser::{Parser, ParserOptions};
+use globset::{GlobBuilder, GlobMatcher};
+
+use super::paths::{Globs, Normalised, inside, normalise};
+
+/// The longest command string parsed, in bytes.
+pub(crate) const MAX_COMMAND_BYTES: usize = 64 * 1024;
+/// The most levels of parsing again and unwrapping (`bash -c`, `sudo`, `$(...)`).
+pub(crate) const MAX_DEPTH: usize = 16;
+/// The most levels of compound commands, brackets and substitutions nested in one
+/// another, counted in the text before it is parsed (see [`nesting`]) and in the
+/// parsed program.
+pub(crate) const MAX_NESTING: usize = 32;
+/// The most characters of a command shown in a message.
+const MAX_SHOWN: usize = 80;
+
+/// A compiled pattern of a command rule: the program's glob, then one glob per
+/// argument word, `None` for `**` (any number of words).
+#[derive(Debug)]
+pub(crate) struct Pattern {
+    text: String,
+    program: GlobMatcher,
+    words: Vec<Option<GlobMatcher>>,
+}
+
+fn word_glob(text: &str) -> Result<GlobMatcher, String> {
+    GlobBuilder::new(text)
+        .literal_separator(false)
+        .backslash_escape(true)
+        .build()
+        .map(|glob| glob.compile_matcher())
+        .map_err(|err| err.kind().to_string().lines().collect::<Vec<_>>().join(" "))
+}
+
+impl Pattern {
+    /// Compiles `text`: words separated by spaces, the first the program's.
+    pub(crate) fn new(text: &str) -> Result<Pattern, String> {
+        let mut words = text.split(' ').filter(|w| !w.is_empty());
+        let program = words
+            .next()
+            .ok_or_else(|| "a pattern names a program".to_owned())?;
+        Ok(Pattern {
+            text: text.to_owned(),
+            program: word_glob(program)?,
+            words: words
+                .map(|w| {
+                    if w == "**" {
+                        Ok(None)
+                    } else {
+                        word_glob(w).map(Some)
+                    }
+                })
+                .collect::<Result<_, _>>()?,
+        })
+    }
+
+    /// The pattern as written.
+    pub(crate) fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Whether the simple command of `program` and `args` matches: the program by
+    /// its last `/`-component, each word by its glob, `**` any number of words, all
+    /// words of both consumed.
+    pub(crate) fn matches(&self, program: &str, args: &[&str]) -> bool {
+        // Each word but `**` consumes one argument.
+        let n = args.len();
+        let fixed = self.words.iter().filter(|w| w.is_some()).count();
+        let any = fixed < self.words.len();
+        if n < fixed || (!any && n != fixed) || !self.program.is_match(basename(program)) {
+            return false;
+        }
+        // reach[j]: the words so far can consume exactly the first j arguments.
+        let mut reach = vec![false; n + 1];
+        reach[0] = true;
+        for word in &self.words {
+            let mut next = vec![false; n + 1];
+            match word {
+                None => {
+                    let mut any = false;
+                    for j in 0..=n {
+                        any |= reach[j];
+                        next[j] = any;
+                    }
+                }
+                Some(glob) => {
+                    for j in 0..n {
+                        if reach[j] && glob.is_match(args[j]) {
+                            next[j + 1] = true;
+                        }
+                    }
+                }
+            }
+            if !next.contains(&true) {
+                return false;
+            }
+            reach = next;
+        }
+        reach[n]
+    }
+}
+
+fn basename(program: &str) -> &str {
+    program.rsplit('/').next().unwrap_or(program)
+}
+
+/// A command rule: deny patterns, optional allow patterns, optional protected
+/// path globs.
+#[derive(Debug)]
+pub(crate) struct CommandRule {
+    /// Patterns of which a simple command must match none; they win over `allow`.
+    pub deny: Vec<Pattern>,
+    /// Patterns of which every simple command must match one, if given.
+    pub allow: Option<Vec<Pattern>>,
+    /// Globs of paths no word or redirection may name, if given.
+    pub protect: Option<Globs>,
+}
+
+/// What a command rule says about one command string.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum CommandVerdict {
+    /// Allowed.
+    Allowed,
+    /// Longer than [`MAX_COMMAND_BYTES`].
+    TooLong,
+    /// The parser refuses it: why, on one line.
+    Unparseable(String),
+    /// It nests deeper than the limit given.
+    TooDeep(usize),
+    /// The simple command (shown) has a program not known before it runs.
+    Unknown(String),
+    /// The simple command (shown), the top-level one it is in if another, and the
+    /// first deny pattern it matches.
+    Denied(String, Option<String>, String),
+    /// The simple command (shown), and the top-level one it is in if another, which
+    /// matches no allow pattern.
+    NotAllowed(String, Option<String>),
+    /// A path named (normalised) and the protect glob it matches.
+    Protected(String, String),
+}
+
+type Step = Result<(), CommandVerdict>;
+
+/// A word after analysis: its text after quote removal (an expansion kept as
+/// written), whether it is known before the command runs, its text as a path (with
+/// `~` for `$HOME`), and the programs and words its expansions hold.
+#[derive(Debug, Default)]
+struct Analysed {
+    text: String,
+    /// The word as written.
+    written: String,
+    literal: bool,
+    glob: bool,
+    path: String,
+    /// Command strings of substitutions, in order.
+    scripts: Vec<String>,
+    /// Words to analyse again (parameter defaults, arithmetic), in order.
+    words: Vec<String>,
+}
+
+impl Analysed {
+    fn known(&self) -> bool {
+        self.literal && !self.glob
+    }
+
+    /// The word as a message shows it: as is when plain, in double quotes when it
+    /// holds spaces or quotes, as written when not literal.
+    fn shown(&self, out: &mut String) {
+        let plain = |c: char| c.is_alphanumeric() || "_./:=@%+,-~^#{}".contains(c);
+        if !self.literal {
+            out.push_str(&self.written);
+        } else if !self.text.is_empty() && self.text.chars().all(plain) {
+            out.push_str(&self.text);
+        } else {
+            out.push('"');
+            for c in self.text.chars() {
+                if matches!(c, '"' | '\\' | '$' | '`') {
+                    out.push('\\');
+                }
+                out.push(c);
+            }
+            out.push('"');
+        }
+    }
+}
+
+/// The words of a simple command as a message shows them, bounded.
+fn shown(words: &[Analysed]) -> String {
+    let mut out = String::new();
+    for (i, word) in words.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        word.shown(&mut out);
+        if out.len() > MAX_SHOWN * 4 {
+            break;
+        }
+    }
+    if out.chars().count() > MAX_SHOWN {
+        let mut cut: String = out.chars().take(MAX_SHOWN - 3).collect();
+        cut.push_str("...");
+        return cut;
+    }
+    out
+}
+
+fn options() -> ParserOptions {
+    ParserOptions {
+        // Tildes are read by this module.
+        tilde_expansion_at_word_start: true,
+        ..ParserOptions::default()
+    }
+}
+
+/// Calls `f`, a panic of the parser turned into an error.
+fn guarded<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    catch_unwind(AssertUnwindSafe(f))
+        .unwrap_or_else(|_| Err("the shell parser failed on it".to_owned()))
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The deepest nesting of brackets and compound commands in `text` (`(`, `{`, `[`,
+/// backticks, `if`, `while`, `until`, `for`, `select`, `case`), counted whatever
+/// the quotes: a bound checked before the parser, whose recursion follows it.
+fn nesting(text: &str) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    let mut open = |depth: &mut usize| {
+        *depth += 1;
+        max = max.max(*depth);
+    };
+    for word in text.split(|c: char| c.is_whitespace() || ";|&<>".contains(c)) {
+        match word {
+            "if" | "while" | "until" | "for" | "select" | "case" => open(&mut depth),
+            "fi" | "done" | "esac" => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        for b in word.bytes() {
+            match b {
+                b'(' | b'{' | b'[' | b'`' => open(&mut depth),
+                b')' | b'}' | b']' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+    }
+    max
+}
+
+/// Whether `text` has a run of 10 or more digits where the parser reads a number
+/// that it does not check for overflow (a file descriptor before `<` or `>`, a
+/// `~+N` or `~-N` directory, a `{N..M}` sequence): the parser would panic on it.
+/// The panic is caught all the same; this keeps its message off standard error.
+fn overflowing_number(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && bytes[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i - start < 10 {
+            continue;
+        }
+        let before = &text[..start];
+        let after = &text[i..];
+        let before = before.strip_suffix(['+', '-']).unwrap_or(before);
+        if before.ends_with(['~', '{']) || before.ends_with("..") {
+            return true;
+        }
+        if after.starts_with(['<', '>', '}']) || after.starts_with("..") {
+            return true;
+        }
+    }
+    false
+}
+
+/// Parses `text` as a bash program.
+fn parse_program(text: &str) -> Result<ast::Program, String> {
+    guarded(|| {
+        Parser::new(text.as_bytes(), &options())
+            .parse_program()
+            .map_err(|err| one_line(&err.to_string()))
+    })
+}
+
+/// Whether `text` is `NAME=...`.
+fn is_assignment(text: &str) -> bool {
+    let Some((name, _)) = text.split_once('=') else {
+        return false;
+    };
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// What a wrapper runs.
+enum Inner {
+    /// The words from this index on.
+    Words(usize),
+    /// This string, parsed again.
+    Script(usize),
+    /// A string to parse again that is not literal.
+    Unknown,
+}
+
+/// The index of the first word after the options of `args`: `short` are the
+/// letters that take a value (as the next word, or the rest of their word), `long`
+/// the long options that take one as the next word; `--` ends the options.
+fn after_options(args: &[Analysed], short: &str, long: &[&str]) -> usize {
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        let text = arg.text.as_str();
+        if text == "--" {
+            return i + 1;
+        }
+        if !text.starts_with('-') || text == "-" {
+            return i;
+        }
+        if let Some(name) = text.strip_prefix("--") {
+            i += if long.contains(&name) { 2 } else { 1 };
+            continue;
+        }
+        let mut step = 1;
+        for (at, c) in text.char_indices().skip(1) {
+            if short.contains(c) {
+                if at + c.len_utf8() == text.len() {
+                    step = 2;
+                }
+                break;
+            }
+        }
+        i += step;
+    }
+    i
+}
+
+/// What the wrapper `name` with arguments `args` runs, if it is a wrapper and runs
+/// something.
+fn unwrap(name: &str, args: &[Analysed]) -> Option<Inner> {
+    let words = |at: usize| (at < args.len()).then_some(Inner::Words(at));
+    match name {
+        "bash" | "sh" | "zsh" | "dash" | "ksh" | "ash" | "mksh" => {
+            let mut c = false;
+            let mut i = 0;
+            while let Some(arg) = args.get(i) {
+                let text = arg.text.as_str();
+                if text == "--" || text == "-" {
+                    i += 1;
+                    break;
+                }
+                if matches!(text, "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file") {
+                    i += 2;
+                    continue;
+                }
+                if text.starts_with("--") {
+                    i += 1;
+                    continue;
+                }
+                if (text.starts_with('-') || text.starts_with('+')) && text.len() > 1 {
+                    c |= text.starts_with('-') && text.contains('c');
+                    i += 1;
+                    continue;
+                }
+                break;
+            }
+            if !c {
+                return None;
+            }
+            let script = args.get(i)?;
+            Some(if script.literal {
+                Inner::Script(i)
+            } else {
+                Inner::Unknown
+            })
+        }
+        "env" => {
+            let mut i = 0;
+            while let Some(arg) = args.get(i) {
+                let text = arg.text.as_str();
+                match text {
+                    "--" => {
+                        i += 1;
+                        break;
+                    }
+                    "-u" | "-C" | "--unset" | "--chdir" => i += 2,
+                    "-S" | "--split-string" => {
+                        let script = args.get(i + 1)?;
+                        return Some(if script.literal {
+                            Inner::Script(i + 1)
+                        } else {
+                            Inner::Unknown
+                        });
+                    }
+                    _ if text.starts_with("-S") || text.starts_with("--split-string=") => {
+                        return Some(Inner::Unknown);
+                    }
+                    _ if text.starts_with('-') && text.len() > 1 => i += 1,
+                    _ if is_assignment(text) => i += 1,
+                    _ => break,
+                }
+            }
+            while args.get(i).is_some_and(|arg| is_assignment(&arg.text)) {
+                i += 1;
+            }
+            words(i)
+        }
+        "sudo" => {
+            let mut i = after_options(
+                args,
+                "ugCDhprtUT",
+                &[
+                    "user",
+                    "group",
+                    "close-from",
+                    "chdir",
+                    "host",
+                    "prompt",
+                    "role",
+                    "type",
+                    "other-user",
+                    "command-timeout",
+                ],
+            );
+            while args.get(i).is_some_and(|arg| is_assignment(&arg.text)) {
+                i += 1;
+            }
+            words(i)
+        }
+        "doas" => words(after_options(args, "uC", &[])),
+        "xargs" => words(after_options(
+            args,
+            "InPdLsaE",
+            &[
+                "max-args",
+                "max-procs",
+                "delimiter",
+                "max-lines",
+                "max-chars",
+                "arg-file",
+                "eof",
+                "replace",
+                "process-slot-var",
+            ],
+        )),
+        "nohup" | "builtin" => words(after_options(args, "", &[])),
+        "nice" => words(after_options(args, "n", &["adjustment"])),
+        "timeout" => {
+            let at = after_options(args, "sk", &["signal", "kill-after"]);
+            // The duration, then the command.
+            words(at + 1)
+        }
+        "time" => words(after_options(args, "fo", &["format", "output"])),
+        // `command -v NAME` and `-V` only tell what NAME is.
+        "command" => {
+            let at = after_options(args, "", &[]);
+            let asks = args[..at.min(args.len())]
+                .iter()
+                .any(|a| !a.text.starts_with("--") && a.text.contains(['v', 'V']));
+            if asks { None } else { words(at) }
+        }
+        "exec" => words(after_options(args, "a", &[])),
+        "stdbuf" => words(after_options(args, "ioe", &["input", "output", "error"])),
+        _ => None,
+    }
+}
+
+/// The judging of one command string by a rule.
+struct Judge<'r> {
+    rule: &'r CommandRule,
+    home: Option<String>,
+    cwd: Option<String>,
+    options: ParserOptions,
+}
+
+impl CommandRule {
+    /// The verdict on the command string `command`: the first problem in source
+    /// order, or allowed. `home` is the session's home directory (`~/` and `$HOME/`
+    /// words are also matched expanded, and absolute paths inside it also as
+    /// `~/...`), `cwd` its working directory (relative words are also matched joined
+    /// to it, and absolute ones inside it also relative to it).
+    pub(crate) fn check(
+        &self,
+        command: &str,
+        home: Option<&str>,
+        cwd: Option<&str>,
+    ) -> CommandVerdict {
+        if self.deny.is_empty() && self.allow.is_none() && self.protect.is_none() {
+            return CommandVerdict::Allowed;
+        }
+        let absolute = |dir: Option<&str>| match dir.map(normalise) {
+            Some(Normalised::Path(path)) if path.starts_with('/') => Some(path),
+            _ => None,
+        };
+        let mut judge = Judge {
+            rule: self,
+            home: absolute(home),
+            cwd: absolute(cwd),
+            options: options(),
+        };
+        match judge.program(command, 0, None) {
+            Ok(()) => CommandVerdict::Allowed,
+            Err(verdict) => verdict,
+        }
+    }
+}
+
+impl Judge<'_> {
+    fn patterns(&self) -> bool {
+        !self.rule.deny.is_empty() || self.rule.allow.is_some()
+    }
+
+    /// Judges the program `text`, at `depth`, within the top-level simple command
+    /// `within` (shown) if it is not itself at the top.
+    fn program(&mut self, text: &str, depth: usize, within: Option<&str>) -> Step {
+        if depth > MAX_DEPTH {
+            return Err(CommandVerdict::TooDeep(MAX_DEPTH));
+        }
+        if text.len() > MAX_COMMAND_BYTES {
+            return Err(CommandVerdict::TooLong);
+        }
+        if nesting(text) > MAX_NESTING {
+            return Err(CommandVerdict::TooDeep(MAX_NESTING));
+        }
+        if overflowing_number(text) {
+            return Err(CommandVerdict::Unparseable(
+                "a number too large for the shell parser".to_owned(),
+            ));
+        }
+        let program = parse_program(text).map_err(CommandVerdict::Unparseable)?;
+        for complete in &program.complete_commands {
+            self.list(complete, depth, 0, within)?;
+        }
+        Ok(())
+    }
+
+    fn list(
+        &mut self,
+        list: &ast::CompoundList,
+        depth: usize,
+        nest: usize,
+        within: Option<&str>,
+    ) -> Step {
+        if nest > MAX_NESTING {
+            return Err(CommandVerdict::TooDeep(MAX_NESTING));
+        }
+        for ast::CompoundListItem(and_or, _) in &list.0 {
+            self.pipeline(&and_or.first, depth, nest, within)?;
+            for next in &and_or.additional {
+                let (ast::AndOr::And(pipeline) | ast::AndOr::Or(pipeline)) = next;
+                self.pipeline(pipeline, depth, nest, within)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn pipeline(
+        &mut self,
+        pipeline: &ast::Pipeline,
+        depth: usize,
+        nest: usize,
+        within: Option<&str>,
+    ) -> Step {
+        for command in &pipeline.seq {
+            self.command(command, depth, nest, within)?;
+        }
+        Ok(())
+    }
+
+    fn command(
+        &mut self,
+        command: &ast::Command,
+        depth: usize,
+        nest: usize,
+        within: Option<&str>,
+    ) -> Step {
+        match command {
+            ast::Command::Simple(simple) => self.simple(simple, depth, nest, within),
+            ast::Command::Compound(compound, redirects) => {
+                self.compound(compound, depth, nest + 1, within)?;
+                self.redirects(redirects.as_ref(), depth, nest, within)
+            }
+            ast::Command::Function(function) => {
+                let ast::FunctionBody(body, redirects) = &function.body;
+                self.compound(body, depth, nest + 1, within)?;
+                self.redirects(redirects.as_ref(), depth, nest, within)
+            }
+            ast::Command::ExtendedTest(test, redirects) => {
+                self.test(&test.expr, depth, nest + 1, within)?;
+                self.redirects(redirects.as_ref(), depth, nest, within)
+            }
+        }
+    }
+
+    fn test(
+        &mut self,
+        expr: &ast::ExtendedTestExpr,
+        depth: usize,
+        nest: usize,
+        within: Option<&str>,
+    ) -> Step {
+        if nest > MAX_NESTING {
+            return Err(CommandVerdict::TooDeep(MAX_NESTING));
+        }
+        match expr {
+            ast::ExtendedTestExpr::And(a, b) | ast::ExtendedTestExpr::Or(a, b) => {
+                self.test(a, depth, nest + 1, within)?;
+                self.test(b, depth, nest + 1, within)
+            }
+            ast::ExtendedTestExpr::Not(a) | ast::ExtendedTestExpr::Parenthesized(a) => {
+                self.test(a, depth, nest + 1, within)
+            }
+            ast::ExtendedTestExpr::UnaryTest(_, w) => self.expansions_of(&w.value, depth, within),
+            ast::ExtendedTestExpr::BinaryTest(_, a, b) => {
+                self.expansions_of(&a.value, depth, within)?;
+                self.expansions_of(&b.value, depth, within)
+            }
+        }
+    }
+
+    fn compound(
+        &mut self,
+        compound: &ast::CompoundCommand,
+        depth: usize,
+        nest: usize,
+        within: Option<&str>,
+    ) -> Step {
+        use ast::CompoundCommand as C;
+        match compound {
+            C::Arithmetic(arithmetic) => self.words_of(&arithmetic.expr.value, depth, within),
+            C::ArithmeticForClause(clause) => {
+                for expr in [&clause.initializer, &clause.condition, &clause.updater]
+                    .into_iter()
+                    .flatten()
+                {
+                    self.words_of(&expr.value, depth, within)?;
+                }
+                self.list(&clause.body.list, depth, nest, within)
+            }
+            C::BraceGroup(group) => self.list(&group.list, depth, nest, within),
+            C::Subshell(subshell) => self.list(&subshell.list, depth, nest, within),
+            C::ForClause(clause) => {
+                for value in clause.values.iter().flatten() {
+                    self.expansions_of(&value.value, depth, within)?;
+                }
+                self.list(&clause.body.list, depth, nest, within)
+            }
+            C::CaseClause(clause) => {
+                self.expansions_of(&clause.value.value, depth, within)?;
+                for item in &clause.cases {
+                    for pattern in &item.patterns {
+                        self.expansions_of(&pattern.value, depth, within)?;
+                    }
+                    if let Some(list) = &item.cmd {
+                        self.list(list, depth, nest, within)?;
+                    }
+                }
+                Ok(())
+            }
+            C::IfClause(clause) => {
+                self.list(&clause.condition, depth, nest, within)?;
+                self.list(&clause.then, depth, nest, within)?;
+                for other in clause.elses.iter().flatten() {
+                    if let Some(condition) = &other.condition {
+                        self.list(condition, depth, nest, within)?;
+                    }
+                    self.list(&other.body, depth, nest, within)?;
+                }
+                Ok(())
+            }
+            C::WhileClause(clause) | C::UntilClause(clause) => {
+                self.list(&clause.0, depth, nest, within)?;
+                self.list(&clause.1.list, depth, nest, within)
+            }
+            C::Coprocess(coprocess) => self.command(&coprocess.body, depth, nest + 1, within),
+        }
+    }
+
+    fn redirects(
+        &mut self,
+        redirects: Option<&ast::RedirectList>,
+        depth: usize,
+        nest: usize,
+        within: Option<&str>,
+    ) -> Step {
+        for redirect in redirects.iter().flat_map(|list| list.0.iter()) {
+            self.redirect(redirect, depth, nest, within)?;
+        }
+        Ok(())
+    }
+
+    /// Judges a redirection: its target as a protected path, and the programs in
+    /// its words.
+    fn redirect(
+        &mut self,
+        redirect: &ast::IoRedirect,
+        depth: usize,
+        nest: usize,
+        within: Option<&str>,
+    ) -> Step {
+        match redirect {
+            ast::IoRedirect::File(_, _, target) => match target {
+                ast::IoFileRedirectTarget::Filename(word)
+                | ast::IoFileRedirectTarget::Duplicate(word) => {
+                    let analysed = self.analyse(&word.value)?;
+                    self.protect(&analysed.path)?;
+                    self.expansions(&analysed, depth, within)
+                }
+                ast::IoFileRedirectTarget::Fd(_) => Ok(()),
+                ast::IoFileRedirectTarget::ProcessSubstitution(_, subshell) => {
+                    self.list(&subshell.list, depth, nest + 1, within)
+                }
+            },
+            ast::IoRedirect::OutputAndError(word, _) => {
+                let analysed = self.analyse(&word.value)?;
+                self.protect(&analysed.path)?;
+                self.expansions(&analysed, depth, within)
+            }
+            ast::IoRedirect::HereString(_, word) => self.expansions_of(&word.value, depth, within),
+            ast::IoRedirect::HereDocument(_, doc) => {
+                if !doc.requires_expansion {
+                    return Ok(());
+                }
+                let pieces = guarded(|| {
+                    word::parse_heredoc(&doc.doc.value, &self.options)
+                        .map_err(|err| one_line(&err.to_string()))
+                })
+                .map_err(CommandVerdict::Unparseable)?;
+                let mut analysed = Analysed::default();
+                collect(&doc.doc.value, &pieces, true, &mut analysed);
+                self.expansions(&analysed, depth, within)
+            }
+        }
+    }
+
+    /// Analyses the word `text`.
+    fn analyse(&self, text: &str) -> Result<Analysed, CommandVerdict> {
+        let pieces =
+            guarded(|| word::parse(text, &self.options).map_err(|err| one_line(&err.to_string())))
+                .map_err(CommandVerdict::Unparseable)?;
+        let mut analysed = Analysed {
+            literal: true,
+            written: text.to_owned(),
+            ..Analysed::default()
+        };
+        collect(text, &pieces, false, &mut analysed);
+        Ok(analysed)
+    }
+
+    /// Judges the programs in the expansions of the word `text`.
+    fn expansions_of(&mut self, text: &str, depth: usize, within: Option<&str>) -> Step {
+        let analysed = self.analyse(text)?;
+        self.expansions(&analysed, depth, within)
+    }
+
+    /// Judges the programs in the expansions of `text` read as the inside of an
+    /// arithmetic expression or a parameter expansion, when it may hold any.
+    fn words_of(&mut self, text: &str, depth: usize, within: Option<&str>) -> Step {
+        if text.contains(['$', '`', '<', '>']) {
+            self.expansions_of(text, depth + 1, within)?;
+        }
+        Ok(())
+    }
+
+    /// Judges the programs in the expansions of an analysed word.
+    fn expansions(&mut self, analysed: &Analysed, depth: usize, within: Option<&str>) -> Step {
+        for script in &analysed.scripts {
+            self.program(script, depth + 1, within)?;
+        }
+        for inner in &analysed.words {
+            if depth + 1 > MAX_DEPTH {
+                return Err(CommandVerdict::TooDeep(MAX_DEPTH));
+            }
+            self.words_of(inner, depth + 1, within)?;
+        }
+        Ok(())
+    }
+
+    fn simple(
+        &mut self,
+        simple: &ast::SimpleCommand,
+        depth: usize,
+        nest: usize,
+        within: Option<&str>,
+    ) -> Step {
+        let mut words = Vec::new();
+        let mut redirects = Vec::new();
+        let mut substitutions = Vec::new();
+        // The prefix: assignments and redirections before the program.
+        for item in simple.prefix.iter().flat_map(|p| p.0.iter()) {
+            match item {
+                ast::CommandPrefixOrSuffixItem::IoRedirect(redirect) => redirects.push(redirect),
+                ast::CommandPrefixOrSuffixItem::Word(word)
+                | ast::CommandPrefixOrSuffixItem::AssignmentWord(_, word) => {
+                    let analysed = self.analyse(&word.value)?;
+                    self.protect(&analysed.path)?;
+                    self.expansions(&analysed, depth, within)?;
+                }
+                ast::CommandPrefixOrSuffixItem::ProcessSubstitution(_, subshell) => {
+                    substitutions.push(subshell);
+                }
+            }
+        }
+        if let Some(word) = &simple.word_or_name {
+            words.push(self.analyse(&word.value)?);
+        }
+        for item in simple.suffix.iter().flat_map(|s| s.0.iter()) {
+            match item {
+                ast::CommandPrefixOrSuffixItem::IoRedirect(redirect) => redirects.push(redirect),
+                ast::CommandPrefixOrSuffixItem::Word(word)
+                | ast::CommandPrefixOrSuffixItem::AssignmentWord(_, word) => {
+                    words.push(self.analyse(&word.value)?);
+                }
+                ast::CommandPrefixOrSuffixItem::ProcessSubstitution(kind, subshell) => {
+                    // Judged where it stands, and shown as a word.
+                    let text = match kind {
+                        ast::ProcessSubstitutionKind::Read => "<(...)",
+                        ast::ProcessSubstitutionKind::Write => ">(...)",
+                    };
+                    words.push(Analysed {
+                        text: text.to_owned(),
+                        written: text.to_owned(),
+                        literal: false,
+                        ..Analysed::default()
+                    });
+                    substitutions.push(subshell);
+                }
+            }
+        }
+        let shown_here = (!words.is_empty()).then(|| shown(&words));
+        let top = within.or(shown_here.as_deref());
+        self.judge(&words, depth, top, within.is_some())?;
+        for redirect in redirects {
+            self.redirect(redirect, depth, nest, top)?;
+        }
+        for word in &words {
+            self.expansions(word, depth, top)?;
+        }
+        for subshell in substitutions {
+            self.list(&subshell.list, depth + 1, nest + 1, top)?;
+        }
+        Ok(())
+    }
+
+    /// Judges the simple command of `words`, at `depth`, within the top-level
+    /// command `top` (shown, the command itself when it is at the top; `inner` tells
+    /// it is not), then what it runs if it is a wrapper.
+    fn judge(&mut self, words: &[Analysed], depth: usize, top: Option<&str>, inner: bool) -> Step {
+        if depth > MAX_DEPTH {
+            return Err(CommandVerdict::TooDeep(MAX_DEPTH));
+        }
+        let Some((program, args)) = words.split_first() else {
+            return Ok(());
+        };
+        let within = || if inner { top.map(str::to_owned) } else { None };
+        if self.patterns() {
+            if !program.known() {
+                return Err(CommandVerdict::Unknown(shown(words)));
+            }
+            let texts: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
+            if let Some(pattern) = self
+                .rule
+                .deny
+                .iter()
+                .find(|p| p.matches(&program.text, &texts))
+            {
+                return Err(CommandVerdict::Denied(
+                    shown(words),
+                    within(),
+                    pattern.text().to_owned(),
+                ));
+            }
+            if let Some(allow) = &self.rule.allow
+                && !allow.iter().any(|p| p.matches(&program.text, &texts))
+            {
+                return Err(CommandVerdict::NotAllowed(shown(words), within()));
+            }
+        }
+        for arg in args {
+            self.protect(&arg.path)?;
+        }
+        let name = basename(&program.text);
+        match name {
+            "eval" => {
+                if args.iter().all(Analysed::known) {
+                    let text = args
+                        .iter()
+                        .map(|a| a.text.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    return self.program(&text, depth + 1, top);
+                }
+                if self.patterns() {
+                    return Err(CommandVerdict::Unknown(shown(words)));
+                }
+            }
+            "source" | "." if self.patterns() && args.first().is_some_and(|file| !file.known()) => {
+                return Err(CommandVerdict::Unknown(shown(words)));
+            }
+            _ => {}
+        }
+        match unwrap(name, args) {
+            None => Ok(()),
+            Some(Inner::Words(at)) => self.judge(&args[at..], depth + 1, top, true),
+            Some(Inner::Script(at)) => self.program(&args[at].text, depth + 1, top),
+            Some(Inner::Unknown) if self.patterns() => Err(CommandVerdict::Unknown(shown(words))),
+            Some(Inner::Unknown) => Ok(()),
+        }
+    }
+
+    /// Whether the word `path` (as a path, `~` for the home directory) names a
+    /// protected path, or a folder holding one: as written, after `=` if it holds
+    /// one, and in the forms the home and working directories give it.
+    fn protect(&self, path: &str) -> Step {
+        let Some(globs) = &self.rule.protect else {
+            return Ok(());
+        };
+        let mut forms = vec![path];
+        if let Some((_, value)) = path.split_once('=')
+            && !value.is_empty()
+        {
+            forms.push(value);
+        }
+        for form in forms {
+            if form.is_empty() || form.contains('\0') {
+                continue;
+            }
+            let mut candidates = Vec::new();
+            if let Normalised::Path(p) = normalise(form) {
+                candidates.push(p);
+            }
+            let home_relative = form == "~" || form.starts_with("~/");
+            if home_relative {
+                if let Some(home) = &self.home
+                    && let Normalised::Path(p) = normalise(&format!("{home}/{}", &form[1..]))
+                {
+                    candidates.push(p);
+                }
+            } else if !form.starts_with('/')
+                && !form.starts_with('~')
+                && let Some(cwd) = &self.cwd
+                && let Normalised::Path(p) = normalise(&format!("{cwd}/{form}"))
+            {
+                candidates.push(p);
+            }
+            // An absolute path inside the home or working directory, also relative
+            // to them.
+            let mut more = Vec::new();
+            for candidate in candidates.iter().filter(|c| c.starts_with('/')) {
+                if let Some(home) = &self.home
+                    && let Some(rest) = inside(candidate, home, false)
+                {
+                    more.push(if rest == "." {
+                        "~".to_owned()
+                    } else {
+                        format!("~/{rest}")
+                    });
+                }
+                if let Some(cwd) = &self.cwd
+                    && let Some(rest) = inside(candidate, cwd, false)
+                {
+                    more.push(rest);
+                }
+            }
+            candidates.extend(more);
+            for candidate in candidates {
+                // A folder is protected when what it holds is: a name no glob
+                // spells stands for its files.
+                let held = format!("{}/\0", candidate.trim_end_matches('/'));
+                if let Some(glob) = globs
+                    .first_match(&candidate)
+                    .or_else(|| globs.first_match(&held))
+                {
+                    return Err(CommandVerdict::Protected(candidate, glob.to_owned()));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether unquoted `text` expands as a pattern or braces: `*`, `?`, a `[` with a
+/// `]` after it, a `{` with a `,` or `..` and a `}` after it (so that the test
+/// command `[` and a lone `{` are words like others).
+fn has_glob(text: &str) -> bool {
+    if text.contains(['*', '?']) {
+        return true;
+    }
+    let after = |open: char| text.find(open).map(|at| &text[at + 1..]);
+    after('[').is_some_and(|rest| rest.contains(']'))
+        || after('{')
+            .is_some_and(|rest| rest.contains('}') && (rest.contains(',') || rest.contains("..")))
+}
+
+/// Adds the pieces of the word `source` to `out`: text after quote removal,
+/// expansions as written (and the word then not literal), substitutions to judge.
+/// `quoted` tells the pieces are inside double quotes (or a here-document).
+fn collect(source: &str, pieces: &[word::WordPieceWithSource], quoted: bool, out: &mut Analysed) {
+    let raw = |piece: &word::WordPieceWithSource| {
+        source
+            .get(piece.start_index..piece.end_index)
+            .unwrap_or("")
+            .to_owned()
+    };
+    for piece in pieces {
+        let start = out.text.is_empty() && out.path.is_empty();
+        match &piece.piece {
+            WordPiece::Text(text) => {
+                if !quoted && has_glob(text) {
+                    out.glob = true;
+                }
+                out.text.push_str(text);
+                out.path.push_str(text);
+            }
+            WordPiece::SingleQuotedText(text) => {
+                out.text.push_str(text);
+                out.path.push_str(text);
+            }
+            WordPiece::AnsiCQuotedText(text) => {
+                if text.contains('\\') {
+                    out.literal = false;
+                    let written = raw(piece);
+                    out.text.push_str(&written);
+                    out.path.push_str(&written);
+                } else {
+                    out.text.push_str(text);
+                    out.path.push_str(text);
+                }
+            }
+            WordPiece::DoubleQuotedSequence(inner)
+            | WordPiece::GettextDoubleQuotedSequence(inner) => {
+                collect(source, inner, true, out);
+            }
+            WordPiece::TildeExpansion(TildeExpr::Home) => {
+                out.text.push('~');
+                out.path.push('~');
+            }
+            WordPiece::TildeExpansion(_) => {
+                let written = raw(piece);
+                out.text.push_str(&written);
+                out.path.push_str(&written);
+            }
+            WordPiece::ParameterExpansion(expr) => {
+                out.literal = false;
+                let written = raw(piece);
+                out.text.push_str(&written);
+                let home = matches!(
+                    expr,
+                    ParameterExpr::Parameter {
+                        parameter: Parameter::Named(name),
+                        indirect: false,
+                    } if name == "HOME"
+                );
+                if home && start {
+                    out.path.push('~');
+                } else {
+                    out.path.push_str(&written);
+                }
+                // What a `${...}` holds may run programs: `${X:-$(cmd)}`.
+                if let Some(inner) = written.strip_prefix("${").and_then(|w| w.strip_suffix('}'))
+                    && inner.contains(['$', '`', '<', '>'])
+                {
+                    out.words.push(inner.to_owned());
+                }
+            }
+            WordPiece::CommandSubstitution(script)
+            | WordPiece::BackquotedCommandSubstitution(script) => {
+                out.literal = false;
+                let written = raw(piece);
+                out.text.push_str(&written);
+                out.path.push_str(&written);
+                out.scripts.push(script.clone());
+            }
+            WordPiece::EscapeSequence(text) => {
+                let escaped = text.strip_prefix('\\').unwrap_or(text);
+                let kept = if !quoted || matches!(escaped, "$" | "`" | "\"" | "\\" | "\n") {
+                    if escaped == "\n" { "" } else { escaped }
+                } else {
+                    text.as_str()
+                };
+                out.text.push_str(kept);
+                out.path.push_str(kept);
+            }
+            WordPiece::ArithmeticExpression(expr) => {
+                out.literal = false;
+                let written = raw(piece);
+                out.text.push_str(&written);
+                out.path.push_str(&written);
+                out.words.push(expr.value.clone());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

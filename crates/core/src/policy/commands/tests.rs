@@ -1,0 +1,496 @@
+use super::{CommandRule, CommandVerdict, MAX_COMMAND_BYTES, MAX_DEPTH, MAX_NESTING, Pattern};
+use crate::policy::paths::Globs;
+
+fn patterns(list: &[&str]) -> Vec<Pattern> {
+    list.iter().map(|p| Pattern::new(p).unwrap()).collect()
+}
+
+fn rule(deny: &[&str], allow: Option<&[&str]>, protect: Option<&[&str]>) -> CommandRule {
+    CommandRule {
+        deny: patterns(deny),
+        allow: allow.map(patterns),
+        protect: protect.map(|globs| {
+            Globs::new(&globs.iter().map(|g| (*g).to_owned()).collect::<Vec<_>>()).unwrap()
+        }),
+    }
+}
+
+fn denied(command: &str, within: Option<&str>, pattern: &str) -> CommandVerdict {
+    CommandVerdict::Denied(
+        command.to_owned(),
+        within.map(str::to_owned),
+        pattern.to_owned(),
+    )
+}
+
+fn unknown(command: &str) -> CommandVerdict {
+    CommandVerdict::Unknown(command.to_owned())
+}
+
+#[test]
+fn patterns_match_words_in_order() {
+    let p = Pattern::new("git push ** --force **").unwrap();
+    assert!(p.matches("git", &["push", "origin", "main", "--force"]));
+    assert!(p.matches("/usr/bin/git", &["push", "--force"]));
+    assert!(!p.matches("git", &["push", "origin"]));
+    assert!(!p.matches("git", &["pull", "--force"]));
+    let p = Pattern::new("ls").unwrap();
+    assert!(p.matches("ls", &[]));
+    assert!(!p.matches("ls", &["-la"]));
+    let p = Pattern::new("rm ** -*[rR]* **").unwrap();
+    assert!(p.matches("rm", &["-rf", "/"]));
+    assert!(p.matches("rm", &["x", "-R"]));
+    assert!(!p.matches("rm", &["file"]));
+    // `*` crosses `/` within a word, and matching is case-sensitive.
+    let p = Pattern::new("cat /etc/*").unwrap();
+    assert!(p.matches("cat", &["/etc/ssh/sshd_config"]));
+    assert!(!Pattern::new("LS").unwrap().matches("ls", &[]));
+    // Many `**` cost no more than a table of words by pattern words.
+    let p = Pattern::new("a ** ** ** ** ** ** ** ** ** ** x").unwrap();
+    let args = vec!["y"; 200];
+    assert!(!p.matches("a", &args));
+}
+
+#[test]
+fn bad_patterns_are_refused() {
+    assert_eq!(
+        Pattern::new("").unwrap_err(),
+        "a pattern names a program".to_owned()
+    );
+    assert!(Pattern::new("rm [").is_err());
+    assert!(Pattern::new("rm {a,b").is_err());
+}
+
+#[test]
+fn every_simple_command_is_judged() {
+    let r = rule(&["rm ** -*[rR]* **", "sudo **"], None, None);
+    let d = |c: &str, w: Option<&str>| denied(c, w, "rm ** -*[rR]* **");
+    assert_eq!(r.check("ls -la", None, None), CommandVerdict::Allowed);
+    assert_eq!(r.check("rm -rf /", None, None), d("rm -rf /", None));
+    assert_eq!(r.check("ls && rm -rf /", None, None), d("rm -rf /", None));
+    assert_eq!(r.check("ls | rm -rf /", None, None), d("rm -rf /", None));
+    assert_eq!(r.check("(cd x; rm -rf .)", None, None), d("rm -rf .", None));
+    assert_eq!(r.check("{ rm -r x; }", None, None), d("rm -r x", None));
+    assert_eq!(
+        r.check("if true; then rm -rf /; fi", None, None),
+        d("rm -rf /", None)
+    );
+    assert_eq!(
+        r.check("for f in a b; do rm -R $f; done", None, None),
+        d("rm -R $f", None)
+    );
+    assert_eq!(
+        r.check("case x in x) rm -rf /;; esac", None, None),
+        d("rm -rf /", None)
+    );
+    assert_eq!(
+        r.check("f() { rm -rf /; }", None, None),
+        d("rm -rf /", None)
+    );
+    assert_eq!(
+        r.check("echo $(rm -rf /)", None, None),
+        d("rm -rf /", Some("echo $(rm -rf /)"))
+    );
+    assert_eq!(
+        r.check("echo \"a `rm -rf /` b\"", None, None),
+        d("rm -rf /", Some("echo \"a `rm -rf /` b\""))
+    );
+    assert_eq!(r.check("X=$(rm -rf /)", None, None), d("rm -rf /", None));
+    assert_eq!(
+        r.check("echo ${X:-$(rm -rf /)}", None, None),
+        d("rm -rf /", Some("echo ${X:-$(rm -rf /)}"))
+    );
+    assert_eq!(
+        r.check("diff <(rm -rf /) x", None, None),
+        d("rm -rf /", Some("diff <(...) x"))
+    );
+    assert_eq!(
+        r.check("echo $((1 + $(rm -rf /)))", None, None),
+        d("rm -rf /", Some("echo $((1 + $(rm -rf /)))"))
+    );
+    assert_eq!(
+        r.check("cat <<EOF\n$(rm -rf /)\nEOF\n", None, None),
+        d("rm -rf /", Some("cat"))
+    );
+    for command in [
+        "time rm -rf /",
+        "! rm -rf /",
+        "rm -rf / &",
+        "coproc rm -rf /",
+        "while rm -rf /; do :; done",
+        "until false; do rm -rf /; done",
+        "for ((i = 0; i < 1; i++)); do rm -rf /; done",
+    ] {
+        assert_eq!(
+            r.check(command, None, None),
+            d("rm -rf /", None),
+            "{command}"
+        );
+    }
+    // The parser does not read `select`: it fails closed.
+    assert!(matches!(
+        r.check("select x in a; do rm -rf /; done", None, None),
+        CommandVerdict::Unparseable(_)
+    ));
+    for command in [
+        "[[ -n $(rm -rf /) ]]",
+        "for x in $(rm -rf /); do :; done",
+        "case $(rm -rf /) in *) ;; esac",
+        "a=( $(rm -rf /) )",
+        "export X=$(rm -rf /)",
+        "local X=\"$(rm -rf /)\"",
+        "cat <<< $(rm -rf /)",
+        "(( $(rm -rf /) + 1 ))",
+        "ls > $(rm -rf /)",
+        "f() { ls; } > >(rm -rf /)",
+    ] {
+        assert!(
+            matches!(r.check(command, None, None), CommandVerdict::Denied(c, _, _) if c == "rm -rf /"),
+            "{command}: {:?}",
+            r.check(command, None, None)
+        );
+    }
+    // A quoted here-document is not expanded.
+    assert_eq!(
+        r.check("cat <<'EOF'\n$(rm -rf /)\nEOF\n", None, None),
+        CommandVerdict::Allowed
+    );
+}
+
+#[test]
+fn quotes_are_removed() {
+    let r = rule(&["rm ** -rf **"], None, None);
+    let d = |c: &str| denied(c, None, "rm ** -rf **");
+    assert_eq!(r.check("\"r\"\"m\" -rf /", None, None), d("rm -rf /"));
+    assert_eq!(r.check("'rm' '-rf' /", None, None), d("rm -rf /"));
+    assert_eq!(r.check("\\r\\m -\\rf /", None, None), d("rm -rf /"));
+    assert_eq!(r.check("X=1 Y=2 rm -rf /", None, None), d("rm -rf /"));
+    assert_eq!(r.check("rm -rf 'a b'", None, None), d("rm -rf \"a b\""));
+    assert_eq!(r.check("/bin/rm -rf x", None, None), d("/bin/rm -rf x"));
+    assert_eq!(
+        r.check("echo 'rm -rf /'", None, None),
+        CommandVerdict::Allowed
+    );
+}
+
+#[test]
+fn wrappers_are_unwrapped() {
+    let r = rule(&["rm ** -rf **"], None, None);
+    let d = |c: &str, w: &str| denied(c, Some(w), "rm ** -rf **");
+    for (command, within) in [
+        ("sudo rm -rf /", "sudo rm -rf /"),
+        ("sudo -u root -E rm -rf /", "sudo -u root -E rm -rf /"),
+        ("sudo -Eu root rm -rf /", "sudo -Eu root rm -rf /"),
+        ("env -i X=1 rm -rf /", "env -i X=1 rm -rf /"),
+        ("env -u HOME -- rm -rf /", "env -u HOME -- rm -rf /"),
+        ("doas -u root rm -rf /", "doas -u root rm -rf /"),
+        ("nohup rm -rf /", "nohup rm -rf /"),
+        ("nice -n 10 rm -rf /", "nice -n 10 rm -rf /"),
+        ("timeout -s KILL 5 rm -rf /", "timeout -s KILL 5 rm -rf /"),
+        ("command rm -rf /", "command rm -rf /"),
+        ("exec rm -rf /", "exec rm -rf /"),
+        ("stdbuf -o L rm -rf /", "stdbuf -o L rm -rf /"),
+        ("xargs -n 1 -I {} rm -rf {}", "xargs -n 1 -I {} rm -rf {}"),
+        ("sudo nohup env rm -rf /", "sudo nohup env rm -rf /"),
+    ] {
+        let inner = command[command.find("rm").unwrap()..].to_owned();
+        assert_eq!(r.check(command, None, None), d(&inner, within), "{command}");
+    }
+    assert_eq!(
+        r.check("bash -c 'rm -rf /'", None, None),
+        d("rm -rf /", "bash -c \"rm -rf /\"")
+    );
+    assert_eq!(
+        r.check("sh -lc 'ls; rm -rf /'", None, None),
+        d("rm -rf /", "sh -lc \"ls; rm -rf /\"")
+    );
+    assert_eq!(
+        r.check("bash -e -x -c 'rm -rf /'", None, None),
+        d("rm -rf /", "bash -e -x -c \"rm -rf /\"")
+    );
+    assert_eq!(
+        r.check("bash -c \"sh -c 'rm -rf /'\"", None, None),
+        d("rm -rf /", "bash -c \"sh -c 'rm -rf /'\"")
+    );
+    assert_eq!(
+        r.check("eval 'rm -rf /'", None, None),
+        d("rm -rf /", "eval \"rm -rf /\"")
+    );
+    // `command -v` runs nothing.
+    assert_eq!(
+        r.check("command -v rm -rf", None, None),
+        CommandVerdict::Allowed
+    );
+    // A shell running a script file is not unwrapped.
+    assert_eq!(r.check("bash x.sh -c", None, None), CommandVerdict::Allowed);
+}
+
+#[test]
+fn programs_not_known_before_they_run() {
+    let r = rule(&["sudo **"], None, None);
+    assert_eq!(r.check("$X -rf /", None, None), unknown("$X -rf /"));
+    assert_eq!(r.check("\"$X\" a", None, None), unknown("\"$X\" a"));
+    assert_eq!(r.check("$(echo rm) a", None, None), unknown("$(echo rm) a"));
+    assert_eq!(r.check("/bin/r? a", None, None), unknown("\"/bin/r?\" a"));
+    assert_eq!(
+        r.check("/bin/[r]m a", None, None),
+        unknown("\"/bin/[r]m\" a")
+    );
+    assert_eq!(r.check("{rm,-rf,/}", None, None), unknown("{rm,-rf,/}"));
+    assert_eq!(
+        r.check("$'\\x72m' -rf /", None, None),
+        unknown("$'\\x72m' -rf /")
+    );
+    assert_eq!(r.check("$'rm' x", None, None), CommandVerdict::Allowed);
+    assert_eq!(r.check("'r*' x", None, None), CommandVerdict::Allowed);
+    assert_eq!(
+        r.check("[ -f x ] && [[ -d y ]]", None, None),
+        CommandVerdict::Allowed
+    );
+    assert_eq!(
+        r.check("bash -c \"$CMD\"", None, None),
+        unknown("bash -c \"$CMD\"")
+    );
+    assert_eq!(r.check("eval $CMD", None, None), unknown("eval $CMD"));
+    assert_eq!(r.check(". $FILE", None, None), unknown(". $FILE"));
+    assert_eq!(
+        r.check("sudo -u x $X", None, None),
+        denied("sudo -u x $X", None, "sudo **")
+    );
+    // Arguments that are expansions are matched as written.
+    assert_eq!(r.check("echo $HOME", None, None), CommandVerdict::Allowed);
+    assert_eq!(
+        r.check("source ./env.sh", None, None),
+        CommandVerdict::Allowed
+    );
+    // Without patterns, only protected paths are judged.
+    let only = rule(&[], None, Some(&["secret/**"]));
+    assert_eq!(only.check("$X a", None, None), CommandVerdict::Allowed);
+}
+
+#[test]
+fn allow_lists_and_deny_wins() {
+    let r = rule(
+        &["git push ** --force **"],
+        Some(&["git **", "ls **"]),
+        None,
+    );
+    assert_eq!(
+        r.check("git status && ls", None, None),
+        CommandVerdict::Allowed
+    );
+    assert_eq!(
+        r.check("ls | curl x", None, None),
+        CommandVerdict::NotAllowed("curl x".to_owned(), None)
+    );
+    assert_eq!(
+        r.check("git push origin main --force", None, None),
+        denied(
+            "git push origin main --force",
+            None,
+            "git push ** --force **"
+        )
+    );
+    // The wrapper is judged too, before what it runs.
+    assert_eq!(
+        r.check("sudo git status", None, None),
+        CommandVerdict::NotAllowed("sudo git status".to_owned(), None)
+    );
+    // Assignments and redirections alone run no program.
+    assert_eq!(
+        r.check("X=1 > out.txt", None, None),
+        CommandVerdict::Allowed
+    );
+}
+
+#[test]
+fn protected_paths() {
+    let r = rule(
+        &[],
+        None,
+        Some(&[".claude/**", "~/.claude/**", "/etc/shadow"]),
+    );
+    let p = |path: &str, glob: &str| CommandVerdict::Protected(path.to_owned(), glob.to_owned());
+    assert_eq!(
+        r.check("cat .claude/settings.json", None, None),
+        p(".claude/settings.json", ".claude/**")
+    );
+    assert_eq!(
+        r.check("echo x > ./.claude/../.claude/a", None, None),
+        p(".claude/a", ".claude/**")
+    );
+    assert_eq!(
+        r.check("echo x >> ~/.claude/a", None, None),
+        p("~/.claude/a", "~/.claude/**")
+    );
+    assert_eq!(
+        r.check("rm \"$HOME/.claude/a\"", None, None),
+        p("~/.claude/a", "~/.claude/**")
+    );
+    assert_eq!(
+        r.check("rm ${HOME}/.claude/a", None, None),
+        p("~/.claude/a", "~/.claude/**")
+    );
+    assert_eq!(
+        r.check("cp x --target=/etc/shadow", None, None),
+        p("/etc/shadow", "/etc/shadow")
+    );
+    assert_eq!(
+        r.check("cat /home/u/.claude/a", None, None),
+        CommandVerdict::Allowed
+    );
+    assert_eq!(
+        r.check("cat /home/u/.claude/a", Some("/home/u"), None),
+        p("~/.claude/a", "~/.claude/**")
+    );
+    assert_eq!(
+        r.check("cat /work/p/.claude/a", None, Some("/work/p")),
+        p(".claude/a", ".claude/**")
+    );
+    assert_eq!(
+        r.check("cat ../p/.claude/a", None, Some("/work/p")),
+        p(".claude/a", ".claude/**")
+    );
+    assert_eq!(
+        r.check("cat ../../etc/shadow", None, Some("/work/p")),
+        p("/etc/shadow", "/etc/shadow")
+    );
+    assert_eq!(
+        r.check("bash -c 'cat .claude/x'", None, None),
+        p(".claude/x", ".claude/**")
+    );
+    assert_eq!(
+        r.check("cat README.md", None, None),
+        CommandVerdict::Allowed
+    );
+}
+
+#[test]
+fn what_cannot_be_judged_is_a_violation() {
+    let r = rule(&["sudo **"], None, None);
+    assert!(matches!(
+        r.check("echo 'unterminated", None, None),
+        CommandVerdict::Unparseable(_)
+    ));
+    assert!(matches!(
+        r.check("if then fi )", None, None),
+        CommandVerdict::Unparseable(_)
+    ));
+    assert_eq!(
+        r.check(&"x".repeat(MAX_COMMAND_BYTES + 1), None, None),
+        CommandVerdict::TooLong
+    );
+    let nested = format!(
+        "{}ls{}",
+        "echo $(".repeat(MAX_DEPTH + 1),
+        ")".repeat(MAX_DEPTH + 1)
+    );
+    assert_eq!(
+        r.check(&nested, None, None),
+        CommandVerdict::TooDeep(MAX_DEPTH)
+    );
+    let wrapped = format!("{}ls", "nohup ".repeat(MAX_DEPTH + 1));
+    assert_eq!(
+        r.check(&wrapped, None, None),
+        CommandVerdict::TooDeep(MAX_DEPTH)
+    );
+    let deep = format!(
+        "{}ls{}",
+        "(".repeat(MAX_NESTING + 1),
+        ")".repeat(MAX_NESTING + 1)
+    );
+    assert_eq!(
+        r.check(&deep, None, None),
+        CommandVerdict::TooDeep(MAX_NESTING)
+    );
+    // Numbers the parser would overflow on are refused before it.
+    for command in [
+        "ls ~+99999999999999999999999/x",
+        "ls ~-99999999999999999999999",
+        "echo 99999999999>x",
+        "echo {1..99999999999999999999999}",
+    ] {
+        assert_eq!(
+            r.check(command, None, None),
+            CommandVerdict::Unparseable("a number too large for the shell parser".to_owned()),
+            "{command}"
+        );
+    }
+    assert_eq!(
+        r.check("sleep 1700000000000", None, None),
+        CommandVerdict::Allowed
+    );
+    // A rule with nothing to judge judges nothing.
+    assert_eq!(
+        rule(&[], None, None).check("echo 'unterminated", None, None),
+        CommandVerdict::Allowed
+    );
+}
+
+#[test]
+fn long_commands_are_shown_bounded() {
+    let r = rule(&["rm **"], None, None);
+    let long = format!("rm {}", "a".repeat(200));
+    let CommandVerdict::Denied(shown, ..) = r.check(&long, None, None) else {
+        panic!("denied");
+    };
+    assert_eq!(shown.chars().count(), 80);
+    assert!(shown.ends_with("..."));
+}
+
+/// Nesting up to the bound parses within a test thread's stack; past it, it is not
+/// parsed.
+#[test]
+fn nesting_is_bounded_before_the_parser() {
+    let r = rule(&["sudo **"], None, None);
+    let n = MAX_NESTING;
+    let at = |n: usize| {
+        [
+            format!("{}ls{}", "if true; then ".repeat(n), "; fi".repeat(n)),
+            format!("{}ls{}", "while true; do ".repeat(n), "; done".repeat(n)),
+            format!("{}ls{}", "(".repeat(n), ")".repeat(n)),
+            format!("{}ls{}", "{ ".repeat(n), "; }".repeat(n)),
+            format!("{}ls{}", "echo \"$(".repeat(n), ")\"".repeat(n)),
+            format!(
+                "{}ls{}",
+                "( if true; then { ".repeat(n / 3),
+                "; }; fi )".repeat(n / 3)
+            ),
+        ]
+    };
+    for command in at(n) {
+        let verdict = r.check(&command, None, None);
+        assert!(
+            matches!(
+                verdict,
+                CommandVerdict::Allowed | CommandVerdict::TooDeep(MAX_DEPTH)
+            ),
+            "{command}: {verdict:?}"
+        );
+    }
+    for command in at(n + 3) {
+        assert_eq!(
+            r.check(&command, None, None),
+            CommandVerdict::TooDeep(MAX_NESTING),
+            "{command}"
+        );
+    }
+    // Long flat lists are no deeper.
+    let list = "ls && ".repeat(5_000) + "ls";
+    assert_eq!(r.check(&list, None, None), CommandVerdict::Allowed);
+}
+
+proptest::proptest! {
+    /// Any string is decided, without a panic: allowed or a violation.
+    #[test]
+    fn any_string_is_decided(text in "[a-z $(){}\\[\\]'\"`|&;<>=~*?!#\\\\\n-]{0,64}") {
+        let r = rule(&["rm ** -rf **"], Some(&["ls **", "echo **"]), Some(&[".claude/**"]));
+        let _ = r.check(&text, Some("/home/u"), Some("/work"));
+    }
+
+    #[test]
+    fn any_unicode_is_decided(text in "\\PC{0,48}") {
+        let r = rule(&["rm **"], None, Some(&["**"]));
+        let _ = r.check(&text, None, None);
+    }
+}
