@@ -352,7 +352,9 @@ pub use json::{
     Value, decode_document as decode_json_document, member as json_member, parse as parse_json,
 };
 pub use lines::{Lines, line_text};
-pub use live::{Live, LiveError, LiveState, Outcome as LiveOutcome, Ready};
+pub use live::{
+    ENDED_KEPT, Live, LiveError, LiveState, Outcome as LiveOutcome, Ready, Reconcile, Reconciled,
+};
 pub use pipeline::{MAX_THREADS, Stop, Threads, run as run_pipeline};
 pub use policy::Policy;
 pub use replay::{
