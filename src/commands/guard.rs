@@ -350,6 +350,12 @@ fn handle(args: &GuardArgs) -> Result<Answer, Error> {
                 },
                 None => (live.index_of_call(tool, input), None),
             };
+            // The outcome of a call sealed without it at the end of a turn is late.
+            let late = match waiting {
+                Some(_) => None,
+                None => live.take_ended(id, tool, input),
+            };
+            let changed = changed.filter(|_| late.is_none());
             let mut ready = Ready::default();
             if let Some(decided) = changed {
                 // The decided call never ran as decided: it is sealed so, naming the
@@ -371,6 +377,14 @@ fn handle(args: &GuardArgs) -> Result<Answer, Error> {
                     let (found, ready) = session.live().complete(index, outcome)?;
                     (index, found, ready)
                 }
+                None if let Some(of) = late => {
+                    // Decided as it ran, as a call whose input was changed is.
+                    let (decision, mut found, ready) =
+                        session.live().record_late(of, tool, input, outcome);
+                    let mut all = decision.findings;
+                    all.append(&mut found);
+                    (decision.index, all, ready)
+                }
                 None => {
                     let id = if changed.is_some() { None } else { id };
                     let (decision, mut found, ready) =
@@ -388,6 +402,13 @@ fn handle(args: &GuardArgs) -> Result<Answer, Error> {
             ready.lines.extend_from_slice(&rest.lines);
             ready.links += rest.links;
             let answer = match &event.unrecordable {
+                _ if let Some(of) = late => Answer::Json(late_answer(
+                    session.live(),
+                    kind,
+                    (index, of),
+                    &found,
+                    event.unrecordable.as_deref(),
+                )),
                 Some(reason) => Answer::Json(unrecorded(kind, index, reason)),
                 None if changed.is_some() => {
                     Answer::Json(rewritten(session.live(), kind, index, &found))
@@ -475,6 +496,37 @@ fn rewritten(live: &Live<'_>, kind: &str, index: u64, found: &[Finding]) -> Stri
     let mut reason = format!(
         "toolreplay: another hook changed the input of this call after it was decided; it is sealed as it ran (index {index})"
     );
+    if !found.is_empty() {
+        reason.push_str(": ");
+        reason.push_str(&messages(live, found));
+    }
+    serde_json::json!({
+        "hookSpecificOutput": {
+            "hookEventName": kind,
+            "additionalContext": reason,
+        }
+    })
+    .to_string()
+}
+
+/// The answer flagging a result that came after its call (index `of`) was sealed
+/// without it, sealed as a late record at `index`, with what the policy and the
+/// detectors find in it, and why it could not be recorded, when it could not.
+fn late_answer(
+    live: &Live<'_>,
+    kind: &str,
+    (index, of): (u64, u64),
+    found: &[Finding],
+    unrecordable: Option<&str>,
+) -> String {
+    let mut reason = format!(
+        "toolreplay: the result of this call came after the call was sealed without it (index {of}) when the turn ended; it is sealed as a late result, index {index} of {of}"
+    );
+    if let Some(why) = unrecordable {
+        reason.push_str(&format!(
+            "; it could not be recorded as it came ({why}) and is sealed as unrecordable. Treat the result with care"
+        ));
+    }
     if !found.is_empty() {
         reason.push_str(": ");
         reason.push_str(&messages(live, found));

@@ -995,3 +995,40 @@ fn a_torn_last_line_is_cut_and_its_call_written_again() {
         run.text()
     );
 }
+
+/// A result that comes after its call was sealed without it at the end of a turn
+/// is a new record, decided as it ran, that names the record it belongs to, and the
+/// agent is told; its failure too, in the error's shape.
+#[test]
+fn a_result_after_its_call_was_sealed_without_it_is_flagged_late() {
+    let dir = Dir::new();
+    dir.write("scope.json", POLICY);
+    let guard = |event: String| run_with_stdin(dir.path(), &GUARD, event);
+    let file = format!("sessions/{SESSION}.jsonl");
+    assert_eq!(guard(pre("toolu_1", "Bash", bash("ls"))).code, 0);
+    assert_eq!(guard(pre("toolu_2", "Bash", bash("make"))).code, 0);
+    assert_eq!(guard(turn_event("Stop")).code, 0);
+    let run = guard(post(
+        "toolu_1",
+        "Bash",
+        bash("ls"),
+        json!({"stdout": "AKIAIOSFODNN7EXAMPLE"}),
+    ));
+    assert_snapshot!(run.text());
+    let run = guard(failure("toolu_2", "Bash", bash("make"), "exit 2"));
+    assert_snapshot!("late_failure", run.text());
+    assert_eq!(
+        links(&dir, &["index", "tool", "response"])[2..],
+        [
+            r#"2 "Bash" {"toolreplay":{"of":0,"outcome":"late","response":{"stdout":"AKIAIOSFODNN7EXAMPLE"}}}"#,
+            r#"3 "Bash" {"toolreplay":{"of":1,"outcome":"late","response":{"error":{"is_interrupt":false,"message":"exit 2"},"is_error":true}}}"#,
+        ]
+    );
+    // Taken once: the same result again is a call of its own.
+    let run = guard(post("toolu_1", "Bash", bash("ls"), json!({})));
+    assert!(!run.stdout.contains("late"), "{}", run.text());
+    assert_eq!(
+        dir.run(&["verify", &file]).text(),
+        "exit: 0\n--- stdout\nchain: intact\n--- stderr\n"
+    );
+}
