@@ -1032,3 +1032,85 @@ fn a_result_after_its_call_was_sealed_without_it_is_flagged_late() {
         "exit: 0\n--- stdout\nchain: intact\n--- stderr\n"
     );
 }
+
+/// Runs the guard on an event written to its stdin as it reads it: `before`, then
+/// `size` bytes of a JSON string's content (long runs with an escape now and then),
+/// then `after`; the event is never held whole.
+fn guard_streaming(dir: &Dir, before: &str, size: usize, after: &str) -> Run {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("toolreplay"))
+        .current_dir(dir.path())
+        .args(GUARD)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run toolreplay");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let (before, after) = (before.to_owned(), after.to_owned());
+    let writer = std::thread::spawn(move || {
+        let block = format!("{}a\\\"b\\\\c{{[", "x".repeat(4087)).repeat(16);
+        // A guard that stops reading (an event refused) closes the pipe: fine.
+        let _ = (|| {
+            stdin.write_all(before.as_bytes())?;
+            for _ in 0..size.div_ceil(block.len()) {
+                stdin.write_all(block.as_bytes())?;
+            }
+            stdin.write_all(after.as_bytes())
+        })();
+    });
+    let output = child.wait_with_output().expect("run toolreplay");
+    writer.join().expect("the writer");
+    Run::from_output(&GUARD, output)
+}
+
+/// A result larger than the largest event read (256 MiB) is still a call that ran:
+/// the event is read streaming, the result's bytes skipped, and the call sealed as
+/// unrecordable and flagged. Before a call, an event that large is denied.
+#[test]
+fn a_result_over_the_size_limit_is_sealed_unrecordable() {
+    let dir = Dir::new();
+    dir.write("scope.json", POLICY);
+    let guard = |event: String| run_with_stdin(dir.path(), &GUARD, event);
+    assert_eq!(
+        guard(pre("toolu_1", "Read", read("/home/dev/app/big"))).code,
+        0
+    );
+    // The response comes before other members, which are still read.
+    let mut event = base("PostToolUse");
+    event.insert("tool_name".into(), "Read".into());
+    event.insert("tool_response".into(), "RESPONSE".into());
+    event.insert("tool_input".into(), read("/home/dev/app/big"));
+    event.insert("tool_use_id".into(), "toolu_1".into());
+    let event = Value::Object(event).to_string();
+    let (before, after) = event.split_once(r#""RESPONSE""#).expect("the placeholder");
+    let run = guard_streaming(
+        &dir,
+        &format!(r#"{before}{{"file": {{"content": ""#),
+        257 << 20,
+        &format!(r#"", "numLines": 1}}}}{after}"#),
+    );
+    assert_snapshot!(run.text());
+    assert_eq!(
+        links(&dir, &["index", "tool", "response"]),
+        [
+            r#"0 "Read" {"toolreplay":{"outcome":"unrecordable","reason":"the result is larger than 256 MiB"}}"#
+        ]
+    );
+
+    let mut event = base("PreToolUse");
+    event.insert("tool_name".into(), "Write".into());
+    event.insert("tool_use_id".into(), "toolu_2".into());
+    event.insert(
+        "tool_input".into(),
+        json!({"file_path": "/home/dev/app/big", "content": "CONTENT"}),
+    );
+    let event = Value::Object(event).to_string();
+    let (before, after) = event.split_once("CONTENT").expect("the placeholder");
+    let run = guard_streaming(&dir, before, 257 << 20, after);
+    assert_eq!(
+        run.text(),
+        "exit: 2\n--- stdout\n--- stderr\nerror: malformed hook event: larger than 256 MiB\n"
+    );
+}
