@@ -13,7 +13,11 @@
 //! - [`Live::complete`] gives a call its [`Outcome`] and returns the findings of the
 //!   scope's response detectors on it.
 //! - [`Live::end`] gives every call still waiting for its outcome `{"no_result":
-//!   true}`.
+//!   true}`; [`Live::take_ended`] finds such a call when its outcome comes later,
+//!   and [`Live::record_late`] seals that outcome as a late record.
+//! - [`Reconcile`] rebuilds a session from the links of its transcript and carries
+//!   over the calls a saved state had pending, so that what only the state holds
+//!   (decisions and responses not sealed yet) is never thrown away.
 //!
 //! Each returns a [`Ready`]: the sealed lines of the calls now ready to write, in
 //! index order. A call that finishes before an earlier one waits for it, so the
@@ -52,7 +56,8 @@ use crate::transcript::Link;
 
 /// What a live session keeps between events: serialisable, meaningful only with the
 /// scope it was made with. Its size grows with the calls decided but not yet sealed,
-/// never with the calls sealed.
+/// never with the calls sealed (of which it keeps at most the last [`ENDED_KEPT`]
+/// sealed without their result).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LiveState {
     /// The policy's decision state (the index of the next decision included).
