@@ -12,10 +12,13 @@
 //!   order, flushed to disk before the hook returns. A response the scope's detectors
 //!   flag is reported to the model (`decision: "block"` and `additionalContext`)
 //!   without quoting what matched.
+//!   A result too large to read (past 256 MiB) is skipped as it streams in, and the
+//!   call sealed as unrecordable.
 //! - `Stop`, `UserPromptSubmit`: the agent's turn ended; calls still pending (their
 //!   after-call event never came: the user rejected the permission prompt, another
 //!   hook blocked the call) are sealed as `{"no_result": true, "reason": ...}`, so
-//!   that the calls after them reach the file in that turn.
+//!   that the calls after them reach the file in that turn. A result that comes
+//!   after that is sealed as a late record naming the `no_result` one, and flagged.
 //! - `SessionEnd`: calls still pending are sealed as `{"no_result": true, "reason":
 //!   ...}`.
 //!
@@ -104,6 +107,8 @@ struct Event {
     members: Vec<(String, Value)>,
     /// Why the event's `tool_response` cannot be held in a record, when it cannot.
     unrecordable: Option<String>,
+    /// Whether that is because it is larger than the largest event read.
+    oversized: bool,
 }
 
 impl Event {
@@ -144,23 +149,18 @@ impl Event {
 }
 
 fn read_event() -> Result<Event, Error> {
-    let mut bytes = Vec::new();
-    io::stdin()
-        .lock()
-        .take(MAX_EVENT_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|source| Error::Io {
-            what: "read the hook event".to_owned(),
-            source,
-        })?;
-    if bytes.len() as u64 > MAX_EVENT_BYTES {
+    let read = read_capped(io::stdin().lock(), MAX_EVENT_BYTES).map_err(|source| Error::Io {
+        what: "read the hook event".to_owned(),
+        source,
+    })?;
+    let Some((bytes, oversized)) = read else {
         return Err(Error::Event(format!(
             "larger than {} MiB",
             MAX_EVENT_BYTES >> 20
         )));
-    }
+    };
     let text = decode_json_document(&bytes).map_err(|err| Error::Event(err.message))?;
-    let (members, unrecordable) = match parse_json(text.trim_end()) {
+    let (mut members, mut unrecordable) = match parse_json(text.trim_end()) {
         Ok(Value::Object(members)) => (members, None),
         Ok(value) => {
             return Err(Error::Event(format!(
@@ -174,6 +174,11 @@ fn read_event() -> Result<Event, Error> {
             None => return Err(Error::Event(err.message)),
         },
     };
+    if oversized {
+        // Read as `null` in its place: the result itself was never held.
+        members.retain(|(key, _)| key != "tool_response");
+        unrecordable = Some(format!("larger than {} MiB", MAX_EVENT_BYTES >> 20));
+    }
     let field = |key: &str| match member(&members, key) {
         Some(Value::Str(s)) => Ok(s.clone()),
         Some(other) => Err(Error::Event(format!(
@@ -194,78 +199,235 @@ fn read_event() -> Result<Event, Error> {
         session_id,
         members,
         unrecordable,
+        oversized,
     })
+}
+
+/// Reads an event of at most `limit` bytes from `input`; an event larger than that
+/// whose only part past the limit is its top-level `tool_response` is read with
+/// `null` in place of that value, whose bytes are only scanned for their end, never
+/// held (`true` says so). Holds at most `limit` bytes and a read buffer; `None` for
+/// an event larger than `limit` otherwise.
+fn read_capped(mut input: impl Read, limit: u64) -> io::Result<Option<(Vec<u8>, bool)>> {
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    let mut chunk = vec![0u8; 1 << 16];
+    let mut buf: Vec<u8> = Vec::new();
+    let mut split = Splitter::default();
+    // Where the response starts in `buf`, while it is being read.
+    let mut response_at = None;
+    let mut skipping = false;
+    let mut oversized = false;
+    loop {
+        let n = match input.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(err),
+        };
+        // The part of the chunk from `kept` on is kept.
+        let mut kept = if skipping { n } else { 0 };
+        let mut i = 0;
+        while i < n {
+            if split.in_string() {
+                // Inside a string only a quote or a backslash matters.
+                match chunk[i..n].iter().position(|&b| b == b'"' || b == b'\\') {
+                    Some(at) => i += at,
+                    None => break,
+                }
+            }
+            match split.feed(chunk[i]) {
+                Some(Step::ResponseStarts) => response_at = Some(buf.len() + (i - kept)),
+                Some(Step::ResponseEnds) => {
+                    if !skipping {
+                        buf.extend_from_slice(&chunk[kept..i]);
+                        skipping = buf.len() > limit;
+                    }
+                    if skipping {
+                        // The response alone is what makes the event too large.
+                        if let Some(at) = response_at {
+                            buf.truncate(at);
+                        }
+                        buf.extend_from_slice(b"null");
+                        skipping = false;
+                        oversized = true;
+                    }
+                    kept = i;
+                    response_at = None;
+                }
+                None => {}
+            }
+            i += 1;
+        }
+        if kept < n {
+            let more = n - kept;
+            if buf.len() + more > buf.capacity() {
+                // Grown by at most what the limit needs, never to twice the limit.
+                let want = (buf.capacity() * 2).clamp(1 << 16, limit.saturating_add(chunk.len()));
+                buf.reserve_exact(want.max(buf.len() + more) - buf.len());
+            }
+            buf.extend_from_slice(&chunk[kept..n]);
+        }
+        if buf.len() > limit {
+            match response_at {
+                Some(at) if !skipping => {
+                    buf.truncate(at);
+                    skipping = true;
+                }
+                _ => return Ok(None),
+            }
+        }
+    }
+    if skipping {
+        // The response never ended: what was read is not JSON, refused whole.
+        return Ok(None);
+    }
+    Ok(Some((buf, oversized)))
+}
+
+/// What [`Splitter::feed`] saw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    /// The byte fed starts the value of the event's top-level `tool_response`.
+    ResponseStarts,
+    /// The byte fed (a `,` or the closing `}`) ends it.
+    ResponseEnds,
+}
+
+/// Where [`Splitter`] is in an event object.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Place {
+    /// Before the object.
+    #[default]
+    Start,
+    /// Before a member's key (or the end of the object).
+    BeforeKey,
+    /// In a key.
+    Key,
+    /// After a key, before its colon.
+    AfterKey,
+    /// Before a member's value.
+    BeforeValue,
+    /// In a member's value.
+    Value,
+    /// After the object.
+    Done,
+    /// Not an object this splitter follows: the parser says why.
+    Lost,
+}
+
+/// Follows an event object byte by byte, without holding it, to find the extent of
+/// its top-level `tool_response` value at any depth and size: the one splitter for
+/// a result too large to read and one the parser refuses.
+#[derive(Debug, Default)]
+struct Splitter {
+    place: Place,
+    key: Vec<u8>,
+    is_response: bool,
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+}
+
+impl Splitter {
+    /// Whether the next byte is inside a string of a value, where only a quote or a
+    /// backslash matters.
+    fn in_string(&self) -> bool {
+        self.in_string && !self.escaped && self.place == Place::Value
+    }
+
+    fn feed(&mut self, b: u8) -> Option<Step> {
+        if self.in_string {
+            if self.escaped {
+                self.escaped = false;
+            } else if b == b'\\' {
+                self.escaped = true;
+            } else if b == b'"' {
+                self.in_string = false;
+                if self.place == Place::Key {
+                    self.place = Place::AfterKey;
+                }
+            }
+            if self.place == Place::Key && self.key.len() <= 16 {
+                self.key.push(b);
+            }
+            return None;
+        }
+        let space = matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+        match self.place {
+            Place::Start if space || matches!(b, 0xEF | 0xBB | 0xBF) => {}
+            Place::Start if b == b'{' => self.place = Place::BeforeKey,
+            Place::BeforeKey if space => {}
+            Place::BeforeKey if b == b'"' => {
+                self.key.clear();
+                self.in_string = true;
+                self.place = Place::Key;
+            }
+            Place::BeforeKey if b == b'}' => self.place = Place::Done,
+            Place::AfterKey if space => {}
+            Place::AfterKey if b == b':' => self.place = Place::BeforeValue,
+            Place::BeforeValue if space => {}
+            Place::BeforeValue => {
+                self.is_response = self.key == b"tool_response";
+                self.place = Place::Value;
+                self.depth = 0;
+                self.value(b);
+                return self.is_response.then_some(Step::ResponseStarts);
+            }
+            Place::Value => return self.value(b),
+            Place::Done if space => {}
+            _ => self.place = Place::Lost,
+        }
+        None
+    }
+
+    /// A byte of a member's value, not in a string.
+    fn value(&mut self, b: u8) -> Option<Step> {
+        match b {
+            b'"' => self.in_string = true,
+            b'{' | b'[' => self.depth += 1,
+            b'}' | b']' if self.depth > 0 => self.depth -= 1,
+            b'}' | b',' if self.depth == 0 => {
+                self.place = if b == b',' {
+                    Place::BeforeKey
+                } else {
+                    Place::Done
+                };
+                return self.is_response.then_some(Step::ResponseEnds);
+            }
+            b']' => self.place = Place::Lost,
+            _ => {}
+        }
+        None
+    }
 }
 
 /// The members of the event `text` but its `tool_response`, when the event is an
 /// object whose only member the parser refuses is that one (a lone surrogate, or
-/// nesting deeper than a record allows): each member's extent is found without
-/// reading it into a tree, so no depth is too deep to skip.
+/// nesting deeper than a record allows): the value's extent is found by the
+/// [`Splitter`], without reading it into a tree, so no depth is too deep to skip.
 fn without_response(text: &str) -> Option<Vec<(String, Value)>> {
-    let bytes = text.trim().as_bytes();
-    let inner = bytes.strip_prefix(b"{")?.strip_suffix(b"}")?;
-    let mut members = Vec::new();
-    let mut at = 0;
-    while at < inner.len() {
-        let key_start = at + inner[at..].iter().position(|b| !b.is_ascii_whitespace())?;
-        let key_end = string_end(inner, key_start)?;
-        let key = match parse_json(std::str::from_utf8(&inner[key_start..key_end]).ok()?) {
-            Ok(Value::Str(key)) => key,
-            _ => return None,
-        };
-        if members
-            .iter()
-            .any(|(seen, _): &(String, Value)| *seen == key)
-        {
-            // A repeated member is refused here as the parser refuses it.
+    let bytes = text.as_bytes();
+    let mut split = Splitter::default();
+    let (mut start, mut end) = (None, None);
+    for (at, &b) in bytes.iter().enumerate() {
+        match split.feed(b) {
+            Some(Step::ResponseStarts) => start = Some(at),
+            Some(Step::ResponseEnds) => end = Some(at),
+            None => {}
+        }
+        if split.place == Place::Lost {
             return None;
         }
-        let colon = key_end + inner[key_end..].iter().position(|&b| b == b':')?;
-        let value_end = value_end(inner, colon + 1)?;
-        let raw = std::str::from_utf8(&inner[colon + 1..value_end]).ok()?;
-        if key != "tool_response" {
-            members.push((key, parse_json(raw.trim()).ok()?));
+    }
+    let (start, end) = (start?, end?);
+    let rest = [&text[..start], "null", &text[end..]].concat();
+    match parse_json(rest.trim_end()) {
+        Ok(Value::Object(mut members)) => {
+            members.retain(|(key, _)| key != "tool_response");
+            Some(members)
         }
-        at = value_end + 1;
+        _ => None,
     }
-    Some(members)
-}
-
-/// The end (exclusive) of the JSON string starting at `start` in `text`.
-fn string_end(text: &[u8], start: usize) -> Option<usize> {
-    if text.get(start) != Some(&b'"') {
-        return None;
-    }
-    let mut at = start + 1;
-    while at < text.len() {
-        match text[at] {
-            b'\\' => at += 2,
-            b'"' => return Some(at + 1),
-            _ => at += 1,
-        }
-    }
-    None
-}
-
-/// The end (exclusive) of the value starting at `start` in the members `text`: the
-/// `,` after it at depth 0, or the end of the text.
-fn value_end(text: &[u8], start: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    let mut at = start;
-    while at < text.len() {
-        match text[at] {
-            b'"' => {
-                at = string_end(text, at)?;
-                continue;
-            }
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' => depth = depth.checked_sub(1)?,
-            b',' if depth == 0 => return Some(at),
-            _ => {}
-        }
-        at += 1;
-    }
-    (depth == 0).then_some(text.len())
 }
 
 /// A session id names a file in DIR: 1 to 128 ASCII letters, digits, `-`, `_` and
@@ -347,6 +509,9 @@ fn handle(args: &GuardArgs) -> Result<Answer, Error> {
             let (tool, input) = event.tool()?;
             let id = event.string("tool_use_id")?;
             let outcome = match &event.unrecordable {
+                Some(reason) if event.oversized => Outcome::Unrecordable {
+                    reason: format!("the result is {reason}"),
+                },
                 Some(reason) => Outcome::Unrecordable {
                     reason: format!("the result cannot be held in a record: {reason}"),
                 },
@@ -366,6 +531,12 @@ fn handle(args: &GuardArgs) -> Result<Answer, Error> {
                 },
                 None => (live.index_of_call(tool, input), None),
             };
+            // The outcome of a call sealed without it at the end of a turn is late.
+            let late = match waiting {
+                Some(_) => None,
+                None => live.take_ended(id, tool, input),
+            };
+            let changed = changed.filter(|_| late.is_none());
             let mut ready = Ready::default();
             if let Some(decided) = changed {
                 // The decided call never ran as decided: it is sealed so, naming the
@@ -387,6 +558,14 @@ fn handle(args: &GuardArgs) -> Result<Answer, Error> {
                     let (found, ready) = session.live().complete(index, outcome)?;
                     (index, found, ready)
                 }
+                None if let Some(of) = late => {
+                    // Decided as it ran, as a call whose input was changed is.
+                    let (decision, mut found, ready) =
+                        session.live().record_late(of, tool, input, outcome);
+                    let mut all = decision.findings;
+                    all.append(&mut found);
+                    (decision.index, all, ready)
+                }
                 None => {
                     let id = if changed.is_some() { None } else { id };
                     let (decision, mut found, ready) =
@@ -404,6 +583,13 @@ fn handle(args: &GuardArgs) -> Result<Answer, Error> {
             ready.lines.extend_from_slice(&rest.lines);
             ready.links += rest.links;
             let answer = match &event.unrecordable {
+                _ if let Some(of) = late => Answer::Json(late_answer(
+                    session.live(),
+                    kind,
+                    (index, of),
+                    &found,
+                    event.unrecordable.as_deref(),
+                )),
                 Some(reason) => Answer::Json(unrecorded(kind, index, reason)),
                 None if changed.is_some() => {
                     Answer::Json(rewritten(session.live(), kind, index, &found))
@@ -602,6 +788,37 @@ fn rewritten(live: &Live<'_>, kind: &str, index: u64, found: &[Finding]) -> Stri
     .to_string()
 }
 
+/// The answer flagging a result that came after its call (index `of`) was sealed
+/// without it, sealed as a late record at `index`, with what the policy and the
+/// detectors find in it, and why it could not be recorded, when it could not.
+fn late_answer(
+    live: &Live<'_>,
+    kind: &str,
+    (index, of): (u64, u64),
+    found: &[Finding],
+    unrecordable: Option<&str>,
+) -> String {
+    let mut reason = format!(
+        "toolreplay: the result of this call came after the call was sealed without it (index {of}) when the turn ended; it is sealed as a late result, index {index} of {of}"
+    );
+    if let Some(why) = unrecordable {
+        reason.push_str(&format!(
+            "; it could not be recorded as it came ({why}) and is sealed as unrecordable. Treat the result with care"
+        ));
+    }
+    if !found.is_empty() {
+        reason.push_str(": ");
+        reason.push_str(&messages(live, found));
+    }
+    serde_json::json!({
+        "hookSpecificOutput": {
+            "hookEventName": kind,
+            "additionalContext": reason,
+        }
+    })
+    .to_string()
+}
+
 /// The answer flagging a result that could not be recorded as it came.
 fn unrecorded(kind: &str, index: u64, reason: &str) -> String {
     let reason = format!(
@@ -683,7 +900,40 @@ fn shell_quote(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{check_session_id, shell_quote};
+    use super::{check_session_id, read_capped, shell_quote, without_response};
+
+    /// One splitter finds the response at any size and depth: past the limit it is
+    /// skipped to its end and read as `null`; anything else past the limit is
+    /// refused.
+    #[test]
+    fn a_response_past_the_limit_is_skipped_and_nothing_else() {
+        let response = format!(
+            r#"{{"a": ["x\\\"}}]", {}]}}"#,
+            "[".repeat(50) + &"]".repeat(50)
+        );
+        let event = format!(r#"{{"k": 1, "tool_response": {response} , "z": "}}"}}"#);
+        let read = |limit: u64| {
+            read_capped(event.as_bytes(), limit)
+                .expect("read")
+                .map(|(bytes, skipped)| (String::from_utf8(bytes).expect("UTF-8"), skipped))
+        };
+        assert_eq!(read(1 << 10), Some((event.clone(), false)));
+        assert_eq!(
+            read(45),
+            Some((
+                r#"{"k": 1, "tool_response": null, "z": "}"}"#.to_owned(),
+                true
+            ))
+        );
+        assert_eq!(read(20), None);
+        let unended = r#"{"tool_response": "xxxxxxxxxxxxxxxxxxxxxxxxxxx"#;
+        assert_eq!(read_capped(unended.as_bytes(), 20).expect("read"), None);
+        let members = without_response(&event).expect("members");
+        let keys: Vec<&str> = members.iter().map(|(key, _)| key.as_str()).collect();
+        assert_eq!(keys, ["k", "z"]);
+        assert!(without_response(r#"{"k": 1, "tool_response": {}, "z": }"#).is_none());
+        assert!(without_response(r#"{"k": 1}"#).is_none());
+    }
 
     #[test]
     fn session_ids_are_safe_file_names() {

@@ -15,7 +15,9 @@
 //! broken chain is refused. NEW's records are sealed after SEALED's head as links
 //! continuing its indices, and the temporary file is flushed to disk and renamed over
 //! SEALED (over the file it points to, if it is a symbolic link). On any error SEALED
-//! is left as it was. NEW's indices may be numbered from 0 (a transcript of the new
+//! is left as it was. A torn last line of SEALED (not a link: a writer stopped part
+//! way through an append) is cut off the copy, with a note on stderr; a broken link
+//! anywhere else is refused. NEW's indices may be numbered from 0 (a transcript of the new
 //! calls alone) or continue SEALED's (the new calls cut out of the whole transcript);
 //! the first record decides which, and every later one must follow it. Either way the
 //! links carry the continued indices. An exclusive lock on `SEALED.lock` (the one
@@ -35,8 +37,8 @@ use toolreplay_core::{Stop, Threads, run_pipeline};
 
 use crate::error::Error;
 use crate::input::{self, ImportOptions, Transcript, display as shown};
-use crate::live::beside;
 use crate::live::lock::Lock;
+use crate::live::{beside, cut_torn_tail};
 use crate::output::atomic::AtomicFile;
 use crate::output::batch::{self, WriterStopped};
 use crate::output::spool::Spool;
@@ -122,8 +124,12 @@ pub(super) fn append(
     let _lock = Lock::take(&beside(temp.target(), ".lock"))?;
     // Opened under the lock: a writer that held it before has renamed its file in.
     let mut source = input::open(sealed_path)?;
-    let last = copy(sealed_path, &mut source, temp.file())?;
+    let mut last = copy(sealed_path, &mut source, temp.file())?;
     drop(source);
+    // A writer stopped part way through an append left a torn last line: it goes.
+    if let Some(start) = cut_torn_tail(sealed_path, temp.file(), false)? {
+        last = (start > 0).then_some(b'\n');
+    }
 
     let mut copy = temp.reopen().map_err(write_error)?;
     copy.seek(SeekFrom::Start(0)).map_err(write_error)?;

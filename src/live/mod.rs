@@ -11,11 +11,14 @@
 //!    file was when it was saved (its size, modification time, where its last link
 //!    starts, the digest of the scope file);
 //! 3. checks the state against the file without reading the file whole: the same
-//!    size and modification time, and a last link whose digest is the state's head.
-//!    Anything else (no state, a file changed by someone else, another policy) and
-//!    the whole file is verified and the session rebuilt from its links, which is
-//!    allowed only when no call is pending in the state; a broken file, or one that
-//!    does not continue the state, refuses the event (fail closed).
+//!    size and modification time, and a last line that is a link whose digest is the
+//!    state's head. Anything else (no state, a file changed by someone else, another
+//!    policy) and the session is rebuilt from the file: a torn last line (an append
+//!    stopped part way) is cut off, the whole file is verified, and the state is
+//!    rebuilt from its links, carrying over the calls the saved state had pending
+//!    ([`Reconcile`]: links of those calls are those calls, sealed; the ones still
+//!    unsealed move after another writer's links). A broken file, or one that does
+//!    not pass through the saved head, refuses the event (fail closed).
 //!
 //! [`SessionFile::write`] appends the lines the engine made ready in place (the file
 //! is opened with `O_APPEND`) and flushes them to stable storage (`fdatasync`)
@@ -24,8 +27,8 @@
 //! renamed over it) and lets the lock go.
 //!
 //! `seal --append` takes the same lock, from reading the head to the rename; it
-//! replaces the file whole, which
-//! the next event sees (another size or time) and verifies.
+//! replaces the file whole, which the next event sees (another size or time) and
+//! verifies. It cuts a torn last line off as the guard does ([`cut_torn_tail`]).
 
 pub(crate) mod context;
 pub(crate) mod lock;
@@ -39,8 +42,8 @@ use std::time::SystemTime;
 use serde::{Deserialize, Serialize};
 use toolreplay_core::Scope;
 use toolreplay_core::{BrokenField, GENESIS, Verdict, Verifier};
-use toolreplay_core::{Links, ReadError, parse_link};
-use toolreplay_core::{Live, LiveState, Ready};
+use toolreplay_core::{Links, ReadError, line_text, parse_link};
+use toolreplay_core::{Live, LiveError, LiveState, Ready, Reconcile};
 
 use crate::error::Error;
 
@@ -147,29 +150,38 @@ impl<'s> SessionFile<'s> {
         let state_path = beside(path, ".state");
         let saved = read_state(&state_path)?;
         let last_context = saved.as_ref().and_then(|s| s.context.clone());
-        let (state, tail) = match saved {
+        let (live, size, tail, ready) = match saved {
             Some(saved)
                 if saved.policy == policy
                     && saved.size == size
                     && saved.modified == modified
                     && tail_is_head(&mut file, &saved)? =>
             {
-                (saved.live, saved.tail)
+                let tail = saved.tail;
+                (
+                    Live::resume(scope, saved.live),
+                    size,
+                    tail,
+                    Ready::default(),
+                )
             }
-            saved => rebuild(path, &mut file, scope, policy, saved)?,
+            saved => rebuild(path, &mut file, scope, saved, options)?,
         };
-        Ok(SessionFile {
+        let mut session = SessionFile {
             path: path.to_owned(),
             state_path,
             file,
             _lock: lock,
-            live: Live::resume(scope, state),
+            live,
             policy: policy.to_owned(),
             size,
             tail,
             options,
             context: last_context,
-        })
+        };
+        // Calls carried over that are complete and now first in line.
+        session.write(&ready)?;
+        Ok(session)
     }
 
     /// Records that the calls decided from now on are made in `context` (its
@@ -279,6 +291,11 @@ impl<'s> SessionFile<'s> {
     }
 }
 
+/// `note: TEXT` on stderr (a failure to tell is not the session's).
+fn note(text: &str) {
+    let _ = writeln!(io::stderr().lock(), "note: {text}");
+}
+
 fn modified_ns(meta: &std::fs::Metadata) -> Option<u128> {
     let time = meta.modified().ok()?;
     Some(time.duration_since(SystemTime::UNIX_EPOCH).ok()?.as_nanos())
@@ -356,21 +373,99 @@ fn preceded_by_lf(file: &mut File, at: u64) -> bool {
         && byte[0] == b'\n'
 }
 
-/// Verifies the whole file and rebuilds the engine's state from its links; `saved`
-/// (a state that did not match) must be continued by the file, and can have calls
-/// pending only if the file has not grown past it.
-fn rebuild(
+/// Where the file's last line starts and how long it is, when it is torn: not a
+/// link, but the start of one as every writer lays it out (`{"args":`, or a part of
+/// that), or with NUL bytes in it (the zeros a crash of the machine may leave): an
+/// append stopped part way. A last line that is a link, with or without its LF (a
+/// file sealed by hand), is not torn, nor is a line of another kind (a plain
+/// transcript is not a torn sealed one); the links before it are left to the full
+/// check, so a broken link anywhere else still breaks the file.
+pub(crate) fn torn_tail(file: &mut File) -> io::Result<Option<(u64, u64)>> {
+    let size = file.metadata()?.len();
+    if size == 0 {
+        return Ok(None);
+    }
+    // The last line starts after the last LF before the file's last byte.
+    let mut start = 0;
+    let mut pos = size - 1;
+    let mut buf = vec![0u8; 1 << 16];
+    while pos > 0 {
+        let n = usize::try_from(pos).map_or(buf.len(), |pos| pos.min(buf.len()));
+        pos -= n as u64;
+        file.seek(SeekFrom::Start(pos))?;
+        file.read_exact(&mut buf[..n])?;
+        if let Some(at) = buf[..n].iter().rposition(|&b| b == b'\n') {
+            start = pos + at as u64 + 1;
+            break;
+        }
+    }
+    let mut line = Vec::new();
+    file.seek(SeekFrom::Start(start))?;
+    Read::by_ref(file).read_to_end(&mut line)?;
+    let bytes = line.strip_suffix(b"\n").unwrap_or(&line);
+    let number = if start == 0 { 1 } else { 2 };
+    const START: &[u8] = b"{\"args\":";
+    let begun = bytes.starts_with(START) || START.starts_with(bytes) || bytes.contains(&0);
+    let torn = begun
+        && match line_text(number, bytes) {
+            Ok(None) => false,
+            Ok(Some(text)) => parse_link(number, text).is_err(),
+            Err(_) => true,
+        };
+    Ok(torn.then_some((start, size - start)))
+}
+
+/// Cuts a torn last line ([`torn_tail`]) off the file at `path`, and says so on
+/// stderr: `note: FILE: cut a torn last line of N bytes left by an interrupted
+/// writer`. Returns where the file was cut, when it was.
+pub(crate) fn cut_torn_tail(
     path: &Path,
     file: &mut File,
-    scope: &Scope,
-    policy: &str,
+    durable: bool,
+) -> Result<Option<u64>, Error> {
+    let cut = torn_tail(file)
+        .and_then(|torn| match torn {
+            Some((start, len)) => {
+                file.set_len(start)?;
+                // Writes go on at the new end, with or without O_APPEND.
+                file.seek(SeekFrom::Start(start))?;
+                if durable {
+                    file.sync_data()?;
+                }
+                Ok(Some((start, len)))
+            }
+            None => Ok(None),
+        })
+        .map_err(io_error(|| format!("cut {}", shown(path))))?;
+    Ok(cut.map(|(start, len)| {
+        note(&format!(
+            "{}: cut a torn last line of {len} bytes left by an interrupted writer",
+            shown(path)
+        ));
+        start
+    }))
+}
+
+/// The session as rebuilt by [`rebuild`]: the engine, the file's size, where its
+/// last line starts, and the lines of carried-over calls ready to write.
+type Rebuilt<'s> = (Live<'s>, u64, u64, Ready);
+
+/// Verifies the whole file (a torn last line cut off first) and rebuilds the
+/// engine's state from its links, carrying over the calls `saved` (a state that did
+/// not match) had pending ([`Reconcile`]); the file must pass through `saved`'s
+/// head.
+fn rebuild<'s>(
+    path: &Path,
+    file: &mut File,
+    scope: &'s Scope,
     saved: Option<StateFile>,
-) -> Result<(LiveState, u64), Error> {
+    options: Options,
+) -> Result<Rebuilt<'s>, Error> {
+    cut_torn_tail(path, file, options.durable)?;
     file.seek(SeekFrom::Start(0))
         .map_err(io_error(|| format!("read {}", shown(path))))?;
-    let mut live = Live::new(scope);
+    let mut rebuilt = Reconcile::new(scope, saved.map(|saved| saved.live).unwrap_or_default());
     let mut verifier = Verifier::new();
-    let mut through_saved = saved.as_ref().is_some_and(|s| s.live.sealed() == 0);
     let mut last_line = 0u64;
     for item in Links::new(BufReader::with_capacity(1 << 16, &mut *file)) {
         let (line, link) = item.map_err(|err| match err {
@@ -388,13 +483,7 @@ fn rebuild(
         last_line = line;
         // The verifier checks that each link is the next; past a broken one this
         // state is dropped.
-        let _ = live.take_sealed(&link);
-        if let Some(saved) = &saved
-            && live.sealed() == saved.live.sealed()
-            && live.head() == saved.live.head()
-        {
-            through_saved = true;
-        }
+        let _ = rebuilt.take_sealed(&link);
     }
     if let Verdict::Broken {
         position,
@@ -416,39 +505,33 @@ fn rebuild(
         });
     }
     let tail = line_start(file, path, last_line)?;
-    let Some(saved) = saved else {
-        return Ok((live.state(), tail));
-    };
-    if !through_saved {
-        return Err(Error::Invalid {
+    let size = file
+        .metadata()
+        .map_err(io_error(|| format!("read {}", shown(path))))?
+        .len();
+    let (live, done) = rebuilt.finish().map_err(|err| match err {
+        LiveError::NotContinued { sealed, head } => Error::Invalid {
             path: shown(path),
             message: format!(
-                "the file does not continue the session state beside it (link {} with digest {}); remove {} to start over from the file",
-                saved.live.sealed(),
-                saved.live.head(),
+                "the file does not continue the session state beside it (link {sealed} with digest {head}); remove {} to start over from the file",
                 shown(&beside(path, ".state"))
             ),
-        });
+        },
+        other => Error::Invalid {
+            path: shown(path),
+            message: other.to_string(),
+        },
+    })?;
+    if let Some(from) = done.moved_from {
+        note(&format!(
+            "{}: another writer added links while calls were pending ({}); the pending calls now start at index {} instead of {from}, so an index told to the agent before is {} less than the record's",
+            shown(path),
+            done.foreign,
+            from + done.foreign,
+            done.foreign,
+        ));
     }
-    if saved.live.pending() == 0 {
-        return Ok((live.state(), tail));
-    }
-    if live.sealed() == saved.live.sealed() && saved.policy == policy {
-        // Only the file's time changed: the state stands.
-        return Ok((saved.live, tail));
-    }
-    Err(Error::Invalid {
-        path: shown(path),
-        message: format!(
-            "{} while calls were pending; remove {} to go on from the file (the pending calls are then recorded when they finish)",
-            if saved.policy == policy {
-                "links were added by another writer"
-            } else {
-                "the policy changed"
-            },
-            shown(&beside(path, ".state"))
-        ),
-    })
+    Ok((live, size, tail, done.ready))
 }
 
 /// Where the 1-based physical line `line` starts (0 for none).

@@ -179,6 +179,34 @@ fn append_of_an_empty_new_leaves_sealed_as_it_was() {
     assert_eq!(dir.read("sealed.jsonl"), before);
 }
 
+/// A writer stopped part way through an append left a torn last line (not a link):
+/// it is cut off, with a note, and the records are appended after the last link. A
+/// broken line before the last is refused.
+#[test]
+fn append_after_a_torn_last_line_cuts_it() {
+    let dir = sealed_prefix(4);
+    let whole = dir.read("sealed.jsonl");
+    let next = sealed_whole("samples/session-dirty.sealed.jsonl");
+    let fifth = &next[whole.len()..];
+    dir.write("sealed.jsonl", [&whole[..], &fifth[..30]].concat());
+    dir.write("new.jsonl", joined(&sample_records(4, 6)));
+    let run = dir.run(&["seal", "--append", "sealed.jsonl", "new.jsonl"]);
+    assert_snapshot!(run.text());
+    assert_eq!(dir.read("sealed.jsonl"), next);
+
+    // Unparsable with its LF, and not the last line: a broken file.
+    let dir = sealed_prefix(4);
+    let first = whole.iter().position(|&b| b == b'\n').expect("LF") + 1;
+    dir.write(
+        "sealed.jsonl",
+        [&whole[..first], &fifth[..30], b"\n", &whole[first..]].concat(),
+    );
+    dir.write("new.jsonl", joined(&sample_records(4, 6)));
+    let run = dir.run(&["seal", "--append", "sealed.jsonl", "new.jsonl"]);
+    assert_eq!(run.code, 2, "{}", run.text());
+    assert!(!run.stderr.contains("torn"), "{}", run.text());
+}
+
 #[test]
 fn append_to_sealed_without_a_final_newline_adds_one() {
     let dir = sealed_prefix(4);

@@ -514,7 +514,7 @@ fn the_sample_policy_guards_a_claude_code_session() {
 
 /// The state beside the session is only a shortcut: without it the session is
 /// rebuilt from the file (budgets and flows included), and links another writer
-/// appended while no call was pending are taken in.
+/// appended are taken in; a call pending then moves after them.
 #[test]
 fn the_state_is_rebuilt_from_the_file_and_follows_other_writers() {
     let dir = Dir::new();
@@ -547,10 +547,19 @@ fn the_state_is_rebuilt_from_the_file_and_follows_other_writers() {
         guard(pre("toolu_3", "Read", read("/home/dev/app/b"))).code,
         0
     );
-    // With a call pending, links from another writer would take its index.
+    // With a call pending, links from another writer take its index: it moves
+    // after them, and the note says by how much.
     assert_eq!(dir.run(&["seal", "--append", &file, "more.jsonl"]).code, 0);
     let run = guard(post("toolu_3", "Read", read("/home/dev/app/b"), json!({})));
     assert_snapshot!("pending", run.text());
+    assert_eq!(
+        links(&dir, &["index", "tool", "args"])[3..],
+        [
+            r#"3 "Read" {"file_path":"/home/dev/app/a"}"#,
+            r#"4 "Read" {"file_path":"/home/dev/app/a"}"#,
+            r#"5 "Read" {"file_path":"/home/dev/app/b"}"#,
+        ]
+    );
     assert_eq!(
         dir.run(&["verify", &file]).text(),
         "exit: 0\n--- stdout\nchain: intact\n--- stderr\n"
@@ -852,4 +861,271 @@ fn a_call_whose_input_another_hook_changed_is_sealed_as_it_ran_and_flagged() {
     0 {"file_path":"/home/dev/app/a"} {"no_result":true,"reason":"another hook changed its input before it ran; the call as it ran is index 1"}
     1 {"file_path":"/home/dev/app/.env"} {"text":"X=1"}
     "#);
+}
+
+/// The state of the session, to put back as a guard stopped before it saved its own
+/// would have left it.
+fn state_of(dir: &Dir) -> Vec<u8> {
+    dir.read(&format!("sessions/{SESSION}.jsonl.state"))
+}
+
+fn put_state(dir: &Dir, state: &[u8]) {
+    dir.write(&format!("sessions/{SESSION}.jsonl.state"), state);
+}
+
+/// No acknowledged record is thrown away: a policy changed while calls were
+/// pending keeps them as decided, and a guard stopped after it wrote its links but
+/// before it saved the state is continued, its links taken for its calls.
+#[test]
+fn pending_calls_outlive_a_new_policy_and_a_guard_stopped_before_its_state() {
+    let dir = Dir::new();
+    dir.write("scope.json", POLICY);
+    let guard = |event: String| run_with_stdin(dir.path(), &GUARD, event);
+    assert_eq!(guard(pre("toolu_1", "Bash", bash("ls"))).code, 0);
+    assert_eq!(guard(pre("toolu_2", "Bash", bash("make"))).code, 0);
+    // The second finishes first and waits for the first.
+    let done = json!({"stdout": "ok"});
+    assert_eq!(
+        guard(post("toolu_2", "Bash", bash("make"), done.clone())).code,
+        0
+    );
+    dir.write("scope.json", POLICY.replace(r#""Bash": 2"#, r#""Bash": 1"#));
+    let run = guard(post("toolu_1", "Bash", bash("ls"), done.clone()));
+    assert_eq!(run.text(), "exit: 0\n--- stdout\n--- stderr\n");
+    // The new policy decides the next call, counting both.
+    let run = guard(pre("toolu_3", "Bash", bash("id")));
+    assert!(
+        run.stdout
+            .contains("is call 3 to this tool, over its budget of 1"),
+        "{}",
+        run.text()
+    );
+
+    // A guard whose links are written and whose state is not.
+    assert_eq!(
+        guard(pre("toolu_4", "Read", read("/home/dev/app/a"))).code,
+        0
+    );
+    let before = state_of(&dir);
+    let run = guard(post(
+        "toolu_4",
+        "Read",
+        read("/home/dev/app/a"),
+        done.clone(),
+    ));
+    assert_eq!(run.code, 0);
+    put_state(&dir, &before);
+    let run = guard(pre("toolu_5", "Read", read("/home/dev/app/b")));
+    assert_eq!(run.text(), "exit: 0\n--- stdout\n--- stderr\n");
+    assert_eq!(
+        guard(post("toolu_5", "Read", read("/home/dev/app/b"), done)).code,
+        0
+    );
+    assert_eq!(
+        links(&dir, &["index", "tool", "response"]),
+        [
+            r#"0 "Bash" {"stdout":"ok"}"#,
+            r#"1 "Bash" {"stdout":"ok"}"#,
+            r#"2 "Bash" {"toolreplay":{"findings":[{"kind":"budget-exceeded","message":"tool 'Bash' is call 3 to this tool, over its budget of 1 (budgets.per_tool)"}],"outcome":"denied"}}"#,
+            r#"3 "Read" {"stdout":"ok"}"#,
+            r#"4 "Read" {"stdout":"ok"}"#,
+        ]
+    );
+    let file = format!("sessions/{SESSION}.jsonl");
+    assert_eq!(
+        dir.run(&["verify", &file]).text(),
+        "exit: 0\n--- stdout\nchain: intact\n--- stderr\n"
+    );
+}
+
+/// A guard stopped part way through an append leaves a torn last line: the next
+/// event cuts it off, says so, and writes again the finished call whose link was
+/// torn. A broken link before the last line still refuses.
+#[test]
+fn a_torn_last_line_is_cut_and_its_call_written_again() {
+    let dir = Dir::new();
+    dir.write("scope.json", POLICY);
+    let guard = |event: String| run_with_stdin(dir.path(), &GUARD, event);
+    let file = format!("sessions/{SESSION}.jsonl");
+    let done = json!({"stdout": "ok"});
+    assert_eq!(guard(pre("toolu_1", "Bash", bash("ls"))).code, 0);
+    assert_eq!(
+        guard(pre("toolu_2", "Read", read("/home/dev/app/a"))).code,
+        0
+    );
+    assert_eq!(
+        guard(post(
+            "toolu_2",
+            "Read",
+            read("/home/dev/app/a"),
+            done.clone()
+        ))
+        .code,
+        0
+    );
+    let before = state_of(&dir);
+    // Both links are written; the second is torn, and the state is not saved.
+    assert_eq!(
+        guard(post("toolu_1", "Bash", bash("ls"), done.clone())).code,
+        0
+    );
+    put_state(&dir, &before);
+    let whole = dir.read(&file);
+    let first = whole.iter().position(|&b| b == b'\n').expect("LF") + 1;
+    dir.write(&file, &whole[..first + 40]);
+    let run = guard(pre("toolu_3", "Read", read("/home/dev/app/b")));
+    assert_snapshot!(run.text());
+    assert_eq!(dir.read(&file)[..whole.len()], whole[..]);
+    assert_eq!(
+        dir.run(&["verify", &file]).text(),
+        "exit: 0\n--- stdout\nchain: intact\n--- stderr\n"
+    );
+    // Unparsable, with its LF: still the last line, still torn.
+    let grown = dir.read(&file);
+    dir.write(&file, [&grown[..], b"{\"args\":{\"x\n"].concat());
+    let run = guard(post("toolu_3", "Read", read("/home/dev/app/b"), done));
+    assert!(
+        run.stderr.contains("cut a torn last line of 12 bytes"),
+        "{}",
+        run.text()
+    );
+    assert_eq!(links(&dir, &["index"]), ["0", "1", "2"]);
+    // A broken line before the last is a broken file.
+    let sealed = dir.read(&file);
+    let second = first
+        + sealed[first..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .expect("LF")
+        + 1;
+    dir.write(
+        &file,
+        [&sealed[..first], b"{\"index\": \n", &sealed[second..]].concat(),
+    );
+    let run = guard(pre("toolu_4", "Read", read("/home/dev/app/c")));
+    assert_eq!(run.code, 2, "{}", run.text());
+    assert!(
+        run.stderr.contains("not a sealed transcript"),
+        "{}",
+        run.text()
+    );
+}
+
+/// A result that comes after its call was sealed without it at the end of a turn
+/// is a new record, decided as it ran, that names the record it belongs to, and the
+/// agent is told; its failure too, in the error's shape.
+#[test]
+fn a_result_after_its_call_was_sealed_without_it_is_flagged_late() {
+    let dir = Dir::new();
+    dir.write("scope.json", POLICY);
+    let guard = |event: String| run_with_stdin(dir.path(), &GUARD, event);
+    let file = format!("sessions/{SESSION}.jsonl");
+    assert_eq!(guard(pre("toolu_1", "Bash", bash("ls"))).code, 0);
+    assert_eq!(guard(pre("toolu_2", "Bash", bash("make"))).code, 0);
+    assert_eq!(guard(turn_event("Stop")).code, 0);
+    let run = guard(post(
+        "toolu_1",
+        "Bash",
+        bash("ls"),
+        json!({"stdout": "AKIAIOSFODNN7EXAMPLE"}),
+    ));
+    assert_snapshot!(run.text());
+    let run = guard(failure("toolu_2", "Bash", bash("make"), "exit 2"));
+    assert_snapshot!("late_failure", run.text());
+    assert_eq!(
+        links(&dir, &["index", "tool", "response"])[2..],
+        [
+            r#"2 "Bash" {"toolreplay":{"of":0,"outcome":"late","response":{"stdout":"AKIAIOSFODNN7EXAMPLE"}}}"#,
+            r#"3 "Bash" {"toolreplay":{"of":1,"outcome":"late","response":{"error":{"is_interrupt":false,"message":"exit 2"},"is_error":true}}}"#,
+        ]
+    );
+    // Taken once: the same result again is a call of its own.
+    let run = guard(post("toolu_1", "Bash", bash("ls"), json!({})));
+    assert!(!run.stdout.contains("late"), "{}", run.text());
+    assert_eq!(
+        dir.run(&["verify", &file]).text(),
+        "exit: 0\n--- stdout\nchain: intact\n--- stderr\n"
+    );
+}
+
+/// Runs the guard on an event written to its stdin as it reads it: `before`, then
+/// `size` bytes of a JSON string's content (long runs with an escape now and then),
+/// then `after`; the event is never held whole.
+fn guard_streaming(dir: &Dir, before: &str, size: usize, after: &str) -> Run {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("toolreplay"))
+        .current_dir(dir.path())
+        .args(GUARD)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run toolreplay");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let (before, after) = (before.to_owned(), after.to_owned());
+    let writer = std::thread::spawn(move || {
+        let block = format!("{}a\\\"b\\\\c{{[", "x".repeat(4087)).repeat(16);
+        // A guard that stops reading (an event refused) closes the pipe: fine.
+        let _ = (|| {
+            stdin.write_all(before.as_bytes())?;
+            for _ in 0..size.div_ceil(block.len()) {
+                stdin.write_all(block.as_bytes())?;
+            }
+            stdin.write_all(after.as_bytes())
+        })();
+    });
+    let output = child.wait_with_output().expect("run toolreplay");
+    writer.join().expect("the writer");
+    Run::from_output(&GUARD, output)
+}
+
+/// A result larger than the largest event read (256 MiB) is still a call that ran:
+/// the event is read streaming, the result's bytes skipped, and the call sealed as
+/// unrecordable and flagged. Before a call, an event that large is denied.
+#[test]
+fn a_result_over_the_size_limit_is_sealed_unrecordable() {
+    let dir = Dir::new();
+    dir.write("scope.json", POLICY);
+    let guard = |event: String| run_with_stdin(dir.path(), &GUARD, event);
+    assert_eq!(
+        guard(pre("toolu_1", "Read", read("/home/dev/app/big"))).code,
+        0
+    );
+    // The response comes before other members, which are still read.
+    let mut event = base("PostToolUse");
+    event.insert("tool_name".into(), "Read".into());
+    event.insert("tool_response".into(), "RESPONSE".into());
+    event.insert("tool_input".into(), read("/home/dev/app/big"));
+    event.insert("tool_use_id".into(), "toolu_1".into());
+    let event = Value::Object(event).to_string();
+    let (before, after) = event.split_once(r#""RESPONSE""#).expect("the placeholder");
+    let run = guard_streaming(
+        &dir,
+        &format!(r#"{before}{{"file": {{"content": ""#),
+        257 << 20,
+        &format!(r#"", "numLines": 1}}}}{after}"#),
+    );
+    assert_snapshot!(run.text());
+    assert_eq!(
+        links(&dir, &["index", "tool", "response"]),
+        [
+            r#"0 "Read" {"toolreplay":{"outcome":"unrecordable","reason":"the result is larger than 256 MiB"}}"#
+        ]
+    );
+
+    let mut event = base("PreToolUse");
+    event.insert("tool_name".into(), "Write".into());
+    event.insert("tool_use_id".into(), "toolu_2".into());
+    event.insert(
+        "tool_input".into(),
+        json!({"file_path": "/home/dev/app/big", "content": "CONTENT"}),
+    );
+    let event = Value::Object(event).to_string();
+    let (before, after) = event.split_once("CONTENT").expect("the placeholder");
+    let run = guard_streaming(&dir, before, 257 << 20, after);
+    assert_eq!(
+        run.text(),
+        "exit: 2\n--- stdout\n--- stderr\nerror: malformed hook event: larger than 256 MiB\n"
+    );
 }

@@ -54,7 +54,9 @@
 //!    a [`Scope`], if any, and gives the evidence [`Graph`].
 //! 10. **Live session**: [`Live`] takes a [`Scope`], decides each call as it is made
 //!     and seals it once its [`LiveOutcome`] is known, in order ([`Ready`] lines);
-//!     [`LiveState`] is what a short-lived process keeps between calls.
+//!     [`LiveState`] is what a short-lived process keeps between calls;
+//!     [`Reconcile`] rebuilds a session from its sealed links and carries a saved
+//!     state's pending calls over ([`Reconciled`] says how).
 //! 11. **JSON and the canonical encoding**: [`parse_json`] takes a JSON text and
 //!     gives a [`Value`] (strictly: duplicate keys, lone surrogates and too deep
 //!     nesting are errors); [`encode_canonical`] gives its canonical encoding (spec
@@ -357,7 +359,9 @@ pub use json::{
     Value, decode_document as decode_json_document, member as json_member, parse as parse_json,
 };
 pub use lines::{Lines, line_text};
-pub use live::{Live, LiveError, LiveState, Outcome as LiveOutcome, Ready};
+pub use live::{
+    ENDED_KEPT, Live, LiveError, LiveState, Outcome as LiveOutcome, Ready, Reconcile, Reconciled,
+};
 pub use pipeline::{MAX_THREADS, Stop, Threads, run as run_pipeline};
 pub use policy::{DANGEROUS_COMMANDS, PathContext, Policy};
 pub use replay::{

@@ -13,7 +13,11 @@
 //! - [`Live::complete`] gives a call its [`Outcome`] and returns the findings of the
 //!   scope's response detectors on it.
 //! - [`Live::end`] gives every call still waiting for its outcome `{"no_result":
-//!   true}`.
+//!   true}`; [`Live::take_ended`] finds such a call when its outcome comes later,
+//!   and [`Live::record_late`] seals that outcome as a late record.
+//! - [`Reconcile`] rebuilds a session from the links of its transcript and carries
+//!   over the calls a saved state had pending, so that what only the state holds
+//!   (decisions and responses not sealed yet) is never thrown away.
 //!
 //! Each returns a [`Ready`]: the sealed lines of the calls now ready to write, in
 //! index order. A call that finishes before an earlier one waits for it, so the
@@ -52,7 +56,8 @@ use crate::transcript::Link;
 
 /// What a live session keeps between events: serialisable, meaningful only with the
 /// scope it was made with. Its size grows with the calls decided but not yet sealed,
-/// never with the calls sealed.
+/// never with the calls sealed (of which it keeps at most the last [`ENDED_KEPT`]
+/// sealed without their result).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LiveState {
     /// The policy's decision state (the index of the next decision included).
@@ -64,6 +69,10 @@ pub struct LiveState {
     /// The calls decided and not sealed yet, by index.
     #[serde(default)]
     pending: Vec<Pending>,
+    /// The last [`ENDED_KEPT`] calls sealed without their result by [`Live::end`],
+    /// oldest first: an outcome that comes later is recorded as late.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    ended: Vec<Ended>,
 }
 
 impl Default for LiveState {
@@ -73,8 +82,26 @@ impl Default for LiveState {
             head: GENESIS.to_owned(),
             sealed: 0,
             pending: Vec::new(),
+            ended: Vec::new(),
         }
     }
+}
+
+/// How many calls sealed without their result at the end of a turn a session
+/// remembers, so that an outcome coming later is recorded as late
+/// ([`Live::take_ended`]); an outcome of an older one is recorded as a call of its
+/// own, not flagged late.
+pub const ENDED_KEPT: usize = 64;
+
+/// A call sealed without its result by [`Live::end`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Ended {
+    index: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    id: Option<String>,
+    tool: String,
+    /// The canonical arguments.
+    args: String,
 }
 
 impl LiveState {
@@ -155,6 +182,15 @@ pub enum Outcome {
         /// Why.
         reason: String,
     },
+    /// The outcome of the call at index `of` came after that call was sealed without
+    /// its result ([`Live::end`]): `{"toolreplay": {"of": M, "outcome": "late",
+    /// "response": R}}`, R the response `outcome` gives.
+    Late {
+        /// The index of the record sealed without the result.
+        of: u64,
+        /// How the call ended.
+        outcome: Box<Outcome>,
+    },
 }
 
 fn toolreplay(members: Vec<(&str, Value)>) -> Value {
@@ -188,6 +224,11 @@ impl Outcome {
             Outcome::Unrecordable { reason } => toolreplay(vec![
                 ("outcome", Value::Str("unrecordable".to_owned())),
                 ("reason", Value::Str(reason)),
+            ]),
+            Outcome::Late { of, outcome } => toolreplay(vec![
+                ("of", Value::Int(of.to_string().into())),
+                ("outcome", Value::Str("late".to_owned())),
+                ("response", outcome.response()),
             ]),
         }
     }
@@ -250,6 +291,14 @@ pub enum LiveError {
     /// Sealed links can be taken in only before any call is decided.
     #[error("sealed links can be taken in only while no call is pending")]
     Pending,
+    /// The links given to [`Reconcile`] do not pass through the saved state's head.
+    #[error("the links do not pass through link {sealed} with digest {head}")]
+    NotContinued {
+        /// How many links the saved state had sealed.
+        sealed: u64,
+        /// The saved state's head.
+        head: String,
+    },
 }
 
 /// A live session against a scope.
@@ -259,6 +308,7 @@ pub struct Live<'s> {
     head: String,
     sealed: u64,
     pending: Vec<Pending>,
+    ended: Vec<Ended>,
 }
 
 impl<'s> Live<'s> {
@@ -274,6 +324,7 @@ impl<'s> Live<'s> {
             head,
             sealed,
             mut pending,
+            ended,
         } = state;
         pending.sort_by_key(|call| call.index);
         Live {
@@ -281,6 +332,7 @@ impl<'s> Live<'s> {
             head,
             sealed,
             pending,
+            ended,
         }
     }
 
@@ -291,6 +343,7 @@ impl<'s> Live<'s> {
             head: self.head.clone(),
             sealed: self.sealed,
             pending: self.pending.clone(),
+            ended: self.ended.clone(),
         }
     }
 
@@ -353,10 +406,7 @@ impl<'s> Live<'s> {
     }
 
     fn waiting_call(&self, id: Option<&str>, tool: &str, args: &Value) -> Option<u64> {
-        let args = match args {
-            Value::Object(_) => canonical::encode(args),
-            other => canonical::encode(&Value::object([("content", other.clone())])),
-        };
+        let args = canonical_args(args);
         self.pending
             .iter()
             .find(|call| {
@@ -382,11 +432,7 @@ impl<'s> Live<'s> {
                 found: link.index.to_string(),
             });
         }
-        let arguments = match &self.scope().policy {
-            Some(policy) => policy.check_arguments(&link.tool, &link.args),
-            None => Vec::new(),
-        };
-        self.session.decide_checked(&link.tool, arguments);
+        self.count(&link.tool, &link.args);
         self.head.clone_from(&link.digest);
         self.sealed += 1;
         Ok(())
@@ -529,9 +575,62 @@ impl<'s> Live<'s> {
         for call in &mut self.pending {
             if call.response.is_none() {
                 call.response = Some(response.clone());
+                self.ended.push(Ended {
+                    index: call.index,
+                    id: call.id.clone(),
+                    tool: call.tool.clone(),
+                    args: call.args.clone(),
+                });
             }
         }
+        let over = self.ended.len().saturating_sub(ENDED_KEPT);
+        self.ended.drain(..over);
         self.seal_ready()
+    }
+
+    /// The index of the call named `id` (or unnamed), to `tool` with `args`, that
+    /// [`Live::end`] sealed without its result, among the last [`ENDED_KEPT`]; it is
+    /// forgotten then, so its outcome is taken once. An outcome of such a call is
+    /// recorded with [`Live::record_late`].
+    pub fn take_ended(&mut self, id: Option<&str>, tool: &str, args: &Value) -> Option<u64> {
+        let args = canonical_args(args);
+        let at = self.ended.iter().rposition(|call| {
+            call.id.as_deref() == id && call.tool == tool && call.args.as_bytes() == args
+        })?;
+        Some(self.ended.remove(at).index)
+    }
+
+    /// Records the outcome of the call at index `of`, which came after that call
+    /// was sealed without it: a new record, decided now as it ran and counted as
+    /// every call is, whose response is [`Outcome::Late`]. Returns the decision (its
+    /// findings are not a denial: the call ran), the findings of the response
+    /// detectors and the lines made ready.
+    pub fn record_late(
+        &mut self,
+        of: u64,
+        tool: &str,
+        args: &Value,
+        outcome: Outcome,
+    ) -> (Decision, Vec<Finding>, Ready) {
+        let outcome = Outcome::Late {
+            of,
+            outcome: Box::new(outcome),
+        };
+        let decision = self.reserve(None, tool, args, false);
+        let (found, ready) = self
+            .complete(decision.index, outcome)
+            .unwrap_or_else(|_| (Vec::new(), Ready::default()));
+        (decision, found, ready)
+    }
+
+    /// Counts a call already decided, to `tool` with the canonical `args`, for the
+    /// decisions after it (as [`Live::take_sealed`] counts a link): its index.
+    fn count(&mut self, tool: &str, args: &[u8]) -> u64 {
+        let arguments = match &self.scope().policy {
+            Some(policy) => policy.check_arguments(tool, args),
+            None => Vec::new(),
+        };
+        self.session.decide_checked(tool, arguments).0
     }
 
     /// Seals the complete calls at the front of the pending ones, in index order,
@@ -562,6 +661,164 @@ impl<'s> Live<'s> {
     }
 }
 
+/// What [`Reconcile::finish`] did with the saved state's pending calls.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reconciled {
+    /// The pending calls found already sealed, at their own index, past the saved
+    /// head (their writer was stopped before it saved the state).
+    pub taken: u64,
+    /// The links of another writer past the saved head (and past those calls).
+    pub foreign: u64,
+    /// The pending calls still unsealed, moved after the other writer's links:
+    /// each call's index grew by `foreign`.
+    pub moved: u64,
+    /// The first index a moved call had before, when one moved.
+    pub moved_from: Option<u64>,
+    /// The lines of the moved calls that are complete and now first in line,
+    /// ready to write.
+    pub ready: Ready,
+}
+
+/// A session rebuilt from the links of its sealed transcript, carrying over the
+/// calls a saved state had pending, so that no acknowledged record is thrown away:
+/// the state can always be rebuilt from the file.
+///
+/// Each link of the file is given in order to [`Reconcile::take_sealed`] (verified by
+/// the caller); the file must pass through the saved state's head. Past it:
+///
+/// - a link that is the next of the saved pending calls (same index, tool and
+///   canonical arguments and, when the call was complete, the same response) is that
+///   call, sealed by a writer stopped before it saved the state;
+/// - from the first link that is not, the links are another writer's (`seal
+///   --append`): they keep their indices, and the saved pending calls still
+///   unsealed move after them, in their order, with their decisions, names and
+///   responses, at the indices that follow.
+///
+/// The policy's decision state is rebuilt from the links and the pending calls, in
+/// index order, with the scope given now: after a policy change the pending calls
+/// stay as they were decided, and new calls are decided by the new policy.
+///
+/// ```
+/// use toolreplay_core::{Live, LiveOutcome as Outcome, LiveState, Reconcile, Scope, parse_json};
+///
+/// let scope = Scope::parse(br#"{"agent": "coder", "allowed_tools": ["Read"]}"#).expect("scope");
+/// let mut live = Live::new(&scope);
+/// let (call, _) = live.decide(Some("toolu_1"), "Read", &parse_json("{}").expect("JSON"));
+/// let saved: LiveState = live.state();
+/// // Nothing was sealed since: the pending call is carried over as it was.
+/// let (mut live, done) = Reconcile::new(&scope, saved).finish().expect("continued");
+/// assert_eq!((done.taken, done.foreign, done.moved), (0, 0, 0));
+/// live.complete(call.index, Outcome::Response(parse_json("{}").expect("JSON"))).expect("waiting");
+/// ```
+#[derive(Debug)]
+pub struct Reconcile<'s> {
+    live: Live<'s>,
+    saved: LiveState,
+    /// Whether the links taken passed through the saved head.
+    continued: bool,
+    /// Whether the links past the saved head are still the saved pending calls.
+    matching: bool,
+    taken: u64,
+    foreign: u64,
+}
+
+impl<'s> Reconcile<'s> {
+    /// Starts rebuilding a session against `scope` from its first link, to carry
+    /// over `saved` (the default state carries nothing over).
+    pub fn new(scope: &'s Scope, mut saved: LiveState) -> Self {
+        saved.pending.sort_by_key(|call| call.index);
+        let continued = saved.sealed == 0 && saved.head == GENESIS;
+        Reconcile {
+            live: Live::new(scope),
+            saved,
+            continued,
+            matching: true,
+            taken: 0,
+            foreign: 0,
+        }
+    }
+
+    /// Takes in the next link of the file.
+    pub fn take_sealed(&mut self, link: &Link) -> Result<(), LiveError> {
+        self.live.take_sealed(link)?;
+        let sealed = self.live.sealed;
+        if sealed <= self.saved.sealed {
+            if sealed == self.saved.sealed {
+                self.continued = self.live.head == self.saved.head;
+            }
+            return Ok(());
+        }
+        if self.matching {
+            let call = usize::try_from(self.taken)
+                .ok()
+                .and_then(|at| self.saved.pending.get(at));
+            let same = call.is_some_and(|call| {
+                *link.index == *call.index.to_string()
+                    && link.tool == call.tool
+                    && link.args == call.args.as_bytes()
+                    && call
+                        .response
+                        .as_ref()
+                        .is_none_or(|response| link.response == response.as_bytes())
+            });
+            if same {
+                self.taken += 1;
+                return Ok(());
+            }
+            self.matching = false;
+        }
+        self.foreign += 1;
+        Ok(())
+    }
+
+    /// The session rebuilt, with the saved pending calls carried over, and what was
+    /// done with them; an error when the links did not pass through the saved head
+    /// (the file was cut or replaced).
+    pub fn finish(self) -> Result<(Live<'s>, Reconciled), LiveError> {
+        let Reconcile {
+            mut live,
+            saved,
+            continued,
+            taken,
+            foreign,
+            ..
+        } = self;
+        if !continued {
+            return Err(LiveError::NotContinued {
+                sealed: saved.sealed,
+                head: saved.head,
+            });
+        }
+        let mut done = Reconciled {
+            taken,
+            foreign,
+            ..Reconciled::default()
+        };
+        let keep = usize::try_from(taken).unwrap_or(usize::MAX);
+        for mut call in saved.pending.into_iter().skip(keep) {
+            let index = live.count(&call.tool, call.args.as_bytes());
+            if index != call.index {
+                done.moved += 1;
+                done.moved_from.get_or_insert(call.index);
+            }
+            call.index = index;
+            live.pending.push(call);
+        }
+        live.ended = saved.ended;
+        done.ready = live.seal_ready();
+        Ok((live, done))
+    }
+}
+
+/// The canonical arguments a record of a call with `args` holds (a value that is not
+/// an object under `"content"`).
+fn canonical_args(args: &Value) -> Vec<u8> {
+    match args {
+        Value::Object(_) => canonical::encode(args),
+        other => canonical::encode(&Value::object([("content", other.clone())])),
+    }
+}
+
 /// Canonical JSON as text: it is ASCII (every other character is escaped).
 fn ascii(bytes: Vec<u8>) -> String {
     String::from_utf8(bytes).unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into())
@@ -569,7 +826,7 @@ fn ascii(bytes: Vec<u8>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{Live, LiveError, LiveState, Outcome};
+    use super::{Live, LiveError, LiveState, Outcome, Reconcile, Reconciled};
     use crate::chain::{Sealer, Verdict, Verifier};
     use crate::finding::{Finding, finding_message};
     use crate::json::{self, Value};
@@ -875,6 +1132,238 @@ mod tests {
                 "1 tool 'Bash' is a sink called after the source 'WebFetch' at index 0 (flow 'web-to-shell')"
             ]
         );
+    }
+
+    /// Links sealed by another writer after `head`, from index `from`.
+    fn foreign(head: &str, from: u64, calls: &[(&str, &str)]) -> Vec<u8> {
+        let mut sealer = Sealer::after(head);
+        let mut out = Vec::new();
+        for (i, (tool, args)) in calls.iter().enumerate() {
+            let mut link = crate::chain::UnsealedLink::new(
+                &(from + i as u64).to_string(),
+                tool,
+                args.as_bytes(),
+                b"{}",
+            );
+            sealer.seal_link(&mut link);
+            out.extend_from_slice(link.as_ref());
+        }
+        out
+    }
+
+    fn reconciled<'s>(
+        scope: &'s Scope,
+        saved: &LiveState,
+        written: &[u8],
+    ) -> Result<(Live<'s>, Reconciled), LiveError> {
+        let mut rebuild = Reconcile::new(scope, saved.clone());
+        for link in links(written) {
+            rebuild.take_sealed(&link).expect("the next link");
+        }
+        rebuild.finish()
+    }
+
+    fn intact(written: &[u8]) -> bool {
+        let mut verifier = Verifier::new();
+        for (i, link) in links(written).iter().enumerate() {
+            verifier.check(i as u64 + 1, link);
+        }
+        matches!(verifier.finish(), Verdict::Intact { .. })
+    }
+
+    /// A writer stopped after it wrote its links and before it saved the state: its
+    /// links are the saved pending calls, sealed; one whose link was lost (a torn
+    /// line cut off) is written again.
+    #[test]
+    fn links_of_the_saved_pending_calls_are_those_calls_sealed() {
+        let scope = scope();
+        let mut live = Live::new(&scope);
+        let read = value(r#"{"file_path": "/repo/a"}"#);
+        let (a, _) = live.decide(Some("a"), "Read", &read);
+        let (b, _) = live.decide(Some("b"), "Bash", &value(r#"{"command": "ls"}"#));
+        live.complete(b.index, Outcome::Response(value(r#"{"stdout": ""}"#)))
+            .expect("waiting");
+        let saved = live.state();
+        let (_, ready) = live
+            .complete(a.index, Outcome::Response(value("{}")))
+            .expect("waiting");
+        assert_eq!(ready.links, 2);
+        // Both links written, the state not saved.
+        let (rebuilt, done) = reconciled(&scope, &saved, &ready.lines).expect("continued");
+        assert_eq!((done.taken, done.foreign, done.moved), (2, 0, 0));
+        assert!(done.ready.is_empty());
+        assert_eq!(rebuilt.state(), live.state());
+        // Only the first link written whole: the second call is written again.
+        let first = &ready.lines[..=ready.lines.iter().position(|&b| b == b'\n').expect("LF")];
+        let (rebuilt, done) = reconciled(&scope, &saved, first).expect("continued");
+        assert_eq!((done.taken, done.foreign, done.moved), (1, 0, 0));
+        assert_eq!(done.ready.links, 1);
+        assert_eq!([first, &done.ready.lines[..]].concat(), ready.lines);
+        assert_eq!(rebuilt.state(), live.state());
+    }
+
+    /// Links another writer added while calls were pending take the next indices;
+    /// the pending calls move after them with their decisions, names and responses.
+    #[test]
+    fn pending_calls_move_after_another_writers_links() {
+        let scope = scope();
+        let mut live = Live::new(&scope);
+        let mut written = Vec::new();
+        let (first, _) = live.decide(None, "Read", &value(r#"{"file_path": "/repo/a"}"#));
+        let (_, ready) = live
+            .complete(first.index, Outcome::Response(value("{}")))
+            .expect("waiting");
+        written.extend_from_slice(&ready.lines);
+        let (a, _) = live.decide(Some("a"), "Bash", &value(r#"{"command": "ls"}"#));
+        let (denied, _) = live.decide(Some("d"), "Read", &value(r#"{"file_path": "/etc/x"}"#));
+        let (c, _) = live.decide(Some("c"), "Read", &value(r#"{"file_path": "/repo/c"}"#));
+        live.complete(c.index, Outcome::Response(value(r#"{"content": "c"}"#)))
+            .expect("waiting");
+        assert_eq!((a.index, denied.index, c.index), (1, 2, 3));
+        assert!(!denied.is_allowed());
+        let saved = live.state();
+        written.extend(foreign(
+            saved.head(),
+            1,
+            &[
+                ("Bash", r#"{"command":"make"}"#),
+                ("WebFetch", r#"{"url":"u"}"#),
+            ],
+        ));
+        let (mut rebuilt, done) = reconciled(&scope, &saved, &written).expect("continued");
+        assert_eq!(
+            (done.taken, done.foreign, done.moved, done.moved_from),
+            (0, 2, 3, Some(1))
+        );
+        assert!(done.ready.is_empty());
+        assert_eq!(rebuilt.index_of("a"), Some(3));
+        assert_eq!(rebuilt.next_index(), 6);
+        let (_, _, ready) = rebuilt
+            .complete_id("a", Outcome::Response(value("{}")))
+            .expect("waiting");
+        assert_eq!(ready.links, 3);
+        written.extend_from_slice(&ready.lines);
+        assert!(intact(&written));
+        let sealed: Vec<String> = links(&written)
+            .iter()
+            .map(|link| {
+                format!(
+                    "{} {} {}",
+                    link.index,
+                    link.tool,
+                    String::from_utf8_lossy(&link.response)
+                )
+            })
+            .collect();
+        assert_eq!(
+            sealed[3..],
+            [
+                "3 Bash {}".to_owned(),
+                r#"4 Read {"toolreplay":{"findings":[{"kind":"argument-violation","message":"tool 'Read' argument '/file_path' path '/etc/x' is outside root '/repo' (paths[0])"}],"outcome":"denied"}}"#.to_owned(),
+                r#"5 Read {"content":"c"}"#.to_owned(),
+            ]
+        );
+        // The other writer's Bash call and the pending one count: a third is over
+        // the budget of 2, and the other writer's WebFetch is a flow's source.
+        let (next, _) = rebuilt.decide(None, "Bash", &value(r#"{"command": "id"}"#));
+        assert_eq!(
+            messages(&scope, &next.findings),
+            [
+                "6 tool 'Bash' is call 3 to this tool, over its budget of 2 (budgets.per_tool)",
+                "6 tool 'Bash' is a sink called after the source 'WebFetch' at index 2 (flow 'web-to-shell')",
+            ]
+        );
+    }
+
+    /// After a policy change the pending calls stay as decided; new calls are
+    /// decided by the new policy, counting the links and the pending calls.
+    #[test]
+    fn a_new_policy_keeps_pending_calls_as_decided() {
+        let scope = scope();
+        let mut live = Live::new(&scope);
+        let (a, _) = live.decide(Some("a"), "Bash", &value(r#"{"command": "ls"}"#));
+        let (b, _) = live.decide(Some("b"), "Bash", &value(r#"{"command": "make"}"#));
+        assert!(a.is_allowed() && b.is_allowed());
+        let saved = live.state();
+        let stricter = Scope::parse(SCOPE.replace(r#""Bash": 2"#, r#""Bash": 1"#).as_bytes())
+            .expect("a valid scope");
+        let (mut rebuilt, done) = reconciled(&stricter, &saved, b"").expect("continued");
+        assert_eq!((done.taken, done.foreign, done.moved), (0, 0, 0));
+        assert_eq!(
+            (rebuilt.index_of("a"), rebuilt.index_of("b")),
+            (Some(0), Some(1))
+        );
+        let (c, _) = rebuilt.decide(None, "Bash", &value(r#"{"command": "id"}"#));
+        assert_eq!(
+            messages(&stricter, &c.findings),
+            ["2 tool 'Bash' is call 3 to this tool, over its budget of 1 (budgets.per_tool)"]
+        );
+    }
+
+    #[test]
+    fn links_that_miss_the_saved_head_are_refused() {
+        let scope = scope();
+        let mut live = Live::new(&scope);
+        let (a, _) = live.decide(None, "Bash", &value(r#"{"command": "ls"}"#));
+        let (_, ready) = live
+            .complete(a.index, Outcome::Response(value("{}")))
+            .expect("waiting");
+        let saved = live.state();
+        assert_eq!(
+            reconciled(&scope, &saved, b"").map(|(_, done)| done),
+            Err(LiveError::NotContinued {
+                sealed: 1,
+                head: saved.head().to_owned()
+            })
+        );
+        let other = foreign(crate::chain::GENESIS, 0, &[("Bash", r#"{"command":"rm"}"#)]);
+        assert!(reconciled(&scope, &saved, &other).is_err());
+        assert!(reconciled(&scope, &saved, &ready.lines).is_ok());
+    }
+
+    /// An outcome that comes after its call was sealed without it is a new record,
+    /// decided as it ran, naming the record it belongs to.
+    #[test]
+    fn an_outcome_after_the_end_of_its_turn_is_late() {
+        let scope = scope();
+        let mut live = Live::new(&scope);
+        let args = value(r#"{"command": "ls"}"#);
+        live.decide(Some("a"), "Bash", &args);
+        let ready = live.end(Some("the turn ended"));
+        assert_eq!(ready.links, 1);
+        assert_eq!(live.take_ended(Some("a"), "Bash", &value("{}")), None);
+        assert_eq!(live.take_ended(Some("b"), "Bash", &args), None);
+        let saved: LiveState =
+            serde_json::from_str(&serde_json::to_string(&live.state()).expect("state"))
+                .expect("state");
+        let mut live = Live::resume(&scope, saved);
+        let of = live.take_ended(Some("a"), "Bash", &args).expect("ended");
+        assert_eq!(live.take_ended(Some("a"), "Bash", &args), None);
+        let (decision, found, ready) = live.record_late(
+            of,
+            "Bash",
+            &args,
+            Outcome::Error(value(r#"{"message": "key AKIAIOSFODNN7EXAMPLE"}"#)),
+        );
+        assert_eq!((decision.index, decision.is_allowed()), (1, true));
+        assert_eq!(
+            messages(&scope, &found),
+            [
+                "1 tool 'Bash' response field '/toolreplay/response/error/message' matches detector 'aws-access-key-id'"
+            ]
+        );
+        let link = &links(&ready.lines)[0];
+        assert_eq!(
+            String::from_utf8_lossy(&link.response),
+            r#"{"toolreplay":{"of":0,"outcome":"late","response":{"error":{"message":"key AKIAIOSFODNN7EXAMPLE"},"is_error":true}}}"#
+        );
+        // Only the last calls ended are remembered.
+        for i in 0..super::ENDED_KEPT + 1 {
+            live.decide(Some(&i.to_string()), "Read", &value("{}"));
+        }
+        live.end(None);
+        assert_eq!(live.take_ended(Some("0"), "Read", &value("{}")), None);
+        assert!(live.take_ended(Some("1"), "Read", &value("{}")).is_some());
     }
 
     /// The same call named twice (two hooks on one event) is decided once.
