@@ -109,11 +109,11 @@ impl ToolRules {
         let placed = context.cwd.is_some() || context.home.is_some();
         (placed && self.commands.iter().any(|(_, rule)| rule.protect.is_some()))
             || self.paths.iter().any(|(_, rule)| {
-            context.cwd.is_some()
-                || context.home.is_some()
-                || (context.project.is_some()
-                    && rule.root.as_ref().is_some_and(|r| !r.starts_with('/')))
-        })
+                context.cwd.is_some()
+                    || context.home.is_some()
+                    || (context.project.is_some()
+                        && rule.root.as_ref().is_some_and(|r| !r.starts_with('/')))
+            })
     }
 }
 
