@@ -567,17 +567,19 @@ fn handle(args: &GuardArgs) -> Result<Answer, Error> {
                     (decision.index, all, ready)
                 }
                 None => {
-                    let id = if changed.is_some() { None } else { id };
+                    // Decided as it ran: a call whose input another hook changed,
+                    // or one whose before-call event never came (flagged so in its
+                    // record); what the decision would have denied is told with
+                    // what the detectors found.
+                    let (id, outcome) = match changed {
+                        Some(_) => (None, outcome),
+                        None => (id, Outcome::Unguarded(Box::new(outcome))),
+                    };
                     let (decision, mut found, ready) =
                         session.live().record(id, tool, input, outcome);
-                    if changed.is_some() {
-                        // Decided as it ran: what the decision would have denied is
-                        // told with what the detectors found.
-                        let mut all = decision.findings;
-                        all.append(&mut found);
-                        found = all;
-                    }
-                    (decision.index, found, ready)
+                    let mut all = decision.findings;
+                    all.append(&mut found);
+                    (decision.index, all, ready)
                 }
             };
             ready.lines.extend_from_slice(&rest.lines);
@@ -595,6 +597,9 @@ fn handle(args: &GuardArgs) -> Result<Answer, Error> {
                     Answer::Json(rewritten(session.live(), kind, index, &found))
                 }
                 None if found.is_empty() => Answer::Nothing,
+                None if waiting.is_none() => {
+                    Answer::Json(unguarded(session.live(), kind, index, &found))
+                }
                 None => Answer::Json(flagged(session.live(), kind, index, &found)),
             };
             (ready, answer)
@@ -772,9 +777,24 @@ fn denial(live: &Live<'_>, index: u64, found: &[Finding]) -> String {
 /// decided, sealed as it ran at `index`, with what the policy and the detectors find
 /// in it.
 fn rewritten(live: &Live<'_>, kind: &str, index: u64, found: &[Finding]) -> String {
-    let mut reason = format!(
+    let reason = format!(
         "toolreplay: another hook changed the input of this call after it was decided; it is sealed as it ran (index {index})"
     );
+    told_as_ran(live, kind, reason, found)
+}
+
+/// The answer flagging a call seen only after it ran (its `PreToolUse` never came),
+/// sealed at `index` as unguarded, with what the policy and the detectors find.
+fn unguarded(live: &Live<'_>, kind: &str, index: u64, found: &[Finding]) -> String {
+    let reason = format!(
+        "toolreplay: this call was seen only after it ran (its PreToolUse never came), so it was decided as it ran and sealed flagged unguarded (index {index})"
+    );
+    told_as_ran(live, kind, reason, found)
+}
+
+/// The answer about a call decided only as it ran: `reason`, then what the policy
+/// and the detectors find.
+fn told_as_ran(live: &Live<'_>, kind: &str, mut reason: String, found: &[Finding]) -> String {
     if !found.is_empty() {
         reason.push_str(": ");
         reason.push_str(&messages(live, found));

@@ -295,14 +295,56 @@ fn a_guarded_session_is_decided_sealed_and_audited_after_the_fact() {
     assert_eq!(resealed.code, 0);
     assert_eq!(resealed.stdout, sealed);
 
-    // The invariant: at each denied record, exactly the findings its denial named;
-    // no call-time finding at an allowed one.
-    let report = dir.run(&["scope", "plain.jsonl", "scope.json"]);
+    // The invariant, on the session as sealed.
+    let (report, denied) = audited_as_decided(&dir, &file, "scope.json");
     assert_snapshot!("scope", report.text());
+    assert_eq!(denied, 3);
+}
+
+/// The invariant of docs/live.md on the live session `file` in `dir`, decided by
+/// `policy`: `verify` says intact (its context file too, when it has one), and
+/// `scope --from sealed` finds at each denied record exactly what its denial named
+/// and no decision finding at a record that was allowed. A late record, and the
+/// record of a call whose input another hook changed (named by the decided call's
+/// record), and an unguarded record (its before-call event never came) are decided
+/// as they ran: the exceptions their flags explain. Gives the
+/// audit and how many records were denied.
+pub(super) fn audited_as_decided(dir: &Dir, file: &str, policy: &str) -> (Run, usize) {
+    let context = file
+        .strip_suffix(".jsonl")
+        .map(|stem| format!("{stem}.context.jsonl"));
+    let files =
+        std::iter::once(file.to_owned()).chain(context.filter(|c| dir.path().join(c).exists()));
+    for sealed in files {
+        assert_eq!(
+            dir.run(&["verify", &sealed]).text(),
+            "exit: 0\n--- stdout\nchain: intact\n--- stderr\n",
+            "{sealed}"
+        );
+    }
+    let report = dir.run(&["scope", "--from", "sealed", file, policy]);
     let found = by_index(&report.stdout);
+    let sealed = String::from_utf8(dir.read(file)).expect("UTF-8");
+    let links: Vec<Value> = sealed
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a link"))
+        .collect();
+    let as_ran: Vec<u64> = links
+        .iter()
+        .filter_map(|link| {
+            let reason = link["response"]["reason"].as_str()?;
+            let (_, index) = reason.split_once(
+                "another hook changed its input before it ran; the call as it ran is index ",
+            )?;
+            index.parse().ok()
+        })
+        .collect();
     let mut denied = 0;
-    for (index, line) in sealed.lines().enumerate() {
-        let link: Value = serde_json::from_str(line).expect("a link");
+    for (index, link) in links.iter().enumerate() {
+        let outcome = link["response"]["toolreplay"]["outcome"].as_str();
+        if matches!(outcome, Some("late" | "unguarded")) || as_ran.contains(&(index as u64)) {
+            continue;
+        }
         let at_call: Vec<(String, String)> = found
             .get(&(index as u64))
             .into_iter()
@@ -310,8 +352,7 @@ fn a_guarded_session_is_decided_sealed_and_audited_after_the_fact() {
             .filter(|(kind, _)| DECISION_KINDS.contains(&kind.as_str()))
             .cloned()
             .collect();
-        let named: Vec<(String, String)> = match link["response"]["toolreplay"]["outcome"].as_str()
-        {
+        let named: Vec<(String, String)> = match outcome {
             Some("denied") => {
                 denied += 1;
                 link["response"]["toolreplay"]["findings"]
@@ -326,9 +367,9 @@ fn a_guarded_session_is_decided_sealed_and_audited_after_the_fact() {
             }
             _ => Vec::new(),
         };
-        assert_eq!(at_call, named, "index {index}");
+        assert_eq!(at_call, named, "{file}: index {index}\n{}", report.text());
     }
-    assert_eq!(denied, 3);
+    (report, denied)
 }
 
 #[test]
@@ -385,6 +426,7 @@ fn eight_guards_at_once_seal_every_call_once_in_index_order() {
     }
     seen.sort_unstable();
     assert_eq!(seen, (0..8).collect::<Vec<_>>());
+    audited_as_decided(&dir, &format!("sessions/{SESSION}.jsonl"), "scope.json");
 }
 
 #[test]
@@ -510,6 +552,7 @@ fn the_sample_policy_guards_a_claude_code_session() {
         );
     }
     assert_snapshot!(text);
+    audited_as_decided(&dir, &format!("s/{SESSION}.jsonl"), "scope.json");
 }
 
 /// The state beside the session is only a shortcut: without it the session is
@@ -564,10 +607,12 @@ fn the_state_is_rebuilt_from_the_file_and_follows_other_writers() {
         dir.run(&["verify", &file]).text(),
         "exit: 0\n--- stdout\nchain: intact\n--- stderr\n"
     );
+    audited_as_decided(&dir, &format!("sessions/{SESSION}.jsonl"), "scope.json");
 }
 
 /// A call the guard sees only once it ran (no `PreToolUse`, say hooks installed
-/// mid-session) is decided then, counted, and sealed with its response.
+/// mid-session) is decided then, counted, and sealed with its response, flagged
+/// unguarded; what the policy would have denied is told to the agent.
 #[test]
 fn a_call_seen_only_after_it_ran_is_sealed_with_its_response() {
     let dir = Dir::new();
@@ -580,17 +625,23 @@ fn a_call_seen_only_after_it_ran_is_sealed_with_its_response() {
         input.clone(),
         json!({"stdout": "uid=0"}),
     ));
-    assert_eq!(run.text(), "exit: 0\n--- stdout\n--- stderr\n");
+    assert_snapshot!(run.text(), @r#"
+    exit: 0
+    --- stdout
+    {"hookSpecificOutput":{"additionalContext":"toolreplay: this call was seen only after it ran (its PreToolUse never came), so it was decided as it ran and sealed flagged unguarded (index 0): tool 'Telnet' is not in the declared scope for agent 'claude-code'","hookEventName":"PostToolUse"}}
+    --- stderr
+    "#);
     let run = guard(post("toolu_8", "Bash", bash("ls"), json!({"stdout": ""})));
     assert_eq!(run.text(), "exit: 0\n--- stdout\n--- stderr\n");
     let records = links(&dir, &["index", "tool", "response"]);
     assert_eq!(
         records,
         [
-            r#"0 "Telnet" {"stdout":"uid=0"}"#,
-            r#"1 "Bash" {"stdout":""}"#
+            r#"0 "Telnet" {"toolreplay":{"outcome":"unguarded","response":{"stdout":"uid=0"}}}"#,
+            r#"1 "Bash" {"toolreplay":{"outcome":"unguarded","response":{"stdout":""}}}"#
         ]
     );
+    audited_as_decided(&dir, &format!("sessions/{SESSION}.jsonl"), "scope.json");
 }
 
 /// A session cut back behind its state refuses the next call; a file sealed by
@@ -656,6 +707,7 @@ fn events_without_a_tool_use_id_are_paired_by_call() {
     );
     let records = links(&dir, &["index", "tool", "response"]);
     assert_eq!(records, [r#"0 "Bash" {}"#, r#"1 "Read" {"stdout":"a"}"#]);
+    audited_as_decided(&dir, &format!("sessions/{SESSION}.jsonl"), "scope.json");
 }
 
 /// A call that never gets its after-call event (rejected at the permission prompt,
@@ -789,6 +841,7 @@ fn a_result_a_record_cannot_hold_is_sealed_unrecordable_and_flagged() {
         pre("toolu_4", "Read", json!({"file_path": "PATH"})).replace("\"PATH\"", r#""\udc00""#);
     text.push_str(&guard(bad_input).text());
     assert_snapshot!(text);
+    audited_as_decided(&dir, &format!("sessions/{SESSION}.jsonl"), "scope.json");
 }
 
 /// A `tool_use_id` reused while its call waits is never taken for another call: the
@@ -829,6 +882,7 @@ fn a_reused_tool_use_id_never_lets_another_call_through_undecided() {
             r#"1 {"file_path":"/home/dev/app/.env"}"#
         ]
     );
+    audited_as_decided(&dir, &format!("sessions/{SESSION}.jsonl"), "scope.json");
 }
 
 /// A `PostToolUse` whose input another hook changed after the decision: the decided
@@ -861,6 +915,7 @@ fn a_call_whose_input_another_hook_changed_is_sealed_as_it_ran_and_flagged() {
     0 {"file_path":"/home/dev/app/a"} {"no_result":true,"reason":"another hook changed its input before it ran; the call as it ran is index 1"}
     1 {"file_path":"/home/dev/app/.env"} {"text":"X=1"}
     "#);
+    audited_as_decided(&dir, &format!("sessions/{SESSION}.jsonl"), "scope.json");
 }
 
 /// The state of the session, to put back as a guard stopped before it saved its own
@@ -976,10 +1031,7 @@ fn a_torn_last_line_is_cut_and_its_call_written_again() {
     let run = guard(pre("toolu_3", "Read", read("/home/dev/app/b")));
     assert_snapshot!(run.text());
     assert_eq!(dir.read(&file)[..whole.len()], whole[..]);
-    assert_eq!(
-        dir.run(&["verify", &file]).text(),
-        "exit: 0\n--- stdout\nchain: intact\n--- stderr\n"
-    );
+    audited_as_decided(&dir, &file, "scope.json");
     // Unparsable, with its LF: still the last line, still torn.
     let grown = dir.read(&file);
     dir.write(&file, [&grown[..], b"{\"args\":{\"x\n"].concat());
@@ -1046,6 +1098,7 @@ fn a_result_after_its_call_was_sealed_without_it_is_flagged_late() {
         dir.run(&["verify", &file]).text(),
         "exit: 0\n--- stdout\nchain: intact\n--- stderr\n"
     );
+    audited_as_decided(&dir, &format!("sessions/{SESSION}.jsonl"), "scope.json");
 }
 
 /// Runs the guard on an event written to its stdin as it reads it: `before`, then
@@ -1128,4 +1181,5 @@ fn a_result_over_the_size_limit_is_sealed_unrecordable() {
         run.text(),
         "exit: 2\n--- stdout\n--- stderr\nerror: malformed hook event: larger than 256 MiB\n"
     );
+    audited_as_decided(&dir, &format!("sessions/{SESSION}.jsonl"), "scope.json");
 }

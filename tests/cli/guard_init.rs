@@ -8,6 +8,7 @@ use std::path::Path;
 use insta::assert_snapshot;
 use serde_json::{Value, json};
 
+use super::guard::audited_as_decided;
 use super::{Dir, ROOT, Run, run_with_stdin};
 
 const POLICY: &str = ".claude/toolreplay-scope.json";
@@ -429,6 +430,8 @@ fn ordinary_session(dir: &Dir) -> String {
         "=== verify\n{}",
         dir.run(&["verify", &sealed]).text()
     ));
+    let (_, denied) = audited_as_decided(dir, &sealed, POLICY);
+    assert_eq!(denied, 2);
     text
 }
 
@@ -532,16 +535,6 @@ fn the_policy_denies_each_dangerous_command_wrapped_or_not() {
     }
     assert_snapshot!("dangerous_plain", plain);
     let sealed = format!(".claude/toolreplay/{}.jsonl", session.id);
-    let audit = dir.run(&["scope", "--from", "sealed", &sealed, POLICY]);
-    let denials = audit
-        .stdout
-        .lines()
-        .filter(|line| line.contains(": argument-violation: "))
-        .count();
-    assert_eq!(
-        denials,
-        DANGEROUS.len() * (WRAPPED.len() + 1),
-        "{}",
-        audit.stdout
-    );
+    let (_, denied) = audited_as_decided(&dir, &sealed, POLICY);
+    assert_eq!(denied, DANGEROUS.len() * (WRAPPED.len() + 1));
 }

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use insta::assert_snapshot;
 use serde_json::{Value, json};
 
-use super::guard::{DECISION_KINDS, SESSION, base, bash, by_index, post, pre, read, turn_event};
+use super::guard::{SESSION, audited_as_decided, base, bash, post, pre, read, turn_event};
 use super::{Dir, Run, run_with_stdin_env};
 
 /// A project guarded as `guard init` sets it up: a relative root, the guard's own
@@ -68,42 +68,11 @@ fn records(dir: &Dir, path: &str) -> String {
         .collect()
 }
 
-/// Checks the live invariant on the session: `verify` says intact for both files,
-/// and `scope --from sealed` finds at each denied record exactly what its denial
-/// named, and no decision finding at an allowed one. Returns the audit's text.
-fn audited_as_decided(dir: &Dir) -> String {
+/// The live invariant on the session (see [`audited_as_decided`]); the audit's
+/// text.
+fn audited(dir: &Dir) -> String {
     let calls = format!("sessions/{SESSION}.jsonl");
-    for file in [calls.clone(), format!("sessions/{SESSION}.context.jsonl")] {
-        assert_eq!(
-            dir.run(&["verify", &file]).text(),
-            "exit: 0\n--- stdout\nchain: intact\n--- stderr\n",
-            "{file}"
-        );
-    }
-    let report = dir.run(&["scope", "--from", "sealed", &calls, "scope.json"]);
-    let found = by_index(&report.stdout);
-    let sealed = String::from_utf8(dir.read(&calls)).expect("UTF-8");
-    for (index, line) in sealed.lines().enumerate() {
-        let link: Value = serde_json::from_str(line).expect("a link");
-        let at_call: Vec<(String, String)> = found
-            .get(&(index as u64))
-            .into_iter()
-            .flatten()
-            .filter(|(kind, _)| DECISION_KINDS.contains(&kind.as_str()))
-            .cloned()
-            .collect();
-        let named: Vec<(String, String)> = link["response"]["toolreplay"]["findings"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|f| {
-                let text = |key: &str| f[key].as_str().expect("a string").to_owned();
-                (text("kind"), text("message"))
-            })
-            .collect();
-        assert_eq!(at_call, named, "index {index}");
-    }
-    report.text()
+    audited_as_decided(dir, &calls, "scope.json").0.text()
 }
 
 /// Claude Code's file tools trim a path and expand `~`; a relative path is read from
@@ -146,7 +115,7 @@ fn paths_are_read_as_claude_code_reads_them() {
     assert_snapshot!("answers", answers);
     let context = records(&dir, &format!("sessions/{SESSION}.context.jsonl"));
     assert_snapshot!("context", context);
-    assert_snapshot!("audit", audited_as_decided(&dir));
+    assert_snapshot!("audit", audited(&dir));
 }
 
 /// Without a known home, a `~` path under a rule with a root cannot be placed, and
@@ -233,7 +202,7 @@ fn prompts_are_checked_and_kept_with_the_answers() {
     assert_snapshot!("prompts_context", context);
     let calls = records(&dir, &format!("sessions/{SESSION}.jsonl"));
     assert_snapshot!("prompts_calls", calls);
-    audited_as_decided(&dir);
+    audited(&dir);
 }
 
 /// A prompt that cannot be checked (the policy cannot be read, the event cannot be

@@ -191,6 +191,11 @@ pub enum Outcome {
         /// How the call ended.
         outcome: Box<Outcome>,
     },
+    /// The call was seen only once it ran: its before-call event never came (a hook
+    /// that timed out or was skipped), so it was decided only as it was recorded:
+    /// `{"toolreplay": {"outcome": "unguarded", "response": R}}`, R the response
+    /// `outcome` gives.
+    Unguarded(Box<Outcome>),
 }
 
 fn toolreplay(members: Vec<(&str, Value)>) -> Value {
@@ -224,6 +229,10 @@ impl Outcome {
             Outcome::Unrecordable { reason } => toolreplay(vec![
                 ("outcome", Value::Str("unrecordable".to_owned())),
                 ("reason", Value::Str(reason)),
+            ]),
+            Outcome::Unguarded(outcome) => toolreplay(vec![
+                ("outcome", Value::Str("unguarded".to_owned())),
+                ("response", outcome.response()),
             ]),
             Outcome::Late { of, outcome } => toolreplay(vec![
                 ("of", Value::Int(of.to_string().into())),
