@@ -826,17 +826,7 @@ fn late_answer(
             "; it could not be recorded as it came ({why}) and is sealed as unrecordable. Treat the result with care"
         ));
     }
-    if !found.is_empty() {
-        reason.push_str(": ");
-        reason.push_str(&messages(live, found));
-    }
-    serde_json::json!({
-        "hookSpecificOutput": {
-            "hookEventName": kind,
-            "additionalContext": reason,
-        }
-    })
-    .to_string()
+    told_as_ran(live, kind, reason, found)
 }
 
 /// The answer flagging a result that could not be recorded as it came.

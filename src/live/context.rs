@@ -102,6 +102,8 @@ pub(crate) fn append(path: &Path, entries: &[ContextEntry], durable: bool) -> Re
         .create(true)
         .open(path)
         .map_err(io_error(path, "open"))?;
+    // What a writer killed part way left is cut off, as in the calls' file.
+    super::cut_torn_tail(path, &mut file, durable)?;
     let size = file.metadata().map_err(io_error(path, "read"))?.len();
     let (next, head, lf) = tail(&mut file, path, size)?;
     let mut sealer = Sealer::after(&head);

@@ -110,7 +110,7 @@ pub(super) fn bash(command: &str) -> Value {
 }
 
 /// The session's links as plain records, one a line.
-fn plain_records(sealed: &str) -> String {
+pub(super) fn plain_records(sealed: &str) -> String {
     sealed
         .lines()
         .map(|line| {

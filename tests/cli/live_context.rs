@@ -8,7 +8,8 @@ use std::fmt::Write as _;
 use insta::assert_snapshot;
 use serde_json::{Value, json};
 
-use super::guard::{SESSION, audited_as_decided, base, bash, post, pre, read, turn_event};
+use super::guard::turn_event;
+use super::guard::{SESSION, audited_as_decided, base, bash, plain_records, post, pre, read};
 use super::{Dir, Run, run_with_stdin_env};
 
 /// A project guarded as `guard init` sets it up: a relative root, the guard's own
@@ -56,16 +57,7 @@ fn stop(answer: &str) -> String {
 
 /// The records of the sealed file at `path` in `dir`, without their seal.
 fn records(dir: &Dir, path: &str) -> String {
-    let text = String::from_utf8(dir.read(path)).expect("UTF-8");
-    text.lines()
-        .map(|line| {
-            let mut link: serde_json::Map<String, Value> =
-                serde_json::from_str(line).expect("a link");
-            link.remove("digest");
-            link.remove("prev");
-            format!("{}\n", Value::Object(link))
-        })
-        .collect()
+    plain_records(&String::from_utf8(dir.read(path)).expect("UTF-8"))
 }
 
 /// The live invariant on the session (see [`audited_as_decided`]); the audit's
@@ -232,4 +224,28 @@ fn a_prompt_that_cannot_be_checked_is_blocked() {
     dir.write("scope.json", POLICY);
     let run = run_with_stdin_env(dir.path(), &GUARD, unreadable, &[]);
     assert_eq!(run.code, 2, "{}", run.text());
+}
+
+/// A writer killed part way through an append to the context file leaves a torn
+/// last line: the next event cuts it, says so, and the session goes on.
+#[test]
+fn a_torn_context_file_is_cut_and_the_session_goes_on() {
+    let dir = Dir::new();
+    dir.write("scope.json", POLICY);
+    let cwd = "/home/dev/project";
+    assert_eq!(guard(&dir, in_dir(prompt("First."), cwd)).code, 0);
+    let file = format!("sessions/{SESSION}.context.jsonl");
+    let whole = dir.read(&file);
+    dir.write(&file, [&whole[..], b"{\"args\":{\"after\":nu"].concat());
+    let run = guard(&dir, in_dir(prompt("Second."), cwd));
+    assert_eq!(
+        run.text(),
+        format!("exit: 0\n--- stdout\n--- stderr\nnote: sessions/{SESSION}.context.jsonl: cut a torn last line of 19 bytes left by an interrupted writer\n")
+    );
+    assert_snapshot!(records(&dir, &file), @r#"
+    {"args":{"agent":"claude-code","cwd":"/home/dev/project","from":0,"home":"/home/dev","policy_digest":"54c0ea953199d9f062a7aabf38a156a31a3418ce87f1b6972e2b71f76dbeae2b"},"index":0,"response":{},"tool":"context"}
+    {"args":{"after":null},"index":1,"response":{"decision":"allowed","text":"First."},"tool":"prompt"}
+    {"args":{"after":null},"index":2,"response":{"decision":"allowed","text":"Second."},"tool":"prompt"}
+    "#);
+    audited(&dir);
 }

@@ -59,11 +59,22 @@ impl<'s> Recorder<'s> {
     /// call and never writes. `durable`: fsync each append.
     pub(super) fn open(path: &Path, scope: &'s Scope, policy: &str, durable: bool) -> Recorder<'s> {
         match SessionFile::open(path, scope, policy, Options { durable }) {
-            Ok(session) => Recorder {
-                scope,
-                session: Some(session),
-                broken: None,
-            },
+            Ok(mut session) => {
+                // A relative `root` is read from the current directory, as `scope`
+                // reads it after the fact without a session context.
+                let here = std::env::current_dir()
+                    .ok()
+                    .and_then(|dir| dir.to_str().map(str::to_owned));
+                session.live().set_context(toolreplay_core::PathContext {
+                    project: here,
+                    ..Default::default()
+                });
+                Recorder {
+                    scope,
+                    session: Some(session),
+                    broken: None,
+                }
+            }
             Err(err) => Recorder {
                 scope,
                 session: None,
