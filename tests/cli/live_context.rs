@@ -240,7 +240,9 @@ fn a_torn_context_file_is_cut_and_the_session_goes_on() {
     let run = guard(&dir, in_dir(prompt("Second."), cwd));
     assert_eq!(
         run.text(),
-        format!("exit: 0\n--- stdout\n--- stderr\nnote: sessions/{SESSION}.context.jsonl: cut a torn last line of 19 bytes left by an interrupted writer\n")
+        format!(
+            "exit: 0\n--- stdout\n--- stderr\nnote: sessions/{SESSION}.context.jsonl: cut a torn last line of 19 bytes left by an interrupted writer\n"
+        )
     );
     assert_snapshot!(records(&dir, &file), @r#"
     {"args":{"agent":"claude-code","cwd":"/home/dev/project","from":0,"home":"/home/dev","policy_digest":"54c0ea953199d9f062a7aabf38a156a31a3418ce87f1b6972e2b71f76dbeae2b"},"index":0,"response":{},"tool":"context"}

@@ -48,17 +48,46 @@ const MAX_SHOWN: usize = 80;
 #[derive(Debug)]
 pub(crate) struct Pattern {
     text: String,
-    program: GlobMatcher,
-    words: Vec<Option<GlobMatcher>>,
+    program: WordGlob,
+    words: Vec<Option<WordGlob>>,
 }
 
-fn word_glob(text: &str) -> Result<GlobMatcher, String> {
-    GlobBuilder::new(text)
-        .literal_separator(false)
-        .backslash_escape(true)
-        .build()
-        .map(|glob| glob.compile_matcher())
-        .map_err(|err| err.kind().to_string().lines().collect::<Vec<_>>().join(" "))
+/// The glob of one word: a literal word is compared as it is; a glob is checked
+/// when the policy is read and compiled when a command first reaches it, so that a
+/// process judging one call (a guard's hook event) compiles only what it uses.
+#[derive(Debug)]
+enum WordGlob {
+    Literal(String),
+    Glob {
+        glob: globset::Glob,
+        matcher: std::sync::OnceLock<GlobMatcher>,
+    },
+}
+
+impl WordGlob {
+    fn new(text: &str) -> Result<WordGlob, String> {
+        if !text.contains(['*', '?', '[', ']', '{', '}', '\\']) {
+            return Ok(WordGlob::Literal(text.to_owned()));
+        }
+        GlobBuilder::new(text)
+            .literal_separator(false)
+            .backslash_escape(true)
+            .build()
+            .map(|glob| WordGlob::Glob {
+                glob,
+                matcher: std::sync::OnceLock::new(),
+            })
+            .map_err(|err| err.kind().to_string().lines().collect::<Vec<_>>().join(" "))
+    }
+
+    fn is_match(&self, word: &str) -> bool {
+        match self {
+            WordGlob::Literal(text) => text == word,
+            WordGlob::Glob { glob, matcher } => matcher
+                .get_or_init(|| glob.compile_matcher())
+                .is_match(word),
+        }
+    }
 }
 
 impl Pattern {
@@ -70,13 +99,13 @@ impl Pattern {
             .ok_or_else(|| "a pattern names a program".to_owned())?;
         Ok(Pattern {
             text: text.to_owned(),
-            program: word_glob(program)?,
+            program: WordGlob::new(program)?,
             words: words
                 .map(|w| {
                     if w == "**" {
                         Ok(None)
                     } else {
-                        word_glob(w).map(Some)
+                        WordGlob::new(w).map(Some)
                     }
                 })
                 .collect::<Result<_, _>>()?,

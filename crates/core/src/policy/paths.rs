@@ -98,12 +98,24 @@ pub(crate) enum PathVerdict {
     NotAllowed(String),
 }
 
-/// A compiled list of globs, with their text for messages.
+/// A compiled list of globs, with their text for messages. Each glob is checked when
+/// the list is made; the automaton matching them together is built then for a long
+/// list, and when it is first used for a short one, so that a process judging one
+/// call (a guard's hook event) builds only the lists of that call's tool.
 #[derive(Debug)]
 pub(crate) struct Globs {
-    set: GlobSet,
+    globs: Vec<Glob>,
+    /// `Err`: the list could not be built; it then matches every path (deny) and
+    /// allows none (allow): fail closed.
+    set: std::sync::OnceLock<Result<GlobSet, String>>,
     texts: Vec<String>,
 }
+
+/// The most globs with wildcards in a list built when it is first used.
+const LAZY_WILDCARD_GLOBS: usize = 64;
+
+/// What a list that cannot be built names as the glob a path matches.
+const UNBUILT: &str = "<a glob list that could not be built>";
 
 impl Globs {
     /// Compiles `globs`: `*` and `?` never match `/`, `**` matches any number of
@@ -118,29 +130,56 @@ impl Globs {
         globs: &[String],
         case_insensitive: bool,
     ) -> Result<Globs, (usize, String)> {
-        let mut builder = GlobSetBuilder::new();
-        for (i, text) in globs.iter().enumerate() {
-            builder.add(glob(text, case_insensitive).map_err(|message| (i, message))?);
-        }
-        let set = builder
-            .build()
-            .map_err(|err| (0, one_line(&err.to_string())))?;
-        Ok(Globs {
-            set,
+        let parsed = globs
+            .iter()
+            .enumerate()
+            .map(|(i, text)| glob(text, case_insensitive).map_err(|message| (i, message)))
+            .collect::<Result<Vec<Glob>, _>>()?;
+        let list = Globs {
+            globs: parsed,
+            set: std::sync::OnceLock::new(),
             texts: globs.to_vec(),
+        };
+        if globs.iter().filter(|g| has_wildcards(g)).count() > LAZY_WILDCARD_GLOBS {
+            // A long list is built now, so that one too large is an error of the
+            // policy.
+            if let Err(err) = list.built() {
+                return Err((0, err.clone()));
+            }
+        }
+        Ok(list)
+    }
+
+    fn built(&self) -> &Result<GlobSet, String> {
+        self.set.get_or_init(|| {
+            let mut builder = GlobSetBuilder::new();
+            for glob in &self.globs {
+                builder.add(glob.clone());
+            }
+            builder.build().map_err(|err| one_line(&err.to_string()))
         })
     }
 
-    /// The first glob (in the order given) that matches `path`.
+    /// Whether the list could not be built (it then allows nothing).
+    pub(crate) fn broken(&self) -> bool {
+        !self.texts.is_empty() && self.built().is_err()
+    }
+
+    /// The first glob (in the order given) that matches `path`; every path matches
+    /// a list that could not be built.
     pub(crate) fn first_match(&self, path: &str) -> Option<&str> {
-        // Most paths match no glob, and telling so is cheaper than listing matches.
-        if self.texts.is_empty() || !self.set.is_match(path) {
+        if self.texts.is_empty() {
             return None;
         }
-        self.set
-            .matches(path)
-            .first()
-            .map(|&i| self.texts[i].as_str())
+        let set = match self.built() {
+            Ok(set) => set,
+            Err(_) => return Some(UNBUILT),
+        };
+        // Most paths match no glob, and telling so is cheaper than listing matches.
+        if !set.is_match(path) {
+            return None;
+        }
+        set.matches(path).first().map(|&i| self.texts[i].as_str())
     }
 }
 
@@ -488,7 +527,9 @@ impl PathRule {
             return PathVerdict::Denied(path, glob.to_owned());
         }
         match &self.allow {
-            Some(allow) if allow.first_match(&path).is_none() => PathVerdict::NotAllowed(path),
+            Some(allow) if allow.broken() || allow.first_match(&path).is_none() => {
+                PathVerdict::NotAllowed(path)
+            }
             _ => PathVerdict::Allowed,
         }
     }
