@@ -40,11 +40,18 @@ fn build(inputs: &GraphInputs, diagnostics: &mut dyn Write) -> Result<(Graph, Tr
         Some(path) => read_roles(path)?,
         None => Roles::builtin(),
     };
-    let scope: Option<Scope> = match &inputs.scope {
-        Some(path) => Some(input::read_scope(path)?.scope),
+    let scope = match &inputs.scope {
+        Some(path) => Some((input::read_scope(path)?, path)),
         None => None,
     };
-    let transcript = read_transcript(&inputs.file, inputs.from, diagnostics)?;
+    let mut transcript = read_transcript(&inputs.file, inputs.from, diagnostics)?;
+    if let Some((input::ScopeFile { digest, .. }, path)) = &scope {
+        // Path rules read paths where a live session's calls ran.
+        let sealed = transcript.chain.is_some() || inputs.from.is_some_and(Options::may_be_sealed);
+        let judged = (path.as_path(), digest.as_str());
+        transcript.contexts = input::session_contexts(&inputs.file, sealed, judged, diagnostics)?;
+    }
+    let scope: Option<Scope> = scope.map(|(file, _)| file.scope);
     let graph = build_graph(&transcript, &roles, scope.as_ref()).map_err(|err| Error::Invalid {
         path: input::display(&inputs.file),
         message: err.to_string(),

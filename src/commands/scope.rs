@@ -3,13 +3,11 @@
 use std::io::Write;
 use std::path::Path;
 
-use toolreplay_core::read_context_file;
-use toolreplay_core::{Contexts, PathContext, Scope, Threads, quote_name};
+use toolreplay_core::{Scope, Threads, quote_name};
 
 use super::many::{self, Audited};
 use crate::error::Error;
 use crate::input::{self, ImportOptions, Transcript};
-use crate::live::context::context_path;
 use crate::printer::{Printer, Status};
 use crate::render;
 use crate::settings::{Inputs, Reporting};
@@ -38,71 +36,6 @@ pub(super) fn run(
     )
 }
 
-/// Where the calls of the sealed session at `path` ran, from its context file
-/// `S.context.jsonl` when it has one (a live session's), so that path rules read
-/// paths as the live decisions did; otherwise the current directory as the start
-/// that relative roots are read from. Said on `told`, with a policy other than the
-/// one the session was decided by.
-fn session_contexts(
-    path: &Path,
-    from: Option<ImportOptions>,
-    (scope_path, digest): (&Path, &str),
-    told: &mut dyn Write,
-) -> Result<Contexts, Error> {
-    let here = std::env::current_dir()
-        .ok()
-        .and_then(|dir| dir.to_str().map(str::to_owned));
-    let mut contexts = Contexts::default();
-    let sealed = from.is_some_and(|from| {
-        from.source
-            .format()
-            .is_none_or(|format| format.name() == "sealed")
-    });
-    let file = context_path(path);
-    if !sealed || input::is_stdin(path) || !file.is_file() {
-        contexts.push(
-            0,
-            PathContext {
-                project: here,
-                ..PathContext::default()
-            },
-        );
-        return Ok(contexts);
-    }
-    let reader = input::open(&file)?;
-    let read = read_context_file(reader).map_err(|err| match Error::reading(&file, err) {
-        Error::Input {
-            path,
-            line,
-            message,
-        } => Error::Input {
-            path,
-            line,
-            message: format!("not a session's context file: {message}"),
-        },
-        other => other,
-    })?;
-    let name = input::display(path);
-    let _ = writeln!(
-        told,
-        "note: {name}: paths are read where the session's calls ran, as {} records",
-        input::display(&file)
-    );
-    if let Some(other) = read
-        .records
-        .iter()
-        .map(|record| record.policy_digest.as_str())
-        .find(|decided| *decided != digest)
-    {
-        let _ = writeln!(
-            told,
-            "note: {name}: the session was decided by another policy (sha256 {other}) than {} (sha256 {digest})",
-            input::display(scope_path)
-        );
-    }
-    Ok(read.contexts)
-}
-
 /// The scope audit of the transcript at `path` against `scope` (read from
 /// `scope_path`; imported as `from` says, its notes to `told`), reported to `printer`
 /// with the baseline applied.
@@ -115,7 +48,8 @@ fn audit_one(
     told: &mut dyn Write,
 ) -> Result<Audited, Error> {
     let mut transcript = Transcript::open(path, from, told)?;
-    let contexts = session_contexts(path, from, (scope_path, digest), told)?;
+    let sealed = from.is_some_and(ImportOptions::may_be_sealed);
+    let contexts = input::session_contexts(path, sealed, (scope_path, digest), told)?;
     let mut report = scope
         .audit_in(transcript.reader(), threads, &contexts)
         .map_err(|err| transcript.reading_error(err))?;

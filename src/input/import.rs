@@ -23,6 +23,16 @@ pub(crate) struct ImportOptions {
     pub strict: bool,
 }
 
+impl ImportOptions {
+    /// Whether the input may be read as a sealed transcript: `--from sealed`, or
+    /// `--from auto`, which recognises one.
+    pub(crate) fn may_be_sealed(self) -> bool {
+        self.source
+            .format()
+            .is_none_or(|format| format.name() == "sealed")
+    }
+}
+
 /// An imported transcript.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ImportedTranscript {

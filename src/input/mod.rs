@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 use toolreplay_core::Findings;
 use toolreplay_core::Scope;
+use toolreplay_core::{Contexts, PathContext, read_context_file};
 
 use crate::error::Error;
 use progress::{Meter, Progress};
@@ -268,4 +269,65 @@ fn looks_like(path: &Path) -> Option<&'static str> {
     toolreplay_core::import_log(&bytes, toolreplay_core::ImportSource::Auto)
         .ok()
         .map(|imported| imported.format.name())
+}
+
+/// Where the calls of the session at `path` (when `sealed`: read as a sealed
+/// transcript) ran, from its context file
+/// `S.context.jsonl` when it has one (a live session's), so that path rules read
+/// paths as the live decisions did; otherwise the current directory as the start
+/// that relative roots are read from. Said on `told`, with a policy other than the
+/// one the session was decided by.
+pub(crate) fn session_contexts(
+    path: &Path,
+    sealed: bool,
+    (scope_path, digest): (&Path, &str),
+    told: &mut dyn Write,
+) -> Result<Contexts, Error> {
+    let here = std::env::current_dir()
+        .ok()
+        .and_then(|dir| dir.to_str().map(str::to_owned));
+    let mut contexts = Contexts::default();
+    let file = crate::live::context::context_path(path);
+    if !sealed || is_stdin(path) || !file.is_file() {
+        contexts.push(
+            0,
+            PathContext {
+                project: here,
+                ..PathContext::default()
+            },
+        );
+        return Ok(contexts);
+    }
+    let reader = open(&file)?;
+    let read = read_context_file(reader).map_err(|err| match Error::reading(&file, err) {
+        Error::Input {
+            path,
+            line,
+            message,
+        } => Error::Input {
+            path,
+            line,
+            message: format!("not a session's context file: {message}"),
+        },
+        other => other,
+    })?;
+    let name = display(path);
+    let _ = writeln!(
+        told,
+        "note: {name}: paths are read where the session's calls ran, as {} records",
+        display(&file)
+    );
+    if let Some(other) = read
+        .records
+        .iter()
+        .map(|record| record.policy_digest.as_str())
+        .find(|decided| *decided != digest)
+    {
+        let _ = writeln!(
+            told,
+            "note: {name}: the session was decided by another policy (sha256 {other}) than {} (sha256 {digest})",
+            display(scope_path)
+        );
+    }
+    Ok(read.contexts)
 }

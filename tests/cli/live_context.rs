@@ -108,6 +108,14 @@ fn paths_are_read_as_claude_code_reads_them() {
     let context = records(&dir, &format!("sessions/{SESSION}.context.jsonl"));
     assert_snapshot!("context", context);
     assert_snapshot!("audit", audited(&dir));
+    // The evidence graph finds the same, reading the same context.
+    let calls = format!("sessions/{SESSION}.jsonl");
+    let graph = dir.run(&["graph", &calls, "--scope", "scope.json", "--format", "json"]);
+    let graph: Value = serde_json::from_str(&graph.stdout).expect("a graph");
+    assert_eq!(
+        graph["summary"]["findings_by_kind"],
+        json!({"argument-violation": 9})
+    );
 }
 
 /// Without a known home, a `~` path under a rule with a root cannot be placed, and

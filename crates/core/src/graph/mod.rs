@@ -25,6 +25,7 @@ use std::io::BufRead;
 use serde::Serialize;
 
 use crate::chain::{Verdict, Verifier};
+use crate::context::Contexts;
 use crate::finding::{Finding, FindingKind, finding_message};
 use crate::json::{self, Value};
 use crate::policy::paths::{Normalised, inside, normalise};
@@ -63,6 +64,9 @@ pub struct Transcript {
     pub records: Vec<CallRecord>,
     /// The chain's verdict, when the input is a sealed transcript.
     pub chain: Option<Verdict>,
+    /// Where the calls ran, when known (a live session's context file): the scope
+    /// findings are then those of [`Scope::audit_in`].
+    pub contexts: Contexts,
 }
 
 /// Reads a transcript or a sealed transcript whole, told apart by its first
@@ -112,6 +116,7 @@ pub fn read(reader: impl BufRead) -> Result<Transcript, ReadError> {
     Ok(Transcript {
         records,
         chain: sealed.map(Verifier::finish),
+        contexts: Contexts::default(),
     })
 }
 
@@ -493,7 +498,7 @@ pub fn build(
     for record in records {
         walk.record(record, roles);
     }
-    let audited = audit(records, &walk.in_force, scope)?;
+    let audited = audit(records, &walk.in_force, scope, &transcript.contexts)?;
     let (findings_by_kind, findings_by_tool) =
         note_findings(&audited, &mut walk.edges, &mut walk.calls);
     informs(records, &walk.artifacts, &mut walk.edges)?;
@@ -699,6 +704,7 @@ fn audit(
     records: &[CallRecord],
     in_force: &BTreeMap<String, Role>,
     scope: Option<&Scope>,
+    contexts: &Contexts,
 ) -> Result<Audited, GraphError> {
     let mutating: Vec<String> = in_force
         .iter()
@@ -722,6 +728,7 @@ fn audit(
     let mut agent = String::new();
     if let Some(scope) = scope {
         let mut audit = ScopeAudit::new(scope);
+        audit.contexts = Some(contexts).filter(|c| !c.is_empty());
         for record in records {
             let checked = scope.check_call(&record.tool, &record.args, &record.response);
             audit.observe(record.line, &record.tool, checked);
@@ -906,6 +913,7 @@ mod tests {
             &Transcript {
                 records,
                 chain: None,
+                contexts: crate::context::Contexts::default(),
             },
             &Roles::builtin(),
             None,

@@ -268,7 +268,7 @@ pub(crate) struct ScopeAudit<'s> {
     /// Room for the name of a tool with findings.
     tool: String,
     /// Where the calls ran, when known.
-    contexts: Option<&'s Contexts>,
+    pub(crate) contexts: Option<&'s Contexts>,
 }
 
 impl<'s> ScopeAudit<'s> {
