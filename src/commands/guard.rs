@@ -40,7 +40,7 @@ use std::ffi::OsString;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use toolreplay_core::{ANSWER_TOOL, PROMPT_TOOL, SensitiveResponse, context_after};
+use toolreplay_core::{ANSWER_TOOL, ContextRecord, PROMPT_TOOL, SensitiveResponse, context_after};
 use toolreplay_core::{Finding, finding_message};
 use toolreplay_core::{Live, LiveOutcome as Outcome, Ready};
 use toolreplay_core::{Value, decode_json_document, json_member as member, parse_json};
@@ -48,7 +48,6 @@ use toolreplay_core::{Value, decode_json_document, json_member as member, parse_
 use crate::args::{GuardAction, GuardArgs};
 use crate::error::Error;
 use crate::input::{self, ScopeFile};
-use crate::live::context::LastContext;
 use crate::live::{Options, SessionFile};
 use crate::printer::{Printer, Status};
 
@@ -619,15 +618,14 @@ fn handle(args: &GuardArgs) -> Result<Answer, Error> {
 
 /// The context the calls of `event` are made in: Claude Code's `cwd`, the home of
 /// the user the hook runs as, and the policy's digest.
-fn context_of(event: &Event, digest: &str) -> Result<LastContext, Error> {
-    Ok(LastContext {
+fn context_of(event: &Event, digest: &str) -> Result<ContextRecord, Error> {
+    Ok(ContextRecord {
         agent: "claude-code".to_owned(),
         cwd: event.string("cwd")?.map(str::to_owned),
         home: std::env::var("HOME")
             .ok()
             .filter(|home| home.starts_with('/')),
         policy_digest: digest.to_owned(),
-        project: None,
     })
 }
 

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 use toolreplay_core::Findings;
 use toolreplay_core::Scope;
-use toolreplay_core::{Contexts, PathContext, read_context_file};
+use toolreplay_core::{ContextFile, Contexts, PathContext, read_context_file};
 
 use crate::error::Error;
 use progress::{Meter, Progress};
@@ -298,19 +298,7 @@ pub(crate) fn session_contexts(
         );
         return Ok(contexts);
     }
-    let reader = open(&file)?;
-    let read = read_context_file(reader).map_err(|err| match Error::reading(&file, err) {
-        Error::Input {
-            path,
-            line,
-            message,
-        } => Error::Input {
-            path,
-            line,
-            message: format!("not a session's context file: {message}"),
-        },
-        other => other,
-    })?;
+    let read = read_context(&file)?;
     let name = display(path);
     let _ = writeln!(
         told,
@@ -330,4 +318,21 @@ pub(crate) fn session_contexts(
         );
     }
     Ok(read.contexts)
+}
+
+/// Reads the live session's context file at `path` (see the core's
+/// `read_context_file`); a record of another shape is an input error.
+pub(crate) fn read_context(path: &Path) -> Result<ContextFile, Error> {
+    read_context_file(open(path)?).map_err(|err| match Error::reading(path, err) {
+        Error::Input {
+            path,
+            line,
+            message,
+        } => Error::Input {
+            path,
+            line,
+            message: format!("not a session's context file: {message}"),
+        },
+        other => other,
+    })
 }

@@ -3,12 +3,12 @@
 //! sealed link per record, flushed like the calls' file.
 
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use toolreplay_core::{ContextRecord, GENESIS, Sealer, UnsealedLink, Value};
-use toolreplay_core::{encode_canonical, parse_link, read_context_file};
+use toolreplay_core::{encode_canonical, parse_link};
 
 use crate::error::Error;
 
@@ -25,25 +25,12 @@ pub(crate) fn context_path(path: &Path) -> PathBuf {
 
 /// The last context a session recorded, kept in its state so that an event tells
 /// whether its context changed without reading the context file.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct LastContext {
-    pub agent: String,
-    pub cwd: Option<String>,
-    pub home: Option<String>,
-    pub policy_digest: String,
+    #[serde(flatten)]
+    pub record: ContextRecord,
     /// The directory the session started in: the first context's `cwd`.
     pub project: Option<String>,
-}
-
-impl LastContext {
-    fn record(&self) -> ContextRecord {
-        ContextRecord {
-            agent: self.agent.clone(),
-            cwd: self.cwd.clone(),
-            home: self.home.clone(),
-            policy_digest: self.policy_digest.clone(),
-        }
-    }
 }
 
 fn io_error(path: &Path, what: &str) -> impl FnOnce(std::io::Error) -> Error {
@@ -54,27 +41,15 @@ fn io_error(path: &Path, what: &str) -> impl FnOnce(std::io::Error) -> Error {
 /// The last context recorded in the context file at `path` (none when it is missing
 /// or holds none), read whole: only when the state does not say.
 pub(crate) fn last_context(path: &Path) -> Result<Option<LastContext>, Error> {
-    let file = match File::open(path) {
-        Ok(file) => file,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(err) => return Err(io_error(path, "read")(err)),
-    };
-    let read = read_context_file(std::io::BufReader::new(file)).map_err(|err| match err {
-        toolreplay_core::ReadError::Io(source) => io_error(path, "read")(source),
-        toolreplay_core::ReadError::Input(err) => Error::Input {
-            path: crate::input::display(path),
-            line: err.line,
-            message: format!("not a session's context file: {}", err.message),
-        },
-    })?;
+    if !path.exists() {
+        return Ok(None);
+    }
+    let mut read = crate::input::read_context(path)?;
     let project = read.records.first().and_then(|r| r.cwd.clone());
-    Ok(read.records.last().map(|last| LastContext {
-        agent: last.agent.clone(),
-        cwd: last.cwd.clone(),
-        home: last.home.clone(),
-        policy_digest: last.policy_digest.clone(),
-        project,
-    }))
+    Ok(read
+        .records
+        .pop()
+        .map(|record| LastContext { record, project }))
 }
 
 /// One record of a context file: its tool, arguments and response.
@@ -84,7 +59,7 @@ pub(crate) type ContextEntry = (&'static str, Value, Value);
 pub(crate) fn context_entry(context: &LastContext, from: u64) -> ContextEntry {
     (
         toolreplay_core::CONTEXT_TOOL,
-        context.record().args(from),
+        context.record.args(from),
         Value::object([]),
     )
 }
@@ -138,37 +113,10 @@ fn tail(file: &mut File, path: &Path, size: u64) -> Result<(u64, String, bool), 
     if size == 0 {
         return Ok((0, GENESIS.to_owned(), false));
     }
-    // The last line: read backwards in blocks to the LF before it.
-    let mut end = size;
-    let mut last_byte = [0u8];
-    file.seek(SeekFrom::Start(size - 1))
-        .and_then(|_| file.read_exact(&mut last_byte))
-        .map_err(io_error(path, "read"))?;
-    let lf = last_byte[0] != b'\n';
+    let (_, mut line) = super::last_line(file, size).map_err(io_error(path, "read"))?;
+    let lf = line.last() != Some(&b'\n');
     if !lf {
-        end -= 1;
-    }
-    let mut line: Vec<u8> = Vec::new();
-    let mut at = end;
-    while at > 0 {
-        let take = at.min(1 << 16);
-        let mut block = vec![0u8; take as usize];
-        file.seek(SeekFrom::Start(at - take))
-            .and_then(|_| file.read_exact(&mut block))
-            .map_err(io_error(path, "read"))?;
-        match block.iter().rposition(|&b| b == b'\n') {
-            Some(i) => {
-                block.drain(..=i);
-                block.extend_from_slice(&line);
-                line = block;
-                break;
-            }
-            None => {
-                block.extend_from_slice(&line);
-                line = block;
-                at -= take;
-            }
-        }
+        line.pop();
     }
     let text = std::str::from_utf8(&line).ok();
     let link = text.and_then(|text| parse_link(1, text).ok());

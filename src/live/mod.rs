@@ -40,8 +40,8 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
-use toolreplay_core::Scope;
 use toolreplay_core::{BrokenField, GENESIS, Verdict, Verifier};
+use toolreplay_core::{ContextRecord, Scope};
 use toolreplay_core::{Links, ReadError, line_text, parse_link};
 use toolreplay_core::{Live, LiveError, LiveState, Ready, Reconcile};
 
@@ -184,26 +184,28 @@ impl<'s> SessionFile<'s> {
         Ok(session)
     }
 
-    /// Records that the calls decided from now on are made in `context` (its
-    /// `project` is filled in here): a `context` record is appended to the context
-    /// file when it differs from the last one, and the engine reads paths so.
-    pub(crate) fn enter(&mut self, mut context: context::LastContext) -> Result<(), Error> {
+    /// Records that the calls decided from now on are made where `record` says: a
+    /// `context` record is appended to the context file when it differs from the
+    /// last one, and the engine reads paths so (a relative root from the directory
+    /// the session started in, the first context's `cwd`).
+    pub(crate) fn enter(&mut self, record: ContextRecord) -> Result<(), Error> {
         let file = context::context_path(&self.path);
         if self.context.is_none() {
             self.context = context::last_context(&file)?;
         }
-        context.project = match &self.context {
+        let project = match &self.context {
             Some(last) => last.project.clone(),
-            None => context.cwd.clone(),
+            None => record.cwd.clone(),
         };
+        let context = context::LastContext { record, project };
         if self.context.as_ref() != Some(&context) {
             let from = self.live.next_index();
             let entry = context::context_entry(&context, from);
             context::append(&file, &[entry], self.options.durable)?;
         }
         self.live.set_context(toolreplay_core::PathContext {
-            cwd: context.cwd.clone(),
-            home: context.home.clone(),
+            cwd: context.record.cwd.clone(),
+            home: context.record.home.clone(),
             project: context.project.clone(),
         });
         self.context = Some(context);
@@ -385,6 +387,23 @@ pub(crate) fn torn_tail(file: &mut File) -> io::Result<Option<(u64, u64)>> {
     if size == 0 {
         return Ok(None);
     }
+    let (start, line) = last_line(file, size)?;
+    let bytes = line.strip_suffix(b"\n").unwrap_or(&line);
+    let number = if start == 0 { 1 } else { 2 };
+    const START: &[u8] = b"{\"args\":";
+    let begun = bytes.starts_with(START) || START.starts_with(bytes) || bytes.contains(&0);
+    let torn = begun
+        && match line_text(number, bytes) {
+            Ok(None) => false,
+            Ok(Some(text)) => parse_link(number, text).is_err(),
+            Err(_) => true,
+        };
+    Ok(torn.then_some((start, size - start)))
+}
+
+/// The last line of the file of `size` bytes (more than none): where it starts, and
+/// its bytes, with its LF when it has one; read backwards from the end.
+pub(crate) fn last_line(file: &mut File, size: u64) -> io::Result<(u64, Vec<u8>)> {
     // The last line starts after the last LF before the file's last byte.
     let mut start = 0;
     let mut pos = size - 1;
@@ -402,17 +421,7 @@ pub(crate) fn torn_tail(file: &mut File) -> io::Result<Option<(u64, u64)>> {
     let mut line = Vec::new();
     file.seek(SeekFrom::Start(start))?;
     Read::by_ref(file).read_to_end(&mut line)?;
-    let bytes = line.strip_suffix(b"\n").unwrap_or(&line);
-    let number = if start == 0 { 1 } else { 2 };
-    const START: &[u8] = b"{\"args\":";
-    let begun = bytes.starts_with(START) || START.starts_with(bytes) || bytes.contains(&0);
-    let torn = begun
-        && match line_text(number, bytes) {
-            Ok(None) => false,
-            Ok(Some(text)) => parse_link(number, text).is_err(),
-            Err(_) => true,
-        };
-    Ok(torn.then_some((start, size - start)))
+    Ok((start, line))
 }
 
 /// Cuts a torn last line ([`torn_tail`]) off the file at `path`, and says so on

@@ -74,7 +74,7 @@ impl Contexts {
 }
 
 /// What a `context` record says.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ContextRecord {
     /// The agent whose hooks ran the session (`claude-code`).
     pub agent: String,

@@ -728,9 +728,10 @@ fn audit(
     let mut agent = String::new();
     if let Some(scope) = scope {
         let mut audit = ScopeAudit::new(scope);
-        audit.contexts = Some(contexts).filter(|c| !c.is_empty());
         for record in records {
-            let checked = scope.check_call(&record.tool, &record.args, &record.response);
+            let context = contexts.at(record.index);
+            let checked =
+                scope.check_call_in(&record.tool, (&record.args, context), &record.response);
             audit.observe(record.line, &record.tool, checked);
         }
         let report = audit.finish();

@@ -169,25 +169,17 @@ impl Policy {
         self.arguments_by(self.tools.get(tool), tool, args, context)
     }
 
-    /// Whether the argument checks of `tool` may differ in `context` from those
-    /// without one.
-    pub(crate) fn depends_on(&self, tool: &str, context: &PathContext) -> bool {
-        self.tools
-            .get(tool)
-            .is_some_and(|rules| rules.depends_on(context))
-    }
-
-    /// [`Policy::check_arguments`] and [`Policy::check_response`] of one call, its
+    /// [`Policy::check_arguments_in`] and [`Policy::check_response`] of one call, its
     /// tool's rules looked up once.
     pub(crate) fn check_call(
         &self,
         tool: &str,
-        args: &[u8],
+        (args, context): (&[u8], &PathContext),
         response: &[u8],
     ) -> (Vec<ArgumentViolation>, Vec<SensitiveResponse>) {
         let rules = self.tools.get(tool);
         (
-            self.arguments_by(rules, tool, args, &PathContext::default()),
+            self.arguments_by(rules, tool, args, context),
             self.response_by(rules, response),
         )
     }

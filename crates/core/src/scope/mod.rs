@@ -16,7 +16,7 @@ use crate::context::Contexts;
 use crate::finding::{ArgumentViolation, Finding, FindingKind, Findings, SensitiveResponse};
 use crate::fingerprint::call_canonical;
 use crate::json::{self, ParseError, Value};
-use crate::policy::{self, Policy};
+use crate::policy::{self, PathContext, Policy};
 
 /// A declared scope: an agent, the tools it may call, and the policy rules of the
 /// scope file, if it has any.
@@ -192,8 +192,19 @@ impl Scope {
     /// need no other call: its arguments against the rules of its tool, and its
     /// response against the detectors.
     pub fn check_call(&self, tool: &str, args: &[u8], response: &[u8]) -> CheckedCall {
+        self.check_call_in(tool, (args, &PathContext::default()), response)
+    }
+
+    /// [`Scope::check_call`] of a call made where `context` says (see
+    /// [`Policy::check_arguments_in`]).
+    pub fn check_call_in(
+        &self,
+        tool: &str,
+        (args, context): (&[u8], &PathContext),
+        response: &[u8],
+    ) -> CheckedCall {
         let (arguments, response) = match &self.policy {
-            Some(policy) => policy.check_call(tool, args, response),
+            Some(policy) => policy.check_call(tool, (args, context), response),
             None => (Vec::new(), Vec::new()),
         };
         CheckedCall {
@@ -242,11 +253,16 @@ impl Scope {
         contexts: &Contexts,
     ) -> Result<ScopeReport, crate::transcript::ReadError> {
         let mut audit = ScopeAudit::new(self);
-        audit.contexts = Some(contexts).filter(|c| !c.is_empty());
         crate::transcript::for_each_record(
             reader,
             threads,
-            |record| self.check_call(record.tool, record.args, record.response),
+            |record| {
+                // The index as written is the record's place, or the record is an
+                // error when it is placed.
+                let index = record.index.parse().unwrap_or(u64::MAX);
+                let context = contexts.at(index);
+                self.check_call_in(record.tool, (record.args, context), record.response)
+            },
             |line, _, tool, checked| {
                 audit.observe(line, tool, checked);
                 Ok::<(), std::convert::Infallible>(())
@@ -267,8 +283,6 @@ pub(crate) struct ScopeAudit<'s> {
     findings: Findings,
     /// Room for the name of a tool with findings.
     tool: String,
-    /// Where the calls ran, when known.
-    pub(crate) contexts: Option<&'s Contexts>,
 }
 
 impl<'s> ScopeAudit<'s> {
@@ -278,22 +292,13 @@ impl<'s> ScopeAudit<'s> {
             session: Session::new(scope),
             findings: Findings::new(),
             tool: String::new(),
-            contexts: None,
         }
     }
 
     /// Takes the next record, found on the 1-based physical line `line`, a call to
     /// `tool` checked alone as `checked` says: its findings are those of the call's
     /// decision, then those of its response.
-    pub(crate) fn observe(&mut self, line: u64, tool: &str, mut checked: CheckedCall) {
-        let scope = self.session.scope();
-        if let (Some(contexts), Some(policy)) = (self.contexts, &scope.policy) {
-            // Checked ahead without a context: again where the call ran.
-            let context = contexts.at(self.session.next_index());
-            if policy.depends_on(tool, context) {
-                checked.arguments = policy.check_arguments_in(tool, &checked.args, context);
-            }
-        }
+    pub(crate) fn observe(&mut self, line: u64, tool: &str, checked: CheckedCall) {
         let (index, mut found) = self.session.decide_checked(tool, checked.arguments);
         found.extend(
             checked
