@@ -199,6 +199,34 @@ pub(crate) enum CommandVerdict {
 
 type Step = Result<(), CommandVerdict>;
 
+/// Where the walk of a command is: how many levels of parsing again and unwrapping
+/// (`depth`) and of nesting (`nest`) it is down, and the top-level simple command it
+/// is within (shown), if it is not at the top.
+#[derive(Debug, Clone, Copy)]
+struct At<'w> {
+    depth: usize,
+    nest: usize,
+    within: Option<&'w str>,
+}
+
+impl At<'_> {
+    /// One level of parsing again or unwrapping further down.
+    fn deeper(self) -> Self {
+        At {
+            depth: self.depth + 1,
+            ..self
+        }
+    }
+
+    /// One level of nesting further down.
+    fn nested(self) -> Self {
+        At {
+            nest: self.nest + 1,
+            ..self
+        }
+    }
+}
+
 /// A word after analysis: its text after quote removal (an expansion kept as
 /// written), whether it is known before the command runs, its text as a path (with
 /// `~` for `$HOME`), and the programs and words its expansions hold.
@@ -563,7 +591,12 @@ impl CommandRule {
             cwd: absolute(cwd),
             options: options(),
         };
-        match judge.program(command, 0, None) {
+        let top = At {
+            depth: 0,
+            nest: 0,
+            within: None,
+        };
+        match judge.program(command, top) {
             Ok(()) => CommandVerdict::Allowed,
             Err(verdict) => verdict,
         }
@@ -575,10 +608,9 @@ impl Judge<'_> {
         !self.rule.deny.is_empty() || self.rule.allow.is_some()
     }
 
-    /// Judges the program `text`, at `depth`, within the top-level simple command
-    /// `within` (shown) if it is not itself at the top.
-    fn program(&mut self, text: &str, depth: usize, within: Option<&str>) -> Step {
-        if depth > MAX_DEPTH {
+    /// Judges the program `text`, where the walk is `at` (its nesting counted anew).
+    fn program(&mut self, text: &str, at: At<'_>) -> Step {
+        if at.depth > MAX_DEPTH {
             return Err(CommandVerdict::TooDeep(MAX_DEPTH));
         }
         if text.len() > MAX_COMMAND_BYTES {
@@ -594,194 +626,152 @@ impl Judge<'_> {
         }
         let program = parse_program(text).map_err(CommandVerdict::Unparseable)?;
         for complete in &program.complete_commands {
-            self.list(complete, depth, 0, within)?;
+            self.list(complete, At { nest: 0, ..at })?;
         }
         Ok(())
     }
 
-    fn list(
-        &mut self,
-        list: &ast::CompoundList,
-        depth: usize,
-        nest: usize,
-        within: Option<&str>,
-    ) -> Step {
-        if nest > MAX_NESTING {
+    fn list(&mut self, list: &ast::CompoundList, at: At<'_>) -> Step {
+        if at.nest > MAX_NESTING {
             return Err(CommandVerdict::TooDeep(MAX_NESTING));
         }
         for ast::CompoundListItem(and_or, _) in &list.0 {
-            self.pipeline(&and_or.first, depth, nest, within)?;
+            self.pipeline(&and_or.first, at)?;
             for next in &and_or.additional {
                 let (ast::AndOr::And(pipeline) | ast::AndOr::Or(pipeline)) = next;
-                self.pipeline(pipeline, depth, nest, within)?;
+                self.pipeline(pipeline, at)?;
             }
         }
         Ok(())
     }
 
-    fn pipeline(
-        &mut self,
-        pipeline: &ast::Pipeline,
-        depth: usize,
-        nest: usize,
-        within: Option<&str>,
-    ) -> Step {
+    fn pipeline(&mut self, pipeline: &ast::Pipeline, at: At<'_>) -> Step {
         for command in &pipeline.seq {
-            self.command(command, depth, nest, within)?;
+            self.command(command, at)?;
         }
         Ok(())
     }
 
-    fn command(
-        &mut self,
-        command: &ast::Command,
-        depth: usize,
-        nest: usize,
-        within: Option<&str>,
-    ) -> Step {
+    fn command(&mut self, command: &ast::Command, at: At<'_>) -> Step {
         match command {
-            ast::Command::Simple(simple) => self.simple(simple, depth, nest, within),
+            ast::Command::Simple(simple) => self.simple(simple, at),
             ast::Command::Compound(compound, redirects) => {
-                self.compound(compound, depth, nest + 1, within)?;
-                self.redirects(redirects.as_ref(), depth, nest, within)
+                self.compound(compound, at.nested())?;
+                self.redirects(redirects.as_ref(), at)
             }
             ast::Command::Function(function) => {
                 let ast::FunctionBody(body, redirects) = &function.body;
-                self.compound(body, depth, nest + 1, within)?;
-                self.redirects(redirects.as_ref(), depth, nest, within)
+                self.compound(body, at.nested())?;
+                self.redirects(redirects.as_ref(), at)
             }
             ast::Command::ExtendedTest(test, redirects) => {
-                self.test(&test.expr, depth, nest + 1, within)?;
-                self.redirects(redirects.as_ref(), depth, nest, within)
+                self.test(&test.expr, at.nested())?;
+                self.redirects(redirects.as_ref(), at)
             }
         }
     }
 
-    fn test(
-        &mut self,
-        expr: &ast::ExtendedTestExpr,
-        depth: usize,
-        nest: usize,
-        within: Option<&str>,
-    ) -> Step {
-        if nest > MAX_NESTING {
+    fn test(&mut self, expr: &ast::ExtendedTestExpr, at: At<'_>) -> Step {
+        if at.nest > MAX_NESTING {
             return Err(CommandVerdict::TooDeep(MAX_NESTING));
         }
         match expr {
             ast::ExtendedTestExpr::And(a, b) | ast::ExtendedTestExpr::Or(a, b) => {
-                self.test(a, depth, nest + 1, within)?;
-                self.test(b, depth, nest + 1, within)
+                self.test(a, at.nested())?;
+                self.test(b, at.nested())
             }
             ast::ExtendedTestExpr::Not(a) | ast::ExtendedTestExpr::Parenthesized(a) => {
-                self.test(a, depth, nest + 1, within)
+                self.test(a, at.nested())
             }
-            ast::ExtendedTestExpr::UnaryTest(_, w) => self.expansions_of(&w.value, depth, within),
+            ast::ExtendedTestExpr::UnaryTest(_, w) => self.expansions_of(&w.value, at),
             ast::ExtendedTestExpr::BinaryTest(_, a, b) => {
-                self.expansions_of(&a.value, depth, within)?;
-                self.expansions_of(&b.value, depth, within)
+                self.expansions_of(&a.value, at)?;
+                self.expansions_of(&b.value, at)
             }
         }
     }
 
-    fn compound(
-        &mut self,
-        compound: &ast::CompoundCommand,
-        depth: usize,
-        nest: usize,
-        within: Option<&str>,
-    ) -> Step {
+    fn compound(&mut self, compound: &ast::CompoundCommand, at: At<'_>) -> Step {
         use ast::CompoundCommand as C;
         match compound {
-            C::Arithmetic(arithmetic) => self.words_of(&arithmetic.expr.value, depth, within),
+            C::Arithmetic(arithmetic) => self.words_of(&arithmetic.expr.value, at),
             C::ArithmeticForClause(clause) => {
                 for expr in [&clause.initializer, &clause.condition, &clause.updater]
                     .into_iter()
                     .flatten()
                 {
-                    self.words_of(&expr.value, depth, within)?;
+                    self.words_of(&expr.value, at)?;
                 }
-                self.list(&clause.body.list, depth, nest, within)
+                self.list(&clause.body.list, at)
             }
-            C::BraceGroup(group) => self.list(&group.list, depth, nest, within),
-            C::Subshell(subshell) => self.list(&subshell.list, depth, nest, within),
+            C::BraceGroup(group) => self.list(&group.list, at),
+            C::Subshell(subshell) => self.list(&subshell.list, at),
             C::ForClause(clause) => {
                 for value in clause.values.iter().flatten() {
-                    self.expansions_of(&value.value, depth, within)?;
+                    self.expansions_of(&value.value, at)?;
                 }
-                self.list(&clause.body.list, depth, nest, within)
+                self.list(&clause.body.list, at)
             }
             C::CaseClause(clause) => {
-                self.expansions_of(&clause.value.value, depth, within)?;
+                self.expansions_of(&clause.value.value, at)?;
                 for item in &clause.cases {
                     for pattern in &item.patterns {
-                        self.expansions_of(&pattern.value, depth, within)?;
+                        self.expansions_of(&pattern.value, at)?;
                     }
                     if let Some(list) = &item.cmd {
-                        self.list(list, depth, nest, within)?;
+                        self.list(list, at)?;
                     }
                 }
                 Ok(())
             }
             C::IfClause(clause) => {
-                self.list(&clause.condition, depth, nest, within)?;
-                self.list(&clause.then, depth, nest, within)?;
+                self.list(&clause.condition, at)?;
+                self.list(&clause.then, at)?;
                 for other in clause.elses.iter().flatten() {
                     if let Some(condition) = &other.condition {
-                        self.list(condition, depth, nest, within)?;
+                        self.list(condition, at)?;
                     }
-                    self.list(&other.body, depth, nest, within)?;
+                    self.list(&other.body, at)?;
                 }
                 Ok(())
             }
             C::WhileClause(clause) | C::UntilClause(clause) => {
-                self.list(&clause.0, depth, nest, within)?;
-                self.list(&clause.1.list, depth, nest, within)
+                self.list(&clause.0, at)?;
+                self.list(&clause.1.list, at)
             }
-            C::Coprocess(coprocess) => self.command(&coprocess.body, depth, nest + 1, within),
+            C::Coprocess(coprocess) => self.command(&coprocess.body, at.nested()),
         }
     }
 
-    fn redirects(
-        &mut self,
-        redirects: Option<&ast::RedirectList>,
-        depth: usize,
-        nest: usize,
-        within: Option<&str>,
-    ) -> Step {
+    fn redirects(&mut self, redirects: Option<&ast::RedirectList>, at: At<'_>) -> Step {
         for redirect in redirects.iter().flat_map(|list| list.0.iter()) {
-            self.redirect(redirect, depth, nest, within)?;
+            self.redirect(redirect, at)?;
         }
         Ok(())
     }
 
     /// Judges a redirection: its target as a protected path, and the programs in
     /// its words.
-    fn redirect(
-        &mut self,
-        redirect: &ast::IoRedirect,
-        depth: usize,
-        nest: usize,
-        within: Option<&str>,
-    ) -> Step {
+    fn redirect(&mut self, redirect: &ast::IoRedirect, at: At<'_>) -> Step {
         match redirect {
             ast::IoRedirect::File(_, _, target) => match target {
                 ast::IoFileRedirectTarget::Filename(word)
                 | ast::IoFileRedirectTarget::Duplicate(word) => {
                     let analysed = self.analyse(&word.value)?;
                     self.protect(&analysed.path)?;
-                    self.expansions(&analysed, depth, within)
+                    self.expansions(&analysed, at)
                 }
                 ast::IoFileRedirectTarget::Fd(_) => Ok(()),
                 ast::IoFileRedirectTarget::ProcessSubstitution(_, subshell) => {
-                    self.list(&subshell.list, depth, nest + 1, within)
+                    self.list(&subshell.list, at.nested())
                 }
             },
             ast::IoRedirect::OutputAndError(word, _) => {
                 let analysed = self.analyse(&word.value)?;
                 self.protect(&analysed.path)?;
-                self.expansions(&analysed, depth, within)
+                self.expansions(&analysed, at)
             }
-            ast::IoRedirect::HereString(_, word) => self.expansions_of(&word.value, depth, within),
+            ast::IoRedirect::HereString(_, word) => self.expansions_of(&word.value, at),
             ast::IoRedirect::HereDocument(_, doc) => {
                 if !doc.requires_expansion {
                     return Ok(());
@@ -793,7 +783,7 @@ impl Judge<'_> {
                 .map_err(CommandVerdict::Unparseable)?;
                 let mut analysed = Analysed::default();
                 collect(&doc.doc.value, &pieces, true, &mut analysed);
-                self.expansions(&analysed, depth, within)
+                self.expansions(&analysed, at)
             }
         }
     }
@@ -813,41 +803,35 @@ impl Judge<'_> {
     }
 
     /// Judges the programs in the expansions of the word `text`.
-    fn expansions_of(&mut self, text: &str, depth: usize, within: Option<&str>) -> Step {
+    fn expansions_of(&mut self, text: &str, at: At<'_>) -> Step {
         let analysed = self.analyse(text)?;
-        self.expansions(&analysed, depth, within)
+        self.expansions(&analysed, at)
     }
 
     /// Judges the programs in the expansions of `text` read as the inside of an
     /// arithmetic expression or a parameter expansion, when it may hold any.
-    fn words_of(&mut self, text: &str, depth: usize, within: Option<&str>) -> Step {
+    fn words_of(&mut self, text: &str, at: At<'_>) -> Step {
         if text.contains(['$', '`', '<', '>']) {
-            self.expansions_of(text, depth + 1, within)?;
+            self.expansions_of(text, at.deeper())?;
         }
         Ok(())
     }
 
     /// Judges the programs in the expansions of an analysed word.
-    fn expansions(&mut self, analysed: &Analysed, depth: usize, within: Option<&str>) -> Step {
+    fn expansions(&mut self, analysed: &Analysed, at: At<'_>) -> Step {
         for script in &analysed.scripts {
-            self.program(script, depth + 1, within)?;
+            self.program(script, at.deeper())?;
         }
         for inner in &analysed.words {
-            if depth + 1 > MAX_DEPTH {
+            if at.depth + 1 > MAX_DEPTH {
                 return Err(CommandVerdict::TooDeep(MAX_DEPTH));
             }
-            self.words_of(inner, depth + 1, within)?;
+            self.words_of(inner, at.deeper())?;
         }
         Ok(())
     }
 
-    fn simple(
-        &mut self,
-        simple: &ast::SimpleCommand,
-        depth: usize,
-        nest: usize,
-        within: Option<&str>,
-    ) -> Step {
+    fn simple(&mut self, simple: &ast::SimpleCommand, at: At<'_>) -> Step {
         let mut words = Vec::new();
         let mut redirects = Vec::new();
         let mut substitutions = Vec::new();
@@ -859,7 +843,7 @@ impl Judge<'_> {
                 | ast::CommandPrefixOrSuffixItem::AssignmentWord(_, word) => {
                     let analysed = self.analyse(&word.value)?;
                     self.protect(&analysed.path)?;
-                    self.expansions(&analysed, depth, within)?;
+                    self.expansions(&analysed, at)?;
                 }
                 ast::CommandPrefixOrSuffixItem::ProcessSubstitution(_, subshell) => {
                     substitutions.push(subshell);
@@ -893,31 +877,41 @@ impl Judge<'_> {
             }
         }
         let shown_here = (!words.is_empty()).then(|| shown(&words));
-        let top = within.or(shown_here.as_deref());
-        self.judge(&words, depth, top, within.is_some())?;
+        let inner = at.within.is_some();
+        let at = At {
+            within: at.within.or(shown_here.as_deref()),
+            ..at
+        };
+        self.judge(&words, at, inner)?;
         for redirect in redirects {
-            self.redirect(redirect, depth, nest, top)?;
+            self.redirect(redirect, at)?;
         }
         for word in &words {
-            self.expansions(word, depth, top)?;
+            self.expansions(word, at)?;
         }
         for subshell in substitutions {
-            self.list(&subshell.list, depth + 1, nest + 1, top)?;
+            self.list(&subshell.list, at.deeper().nested())?;
         }
         Ok(())
     }
 
-    /// Judges the simple command of `words`, at `depth`, within the top-level
-    /// command `top` (shown, the command itself when it is at the top; `inner` tells
-    /// it is not), then what it runs if it is a wrapper.
-    fn judge(&mut self, words: &[Analysed], depth: usize, top: Option<&str>, inner: bool) -> Step {
-        if depth > MAX_DEPTH {
+    /// Judges the simple command of `words`, where the walk is `at` (its `within`
+    /// the top-level command, the command itself when it is at the top; `inner`
+    /// tells it is not), then what it runs if it is a wrapper.
+    fn judge(&mut self, words: &[Analysed], at: At<'_>, inner: bool) -> Step {
+        if at.depth > MAX_DEPTH {
             return Err(CommandVerdict::TooDeep(MAX_DEPTH));
         }
         let Some((program, args)) = words.split_first() else {
             return Ok(());
         };
-        let within = || if inner { top.map(str::to_owned) } else { None };
+        let within = || {
+            if inner {
+                at.within.map(str::to_owned)
+            } else {
+                None
+            }
+        };
         if self.patterns() {
             if !program.known() {
                 return Err(CommandVerdict::Unknown(shown(words)));
@@ -953,7 +947,7 @@ impl Judge<'_> {
                         .map(|a| a.text.as_str())
                         .collect::<Vec<_>>()
                         .join(" ");
-                    return self.program(&text, depth + 1, top);
+                    return self.program(&text, at.deeper());
                 }
                 if self.patterns() {
                     return Err(CommandVerdict::Unknown(shown(words)));
@@ -966,8 +960,8 @@ impl Judge<'_> {
         }
         match unwrap(name, args) {
             None => Ok(()),
-            Some(Inner::Words(at)) => self.judge(&args[at..], depth + 1, top, true),
-            Some(Inner::Script(at)) => self.program(&args[at].text, depth + 1, top),
+            Some(Inner::Words(from)) => self.judge(&args[from..], at.deeper(), true),
+            Some(Inner::Script(from)) => self.program(&args[from].text, at.deeper()),
             Some(Inner::Unknown) if self.patterns() => Err(CommandVerdict::Unknown(shown(words))),
             Some(Inner::Unknown) => Ok(()),
         }
