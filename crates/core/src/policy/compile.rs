@@ -127,24 +127,17 @@ impl Policy {
             Ok(Some(scanners.len() - 1))
         };
 
-        let default_scanner = match get(fields, "response_detectors") {
-            Some(value) => {
-                let chosen = detector_list(&catalog, value, "response_detectors")
-                    .map_err(field_error("response_detectors"))?;
-                scanner_for(chosen, "response_detectors")
-                    .map_err(field_error("response_detectors"))?
-            }
-            None => None,
+        // The scanner of a top-level list of detectors, if it is given.
+        let mut top_scanner = |field: &str| -> std::result::Result<Option<usize>, PolicyError> {
+            let Some(value) = get(fields, field) else {
+                return Ok(None);
+            };
+            detector_list(&catalog, value, field)
+                .and_then(|chosen| scanner_for(chosen, field))
+                .map_err(field_error(field))
         };
-
-        let prompt_scanner = match get(fields, "prompt_detectors") {
-            Some(value) => {
-                let chosen = detector_list(&catalog, value, "prompt_detectors")
-                    .map_err(field_error("prompt_detectors"))?;
-                scanner_for(chosen, "prompt_detectors").map_err(field_error("prompt_detectors"))?
-            }
-            None => None,
-        };
+        let default_scanner = top_scanner("response_detectors")?;
+        let prompt_scanner = top_scanner("prompt_detectors")?;
 
         let budgets = match get(fields, "budgets") {
             Some(value) => budgets(value).map_err(field_error("budgets"))?,
