@@ -557,22 +557,22 @@ fn handle(args: &GuardArgs) -> Result<Answer, Error> {
                     let (found, ready) = session.live().complete(index, outcome)?;
                     (index, found, ready)
                 }
-                None if let Some(of) = late => {
-                    // Decided as it ran, as a call whose input was changed is.
-                    let (decision, mut found, ready) =
-                        session.live().record_late(of, tool, input, outcome);
-                    let mut all = decision.findings;
-                    all.append(&mut found);
-                    (decision.index, all, ready)
-                }
                 None => {
-                    // Decided as it ran: a call whose input another hook changed,
-                    // or one whose before-call event never came (flagged so in its
-                    // record); what the decision would have denied is told with
-                    // what the detectors found.
-                    let (id, outcome) = match changed {
-                        Some(_) => (None, outcome),
-                        None => (id, Outcome::Unguarded(Box::new(outcome))),
+                    // Decided as it ran, and flagged so in its record: a late
+                    // result, a call whose input another hook changed (the decided
+                    // call names it), or one whose before-call event never came; what
+                    // the decision would have denied is told with what the detectors
+                    // found.
+                    let (id, outcome) = match (late, changed) {
+                        (Some(of), _) => (
+                            None,
+                            Outcome::Late {
+                                of,
+                                outcome: Box::new(outcome),
+                            },
+                        ),
+                        (None, Some(_)) => (None, outcome),
+                        (None, None) => (id, Outcome::Unguarded(Box::new(outcome))),
                     };
                     let (decision, mut found, ready) =
                         session.live().record(id, tool, input, outcome);

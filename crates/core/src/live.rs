@@ -14,7 +14,7 @@
 //!   scope's response detectors on it.
 //! - [`Live::end`] gives every call still waiting for its outcome `{"no_result":
 //!   true}`; [`Live::take_ended`] finds such a call when its outcome comes later,
-//!   and [`Live::record_late`] seals that outcome as a late record.
+//!   and [`Live::record`] seals that outcome as a late record ([`Outcome::Late`]).
 //! - [`Reconcile`] rebuilds a session from the links of its transcript and carries
 //!   over the calls a saved state had pending, so that what only the state holds
 //!   (decisions and responses not sealed yet) is never thrown away.
@@ -600,36 +600,13 @@ impl<'s> Live<'s> {
     /// The index of the call named `id` (or unnamed), to `tool` with `args`, that
     /// [`Live::end`] sealed without its result, among the last [`ENDED_KEPT`]; it is
     /// forgotten then, so its outcome is taken once. An outcome of such a call is
-    /// recorded with [`Live::record_late`].
+    /// recorded with [`Live::record`] as [`Outcome::Late`].
     pub fn take_ended(&mut self, id: Option<&str>, tool: &str, args: &Value) -> Option<u64> {
         let args = canonical_args(args);
         let at = self.ended.iter().rposition(|call| {
             call.id.as_deref() == id && call.tool == tool && call.args.as_bytes() == args
         })?;
         Some(self.ended.remove(at).index)
-    }
-
-    /// Records the outcome of the call at index `of`, which came after that call
-    /// was sealed without it: a new record, decided now as it ran and counted as
-    /// every call is, whose response is [`Outcome::Late`]. Returns the decision (its
-    /// findings are not a denial: the call ran), the findings of the response
-    /// detectors and the lines made ready.
-    pub fn record_late(
-        &mut self,
-        of: u64,
-        tool: &str,
-        args: &Value,
-        outcome: Outcome,
-    ) -> (Decision, Vec<Finding>, Ready) {
-        let outcome = Outcome::Late {
-            of,
-            outcome: Box::new(outcome),
-        };
-        let decision = self.reserve(None, tool, args, false);
-        let (found, ready) = self
-            .complete(decision.index, outcome)
-            .unwrap_or_else(|_| (Vec::new(), Ready::default()));
-        (decision, found, ready)
     }
 
     /// Counts a call already decided, to `tool` with the canonical `args`, for the
@@ -1348,12 +1325,13 @@ mod tests {
         let mut live = Live::resume(&scope, saved);
         let of = live.take_ended(Some("a"), "Bash", &args).expect("ended");
         assert_eq!(live.take_ended(Some("a"), "Bash", &args), None);
-        let (decision, found, ready) = live.record_late(
+        let late = Outcome::Late {
             of,
-            "Bash",
-            &args,
-            Outcome::Error(value(r#"{"message": "key AKIAIOSFODNN7EXAMPLE"}"#)),
-        );
+            outcome: Box::new(Outcome::Error(value(
+                r#"{"message": "key AKIAIOSFODNN7EXAMPLE"}"#,
+            ))),
+        };
+        let (decision, found, ready) = live.record(None, "Bash", &args, late);
         assert_eq!((decision.index, decision.is_allowed()), (1, true));
         assert_eq!(
             messages(&scope, &found),
