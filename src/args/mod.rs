@@ -445,6 +445,14 @@ pub(crate) enum GraphFormat {
     Dot,
 }
 
+/// The coding agent whose hook events the guard answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub(crate) enum Agent {
+    /// Claude Code (.claude/settings.json hooks).
+    #[default]
+    ClaudeCode,
+}
+
 /// The arguments of `graph` and `report` that name their inputs.
 #[derive(Debug, clap::Args)]
 pub(crate) struct GraphInputs {
@@ -467,6 +475,13 @@ pub(crate) struct GuardArgs {
     /// Set up or check the guard of a project instead of answering an event.
     #[command(subcommand)]
     pub action: Option<GuardAction>,
+    /// The agent whose hook events these are.
+    #[arg(long, value_name = "AGENT", default_value = "claude-code")]
+    pub agent: Agent,
+    /// The event the hook entry runs on, for agents whose events do not name
+    /// themselves (Copilot CLI).
+    #[arg(long, value_name = "EVENT")]
+    pub event: Option<String>,
     /// The scope file the calls are decided by (docs/policy.md).
     #[arg(
         long,
