@@ -451,6 +451,14 @@ pub(crate) enum Agent {
     /// Claude Code (.claude/settings.json hooks).
     #[default]
     ClaudeCode,
+    /// OpenAI Codex CLI (.codex/hooks.json).
+    Codex,
+    /// Gemini CLI (.gemini/settings.json hooks).
+    Gemini,
+    /// Cursor (.cursor/hooks.json, version 1).
+    Cursor,
+    /// GitHub Copilot CLI (.github/hooks/*.json); needs --event.
+    Copilot,
 }
 
 /// The arguments of `graph` and `report` that name their inputs.

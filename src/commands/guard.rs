@@ -128,6 +128,7 @@ fn decide(args: &GuardArgs, event: &Event) -> Result<Answer, Error> {
     };
     let mut session = SessionFile::open(&path, &scope, &digest, options)?;
     session.enter(context_of(event, &digest))?;
+    session.live().set_subagent(event.subagent.clone());
     let (ready, answer) = match (&event.call, event.kind) {
         (Some(call), Kind::Before) => {
             let (decision, ready) =
@@ -179,6 +180,11 @@ fn after(session: &mut SessionFile, event: &Event, call: &Call) -> Result<(Ready
         },
         None => (live.index_of_call(tool, input), None),
     };
+    if event.denied && waiting.is_none() && changed.is_none() {
+        // The failure of a call denied before it ran, which is sealed so if this
+        // guard denied it: it never ran, and is no call of its own.
+        return Ok((Ready::default(), Answer::Nothing));
+    }
     // The outcome of a call sealed without it at the end of a turn is late.
     let late = match waiting {
         Some(_) => None,
@@ -320,10 +326,16 @@ fn turn_end(args: &GuardArgs, event: &Event, path: &Path, policy: &Path) -> Resu
             if detectors.is_empty() {
                 response.push(("decision", Value::Str("allowed".to_owned())));
             } else {
-                response.push(("decision", Value::Str("blocked".to_owned())));
+                // An agent whose hooks cannot block a prompt sends it on: the
+                // record says it was only flagged.
+                let blocks = event.agent.blocks_prompts();
+                let decision = if blocks { "blocked" } else { "flagged" };
+                response.push(("decision", Value::Str(decision.to_owned())));
                 let names = detectors.iter().cloned().map(Value::Str).collect();
                 response.push(("detectors", Value::Array(names)));
-                answer = Answer::BlockPrompt(blocked_prompt(&detectors));
+                if blocks {
+                    answer = Answer::BlockPrompt(blocked_prompt(&detectors));
+                }
             }
             response.push(("text", Value::Str(text.to_owned())));
             (PROMPT_TOOL, Value::object(response))

@@ -135,6 +135,9 @@ struct Pending {
     /// The canonical response, once the call is complete.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     response: Option<String>,
+    /// The subagent that made the call, when one did: its response says so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    subagent: Option<String>,
 }
 
 /// A call still waiting for its outcome, as [`Live::waiting`] lists it.
@@ -243,6 +246,19 @@ impl Outcome {
     }
 }
 
+/// `response` (an object) with the member `"subagent": name` when a subagent made
+/// the call; a member of that name the response had is replaced.
+fn marked(response: Value, subagent: Option<&str>) -> Value {
+    match (response, subagent) {
+        (Value::Object(mut members), Some(name)) => {
+            members.retain(|(key, _)| key != "subagent");
+            members.push(("subagent".to_owned(), Value::Str(name.to_owned())));
+            Value::Object(members)
+        }
+        (response, _) => response,
+    }
+}
+
 /// The response of a call the policy denied before it ran:
 /// `{"toolreplay": {"findings": [{"kind": K, "message": M}, ...], "outcome":
 /// "denied"}}`, the findings of the decision in its order, each message as reports
@@ -318,6 +334,8 @@ pub struct Live<'s> {
     sealed: u64,
     pending: Vec<Pending>,
     ended: Vec<Ended>,
+    /// The subagent making the calls decided now.
+    subagent: Option<String>,
 }
 
 impl<'s> Live<'s> {
@@ -342,6 +360,7 @@ impl<'s> Live<'s> {
             sealed,
             pending,
             ended,
+            subagent: None,
         }
     }
 
@@ -360,6 +379,13 @@ impl<'s> Live<'s> {
     /// nothing is known until this is said, and it is not part of the state.
     pub fn set_context(&mut self, context: crate::policy::PathContext) {
         self.session.set_context(context);
+    }
+
+    /// The subagent that makes the calls decided from now on, `None` for the main
+    /// agent: their records' responses get a member `"subagent": ID`, as import
+    /// marks a subagent's calls. Not part of the state: each call keeps its own.
+    pub fn set_subagent(&mut self, subagent: Option<String>) {
+        self.subagent = subagent;
     }
 
     /// The scope calls are decided against.
@@ -486,9 +512,10 @@ impl<'s> Live<'s> {
             Some(_) => b"{}".to_vec(),
             None => canonical::encode(args),
         };
+        let subagent = self.subagent.clone();
         let response = (deny && !decision.is_allowed()).then(|| {
             let denied = denied_response(&decision.findings, &self.scope().agent);
-            ascii(canonical::encode(&denied))
+            ascii(canonical::encode(&marked(denied, subagent.as_deref())))
         });
         self.pending.push(Pending {
             index: decision.index,
@@ -496,6 +523,7 @@ impl<'s> Live<'s> {
             tool: tool.to_owned(),
             args: ascii(args),
             response,
+            subagent,
         });
         decision
     }
@@ -529,6 +557,7 @@ impl<'s> Live<'s> {
                 ("reason", Value::Str(reason.into())),
             ]);
         }
+        let response = marked(response, self.pending[at].subagent.as_deref());
         self.pending[at].response = Some(ascii(canonical::encode(&response)));
         Ok((found, self.seal_ready()))
     }
@@ -580,10 +609,17 @@ impl<'s> Live<'s> {
         if let Some(reason) = reason {
             response.push(("reason", Value::Str(reason.to_owned())));
         }
-        let response = ascii(canonical::encode(&Value::object(response)));
+        let response = Value::object(response);
+        let plain = ascii(canonical::encode(&response));
         for call in &mut self.pending {
             if call.response.is_none() {
-                call.response = Some(response.clone());
+                call.response = Some(match &call.subagent {
+                    None => plain.clone(),
+                    Some(name) => {
+                        let marked = marked(response.clone(), Some(name));
+                        ascii(canonical::encode(&marked))
+                    }
+                });
                 self.ended.push(Ended {
                     index: call.index,
                     id: call.id.clone(),

@@ -65,6 +65,9 @@ pub(super) struct Event {
     pub subagent: Option<String>,
     /// The agent's own log of the session, when the event names it.
     pub transcript: Option<String>,
+    /// Whether a failed call failed because it was denied before it ran (by this
+    /// guard or another hook): Cursor says so after every denial.
+    pub denied: bool,
 }
 
 /// What the guard answers, before it is put in the agent's words.
@@ -108,6 +111,19 @@ impl<'r> Fields<'r> {
         }
     }
 
+    /// An optional string member, owned.
+    fn owned(&self, key: &str) -> Result<Option<String>, Error> {
+        Ok(self.string(key)?.map(str::to_owned))
+    }
+
+    /// The prompt of the prompt event `event`: its member `key`, required.
+    fn prompt(&self, event: &str, key: &str) -> Result<String, Error> {
+        match self.string(key)? {
+            Some(text) => Ok(text.to_owned()),
+            None => Err(Error::Event(format!("{event} without \"{key}\""))),
+        }
+    }
+
     /// A required string member.
     fn required(&self, key: &str) -> Result<&'r str, Error> {
         match self.get(key) {
@@ -142,14 +158,18 @@ impl Agent {
     /// The top-level member of an after-call event that holds the result.
     pub(super) fn response_key(self) -> &'static str {
         match self {
-            Agent::ClaudeCode => "tool_response",
+            Agent::ClaudeCode | Agent::Codex | Agent::Gemini => "tool_response",
+            Agent::Cursor => "tool_output",
+            Agent::Copilot => "toolResult",
         }
     }
 
     /// The name of the event before a call, as messages name it.
     pub(super) fn before_event(self) -> &'static str {
         match self {
-            Agent::ClaudeCode => "PreToolUse",
+            Agent::ClaudeCode | Agent::Codex => "PreToolUse",
+            Agent::Gemini => "BeforeTool",
+            Agent::Cursor | Agent::Copilot => "preToolUse",
         }
     }
 
@@ -157,23 +177,38 @@ impl Agent {
     pub(super) fn name(self) -> &'static str {
         match self {
             Agent::ClaudeCode => "claude-code",
+            Agent::Codex => "codex",
+            Agent::Gemini => "gemini",
+            Agent::Cursor => "cursor",
+            Agent::Copilot => "copilot",
         }
+    }
+
+    /// Whether a hook can block a prompt.
+    pub(super) fn blocks_prompts(self) -> bool {
+        !matches!(self, Agent::Copilot)
     }
 
     /// Reads `raw` as this agent's event; `named` is the event the hook entry
     /// names (`--event`), for agents whose payloads do not say.
     pub(super) fn event(self, raw: Raw, named: Option<&str>) -> Result<Event, Error> {
-        let _ = named;
         match self {
-            Agent::ClaudeCode => claude_code(raw),
+            Agent::ClaudeCode | Agent::Codex => claude_code(self, raw),
+            Agent::Gemini => gemini(raw),
+            Agent::Cursor => cursor(raw),
+            Agent::Copilot => copilot(raw, named),
         }
     }
 
-    /// The exit code and the output that give `answer` to the agent, for `event`.
+    /// The output that gives `answer` to the agent, for `event` (exit 0).
     pub(super) fn answer(self, event: &Event, answer: &Answer) -> Option<String> {
-        match self {
-            Agent::ClaudeCode => claude_code_answer(event, answer),
-        }
+        let json = match self {
+            Agent::ClaudeCode | Agent::Codex => claude_code_answer(event, answer),
+            Agent::Gemini => gemini_answer(event, answer),
+            Agent::Cursor => cursor_answer(event, answer),
+            Agent::Copilot => copilot_answer(answer),
+        };
+        json.map(|json| json.to_string())
     }
 }
 
@@ -193,6 +228,7 @@ fn blank(agent: Agent, name: &str, kind: Kind, session_id: &str, raw: &Raw) -> E
         reason: None,
         subagent: None,
         transcript: None,
+        denied: false,
     }
 }
 
@@ -209,10 +245,11 @@ fn checked(event: Event) -> Result<Event, Error> {
     Ok(event)
 }
 
-/// Claude Code: `hook_event_name`, `session_id`, `cwd`, `transcript_path`;
-/// `tool_name`, `tool_input`, `tool_use_id`, `tool_response`; `agent_id` inside a
-/// subagent.
-fn claude_code(raw: Raw) -> Result<Event, Error> {
+/// Claude Code and Codex: `hook_event_name`, `session_id`, `cwd`,
+/// `transcript_path`; `tool_name`, `tool_input`, `tool_use_id`, `tool_response`;
+/// `agent_id` inside a subagent. Codex has no `PostToolUseFailure` (a failed
+/// command is a `PostToolUse`) and, in the versions documented, no `SessionEnd`.
+fn claude_code(agent: Agent, raw: Raw) -> Result<Event, Error> {
     let fields = Fields {
         members: &raw.members,
     };
@@ -227,8 +264,8 @@ fn claude_code(raw: Raw) -> Result<Event, Error> {
         "SessionEnd" => Kind::SessionEnd,
         _ => Kind::Other,
     };
-    let mut event = blank(Agent::ClaudeCode, name, kind, session_id, &raw);
-    let mut event = match kind {
+    let mut event = blank(agent, name, kind, session_id, &raw);
+    match kind {
         Kind::Other => return checked(event),
         Kind::Before | Kind::After | Kind::Failed => {
             let (tool, input) = fields.call(name, "tool_name", "tool_input")?;
@@ -236,52 +273,239 @@ fn claude_code(raw: Raw) -> Result<Event, Error> {
             event.call = Some(Call { tool, input, id });
             event.outcome = match kind {
                 Kind::After => fields.get("tool_response").cloned().unwrap_or(Value::Null),
-                Kind::Failed => {
-                    // `{"is_interrupt": ..., "message": ...}`.
-                    let mut members = Vec::new();
-                    if let Some(flag @ Value::Bool(_)) = fields.get("is_interrupt") {
-                        members.push(("is_interrupt".to_owned(), flag.clone()));
-                    }
-                    let message = fields.get("error").cloned().unwrap_or(Value::Null);
-                    members.push(("message".to_owned(), message));
-                    Value::Object(members)
-                }
-                _ => Value::Null,
+                // `{"is_interrupt": ..., "message": ...}`.
+                _ => failure(&fields, "error", &["is_interrupt"]),
             };
-            event
         }
-        Kind::Prompt => match fields.string("prompt")? {
-            Some(text) => {
-                event.text = Some(text.to_owned());
-                event
-            }
-            None => {
-                return Err(Error::Event(
-                    "UserPromptSubmit without \"prompt\"".to_owned(),
-                ));
-            }
-        },
-        Kind::Stop => {
-            event.text = fields.string("last_assistant_message")?.map(str::to_owned);
-            event
-        }
-        Kind::SessionEnd => {
-            event.reason = fields.string("reason")?.map(str::to_owned);
-            event
-        }
-    };
-    event.cwd = fields.string("cwd")?.map(str::to_owned);
-    event.subagent = fields.string("agent_id")?.map(str::to_owned);
-    event.transcript = fields.string("transcript_path")?.map(str::to_owned);
+        Kind::Prompt => event.text = Some(fields.prompt(name, "prompt")?),
+        Kind::Stop => event.text = fields.owned("last_assistant_message")?,
+        Kind::SessionEnd => event.reason = fields.owned("reason")?,
+    }
+    event.cwd = fields.owned("cwd")?;
+    event.subagent = fields.owned("agent_id")?;
+    event.transcript = fields.owned("transcript_path")?;
     checked(event)
 }
 
-/// Claude Code's answers: a denial is `hookSpecificOutput.permissionDecision:
-/// "deny"`; a prompt is blocked with `decision: "block"`; what the model should
-/// know after a call is `additionalContext`, and a flagged result also
-/// `decision: "block"`.
-fn claude_code_answer(event: &Event, answer: &Answer) -> Option<String> {
-    let json = match answer {
+/// Gemini CLI: `hook_event_name`, `session_id`, `cwd`, `transcript_path`;
+/// `BeforeTool` and `AfterTool` with `tool_name`, `tool_input` and (after)
+/// `tool_response` (`{llmContent, returnDisplay, error?}`: a call whose response
+/// has an `error` failed); `BeforeAgent` with the `prompt`; `AfterAgent` with the
+/// final answer, `prompt_response`; `SessionEnd` with its `reason`. No call ids:
+/// events are paired by tool and input.
+fn gemini(raw: Raw) -> Result<Event, Error> {
+    let fields = Fields {
+        members: &raw.members,
+    };
+    let name = fields.required("hook_event_name")?;
+    let session_id = fields.required("session_id")?;
+    let mut kind = match name {
+        "BeforeTool" => Kind::Before,
+        "AfterTool" => Kind::After,
+        "BeforeAgent" => Kind::Prompt,
+        "AfterAgent" => Kind::Stop,
+        "SessionEnd" => Kind::SessionEnd,
+        _ => Kind::Other,
+    };
+    let failed = kind == Kind::After
+        && matches!(
+            fields.get("tool_response"),
+            Some(Value::Object(members)) if !matches!(member(members, "error"), None | Some(Value::Null))
+        );
+    if failed {
+        kind = Kind::Failed;
+    }
+    let mut event = blank(Agent::Gemini, name, kind, session_id, &raw);
+    match kind {
+        Kind::Other => return checked(event),
+        Kind::Before | Kind::After | Kind::Failed => {
+            let (tool, input) = fields.call(name, "tool_name", "tool_input")?;
+            event.call = Some(Call {
+                tool,
+                input,
+                id: None,
+            });
+            // A failed call's error is its whole response, as the tool gave it.
+            event.outcome = fields.get("tool_response").cloned().unwrap_or(Value::Null);
+        }
+        Kind::Prompt => event.text = Some(fields.prompt(name, "prompt")?),
+        Kind::Stop => event.text = fields.owned("prompt_response")?,
+        Kind::SessionEnd => event.reason = fields.owned("reason")?,
+    }
+    event.cwd = fields.owned("cwd")?;
+    event.transcript = fields.owned("transcript_path")?;
+    checked(event)
+}
+
+/// Cursor (hooks.json version 1): `hook_event_name`, `conversation_id` (the
+/// session), `cwd` (or the first of `workspace_roots`), `transcript_path`;
+/// `preToolUse`, `postToolUse` (`tool_output`, a string) and `postToolUseFailure`
+/// (`error_message`, `failure_type`, `is_interrupt`) with `tool_name`,
+/// `tool_input` and `tool_use_id`; `beforeSubmitPrompt` with the `prompt`;
+/// `afterAgentResponse` with the final answer, `text`; `stop`; `sessionEnd`.
+/// The narrower events (`beforeShellExecution`, `beforeMCPExecution`,
+/// `beforeReadFile`, `afterFileEdit`...) fire beside `preToolUse` for the same
+/// calls: the guard decides every call at `preToolUse` and lets those pass.
+fn cursor(raw: Raw) -> Result<Event, Error> {
+    let fields = Fields {
+        members: &raw.members,
+    };
+    let name = fields.required("hook_event_name")?;
+    let session_id = match fields.string("conversation_id")? {
+        Some(id) => id,
+        None => fields.required("session_id")?,
+    };
+    let kind = match name {
+        "preToolUse" => Kind::Before,
+        "postToolUse" => Kind::After,
+        "postToolUseFailure" => Kind::Failed,
+        "beforeSubmitPrompt" => Kind::Prompt,
+        "afterAgentResponse" | "stop" => Kind::Stop,
+        "sessionEnd" => Kind::SessionEnd,
+        _ => Kind::Other,
+    };
+    let mut event = blank(Agent::Cursor, name, kind, session_id, &raw);
+    match kind {
+        Kind::Other => return checked(event),
+        Kind::Before | Kind::After | Kind::Failed => {
+            let (tool, input) = fields.call(name, "tool_name", "tool_input")?;
+            let id = fields.string("tool_use_id")?.map(str::to_owned);
+            event.call = Some(Call { tool, input, id });
+            event.outcome = match kind {
+                Kind::After => fields.get("tool_output").cloned().unwrap_or(Value::Null),
+                _ => failure(
+                    &fields,
+                    "error_message",
+                    &["failure_type", "is_interrupt"],
+                ),
+            };
+            event.denied = kind == Kind::Failed
+                && fields.string("failure_type")? == Some("permission_denied");
+        }
+        Kind::Prompt => event.text = Some(fields.prompt(name, "prompt")?),
+        Kind::Stop => event.text = fields.owned("text")?,
+        Kind::SessionEnd => event.reason = fields.owned("reason")?,
+    }
+    event.cwd = match fields.string("cwd")? {
+        Some(cwd) if !cwd.is_empty() => Some(cwd.to_owned()),
+        _ => match fields.get("workspace_roots") {
+            Some(Value::Array(roots)) => match roots.first() {
+                Some(Value::Str(root)) => Some(root.clone()),
+                _ => None,
+            },
+            _ => None,
+        },
+    };
+    event.transcript = fields.owned("transcript_path")?;
+    checked(event)
+}
+
+/// GitHub Copilot CLI: events do not name themselves (the hook entry's event is
+/// `--event`); camelCase members `sessionId`, `cwd`, `transcriptPath`;
+/// `preToolUse`, `postToolUse` (`toolResult`) and `postToolUseFailure` (`error`)
+/// with `toolName` and `toolArgs` (a JSON-encoded string, or an object); no call
+/// ids: events are paired by tool and input. `userPromptSubmitted` carries the
+/// `prompt`, which no hook can block; `agentStop` ends the turn (without the
+/// final answer); `sessionEnd`.
+fn copilot(raw: Raw, named: Option<&str>) -> Result<Event, Error> {
+    let fields = Fields {
+        members: &raw.members,
+    };
+    let name = match (named, fields.string("hook_event_name")?) {
+        (Some(name), _) => name,
+        (None, Some(_)) => {
+            return Err(Error::Event(
+                "a Copilot CLI event with \"hook_event_name\" is the Claude Code compatible form: run the guard with --agent claude-code for it".to_owned(),
+            ));
+        }
+        (None, None) => {
+            return Err(Error::Event(
+                "Copilot CLI events do not name themselves: run the guard with --event EVENT, the event of its hook entry (guard init --agent copilot writes it)".to_owned(),
+            ));
+        }
+    };
+    let session_id = fields.required("sessionId")?;
+    let kind = match name {
+        "preToolUse" => Kind::Before,
+        "postToolUse" => Kind::After,
+        "postToolUseFailure" => Kind::Failed,
+        "userPromptSubmitted" => Kind::Prompt,
+        "agentStop" => Kind::Stop,
+        "sessionEnd" => Kind::SessionEnd,
+        _ => Kind::Other,
+    };
+    let mut event = blank(Agent::Copilot, name, kind, session_id, &raw);
+    match kind {
+        Kind::Other => return checked(event),
+        Kind::Before | Kind::After | Kind::Failed => {
+            let tool = match fields.string("toolName")? {
+                Some(tool) if !tool.is_empty() => tool.to_owned(),
+                _ => return Err(Error::Event(format!("{name} without \"toolName\""))),
+            };
+            let input = match fields.get("toolArgs") {
+                Some(Value::Str(text)) => match toolreplay_core::parse_json(text) {
+                    Ok(input @ Value::Object(_)) => input,
+                    Ok(other) => {
+                        return Err(Error::Event(format!(
+                            "field \"toolArgs\" must hold an object, found {}",
+                            other.described()
+                        )));
+                    }
+                    Err(err) => {
+                        return Err(Error::Event(format!(
+                            "field \"toolArgs\" is not JSON: {}",
+                            err.message
+                        )));
+                    }
+                },
+                Some(input @ Value::Object(_)) => input.clone(),
+                Some(other) => {
+                    return Err(Error::Event(format!(
+                        "field \"toolArgs\" must be an object or a JSON string, found {}",
+                        other.described()
+                    )));
+                }
+                None => return Err(Error::Event(format!("{name} without \"toolArgs\""))),
+            };
+            event.call = Some(Call {
+                tool,
+                input,
+                id: None,
+            });
+            event.outcome = match kind {
+                Kind::After => fields.get("toolResult").cloned().unwrap_or(Value::Null),
+                _ => fields.get("error").cloned().unwrap_or(Value::Null),
+            };
+        }
+        Kind::Prompt => event.text = Some(fields.prompt(name, "prompt")?),
+        Kind::Stop => {}
+        Kind::SessionEnd => event.reason = fields.owned("reason")?,
+    }
+    event.cwd = fields.owned("cwd")?;
+    event.transcript = fields.owned("transcriptPath")?;
+    checked(event)
+}
+
+/// The error of a failed call: `{"message": E}` with the `extra` members the event
+/// has, `E` its member `message`.
+fn failure(fields: &Fields<'_>, message: &str, extra: &[&str]) -> Value {
+    let mut members = Vec::new();
+    for key in extra {
+        if let Some(value @ (Value::Bool(_) | Value::Str(_))) = fields.get(key) {
+            members.push(((*key).to_owned(), value.clone()));
+        }
+    }
+    let error = fields.get(message).cloned().unwrap_or(Value::Null);
+    members.push(("message".to_owned(), error));
+    Value::Object(members)
+}
+
+/// Claude Code's answers, which Codex's output schemas also accept: a denial is
+/// `hookSpecificOutput.permissionDecision: "deny"` with its reason; a prompt is
+/// blocked with `decision: "block"`; what the model should know after a call is
+/// `additionalContext`, and a flagged result also `decision: "block"`.
+fn claude_code_answer(event: &Event, answer: &Answer) -> Option<serde_json::Value> {
+    Some(match answer {
         Answer::Nothing | Answer::Told(_) => return None,
         Answer::Deny(reason) => serde_json::json!({
             "hookSpecificOutput": {
@@ -305,6 +529,73 @@ fn claude_code_answer(event: &Event, answer: &Answer) -> Option<String> {
                 "additionalContext": reason,
             }
         }),
-    };
-    Some(json.to_string())
+    })
+}
+
+/// Gemini CLI's answers: a denied call or a blocked prompt is `decision: "deny"`
+/// with its reason; a flagged result is denied too (its reason replaces the
+/// result the model sees); what the model should know after a call is
+/// `hookSpecificOutput.additionalContext`.
+fn gemini_answer(event: &Event, answer: &Answer) -> Option<serde_json::Value> {
+    Some(match answer {
+        Answer::Nothing | Answer::Told(_) => return None,
+        Answer::Deny(reason) | Answer::BlockPrompt(reason) | Answer::Flag(reason) => {
+            serde_json::json!({"decision": "deny", "reason": reason})
+        }
+        Answer::Tell(reason) => serde_json::json!({
+            "hookSpecificOutput": {
+                "hookEventName": event.name,
+                "additionalContext": reason,
+            }
+        }),
+    })
+}
+
+/// Cursor's answers: a call event is always answered with a `permission`
+/// (`"allow"`, or `"deny"` with the reason as `user_message` and `agent_message`),
+/// since an empty answer is a failure that `failClosed` turns into a denial; a
+/// prompt is blocked with `continue: false`; what the model should know after a
+/// call is `additional_context`; anything else is `{}`.
+fn cursor_answer(event: &Event, answer: &Answer) -> Option<serde_json::Value> {
+    let permission = matches!(
+        event.name.as_str(),
+        "preToolUse" | "beforeShellExecution" | "beforeMCPExecution" | "beforeReadFile"
+    );
+    Some(match answer {
+        Answer::Deny(reason) => serde_json::json!({
+            "permission": "deny",
+            "user_message": reason,
+            "agent_message": reason,
+        }),
+        Answer::Nothing | Answer::Told(_) if permission => {
+            serde_json::json!({"permission": "allow"})
+        }
+        Answer::Nothing | Answer::Told(_) if event.kind == Kind::Prompt => {
+            serde_json::json!({"continue": true})
+        }
+        Answer::Nothing | Answer::Told(_) => serde_json::json!({}),
+        Answer::BlockPrompt(reason) => {
+            serde_json::json!({"continue": false, "user_message": reason})
+        }
+        Answer::Tell(reason) | Answer::Flag(reason) => {
+            serde_json::json!({"additional_context": reason})
+        }
+    })
+}
+
+/// Copilot CLI's answers: a denied call is `permissionDecision: "deny"` with
+/// `permissionDecisionReason`; what the model should know after a call is
+/// `additionalContext`. Its prompt hooks' output is dropped: a prompt cannot be
+/// blocked.
+fn copilot_answer(answer: &Answer) -> Option<serde_json::Value> {
+    Some(match answer {
+        Answer::Nothing | Answer::Told(_) | Answer::BlockPrompt(_) => return None,
+        Answer::Deny(reason) => serde_json::json!({
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }),
+        Answer::Tell(reason) | Answer::Flag(reason) => {
+            serde_json::json!({"additionalContext": reason})
+        }
+    })
 }
