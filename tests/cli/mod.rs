@@ -15,6 +15,7 @@ mod errors;
 mod formats;
 mod graph;
 mod guard;
+mod guard_agents;
 mod guard_init;
 mod head;
 mod help;

@@ -251,8 +251,10 @@ impl Outcome {
 fn marked(response: Value, subagent: Option<&str>) -> Value {
     match (response, subagent) {
         (Value::Object(mut members), Some(name)) => {
+            // Members stay sorted by key, as the canonical encoding wants them.
             members.retain(|(key, _)| key != "subagent");
-            members.push(("subagent".to_owned(), Value::Str(name.to_owned())));
+            let at = members.partition_point(|(key, _)| key.as_str() < "subagent");
+            members.insert(at, ("subagent".to_owned(), Value::Str(name.to_owned())));
             Value::Object(members)
         }
         (response, _) => response,
@@ -912,6 +914,61 @@ mod tests {
         let out = f(&mut live);
         *state = serde_json::to_string(&live.state()).expect("state");
         out
+    }
+
+    /// A subagent's calls, denied, completed or ended with the turn, are marked as
+    /// theirs in canonical order (the member sorted among the others), across a
+    /// saved state; the main agent's are not.
+    #[test]
+    fn a_subagents_calls_are_marked_as_theirs() {
+        let scope = scope();
+        let mut state = serde_json::to_string(&LiveState::default()).expect("state");
+        let mut written = Vec::new();
+        let read = value(r#"{"file_path": "/repo/a"}"#);
+        let env = value(r#"{"file_path": "/repo/.env"}"#);
+        let (first, _) = step(&scope, &mut state, |l| {
+            l.set_subagent(Some("agent-1".to_owned()));
+            l.decide(Some("a"), "Read", &read)
+        });
+        let (_, ready) = step(&scope, &mut state, |l| {
+            l.set_subagent(Some("agent-1".to_owned()));
+            l.decide(Some("b"), "Read", &env)
+        });
+        written.extend_from_slice(&ready.lines);
+        let (_, ready) = step(&scope, &mut state, |l| {
+            l.decide(Some("c"), "Bash", &value(r#"{"command": "ls"}"#))
+        });
+        written.extend_from_slice(&ready.lines);
+        let (_, ready) = step(&scope, &mut state, |l| {
+            let response = value(r#"{"type": "text", "zz": 1}"#);
+            l.complete(first.index, Outcome::Response(response))
+                .expect("pending")
+        });
+        written.extend_from_slice(&ready.lines);
+        let ready = step(&scope, &mut state, |l| l.end(Some("the turn ended")));
+        written.extend_from_slice(&ready.lines);
+        let responses: Vec<String> = links(&written)
+            .iter()
+            .map(|link| String::from_utf8(link.response.clone()).expect("ASCII"))
+            .collect();
+        assert_eq!(
+            responses[0],
+            r#"{"subagent":"agent-1","type":"text","zz":1}"#
+        );
+        assert!(responses[1].starts_with(r#"{"subagent":"agent-1","toolreplay":{"findings":"#));
+        assert_eq!(
+            responses[2],
+            r#"{"no_result":true,"reason":"the turn ended"}"#
+        );
+        assert_eq!(written, resealed(&written));
+        let mut verifier = Verifier::new();
+        for (i, link) in links(&written).iter().enumerate() {
+            verifier.check(i as u64 + 1, link);
+        }
+        assert!(matches!(
+            verifier.finish(),
+            Verdict::Intact { links: 3, .. }
+        ));
     }
 
     #[test]

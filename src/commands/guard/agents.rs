@@ -373,14 +373,10 @@ fn cursor(raw: Raw) -> Result<Event, Error> {
             event.call = Some(Call { tool, input, id });
             event.outcome = match kind {
                 Kind::After => fields.get("tool_output").cloned().unwrap_or(Value::Null),
-                _ => failure(
-                    &fields,
-                    "error_message",
-                    &["failure_type", "is_interrupt"],
-                ),
+                _ => failure(&fields, "error_message", &["failure_type", "is_interrupt"]),
             };
-            event.denied = kind == Kind::Failed
-                && fields.string("failure_type")? == Some("permission_denied");
+            event.denied =
+                kind == Kind::Failed && fields.string("failure_type")? == Some("permission_denied");
         }
         Kind::Prompt => event.text = Some(fields.prompt(name, "prompt")?),
         Kind::Stop => event.text = fields.owned("text")?,

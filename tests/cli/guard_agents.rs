@@ -1,0 +1,553 @@
+//! `toolreplay guard --agent A` for each of the five agents: one session of the
+//! payloads each agent documents (tests/fixtures/hooks/A/), changed only in the tool,
+//! its input and its result, driven through the real binary one process per event:
+//! a prompt, allowed calls, a call denied by each kind of rule, a failed call, two
+//! calls at once, a subagent's call where the agent reports one, a prompt with a
+//! secret, the end of the turn and of the session. Each answer is the agent's
+//! documented one (snapshots); the sealed file verifies, and `scope --from sealed`
+//! after the fact finds exactly what the live decisions found.
+
+use insta::assert_snapshot;
+use serde_json::{Map, Value, json};
+
+use super::guard::{audited_as_decided, plain_records};
+use super::{Dir, ROOT, Run, run_with_stdin};
+
+/// What a session step asks of the agent.
+#[derive(Clone, Copy)]
+enum Step<'a> {
+    Prompt(&'a str),
+    Before(&'a str, &'a Call),
+    After(&'a str, &'a Call, &'a Value),
+    Failed(&'a str, &'a Call, &'a str),
+    /// Cursor's failure event for a call a hook denied.
+    Refused(&'a str, &'a Call, &'a str),
+    Stop(&'a str),
+    End,
+}
+
+/// A call: the tool as the agent names it, and its input.
+struct Call {
+    tool: &'static str,
+    input: Value,
+    /// The subagent making it, where the agent reports one.
+    subagent: Option<&'static str>,
+}
+
+impl Call {
+    fn new(tool: &'static str, input: Value) -> Call {
+        Call {
+            tool,
+            input,
+            subagent: None,
+        }
+    }
+}
+
+/// How one agent names things: its fixtures and its tools.
+struct Agent {
+    name: &'static str,
+    /// The session id of its fixtures.
+    session: &'static str,
+    shell: &'static str,
+    read: (&'static str, &'static str),
+    write: (&'static str, &'static str),
+    fetch: (&'static str, &'static str),
+    /// A tool the policy does not allow.
+    other: &'static str,
+    /// Whether its hook events say which subagent makes a call.
+    subagents: bool,
+    /// A result of a shell command in the agent's shape.
+    shell_result: fn(&str) -> Value,
+    /// A file's content as the read tool's result in the agent's shape.
+    read_result: fn(&str) -> Value,
+}
+
+fn fixture(agent: &str, name: &str) -> Map<String, Value> {
+    let path = format!("{ROOT}/tests/fixtures/hooks/{agent}/{name}");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{path}: {err}"));
+    match serde_json::from_str(&text) {
+        Ok(Value::Object(map)) => map,
+        other => panic!("{path}: not an object: {other:?}"),
+    }
+}
+
+const AGENTS: [Agent; 5] = [
+    Agent {
+        name: "claude-code",
+        session: "5f0c8a52-1d3e-4f4b-9a8e-0b7c2d6e9f10",
+        shell: "Bash",
+        read: ("Read", "file_path"),
+        write: ("Write", "file_path"),
+        fetch: ("WebFetch", "url"),
+        other: "mcp__mail__send",
+        subagents: true,
+        shell_result: |out| json!({"stdout": out, "stderr": "", "interrupted": false, "isImage": false}),
+        read_result: |content| json!({"type": "text", "file": {"filePath": "/home/dev/proj/src/main.rs", "content": content, "numLines": 1, "startLine": 1, "totalLines": 1}}),
+    },
+    Agent {
+        name: "codex",
+        session: "019a7c3e-5b1d-7f20-9c4e-2f6a1d8e0b33",
+        shell: "Bash",
+        read: ("mcp__fs__read_text_file", "path"),
+        write: ("mcp__fs__write_file", "path"),
+        fetch: ("mcp__fetch__fetch", "url"),
+        other: "mcp__mail__send",
+        subagents: true,
+        shell_result: |out| json!(out),
+        read_result: |content| json!({"content": [{"type": "text", "text": content}], "isError": false}),
+    },
+    Agent {
+        name: "gemini",
+        session: "8f14e45f-ceea-467f-a0e6-1c3b2d9a7e55",
+        shell: "run_shell_command",
+        read: ("read_file", "file_path"),
+        write: ("write_file", "file_path"),
+        fetch: ("web_fetch", "prompt"),
+        other: "mcp__mail__send",
+        subagents: false,
+        shell_result: |out| json!({"llmContent": format!("Command: ls\nDirectory: (root)\nOutput: {out}\nError: (none)\nExit Code: 0"), "returnDisplay": out}),
+        read_result: |content| json!({"llmContent": content, "returnDisplay": ""}),
+    },
+    Agent {
+        name: "cursor",
+        session: "74676b03-1c2d-4e5f-8a9b-0c1d2e3f4a5b",
+        shell: "Shell",
+        read: ("Read", "file_path"),
+        write: ("Write", "file_path"),
+        fetch: ("MCP:fetch", "url"),
+        other: "MCP:send_mail",
+        subagents: false,
+        shell_result: |out| json!(json!({"output": out, "exitCode": 0}).to_string()),
+        read_result: |content| json!(content),
+    },
+    Agent {
+        name: "copilot",
+        session: "c3a1f0d2-7b8e-4c9a-b1d2-e3f4a5b6c7d8",
+        shell: "bash",
+        read: ("view", "path"),
+        write: ("create", "path"),
+        fetch: ("web_fetch", "url"),
+        other: "mail-send",
+        subagents: false,
+        shell_result: |out| json!({"resultType": "success", "textResultForLlm": out}),
+        read_result: |content| json!({"resultType": "success", "textResultForLlm": content}),
+    },
+];
+
+impl Agent {
+    /// The policy of the session, in this agent's tool names: path rules on the
+    /// read tool, a budget of two shell commands, a flow from the fetch tool to the
+    /// write tool, and secrets in prompts and results.
+    fn policy(&self) -> String {
+        let policy = json!({
+            "agent": self.name,
+            "allowed_tools": [self.shell, self.read.0, self.write.0, self.fetch.0],
+            "policy_version": 1,
+            "budgets": {"per_tool": {self.shell: 2}},
+            "flows": [{"name": "fetched-then-written", "sources": [self.fetch.0], "sinks": [self.write.0]}],
+            "prompt_detectors": ["secrets"],
+            "response_detectors": ["secrets"],
+            "tools": {
+                self.read.0: {"paths": [{"args": [format!("/{}", self.read.1)], "root": "/home/dev/proj", "deny": ["**/.env"]}]}
+            }
+        });
+        serde_json::to_string_pretty(&policy).expect("JSON")
+    }
+
+    fn shell(&self, command: &str) -> Call {
+        let input = match self.name {
+            "claude-code" | "copilot" => json!({"command": command, "description": "Run it"}),
+            "cursor" => json!({"command": command, "working_directory": "/home/dev/proj"}),
+            _ => json!({"command": command}),
+        };
+        Call::new(self.shell, input)
+    }
+
+    fn read(&self, path: &str) -> Call {
+        Call::new(self.read.0, json!({self.read.1: path}))
+    }
+
+    fn write(&self, path: &str) -> Call {
+        let content = if self.name == "copilot" {
+            "file_text"
+        } else {
+            "content"
+        };
+        Call::new(
+            self.write.0,
+            json!({self.write.1: path, content: "notes\n"}),
+        )
+    }
+
+    fn fetch(&self) -> Call {
+        let url = "https://example.com/docs/changelog";
+        let value = if self.fetch.1 == "prompt" {
+            format!("Summarize {url}")
+        } else {
+            url.to_owned()
+        };
+        Call::new(self.fetch.0, json!({self.fetch.1: value}))
+    }
+
+    /// The hook event of `step`, in this agent's documented shape, and the event
+    /// its hook entry names (`--event`, for Copilot CLI).
+    fn event(&self, step: Step<'_>) -> (String, String) {
+        let name = self.name;
+        let (file, event) = match (name, step) {
+            (_, Step::Prompt(_)) => (
+                "prompt.json",
+                [
+                    "UserPromptSubmit",
+                    "UserPromptSubmit",
+                    "BeforeAgent",
+                    "beforeSubmitPrompt",
+                    "userPromptSubmitted",
+                ],
+            ),
+            (_, Step::Before(..)) => (
+                "pre-tool-shell.json",
+                [
+                    "PreToolUse",
+                    "PreToolUse",
+                    "BeforeTool",
+                    "preToolUse",
+                    "preToolUse",
+                ],
+            ),
+            ("codex", Step::Failed(..)) => (
+                "post-tool-shell-nonzero.json",
+                ["", "PostToolUse", "", "", ""],
+            ),
+            ("gemini", Step::Failed(..)) => {
+                ("post-tool-shell-error.json", ["", "", "AfterTool", "", ""])
+            }
+            (_, Step::After(..)) => (
+                "post-tool-shell.json",
+                [
+                    "PostToolUse",
+                    "PostToolUse",
+                    "AfterTool",
+                    "postToolUse",
+                    "postToolUse",
+                ],
+            ),
+            (_, Step::Failed(..) | Step::Refused(..)) => (
+                "post-tool-failure.json",
+                [
+                    "PostToolUseFailure",
+                    "",
+                    "",
+                    "postToolUseFailure",
+                    "postToolUseFailure",
+                ],
+            ),
+            ("cursor", Step::Stop(_)) => (
+                "after-agent-response.json",
+                ["", "", "", "afterAgentResponse", ""],
+            ),
+            (_, Step::Stop(_)) => ("stop.json", ["Stop", "Stop", "AfterAgent", "", "agentStop"]),
+            (_, Step::End) => (
+                "session-end.json",
+                ["SessionEnd", "", "SessionEnd", "sessionEnd", "sessionEnd"],
+            ),
+        };
+        let at = AGENTS
+            .iter()
+            .position(|a| a.name == name)
+            .expect("an agent");
+        let hook = event[at].to_owned();
+        assert!(!hook.is_empty(), "{name} has no such event");
+        let mut event = fixture(name, file);
+        let copilot = name == "copilot";
+        let set_call = |event: &mut Map<String, Value>, id: &str, call: &Call| {
+            if copilot {
+                event.insert("toolName".into(), call.tool.into());
+                event.insert("toolArgs".into(), call.input.to_string().into());
+            } else {
+                event.insert("tool_name".into(), call.tool.into());
+                event.insert("tool_input".into(), call.input.clone());
+                if event.contains_key("tool_use_id") {
+                    event.insert("tool_use_id".into(), id.into());
+                }
+            }
+            match call.subagent {
+                Some(agent) => {
+                    event.insert("agent_id".into(), agent.into());
+                    event.insert("agent_type".into(), "Explore".into());
+                }
+                None => {
+                    event.remove("agent_id");
+                    event.remove("agent_type");
+                }
+            }
+        };
+        match step {
+            Step::Prompt(text) => {
+                event.insert("prompt".into(), text.into());
+            }
+            Step::Before(id, call) => set_call(&mut event, id, call),
+            Step::After(id, call, result) => {
+                set_call(&mut event, id, call);
+                let key = match name {
+                    "cursor" => "tool_output",
+                    "copilot" => "toolResult",
+                    _ => "tool_response",
+                };
+                event.insert(key.into(), result.clone());
+            }
+            Step::Failed(id, call, error) => {
+                set_call(&mut event, id, call);
+                match name {
+                    "codex" => {
+                        event.insert("tool_response".into(), format!("{error}\n").into());
+                    }
+                    "gemini" => {
+                        let response = json!({"llmContent": format!("Error: {error}"), "returnDisplay": error, "error": error});
+                        event.insert("tool_response".into(), response);
+                    }
+                    "cursor" => {
+                        event.insert("error_message".into(), error.into());
+                        event.insert("failure_type".into(), "error".into());
+                    }
+                    _ => {
+                        event.insert("error".into(), error.into());
+                    }
+                }
+            }
+            Step::Refused(id, call, message) => {
+                set_call(&mut event, id, call);
+                event.insert("error_message".into(), message.into());
+                event.insert("failure_type".into(), "permission_denied".into());
+                event.insert("duration".into(), 0.into());
+            }
+            Step::Stop(text) => {
+                let key = match name {
+                    "gemini" => "prompt_response",
+                    "cursor" => "text",
+                    _ => "last_assistant_message",
+                };
+                if name != "copilot" {
+                    event.insert(key.into(), text.into());
+                }
+            }
+            Step::End => {}
+        }
+        (Value::Object(event).to_string(), hook)
+    }
+}
+
+/// The session every agent goes through, one guard process per event, in order:
+/// each step and the guard's answer as text, and each hook event's name with the
+/// guard's run.
+fn session(agent: &Agent, dir: &Dir) -> (String, Vec<(String, Run)>) {
+    let ls = agent.shell("ls");
+    let main = agent.read("/home/dev/proj/src/main.rs");
+    let env = agent.read("/home/dev/proj/.env");
+    let other = Call::new(
+        agent.other,
+        json!({"to": "someone@example.com", "body": "hi"}),
+    );
+    let first = agent.read("/home/dev/proj/README.md");
+    let second = agent.read("/home/dev/proj/Cargo.toml");
+    let tests = agent.shell("cargo test");
+    let build = agent.shell("cargo build");
+    let fetch = agent.fetch();
+    let write = agent.write("/home/dev/proj/NOTES.md");
+    let mut by_subagent = agent.read("/home/dev/proj/docs/guide.md");
+    by_subagent.subagent = Some("a1b2c3d4e5f6a7b8c");
+    let listing = (agent.shell_result)("Cargo.toml\nsrc");
+    let source = (agent.read_result)("fn main() {}\n");
+    let secret = (agent.read_result)("token = AKIAIOSFODNN7EXAMPLE\n");
+    let page = (agent.read_result)("Changelog: version 2 is out.");
+    let mut steps = vec![
+        ("a prompt", Step::Prompt("Tidy up the project")),
+        ("a shell command, allowed", Step::Before("call_1", &ls)),
+        ("its result", Step::After("call_1", &ls, &listing)),
+        ("a file read, allowed", Step::Before("call_2", &main)),
+        ("its result", Step::After("call_2", &main, &source)),
+        ("a path rule denies", Step::Before("call_3", &env)),
+    ];
+    if agent.name == "cursor" {
+        steps.push((
+            "Cursor's failure event for the denied call",
+            Step::Refused("call_3", &env, "Blocked by a hook"),
+        ));
+    }
+    steps.extend([
+        ("a tool not allowed", Step::Before("call_4", &other)),
+        (
+            "two calls at once: the first",
+            Step::Before("call_5", &first),
+        ),
+        ("the second", Step::Before("call_6", &second)),
+        (
+            "the second's result first, holding a secret",
+            Step::After("call_6", &second, &secret),
+        ),
+        ("the first's result", Step::After("call_5", &first, &source)),
+        ("a command that fails", Step::Before("call_7", &tests)),
+        (
+            "its failure",
+            Step::Failed("call_7", &tests, "2 tests failed"),
+        ),
+        (
+            "a third shell command: over the budget",
+            Step::Before("call_8", &build),
+        ),
+        ("a fetch", Step::Before("call_9", &fetch)),
+        ("its result", Step::After("call_9", &fetch, &page)),
+        (
+            "a write after the fetch: the flow denies",
+            Step::Before("call_10", &write),
+        ),
+    ]);
+    if agent.subagents {
+        steps.push(("a subagent's read", Step::Before("call_11", &by_subagent)));
+        steps.push(("its result", Step::After("call_11", &by_subagent, &source)));
+    }
+    steps.extend([
+        (
+            "the answer of the turn",
+            Step::Stop("The project is tidy; two tests fail."),
+        ),
+        (
+            "a prompt holding a secret",
+            Step::Prompt("Use the key AKIAIOSFODNN7EXAMPLE to deploy"),
+        ),
+    ]);
+    if agent.name != "codex" {
+        // Codex documents no event at the end of a session.
+        steps.push(("the end of the session", Step::End));
+    }
+    let policy = format!("{}.json", agent.name);
+    dir.write(&policy, agent.policy());
+    let mut out = String::new();
+    let mut runs = Vec::new();
+    for (what, step) in steps {
+        let (payload, hook) = agent.event(step);
+        let mut args = vec![
+            "guard", "--agent", agent.name, "--policy", &policy, "--dir", "sessions",
+        ];
+        if agent.name == "copilot" {
+            args.extend(["--event", &hook]);
+        }
+        let run = run_with_stdin(dir.path(), &args, payload);
+        out.push_str(&format!("## {hook}: {what}\n{}", run.text()));
+        runs.push((hook, run));
+    }
+    (out, runs)
+}
+
+/// Each agent's session: its answers, its sealed records, and the audit after the
+/// fact agreeing with every live decision.
+fn guarded(name: &str) {
+    let agent = AGENTS.iter().find(|a| a.name == name).expect("an agent");
+    let dir = Dir::new();
+    let (answers, _) = session(agent, &dir);
+    let file = format!("sessions/{}.jsonl", agent.session);
+    let sealed = String::from_utf8(dir.read(&file)).expect("UTF-8");
+    let context = String::from_utf8(dir.read(&format!("sessions/{}.context.jsonl", agent.session)))
+        .expect("UTF-8");
+    let (report, denied) = audited_as_decided(&dir, &file, &format!("{name}.json"));
+    assert_eq!(denied, 4, "{name}: one denial by each kind of rule");
+    assert_snapshot!(
+        format!("guard_{name}"),
+        format!(
+            "{answers}# sealed records\n{}# context records\n{}# scope --from sealed\n{}",
+            plain_records(&sealed),
+            plain_records(&context),
+            report.text()
+        )
+    );
+}
+
+#[test]
+fn claude_code_session() {
+    guarded("claude-code");
+}
+
+#[test]
+fn codex_session() {
+    guarded("codex");
+}
+
+#[test]
+fn gemini_session() {
+    guarded("gemini");
+}
+
+#[test]
+fn cursor_session() {
+    guarded("cursor");
+}
+
+#[test]
+fn copilot_session() {
+    guarded("copilot");
+}
+
+/// Codex treats an answer with a field its output schema does not have as a failed
+/// hook and runs the tool: every answer the guard gives in the Codex session is
+/// valid against the schema Codex publishes for its event
+/// (tests/fixtures/hooks/codex-schema/), checked by the Python `jsonschema`
+/// package in the virtual environment `.ci/run` makes.
+#[test]
+#[ignore = "needs TOOLREPLAY_MCP_PYTHON, a Python with jsonschema (.ci/run sets it)"]
+fn codex_answers_are_valid_against_its_schemas() {
+    let python = std::env::var("TOOLREPLAY_MCP_PYTHON")
+        .expect("TOOLREPLAY_MCP_PYTHON names a Python with jsonschema (.ci/run sets it)");
+    let agent = AGENTS.iter().find(|a| a.name == "codex").expect("codex");
+    let dir = Dir::new();
+    let (_, runs) = session(agent, &dir);
+    let mut answers = Vec::new();
+    for (hook, run) in &runs {
+        assert_eq!(run.code, 0, "{hook}: {}", run.text());
+        let schema = match hook.as_str() {
+            "PreToolUse" => "pre-tool-use",
+            "PostToolUse" => "post-tool-use",
+            "UserPromptSubmit" => "user-prompt-submit",
+            "Stop" => "stop",
+            other => panic!("no schema for {other}"),
+        };
+        if !run.stdout.is_empty() {
+            let answer: Value = serde_json::from_str(&run.stdout).expect("one JSON answer");
+            answers.push(json!({"schema": schema, "answer": answer}));
+        }
+    }
+    assert_eq!(
+        answers.len(),
+        6,
+        "four denials, a flagged result, a blocked prompt"
+    );
+    dir.write("answers.json", Value::Array(answers).to_string());
+    let script = r#"
+import json, sys
+from jsonschema import Draft7Validator
+folder = sys.argv[1]
+failed = 0
+for item in json.load(open("answers.json")):
+    schema = json.load(open(f"{folder}/{item['schema']}.command.output.schema.json"))
+    for error in Draft7Validator(schema).iter_errors(item["answer"]):
+        failed += 1
+        print(item["schema"], error.message)
+print("checked", len(json.load(open("answers.json"))), "failed", failed)
+sys.exit(1 if failed else 0)
+"#;
+    let output = std::process::Command::new(python)
+        .args([
+            "-c",
+            script,
+            &format!("{ROOT}/tests/fixtures/hooks/codex-schema"),
+        ])
+        .current_dir(dir.path())
+        .output()
+        .expect("run Python");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(stdout, "checked 6 failed 0\n");
+}
