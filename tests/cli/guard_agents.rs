@@ -551,3 +551,111 @@ sys.exit(1 if failed else 0)
     );
     assert_eq!(stdout, "checked 6 failed 0\n");
 }
+
+/// What only some agents send: each answered as that agent documents, or refused
+/// with one `error:` line (exit 2, which denies a call before it runs).
+#[test]
+fn each_agents_own_cases() {
+    let dir = Dir::new();
+    dir.write("policy.json", AGENTS[3].policy());
+    let mut out = String::new();
+    let mut run = |what: &str, agent: &str, event: Option<&str>, payload: String| {
+        let mut args = vec![
+            "guard",
+            "--agent",
+            agent,
+            "--policy",
+            "policy.json",
+            "--dir",
+            "sessions",
+        ];
+        if let Some(event) = event {
+            args.extend(["--event", event]);
+        }
+        let run = run_with_stdin(dir.path(), &args, payload);
+        out.push_str(&format!("## {agent}: {what}\n{}", run.text()));
+    };
+    let copilot = fixture("copilot", "pre-tool-shell.json");
+    run(
+        "an event without --event",
+        "copilot",
+        None,
+        Value::Object(copilot.clone()).to_string(),
+    );
+    let mut bad = copilot.clone();
+    bad.insert("toolArgs".into(), "{\"command\": ".into());
+    run(
+        "toolArgs that is not JSON",
+        "copilot",
+        Some("preToolUse"),
+        Value::Object(bad).to_string(),
+    );
+    let mut list = copilot.clone();
+    list.insert("toolArgs".into(), "[1, 2]".into());
+    run(
+        "toolArgs that is no object",
+        "copilot",
+        Some("preToolUse"),
+        Value::Object(list).to_string(),
+    );
+    let mut object = copilot;
+    object.insert("toolArgs".into(), json!({"command": "rm -rf dist"}));
+    run(
+        "toolArgs as an object",
+        "copilot",
+        Some("preToolUse"),
+        Value::Object(object).to_string(),
+    );
+    let vscode = fixture("copilot", "pre-tool-shell-vscode-format.json");
+    run(
+        "the VS Code compatible form",
+        "copilot",
+        None,
+        Value::Object(vscode).to_string(),
+    );
+    for name in [
+        "before-shell-execution.json",
+        "before-mcp-execution-url.json",
+        "before-read-file.json",
+        "after-file-edit.json",
+        "session-start.json",
+    ] {
+        let event = fixture("cursor", name);
+        run(name, "cursor", None, Value::Object(event).to_string());
+    }
+    for name in ["session-start.json", "notification.json"] {
+        run(
+            name,
+            "gemini",
+            None,
+            Value::Object(fixture("gemini", name)).to_string(),
+        );
+    }
+    let mut unnamed = fixture("cursor", "pre-tool-shell.json");
+    unnamed.remove("conversation_id");
+    run(
+        "no conversation_id",
+        "cursor",
+        None,
+        Value::Object(unnamed).to_string(),
+    );
+    // Only the call read from an object was decided (and denied: `bash` is not
+    // Cursor's); the other events were refused or are no calls.
+    let mut files: Vec<String> = std::fs::read_dir(dir.path().join("sessions"))
+        .expect("sessions")
+        .map(|entry| {
+            entry
+                .expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    files.sort();
+    out.push_str(&format!("# sessions/\n{}\n", files.join("\n")));
+    let sealed = format!("sessions/{}.jsonl", AGENTS[4].session);
+    out.push_str(&plain_records(
+        &String::from_utf8(dir.read(&sealed)).expect("UTF-8"),
+    ));
+    assert_snapshot!(out);
+}

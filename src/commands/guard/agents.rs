@@ -351,9 +351,12 @@ fn cursor(raw: Raw) -> Result<Event, Error> {
         members: &raw.members,
     };
     let name = fields.required("hook_event_name")?;
-    let session_id = match fields.string("conversation_id")? {
-        Some(id) => id,
-        None => fields.required("session_id")?,
+    let session_id = match (
+        fields.string("conversation_id")?,
+        fields.string("session_id")?,
+    ) {
+        (Some(id), _) | (None, Some(id)) => id,
+        (None, None) => fields.required("conversation_id")?,
     };
     let kind = match name {
         "preToolUse" => Kind::Before,
@@ -484,16 +487,17 @@ fn copilot(raw: Raw, named: Option<&str>) -> Result<Event, Error> {
 
 /// The error of a failed call: `{"message": E}` with the `extra` members the event
 /// has, `E` its member `message`.
-fn failure(fields: &Fields<'_>, message: &str, extra: &[&str]) -> Value {
+fn failure(fields: &Fields<'_>, message: &str, extra: &[&'static str]) -> Value {
     let mut members = Vec::new();
     for key in extra {
         if let Some(value @ (Value::Bool(_) | Value::Str(_))) = fields.get(key) {
-            members.push(((*key).to_owned(), value.clone()));
+            members.push((*key, value.clone()));
         }
     }
     let error = fields.get(message).cloned().unwrap_or(Value::Null);
-    members.push(("message".to_owned(), error));
-    Value::Object(members)
+    members.push(("message", error));
+    // Sorted by key, as a record's members are.
+    Value::object(members)
 }
 
 /// Claude Code's answers, which Codex's output schemas also accept: a denial is
