@@ -33,8 +33,8 @@ use crate::replay::{Replay, fingerprints};
 use crate::scope::{Scope, ScopeAudit};
 use crate::transcript::{Lines, ReadError, parse_canonical_record, parse_link};
 
-pub use roles::Roles;
-pub(crate) use roles::{Action, ArtifactKind, Role};
+pub use roles::{Action, Argument, ArtifactKind, Role};
+pub use roles::{PolicyRole, Roles, is_mcp_tool, policy_roles_of};
 
 /// The version of the graph's JSON format.
 pub(crate) const FORMAT_VERSION: u64 = 1;

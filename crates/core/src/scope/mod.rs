@@ -24,7 +24,8 @@ use crate::policy::{self, PathContext, Policy};
 pub struct Scope {
     /// The agent's name; never empty.
     pub agent: String,
-    /// The tools it may call, matched exactly.
+    /// The tools it may call, matched exactly, and roles (`role:file-read`): a tool
+    /// of a listed role may be called too.
     pub allowed_tools: Vec<String>,
     /// The policy rules, when the scope file has any.
     pub policy: Option<Policy>,
@@ -88,7 +89,12 @@ impl Scope {
                     let mut tools = Vec::with_capacity(items.len());
                     for (i, item) in items.into_iter().enumerate() {
                         match item {
-                            Value::Str(s) => tools.push(s),
+                            Value::Str(s) => {
+                                crate::graph::PolicyRole::of_name(&s).map_err(|message| {
+                                    error(format!("field \"allowed_tools\": {message}"))
+                                })?;
+                                tools.push(s);
+                            }
                             other => {
                                 return Err(error(format!(
                                     "field \"allowed_tools\" must hold only strings, found {} at position {i}",
