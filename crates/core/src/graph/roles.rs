@@ -206,8 +206,8 @@ pub struct Role {
     /// headers name the files it produces.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub patch: Vec<Argument>,
-    /// The arguments holding free text whose `http://` and `https://` URLs it
-    /// fetches (Gemini CLI's `web_fetch` takes its URLs in its `prompt`).
+    /// The arguments holding free text whose URLs (`SCHEME://...`) it fetches
+    /// (Gemini CLI's `web_fetch` takes its URLs in its `prompt`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub texts: Vec<Argument>,
 }

@@ -649,8 +649,8 @@ enum Reading {
 /// as [`for_each_string`] does, but a command given as an array of strings (Codex's
 /// `["bash", "-lc", "..."]`) is one command line, its words quoted for the shell;
 /// and for a path rule, each file a patch names (Codex's `apply_patch`), for a URL
-/// rule, each `http://` or `https://` URL in a text argument (Gemini CLI's
-/// `web_fetch` prompt), as the argument that holds it.
+/// rule, each URL (`SCHEME://...`) in a text argument (Gemini CLI's `web_fetch`
+/// prompt), as the argument that holds it.
 fn for_each_argument(
     args: &Value,
     pointers: &[Pointer],
@@ -718,25 +718,32 @@ fn command_line(words: &[Value]) -> String {
     line
 }
 
-/// The `http://` and `https://` URLs in `text` (schemes in any case): each from its
-/// scheme up to the first space, control character, quote, `<`, `>` or backtick,
-/// without trailing `.`, `,`, `;`, `:`, `!`, `?` or closing bracket.
+/// The URLs in `text`: each `SCHEME://...` (a scheme of a letter, then letters,
+/// digits, `+`, `-` or `.`) up to the first space, control character, quote, `<`,
+/// `>` or backtick, without trailing `.`, `,`, `;`, `:`, `!`, `?` or closing bracket.
 fn urls_in(text: &str) -> Vec<&str> {
-    let lower = text.to_ascii_lowercase();
+    let bytes = text.as_bytes();
     let mut out = Vec::new();
     let mut from = 0;
-    while let Some(at) = lower[from..].find("http").map(|i| from + i) {
-        let rest = &lower[at..];
-        if !(rest.starts_with("http://") || rest.starts_with("https://")) {
-            from = at + 4;
-            continue;
+    while let Some(at) = text[from..].find("://").map(|i| from + i) {
+        let mut start = at;
+        while start > 0
+            && matches!(bytes[start - 1], b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'+' | b'-' | b'.')
+        {
+            start -= 1;
+        }
+        // The scheme starts with a letter.
+        while start < at && !bytes[start].is_ascii_alphabetic() {
+            start += 1;
         }
         let end = text[at..]
             .find(|c: char| c.is_whitespace() || c.is_control() || "\"'<>`".contains(c))
             .map_or(text.len(), |i| at + i);
-        let url = text[at..end].trim_end_matches(|c: char| ".,;:!?)]}".contains(c));
-        out.push(url);
-        from = end.max(at + 4);
+        if start < at {
+            let url = text[start..end].trim_end_matches(|c: char| ".,;:!?)]}".contains(c));
+            out.push(url);
+        }
+        from = end.max(at + 3);
     }
     out
 }

@@ -430,3 +430,29 @@ fn response_detectors_of_a_role_apply_to_its_tools() {
     assert_eq!(policy.check_response("WebFetch", &response), []);
     assert_eq!(policy.check_response("Read", &response), []);
 }
+
+#[test]
+fn the_urls_of_a_text_are_each_scheme_and_what_follows() {
+    assert_eq!(
+        super::urls_in(
+            "Compare https://a.example/x?y=1, (http://b.example/) and file:///etc/passwd. \
+             Not ://c or 1http://d.example"
+        ),
+        [
+            "https://a.example/x?y=1",
+            "http://b.example/",
+            "file:///etc/passwd",
+            "http://d.example"
+        ]
+    );
+    assert_eq!(super::urls_in("no URL here"), Vec::<&str>::new());
+    let scope = scope();
+    assert_eq!(
+        violations(
+            &scope,
+            "web_fetch",
+            r#"{"prompt": "Read file:///etc/passwd and https://docs.example.com/a."}"#
+        ),
+        [(Some(PolicyRole::Fetch), "/prompt".to_owned())]
+    );
+}
