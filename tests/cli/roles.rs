@@ -272,3 +272,34 @@ fn an_unknown_role_is_one_error_line() {
     }
     assert_snapshot!(all);
 }
+
+#[test]
+fn budgets_and_flows_by_role_name_the_role() {
+    // Codex's log names, then Claude Code's: a call counts for its tool's budget and
+    // its role's, and a flow from `role:fetch` to `role:mcp` sees both agents' names.
+    let scope = r#"{
+  "agent": "a",
+  "allowed_tools": ["role:shell", "role:fetch", "role:mcp"],
+  "policy_version": 1,
+  "budgets": {"per_tool": {"role:shell": 2, "Bash": 1}},
+  "tools": {"role:mcp": {"urls": [{"args": ["/url"], "deny_hosts": ["class:private"]}]}},
+  "flows": [{"name": "no-exfiltration", "sources": ["role:fetch"], "sinks": ["role:mcp"]}]
+}"#;
+    let transcript = lines(&[
+        &record(0, "shell", r#"{"command": ["ls"]}"#, "{}"),
+        &record(1, "Bash", r#"{"command": "ls"}"#, "{}"),
+        &record(2, "Bash", r#"{"command": "ls"}"#, "{}"),
+        &record(3, "web_fetch", r#"{"prompt": "https://x.example/"}"#, "{}"),
+        &record(
+            4,
+            "mcp__slack__post",
+            r#"{"url": "http://10.0.0.1/"}"#,
+            "{}",
+        ),
+        &record(5, "MCP:post", "{}", "{}"),
+    ]);
+    let dir = Dir::new();
+    dir.write("t.jsonl", transcript);
+    dir.write("scope.json", scope);
+    assert_snapshot!(dir.run(&["scope", "t.jsonl", "scope.json"]).text());
+}
