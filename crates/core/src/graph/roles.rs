@@ -482,7 +482,7 @@ impl Roles {
     /// ```
     ///
     /// A tool's role replaces the built-in one; `null` removes it. `uses`,
-    /// `produces` and `patch` (arrays of JSON pointers) are optional;
+    /// `produces`, `patch` and `texts` (arrays of JSON pointers) are optional;
     /// `action` (`inspect`, `change`, `execute`) and `kind` (`file`, `url`,
     /// `command`) are required. `root` is an absolute path.
     pub fn parse(bytes: &[u8]) -> Result<Roles, RolesError> {
@@ -710,4 +710,34 @@ pub(crate) fn patch_files(patch: &str) -> Vec<&str> {
                 .filter(|path| !path.is_empty())
         })
         .collect()
+}
+
+/// The URLs in `text`: each `SCHEME://...` (a scheme of a letter, then letters,
+/// digits, `+`, `-` or `.`) up to the first space, control character, quote, `<`,
+/// `>` or backtick, without trailing `.`, `,`, `;`, `:`, `!`, `?` or closing bracket.
+pub(crate) fn text_urls(text: &str) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(at) = text[from..].find("://").map(|i| from + i) {
+        let mut start = at;
+        while start > 0
+            && matches!(bytes[start - 1], b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'+' | b'-' | b'.')
+        {
+            start -= 1;
+        }
+        // The scheme starts with a letter.
+        while start < at && !bytes[start].is_ascii_alphabetic() {
+            start += 1;
+        }
+        let end = text[at..]
+            .find(|c: char| c.is_whitespace() || c.is_control() || "\"'<>`".contains(c))
+            .map_or(text.len(), |i| at + i);
+        if start < at {
+            let url = text[start..end].trim_end_matches(|c: char| ".,;:!?)]}".contains(c));
+            out.push(url);
+        }
+        from = end.max(at + 3);
+    }
+    out
 }

@@ -687,7 +687,7 @@ fn for_each_argument(
                 visit(argument.as_str(), Some(file));
             }
         } else {
-            for url in urls_in(text) {
+            for url in crate::graph::roles::text_urls(text) {
                 visit(argument.as_str(), Some(url));
             }
         }
@@ -716,36 +716,6 @@ fn command_line(words: &[Value]) -> String {
         }
     }
     line
-}
-
-/// The URLs in `text`: each `SCHEME://...` (a scheme of a letter, then letters,
-/// digits, `+`, `-` or `.`) up to the first space, control character, quote, `<`,
-/// `>` or backtick, without trailing `.`, `,`, `;`, `:`, `!`, `?` or closing bracket.
-fn urls_in(text: &str) -> Vec<&str> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::new();
-    let mut from = 0;
-    while let Some(at) = text[from..].find("://").map(|i| from + i) {
-        let mut start = at;
-        while start > 0
-            && matches!(bytes[start - 1], b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'+' | b'-' | b'.')
-        {
-            start -= 1;
-        }
-        // The scheme starts with a letter.
-        while start < at && !bytes[start].is_ascii_alphabetic() {
-            start += 1;
-        }
-        let end = text[at..]
-            .find(|c: char| c.is_whitespace() || c.is_control() || "\"'<>`".contains(c))
-            .map_or(text.len(), |i| at + i);
-        if start < at {
-            let url = text[start..end].trim_end_matches(|c: char| ".,;:!?)]}".contains(c));
-            out.push(url);
-        }
-        from = end.max(at + 3);
-    }
-    out
 }
 
 #[cfg(test)]

@@ -434,7 +434,7 @@ fn response_detectors_of_a_role_apply_to_its_tools() {
 #[test]
 fn the_urls_of_a_text_are_each_scheme_and_what_follows() {
     assert_eq!(
-        super::urls_in(
+        crate::graph::roles::text_urls(
             "Compare https://a.example/x?y=1, (http://b.example/) and file:///etc/passwd. \
              Not ://c or 1http://d.example"
         ),
@@ -445,7 +445,10 @@ fn the_urls_of_a_text_are_each_scheme_and_what_follows() {
             "http://d.example"
         ]
     );
-    assert_eq!(super::urls_in("no URL here"), Vec::<&str>::new());
+    assert_eq!(
+        crate::graph::roles::text_urls("no URL here"),
+        Vec::<&str>::new()
+    );
     let scope = scope();
     assert_eq!(
         violations(
