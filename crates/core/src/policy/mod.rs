@@ -8,6 +8,12 @@
 //! budgets and flows judge a call by the calls before it, of which a [`History`] is
 //! kept (see [`crate::scope::Session`], which decides calls one at a time).
 //!
+//! Where a policy names a tool it may name a role (`role:shell`): the tools the
+//! built-in roles table ([`crate::graph::Roles::standard`]) gives that role, under
+//! every agent's names. A call is judged by its tool's entry and by each of its
+//! roles' entries; a role's rule without `args` reads the arguments the table names
+//! for the call's tool.
+//!
 //! By concern: this module holds the compiled [`Policy`] and the checks of one
 //! call; `compile` reads the policy fields of a scope file into it; `detect` holds
 //! the response detectors, `paths` and `urls` the argument rules on paths and URLs,
@@ -45,7 +51,7 @@ use urls::{UrlRule, UrlVerdict};
 
 /// The ready-made dangerous-commands rule of docs/policy.md: one element of a
 /// tool's `commands` list, as JSON, for a tool whose `command` argument is a shell
-/// command (Claude Code's `Bash`).
+/// command (Claude Code's `Bash`); without its `args`, a rule of `role:shell`.
 pub const DANGEROUS_COMMANDS: &str = include_str!("dangerous-commands.json");
 
 /// The version of the policy format this build reads.
@@ -93,6 +99,14 @@ impl fmt::Debug for Policy {
             .field("budgets", &self.budgets)
             .field("flows", &self.flows)
             .field("tools", &self.tools.keys().collect::<Vec<_>>())
+            .field(
+                "roles",
+                &self
+                    .roles
+                    .iter()
+                    .map(|(role, _)| role.key())
+                    .collect::<Vec<_>>(),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -189,7 +203,8 @@ impl Policy {
 
     /// How the arguments of a call to `tool` break the tool's rules: the schema,
     /// then path rules, then URL rules, then command rules, each in the policy's
-    /// order, each rule's arguments in its order. `args` is the canonical encoding of
+    /// order, each rule's arguments in its order; then those of each of its roles
+    /// (as [`ArgumentViolation::ByRole`]), in [`PolicyRole::ALL`]'s order. `args` is the canonical encoding of
     /// the arguments; arguments that cannot be read break every rule, in one
     /// violation. Paths are judged without the session's context (see
     /// [`Policy::check_arguments_in`]).
