@@ -459,3 +459,15 @@ fn the_urls_of_a_text_are_each_scheme_and_what_follows() {
         [(Some(PolicyRole::Fetch), "/prompt".to_owned())]
     );
 }
+
+#[test]
+fn a_tool_allowed_by_its_role_is_not_misspelt() {
+    let scope = Scope::parse(
+        br#"{"agent": "a", "allowed_tools": ["role:file-read", "Reed", "Write"],
+             "policy_version": 1,
+             "tools": {"Read": {"paths": [{"args": ["/file_path"], "deny": ["**/.env"]}]},
+                       "Writee": {"paths": [{"args": ["/file_path"], "deny": ["**/.env"]}]}}}"#,
+    )
+    .expect("parses");
+    assert_eq!(scope.misspelt_tool(|_| false), Some(("Writee", "Write")));
+}
