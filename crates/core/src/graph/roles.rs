@@ -160,6 +160,24 @@ pub fn is_mcp_tool(tool: &str) -> bool {
 /// The roles of `tool` by the built-in table, in [`PolicyRole::ALL`]'s order: the
 /// role of its entry (if it has one with a meaning), then `mcp` when its name is an
 /// MCP tool's. What a guard asks of a tool's name.
+///
+/// ```
+/// use toolreplay_core::{PolicyRole, policy_roles_of};
+///
+/// // Gemini CLI's shell, and the argument its role names.
+/// let roles = policy_roles_of("run_shell_command");
+/// let (role, entry) = &roles[0];
+/// assert_eq!(*role, PolicyRole::Shell);
+/// let arguments: Vec<&str> = entry.unwrap().arguments().map(|a| a.as_str()).collect();
+/// assert_eq!(arguments, ["/command"]);
+/// // Codex's apply_patch names its files in a patch, under its hooks' `command`.
+/// let (role, entry) = policy_roles_of("apply_patch")[0];
+/// assert_eq!(role, PolicyRole::FileWrite);
+/// assert!(entry.unwrap().patch.iter().any(|a| a.as_str() == "/command"));
+/// // An MCP tool by Claude Code's name has no entry: its arguments are unknown.
+/// assert_eq!(policy_roles_of("mcp__github__create_issue"), [(PolicyRole::Mcp, None)]);
+/// assert!(policy_roles_of("TodoWrite").is_empty());
+/// ```
 pub fn policy_roles_of(tool: &str) -> Vec<(PolicyRole, Option<&'static Role>)> {
     Roles::standard().policy_roles_of(tool)
 }
