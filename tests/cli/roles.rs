@@ -70,11 +70,11 @@ fn agents() -> Vec<(String, Vec<(String, String)>)> {
         Agent {
             name: "cursor",
             calls: [
-                ("Read", r#"{"file_path": "src/main.rs"}"#),
-                ("Read", r#"{"file_path": ".env"}"#),
+                ("Read", r#"{"path": "src/main.rs"}"#),
+                ("Read", r#"{"path": ".env"}"#),
                 (
-                    "Write",
-                    r#"{"file_path": ".ssh/config", "content": "Host *"}"#,
+                    "StrReplace",
+                    r#"{"path": ".ssh/config", "old_string": "", "new_string": "Host *"}"#,
                 ),
                 ("Shell", r#"{"command": "sudo rm -rf /"}"#),
                 ("Shell", r#"{"command": "git push --force origin main"}"#),

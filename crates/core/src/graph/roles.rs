@@ -355,11 +355,17 @@ impl Roles {
         add(&["fetch_url"], role(Inspect, Url, &["/url"], &[]));
         add(&["run_command"], role(Execute, Command, &["/command"], &[]));
         // Claude Code.
-        add(&["Read"], role(Inspect, File, &["/file_path"], &[]));
+        // Claude Code's `Read`, `Write` and `Edit` take `file_path`; Cursor's tools of
+        // the same names take `path`.
         add(
-            &["Write", "Edit", "MultiEdit"],
-            role(Change, File, &[], &["/file_path"]),
+            &["Read"],
+            role(Inspect, File, &["/file_path", "/path"], &[]),
         );
+        add(
+            &["Write", "Edit"],
+            role(Change, File, &[], &["/file_path", "/path"]),
+        );
+        add(&["MultiEdit"], role(Change, File, &[], &["/file_path"]));
         add(
             &["NotebookEdit"],
             role(Change, File, &[], &["/notebook_path"]),

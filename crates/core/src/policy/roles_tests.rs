@@ -137,6 +137,14 @@ fn a_role_rule_reads_each_tools_own_argument() {
             "/absolute_path",
         ),
         ("view", r#"{"path": "/p/.env"}"#, FileRead, "/path"),
+        // Cursor's Read and StrReplace take `path`.
+        ("Read", r#"{"path": "/p/.env"}"#, FileRead, "/path"),
+        (
+            "StrReplace",
+            r#"{"path": "/p/.git/config"}"#,
+            FileWrite,
+            "/path",
+        ),
         (
             "read_many_files",
             r#"{"paths": ["a.md", ".env"]}"#,
