@@ -204,9 +204,9 @@ impl Policy {
     /// How the arguments of a call to `tool` break the tool's rules: the schema,
     /// then path rules, then URL rules, then command rules, each in the policy's
     /// order, each rule's arguments in its order; then those of each of its roles
-    /// (as [`ArgumentViolation::ByRole`]), in [`PolicyRole::ALL`]'s order. `args` is the canonical encoding of
-    /// the arguments; arguments that cannot be read break every rule, in one
-    /// violation. Paths are judged without the session's context (see
+    /// (as [`ArgumentViolation::ByRole`]), in [`PolicyRole::ALL`]'s order. `args` is
+    /// the canonical encoding of the arguments; arguments that cannot be read break
+    /// every rule, in one violation. Paths are judged without the session's context (see
     /// [`Policy::check_arguments_in`]).
     pub fn check_arguments(&self, tool: &str, args: &[u8]) -> Vec<ArgumentViolation> {
         self.arguments_by(tool, args, &PathContext::default())
