@@ -229,23 +229,11 @@ pub(crate) fn detail(kind: &FindingKind) -> String {
         FindingKind::SensitiveResponse(SensitiveResponse::Unscannable { .. }) => {
             "unscannable".to_owned()
         }
-        FindingKind::ArgumentViolation(violation) => match violation {
-            ArgumentViolation::Unreadable { .. } => "unreadable".to_owned(),
-            ArgumentViolation::Schema { argument, keyword } => {
-                format!("schema\0{argument}\0{keyword}")
-            }
-            ArgumentViolation::SchemaCannotEvaluate { argument } => {
-                format!("schema-cannot-evaluate\0{argument}")
-            }
-            ArgumentViolation::Path { rule, argument, .. } => format!("paths\0{rule}\0{argument}"),
-            ArgumentViolation::Url { rule, argument, .. } => format!("urls\0{rule}\0{argument}"),
-            ArgumentViolation::Command { rule, argument, .. } => {
-                format!("commands\0{rule}\0{argument}")
-            }
-        },
+        FindingKind::ArgumentViolation(violation) => argument_key(violation),
         FindingKind::BudgetExceeded(exceeded) => match exceeded.budget {
             Budget::Total => "budgets.total".to_owned(),
             Budget::PerTool => "budgets.per_tool".to_owned(),
+            Budget::PerRole(role) => format!("budgets.per_tool\0{}", role.key()),
         },
         FindingKind::FlowViolation(flow) => format!("flow\0{}", flow.flow),
     }
@@ -462,6 +450,28 @@ pub(crate) fn verify(report: &VerifyReport, file: &str) -> String {
     }
     let checks = report.asked.head || report.asked.signature;
     log_text(file, found, checks.then_some(TRUST_RULES))
+}
+
+/// The part of a result's fingerprint that names the rule an argument violation
+/// breaks: a role's rule after its role's name.
+fn argument_key(violation: &ArgumentViolation) -> String {
+    match violation {
+        ArgumentViolation::Unreadable { .. } => "unreadable".to_owned(),
+        ArgumentViolation::Schema { argument, keyword } => {
+            format!("schema\0{argument}\0{keyword}")
+        }
+        ArgumentViolation::SchemaCannotEvaluate { argument } => {
+            format!("schema-cannot-evaluate\0{argument}")
+        }
+        ArgumentViolation::Path { rule, argument, .. } => format!("paths\0{rule}\0{argument}"),
+        ArgumentViolation::Url { rule, argument, .. } => format!("urls\0{rule}\0{argument}"),
+        ArgumentViolation::Command { rule, argument, .. } => {
+            format!("commands\0{rule}\0{argument}")
+        }
+        ArgumentViolation::ByRole { role, violation } => {
+            format!("{}\0{}", role.key(), argument_key(violation))
+        }
+    }
 }
 
 #[cfg(test)]

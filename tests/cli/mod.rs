@@ -29,6 +29,7 @@ mod policy;
 mod proxy;
 mod readme;
 mod replay;
+mod roles;
 mod samples;
 mod scope;
 mod seal;

@@ -4,6 +4,7 @@ use super::{
     ArgumentViolation, Budget, BudgetExceeded, CommandProblem, Finding, FindingKind, FlowViolation,
     PathProblem, SensitiveResponse, UrlProblem,
 };
+use crate::graph::PolicyRole;
 
 fn put_u64(out: &mut Vec<u8>, mut value: u64) {
     while value >= 0x80 {
@@ -64,10 +65,14 @@ pub(super) fn encode_kind(kind: &FindingKind, out: &mut Vec<u8>) {
             limit,
         }) => {
             out.push(4);
-            out.push(match budget {
-                Budget::Total => 0,
-                Budget::PerTool => 1,
-            });
+            match budget {
+                Budget::Total => out.push(0),
+                Budget::PerTool => out.push(1),
+                Budget::PerRole(role) => {
+                    out.push(2);
+                    out.push(role_tag(*role));
+                }
+            }
             put_u64(out, *call);
             put_u64(out, *limit);
         }
@@ -146,7 +151,25 @@ fn encode_argument_violation(violation: &ArgumentViolation, out: &mut Vec<u8>) {
             put_str(out, argument);
             encode_command_problem(problem, out);
         }
+        ArgumentViolation::ByRole { role, violation } => {
+            out.push(6);
+            out.push(role_tag(*role));
+            encode_argument_violation(violation, out);
+        }
     }
+}
+
+/// A role as one byte: its position in [`PolicyRole::ALL`].
+fn role_tag(role: PolicyRole) -> u8 {
+    PolicyRole::ALL.iter().position(|r| *r == role).unwrap_or(0) as u8
+}
+
+/// The role of the byte `tag`.
+fn get_role(input: &mut &[u8]) -> Decoded<PolicyRole> {
+    PolicyRole::ALL
+        .get(usize::from(get_u8(input)?))
+        .copied()
+        .ok_or(Short::Corrupt)
 }
 
 fn put_opt_str(out: &mut Vec<u8>, text: Option<&str>) {
@@ -347,6 +370,7 @@ pub(super) fn decode_into(input: &mut &[u8], finding: &mut Finding) -> Decoded<(
             let budget = match get_u8(input)? {
                 0 => Budget::Total,
                 1 => Budget::PerTool,
+                2 => Budget::PerRole(get_role(input)?),
                 _ => return Err(Short::Corrupt),
             };
             FindingKind::BudgetExceeded(BudgetExceeded {
@@ -428,6 +452,11 @@ fn decode_argument_violation(input: &mut &[u8]) -> Decoded<ArgumentViolation> {
                 argument,
                 problem,
             }
+        }
+        6 => {
+            let role = get_role(input)?;
+            let violation = Box::new(decode_argument_violation(input)?);
+            ArgumentViolation::ByRole { role, violation }
         }
         _ => return Err(Short::Corrupt),
     })

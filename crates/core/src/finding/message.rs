@@ -159,6 +159,20 @@ fn message(finding: &Finding, agent: &str, out: &mut String) -> fmt::Result {
             let (over, rule) = match budget {
                 Budget::Total => (" in all, over the total budget of ", " (budgets.total)"),
                 Budget::PerTool => (" to this tool, over its budget of ", " (budgets.per_tool)"),
+                Budget::PerRole(role) => {
+                    out.push_str("tool ");
+                    push_quoted(&finding.tool, out);
+                    out.push_str(" is call ");
+                    push_u64(*call, out);
+                    out.push_str(" to a tool of role ");
+                    push_quoted(role.name(), out);
+                    out.push_str(", over its budget of ");
+                    push_u64(*limit, out);
+                    out.push_str(" (budgets.per_tool['");
+                    out.push_str(role.key());
+                    out.push_str("'])");
+                    return Ok(());
+                }
             };
             out.push_str("tool ");
             push_quoted(&finding.tool, out);
@@ -211,7 +225,17 @@ fn message(finding: &Finding, agent: &str, out: &mut String) -> fmt::Result {
 
 /// Writes the words of an argument violation after the tool's name.
 fn argument_words(violation: &ArgumentViolation, out: &mut String) -> fmt::Result {
+    argument_words_in(violation, "", out)
+}
+
+/// [`argument_words`], the rule named after `entry` (`tools['role:shell'].`, or
+/// nothing for the tool's own rules).
+fn argument_words_in(violation: &ArgumentViolation, entry: &str, out: &mut String) -> fmt::Result {
     match violation {
+        ArgumentViolation::ByRole { role, violation } => {
+            let entry = format!("tools['{}'].", role.key());
+            argument_words_in(violation, &entry, out)
+        }
         ArgumentViolation::Unreadable { reason } => {
             write!(out, "arguments cannot be read: {reason}")
         }
@@ -237,7 +261,9 @@ fn argument_words(violation: &ArgumentViolation, out: &mut String) -> fmt::Resul
             push_quoted(argument, out);
             out.push(' ');
             path_words(problem, out);
-            out.push_str(" (paths[");
+            out.push_str(" (");
+            out.push_str(entry);
+            out.push_str("paths[");
             push_u64(*rule as u64, out);
             out.push_str("])");
             Ok(())
@@ -249,7 +275,7 @@ fn argument_words(violation: &ArgumentViolation, out: &mut String) -> fmt::Resul
         } => {
             write!(out, "argument {} ", Quoted(argument))?;
             url_words(problem, out)?;
-            write!(out, " (urls[{rule}])")
+            write!(out, " ({entry}urls[{rule}])")
         }
         ArgumentViolation::Command {
             rule,
@@ -258,7 +284,7 @@ fn argument_words(violation: &ArgumentViolation, out: &mut String) -> fmt::Resul
         } => {
             write!(out, "argument {} ", Quoted(argument))?;
             command_words(problem, out)?;
-            write!(out, " (commands[{rule}])")
+            write!(out, " ({entry}commands[{rule}])")
         }
     }
 }

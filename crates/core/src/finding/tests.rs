@@ -116,6 +116,22 @@ fn every_kind() -> Vec<FindingKind> {
             call: u64::MAX,
             limit: 0,
         }),
+        FindingKind::BudgetExceeded(BudgetExceeded {
+            budget: Budget::PerRole(crate::graph::PolicyRole::Mcp),
+            call: 3,
+            limit: 2,
+        }),
+        FindingKind::ArgumentViolation(A::ByRole {
+            role: crate::graph::PolicyRole::FileWrite,
+            violation: Box::new(A::ByRole {
+                role: crate::graph::PolicyRole::Shell,
+                violation: Box::new(A::Url {
+                    rule: 1,
+                    argument: "/prompt".into(),
+                    problem: UrlProblem::Invalid,
+                }),
+            }),
+        }),
         FindingKind::SensitiveResponse(SensitiveResponse::Match {
             pointer: "/t".into(),
             in_key: true,
@@ -363,5 +379,38 @@ fn bidi_and_zero_width_characters_are_escaped() {
     assert_eq!(
         quote_name("\u{2010}\u{2030}\u{2070}"),
         "'\u{2010}\u{2030}\u{2070}'"
+    );
+}
+
+#[test]
+fn rules_of_roles_are_named_after_their_entry() {
+    use crate::graph::PolicyRole;
+    let finding = |kind| Finding {
+        index: 4,
+        line: 5,
+        tool: "shell".into(),
+        kind,
+        call: [0; 32],
+    };
+    let violation = FindingKind::ArgumentViolation(ArgumentViolation::ByRole {
+        role: PolicyRole::Shell,
+        violation: Box::new(ArgumentViolation::Command {
+            rule: 0,
+            argument: "/command".into(),
+            problem: CommandProblem::NotAString,
+        }),
+    });
+    assert_eq!(
+        finding_message(&finding(violation), "a"),
+        "tool 'shell' argument '/command' is not a string (tools['role:shell'].commands[0])"
+    );
+    let budget = FindingKind::BudgetExceeded(BudgetExceeded {
+        budget: Budget::PerRole(PolicyRole::FileRead),
+        call: 3,
+        limit: 2,
+    });
+    assert_eq!(
+        finding_message(&finding(budget), "a"),
+        "tool 'shell' is call 3 to a tool of role 'file-read', over its budget of 2 (budgets.per_tool['role:file-read'])"
     );
 }

@@ -77,6 +77,14 @@ pub enum ArgumentViolation {
         /// What is wrong with it.
         problem: CommandProblem,
     },
+    /// An argument breaks a rule of a role's entry (`tools['role:shell']`) rather
+    /// than of the tool's own: the violation, whose rule counts in the role's lists.
+    ByRole {
+        /// The role whose entry holds the rule.
+        role: crate::graph::PolicyRole,
+        /// The violation, as the role's rule found it.
+        violation: Box<ArgumentViolation>,
+    },
 }
 
 /// What is wrong with an argument of a command rule. A command is shown as its
@@ -232,6 +240,8 @@ pub enum Budget {
     Total,
     /// `budgets.per_tool`: the calls to the finding's tool count.
     PerTool,
+    /// `budgets.per_tool['role:NAME']`: the calls to tools of the role count.
+    PerRole(crate::graph::PolicyRole),
 }
 
 /// What a response holds that a detector looks for.

@@ -11,7 +11,7 @@
 //!   `change`, `execute`, or `validate`: an `execute` call after changes); calls
 //!   without a role have no phase and do not end a run.
 //! - Edges: `uses` and `produces` (call → artifact, rules `role-uses`,
-//!   `role-produces`, `patch-names`), `checked_by` (artifact → call,
+//!   `role-produces`, `patch-names`, `text-names`), `checked_by` (artifact → call,
 //!   `execute-after-change`), `informs` (call → call, `response-names`), `repeats`
 //!   (`replay-redundant-call`), `diverges` (`replay-non-determinism`) and `flows`
 //!   (`scope-flow-violation`).
@@ -33,8 +33,8 @@ use crate::replay::{Replay, fingerprints};
 use crate::scope::{Scope, ScopeAudit};
 use crate::transcript::{Lines, ReadError, parse_canonical_record, parse_link};
 
-pub use roles::Roles;
-pub(crate) use roles::{Action, ArtifactKind, Role};
+pub use roles::{Action, Argument, ArtifactKind, Role};
+pub use roles::{PolicyRole, Roles, is_mcp_tool, policy_roles_of};
 
 /// The version of the graph's JSON format.
 pub(crate) const FORMAT_VERSION: u64 = 1;
@@ -648,6 +648,15 @@ impl Walk {
                 }
             }
         }
+        for argument in &role.texts {
+            if let Some(Value::Str(text)) = argument.find(&args) {
+                for raw in roles::text_urls(text) {
+                    let name = artifact_name(ArtifactKind::Url, raw, root);
+                    let number = self.artifacts.intern(ArtifactKind::Url, name, raw);
+                    used.push((number, "text-names", argument.as_str().to_owned()));
+                }
+            }
+        }
         (used, produced)
     }
 
@@ -892,6 +901,53 @@ mod tests {
         let err = Roles::parse(b"{\"roles_version\": 1,\n\"tools\": {\"x\": {\"kind\": \"url\"}}}")
             .unwrap_err();
         assert_eq!((err.line, err.field.as_str()), (2, "tools.x.action"));
+    }
+
+    /// Gemini CLI's web_fetch names its URLs in its prompt; Copilot CLI's in `url`;
+    /// Codex's apply_patch in its hooks holds its patch in `command`.
+    #[test]
+    fn texts_and_patches_of_every_agent_name_their_artifacts() {
+        let records = vec![
+            record(
+                0,
+                "web_fetch",
+                r#"{"prompt":"Compare https://a.example/x and https://b.example/."}"#,
+                "{}",
+            ),
+            record(1, "web_fetch", r#"{"url":"https://c.example/"}"#, "{}"),
+            record(
+                2,
+                "apply_patch",
+                r#"{"command":"*** Begin Patch\n*** Add File: d.md\n+x\n*** End Patch"}"#,
+                "{}",
+            ),
+        ];
+        let graph = build(
+            &Transcript {
+                records,
+                chain: None,
+                contexts: crate::context::Contexts::default(),
+            },
+            &Roles::builtin(),
+            None,
+        )
+        .unwrap();
+        let mut edges: Vec<(String, String)> = graph
+            .edges
+            .iter()
+            .filter(|edge| matches!(edge.kind, EdgeKind::Uses | EdgeKind::Produces))
+            .map(|edge| (edge.from.clone(), edge.rule.to_string()))
+            .collect();
+        edges.sort();
+        assert_eq!(
+            edges,
+            [
+                ("c0".to_owned(), "text-names".to_owned()),
+                ("c0".to_owned(), "text-names".to_owned()),
+                ("c1".to_owned(), "role-uses".to_owned()),
+                ("c2".to_owned(), "patch-names".to_owned()),
+            ]
+        );
     }
 
     /// Many artifacts and responses naming many of them: each response is searched

@@ -1,8 +1,13 @@
 //! Roles: what a tool does, and which of its arguments name its artifacts.
 //!
-//! The built-in table ([`Roles::builtin`]) covers the sample tools, Claude Code's
-//! tools, the reference MCP filesystem server's tools and the tools of Codex; a
-//! roles file ([`Roles::parse`]) adds roles and overrides or removes built-in ones.
+//! The built-in table ([`Roles::builtin`]) covers the sample tools, the reference MCP
+//! filesystem server's tools and the tools of Claude Code, Codex (its hooks' names and
+//! its logs'), Gemini CLI, Cursor and GitHub Copilot CLI; a roles file
+//! ([`Roles::parse`]) adds roles and overrides or removes built-in ones.
+//!
+//! It is the one table of roles: the graph reads its artifacts by it, and a policy
+//! names tools by it ([`PolicyRole`]: `role:file-read`, `role:file-write`,
+//! `role:shell`, `role:fetch` and `role:mcp`; see docs/policy.md, "Roles").
 
 use std::collections::BTreeMap;
 
@@ -60,6 +65,123 @@ impl ArtifactKind {
     }
 }
 
+/// What a tool is, as a policy names it (`"role:shell"`): the meaning of a role of
+/// the table, or an MCP tool by its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PolicyRole {
+    /// `file-read`: reads, searches or lists files (action `inspect`, kind `file`).
+    FileRead,
+    /// `file-write`: writes, edits, creates, moves or deletes files (`change`,
+    /// `file`).
+    FileWrite,
+    /// `shell`: runs a command line (`execute`, `command`).
+    Shell,
+    /// `fetch`: fetches a URL or searches the web (`inspect`, `url`).
+    Fetch,
+    /// `mcp`: a tool of an MCP server, by the name each agent gives it
+    /// (`mcp__SERVER__TOOL`, `mcp_SERVER_TOOL`, `MCP:TOOL`).
+    Mcp,
+}
+
+impl PolicyRole {
+    /// Every role, in the order a call's roles are taken.
+    pub const ALL: [PolicyRole; 5] = [
+        PolicyRole::FileRead,
+        PolicyRole::FileWrite,
+        PolicyRole::Shell,
+        PolicyRole::Fetch,
+        PolicyRole::Mcp,
+    ];
+
+    /// The prefix that makes a name in a policy a role's: `role:`. A tool's name
+    /// cannot hold a `:` (see docs/policy.md, "Roles").
+    pub const PREFIX: &'static str = "role:";
+
+    /// The role's name (`file-read`).
+    pub fn name(self) -> &'static str {
+        match self {
+            PolicyRole::FileRead => "file-read",
+            PolicyRole::FileWrite => "file-write",
+            PolicyRole::Shell => "shell",
+            PolicyRole::Fetch => "fetch",
+            PolicyRole::Mcp => "mcp",
+        }
+    }
+
+    /// The name a policy gives it (`role:file-read`).
+    pub fn key(self) -> &'static str {
+        match self {
+            PolicyRole::FileRead => "role:file-read",
+            PolicyRole::FileWrite => "role:file-write",
+            PolicyRole::Shell => "role:shell",
+            PolicyRole::Fetch => "role:fetch",
+            PolicyRole::Mcp => "role:mcp",
+        }
+    }
+
+    /// The role named `name` (without the prefix).
+    pub fn parse(name: &str) -> Option<PolicyRole> {
+        PolicyRole::ALL.into_iter().find(|role| role.name() == name)
+    }
+
+    /// What a name of a policy (an entry of `allowed_tools`, a key of `tools` or
+    /// `budgets.per_tool`, a source or sink of a flow) names: `Ok(None)` a tool,
+    /// `Ok(Some(role))` a role, `Err` a message for a role that does not exist (with
+    /// the nearest role's name when one is near).
+    pub fn of_name(name: &str) -> Result<Option<PolicyRole>, String> {
+        let Some(rest) = name.strip_prefix(PolicyRole::PREFIX) else {
+            return Ok(None);
+        };
+        match PolicyRole::parse(rest) {
+            Some(role) => Ok(Some(role)),
+            None => {
+                let mut message = format!(
+                    "unknown role {}; the roles are {}",
+                    crate::finding::quote_name(name),
+                    PolicyRole::ALL.map(PolicyRole::key).join(", ")
+                );
+                let near = crate::suggest::closest(rest, PolicyRole::ALL.map(PolicyRole::name));
+                if let Some(near) = near {
+                    message.push_str(&format!(": did you mean 'role:{near}'?"));
+                }
+                Err(message)
+            }
+        }
+    }
+}
+
+/// Whether `tool` is the name an agent gives a tool of an MCP server: Claude Code's
+/// and Codex's `mcp__SERVER__TOOL`, Gemini CLI's `mcp_SERVER_TOOL`, Cursor's
+/// `MCP:TOOL`.
+pub fn is_mcp_tool(tool: &str) -> bool {
+    tool.starts_with("mcp_") || tool.starts_with("MCP:")
+}
+
+/// The roles of `tool` by the built-in table, in [`PolicyRole::ALL`]'s order: the
+/// role of its entry (if it has one with a meaning), then `mcp` when its name is an
+/// MCP tool's. What a guard asks of a tool's name.
+///
+/// ```
+/// use toolreplay_core::{PolicyRole, policy_roles_of};
+///
+/// // Gemini CLI's shell, and the argument its role names.
+/// let roles = policy_roles_of("run_shell_command");
+/// let (role, entry) = &roles[0];
+/// assert_eq!(*role, PolicyRole::Shell);
+/// let arguments: Vec<&str> = entry.unwrap().arguments().map(|a| a.as_str()).collect();
+/// assert_eq!(arguments, ["/command"]);
+/// // Codex's apply_patch names its files in a patch, under its hooks' `command`.
+/// let (role, entry) = policy_roles_of("apply_patch")[0];
+/// assert_eq!(role, PolicyRole::FileWrite);
+/// assert!(entry.unwrap().patch.iter().any(|a| a.as_str() == "/command"));
+/// // An MCP tool by Claude Code's name has no entry: its arguments are unknown.
+/// assert_eq!(policy_roles_of("mcp__github__create_issue"), [(PolicyRole::Mcp, None)]);
+/// assert!(policy_roles_of("TodoWrite").is_empty());
+/// ```
+pub fn policy_roles_of(tool: &str) -> Vec<(PolicyRole, Option<&'static Role>)> {
+    Roles::standard().policy_roles_of(tool)
+}
+
 /// A JSON pointer into a call's `args`, with its text for the graph.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Argument(Pointer);
@@ -102,6 +224,30 @@ pub struct Role {
     /// headers name the files it produces.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub patch: Vec<Argument>,
+    /// The arguments holding free text whose URLs (`SCHEME://...`) it fetches
+    /// (Gemini CLI's `web_fetch` takes its URLs in its `prompt`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub texts: Vec<Argument>,
+}
+
+impl Role {
+    /// The policy role it has: `file-read` (inspect, file), `file-write` (change,
+    /// file), `shell` (execute, command) or `fetch` (inspect, url); none for the
+    /// other pairs.
+    pub fn policy_role(&self) -> Option<PolicyRole> {
+        match (self.action, self.kind) {
+            (Action::Inspect, ArtifactKind::File) => Some(PolicyRole::FileRead),
+            (Action::Change, ArtifactKind::File) => Some(PolicyRole::FileWrite),
+            (Action::Execute, ArtifactKind::Command) => Some(PolicyRole::Shell),
+            (Action::Inspect, ArtifactKind::Url) => Some(PolicyRole::Fetch),
+            _ => None,
+        }
+    }
+
+    /// The arguments naming its artifacts: `uses`, then `produces`.
+    pub fn arguments(&self) -> impl Iterator<Item = &Argument> {
+        self.uses.iter().chain(&self.produces)
+    }
 }
 
 /// The roles in force: the built-in table, with a roles file's changes, and the
@@ -126,18 +272,21 @@ pub struct RolesError {
     pub message: String,
 }
 
+/// The JSON pointers `list` (all valid: the table's own).
+fn pointers(list: &[&str]) -> Vec<Argument> {
+    list.iter()
+        .filter_map(|text| Argument::parse(text).ok())
+        .collect()
+}
+
 fn role(action: Action, kind: ArtifactKind, uses: &[&str], produces: &[&str]) -> Role {
-    let pointers = |list: &[&str]| {
-        list.iter()
-            .filter_map(|text| Argument::parse(text).ok())
-            .collect()
-    };
     Role {
         action,
         kind,
         uses: pointers(uses),
         produces: pointers(produces),
         patch: Vec::new(),
+        texts: Vec::new(),
     }
 }
 
@@ -206,11 +355,17 @@ impl Roles {
         add(&["fetch_url"], role(Inspect, Url, &["/url"], &[]));
         add(&["run_command"], role(Execute, Command, &["/command"], &[]));
         // Claude Code.
-        add(&["Read"], role(Inspect, File, &["/file_path"], &[]));
+        // Claude Code's `Read`, `Write` and `Edit` take `file_path`; Cursor's tools of
+        // the same names take `path`.
         add(
-            &["Write", "Edit", "MultiEdit"],
-            role(Change, File, &[], &["/file_path"]),
+            &["Read"],
+            role(Inspect, File, &["/file_path", "/path"], &[]),
         );
+        add(
+            &["Write", "Edit"],
+            role(Change, File, &[], &["/file_path", "/path"]),
+        );
+        add(&["MultiEdit"], role(Change, File, &[], &["/file_path"]));
         add(
             &["NotebookEdit"],
             role(Change, File, &[], &["/notebook_path"]),
@@ -236,19 +391,32 @@ impl Roles {
             &["run_shell_command"],
             role(Execute, Command, &["/command"], &[]),
         );
+        add(&["google_web_search"], role(Inspect, Url, &[], &[]));
+        // Gemini CLI's web_fetch takes URLs in its `prompt`; Copilot CLI's a `url`.
+        let mut fetch = role(Inspect, Url, &["/url"], &[]);
+        fetch.texts = pointers(&["/prompt"]);
+        add(&["web_fetch"], fetch);
+        // Gemini CLI's grep (formerly search_file_content), Copilot CLI's grep and rg.
         add(
-            &["web_fetch", "google_web_search"],
-            role(Inspect, Url, &[], &[]),
+            &["grep", "rg"],
+            role(Inspect, File, &["/path", "/dir_path"], &[]),
         );
         // GitHub Copilot CLI, Inspect AI, SWE-agent and OpenHands.
         add(
-            &["bash", "execute_bash"],
+            &["bash", "execute_bash", "powershell"],
             role(Execute, Command, &["/command", "/cmd"], &[]),
         );
+        add(&["web_search"], role(Inspect, Url, &[], &[]));
         add(&["python"], role(Execute, Command, &["/code"], &[]));
         add(&["view", "open"], role(Inspect, File, &["/path"], &[]));
         add(
-            &["edit", "create", "str_replace_editor", "text_editor"],
+            &[
+                "edit",
+                "create",
+                "str_replace",
+                "str_replace_editor",
+                "text_editor",
+            ],
             role(Change, File, &[], &["/path"]),
         );
         add(&["find_file"], role(Inspect, File, &["/dir"], &[]));
@@ -265,6 +433,12 @@ impl Roles {
             &["list_dir"],
             role(Inspect, File, &["/path", "/relative_workspace_path"], &[]),
         );
+        // Cursor's agent hooks name its edits StrReplace and Delete besides
+        // Claude Code's Read, Write, Edit, Grep and WebFetch.
+        add(
+            &["StrReplace", "Delete"],
+            role(Change, File, &[], &["/file_path", "/path", "/target_file"]),
+        );
         // Cline.
         add(
             &["write_to_file", "replace_in_file"],
@@ -280,18 +454,37 @@ impl Roles {
         );
         // Codex.
         add(
-            &["shell", "shell_command", "container.exec"],
+            &["shell", "local_shell", "shell_command", "container.exec"],
             role(Execute, Command, &["/command"], &[]),
         );
         add(&["exec_command"], role(Execute, Command, &["/cmd"], &[]));
-        // The patch is under `input` (a freeform call) or `patch` (a function call).
+        // The patch is under `input` (a freeform call) or `patch` (a function call)
+        // in Codex's logs, under `command` in its hooks' `tool_input`.
         let mut patch = role(Change, File, &[], &[]);
-        patch.patch = ["/input", "/patch"]
-            .iter()
-            .filter_map(|text| Argument::parse(text).ok())
-            .collect();
+        patch.patch = pointers(&["/input", "/patch", "/command"]);
         add(&["apply_patch"], patch);
         Roles { tools, root: None }
+    }
+
+    /// The built-in table, built once.
+    pub fn standard() -> &'static Roles {
+        static STANDARD: std::sync::OnceLock<Roles> = std::sync::OnceLock::new();
+        STANDARD.get_or_init(Roles::builtin)
+    }
+
+    /// The policy roles of `tool`, in [`PolicyRole::ALL`]'s order, each with the
+    /// table's role when it comes from the table (`mcp` comes from the name alone).
+    pub fn policy_roles_of(&self, tool: &str) -> Vec<(PolicyRole, Option<&Role>)> {
+        let mut out = Vec::new();
+        if let Some(role) = self.get(tool)
+            && let Some(meaning) = role.policy_role()
+        {
+            out.push((meaning, Some(role)));
+        }
+        if is_mcp_tool(tool) {
+            out.push((PolicyRole::Mcp, None));
+        }
+        out
     }
 
     /// The role of `tool`, if it has one.
@@ -313,7 +506,7 @@ impl Roles {
     /// ```
     ///
     /// A tool's role replaces the built-in one; `null` removes it. `uses`,
-    /// `produces` and `patch` (arrays of JSON pointers) are optional;
+    /// `produces`, `patch` and `texts` (arrays of JSON pointers) are optional;
     /// `action` (`inspect`, `change`, `execute`) and `kind` (`file`, `url`,
     /// `command`) are required. `root` is an absolute path.
     pub fn parse(bytes: &[u8]) -> Result<Roles, RolesError> {
@@ -430,6 +623,7 @@ fn parse_role(members: &[(String, Value)]) -> Result<Role, (String, String)> {
     let mut uses = Vec::new();
     let mut produces = Vec::new();
     let mut patch = Vec::new();
+    let mut texts = Vec::new();
     let pointer = |name: &str, value: &Value| match value {
         Value::Str(text) => Argument::parse(text).map_err(|message| {
             (
@@ -476,7 +670,7 @@ fn parse_role(members: &[(String, Value)]) -> Result<Role, (String, String)> {
                     }
                 });
             }
-            (name @ ("uses" | "produces" | "patch"), Value::Array(items)) => {
+            (name @ ("uses" | "produces" | "patch" | "texts"), Value::Array(items)) => {
                 let list = items
                     .iter()
                     .map(|item| pointer(name, item))
@@ -484,7 +678,8 @@ fn parse_role(members: &[(String, Value)]) -> Result<Role, (String, String)> {
                 match name {
                     "uses" => uses = list,
                     "produces" => produces = list,
-                    _ => patch = list,
+                    "patch" => patch = list,
+                    _ => texts = list,
                 }
             }
             (name @ ("action" | "kind"), other) => {
@@ -493,7 +688,7 @@ fn parse_role(members: &[(String, Value)]) -> Result<Role, (String, String)> {
                     format!("must be a string, found {}", other.described()),
                 ));
             }
-            (name @ ("uses" | "produces" | "patch"), other) => {
+            (name @ ("uses" | "produces" | "patch" | "texts"), other) => {
                 return Err((
                     name.to_owned(),
                     format!(
@@ -515,6 +710,7 @@ fn parse_role(members: &[(String, Value)]) -> Result<Role, (String, String)> {
         uses,
         produces,
         patch,
+        texts,
     })
 }
 
@@ -538,4 +734,34 @@ pub(crate) fn patch_files(patch: &str) -> Vec<&str> {
                 .filter(|path| !path.is_empty())
         })
         .collect()
+}
+
+/// The URLs in `text`: each `SCHEME://...` (a scheme of a letter, then letters,
+/// digits, `+`, `-` or `.`) up to the first space, control character, quote, `<`,
+/// `>` or backtick, without trailing `.`, `,`, `;`, `:`, `!`, `?` or closing bracket.
+pub(crate) fn text_urls(text: &str) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(at) = text[from..].find("://").map(|i| from + i) {
+        let mut start = at;
+        while start > 0
+            && matches!(bytes[start - 1], b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'+' | b'-' | b'.')
+        {
+            start -= 1;
+        }
+        // The scheme starts with a letter.
+        while start < at && !bytes[start].is_ascii_alphabetic() {
+            start += 1;
+        }
+        let end = text[at..]
+            .find(|c: char| c.is_whitespace() || c.is_control() || "\"'<>`".contains(c))
+            .map_or(text.len(), |i| at + i);
+        if start < at {
+            let url = text[start..end].trim_end_matches(|c: char| ".,;:!?)]}".contains(c));
+            out.push(url);
+        }
+        from = end.max(at + 3);
+    }
+    out
 }

@@ -13,6 +13,7 @@ use super::urls::{HostList, HostPattern, UrlRule};
 use super::{DRAFT_2020_12, POLICY_VERSION, Policy, PolicyError, RULE_FIELDS, ToolRules};
 use crate::canonical;
 use crate::finding::quote_name;
+use crate::graph::PolicyRole;
 use crate::json::{self, Value, member as get};
 
 type Result<T> = std::result::Result<T, String>;
@@ -149,15 +150,31 @@ impl Policy {
         };
 
         let mut tools = hashbrown::HashMap::default();
+        let mut roles = Vec::new();
         if let Some(value) = get(fields, "tools") {
             let members = object(value, "tools").map_err(field_error("tools"))?;
             for (name, rules) in members {
                 let at = named("tools", name);
-                let rules = tool_rules(&catalog, &mut scanner_for, rules, &at)
+                let role = PolicyRole::of_name(name)
+                    .map_err(|message| format!("{at}: {message}"))
                     .map_err(field_error("tools"))?;
-                tools.insert(name.clone(), rules);
+                let rules = tool_rules(&catalog, &mut scanner_for, rules, &at, role)
+                    .map_err(field_error("tools"))?;
+                match role {
+                    Some(role) => roles.push((role, rules)),
+                    None => {
+                        tools.insert(name.clone(), rules);
+                    }
+                }
             }
         }
+        // A call's roles are taken in the order of PolicyRole::ALL.
+        roles.sort_by_key(|(role, _)| *role);
+        let history_roles = budgets
+            .per_tool
+            .keys()
+            .any(|name| name.starts_with(PolicyRole::PREFIX))
+            || flows.names_roles();
         Ok(Some(Policy {
             budgets,
             flows,
@@ -166,6 +183,8 @@ impl Policy {
             default_scanner,
             prompt_scanner,
             tools,
+            roles,
+            history_roles,
             args_cache: Default::default(),
         }))
     }
@@ -279,7 +298,9 @@ fn budgets(value: &Value) -> Result<Budgets> {
     let mut per_tool = BTreeMap::new();
     if let Some(value) = get(members, "per_tool") {
         for (tool, max) in object(value, "budgets.per_tool")? {
-            per_tool.insert(tool.clone(), count(max, &named("budgets.per_tool", tool))?);
+            let at = named("budgets.per_tool", tool);
+            PolicyRole::of_name(tool).map_err(|message| format!("{at}: {message}"))?;
+            per_tool.insert(tool.clone(), count(max, &at)?);
         }
     }
     Ok(Budgets { total, per_tool })
@@ -321,6 +342,10 @@ fn flows(value: &Value) -> Result<Vec<Flow>> {
             if list.is_empty() {
                 return Err(format!("{at}.{field}: must name at least one tool"));
             }
+            for (j, name) in list.iter().enumerate() {
+                PolicyRole::of_name(name)
+                    .map_err(|message| format!("{at}.{field}[{j}]: {message}"))?;
+            }
             Ok(list)
         };
         let sources = list("sources")?;
@@ -334,8 +359,23 @@ fn flows(value: &Value) -> Result<Vec<Flow>> {
     Ok(out)
 }
 
-fn pointers(members: &[(String, Value)], at: &str) -> Result<Vec<Pointer>> {
-    let value = get(members, "args").ok_or_else(|| format!("{at}: missing field \"args\""))?;
+/// The `args` of the rule `at`; a rule of a role (`role`) may leave them out, when
+/// the role table names its tools' arguments: then none, read as the table's.
+fn pointers(
+    members: &[(String, Value)],
+    at: &str,
+    role: Option<PolicyRole>,
+) -> Result<Vec<Pointer>> {
+    let value = match (get(members, "args"), role) {
+        (Some(value), _) => value,
+        (None, Some(role)) if role != PolicyRole::Mcp => return Ok(Vec::new()),
+        (None, Some(_)) => {
+            return Err(format!(
+                "{at}: missing field \"args\" (the role table names no argument of MCP tools)"
+            ));
+        }
+        (None, None) => return Err(format!("{at}: missing field \"args\"")),
+    };
     let list = strings(value, &format!("{at}.args"))?;
     if list.is_empty() {
         return Err(format!("{at}.args: must name at least one argument"));
@@ -358,8 +398,14 @@ fn tool_rules(
     scanner_for: &mut impl FnMut(Vec<usize>, &str) -> Result<Option<usize>>,
     value: &Value,
     at: &str,
+    role: Option<PolicyRole>,
 ) -> Result<ToolRules> {
     let members = object(value, at)?;
+    if role.is_some() && get(members, "args_schema").is_some() {
+        return Err(format!(
+            "{at}.args_schema: a role's entry cannot have one, since its tools name their arguments differently; give it in the entry of each tool"
+        ));
+    }
     known(
         members,
         at,
@@ -379,12 +425,14 @@ fn tool_rules(
         for (i, item) in rule_list(value, &format!("{at}.paths"))?.iter().enumerate() {
             rules
                 .paths
-                .push(path_rule(item, &format!("{at}.paths[{i}]"))?);
+                .push(path_rule(item, &format!("{at}.paths[{i}]"), role)?);
         }
     }
     if let Some(value) = get(members, "urls") {
         for (i, item) in rule_list(value, &format!("{at}.urls"))?.iter().enumerate() {
-            rules.urls.push(url_rule(item, &format!("{at}.urls[{i}]"))?);
+            rules
+                .urls
+                .push(url_rule(item, &format!("{at}.urls[{i}]"), role)?);
         }
     }
     if let Some(value) = get(members, "commands") {
@@ -394,7 +442,7 @@ fn tool_rules(
         {
             rules
                 .commands
-                .push(command_rule(item, &format!("{at}.commands[{i}]"))?);
+                .push(command_rule(item, &format!("{at}.commands[{i}]"), role)?);
         }
     }
     if let Some(value) = get(members, "response_detectors") {
@@ -410,10 +458,14 @@ fn tool_rules(
 const MAX_PATTERNS: usize = 1_000;
 
 /// A command rule, `at`, with the arguments it checks.
-fn command_rule(item: &Value, at: &str) -> Result<(Vec<Pointer>, CommandRule)> {
+fn command_rule(
+    item: &Value,
+    at: &str,
+    role: Option<PolicyRole>,
+) -> Result<(Vec<Pointer>, CommandRule)> {
     let members = object(item, at)?;
     known(members, at, &["allow", "args", "deny", "protect"])?;
-    let args = pointers(members, at)?;
+    let args = pointers(members, at, role)?;
     let patterns = |field: &str| -> Result<Option<Vec<Pattern>>> {
         let Some(value) = get(members, field) else {
             return Ok(None);
@@ -472,7 +524,7 @@ fn rule_list<'v>(value: &'v Value, at: &str) -> Result<&'v [Value]> {
 }
 
 /// A path rule, `at`, with the arguments it checks.
-fn path_rule(item: &Value, at: &str) -> Result<(Vec<Pointer>, PathRule)> {
+fn path_rule(item: &Value, at: &str, role: Option<PolicyRole>) -> Result<(Vec<Pointer>, PathRule)> {
     let members = object(item, at)?;
     known(
         members,
@@ -514,7 +566,7 @@ fn path_rule(item: &Value, at: &str) -> Result<(Vec<Pointer>, PathRule)> {
             ));
         }
     };
-    let args = pointers(members, at)?;
+    let args = pointers(members, at, role)?;
     let root = path_root(members, at)?;
     let globs = |field: &str| -> Result<Option<Globs>> {
         let Some(value) = get(members, field) else {
@@ -571,14 +623,14 @@ fn path_root(members: &[(String, Value)], at: &str) -> Result<Option<String>> {
 }
 
 /// A URL rule, `at`, with the arguments it checks.
-fn url_rule(item: &Value, at: &str) -> Result<(Vec<Pointer>, UrlRule)> {
+fn url_rule(item: &Value, at: &str, role: Option<PolicyRole>) -> Result<(Vec<Pointer>, UrlRule)> {
     let members = object(item, at)?;
     known(
         members,
         at,
         &["allow_hosts", "args", "deny_hosts", "schemes"],
     )?;
-    let args = pointers(members, at)?;
+    let args = pointers(members, at, role)?;
     let schemes = match get(members, "schemes") {
         Some(value) => {
             let list = strings(value, &format!("{at}.schemes"))?;

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::finding::{Budget, BudgetExceeded, FindingKind, FlowViolation};
+use crate::graph::PolicyRole;
 
 /// Call budgets: every call counts, whatever its response, allowed or denied.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -73,6 +74,36 @@ impl Flows {
         }
         Flows { list, roles }
     }
+
+    /// Whether a flow names a role (`role:fetch`) among its sources or sinks.
+    pub(crate) fn names_roles(&self) -> bool {
+        self.roles
+            .keys()
+            .any(|name| name.starts_with(PolicyRole::PREFIX))
+    }
+
+    /// The positions of the flows `tool`, or a tool of one of `roles`, is a sink of
+    /// and a source of, ascending.
+    fn positions(&self, tool: &str, roles: &[PolicyRole]) -> Option<std::borrow::Cow<'_, Roles>> {
+        let own = self.roles.get(tool);
+        if roles.is_empty() {
+            return own.map(std::borrow::Cow::Borrowed);
+        }
+        let mut merged = own.cloned().unwrap_or_default();
+        let mut any = own.is_some();
+        for role in roles {
+            if let Some(more) = self.roles.get(role.key()) {
+                any = true;
+                merged.sink_of.extend(&more.sink_of);
+                merged.source_of.extend(&more.source_of);
+            }
+        }
+        for list in [&mut merged.sink_of, &mut merged.source_of] {
+            list.sort_unstable();
+            list.dedup();
+        }
+        any.then_some(std::borrow::Cow::Owned(merged))
+    }
 }
 
 /// What the budgets and flows of a policy keep of the calls so far: the number of
@@ -97,15 +128,17 @@ struct SourceCall {
 
 impl History {
     /// Takes the call at `index` (the calls before it are those taken so far) to
-    /// `tool`, and adds its findings to `found`: the total budget, then the tool's
-    /// budget, then the flows in the order of the policy. A call that is both a sink
-    /// and a source of a flow is checked before it counts as a source.
+    /// `tool`, whose roles are `roles`, and adds its findings to `found`: the total
+    /// budget, then the tool's budget, then its roles' budgets in `roles`' order,
+    /// then the flows in the order of the policy (a flow naming the tool or one of
+    /// its roles). A call that is both a sink and a source of a flow is checked
+    /// before it counts as a source.
     pub(crate) fn take(
         &mut self,
         budgets: &Budgets,
         flows: &Flows,
         index: u64,
-        tool: &str,
+        (tool, roles): (&str, &[PolicyRole]),
         found: &mut Vec<FindingKind>,
     ) {
         // The call at index `i` is call `i + 1` in all.
@@ -119,21 +152,29 @@ impl History {
                 limit: total,
             }));
         }
-        if let Some(&limit) = budgets.per_tool.get(tool) {
-            let count = match self.tool_calls.get_mut(tool) {
+        let names = std::iter::once((tool, Budget::PerTool)).chain(
+            roles
+                .iter()
+                .map(|role| (role.key(), Budget::PerRole(*role))),
+        );
+        for (name, budget) in names {
+            let Some(&limit) = budgets.per_tool.get(name) else {
+                continue;
+            };
+            let count = match self.tool_calls.get_mut(name) {
                 Some(count) => count,
-                None => self.tool_calls.entry(tool.to_owned()).or_insert(0),
+                None => self.tool_calls.entry(name.to_owned()).or_insert(0),
             };
             *count = count.saturating_add(1);
             if *count > limit {
                 found.push(FindingKind::BudgetExceeded(BudgetExceeded {
-                    budget: Budget::PerTool,
+                    budget,
                     call: *count,
                     limit,
                 }));
             }
         }
-        let Some(roles) = flows.roles.get(tool) else {
+        let Some(roles) = flows.positions(tool, roles) else {
             return;
         };
         // Flows are independent of one another (their names are unique), so every
@@ -192,7 +233,7 @@ mod tests {
             .enumerate()
         {
             let mut found = Vec::new();
-            history.take(&budgets, &flows, i as u64, tool, &mut found);
+            history.take(&budgets, &flows, i as u64, (tool, &[]), &mut found);
             names.push(
                 found
                     .iter()

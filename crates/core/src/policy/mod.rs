@@ -8,6 +8,12 @@
 //! budgets and flows judge a call by the calls before it, of which a [`History`] is
 //! kept (see [`crate::scope::Session`], which decides calls one at a time).
 //!
+//! Where a policy names a tool it may name a role (`role:shell`): the tools the
+//! built-in roles table ([`crate::graph::Roles::standard`]) gives that role, under
+//! every agent's names. A call is judged by its tool's entry and by each of its
+//! roles' entries; a role's rule without `args` reads the arguments the table names
+//! for the call's tool.
+//!
 //! By concern: this module holds the compiled [`Policy`] and the checks of one
 //! call; `compile` reads the policy fields of a scope file into it; `detect` holds
 //! the response detectors, `paths` and `urls` the argument rules on paths and URLs,
@@ -32,6 +38,7 @@ use crate::canonical;
 use crate::finding::{
     ArgumentViolation, CommandProblem, FindingKind, PathProblem, SensitiveResponse, UrlProblem,
 };
+use crate::graph::{PolicyRole, Role, Roles, policy_roles_of as policy_roles};
 use crate::json::{self, Value};
 
 use commands::{CommandRule, CommandVerdict};
@@ -44,7 +51,7 @@ use urls::{UrlRule, UrlVerdict};
 
 /// The ready-made dangerous-commands rule of docs/policy.md: one element of a
 /// tool's `commands` list, as JSON, for a tool whose `command` argument is a shell
-/// command (Claude Code's `Bash`).
+/// command (Claude Code's `Bash`); without its `args`, a rule of `role:shell`.
 pub const DANGEROUS_COMMANDS: &str = include_str!("dangerous-commands.json");
 
 /// The version of the policy format this build reads.
@@ -76,6 +83,12 @@ pub struct Policy {
     prompt_scanner: Option<usize>,
     /// By tool name: looked up for every call, so with foldhash rather than SipHash.
     tools: hashbrown::HashMap<String, ToolRules>,
+    /// By role (`tools['role:shell']`), in [`PolicyRole::ALL`]'s order. A rule's
+    /// `args` left out (no pointers) are those the role table names for each tool.
+    roles: Vec<(PolicyRole, ToolRules)>,
+    /// Whether budgets or flows name a role, so that a call's roles are looked up
+    /// for them.
+    history_roles: bool,
     /// The argument checks of recent calls.
     args_cache: cache::ArgsCache,
 }
@@ -86,6 +99,14 @@ impl fmt::Debug for Policy {
             .field("budgets", &self.budgets)
             .field("flows", &self.flows)
             .field("tools", &self.tools.keys().collect::<Vec<_>>())
+            .field(
+                "roles",
+                &self
+                    .roles
+                    .iter()
+                    .map(|(role, _)| role.key())
+                    .collect::<Vec<_>>(),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -138,7 +159,39 @@ impl Policy {
         tool: &str,
         found: &mut Vec<FindingKind>,
     ) {
-        history.take(&self.budgets, &self.flows, index, tool, found);
+        let roles = if self.history_roles {
+            policy_roles(tool)
+                .into_iter()
+                .map(|(role, _)| role)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        history.take(&self.budgets, &self.flows, index, (tool, &roles), found);
+    }
+
+    /// The role rules that apply to `tool`: those of its roles by the built-in table,
+    /// in [`PolicyRole::ALL`]'s order, each with the table's role of the tool (none
+    /// for `mcp`).
+    fn role_rules(&self, tool: &str) -> Vec<(PolicyRole, &ToolRules, Option<&'static Role>)> {
+        if self.roles.is_empty() {
+            return Vec::new();
+        }
+        Roles::standard()
+            .policy_roles_of(tool)
+            .into_iter()
+            .filter_map(|(role, entry)| {
+                self.roles
+                    .iter()
+                    .find(|(r, _)| *r == role)
+                    .map(|(_, rules)| (role, rules, entry))
+            })
+            .collect()
+    }
+
+    /// Whether the policy has an entry for a role (`tools['role:shell']`).
+    pub fn has_role_rules(&self) -> bool {
+        !self.roles.is_empty()
     }
 
     /// The tools the policy has rules for, sorted.
@@ -150,12 +203,13 @@ impl Policy {
 
     /// How the arguments of a call to `tool` break the tool's rules: the schema,
     /// then path rules, then URL rules, then command rules, each in the policy's
-    /// order, each rule's arguments in its order. `args` is the canonical encoding of
-    /// the arguments; arguments that cannot be read break every rule, in one
-    /// violation. Paths are judged without the session's context (see
+    /// order, each rule's arguments in its order; then those of each of its roles
+    /// (as [`ArgumentViolation::ByRole`]), in [`PolicyRole::ALL`]'s order. `args` is
+    /// the canonical encoding of the arguments; arguments that cannot be read break
+    /// every rule, in one violation. Paths are judged without the session's context (see
     /// [`Policy::check_arguments_in`]).
     pub fn check_arguments(&self, tool: &str, args: &[u8]) -> Vec<ArgumentViolation> {
-        self.arguments_by(self.tools.get(tool), tool, args, &PathContext::default())
+        self.arguments_by(tool, args, &PathContext::default())
     }
 
     /// [`Policy::check_arguments`] for a call made where `context` says: path rules
@@ -166,7 +220,7 @@ impl Policy {
         args: &[u8],
         context: &PathContext,
     ) -> Vec<ArgumentViolation> {
-        self.arguments_by(self.tools.get(tool), tool, args, context)
+        self.arguments_by(tool, args, context)
     }
 
     /// [`Policy::check_arguments_in`] and [`Policy::check_response`] of one call, its
@@ -177,34 +231,91 @@ impl Policy {
         (args, context): (&[u8], &PathContext),
         response: &[u8],
     ) -> (Vec<ArgumentViolation>, Vec<SensitiveResponse>) {
-        let rules = self.tools.get(tool);
+        let roles = self.role_rules(tool);
         (
-            self.arguments_by(rules, tool, args, context),
-            self.response_by(rules, response),
+            self.arguments_by_rules(tool, &roles, args, context),
+            self.response_by(self.scanner_of(tool, &roles), response),
         )
     }
 
-    /// [`Policy::check_arguments`] by the rules of `tool`, `rules`.
+    /// [`Policy::check_arguments_in`].
     fn arguments_by(
         &self,
-        rules: Option<&ToolRules>,
         tool: &str,
         args: &[u8],
         context: &PathContext,
     ) -> Vec<ArgumentViolation> {
-        let Some(rules) = rules else {
-            return Vec::new();
-        };
-        if rules.is_empty() {
+        let roles = self.role_rules(tool);
+        self.arguments_by_rules(tool, &roles, args, context)
+    }
+
+    /// [`Policy::check_arguments_in`] by the rules of `tool`: its own, then those of
+    /// its roles, `roles`.
+    fn arguments_by_rules(
+        &self,
+        tool: &str,
+        roles: &[(PolicyRole, &ToolRules, Option<&Role>)],
+        args: &[u8],
+        context: &PathContext,
+    ) -> Vec<ArgumentViolation> {
+        let own = self.tools.get(tool).filter(|rules| !rules.is_empty());
+        let roles: Vec<_> = roles
+            .iter()
+            .filter(|(_, rules, _)| !rules.is_empty())
+            .collect();
+        if own.is_none() && roles.is_empty() {
             return Vec::new();
         }
-        if rules.depends_on(context) {
+        let check = || {
+            // One parse for every rule.
+            let tree = match json::decode_document(args).and_then(json::parse) {
+                Ok(tree) => tree,
+                Err(err) => {
+                    return vec![ArgumentViolation::Unreadable {
+                        reason: err.to_string().into(),
+                    }];
+                }
+            };
+            let mut found = Vec::new();
+            if let Some(rules) = own {
+                check_arguments(rules, None, &tree, context, &mut found);
+            }
+            for (role, rules, entry) in &roles {
+                let mut by_role = Vec::new();
+                check_arguments(rules, *entry, &tree, context, &mut by_role);
+                found.extend(
+                    by_role
+                        .into_iter()
+                        .map(|violation| ArgumentViolation::ByRole {
+                            role: *role,
+                            violation: Box::new(violation),
+                        }),
+                );
+            }
+            found
+        };
+        let depends = own.is_some_and(|rules| rules.depends_on(context))
+            || roles.iter().any(|(_, rules, _)| rules.depends_on(context));
+        if depends {
             // The cache keeps checks made without a context.
-            return check_arguments(rules, args, context);
+            return check();
         }
         // A call is often the same as one shortly before it: the same check.
-        self.args_cache
-            .get_or_check(tool, args, || check_arguments(rules, args, context))
+        self.args_cache.get_or_check(tool, args, check)
+    }
+
+    /// The scanner of the responses of `tool`, whose role rules are `roles`: its
+    /// own `response_detectors`, else the first of its roles', else the default.
+    fn scanner_of(
+        &self,
+        tool: &str,
+        roles: &[(PolicyRole, &ToolRules, Option<&Role>)],
+    ) -> Option<usize> {
+        self.tools
+            .get(tool)
+            .and_then(|rules| rules.scanner)
+            .or_else(|| roles.iter().find_map(|(_, rules, _)| rules.scanner))
+            .unwrap_or(self.default_scanner)
     }
 }
 
@@ -218,29 +329,21 @@ impl ToolRules {
     }
 }
 
-/// [`Policy::check_arguments_in`] by the rules of the tool, `rules`, without the
-/// cache.
+/// How the arguments `tree` break `rules`, added to `found`, without the cache: the
+/// rules of a tool's entry (`entry` none), or of a role's entry, whose rules without
+/// `args` read the arguments the table's `entry` names for the tool.
 fn check_arguments(
     rules: &ToolRules,
-    args: &[u8],
+    entry: Option<&Role>,
+    tree: &Value,
     context: &PathContext,
-) -> Vec<ArgumentViolation> {
-    let mut found = Vec::new();
-    // One parse for every rule.
-    let tree = match json::decode_document(args).and_then(json::parse) {
-        Ok(tree) => tree,
-        Err(err) => {
-            found.push(ArgumentViolation::Unreadable {
-                reason: err.to_string().into(),
-            });
-            return found;
-        }
-    };
+    found: &mut Vec<ArgumentViolation>,
+) {
     if let Some(schema) = &rules.schema {
-        found.extend(schema_violation(schema, &tree));
+        found.extend(schema_violation(schema, tree));
     }
     for (rule, (pointers, path_rule)) in rules.paths.iter().enumerate() {
-        for_each_string(&tree, pointers, |argument, value| {
+        for_each_argument(tree, pointers, entry, Reading::Path, |argument, value| {
             let problem = match value {
                 None => PathProblem::NotAString,
                 Some(raw) => match path_rule.check(raw, context) {
@@ -270,7 +373,7 @@ fn check_arguments(
         });
     }
     for (rule, (pointers, url_rule)) in rules.urls.iter().enumerate() {
-        for_each_string(&tree, pointers, |argument, value| {
+        for_each_argument(tree, pointers, entry, Reading::Url, |argument, value| {
             let problem = match value {
                 None => UrlProblem::NotAString,
                 Some(raw) => match url_rule.check(raw) {
@@ -303,46 +406,53 @@ fn check_arguments(
     }
     let (home, cwd) = (context.home.as_deref(), context.cwd.as_deref());
     for (rule, (pointers, command_rule)) in rules.commands.iter().enumerate() {
-        for_each_string(&tree, pointers, |argument, value| {
-            let problem = match value {
-                None => CommandProblem::NotAString,
-                Some(raw) => match command_rule.check(raw, home, cwd) {
-                    CommandVerdict::Allowed => return,
-                    CommandVerdict::TooLong => CommandProblem::TooLong {
-                        limit: commands::MAX_COMMAND_BYTES as u64,
+        for_each_argument(
+            tree,
+            pointers,
+            entry,
+            Reading::Command,
+            |argument, value| {
+                let problem = match value {
+                    None => CommandProblem::NotAString,
+                    Some(raw) => match command_rule.check(raw, home, cwd) {
+                        CommandVerdict::Allowed => return,
+                        CommandVerdict::TooLong => CommandProblem::TooLong {
+                            limit: commands::MAX_COMMAND_BYTES as u64,
+                        },
+                        CommandVerdict::Unparseable(reason) => CommandProblem::Unparseable {
+                            reason: reason.into(),
+                        },
+                        CommandVerdict::TooDeep(limit) => CommandProblem::TooDeep {
+                            limit: limit as u64,
+                        },
+                        CommandVerdict::Unknown(command) => CommandProblem::UnknownProgram {
+                            command: command.into(),
+                        },
+                        CommandVerdict::Denied(command, within, pattern) => {
+                            CommandProblem::Denied {
+                                command: command.into(),
+                                within: within.map(Into::into),
+                                pattern: pattern.into(),
+                            }
+                        }
+                        CommandVerdict::NotAllowed(command, within) => CommandProblem::NotAllowed {
+                            command: command.into(),
+                            within: within.map(Into::into),
+                        },
+                        CommandVerdict::Protected(path, glob) => CommandProblem::Protected {
+                            path: path.into(),
+                            glob: glob.into(),
+                        },
                     },
-                    CommandVerdict::Unparseable(reason) => CommandProblem::Unparseable {
-                        reason: reason.into(),
-                    },
-                    CommandVerdict::TooDeep(limit) => CommandProblem::TooDeep {
-                        limit: limit as u64,
-                    },
-                    CommandVerdict::Unknown(command) => CommandProblem::UnknownProgram {
-                        command: command.into(),
-                    },
-                    CommandVerdict::Denied(command, within, pattern) => CommandProblem::Denied {
-                        command: command.into(),
-                        within: within.map(Into::into),
-                        pattern: pattern.into(),
-                    },
-                    CommandVerdict::NotAllowed(command, within) => CommandProblem::NotAllowed {
-                        command: command.into(),
-                        within: within.map(Into::into),
-                    },
-                    CommandVerdict::Protected(path, glob) => CommandProblem::Protected {
-                        path: path.into(),
-                        glob: glob.into(),
-                    },
-                },
-            };
-            found.push(ArgumentViolation::Command {
-                rule,
-                argument: argument.into(),
-                problem,
-            });
-        });
+                };
+                found.push(ArgumentViolation::Command {
+                    rule,
+                    argument: argument.into(),
+                    problem,
+                });
+            },
+        );
     }
-    found
 }
 
 impl Policy {
@@ -357,7 +467,8 @@ impl Policy {
     /// pass cannot rule out is parsed; a response that cannot be is one finding
     /// saying so, never a scan that finds nothing.
     pub fn check_response(&self, tool: &str, response: &[u8]) -> Vec<SensitiveResponse> {
-        self.response_by(self.tools.get(tool), response)
+        let roles = self.role_rules(tool);
+        self.response_by(self.scanner_of(tool, &roles), response)
     }
 
     /// Whether the policy checks prompts (it has `prompt_detectors`).
@@ -385,12 +496,8 @@ impl Policy {
         self.scan_with(self.prompt_scanner, &prompt)
     }
 
-    /// [`Policy::check_response`] by the rules of its tool, `rules`.
-    fn response_by(&self, rules: Option<&ToolRules>, response: &[u8]) -> Vec<SensitiveResponse> {
-        let scanner = match rules.and_then(|rules| rules.scanner) {
-            Some(own) => own,
-            None => self.default_scanner,
-        };
+    /// [`Policy::check_response`] by the scanner `scanner`.
+    fn response_by(&self, scanner: Option<usize>, response: &[u8]) -> Vec<SensitiveResponse> {
         self.scan_with(scanner, response)
     }
 
@@ -522,19 +629,109 @@ fn is_canonical(bytes: &[u8]) -> bool {
 /// `/arg/0`, `/arg/1`, ...), and anything else but a string is given as `None`.
 fn for_each_string(args: &Value, pointers: &[Pointer], mut visit: impl FnMut(&str, Option<&str>)) {
     for pointer in pointers {
-        match pointer.find(args) {
-            None => {}
-            Some(Value::Str(text)) => visit(pointer.as_str(), Some(text)),
-            Some(Value::Array(items)) => {
-                for (i, item) in items.iter().enumerate() {
-                    let at = format!("{}/{i}", pointer.as_str());
-                    match item {
-                        Value::Str(text) => visit(&at, Some(text)),
-                        _ => visit(&at, None),
-                    }
+        visit_value(pointer.as_str(), pointer.find(args), &mut visit);
+    }
+}
+
+/// [`for_each_string`] of the one argument at `at`, `value`.
+fn visit_value(at: &str, value: Option<&Value>, visit: &mut impl FnMut(&str, Option<&str>)) {
+    match value {
+        None => {}
+        Some(Value::Str(text)) => visit(at, Some(text)),
+        Some(Value::Array(items)) => {
+            for (i, item) in items.iter().enumerate() {
+                let at = format!("{at}/{i}");
+                match item {
+                    Value::Str(text) => visit(&at, Some(text)),
+                    _ => visit(&at, None),
                 }
             }
-            Some(_) => visit(pointer.as_str(), None),
+        }
+        Some(_) => visit(at, None),
+    }
+}
+
+/// What a rule reads in an argument.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    Path,
+    Url,
+    Command,
+}
+
+/// [`for_each_string`] of a rule's `pointers`, or, when a role's rule leaves them
+/// out (none), of the arguments the role table's `entry` names for the tool: each
+/// as [`for_each_string`] does, but a command given as an array of strings (Codex's
+/// `["bash", "-lc", "..."]`) is one command line, its words quoted for the shell;
+/// and for a path rule, each file a patch names (Codex's `apply_patch`), for a URL
+/// rule, each URL (`SCHEME://...`) in a text argument (Gemini CLI's `web_fetch`
+/// prompt), as the argument that holds it.
+fn for_each_argument(
+    args: &Value,
+    pointers: &[Pointer],
+    entry: Option<&Role>,
+    reading: Reading,
+    mut visit: impl FnMut(&str, Option<&str>),
+) {
+    let Some(entry) = entry.filter(|_| pointers.is_empty()) else {
+        for_each_string(args, pointers, visit);
+        return;
+    };
+    for argument in entry.arguments() {
+        match argument.find(args) {
+            Some(Value::Array(words))
+                if reading == Reading::Command
+                    && words.iter().all(|w| matches!(w, Value::Str(_))) =>
+            {
+                visit(argument.as_str(), Some(&command_line(words)));
+            }
+            value => visit_value(argument.as_str(), value, &mut visit),
+        }
+    }
+    let texts = match reading {
+        Reading::Path => &entry.patch,
+        Reading::Url => &entry.texts,
+        Reading::Command => return,
+    };
+    for argument in texts {
+        let Some(Value::Str(text)) = argument.find(args) else {
+            continue;
+        };
+        if reading == Reading::Path {
+            for file in crate::graph::roles::patch_files(text) {
+                visit(argument.as_str(), Some(file));
+            }
+        } else {
+            for url in crate::graph::roles::text_urls(text) {
+                visit(argument.as_str(), Some(url));
+            }
         }
     }
 }
+
+/// The command line of the words `words` (all strings): each quoted for the shell
+/// where it needs to be, joined with spaces.
+fn command_line(words: &[Value]) -> String {
+    let mut line = String::new();
+    for word in words {
+        let Value::Str(word) = word else { continue };
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        let plain = !word.is_empty()
+            && word
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"_@%+=:,./-".contains(&b));
+        if plain {
+            line.push_str(word);
+        } else {
+            line.push('\'');
+            line.push_str(&word.replace('\'', "'\\''"));
+            line.push('\'');
+        }
+    }
+    line
+}
+
+#[cfg(test)]
+mod roles_tests;

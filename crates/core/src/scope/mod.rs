@@ -24,24 +24,36 @@ use crate::policy::{self, PathContext, Policy};
 pub struct Scope {
     /// The agent's name; never empty.
     pub agent: String,
-    /// The tools it may call, matched exactly.
+    /// The tools it may call, matched exactly, and roles (`role:file-read`): a tool
+    /// of a listed role may be called too.
     pub allowed_tools: Vec<String>,
     /// The policy rules, when the scope file has any.
     pub policy: Option<Policy>,
 }
 
 impl Scope {
-    /// A tool of the policy's `tools` that looks misspelt: not in `allowed_tools`,
-    /// not `called` in the transcript (a call to it would be a permission-overreach
-    /// finding, so its rules could apply), and near an allowed tool. The first such,
-    /// with the allowed tool it is near, as `(tool, near)`.
+    /// A tool of the policy's `tools` that looks misspelt: not in `allowed_tools`
+    /// (by name or by a role it has), not `called` in the transcript (a call to it
+    /// would be a permission-overreach finding, so its rules could apply), and near
+    /// an allowed tool. The first such, with the allowed tool it is near, as
+    /// `(tool, near)`.
     pub fn misspelt_tool(&self, called: impl Fn(&str) -> bool) -> Option<(&str, &str)> {
         let policy = self.policy.as_ref()?;
+        let allowed_by_role = |tool: &str| {
+            crate::graph::policy_roles_of(tool)
+                .iter()
+                .any(|(role, _)| self.allowed_tools.iter().any(|t| t == role.key()))
+        };
         policy.tool_names().into_iter().find_map(|tool| {
-            if self.allowed_tools.iter().any(|t| t == tool) || called(tool) {
+            if self.allowed_tools.iter().any(|t| t == tool) || called(tool) || allowed_by_role(tool)
+            {
                 return None;
             }
-            let allowed = self.allowed_tools.iter().map(String::as_str);
+            let allowed = self
+                .allowed_tools
+                .iter()
+                .map(String::as_str)
+                .filter(|t| !t.starts_with(crate::graph::PolicyRole::PREFIX));
             crate::suggest::closest(tool, allowed).map(|near| (tool, near))
         })
     }
@@ -88,7 +100,12 @@ impl Scope {
                     let mut tools = Vec::with_capacity(items.len());
                     for (i, item) in items.into_iter().enumerate() {
                         match item {
-                            Value::Str(s) => tools.push(s),
+                            Value::Str(s) => {
+                                crate::graph::PolicyRole::of_name(&s).map_err(|message| {
+                                    error(format!("field \"allowed_tools\": {message}"))
+                                })?;
+                                tools.push(s);
+                            }
                             other => {
                                 return Err(error(format!(
                                     "field \"allowed_tools\" must hold only strings, found {} at position {i}",

@@ -51,6 +51,7 @@ use super::Scope;
 use crate::canonical;
 use crate::finding::{ArgumentViolation, Finding, FindingKind, SensitiveResponse};
 use crate::fingerprint::call_canonical;
+use crate::graph::PolicyRole;
 use crate::json::{self, Value};
 use crate::policy::{History, PathContext};
 
@@ -92,6 +93,8 @@ pub struct Session<'s> {
     scope: &'s Scope,
     /// The allowed tools, looked up for every call (foldhash rather than SipHash).
     allowed: hashbrown::HashSet<&'s str>,
+    /// The roles of `allowed_tools` (`role:shell`).
+    allowed_roles: Vec<PolicyRole>,
     state: SessionState,
     /// Where the calls are made.
     context: PathContext,
@@ -109,6 +112,11 @@ impl<'s> Session<'s> {
         Session {
             scope,
             allowed: scope.allowed_tools.iter().map(String::as_str).collect(),
+            allowed_roles: scope
+                .allowed_tools
+                .iter()
+                .filter_map(|name| PolicyRole::of_name(name).ok().flatten())
+                .collect(),
             state,
             context: PathContext::default(),
         }
@@ -119,6 +127,14 @@ impl<'s> Session<'s> {
     /// is said; it is not part of the state.
     pub fn set_context(&mut self, context: PathContext) {
         self.context = context;
+    }
+
+    /// Whether `tool` has a role `allowed_tools` lists.
+    fn allowed_by_role(&self, tool: &str) -> bool {
+        !self.allowed_roles.is_empty()
+            && crate::graph::policy_roles_of(tool)
+                .iter()
+                .any(|(role, _)| self.allowed_roles.contains(role))
     }
 
     /// Where the calls are made, as last said.
@@ -242,7 +258,7 @@ impl<'s> Session<'s> {
         if let Some(policy) = &self.scope.policy {
             policy.take_call(&mut self.state.history, index, tool, &mut found);
         }
-        if !self.allowed.contains(tool) {
+        if !self.allowed.contains(tool) && !self.allowed_by_role(tool) {
             found.push(FindingKind::PermissionOverreach);
         }
         debug_assert!(
