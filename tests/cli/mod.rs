@@ -27,6 +27,7 @@ mod outputs;
 mod policy;
 mod proxy;
 mod readme;
+mod reconcile;
 mod replay;
 mod samples;
 mod scope;
