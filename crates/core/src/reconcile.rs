@@ -99,6 +99,7 @@
 //! result: reminders, exit codes, line numbers).
 
 use std::borrow::Cow;
+use std::collections::{BTreeMap, VecDeque};
 
 use sha2::{Digest, Sha256};
 
@@ -580,14 +581,28 @@ fn gap(
 ) {
     // Pair in order: each sealed call (but a denied one) with the first unpaired log
     // call after the last paired one that has its name.
+    // The log calls of each name, in order, each looked at once: linear in the
+    // stretch, however long it is.
+    let mut by_name: BTreeMap<&str, VecDeque<usize>> = BTreeMap::new();
+    for l in 0..log.len() {
+        by_name
+            .entry(log_keys[log_from + l].name.as_str())
+            .or_default()
+            .push_back(l);
+    }
     let mut paired: Vec<Option<usize>> = vec![None; seal.len()];
     let mut next = 0;
     for (s, entry) in seal.iter().enumerate() {
         if entry.denied {
             continue;
         }
-        let name = &seal_keys[seal_from + s].name;
-        if let Some(found) = (next..log.len()).find(|&l| log_keys[log_from + l].name == *name) {
+        let Some(queue) = by_name.get_mut(seal_keys[seal_from + s].name.as_str()) else {
+            continue;
+        };
+        while queue.front().is_some_and(|&l| l < next) {
+            queue.pop_front();
+        }
+        if let Some(found) = queue.pop_front() {
             paired[s] = Some(found);
             next = found + 1;
         }
@@ -1224,6 +1239,25 @@ mod tests {
                 (LogDifferenceKind::ArgumentsDiffer, Some(500), Some(501)),
                 (LogDifferenceKind::ResponseDiffers, Some(799), Some(800)),
             ]
+        );
+    }
+
+    #[test]
+    fn a_long_unaligned_stretch_is_paired_in_linear_time() {
+        // Every call differs in its arguments: nothing aligns, and each pair of the
+        // same tool is one difference.
+        let sealed = calls(50_000);
+        let log: Vec<Record> = (0..50_000)
+            .map(|i| record(i, "read", &format!(r#"{{"path": "g{i}"}}"#), "{}"))
+            .collect();
+        let report = reconcile_calls(&sealed, &log, ReconcileAgent::Exact);
+        assert!(report.unaligned);
+        assert_eq!(report.differences.len(), 50_000);
+        assert!(
+            report
+                .differences
+                .iter()
+                .all(|d| d.kind == LogDifferenceKind::ArgumentsDiffer && d.sealed == d.log)
         );
     }
 
