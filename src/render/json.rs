@@ -491,6 +491,7 @@ pub(crate) fn reconcile(
         "matched": report.matched,
         "denied_not_logged": report.denied_not_logged,
         "late_merged": report.late_merged,
+        "replaced_not_logged": report.replaced_not_logged,
         "unaligned": report.unaligned,
         "differences": differences,
     }))

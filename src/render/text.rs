@@ -404,6 +404,13 @@ pub(crate) fn reconcile(report: &toolreplay_core::ReconcileReport, paint: Paint)
             report.denied_not_logged
         );
     }
+    if report.replaced_not_logged > 0 {
+        let _ = writeln!(
+            out,
+            "changed by another hook, not in the log: {} (each ran as its own record)",
+            report.replaced_not_logged
+        );
+    }
     if report.unaligned {
         let _ = writeln!(
             out,

@@ -47,7 +47,10 @@
 //!   agent: compared as `denied`, but a record the log lacks is a difference.
 //! - `no_result`: the call ran (or not) without an after-call event; the log must
 //!   show no result or an error; a log with a result is a difference (the
-//!   after-call hook did not fire).
+//!   after-call hook did not fire). The guard's `no_result` of a call whose input
+//!   another hook changed before it ran (its reason begins `another hook changed its
+//!   input`) never ran as decided: the call as it ran is its own record; the log
+//!   lacking it is no difference ([`ReconcileReport::replaced_not_logged`]).
 //! - `unguarded`: the call was seen only after it ran: its inner `response` is
 //!   compared.
 //! - `late` (`{"toolreplay": {"of": M, "outcome": "late", "response": R}}`): the
@@ -254,6 +257,10 @@ pub struct ReconcileReport {
     pub matched: u64,
     /// The denied records the log does not have (no difference: they never ran).
     pub denied_not_logged: u64,
+    /// The records of calls whose input another hook changed before they ran
+    /// (sealed `no_result`; the call as it ran is a record of its own) that the log
+    /// does not have: no difference.
+    pub replaced_not_logged: u64,
     /// Late records taken as the result of their `no_result` record.
     pub late_merged: u64,
     /// Whether some stretch differed in more than [`MAX_ALIGNED_EDITS`] places and
@@ -319,6 +326,7 @@ pub fn reconcile_calls(
         logged: log.len() as u64,
         matched: pairs.len() as u64,
         denied_not_logged: 0,
+        replaced_not_logged: 0,
         late_merged,
         unaligned,
         differences: Vec::new(),
@@ -374,6 +382,10 @@ struct Entry<'a> {
     response: Cow<'a, Value>,
     /// A denied call: no difference when the log lacks it.
     denied: bool,
+    /// A call whose input another hook changed before it ran, sealed `no_result`
+    /// (the call as it ran is a record of its own): no difference when the log
+    /// lacks it.
+    replaced: bool,
 }
 
 /// The outcome a guard wrote in `response`, and the object it is in.
@@ -393,6 +405,17 @@ fn outcome(response: &Value) -> Option<(&str, &[(String, Value)])> {
 fn is_no_result(response: &Value) -> bool {
     matches!(response, Value::Object(m) if member(m, "no_result") == Some(&Value::Bool(true)))
 }
+
+/// Whether `response` is the guard's `no_result` of a call whose input another hook
+/// changed before it ran (`"reason": "another hook changed its input ..."`).
+fn is_replaced(response: &Value) -> bool {
+    is_no_result(response)
+        && matches!(response, Value::Object(m)
+            if matches!(member(m, "reason"), Some(Value::Str(r)) if r.starts_with(REPLACED)))
+}
+
+/// How the guard's reason for a call whose input another hook changed begins.
+const REPLACED: &str = "another hook changed its input";
 
 /// The response a late or unguarded record holds, unwrapped.
 fn inner_response(response: &Value) -> Cow<'_, Value> {
@@ -439,6 +462,7 @@ fn sealed_entries(sealed: &[Record]) -> (Vec<Entry<'_>>, u64) {
             Entry {
                 record,
                 denied: matches!(outcome(&record.response), Some(("denied", _))),
+                replaced: is_replaced(&record.response),
                 response,
             }
         })
@@ -593,7 +617,7 @@ fn gap(
     let mut paired: Vec<Option<usize>> = vec![None; seal.len()];
     let mut next = 0;
     for (s, entry) in seal.iter().enumerate() {
-        if entry.denied {
+        if entry.denied || entry.replaced {
             continue;
         }
         let Some(queue) = by_name.get_mut(seal_keys[seal_from + s].name.as_str()) else {
@@ -633,6 +657,7 @@ fn gap(
                 l = found + 1;
             }
             None if entry.denied => report.denied_not_logged += 1,
+            None if entry.replaced => report.replaced_not_logged += 1,
             None => report.differences.push(LogDifference {
                 kind: LogDifferenceKind::NotLogged,
                 sealed: Some(index),
@@ -1298,6 +1323,33 @@ mod tests {
             compare(agent, &denied, &log),
             Compared::Differs(_)
         ));
+    }
+
+    #[test]
+    fn a_call_another_hook_changed_is_the_call_as_it_ran() {
+        let sealed = [
+            record(
+                0,
+                "Bash",
+                r#"{"command": "a"}"#,
+                r#"{"no_result": true, "reason": "another hook changed its input before it ran; the call as it ran is index 1"}"#,
+            ),
+            record(
+                1,
+                "Bash",
+                r#"{"command": "b"}"#,
+                r#"{"stdout": "B", "stderr": ""}"#,
+            ),
+        ];
+        let log = [record(
+            0,
+            "Bash",
+            r#"{"command": "b"}"#,
+            r#"{"content": "B"}"#,
+        )];
+        let report = reconcile_calls(&sealed, &log, ReconcileAgent::ClaudeCode);
+        assert!(report.same(), "{report:?}");
+        assert_eq!(report.replaced_not_logged, 1);
     }
 
     #[test]
