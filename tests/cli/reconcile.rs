@@ -1,9 +1,9 @@
 //! `toolreplay reconcile SESSION LOG`: the agent's own log held against a sealed
 //! session. Each shared real log, imported and sealed, reconciles as the same with
 //! itself, and a call removed from it, added to it, or edited in it is named;
-//! sessions sealed from hook-shaped records (`tests/fixtures/reconcile/`) reconcile
-//! as the same with a log of the same session in the agent's format, which proves
-//! the projection; bad input is one `error:` line and exit 2.
+//! sessions sealed from hook-shaped records (`tests/fixtures/reconcile/`: Claude
+//! Code with a subagent, Codex, Gemini CLI, Copilot CLI) reconcile as the same with a
+//! log of the same session in the agent's format, which proves the projection; bad input is one `error:` line and exit 2.
 //!
 //! The tests of the shared logs read data beside the repository, so they are ignored
 //! by the plain `cargo test` and run by `cargo test -- --ignored` (as CI does).
@@ -263,6 +263,21 @@ fn hook_shaped(agent: &str, log: &str, log_name: &str) -> Dir {
     let read = |name: &str| std::fs::read(format!("{ROOT}/{FIXTURES}/{name}")).expect("fixture");
     dir.write("hooks.jsonl", read(&format!("{agent}.hooks.jsonl")));
     dir.write(log_name, read(log));
+    // A Claude Code session's subagent logs, beside it as Claude Code keeps them.
+    let stem = |name: &str| {
+        name.rsplit_once('.')
+            .map_or(name, |(stem, _)| stem)
+            .to_owned()
+    };
+    let subagents = format!("{ROOT}/{FIXTURES}/{}/subagents", stem(log));
+    if let Ok(entries) = std::fs::read_dir(&subagents) {
+        let folder = dir.path().join(stem(log_name)).join("subagents");
+        std::fs::create_dir_all(&folder).expect("folders");
+        for entry in entries {
+            let entry = entry.expect("entry");
+            std::fs::copy(entry.path(), folder.join(entry.file_name())).expect("copy");
+        }
+    }
     let run = dir.run(&["seal", "hooks.jsonl", "-o", "sealed.jsonl"]);
     assert_eq!(run.code, 0, "{}", run.text());
     dir
@@ -312,6 +327,57 @@ fn claude_code_hook_records_reconcile_with_the_transcript() {
         &["reconcile", "sealed.jsonl", log],
         &["reconcile", "sealed.jsonl", log, "--format", "json"],
     ]));
+
+    // The subagent's call, which its hook did not see: in its log, not sealed.
+    dir.write(log, &original);
+    let hooks =
+        std::fs::read(format!("{ROOT}/{FIXTURES}/claude-code.hooks.jsonl")).expect("fixture");
+    dir.write(
+        "hooks.jsonl",
+        String::from_utf8(hooks)
+            .expect("UTF-8")
+            .lines()
+            .filter(|line| !line.contains("\"subagent\""))
+            .map(|line| format!("{line}\n"))
+            .collect::<String>(),
+    );
+    let run = dir.run(&["seal", "hooks.jsonl", "-o", "sealed.jsonl"]);
+    assert_eq!(run.code, 0, "{}", run.text());
+    out.push_str(&reconciled(&dir, log, "claude-code"));
+    assert_snapshot!(out);
+}
+
+#[test]
+fn gemini_hook_records_reconcile_with_the_session() {
+    let log = "session.json";
+    let dir = hook_shaped("gemini", "gemini.session.json", log);
+    let mut out = dir.runs(&[&["reconcile", "sealed.jsonl", log]]);
+    // The file's text, as the log keeps it, edited.
+    edit(&dir, log, |text| {
+        replaced(
+            text,
+            r#""output": "hello\nworld""#,
+            r#""output": "hello\nw0rld""#,
+        )
+    });
+    out.push_str(&reconciled(&dir, log, "gemini"));
+    assert_snapshot!(out);
+}
+
+#[test]
+fn copilot_hook_records_reconcile_with_the_events() {
+    let log = "events.jsonl";
+    let dir = hook_shaped("copilot", "copilot.events.jsonl", log);
+    let mut out = dir.runs(&[&["reconcile", "sealed.jsonl", log]]);
+    // The failure made a success in the log.
+    edit(&dir, log, |text| {
+        replaced(
+            text,
+            r#""success":false,"error":{"message":"Path /p/missing.txt does not exist"}"#,
+            r#""success":true,"result":{"content":"nothing"}"#,
+        )
+    });
+    out.push_str(&reconciled(&dir, log, "copilot"));
     assert_snapshot!(out);
 }
 
