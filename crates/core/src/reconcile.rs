@@ -603,10 +603,9 @@ fn gap(
     next_sealed: u64,
     report: &mut ReconcileReport,
 ) {
-    // Pair in order: each sealed call (but a denied one) with the first unpaired log
-    // call after the last paired one that has its name.
-    // The log calls of each name, in order, each looked at once: linear in the
-    // stretch, however long it is.
+    // Pair in order: each sealed call (but a denied or replaced one) with the first
+    // log call of its name after the last paired one. The log calls of each name are
+    // queued in order and each looked at once: linear in the stretch, however long.
     let mut by_name: BTreeMap<&str, VecDeque<usize>> = BTreeMap::new();
     for l in 0..log.len() {
         by_name
