@@ -80,7 +80,7 @@
 //!
 //! | agent | sealed response | fragments |
 //! | --- | --- | --- |
-//! | claude-code | `{stdout, stderr, ...}` (Bash) | `stdout`, `stderr` |
+//! | claude-code | `{stdout, stderr, ...}` (Bash; the log may show it as an error, a command that exited with another status than 0) | `stdout`, `stderr` |
 //! | claude-code | `{type: "text", file: {content, ...}}` (Read) | `content`, against the log's text with each line's number (`   12→`, `   12\t`) taken off |
 //! | claude-code | `{filenames: [...]}` without `content` (Glob, Grep) | each file name, or `No files found` |
 //! | claude-code | `{content: "..."}` with other members (Grep) or `{content: [...]}` (Task) | the content's text |
@@ -882,6 +882,14 @@ fn compare(agent: ReconcileAgent, sealed: &Value, log: &Value) -> Compared {
             Compared::NotComparable("Cursor's log keeps no results".to_owned())
         }
         Logged::NoResult => Compared::Differs("the log has no result for this call".to_owned()),
+        // A command that exits with another status than 0 is an error in Claude
+        // Code's log, with its output, and its hook may still give the output as a
+        // result: held by its output alone.
+        Logged::Error(Some(text))
+            if agent == ReconcileAgent::ClaudeCode && member(members, "stdout").is_some() =>
+        {
+            contained(&text, &fragments, numbered)
+        }
         Logged::Error(_) if !failed => {
             Compared::Differs("the call failed in the log, and the seal has its result".to_owned())
         }
