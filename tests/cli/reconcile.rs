@@ -467,3 +467,53 @@ fn a_sealed_sample_against_its_own_records_is_the_same() {
     );
     assert_snapshot!(dir.runs(&[&["reconcile", "sealed.jsonl", "log.jsonl"]]));
 }
+
+#[test]
+#[ignore = "needs ../shared/data"]
+fn every_shared_agent_log_is_the_same_as_its_sealed_import() {
+    // Each file of the agents' folders: imported, sealed, and reconciled with itself;
+    // a file that does not import (no tool call in it) is listed as such.
+    let mut out = String::new();
+    for (folder, from) in [
+        ("claude-code", "claude-code"),
+        ("claude-code-subagents", "claude-code"),
+        ("codex-rollout", "codex"),
+        ("gemini-cli", "gemini"),
+        ("cursor", "cursor"),
+        ("copilot-cli", "copilot"),
+    ] {
+        let mut files: Vec<String> = std::fs::read_dir(format!("{ROOT}/{DATA}/{folder}"))
+            .expect("shared folder")
+            .map(|entry| {
+                entry
+                    .expect("entry")
+                    .file_name()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .filter(|name| name.ends_with(".json") || name.ends_with(".jsonl"))
+            .collect();
+        files.sort();
+        for file in files {
+            let log = if file.ends_with(".json") {
+                "log.json"
+            } else {
+                "log.jsonl"
+            };
+            let dir = with_log(&format!("{folder}/{file}"), log);
+            let import = dir.run(&["import", "--from", from, log, "-o", "t.jsonl"]);
+            if import.code != 0 {
+                let why = import.stderr.lines().last().unwrap_or_default().to_owned();
+                out.push_str(&format!("{folder}/{file}: not imported: {why}\n"));
+                continue;
+            }
+            let seal = dir.run(&["seal", "t.jsonl", "-o", "sealed.jsonl"]);
+            assert_eq!(seal.code, 0, "{}", seal.text());
+            let run = dir.run(&["reconcile", "sealed.jsonl", log, "--from", from]);
+            assert_eq!(run.code, 0, "{folder}/{file}: {}", run.text());
+            let counts: Vec<&str> = run.stdout.lines().skip(2).collect();
+            out.push_str(&format!("{folder}/{file}: {}\n", counts.join("; ")));
+        }
+    }
+    assert_snapshot!(out);
+}
