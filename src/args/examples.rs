@@ -43,6 +43,13 @@ Examples:
 
 Exit status: 0 same, 1 different, 2 the comparison could not run.";
 
+pub(crate) const RECONCILE_EXAMPLES: &str = "\
+Examples:
+  toolreplay reconcile .claude/toolreplay/SESSION.jsonl ~/.claude/projects/P/SESSION.jsonl
+  toolreplay reconcile sealed.jsonl rollout.jsonl --from codex --format json
+
+Exit status: 0 same, 1 different, 2 the comparison could not run.";
+
 pub(crate) const COMPLETIONS_EXAMPLES: &str = "\
 Examples:
   toolreplay completions bash > ~/.local/share/bash-completion/completions/toolreplay

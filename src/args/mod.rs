@@ -13,7 +13,7 @@ use std::time::Duration;
 use clap::builder::PossibleValue;
 use clap::{Parser, Subcommand};
 use clap_complete::Shell;
-use toolreplay_core::{ImportFormat, ImportSource};
+use toolreplay_core::{ImportFormat, ImportSource, ReconcileAgent};
 
 use examples::*;
 
@@ -156,6 +156,12 @@ pub(crate) enum Command {
     /// stderr for what could not be paired or understood (docs/import.md).
     #[command(after_help = IMPORT_EXAMPLES)]
     Import(ImportArgs),
+    /// Hold the agent's own log against a sealed live session, call by call.
+    ///
+    /// Names each call one side lacks (a hook that did not fire), and each call whose
+    /// arguments or response differ, with both sides' index (docs/live.md).
+    #[command(after_help = RECONCILE_EXAMPLES)]
+    Reconcile(ReconcileArgs),
     /// Run an MCP server behind a proxy that decides, times out, checks and seals
     /// every tools/call.
     ///
@@ -369,6 +375,42 @@ pub(crate) struct ImportArgs {
     /// Make any warning an error (exit 2).
     #[arg(long)]
     pub strict: bool,
+}
+
+// The arguments of `reconcile`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ReconcileArgs {
+    /// The sealed session (written by `toolreplay guard` or `seal`).
+    pub session: PathBuf,
+    /// The agent's own log of the same session.
+    pub log: PathBuf,
+    /// The log's format, as `import` reads it [default: auto, recognised from the
+    /// content].
+    #[arg(long = "from", value_name = "FORMAT")]
+    pub from: Option<Source>,
+    /// Whose projection makes the hook's and the log's forms comparable [default:
+    /// the agent of the log's format; exact for the formats of no agent].
+    #[arg(long, value_name = "AGENT")]
+    pub agent: Option<Agent>,
+    /// The report's format: text or json.
+    #[arg(long, value_name = "FORMAT", default_value = "text")]
+    pub format: Format,
+}
+
+/// An agent, as `reconcile --agent` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Agent(pub ReconcileAgent);
+
+impl clap::ValueEnum for Agent {
+    fn value_variants<'a>() -> &'a [Self] {
+        static AGENTS: LazyLock<Vec<Agent>> =
+            LazyLock::new(|| ReconcileAgent::ALL.into_iter().map(Agent).collect());
+        &AGENTS
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.0.name()))
+    }
 }
 
 // The arguments of `graph`.

@@ -43,7 +43,7 @@ pub(super) fn run(path: &Path, threads: Threads, printer: &mut Printer) -> Resul
 
 /// A sealed transcript's error, with a hint when the input looks like a transcript
 /// that was never sealed (its first record has no `prev`).
-fn unsealed_hint(err: Error) -> Error {
+pub(super) fn unsealed_hint(err: Error) -> Error {
     match err {
         Error::Input {
             path,

@@ -10,6 +10,7 @@ mod head;
 mod import;
 mod many;
 mod proxy;
+mod reconcile;
 mod replay;
 mod scope;
 mod seal;
@@ -95,6 +96,13 @@ pub(crate) fn execute(settings: Settings, printer: &mut Printer) -> Result<Statu
             out_dir,
             overwrite,
         } => import::run_to_folder(&inputs, import, &out_dir, overwrite, printer),
+        Command::Reconcile {
+            session,
+            log,
+            import,
+            agent,
+            format,
+        } => reconcile::run(&session, &log, import, agent, format, threads, printer),
         Command::Graph { inputs, format } => graph::graph(&inputs, format, printer),
         Command::Report { inputs, output } => graph::report(&inputs, output.as_deref(), printer),
         Command::Guard(args) => guard::run(&args, printer),

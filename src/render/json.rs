@@ -456,3 +456,43 @@ pub(crate) fn diff(
     }
     document(&doc)
 }
+
+/// The report of `reconcile` as one JSON document (docs/output.md): the verdict,
+/// the counts, and each difference with both sides' index (`null` for the side that
+/// lacks the call, and `at`, where it would be there).
+pub(crate) fn reconcile(
+    report: &toolreplay_core::ReconcileReport,
+    session: &str,
+    log: &str,
+) -> String {
+    let differences: Vec<serde_json::Value> = report
+        .differences
+        .iter()
+        .map(|difference| {
+            serde_json::json!({
+                "kind": difference.kind.name(),
+                "sealed": difference.sealed,
+                "log": difference.log,
+                "at": difference.at,
+                "tool": difference.tool,
+                "message": difference.message(),
+            })
+        })
+        .collect();
+    document(&serde_json::json!({
+        "format_version": FORMAT_VERSION,
+        "command": "reconcile",
+        "session": session,
+        "log": log,
+        "agent": report.agent.name(),
+        "result": if report.same() { "same" } else { "differ" },
+        "sealed": report.sealed,
+        "logged": report.logged,
+        "matched": report.matched,
+        "denied_not_logged": report.denied_not_logged,
+        "late_merged": report.late_merged,
+        "replaced_not_logged": report.replaced_not_logged,
+        "unaligned": report.unaligned,
+        "differences": differences,
+    }))
+}

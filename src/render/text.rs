@@ -359,3 +359,83 @@ pub(crate) fn summary(
     }
     Ok(())
 }
+
+/// The report of `reconcile`: `reconcile: same` or `reconcile: differ`, the agent,
+/// the counts, then `differences: N` and a line each,
+/// `sealed S, log L: KIND: tool 'T': detail`, a side that lacks the call written
+/// `before N` (the index of the call it would come before there).
+pub(crate) fn reconcile(report: &toolreplay_core::ReconcileReport, paint: Paint) -> String {
+    let mut out = String::new();
+    let verdict = if report.same() {
+        paint.verdict("same", Tone::Holds)
+    } else {
+        paint.verdict("differ", Tone::Fails)
+    };
+    let _ = writeln!(out, "reconcile: {verdict}");
+    let _ = writeln!(out, "agent: {}", report.agent.name());
+    let _ = writeln!(
+        out,
+        "sealed: {} {}, {} matched",
+        report.sealed,
+        if report.sealed == 1 {
+            "record"
+        } else {
+            "records"
+        },
+        report.matched
+    );
+    let _ = writeln!(
+        out,
+        "log: {} {}",
+        report.logged,
+        if report.logged == 1 { "call" } else { "calls" }
+    );
+    if report.late_merged > 0 {
+        let _ = writeln!(
+            out,
+            "late results: {} (each held with the call sealed without it)",
+            report.late_merged
+        );
+    }
+    if report.denied_not_logged > 0 {
+        let _ = writeln!(
+            out,
+            "denied, not in the log: {} (they never ran)",
+            report.denied_not_logged
+        );
+    }
+    if report.replaced_not_logged > 0 {
+        let _ = writeln!(
+            out,
+            "changed by another hook, not in the log: {} (each ran as its own record)",
+            report.replaced_not_logged
+        );
+    }
+    if report.unaligned {
+        let _ = writeln!(
+            out,
+            "note: a stretch differs in more than {} places and was not aligned call by call",
+            toolreplay_core::MAX_ALIGNED_EDITS
+        );
+    }
+    if report.same() {
+        return out;
+    }
+    let _ = writeln!(out, "differences: {}", report.differences.len());
+    let side = |index: Option<u64>, at: Option<u64>| match (index, at) {
+        (Some(index), _) => index.to_string(),
+        (None, Some(at)) => format!("before {at}"),
+        (None, None) => "-".to_owned(),
+    };
+    for difference in &report.differences {
+        let _ = writeln!(
+            out,
+            "sealed {}, log {}: {}: {}",
+            side(difference.sealed, difference.at),
+            side(difference.log, difference.at),
+            paint.verdict(difference.kind.name(), Tone::Fails),
+            difference.message()
+        );
+    }
+    out
+}

@@ -204,6 +204,19 @@ pub(crate) enum Command {
         /// The report's format.
         format: Format,
     },
+    /// `reconcile SESSION LOG`.
+    Reconcile {
+        /// The sealed session.
+        session: PathBuf,
+        /// The agent's log.
+        log: PathBuf,
+        /// How the log is imported.
+        import: ImportOptions,
+        /// `--agent`: the projection, when named.
+        agent: Option<toolreplay_core::ReconcileAgent>,
+        /// The report's format.
+        format: Format,
+    },
     /// `import INPUT [-o OUT]`.
     Import {
         /// The log.
@@ -394,6 +407,16 @@ fn resolve(command: args::Command, config: &mut Lazy) -> Result<Command, Error> 
             b: a.b,
             from: from_or(a.from, config.get()?)?,
             all: a.all,
+            format: a.format,
+        },
+        A::Reconcile(a) => Command::Reconcile {
+            session: a.session,
+            log: a.log,
+            import: ImportOptions {
+                source: a.from.unwrap_or(Source::AUTO).into(),
+                strict: false,
+            },
+            agent: a.agent.map(|agent| agent.0),
             format: a.format,
         },
         A::Graph(a) => Command::Graph {

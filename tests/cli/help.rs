@@ -5,7 +5,7 @@ use insta::assert_snapshot;
 
 use super::run_in_root;
 
-const SUBCOMMANDS: [&str; 11] = [
+const SUBCOMMANDS: [&str; 12] = [
     "replay",
     "scope",
     "seal",
@@ -14,6 +14,7 @@ const SUBCOMMANDS: [&str; 11] = [
     "sign",
     "diff",
     "import",
+    "reconcile",
     "completions",
     "man",
     "version",

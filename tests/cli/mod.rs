@@ -28,6 +28,7 @@ mod outputs;
 mod policy;
 mod proxy;
 mod readme;
+mod reconcile;
 mod replay;
 mod roles;
 mod samples;

@@ -57,18 +57,24 @@
 //!     [`LiveState`] is what a short-lived process keeps between calls;
 //!     [`Reconcile`] rebuilds a session from its sealed links and carries a saved
 //!     state's pending calls over ([`Reconciled`] says how).
-//! 11. **JSON and the canonical encoding**: [`parse_json`] takes a JSON text and
+//! 11. **Reconcile**: [`reconcile_calls`] takes a sealed session's records, the
+//!     calls of the agent's own log (as [`import_log`] reads them) and a
+//!     [`ReconcileAgent`] (the projection that makes the hook's and the log's forms
+//!     comparable), aligns them and gives a [`ReconcileReport`]: each
+//!     [`LogDifference`] ([`LogDifferenceKind`]) with both sides' index. Its doctest
+//!     is on the function.
+//! 12. **JSON and the canonical encoding**: [`parse_json`] takes a JSON text and
 //!     gives a [`Value`] (strictly: duplicate keys, lone surrogates and too deep
 //!     nesting are errors); [`encode_canonical`] gives its canonical encoding (spec
 //!     section 2); [`json_member`] and [`decode_json_document`] go with them.
-//! 12. **Reading**: [`for_each_record`] takes a reader, [`Threads`], a function made
+//! 13. **Reading**: [`for_each_record`] takes a reader, [`Threads`], a function made
 //!     on the parsing threads and a visitor, and visits every record in order;
 //!     [`parse_record`], [`parse_canonical_record`], [`parse_unplaced_with`] and
 //!     [`parse_link`] read one line; [`Links`] and [`Lines`] read line by line;
 //!     [`run_pipeline`] runs any line parser on [`Threads`] in order. Errors are
 //!     [`ReadError`] and [`LineError`] (what is wrong on which line); a pipeline
 //!     stops with [`Stop`].
-//! 13. **Held-back bytes**: [`Spill`] keeps bytes in memory up to a limit and in an
+//! 14. **Held-back bytes**: [`Spill`] keeps bytes in memory up to a limit and in an
 //!     anonymous temporary file beyond it, read back in order by [`SpillReader`]:
 //!     the store of [`Findings`], and the binary's held-back output (its doctest is
 //!     on the type).
@@ -252,7 +258,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! ## 11. JSON and the canonical encoding
+//! ## 12. JSON and the canonical encoding
 //!
 //! ```
 //! use toolreplay_core::{encode_canonical, parse_json};
@@ -263,7 +269,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! ## 12. Reading
+//! ## 13. Reading
 //!
 //! ```
 //! use toolreplay_core::{Stop, Threads, for_each_record};
@@ -292,8 +298,8 @@
 //! JSON); `fingerprint`; `pipeline` (parsing on a few threads, in order);
 //! `transcript` (records and links); `finding/` (the types, their words, the store and
 //! its codec); `chain` and `sealed`; `head`, `sshsig`, `allowed_signers` and `sign`;
-//! `policy/`, `scope/` (with its `Session`) and `replay`; `diff`, `import/`, `live`
-//! and `graph/`.
+//! `policy/`, `scope/` (with its `Session`) and `replay`; `diff`, `import/`, `live`,
+//! `reconcile` and `graph/`.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -313,6 +319,7 @@ mod lines;
 mod live;
 mod pipeline;
 mod policy;
+mod reconcile;
 mod replay;
 mod scan;
 mod scope;
@@ -365,6 +372,10 @@ pub use live::{
 };
 pub use pipeline::{MAX_THREADS, Stop, Threads, run as run_pipeline};
 pub use policy::{DANGEROUS_COMMANDS, PathContext, Policy};
+pub use reconcile::{
+    LogDifference, LogDifferenceKind, MAX_ALIGNED_EDITS, ReconcileAgent, ReconcileReport,
+    reconcile_calls,
+};
 pub use replay::{
     Options as ReplayOptions, Replay, ReplayReport, audit_with as audit_replay,
     fingerprints as replay_fingerprints,
