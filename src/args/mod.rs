@@ -391,7 +391,7 @@ pub(crate) struct ReconcileArgs {
     /// Whose projection makes the hook's and the log's forms comparable [default:
     /// the agent of the log's format; exact for the formats of no agent].
     #[arg(long, value_name = "AGENT")]
-    pub agent: Option<Agent>,
+    pub agent: Option<ReconcileAgentArg>,
     /// The report's format: text or json.
     #[arg(long, value_name = "FORMAT", default_value = "text")]
     pub format: Format,
@@ -399,12 +399,16 @@ pub(crate) struct ReconcileArgs {
 
 /// An agent, as `reconcile --agent` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Agent(pub ReconcileAgent);
+pub(crate) struct ReconcileAgentArg(pub ReconcileAgent);
 
-impl clap::ValueEnum for Agent {
+impl clap::ValueEnum for ReconcileAgentArg {
     fn value_variants<'a>() -> &'a [Self] {
-        static AGENTS: LazyLock<Vec<Agent>> =
-            LazyLock::new(|| ReconcileAgent::ALL.into_iter().map(Agent).collect());
+        static AGENTS: LazyLock<Vec<ReconcileAgentArg>> = LazyLock::new(|| {
+            ReconcileAgent::ALL
+                .into_iter()
+                .map(ReconcileAgentArg)
+                .collect()
+        });
         &AGENTS
     }
 
