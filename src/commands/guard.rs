@@ -42,7 +42,9 @@ use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use toolreplay_core::{ANSWER_TOOL, ContextRecord, PROMPT_TOOL, SensitiveResponse, context_after};
+use toolreplay_core::{
+    ANSWER_TOOL, ContextRecord, PROMPT_TOOL, RECONCILE_TOOL, SensitiveResponse, context_after,
+};
 use toolreplay_core::{Finding, finding_message};
 use toolreplay_core::{Live, LiveOutcome as Outcome, Ready, Value};
 
@@ -77,6 +79,9 @@ pub(super) fn run(args: &GuardArgs, printer: &mut Printer) -> Result<Status, Err
         Ok((event, answer)) => {
             if let Some(text) = args.agent.answer(&event, &answer) {
                 printer.print(&format!("{text}\n"))?;
+            }
+            if let Answer::Note(note) = answer {
+                let _ = io::Write::write_all(&mut io::stderr().lock(), note.as_bytes());
             }
             Ok(Status::Clean)
         }
@@ -148,12 +153,101 @@ fn decide(args: &GuardArgs, event: &Event) -> Result<Answer, Error> {
             let ready = session.live().end(Some(&format!(
                 "the session ended ({reason}) before the call finished"
             )));
-            (ready, Answer::Nothing)
+            session.write(&ready)?;
+            let answer = match &event.transcript {
+                Some(log) => reconciled(&mut session, event, &path, Path::new(log))?,
+                None => Answer::Nothing,
+            };
+            (Ready::default(), answer)
         }
     };
     session.write(&ready)?;
     session.save()?;
     Ok(answer)
+}
+
+/// The agent's own log at `log` held against the session at `path`, at its end
+/// (docs/live.md, "Reconcile"): the report kept in the session's context file as a
+/// `reconcile` record, and what differs said on stderr. A log that cannot be read
+/// is said so, and kept so; the session's end is sealed either way.
+fn reconciled(
+    session: &mut SessionFile,
+    event: &Event,
+    path: &Path,
+    log: &Path,
+) -> Result<Answer, Error> {
+    let (format, agent) = event.agent.log();
+    let import = input::ImportOptions {
+        source: format.into(),
+        strict: false,
+    };
+    let live = session.live();
+    let after = context_after(live.sealed(), live.head());
+    let shown = input::display(log);
+    let found = super::reconcile::reconcile_files(
+        path,
+        log,
+        import,
+        Some(agent),
+        toolreplay_core::Threads::new(1),
+        &mut io::sink(),
+    );
+    let (response, note) = match &found {
+        Ok(report) => {
+            let json = crate::render::json::reconcile(report, &input::display(path), &shown);
+            let response = toolreplay_core::parse_json(json.trim_end())
+                .map_err(|_| Error::Internal("the reconcile report is not JSON"))?;
+            let note = if report.same() {
+                String::new()
+            } else {
+                let mut note = format!(
+                    "toolreplay: the agent's log {shown} differs from the sealed session {} in {} {}:\n",
+                    input::display(path),
+                    report.differences.len(),
+                    if report.differences.len() == 1 {
+                        "place"
+                    } else {
+                        "places"
+                    }
+                );
+                for difference in report.differences.iter().take(20) {
+                    note.push_str(&format!(
+                        "  {}: {}\n",
+                        difference.kind.name(),
+                        difference.message()
+                    ));
+                }
+                if report.differences.len() > 20 {
+                    note.push_str("  ... (`toolreplay reconcile` lists them all)\n");
+                }
+                note
+            };
+            (response, note)
+        }
+        Err(err) => {
+            let message = err.to_string();
+            let note = format!(
+                "toolreplay: the agent's log could not be held against the sealed session {}: {message}\n",
+                input::display(path)
+            );
+            (Value::object([("error", Value::Str(message))]), note)
+        }
+    };
+    let mut args = match after {
+        Value::Object(members) => members,
+        _ => Vec::new(),
+    };
+    args.push((
+        "log".to_owned(),
+        Value::Str(log.to_string_lossy().into_owned()),
+    ));
+    let args = Value::object(args.iter().map(|(k, v)| (k.as_str(), v.clone())));
+    session.note(&[(RECONCILE_TOOL, args, response)])?;
+    Ok(if note.is_empty() {
+        Answer::Nothing
+    } else {
+        Answer::Note(note)
+    })
 }
 
 /// A call's after-call event: its record completed, or recorded as it ran.

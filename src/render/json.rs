@@ -492,6 +492,7 @@ pub(crate) fn reconcile(
         "denied_not_logged": report.denied_not_logged,
         "late_merged": report.late_merged,
         "replaced_not_logged": report.replaced_not_logged,
+        "results_not_kept": report.results_not_kept,
         "unaligned": report.unaligned,
         "differences": differences,
     }))

@@ -397,6 +397,13 @@ pub(crate) fn reconcile(report: &toolreplay_core::ReconcileReport, paint: Paint)
             report.late_merged
         );
     }
+    if report.results_not_kept > 0 {
+        let _ = writeln!(
+            out,
+            "results not kept by the log: {} (not compared: the log's format keeps none)",
+            report.results_not_kept
+        );
+    }
     if report.denied_not_logged > 0 {
         let _ = writeln!(
             out,

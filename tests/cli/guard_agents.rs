@@ -7,6 +7,8 @@
 //! documented one (snapshots); the sealed file verifies, and `scope --from sealed`
 //! after the fact finds exactly what the live decisions found.
 
+use std::path::Path;
+
 use insta::assert_snapshot;
 use serde_json::{Map, Value, json};
 
@@ -24,20 +26,22 @@ enum Step<'a> {
     Refused(&'a str, &'a Call, &'a str),
     Stop(&'a str),
     End,
+    /// The end of the session, naming the agent's log.
+    EndWithLog(&'a str),
 }
 
 /// A call: the tool as the agent names it, and its input.
 struct Call {
-    tool: &'static str,
+    tool: String,
     input: Value,
     /// The subagent making it, where the agent reports one.
-    subagent: Option<&'static str>,
+    subagent: Option<String>,
 }
 
 impl Call {
-    fn new(tool: &'static str, input: Value) -> Call {
+    fn new(tool: &str, input: Value) -> Call {
         Call {
-            tool,
+            tool: tool.to_owned(),
             input,
             subagent: None,
         }
@@ -247,7 +251,7 @@ impl Agent {
                 ["", "", "", "afterAgentResponse", ""],
             ),
             (_, Step::Stop(_)) => ("stop.json", ["Stop", "Stop", "AfterAgent", "", "agentStop"]),
-            (_, Step::End) => (
+            (_, Step::End | Step::EndWithLog(_)) => (
                 "session-end.json",
                 ["SessionEnd", "", "SessionEnd", "sessionEnd", "sessionEnd"],
             ),
@@ -262,18 +266,18 @@ impl Agent {
         let copilot = name == "copilot";
         let set_call = |event: &mut Map<String, Value>, id: &str, call: &Call| {
             if copilot {
-                event.insert("toolName".into(), call.tool.into());
+                event.insert("toolName".into(), call.tool.as_str().into());
                 event.insert("toolArgs".into(), call.input.to_string().into());
             } else {
-                event.insert("tool_name".into(), call.tool.into());
+                event.insert("tool_name".into(), call.tool.as_str().into());
                 event.insert("tool_input".into(), call.input.clone());
                 if event.contains_key("tool_use_id") {
                     event.insert("tool_use_id".into(), id.into());
                 }
             }
-            match call.subagent {
+            match &call.subagent {
                 Some(agent) => {
-                    event.insert("agent_id".into(), agent.into());
+                    event.insert("agent_id".into(), agent.as_str().into());
                     event.insert("agent_type".into(), "Explore".into());
                 }
                 None => {
@@ -332,6 +336,9 @@ impl Agent {
                 }
             }
             Step::End => {}
+            Step::EndWithLog(log) => {
+                event.insert("transcript_path".into(), log.into());
+            }
         }
         (Value::Object(event).to_string(), hook)
     }
@@ -355,7 +362,7 @@ fn session(agent: &Agent, dir: &Dir) -> (String, Vec<(String, Run)>) {
     let fetch = agent.fetch();
     let write = agent.write("/home/dev/proj/NOTES.md");
     let mut by_subagent = agent.read("/home/dev/proj/docs/guide.md");
-    by_subagent.subagent = Some("a1b2c3d4e5f6a7b8c");
+    by_subagent.subagent = Some("a1b2c3d4e5f6a7b8c".to_owned());
     let listing = (agent.shell_result)("Cargo.toml\nsrc");
     let source = (agent.read_result)("fn main() {}\n");
     let secret = (agent.read_result)("token = AKIAIOSFODNN7EXAMPLE\n");
@@ -658,4 +665,191 @@ fn each_agents_own_cases() {
         &String::from_utf8(dir.read(&sealed)).expect("UTF-8"),
     ));
     assert_snapshot!(out);
+}
+
+/// The sealed records a session of `agent` should hold (tests/fixtures/reconcile/),
+/// played back to the guard as the agent's hook events: each call decided, then
+/// completed (a failure as a failure, a subagent's call with its `agent_id`); a
+/// denied call only decided, and the policy must deny it.
+fn played(agent: &Agent, dir: &Dir, records: &str, policy: &str) -> String {
+    dir.write("policy.json", policy);
+    let mut out = String::new();
+    for (n, line) in records.lines().enumerate() {
+        let record: Value = serde_json::from_str(line).expect("a record");
+        let mut input = record["args"].clone();
+        if let Some(Value::String(text)) = input.get("toolArgs") {
+            input = serde_json::from_str(text).expect("toolArgs");
+        }
+        let mut response = record["response"].clone();
+        let subagent = response
+            .as_object_mut()
+            .and_then(|members| members.remove("subagent"))
+            .and_then(|id| id.as_str().map(str::to_owned));
+        let call = Call {
+            tool: record["tool"].as_str().expect("a tool").to_owned(),
+            input,
+            subagent,
+        };
+        let id = format!("call_{n}");
+        let mut steps = vec![Step::Before(&id, &call)];
+        let message = response["error"]["message"].as_str().map(str::to_owned);
+        if response["toolreplay"]["outcome"] == "denied" {
+        } else if let Some(message) = &message {
+            steps.push(Step::Failed(&id, &call, message));
+        } else {
+            steps.push(Step::After(&id, &call, &response));
+        }
+        for step in steps {
+            let (payload, hook) = agent.event(step);
+            let mut args = vec![
+                "guard",
+                "--agent",
+                agent.name,
+                "--policy",
+                "policy.json",
+                "--dir",
+                "sessions",
+            ];
+            if agent.name == "copilot" {
+                args.extend(["--event", &hook]);
+            }
+            let run = run_with_stdin(dir.path(), &args, payload);
+            assert_eq!(run.code, 0, "{}", run.text());
+            out.push_str(&format!("{hook} {}: {}", record["tool"], run.stdout));
+            if !run.stdout.ends_with('\n') {
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+/// A session guarded from each agent's documented hook payloads is the same as a
+/// log of that same session in the agent's own format (tests/fixtures/reconcile/):
+/// at its end the guard holds the log against it (Claude Code and Gemini CLI name
+/// their log then) and keeps the report, `same`, in the context file; for Codex and
+/// Copilot CLI `toolreplay reconcile` says so. A log that lost a call is told, on
+/// stderr and in the record.
+#[test]
+fn guarded_sessions_reconcile_with_the_agents_own_log() {
+    const ALLOW: &str = r#""allowed_tools": ["Bash", "Read", "Write", "Glob", "Edit", "mcp__docs__search", "WebFetch", "Task", "Grep", "run_shell_command", "read_file", "bash", "view", "apply_patch"], "policy_version": 1"#;
+    let cases = [
+        (
+            "claude-code",
+            "claude-code.log.jsonl",
+            r#", "tools": {"Write": {"paths": [{"args": ["/file_path"], "deny": ["**/.env"]}]}}"#,
+        ),
+        ("gemini", "gemini.session.json", ""),
+        (
+            "codex",
+            "codex.rollout.jsonl",
+            r#", "tools": {"Bash": {"commands": [{"args": ["/command"], "deny": ["rm **"]}]}}"#,
+        ),
+        ("copilot", "copilot.events.jsonl", ""),
+    ];
+    let mut out = String::new();
+    for (name, log, rules) in cases {
+        let agent = AGENTS.iter().find(|a| a.name == name).expect("an agent");
+        let fixtures = format!("{ROOT}/tests/fixtures/reconcile");
+        let records = std::fs::read_to_string(format!("{fixtures}/{name}.hooks.jsonl"))
+            .expect("the hook records");
+        let policy = format!(r#"{{"agent": "{name}", {ALLOW}{rules}}}"#);
+        for lost in [false, true] {
+            let dir = Dir::new();
+            let mut text = std::fs::read_to_string(format!("{fixtures}/{log}")).expect("the log");
+            if name == "claude-code" {
+                copy_dir(
+                    &Path::new(&fixtures).join("claude-code.log"),
+                    &dir.path().join("log"),
+                );
+            }
+            if lost {
+                // The log loses the first call: its call and its result.
+                text = match name {
+                    "gemini" => {
+                        let mut session: Value = serde_json::from_str(&text).expect("JSON");
+                        let messages = session["messages"].as_array_mut().expect("messages");
+                        let at = messages
+                            .iter()
+                            .position(|m| m.get("toolCalls").is_some())
+                            .expect("a call");
+                        let calls = messages[at]["toolCalls"].as_array_mut().expect("calls");
+                        calls.remove(0);
+                        session.to_string()
+                    }
+                    _ => {
+                        let ids = ["\"toolu_0\"", "\"call_1\"", "\"c1\""];
+                        text.lines()
+                            .filter(|line| !ids.iter().any(|id| line.contains(id)))
+                            .map(|line| format!("{line}\n"))
+                            .collect()
+                    }
+                };
+            }
+            let log_name = if name == "claude-code" {
+                "log.jsonl".to_owned()
+            } else {
+                log.to_owned()
+            };
+            dir.write(&log_name, &text);
+            let answers = played(agent, &dir, &records, &policy);
+            let session = format!("sessions/{}.jsonl", agent.session);
+            let report = if matches!(name, "claude-code" | "gemini") {
+                let log_path = dir.path().join(&log_name);
+                let (payload, _) = agent.event(Step::EndWithLog(log_path.to_str().expect("UTF-8")));
+                let args = [
+                    "guard",
+                    "--agent",
+                    name,
+                    "--policy",
+                    "policy.json",
+                    "--dir",
+                    "sessions",
+                ];
+                let run = run_with_stdin(dir.path(), &args, payload);
+                let context = String::from_utf8(
+                    dir.read(&format!("sessions/{}.context.jsonl", agent.session)),
+                )
+                .expect("UTF-8");
+                let last: Value = serde_json::from_str(context.lines().last().expect("a record"))
+                    .expect("a link");
+                assert_eq!(last["tool"], "reconcile", "{name}");
+                let shown = run.text().replace(&dir.path().display().to_string(), "DIR");
+                format!(
+                    "{shown}reconcile record: {} ({} matched, {} differences)\n",
+                    last["response"]["result"],
+                    last["response"]["matched"],
+                    last["response"]["differences"]
+                        .as_array()
+                        .map_or(0, Vec::len),
+                )
+            } else {
+                let from = if name == "codex" { "codex" } else { "copilot" };
+                dir.run(&["reconcile", &session, &log_name, "--from", from])
+                    .text()
+            };
+            out.push_str(&format!(
+                "## {name}{}\n{answers}{report}",
+                if lost {
+                    ", the log lost its first call"
+                } else {
+                    ""
+                }
+            ));
+        }
+    }
+    assert_snapshot!(out);
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("a folder");
+    for entry in std::fs::read_dir(from).expect("a folder") {
+        let entry = entry.expect("an entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("a type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).expect("a copy");
+        }
+    }
 }

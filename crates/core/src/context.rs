@@ -8,6 +8,7 @@
 //! | `"context"` | `{"agent", "cwd", "from", "home", "policy_digest"}` | `{}` |
 //! | `"prompt"` | `{"after"}` | `{"decision", "findings"?, "text"}` |
 //! | `"answer"` | `{"after"}` | `{"text"}` |
+//! | `"reconcile"` | `{"after", "log"}` | `reconcile --format json`'s report of the agent's log against the session, or `{"error"}` when the log could not be read |
 //!
 //! A `context` record holds from the call whose index is `from` on, until the next
 //! one; `cwd` and `home` are `null` when not known. `after` is `{"index": N,
@@ -27,6 +28,9 @@ pub const CONTEXT_TOOL: &str = "context";
 pub const PROMPT_TOOL: &str = "prompt";
 /// The `tool` of an answer record.
 pub const ANSWER_TOOL: &str = "answer";
+/// The `tool` of a reconcile record: the agent's own log held against the session
+/// at its end.
+pub const RECONCILE_TOOL: &str = "reconcile";
 
 /// Where a session's calls ran, call by call: a [`PathContext`] from an index on.
 ///
@@ -126,6 +130,8 @@ pub struct ContextFile {
     pub prompts: (u64, u64),
     /// How many answers it holds.
     pub answers: u64,
+    /// How many reconcile records it holds.
+    pub reconciles: u64,
 }
 
 /// Reads the context file of a session from `reader` (its links, not their seal:
@@ -190,9 +196,10 @@ pub fn read_context_file(reader: impl BufRead) -> Result<ContextFile, ReadError>
                 }
             }
             ANSWER_TOOL => file.answers += 1,
+            RECONCILE_TOOL => file.reconciles += 1,
             other => {
                 return Err(bad(format!(
-                    "{} is not a record of a context file (context, prompt or answer)",
+                    "{} is not a record of a context file (context, prompt, answer or reconcile)",
                     crate::finding::quote_name(other)
                 )));
             }

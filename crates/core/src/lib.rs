@@ -336,8 +336,8 @@ pub use allowed_signers::{AllowedKey, entries_for as allowed_signers_for, match_
 pub use canonical::encode as encode_canonical;
 pub use chain::{BrokenField, GENESIS, Sealer, UnsealedLink, Verdict, Verifier, stated_digest};
 pub use context::{
-    ANSWER_TOOL, CONTEXT_TOOL, ContextFile, ContextRecord, Contexts, PROMPT_TOOL, context_after,
-    read_context_file,
+    ANSWER_TOOL, CONTEXT_TOOL, ContextFile, ContextRecord, Contexts, PROMPT_TOOL, RECONCILE_TOOL,
+    context_after, read_context_file,
 };
 pub use diff::{
     AllDifferences, At as DiffAt, DiffError, DiffReport, Difference, Side as DiffSide,

@@ -263,6 +263,9 @@ pub struct ReconcileReport {
     pub replaced_not_logged: u64,
     /// Late records taken as the result of their `no_result` record.
     pub late_merged: u64,
+    /// The matched calls whose result the log's format does not keep (Cursor's
+    /// transcripts): their results are not compared, and no difference.
+    pub results_not_kept: u64,
     /// Whether some stretch differed in more than [`MAX_ALIGNED_EDITS`] places and
     /// was not aligned call by call.
     pub unaligned: bool,
@@ -328,6 +331,7 @@ pub fn reconcile_calls(
         denied_not_logged: 0,
         replaced_not_logged: 0,
         late_merged,
+        results_not_kept: 0,
         unaligned,
         differences: Vec::new(),
     };
@@ -352,6 +356,7 @@ pub fn reconcile_calls(
         let entry = &entries[a];
         match compare(agent, &entry.response, &log[b].response) {
             Compared::Same => {}
+            Compared::NotKept => report.results_not_kept += 1,
             Compared::Differs(detail) => report.differences.push(LogDifference {
                 kind: LogDifferenceKind::ResponseDiffers,
                 sealed: Some(entry.record.index),
@@ -705,6 +710,9 @@ enum Compared {
     Same,
     Differs(String),
     NotComparable(String),
+    /// The log's format keeps no results at all (Cursor's): nothing to hold the
+    /// sealed result against, and nothing in the log that could differ from it.
+    NotKept,
 }
 
 /// What the log's response says.
@@ -831,8 +839,12 @@ fn compare(agent: ReconcileAgent, sealed: &Value, log: &Value) -> Compared {
     };
     let sealed_error = member(members, "is_error") == Some(&Value::Bool(true));
     if sealed_error && let Some(error) = member(members, "error") {
+        // Claude Code's and Cursor's `message`, Gemini CLI's whole response
+        // (`error`, else the text the model saw), Copilot CLI's text.
         let message = match error {
-            Value::Object(e) => member(e, "message").and_then(text_of),
+            Value::Object(e) => ["message", "error", "llmContent"]
+                .into_iter()
+                .find_map(|key| member(e, key).and_then(text_of)),
             other => text_of(other),
         };
         return match logged {
@@ -878,9 +890,7 @@ fn compare(agent: ReconcileAgent, sealed: &Value, log: &Value) -> Compared {
         ));
     };
     match logged {
-        Logged::NoResult if agent == ReconcileAgent::Cursor => {
-            Compared::NotComparable("Cursor's log keeps no results".to_owned())
-        }
+        Logged::NoResult if agent == ReconcileAgent::Cursor => Compared::NotKept,
         Logged::NoResult => Compared::Differs("the log has no result for this call".to_owned()),
         // A command that exits with another status than 0 is an error in Claude
         // Code's log, with its output, and its hook may still give the output as a

@@ -3,7 +3,7 @@
 //! documents. The decisions, the records and the session file are the same for
 //! every agent; only these two translations differ.
 
-use toolreplay_core::{Value, json_member as member};
+use toolreplay_core::{ImportFormat, ReconcileAgent, Value, json_member as member};
 
 use super::event::{Raw, check_session_id};
 use crate::args::Agent;
@@ -86,6 +86,8 @@ pub(super) enum Answer {
     Flag(String),
     /// A non-blocking error (exit 1), this on stderr.
     Told(Error),
+    /// Nothing for the agent (exit 0, no output), this on stderr for its user.
+    Note(String),
 }
 
 /// The members of a raw event, read with the agent's field names.
@@ -170,6 +172,18 @@ impl Agent {
             Agent::ClaudeCode | Agent::Codex => "PreToolUse",
             Agent::Gemini => "BeforeTool",
             Agent::Cursor | Agent::Copilot => "preToolUse",
+        }
+    }
+
+    /// The format of the agent's own log, as `import` reads it, and the projection
+    /// that holds it against the session's records.
+    pub(super) fn log(self) -> (ImportFormat, ReconcileAgent) {
+        match self {
+            Agent::ClaudeCode => (ImportFormat::ClaudeCode, ReconcileAgent::ClaudeCode),
+            Agent::Codex => (ImportFormat::Codex, ReconcileAgent::Codex),
+            Agent::Gemini => (ImportFormat::Gemini, ReconcileAgent::Gemini),
+            Agent::Cursor => (ImportFormat::Cursor, ReconcileAgent::Cursor),
+            Agent::Copilot => (ImportFormat::Copilot, ReconcileAgent::Copilot),
         }
     }
 
@@ -506,7 +520,7 @@ fn failure(fields: &Fields<'_>, message: &str, extra: &[&'static str]) -> Value 
 /// `additionalContext`, and a flagged result also `decision: "block"`.
 fn claude_code_answer(event: &Event, answer: &Answer) -> Option<serde_json::Value> {
     Some(match answer {
-        Answer::Nothing | Answer::Told(_) => return None,
+        Answer::Nothing | Answer::Told(_) | Answer::Note(_) => return None,
         Answer::Deny(reason) => serde_json::json!({
             "hookSpecificOutput": {
                 "hookEventName": event.name,
@@ -538,7 +552,7 @@ fn claude_code_answer(event: &Event, answer: &Answer) -> Option<serde_json::Valu
 /// `hookSpecificOutput.additionalContext`.
 fn gemini_answer(event: &Event, answer: &Answer) -> Option<serde_json::Value> {
     Some(match answer {
-        Answer::Nothing | Answer::Told(_) => return None,
+        Answer::Nothing | Answer::Told(_) | Answer::Note(_) => return None,
         Answer::Deny(reason) | Answer::BlockPrompt(reason) | Answer::Flag(reason) => {
             serde_json::json!({"decision": "deny", "reason": reason})
         }
@@ -567,13 +581,13 @@ fn cursor_answer(event: &Event, answer: &Answer) -> Option<serde_json::Value> {
             "user_message": reason,
             "agent_message": reason,
         }),
-        Answer::Nothing | Answer::Told(_) if permission => {
+        Answer::Nothing | Answer::Told(_) | Answer::Note(_) if permission => {
             serde_json::json!({"permission": "allow"})
         }
-        Answer::Nothing | Answer::Told(_) if event.kind == Kind::Prompt => {
+        Answer::Nothing | Answer::Told(_) | Answer::Note(_) if event.kind == Kind::Prompt => {
             serde_json::json!({"continue": true})
         }
-        Answer::Nothing | Answer::Told(_) => serde_json::json!({}),
+        Answer::Nothing | Answer::Told(_) | Answer::Note(_) => serde_json::json!({}),
         Answer::BlockPrompt(reason) => {
             serde_json::json!({"continue": false, "user_message": reason})
         }
@@ -589,7 +603,9 @@ fn cursor_answer(event: &Event, answer: &Answer) -> Option<serde_json::Value> {
 /// blocked.
 fn copilot_answer(answer: &Answer) -> Option<serde_json::Value> {
     Some(match answer {
-        Answer::Nothing | Answer::Told(_) | Answer::BlockPrompt(_) => return None,
+        Answer::Nothing | Answer::Told(_) | Answer::Note(_) | Answer::BlockPrompt(_) => {
+            return None;
+        }
         Answer::Deny(reason) => serde_json::json!({
             "permissionDecision": "deny",
             "permissionDecisionReason": reason,
