@@ -963,6 +963,10 @@ fn each_agent_guarded_by_the_hooks_init_writes() {
             "## verify\n{}",
             dir.run(&["verify", &sessions[0]]).text()
         ));
+        out.push_str(&format!(
+            "## guard check --agent {name}\n{}",
+            dir.run(&["guard", "check", "--agent", name]).text()
+        ));
         assert!(out.matches("deny").count() >= 2, "{name}: {out}");
         assert_snapshot!(format!("guarded_{name}"), redacted(&dir, &out));
     }
@@ -1026,4 +1030,42 @@ fn the_codex_policy_denies_patches_of_secrets_and_of_the_guard() {
         out.push_str(&format!("## {header}\n{}", run.stdout));
     }
     assert_snapshot!(out);
+}
+
+/// For each agent, `check` names an event whose hook is gone, and a hook that runs
+/// the guard for another agent (or, for Copilot CLI, another event) is not one.
+#[test]
+fn check_for_each_agent_names_each_missing_hook() {
+    let mut runs = String::new();
+    for target in &TARGETS {
+        let name = target.agent;
+        let dir = Dir::new();
+        assert_eq!(dir.run(&["guard", "init", "--agent", name]).code, 0);
+        let mut hooks: Value = serde_json::from_str(&text(&dir, target.hooks)).expect("JSON");
+        let [before, _, end] = target.events;
+        hooks["hooks"]
+            .as_object_mut()
+            .expect("hooks")
+            .remove(end)
+            .expect("the end's hook");
+        let command = hook_command(&dir, target, before);
+        let other = if name == "copilot" {
+            command.replace("--event preToolUse", "--event postToolUse")
+        } else {
+            command.replace(&format!("--agent {name}"), "--agent claude-code")
+        };
+        assert_ne!(command, other);
+        let entry = if target.nested {
+            &mut hooks["hooks"][before][0]["hooks"][0]
+        } else {
+            &mut hooks["hooks"][before][0]
+        };
+        entry[target.command_key] = Value::String(other);
+        dir.write(target.hooks, hooks.to_string());
+        runs.push_str(&format!(
+            "$ toolreplay guard check --agent {name}\n{}",
+            dir.run(&["guard", "check", "--agent", name]).text()
+        ));
+    }
+    assert_snapshot!(runs);
 }

@@ -66,7 +66,8 @@ impl Project {
     /// The path a hook's command names: `$CLAUDE_PROJECT_DIR` and
     /// `$GEMINI_PROJECT_DIR` (which Claude Code and Gemini CLI set to the project)
     /// are this project, and so is the start of a relative path (agents run project
-    /// hooks from the project).
+    /// hooks from the project); an absolute path in the project is named relative
+    /// to it, as [`Project::path`] names files.
     pub(super) fn expand(&self, word: &str) -> PathBuf {
         for name in PROJECT_VARIABLES {
             for var in [
@@ -83,10 +84,14 @@ impl Project {
                 }
             }
         }
-        if Path::new(word).is_absolute() {
-            PathBuf::from(word)
-        } else {
-            self.path(word)
+        let path = Path::new(word);
+        if !path.is_absolute() {
+            return self.path(word);
+        }
+        // A path in the project is named as the project's other files are.
+        match path.strip_prefix(self.absolute()).map(Path::to_str) {
+            Ok(Some(rest)) if !rest.is_empty() => self.path(rest),
+            _ => path.to_owned(),
         }
     }
 
