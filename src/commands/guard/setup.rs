@@ -316,10 +316,10 @@ impl Setup {
     pub(super) fn next(&self, here: &str, sessions: &str, check: &str) -> String {
         let mut text = String::from(self.next);
         text.push_str(SEALED);
+        text.push_str(CHECK);
         if self.agent == Agent::Copilot {
             text.push_str(COPILOT_NOTE);
         }
-        text.push_str(CHECK);
         text.replace("{here}", here)
             .replace("{sessions}", sessions)
             .replace("{check}", check)
