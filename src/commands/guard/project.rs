@@ -254,14 +254,19 @@ pub(super) fn guard_hook(hooks: &Json, setup: &Setup, event: &str) -> Option<Gua
     let command = Json::Str("command".to_owned());
     entries
         .into_iter()
+        // A flat entry's type is a command unless it says otherwise (Cursor,
+        // Copilot CLI); a nested one says it (Claude Code, Codex, Gemini CLI).
         .filter(|hook| match hook.get("type") {
-            None => !setup.typed,
+            None => !setup.nested,
             Some(kind) => *kind == command,
         })
-        .filter_map(|hook| match hook.get(setup.command_key) {
-            Some(Json::Str(command)) => guard_command(command),
-            _ => None,
-        })
+        // Copilot CLI also reads a cross-platform `command`.
+        .filter_map(
+            |hook| match hook.get(setup.command_key).or(hook.get("command")) {
+                Some(Json::Str(command)) => guard_command(command),
+                _ => None,
+            },
+        )
         .find(|found| {
             found.agent.as_deref().unwrap_or("claude-code") == setup.agent.name()
                 && (!setup.event_word || found.event.as_deref() == Some(event))
@@ -270,7 +275,10 @@ pub(super) fn guard_hook(hooks: &Json, setup: &Setup, event: &str) -> Option<Gua
 
 #[cfg(test)]
 mod tests {
-    use super::{GuardCommand, guard_command};
+    use super::{GuardCommand, guard_command, guard_hook};
+    use crate::args::Agent;
+    use crate::commands::guard::ordered::Json;
+    use crate::commands::guard::setup::Setup;
 
     fn ours(policy: &str, dir: &str, agent: Option<&str>, event: Option<&str>) -> GuardCommand {
         GuardCommand {
@@ -321,5 +329,40 @@ mod tests {
         assert_eq!(guard_command("toolreplay guard --policy p.json"), None);
         assert_eq!(guard_command("echo toolreplay guard"), None);
         assert_eq!(guard_command("npx prettier --write"), None);
+    }
+
+    #[test]
+    fn guard_hooks_are_found_in_each_layout() {
+        let copilot = Setup::of(Agent::Copilot);
+        let hooks = Json::parse(
+            r#"{"version": 1, "hooks": {
+                "preToolUse": [
+                    {"type": "prompt", "bash": "toolreplay guard --agent copilot --event preToolUse --policy p --dir d"},
+                    {"command": "toolreplay guard --agent copilot --event preToolUse --policy p --dir d"}
+                ],
+                "postToolUse": [
+                    {"type": "command", "bash": "toolreplay guard --agent copilot --event preToolUse --policy p --dir d"}
+                ]
+            }}"#,
+        )
+        .expect("JSON");
+        // Untyped, with `command`: a command hook for its event.
+        assert!(guard_hook(&hooks, copilot, "preToolUse").is_some());
+        // Its `--event` is another event's.
+        assert!(guard_hook(&hooks, copilot, "postToolUse").is_none());
+        // A nested entry must say it is a command; the guard must be the agent's.
+        let codex = Setup::of(Agent::Codex);
+        let hooks = Json::parse(
+            r#"{"hooks": {
+                "Stop": [{"hooks": [{"command": "toolreplay guard --agent codex --policy p --dir d"}]}],
+                "PreToolUse": [{"hooks": [{"type": "command", "command": "toolreplay guard --policy p --dir d"}]}],
+                "PostToolUse": [{"hooks": [{"type": "command", "command": "toolreplay guard --agent codex --policy p --dir d"}]}]
+            }}"#,
+        )
+        .expect("JSON");
+        assert!(guard_hook(&hooks, codex, "Stop").is_none());
+        assert!(guard_hook(&hooks, codex, "PreToolUse").is_none());
+        assert!(guard_hook(&hooks, codex, "PostToolUse").is_some());
+        assert!(guard_hook(&hooks, Setup::of(Agent::ClaudeCode), "PreToolUse").is_some());
     }
 }
