@@ -160,19 +160,24 @@ Examples:
   toolreplay guard init
   toolreplay guard init --project ../app --dry-run
   toolreplay guard init --force
+  toolreplay guard init --agent codex
 
 Writes .claude/toolreplay-scope.json (kept when it exists, unless --force) and adds
 the hooks running `toolreplay guard` for PreToolUse, PostToolUse, PostToolUseFailure,
-UserPromptSubmit, Stop and SessionEnd to .claude/settings.json, once.
+UserPromptSubmit, Stop and SessionEnd to .claude/settings.json, once. With --agent,
+the agent's own: .codex/hooks.json, .gemini/settings.json, .cursor/hooks.json or
+.github/hooks/toolreplay.json, and a policy in the agent's tool names beside them
+(.github/toolreplay-scope.json for Copilot CLI).
 
-Exit status: 0 done, 2 a file cannot be read or written (.claude/settings.json that
-is not a JSON object is left as it is).";
+Exit status: 0 done, 2 a file cannot be read or written (a hooks file that is not a
+JSON object, or not of version 1 for Cursor and Copilot CLI, is left as it is).";
 
 pub(crate) const GUARD_CHECK_EXAMPLES: &str = "\
 Examples:
   toolreplay guard check
   toolreplay guard check --project ../app
+  toolreplay guard check --agent gemini
 
 Exit status: 0 the hooks and the policy are in place, 1 something is missing or the
-policy does not read (one line each, with what to run), 2 .claude/settings.json cannot
-be read or is not a JSON object.";
+policy does not read (one line each, with what to run), 2 the hooks file
+(.claude/settings.json, or that of --agent) cannot be read or is not a JSON object.";

@@ -169,8 +169,9 @@ pub(crate) enum Command {
     /// server (docs/proxy.md).
     #[command(after_help = PROXY_EXAMPLES)]
     Proxy(ProxyArgs),
-    /// Guard a Claude Code session as a hook: decide each tool call by the scope
-    /// policy and seal every call as it happens (docs/live.md).
+    /// Guard a coding agent's session as its hook (Claude Code, Codex, Gemini CLI,
+    /// Cursor, Copilot CLI): decide each tool call by the scope policy and seal every
+    /// call as it happens (docs/live.md).
     #[command(after_help = GUARD_EXAMPLES)]
     Guard(GuardArgs),
     /// Print the evidence graph: calls, artifacts, phases and rule-named edges.
@@ -564,11 +565,14 @@ pub(crate) struct GuardArgs {
 #[derive(Debug, Subcommand)]
 pub(crate) enum GuardAction {
     /// Set up the guard in a project: write the policy and add the hooks to
-    /// .claude/settings.json.
+    /// .claude/settings.json (or the hooks file of --agent).
     ///
     /// The policy goes to .claude/toolreplay-scope.json (an existing one is kept
     /// unless --force); the hooks that --print-settings prints are merged into
-    /// .claude/settings.json, whose other settings and hooks are kept.
+    /// .claude/settings.json, whose other settings and hooks are kept. With --agent,
+    /// the agent's own files: .codex/hooks.json, .gemini/settings.json,
+    /// .cursor/hooks.json or .github/hooks/toolreplay.json, beside a policy in its
+    /// tool names.
     #[command(after_help = GUARD_INIT_EXAMPLES)]
     Init(GuardInitArgs),
     /// Check that the hooks are installed and the policy reads, and count the sealed
@@ -580,10 +584,15 @@ pub(crate) enum GuardAction {
 /// The arguments of `toolreplay guard init`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct GuardInitArgs {
+    /// The agent to set the guard up for: its hooks file, its events and a policy
+    /// in its tool names.
+    #[arg(long, value_name = "AGENT", default_value = "claude-code")]
+    pub agent: Agent,
     /// The project to set up [default: the current directory].
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
-    /// Replace an existing .claude/toolreplay-scope.json with the default policy.
+    /// Replace an existing policy (.claude/toolreplay-scope.json for Claude Code)
+    /// with the default one.
     #[arg(long)]
     pub force: bool,
     /// Print what would be written, and write nothing.
@@ -594,6 +603,9 @@ pub(crate) struct GuardInitArgs {
 /// The arguments of `toolreplay guard check`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct GuardCheckArgs {
+    /// The agent whose hooks file and events are checked.
+    #[arg(long, value_name = "AGENT", default_value = "claude-code")]
+    pub agent: Agent,
     /// The project to check [default: the current directory].
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,

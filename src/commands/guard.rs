@@ -37,6 +37,7 @@ mod event;
 mod init;
 mod ordered;
 mod project;
+mod setup;
 
 use std::ffi::OsString;
 use std::io;

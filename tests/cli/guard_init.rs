@@ -538,3 +538,534 @@ fn the_policy_denies_each_dangerous_command_wrapped_or_not() {
     let (_, denied) = audited_as_decided(&dir, &sealed, POLICY);
     assert_eq!(denied, DANGEROUS.len() * (WRAPPED.len() + 1));
 }
+
+/// How each agent but Claude Code is set up: its files, a hooks file a user may
+/// already have, and the events of its session (the fixtures' names).
+struct Target {
+    agent: &'static str,
+    hooks: &'static str,
+    policy: &'static str,
+    sessions: &'static str,
+    /// Whether its hooks file holds matcher groups (`hooks` arrays) in each event.
+    nested: bool,
+    /// The entry's member holding the command.
+    command_key: &'static str,
+    /// A hooks file of a user, with hooks of their own.
+    users: &'static str,
+    /// The events before a call, after it, and at the end.
+    events: [&'static str; 3],
+    /// The fixtures of a shell command before and after, a read, the end.
+    fixtures: [&'static str; 4],
+}
+
+const TARGETS: [Target; 4] = [
+    Target {
+        agent: "codex",
+        hooks: ".codex/hooks.json",
+        policy: ".codex/toolreplay-scope.json",
+        sessions: ".codex/toolreplay",
+        nested: true,
+        command_key: "command",
+        users: r#"{
+  "hooks": {
+    "SessionStart": [
+      {"matcher": "startup", "hooks": [{"type": "command", "command": "echo hello"}]}
+    ],
+    "PreToolUse": [
+      {
+        "matcher": "^Bash$",
+        "hooks": [{"type": "command", "command": "python3 .codex/check.py", "timeout": 10}]
+      }
+    ]
+  }
+}
+"#,
+        events: ["PreToolUse", "PostToolUse", "Stop"],
+        fixtures: [
+            "pre-tool-shell.json",
+            "post-tool-shell.json",
+            "pre-tool-shell.json",
+            "stop.json",
+        ],
+    },
+    Target {
+        agent: "gemini",
+        hooks: ".gemini/settings.json",
+        policy: ".gemini/toolreplay-scope.json",
+        sessions: ".gemini/toolreplay",
+        nested: true,
+        command_key: "command",
+        users: r#"{
+  "general": {"vimMode": true},
+  "tools": {"enableHooks": true},
+  "hooks": {
+    "AfterTool": [
+      {
+        "matcher": "write_file|replace",
+        "hooks": [{"name": "lint", "type": "command", "command": "npm run lint", "timeout": 60000}]
+      }
+    ],
+    "disabled": ["old-hook"]
+  }
+}
+"#,
+        events: ["BeforeTool", "AfterTool", "SessionEnd"],
+        fixtures: [
+            "pre-tool-shell.json",
+            "post-tool-shell.json",
+            "pre-tool-read.json",
+            "session-end.json",
+        ],
+    },
+    Target {
+        agent: "cursor",
+        hooks: ".cursor/hooks.json",
+        policy: ".cursor/toolreplay-scope.json",
+        sessions: ".cursor/toolreplay",
+        nested: false,
+        command_key: "command",
+        users: r#"{
+  "version": 1,
+  "hooks": {
+    "afterFileEdit": [{"command": ".cursor/hooks/format.sh"}],
+    "preToolUse": [{"command": ".cursor/hooks/audit.sh", "matcher": "Shell"}]
+  }
+}
+"#,
+        events: ["preToolUse", "postToolUse", "sessionEnd"],
+        fixtures: [
+            "pre-tool-shell.json",
+            "post-tool-shell.json",
+            "pre-tool-read.json",
+            "session-end.json",
+        ],
+    },
+    Target {
+        agent: "copilot",
+        hooks: ".github/hooks/toolreplay.json",
+        policy: ".github/toolreplay-scope.json",
+        sessions: ".github/toolreplay",
+        nested: false,
+        command_key: "bash",
+        users: r#"{
+  "version": 1,
+  "disableAllHooks": false,
+  "hooks": {
+    "sessionStart": [{"type": "command", "bash": "echo start", "timeoutSec": 5}],
+    "preToolUse": [{"type": "command", "bash": "./scripts/check.sh", "matcher": "bash"}]
+  }
+}
+"#,
+        events: ["preToolUse", "postToolUse", "sessionEnd"],
+        fixtures: [
+            "pre-tool-shell.json",
+            "post-tool-shell.json",
+            "pre-tool-read.json",
+            "session-end.json",
+        ],
+    },
+];
+
+/// `text` with the project's path as `$PROJECT`.
+fn redacted(dir: &Dir, text: &str) -> String {
+    let raw = dir.path().to_string_lossy().into_owned();
+    let real = dir
+        .path()
+        .canonicalize()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| raw.clone());
+    let (long, short) = if real.len() >= raw.len() {
+        (real, raw)
+    } else {
+        (raw, real)
+    };
+    text.replace(&long, "$PROJECT").replace(&short, "$PROJECT")
+}
+
+/// The files under `dir`, sorted, as paths relative to it.
+fn files(dir: &Dir) -> Vec<String> {
+    fn walk(root: &Path, at: &Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(at).expect("a folder") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                walk(root, &path, out);
+            } else {
+                let name = path.strip_prefix(root).expect("inside");
+                out.push(name.to_string_lossy().into_owned());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir.path(), dir.path(), &mut out);
+    out.sort();
+    out
+}
+
+/// A project with the agent's hooks file holding `content`.
+fn project_with_hooks(target: &Target, content: &str) -> Dir {
+    let dir = Dir::new();
+    let path = dir.path().join(target.hooks);
+    std::fs::create_dir_all(path.parent().expect("a folder")).expect("folders");
+    dir.write(target.hooks, content);
+    dir
+}
+
+#[test]
+fn each_agent_sample_is_the_policy_init_writes() {
+    for target in &TARGETS {
+        let name = target.agent;
+        let template =
+            std::fs::read(Path::new(ROOT).join(format!("src/commands/guard/policies/{name}.json")))
+                .expect("the template");
+        let sample = std::fs::read(Path::new(ROOT).join(format!("samples/{name}-guard.json")))
+            .expect("the sample");
+        assert!(
+            template == sample,
+            "samples/{name}-guard.json differs from its template"
+        );
+    }
+}
+
+/// For each agent: init in an empty project (what it says, the files, the hooks
+/// file), check after it, and init again, which changes nothing.
+#[test]
+fn init_for_each_agent_writes_its_files_once() {
+    for target in &TARGETS {
+        let dir = Dir::new();
+        let name = target.agent;
+        let before = dir.run(&["guard", "check", "--agent", name]);
+        let init = dir.run(&["guard", "init", "--agent", name]);
+        assert_eq!(init.code, 0, "{}", init.text());
+        let sample = std::fs::read(Path::new(ROOT).join(format!("samples/{name}-guard.json")))
+            .expect("the sample");
+        assert!(
+            dir.read(target.policy) == sample,
+            "{name}: the policy is the sample"
+        );
+        let hooks = dir.read(target.hooks);
+        let after = dir.run(&["guard", "check", "--agent", name]);
+        let again = dir.run(&["guard", "init", "--agent", name]);
+        assert_eq!(dir.read(target.hooks), hooks, "{name}: init twice");
+        assert!(dir.read(target.policy) == sample, "{name}: init twice");
+        assert_eq!(files(&dir), [target.hooks, target.policy], "{name}");
+        let runs = format!(
+            "$ toolreplay guard check --agent {name}\n{}\
+             $ toolreplay guard init --agent {name}\n{}\
+             # {}\n{}\
+             $ toolreplay guard check --agent {name}\n{}\
+             $ toolreplay guard init --agent {name}\n{}",
+            before.text(),
+            init.text(),
+            target.hooks,
+            String::from_utf8(hooks).expect("UTF-8"),
+            after.text(),
+            again.text()
+        );
+        assert_snapshot!(format!("init_{name}"), redacted(&dir, &runs));
+    }
+}
+
+/// For each agent: `--dry-run` on a hooks file of the user's writes nothing; init
+/// keeps the user's settings and hooks in their order and adds its own once.
+#[test]
+fn init_for_each_agent_merges_into_the_users_hooks() {
+    for target in &TARGETS {
+        let name = target.agent;
+        let dir = project_with_hooks(target, target.users);
+        let dry = dir.run(&["guard", "init", "--agent", name, "--dry-run"]);
+        assert_eq!(text(&dir, target.hooks), target.users, "{name}: --dry-run");
+        assert_eq!(files(&dir), [target.hooks], "{name}: --dry-run");
+        let init = dir.run(&["guard", "init", "--agent", name]);
+        let merged = text(&dir, target.hooks);
+        let again = dir.run(&["guard", "init", "--agent", name]);
+        assert_eq!(text(&dir, target.hooks), merged, "{name}: init twice");
+        // The user's own hooks are still there, first.
+        let value: Value = serde_json::from_str(&merged).expect("JSON");
+        let users: Value = serde_json::from_str(target.users).expect("JSON");
+        for (event, items) in users["hooks"].as_object().expect("hooks") {
+            if let Some(items) = items.as_array() {
+                assert_eq!(
+                    value["hooks"][event].as_array().expect("kept")[..items.len()],
+                    items[..],
+                    "{name}: {event}"
+                );
+            }
+        }
+        let runs = format!(
+            "$ toolreplay guard init --agent {name} --dry-run\n{}\
+             $ toolreplay guard init --agent {name}\n{}\
+             # {}\n{merged}\
+             $ toolreplay guard init --agent {name}\n{}",
+            dry.text(),
+            init.text(),
+            target.hooks,
+            again.text()
+        );
+        assert_snapshot!(format!("init_merged_{name}"), redacted(&dir, &runs));
+    }
+}
+
+/// For each agent, a hooks file that cannot be merged is an error, left as it is,
+/// and nothing else is written.
+#[test]
+fn init_for_each_agent_refuses_a_hooks_file_it_cannot_merge() {
+    let mut runs = String::new();
+    for target in &TARGETS {
+        let name = target.agent;
+        let end = target.events[2];
+        let mut broken = vec![
+            "{\"hooks\": \n".to_owned(),
+            "[1, 2]\n".to_owned(),
+            format!("{{\"hooks\": {{\"{end}\": {{}}}}}}\n"),
+        ];
+        if target.nested {
+            broken.push("{\"hooks\": []}\n".to_owned());
+        } else {
+            broken.extend([
+                "{\"hooks\": {}}\n".to_owned(),
+                "{\"version\": 2, \"hooks\": {}}\n".to_owned(),
+                "{\"version\": 1, \"hooks\": []}\n".to_owned(),
+                format!("{{\"version\": 1, \"hooks\": {{\"{end}\": {{}}}}}}\n"),
+            ]);
+        }
+        for content in &broken {
+            let dir = project_with_hooks(target, content);
+            let init = dir.run(&["guard", "init", "--agent", name]);
+            assert_eq!(&text(&dir, target.hooks), content, "{name}: {content}");
+            assert_eq!(files(&dir), [target.hooks], "{name}: {content}");
+            runs.push_str(&format!("# {name}: {content}{}", init.text()));
+        }
+    }
+    assert_snapshot!(runs);
+}
+
+/// The words of a hook's command line, as a POSIX shell splits them (quotes as
+/// the commands `init` writes have them).
+fn shell_words(command: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut chars = command.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => words.extend(word.take()),
+            '\'' => {
+                let word = word.get_or_insert_with(String::new);
+                for c in chars.by_ref() {
+                    if c == '\'' {
+                        break;
+                    }
+                    word.push(c);
+                }
+            }
+            '"' => {
+                let word = word.get_or_insert_with(String::new);
+                for c in chars.by_ref() {
+                    if c == '"' {
+                        break;
+                    }
+                    word.push(c);
+                }
+            }
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    words.extend(word);
+    words
+}
+
+/// The command of the guard's hook on `event` in the hooks file `init` wrote.
+fn hook_command(dir: &Dir, target: &Target, event: &str) -> String {
+    let hooks: Value = serde_json::from_str(&text(dir, target.hooks)).expect("JSON");
+    let entry = if target.nested {
+        &hooks["hooks"][event][0]["hooks"][0]
+    } else {
+        &hooks["hooks"][event][0]
+    };
+    entry[target.command_key]
+        .as_str()
+        .unwrap_or_else(|| panic!("{}: no command for {event}", target.agent))
+        .to_owned()
+}
+
+/// For each agent but Claude Code: init, then the guard run as the agent runs the
+/// command line of the hooks file (in the project, its variable set to it), on
+/// the agent's documented payloads: an allowed command and its result, `rm -rf /`
+/// and a read of `.env`, both denied, and the end. The sealed file verifies.
+#[test]
+fn each_agent_guarded_by_the_hooks_init_writes() {
+    for target in &TARGETS {
+        let name = target.agent;
+        let dir = Dir::new();
+        assert_eq!(dir.run(&["guard", "init", "--agent", name]).code, 0);
+        let root = dir.path().to_str().expect("a UTF-8 temporary path");
+        let env = [("GEMINI_PROJECT_DIR", root)];
+        let copilot = name == "copilot";
+        let payload = |fixture: &str, input: Option<Value>| -> String {
+            let path = format!("{ROOT}/tests/fixtures/hooks/{name}/{fixture}");
+            let text = std::fs::read_to_string(&path).expect("fixture");
+            let mut event: serde_json::Map<String, Value> =
+                serde_json::from_str(&text.replace("/home/dev/proj", root)).expect("JSON");
+            if let Some(input) = input {
+                if copilot {
+                    event.insert("toolArgs".into(), input.to_string().into());
+                } else {
+                    event.insert("tool_input".into(), input);
+                }
+                if event.contains_key("tool_use_id") {
+                    event.insert("tool_use_id".into(), "call_1".into());
+                }
+            }
+            Value::Object(event).to_string()
+        };
+        let shell = |command: &str| match name {
+            "cursor" => json!({"command": command, "working_directory": root}),
+            "copilot" => json!({"command": command, "description": "Run it"}),
+            _ => json!({"command": command}),
+        };
+        let read = match name {
+            "codex" => shell("cat .env"),
+            "copilot" => json!({"path": format!("{root}/.env")}),
+            _ => json!({"file_path": format!("{root}/.env")}),
+        };
+        let [before, after, end] = target.events;
+        let [pre_shell, post_shell, pre_read, end_fixture] = target.fixtures;
+        let steps = [
+            ("ls, allowed", before, pre_shell, Some(shell("ls"))),
+            ("its result", after, post_shell, Some(shell("ls"))),
+            ("rm -rf /", before, pre_shell, Some(shell("rm -rf /"))),
+            ("a read of .env", before, pre_read, Some(read)),
+            ("the end", end, end_fixture, None),
+        ];
+        let mut out = String::new();
+        for (what, event, fixture, input) in steps {
+            let command =
+                hook_command(&dir, target, event).replace("\"$GEMINI_PROJECT_DIR\"", root);
+            let words = shell_words(&command);
+            assert_eq!(words[..2], ["toolreplay", "guard"], "{name}: {command}");
+            let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+            let run = super::run_with_stdin_env(dir.path(), &args, payload(fixture, input), &env);
+            out.push_str(&format!("## {event}: {what}\n{}", run.text()));
+        }
+        let sessions: Vec<String> = files(&dir)
+            .into_iter()
+            .filter(|f| {
+                f.starts_with(target.sessions)
+                    && f.ends_with(".jsonl")
+                    && !f.ends_with(".context.jsonl")
+            })
+            .collect();
+        assert_eq!(
+            sessions.len(),
+            1,
+            "{name}: one sealed session: {sessions:?}"
+        );
+        out.push_str(&format!(
+            "## verify\n{}",
+            dir.run(&["verify", &sessions[0]]).text()
+        ));
+        out.push_str(&format!(
+            "## guard check --agent {name}\n{}",
+            dir.run(&["guard", "check", "--agent", name]).text()
+        ));
+        assert!(out.matches("deny").count() >= 2, "{name}: {out}");
+        assert_snapshot!(format!("guarded_{name}"), redacted(&dir, &out));
+    }
+}
+
+/// Codex edits files with `apply_patch`, whose input is the patch: a patch that
+/// adds, changes, deletes or moves to a secret or the guard's own files is denied
+/// by the policy `init` writes; others go through.
+#[test]
+fn the_codex_policy_denies_patches_of_secrets_and_of_the_guard() {
+    let dir = Dir::new();
+    assert_eq!(dir.run(&["guard", "init", "--agent", "codex"]).code, 0);
+    let root = dir.path().to_str().expect("a UTF-8 temporary path");
+    let fixture = std::fs::read_to_string(format!(
+        "{ROOT}/tests/fixtures/hooks/codex/pre-tool-apply-patch.json"
+    ))
+    .expect("fixture")
+    .replace("/home/dev/proj", root);
+    let mut out = String::new();
+    for (n, (header, denied)) in [
+        ("*** Update File: src/main.rs", false),
+        ("*** Add File: docs/env.md", false),
+        ("*** Add File: .env", true),
+        ("*** Update File: config/.env.production", true),
+        ("*** Delete File: deploy/server.pem", true),
+        (
+            "*** Update File: notes.md\n*** Move to: .ssh/authorized_keys",
+            true,
+        ),
+        ("*** Update File: .codex/hooks.json", true),
+        ("*** Delete File: .codex/toolreplay-scope.json", true),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let patch = format!("*** Begin Patch\n{header}\n@@\n-a\n+b\n*** End Patch\n");
+        let mut event: serde_json::Map<String, Value> =
+            serde_json::from_str(&fixture).expect("JSON");
+        event.insert("tool_input".into(), json!({"command": patch}));
+        event.insert("tool_use_id".into(), format!("call_{n}").into());
+        let run = run_with_stdin(
+            dir.path(),
+            &[
+                "guard",
+                "--agent",
+                "codex",
+                "--policy",
+                ".codex/toolreplay-scope.json",
+                "--dir",
+                ".codex/toolreplay",
+            ],
+            Value::Object(event).to_string(),
+        );
+        assert_eq!(run.code, 0, "{}", run.text());
+        assert_eq!(
+            run.stdout.contains("\"deny\""),
+            denied,
+            "{header}: {}",
+            run.stdout
+        );
+        out.push_str(&format!("## {header}\n{}", run.stdout));
+    }
+    assert_snapshot!(out);
+}
+
+/// For each agent, `check` names an event whose hook is gone, and a hook that runs
+/// the guard for another agent (or, for Copilot CLI, another event) is not one.
+#[test]
+fn check_for_each_agent_names_each_missing_hook() {
+    let mut runs = String::new();
+    for target in &TARGETS {
+        let name = target.agent;
+        let dir = Dir::new();
+        assert_eq!(dir.run(&["guard", "init", "--agent", name]).code, 0);
+        let mut hooks: Value = serde_json::from_str(&text(&dir, target.hooks)).expect("JSON");
+        let [before, _, end] = target.events;
+        hooks["hooks"]
+            .as_object_mut()
+            .expect("hooks")
+            .remove(end)
+            .expect("the end's hook");
+        let command = hook_command(&dir, target, before);
+        let other = if name == "copilot" {
+            command.replace("--event preToolUse", "--event postToolUse")
+        } else {
+            command.replace(&format!("--agent {name}"), "--agent claude-code")
+        };
+        assert_ne!(command, other);
+        let entry = if target.nested {
+            &mut hooks["hooks"][before][0]["hooks"][0]
+        } else {
+            &mut hooks["hooks"][before][0]
+        };
+        entry[target.command_key] = Value::String(other);
+        dir.write(target.hooks, hooks.to_string());
+        runs.push_str(&format!(
+            "$ toolreplay guard check --agent {name}\n{}",
+            dir.run(&["guard", "check", "--agent", name]).text()
+        ));
+    }
+    assert_snapshot!(runs);
+}

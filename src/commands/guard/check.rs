@@ -1,13 +1,16 @@
-//! `toolreplay guard check`: whether the guard is set up in a project. The hooks:
-//! each of the six events has a command hook running `toolreplay guard` with
-//! `--policy` and `--dir` in `.claude/settings.json`; the policy those hooks name
-//! reads, with the reader the guard uses; and how many sealed sessions their folder
-//! holds. One line each; a problem says what to run to fix it (exit 1). A
-//! settings.json that cannot be read or is not a JSON object is an error (exit 2).
+//! `toolreplay guard check`: whether the guard is set up in a project for an agent
+//! (see [`Setup`]). The hooks: each of the agent's events has a command hook running
+//! `toolreplay guard` for it with `--policy` and `--dir` in its hooks file
+//! (`.claude/settings.json` for Claude Code); the policy those hooks name reads,
+//! with the reader the guard uses; and how many sealed sessions their folder holds.
+//! One line each; a problem says what to run to fix it (exit 1). A hooks file that
+//! cannot be read or is not a JSON object (of the agent's `version`) is an error
+//! (exit 2).
 
 use std::path::Path;
 
-use super::project::{EVENTS, POLICY, Project, SESSIONS, SETTINGS, guard_hook};
+use super::project::{Project, guard_hook};
+use super::setup::Setup;
 use crate::args::GuardCheckArgs;
 use crate::error::Error;
 use crate::input::{self, display};
@@ -15,17 +18,18 @@ use crate::printer::{Printer, Status};
 
 /// `toolreplay guard check`.
 pub(super) fn run(args: &GuardCheckArgs, printer: &mut Printer) -> Result<Status, Error> {
+    let setup = Setup::of(args.agent);
     let project = Project::new(args.project.as_deref())?;
-    let init = match &args.project {
-        Some(dir) => format!("toolreplay guard init --project {}", display(dir)),
-        None => "toolreplay guard init".to_owned(),
-    };
-    let settings_path = project.path(SETTINGS);
+    let mut init = format!("toolreplay guard init{}", setup.agent_words());
+    if let Some(dir) = &args.project {
+        init.push_str(&format!(" --project {}", display(dir)));
+    }
+    let settings_path = project.path(setup.hooks);
     let mut out = String::new();
     let mut problems = 0;
     // The policy and the folder the hooks name: the first hook's, or the defaults.
-    let (mut policy, mut sessions) = (project.path(POLICY), project.path(SESSIONS));
-    match project.settings()? {
+    let (mut policy, mut sessions) = (project.path(setup.policy), project.path(setup.sessions));
+    match project.hooks_file(setup)? {
         None => {
             problems += 1;
             out.push_str(&format!(
@@ -34,14 +38,14 @@ pub(super) fn run(args: &GuardCheckArgs, printer: &mut Printer) -> Result<Status
             ));
         }
         Some((_, settings)) => {
-            let found: Vec<_> = EVENTS
+            let found: Vec<_> = setup
+                .events
                 .iter()
-                .map(|event| (event, guard_hook(&settings, event)))
+                .map(|event| (&event.name, guard_hook(&settings, setup, event.name)))
                 .collect();
-            if let Some((named_policy, named_dir)) = found.iter().find_map(|(_, hook)| hook.clone())
-            {
-                policy = project.expand(&named_policy);
-                sessions = project.expand(&named_dir);
+            if let Some(named) = found.iter().find_map(|(_, hook)| hook.clone()) {
+                policy = project.expand(&named.policy);
+                sessions = project.expand(&named.dir);
             }
             let missing: Vec<&str> = found
                 .iter()
@@ -59,7 +63,7 @@ pub(super) fn run(args: &GuardCheckArgs, printer: &mut Printer) -> Result<Status
                 out.push_str(&format!(
                     "ok: {} runs toolreplay guard on all {} events\n",
                     display(&settings_path),
-                    EVENTS.len()
+                    setup.events.len()
                 ));
             }
         }

@@ -1,26 +1,24 @@
-//! `toolreplay guard init`: sets the guard up in a project. Writes the default
-//! policy to `.claude/toolreplay-scope.json` (an existing one is kept unless
-//! `--force`) and merges the hooks block of `--print-settings` into
-//! `.claude/settings.json`, keeping the user's other settings and hooks in the order
-//! written; each hook is added once, so running it again changes nothing. Both files
-//! are written atomically. With `--dry-run`, prints what it would write instead.
+//! `toolreplay guard init`: sets the guard up in a project for an agent (see
+//! [`Setup`]). Writes the agent's default policy (`.claude/toolreplay-scope.json`
+//! for Claude Code; an existing one is kept unless `--force`) and merges the guard's
+//! hooks into the agent's hooks file (`.claude/settings.json`), keeping the user's
+//! other settings and hooks in the order written; each hook is added once, so
+//! running it again changes nothing. Both files are written atomically. With
+//! `--dry-run`, prints what it would write instead.
 
 use std::io::Write as _;
 use std::path::Path;
 
 use super::ordered::Json;
-use super::project::{EVENTS, POLICY, Project, SESSIONS, SETTINGS, guard_hook};
+use super::project::{Project, guard_hook};
+use super::setup::Setup;
 use crate::args::GuardInitArgs;
 use crate::error::Error;
 use crate::input::display;
 use crate::output::atomic::AtomicFile;
 use crate::printer::{Printer, Status};
 
-/// The policy `init` writes, and `samples/claude-code-guard.json` is (a test checks
-/// they are the same bytes).
-pub(super) const DEFAULT_POLICY: &str = include_str!("default-policy.json");
-
-/// What becomes of settings.json.
+/// What becomes of the hooks file.
 enum Merged {
     /// Written whole: created (`true`) or updated, with hooks for this many events.
     Write {
@@ -34,18 +32,19 @@ enum Merged {
 
 /// `toolreplay guard init`.
 pub(super) fn run(args: &GuardInitArgs, printer: &mut Printer) -> Result<Status, Error> {
+    let setup = Setup::of(args.agent);
     let project = Project::new(args.project.as_deref())?;
-    let policy = project.path(POLICY);
-    let settings = project.path(SETTINGS);
-    // settings.json is read first: one that cannot be merged stops everything.
-    let merged = merge(project.settings()?, &settings)?;
+    let policy = project.path(setup.policy);
+    let settings = project.path(setup.hooks);
+    // The hooks file is read first: one that cannot be merged stops everything.
+    let merged = merge(setup, &project, project.hooks_file(setup)?, &settings)?;
     let policy_exists = std::fs::symlink_metadata(&policy).is_ok();
     let write_policy = !policy_exists || args.force;
     let mut out = String::new();
     if args.dry_run {
         if write_policy {
             out.push_str(&format!("would write {} (policy):\n", display(&policy)));
-            out.push_str(DEFAULT_POLICY);
+            out.push_str(setup.policy_text);
         } else {
             out.push_str(&kept_policy(&policy));
         }
@@ -63,13 +62,15 @@ pub(super) fn run(args: &GuardInitArgs, printer: &mut Printer) -> Result<Status,
         return Ok(Status::Clean);
     }
     crate::output::atomic::remove_temporary_files_on_signals();
-    let folder = project.path(".claude");
-    std::fs::create_dir_all(&folder).map_err(|source| Error::Io {
-        what: format!("create {}", display(&folder)),
-        source,
-    })?;
+    for folder in setup.folders() {
+        let folder = project.path(folder);
+        std::fs::create_dir_all(&folder).map_err(|source| Error::Io {
+            what: format!("create {}", display(&folder)),
+            source,
+        })?;
+    }
     if write_policy {
-        write(&policy, DEFAULT_POLICY)?;
+        write(&policy, setup.policy_text)?;
         let verb = if policy_exists { "replaced" } else { "wrote" };
         out.push_str(&format!("{verb} {} (policy)\n", display(&policy)));
     } else {
@@ -90,21 +91,16 @@ pub(super) fn run(args: &GuardInitArgs, printer: &mut Printer) -> Result<Status,
         }
         Merged::Kept => out.push_str(&kept_settings(&settings)),
     }
-    let sessions = project.path(SESSIONS);
+    let sessions = project.path(setup.sessions);
     let here = match &args.project {
         Some(dir) => format!("in {}", display(dir)),
         None => "here".to_owned(),
     };
-    let check = match &args.project {
-        Some(dir) => format!("toolreplay guard check --project {}", display(dir)),
-        None => "toolreplay guard check".to_owned(),
-    };
-    out.push_str(&format!(
-        "next: start `claude` {here}: every tool call is decided by the policy\n\
-         \x20     and sealed in {}/<session_id>.jsonl\n\
-         \x20     `{check}` says whether the hooks and the policy are in place\n",
-        display(&sessions)
-    ));
+    let mut check = format!("toolreplay guard check{}", setup.agent_words());
+    if let Some(dir) = &args.project {
+        check.push_str(&format!(" --project {}", display(dir)));
+    }
+    out.push_str(&setup.next(&here, &display(&sessions), &check));
     printer.print(&out)?;
     Ok(Status::Clean)
 }
@@ -120,26 +116,36 @@ fn kept_settings(settings: &Path) -> String {
     )
 }
 
-/// settings.json with the guard's hooks: each event's hook group added unless one
-/// of its hooks already runs the guard.
-fn merge(existing: Option<(String, Json)>, path: &Path) -> Result<Merged, Error> {
+/// The hooks file with the guard's hooks: each event's entry (or matcher group)
+/// added unless one of its hooks already runs the guard. A new file has the
+/// agent's `version`.
+fn merge(
+    setup: &Setup,
+    project: &Project,
+    existing: Option<(String, Json)>,
+    path: &Path,
+) -> Result<Merged, Error> {
     let created = existing.is_none();
-    let mut settings = existing.map_or_else(|| Json::Object(Vec::new()), |(_, value)| value);
-    let ours = Json::parse(&super::settings(None, None))
-        .ok()
-        .and_then(|block| block.get("hooks").cloned());
-    let Some(Json::Object(ours)) = ours else {
-        return Err(Error::Internal("the hooks block is not a JSON object"));
-    };
+    let mut settings = existing.map_or_else(
+        || {
+            Json::Object(
+                setup
+                    .version
+                    .map(|v| ("version".to_owned(), Json::Number(v.into())))
+                    .into_iter()
+                    .collect(),
+            )
+        },
+        |(_, value)| value,
+    );
     if settings.get("hooks").is_none()
         && let Json::Object(members) = &mut settings
     {
         members.push(("hooks".to_owned(), Json::Object(Vec::new())));
     }
     let mut events = 0;
-    for (event, groups) in ours {
-        debug_assert!(EVENTS.contains(&event.as_str()));
-        if guard_hook(&settings, &event).is_some() {
+    for (event, items) in setup.hooks_block(&project.absolute()) {
+        if guard_hook(&settings, setup, &event).is_some() {
             continue;
         }
         let Some(hooks) = settings.get_mut("hooks") else {
@@ -154,11 +160,11 @@ fn merge(existing: Option<(String, Json)>, path: &Path) -> Result<Merged, Error>
                 ),
             });
         };
-        let Json::Array(groups) = groups else {
+        let Json::Array(items) = items else {
             continue;
         };
         match members.iter_mut().find(|(k, _)| *k == event) {
-            Some((_, Json::Array(existing))) => existing.extend(groups),
+            Some((_, Json::Array(existing))) => existing.extend(items),
             Some((_, other)) => {
                 return Err(Error::Invalid {
                     path: display(path),
@@ -168,7 +174,7 @@ fn merge(existing: Option<(String, Json)>, path: &Path) -> Result<Merged, Error>
                     ),
                 });
             }
-            None => members.push((event, Json::Array(groups))),
+            None => members.push((event, Json::Array(items))),
         }
         events += 1;
     }
