@@ -711,19 +711,15 @@ fn project_with_hooks(target: &Target, content: &str) -> Dir {
 }
 
 #[test]
-fn each_agent_sample_is_the_policy_init_writes() {
-    for target in &TARGETS {
-        let name = target.agent;
-        let template =
-            std::fs::read(Path::new(ROOT).join(format!("src/commands/guard/policies/{name}.json")))
-                .expect("the template");
-        let sample = std::fs::read(Path::new(ROOT).join(format!("samples/{name}-guard.json")))
-            .expect("the sample");
-        assert!(
-            template == sample,
-            "samples/{name}-guard.json differs from its template"
-        );
-    }
+fn the_any_agent_sample_is_the_policy_init_writes_for_other_agents() {
+    let template = std::fs::read(Path::new(ROOT).join("src/commands/guard/any-agent-policy.json"))
+        .expect("the template");
+    let sample =
+        std::fs::read(Path::new(ROOT).join("samples/any-agent-guard.json")).expect("the sample");
+    assert!(
+        template == sample,
+        "samples/any-agent-guard.json differs from its template"
+    );
 }
 
 /// For each agent: init in an empty project (what it says, the files, the hooks
@@ -736,7 +732,7 @@ fn init_for_each_agent_writes_its_files_once() {
         let before = dir.run(&["guard", "check", "--agent", name]);
         let init = dir.run(&["guard", "init", "--agent", name]);
         assert_eq!(init.code, 0, "{}", init.text());
-        let sample = std::fs::read(Path::new(ROOT).join(format!("samples/{name}-guard.json")))
+        let sample = std::fs::read(Path::new(ROOT).join("samples/any-agent-guard.json"))
             .expect("the sample");
         assert!(
             dir.read(target.policy) == sample,

@@ -274,7 +274,7 @@ mod tests {
         let err = read_context_file(&bytes[..]).expect_err("not a context file");
         assert_eq!(
             err.to_string(),
-            "line 1: 'read_file' is not a record of a context file (context, prompt or answer)"
+            "line 1: 'read_file' is not a record of a context file (context, prompt, answer or reconcile)"
         );
     }
 }

@@ -92,6 +92,11 @@ pub(super) struct Setup {
 /// is (a test checks they are the same bytes).
 pub(super) const CLAUDE_CODE_POLICY: &str = include_str!("default-policy.json");
 
+/// The policy `init` writes for every other agent, by roles (docs/policy.md,
+/// "Roles"): one policy for each agent's tool names; `samples/any-agent-guard.json`
+/// is it (a test checks they are the same bytes).
+pub(super) const ANY_AGENT_POLICY: &str = include_str!("any-agent-policy.json");
+
 const SEALED: &str = "\x20     and sealed in {sessions}/<session_id>.jsonl\n";
 const CHECK: &str = "\x20     `{check}` says whether the hooks and the policy are in place\n";
 
@@ -125,7 +130,7 @@ const CODEX: Setup = Setup {
     hooks: ".codex/hooks.json",
     policy: ".codex/toolreplay-scope.json",
     sessions: ".codex/toolreplay",
-    policy_text: include_str!("policies/codex.json"),
+    policy_text: ANY_AGENT_POLICY,
     nested: true,
     version: None,
     events: &[
@@ -151,7 +156,7 @@ const GEMINI: Setup = Setup {
     hooks: ".gemini/settings.json",
     policy: ".gemini/toolreplay-scope.json",
     sessions: ".gemini/toolreplay",
-    policy_text: include_str!("policies/gemini.json"),
+    policy_text: ANY_AGENT_POLICY,
     nested: true,
     version: None,
     events: &[
@@ -176,7 +181,7 @@ const CURSOR: Setup = Setup {
     hooks: ".cursor/hooks.json",
     policy: ".cursor/toolreplay-scope.json",
     sessions: ".cursor/toolreplay",
-    policy_text: include_str!("policies/cursor.json"),
+    policy_text: ANY_AGENT_POLICY,
     nested: false,
     version: Some(1),
     events: &[
@@ -203,7 +208,7 @@ const COPILOT: Setup = Setup {
     hooks: ".github/hooks/toolreplay.json",
     policy: ".github/toolreplay-scope.json",
     sessions: ".github/toolreplay",
-    policy_text: include_str!("policies/copilot.json"),
+    policy_text: ANY_AGENT_POLICY,
     nested: false,
     version: Some(1),
     events: &[
