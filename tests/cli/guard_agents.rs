@@ -681,6 +681,12 @@ fn played(agent: &Agent, dir: &Dir, records: &str, policy: &str) -> String {
             input = serde_json::from_str(text).expect("toolArgs");
         }
         let mut response = record["response"].clone();
+        if agent.name == "cursor"
+            && let Some(Value::String(output)) = response.get("content")
+        {
+            // Cursor's `tool_output` is a string, which the record holds so.
+            response = Value::String(output.clone());
+        }
         let subagent = response
             .as_object_mut()
             .and_then(|members| members.remove("subagent"))
@@ -726,13 +732,13 @@ fn played(agent: &Agent, dir: &Dir, records: &str, policy: &str) -> String {
 
 /// A session guarded from each agent's documented hook payloads is the same as a
 /// log of that same session in the agent's own format (tests/fixtures/reconcile/):
-/// at its end the guard holds the log against it (Claude Code and Gemini CLI name
-/// their log then) and keeps the report, `same`, in the context file; for Codex and
+/// at its end the guard holds the log against it (Claude Code, Gemini CLI and
+/// Cursor name their log then) and keeps the report, `same`, in the context file; for Codex and
 /// Copilot CLI `toolreplay reconcile` says so. A log that lost a call is told, on
 /// stderr and in the record.
 #[test]
 fn guarded_sessions_reconcile_with_the_agents_own_log() {
-    const ALLOW: &str = r#""allowed_tools": ["Bash", "Read", "Write", "Glob", "Edit", "mcp__docs__search", "WebFetch", "Task", "Grep", "run_shell_command", "read_file", "bash", "view", "apply_patch"], "policy_version": 1"#;
+    const ALLOW: &str = r#""allowed_tools": ["Bash", "Read", "Write", "Glob", "Edit", "mcp__docs__search", "WebFetch", "Task", "Grep", "run_shell_command", "read_file", "bash", "view", "apply_patch", "Shell"], "policy_version": 1"#;
     let cases = [
         (
             "claude-code",
@@ -740,6 +746,11 @@ fn guarded_sessions_reconcile_with_the_agents_own_log() {
             r#", "tools": {"Write": {"paths": [{"args": ["/file_path"], "deny": ["**/.env"]}]}}"#,
         ),
         ("gemini", "gemini.session.json", ""),
+        (
+            "cursor",
+            "cursor.transcript.jsonl",
+            r#", "tools": {"Read": {"paths": [{"args": ["/file_path"], "deny": ["**/.env"]}]}}"#,
+        ),
         (
             "codex",
             "codex.rollout.jsonl",
@@ -778,7 +789,7 @@ fn guarded_sessions_reconcile_with_the_agents_own_log() {
                         session.to_string()
                     }
                     _ => {
-                        let ids = ["\"toolu_0\"", "\"call_1\"", "\"c1\""];
+                        let ids = ["\"toolu_0\"", "\"call_1\"", "\"c1\"", "\"command\":\"ls\""];
                         text.lines()
                             .filter(|line| !ids.iter().any(|id| line.contains(id)))
                             .map(|line| format!("{line}\n"))
@@ -794,7 +805,7 @@ fn guarded_sessions_reconcile_with_the_agents_own_log() {
             dir.write(&log_name, &text);
             let answers = played(agent, &dir, &records, &policy);
             let session = format!("sessions/{}.jsonl", agent.session);
-            let report = if matches!(name, "claude-code" | "gemini") {
+            let report = if matches!(name, "claude-code" | "gemini" | "cursor") {
                 let log_path = dir.path().join(&log_name);
                 let (payload, _) = agent.event(Step::EndWithLog(log_path.to_str().expect("UTF-8")));
                 let args = [

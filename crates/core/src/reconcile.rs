@@ -873,6 +873,7 @@ fn compare(agent: ReconcileAgent, sealed: &Value, log: &Value) -> Compared {
         }
         let text = member(members, "content").and_then(text_of);
         return match (logged, text) {
+            (Logged::NoResult, _) if agent == ReconcileAgent::Cursor => Compared::NotKept,
             (Logged::Result(Some(log)), Some(text)) if !sealed_error => {
                 contained(&log, &[text], false)
             }
@@ -1309,6 +1310,33 @@ mod tests {
         let b: Vec<u32> = (10_000..13_000).collect();
         let (pairs, unaligned) = align(&a, &b, 100);
         assert!(pairs.is_empty() && unaligned);
+    }
+
+    /// Cursor's transcripts keep no result: whatever shape the sealed result has
+    /// (a hook's object, or a string kept under `content`), a matched call is
+    /// counted as not kept, never a difference; a result the log does show is
+    /// still compared.
+    #[test]
+    fn cursors_unkept_results_are_no_difference() {
+        let agent = ReconcileAgent::Cursor;
+        let none = json::parse(r#"{"no_result": true}"#).unwrap();
+        for sealed in [
+            r#"{"content": "{\"output\": \"a.txt\", \"exitCode\": 0}"}"#,
+            r#"{"output": "a.txt", "exitCode": 0}"#,
+        ] {
+            let sealed = json::parse(sealed).unwrap();
+            assert_eq!(compare(agent, &sealed, &none), Compared::NotKept);
+            assert!(matches!(
+                compare(ReconcileAgent::Codex, &sealed, &none),
+                Compared::Differs(_)
+            ));
+        }
+        let shown = json::parse(r#"{"content": "b.txt"}"#).unwrap();
+        let sealed = json::parse(r#"{"content": "a.txt"}"#).unwrap();
+        assert!(matches!(
+            compare(agent, &sealed, &shown),
+            Compared::Differs(_)
+        ));
     }
 
     #[test]
