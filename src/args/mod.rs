@@ -548,7 +548,8 @@ pub(crate) struct GuardArgs {
     /// missing).
     #[arg(long, value_name = "DIR", required_unless_present = "print_settings")]
     pub dir: Option<PathBuf>,
-    /// Print the settings.json hooks block that runs this guard, and exit.
+    /// Print the hooks that run this guard, and exit: Claude Code's settings.json
+    /// block, or the hooks file `guard init --agent AGENT` would write here.
     #[arg(long)]
     pub print_settings: bool,
     /// Do not flush each link to stable storage before answering (faster; a crash of

@@ -50,7 +50,9 @@ use toolreplay_core::{Finding, finding_message};
 use toolreplay_core::{Live, LiveOutcome as Outcome, Ready, Value};
 
 use self::agents::{Answer, Call, Event, Kind};
-use crate::args::{GuardAction, GuardArgs};
+use self::ordered::Json;
+use self::setup::{Setup, Where};
+use crate::args::{Agent, GuardAction, GuardArgs};
 use crate::error::Error;
 use crate::input::{self, ScopeFile};
 use crate::live::{Options, SessionFile};
@@ -65,7 +67,10 @@ pub(super) fn run(args: &GuardArgs, printer: &mut Printer) -> Result<Status, Err
         None => {}
     }
     if args.print_settings {
-        let text = settings(args.policy.as_deref(), args.dir.as_deref());
+        let text = match args.agent {
+            Agent::ClaudeCode => settings(args.policy.as_deref(), args.dir.as_deref()),
+            agent => hooks_file(agent, args.policy.as_deref(), args.dir.as_deref()),
+        };
         printer.print(&format!("{text}\n"))?;
         return Ok(Status::Clean);
     }
@@ -569,6 +574,27 @@ fn settings(policy: Option<&Path>, dir: Option<&Path>) -> String {
         on_turn("Stop"),
         on_turn("SessionEnd"),
     )
+}
+
+/// The hooks file `guard init --agent AGENT` would write in a new project in the
+/// current directory; `--policy` and `--dir`, when given, by their absolute paths.
+fn hooks_file(agent: Agent, policy: Option<&Path>, dir: Option<&Path>) -> String {
+    let setup = Setup::of(agent);
+    let project = absolute(Path::new("."));
+    let (policy, sessions) = (policy.map(absolute), dir.map(absolute));
+    let at = Where::Files {
+        project: &project,
+        policy: policy.as_deref(),
+        sessions: sessions.as_deref(),
+    };
+    let mut file: Vec<(String, Json)> = setup
+        .version
+        .map(|v| ("version".to_owned(), Json::Number(v.into())))
+        .into_iter()
+        .collect();
+    let hooks = setup.hooks_block(&at);
+    file.push(("hooks".to_owned(), Json::Object(hooks)));
+    Json::Object(file).pretty()
 }
 
 fn absolute(path: &Path) -> PathBuf {

@@ -1065,3 +1065,20 @@ fn check_for_each_agent_names_each_missing_hook() {
     }
     assert_snapshot!(runs);
 }
+
+/// `guard --print-settings --agent AGENT` prints the hooks file `guard init --agent
+/// AGENT` writes in a new project, for setting the guard up by hand.
+#[test]
+fn print_settings_of_each_agent_is_the_hooks_file_init_writes() {
+    for target in &TARGETS {
+        let dir = Dir::new();
+        let name = target.agent;
+        let printed = dir.run(&["guard", "--print-settings", "--agent", name]);
+        assert_eq!(printed.code, 0, "{}", printed.text());
+        assert_eq!(dir.run(&["guard", "init", "--agent", name]).code, 0);
+        let written: Value =
+            serde_json::from_slice(&dir.read(target.hooks)).expect("the hooks file");
+        let printed: Value = serde_json::from_str(&printed.stdout).expect("JSON");
+        assert_eq!(printed, written, "{name}");
+    }
+}

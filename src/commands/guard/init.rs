@@ -11,7 +11,7 @@ use std::path::Path;
 
 use super::ordered::Json;
 use super::project::{Project, guard_hook};
-use super::setup::Setup;
+use super::setup::{Setup, Where};
 use crate::args::GuardInitArgs;
 use crate::error::Error;
 use crate::input::display;
@@ -144,7 +144,7 @@ fn merge(
         members.push(("hooks".to_owned(), Json::Object(Vec::new())));
     }
     let mut events = 0;
-    for (event, items) in setup.hooks_block(&project.absolute()) {
+    for (event, items) in setup.hooks_block(&Where::Project(&project.absolute())) {
         if guard_hook(&settings, setup, &event).is_some() {
             continue;
         }

@@ -55,6 +55,20 @@ const fn closed(name: &'static str) -> HookEvent {
     }
 }
 
+/// Where a hook's command finds the policy and the sessions' folder.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Where<'p> {
+    /// In the project at this absolute path, where `init` puts them.
+    Project(&'p Path),
+    /// Where `--policy` and `--dir` say (absolute paths), the rest as in the
+    /// project at `project`.
+    Files {
+        project: &'p Path,
+        policy: Option<&'p Path>,
+        sessions: Option<&'p Path>,
+    },
+}
+
 /// How one agent's project is set up.
 #[derive(Debug)]
 pub(super) struct Setup {
@@ -258,12 +272,25 @@ impl Setup {
         }
     }
 
-    /// The command of the hook on `event`; `project` is the project's absolute path.
-    pub(super) fn command(&self, event: &str, project: &Path) -> String {
-        let path = |name: &str| match self.paths {
-            Paths::Variable(var) => format!("{var}/{name}"),
-            Paths::Absolute => super::shell_quote(&project.join(name).to_string_lossy()),
-            Paths::Relative => name.to_owned(),
+    /// The command of the hook on `event`; `project` is the project's absolute path,
+    /// or the policy and the sessions' folder by their own absolute paths.
+    pub(super) fn command(&self, event: &str, project: &Where<'_>) -> String {
+        let path = |name: &str, own: Option<&Path>| match (own, project, self.paths) {
+            (Some(own), _, _) => super::shell_quote(&own.to_string_lossy()),
+            (None, _, Paths::Variable(var)) => format!("{var}/{name}"),
+            (None, _, Paths::Relative) => name.to_owned(),
+            (None, Where::Project(dir), Paths::Absolute) => {
+                super::shell_quote(&dir.join(name).to_string_lossy())
+            }
+            (None, Where::Files { project, .. }, Paths::Absolute) => {
+                super::shell_quote(&project.join(name).to_string_lossy())
+            }
+        };
+        let (policy, sessions) = match project {
+            Where::Project(_) => (None, None),
+            Where::Files {
+                policy, sessions, ..
+            } => (*policy, *sessions),
         };
         let mut command = "toolreplay guard".to_owned();
         command.push_str(&self.agent_words());
@@ -272,15 +299,15 @@ impl Setup {
         }
         command.push_str(&format!(
             " --policy {} --dir {}",
-            path(self.policy),
-            path(self.sessions)
+            path(self.policy, policy),
+            path(self.sessions, sessions)
         ));
         command
     }
 
     /// The hooks block: `hooks`, each event with the guard's entry (in its matcher
     /// group, for a nested layout).
-    pub(super) fn hooks_block(&self, project: &Path) -> Vec<(String, Json)> {
+    pub(super) fn hooks_block(&self, project: &Where<'_>) -> Vec<(String, Json)> {
         self.events
             .iter()
             .map(|event| {
