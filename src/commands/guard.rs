@@ -123,7 +123,9 @@ fn decide(args: &GuardArgs, event: &Event) -> Result<Answer, Error> {
         Kind::Prompt => return turn_end(args, event, &path, policy),
         // Blocking this would keep the agent working: a failure is told, and the
         // pending calls are sealed at the next end.
-        Kind::Stop => return Ok(turn_end(args, event, &path, policy).unwrap_or_else(Answer::Told)),
+        Kind::Stop | Kind::Answer => {
+            return Ok(turn_end(args, event, &path, policy).unwrap_or_else(Answer::Told));
+        }
         // The end of a session with no call yet has nothing to seal.
         Kind::SessionEnd if !path.exists() => return Ok(Answer::Nothing),
         _ => {}
@@ -366,12 +368,13 @@ fn context_of(event: &Event, digest: &str) -> ContextRecord {
     }
 }
 
-/// The end of the agent's turn (its stop event) or the start of the next (a
-/// prompt): the calls still pending (rejected at the permission prompt, blocked by
-/// another hook: their after-call event never came) are sealed, so that they hold
-/// nothing back past their turn; the prompt is checked by the policy's
-/// `prompt_detectors` and kept, with the agent's final answer, in the session's
-/// context file.
+/// The end of the agent's turn (its stop event), an answer of the agent, or the
+/// start of the next turn (a prompt): but at an answer that may not end the turn
+/// (Cursor's `afterAgentResponse`), the calls still pending (rejected at the
+/// permission prompt, blocked by another hook: their after-call event never came)
+/// are sealed, so that they hold nothing back past their turn; the prompt is
+/// checked by the policy's `prompt_detectors` and kept, with the agent's answer, in
+/// the session's context file.
 fn turn_end(args: &GuardArgs, event: &Event, path: &Path, policy: &Path) -> Result<Answer, Error> {
     let prompting = event.kind == Kind::Prompt;
     let said = event.text.as_deref();
@@ -392,7 +395,8 @@ fn turn_end(args: &GuardArgs, event: &Event, path: &Path, policy: &Path) -> Resu
     };
     let mut session = SessionFile::open(path, &scope, &digest, options)?;
     session.enter(context_of(event, &digest))?;
-    if session.live().waiting().next().is_some() {
+    // An answer that may not end the turn holds the pending calls to their results.
+    if event.kind != Kind::Answer && session.live().waiting().next().is_some() {
         let reason = if prompting {
             "the next prompt came before the call finished"
         } else {

@@ -864,3 +864,46 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Cursor sends `afterAgentResponse` after an assistant message, which may come
+/// before the results of the calls it made: the answer is kept and the calls stay
+/// pending for their results; `stop` ends the turn.
+#[test]
+fn a_cursor_answer_does_not_end_the_turn() {
+    let agent = &AGENTS[3];
+    let dir = Dir::new();
+    dir.write("policy.json", agent.policy());
+    let ls = agent.shell("ls");
+    let listing = (agent.shell_result)("Cargo.toml");
+    let mut out = String::new();
+    for step in [
+        Step::Before("call_1", &ls),
+        Step::Stop("Listing the files."),
+        Step::After("call_1", &ls, &listing),
+    ] {
+        let (payload, hook) = agent.event(step);
+        let args = [
+            "guard",
+            "--agent",
+            "cursor",
+            "--policy",
+            "policy.json",
+            "--dir",
+            "sessions",
+        ];
+        out.push_str(&format!(
+            "## {hook}\n{}",
+            run_with_stdin(dir.path(), &args, payload).text()
+        ));
+    }
+    let sealed =
+        String::from_utf8(dir.read(&format!("sessions/{}.jsonl", agent.session))).expect("UTF-8");
+    let context = String::from_utf8(dir.read(&format!("sessions/{}.context.jsonl", agent.session)))
+        .expect("UTF-8");
+    out.push_str(&format!(
+        "# sealed\n{}# context\n{}",
+        plain_records(&sealed),
+        plain_records(&context)
+    ));
+    assert_snapshot!(out);
+}

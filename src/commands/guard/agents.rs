@@ -22,6 +22,8 @@ pub(super) enum Kind {
     Prompt,
     /// The agent's turn ended.
     Stop,
+    /// The agent answered, and its turn may go on (Cursor's `afterAgentResponse`).
+    Answer,
     /// The session ended.
     SessionEnd,
     /// Anything else: not the guard's business.
@@ -57,7 +59,7 @@ pub(super) struct Event {
     /// The working directory the agent reports.
     pub cwd: Option<String>,
     /// The prompt of a [`Kind::Prompt`] event; the agent's final answer of a
-    /// [`Kind::Stop`] one, when it carries it.
+    /// [`Kind::Stop`] or [`Kind::Answer`] one, when it carries it.
     pub text: Option<String>,
     /// Why the session ended, for [`Kind::SessionEnd`].
     pub reason: Option<String>,
@@ -280,7 +282,8 @@ fn claude_code(agent: Agent, raw: Raw) -> Result<Event, Error> {
     };
     let mut event = blank(agent, name, kind, session_id, &raw);
     match kind {
-        Kind::Other => return checked(event),
+        // None of these is an answer without the end of a turn.
+        Kind::Other | Kind::Answer => return checked(event),
         Kind::Before | Kind::After | Kind::Failed => {
             let (tool, input) = fields.call(name, "tool_name", "tool_input")?;
             let id = fields.string("tool_use_id")?.map(str::to_owned);
@@ -331,7 +334,8 @@ fn gemini(raw: Raw) -> Result<Event, Error> {
     }
     let mut event = blank(Agent::Gemini, name, kind, session_id, &raw);
     match kind {
-        Kind::Other => return checked(event),
+        // None of these is an answer without the end of a turn.
+        Kind::Other | Kind::Answer => return checked(event),
         Kind::Before | Kind::After | Kind::Failed => {
             let (tool, input) = fields.call(name, "tool_name", "tool_input")?;
             event.call = Some(Call {
@@ -377,7 +381,8 @@ fn cursor(raw: Raw) -> Result<Event, Error> {
         "postToolUse" => Kind::After,
         "postToolUseFailure" => Kind::Failed,
         "beforeSubmitPrompt" => Kind::Prompt,
-        "afterAgentResponse" | "stop" => Kind::Stop,
+        "afterAgentResponse" => Kind::Answer,
+        "stop" => Kind::Stop,
         "sessionEnd" => Kind::SessionEnd,
         _ => Kind::Other,
     };
@@ -396,7 +401,8 @@ fn cursor(raw: Raw) -> Result<Event, Error> {
                 kind == Kind::Failed && fields.string("failure_type")? == Some("permission_denied");
         }
         Kind::Prompt => event.text = Some(fields.prompt(name, "prompt")?),
-        Kind::Stop => event.text = fields.owned("text")?,
+        Kind::Stop => {}
+        Kind::Answer => event.text = fields.owned("text")?,
         Kind::SessionEnd => event.reason = fields.owned("reason")?,
     }
     event.cwd = match fields.string("cwd")? {
@@ -449,7 +455,8 @@ fn copilot(raw: Raw, named: Option<&str>) -> Result<Event, Error> {
     };
     let mut event = blank(Agent::Copilot, name, kind, session_id, &raw);
     match kind {
-        Kind::Other => return checked(event),
+        // None of these is an answer without the end of a turn.
+        Kind::Other | Kind::Answer => return checked(event),
         Kind::Before | Kind::After | Kind::Failed => {
             let tool = match fields.string("toolName")? {
                 Some(tool) if !tool.is_empty() => tool.to_owned(),
