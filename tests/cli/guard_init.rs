@@ -45,16 +45,22 @@ fn claude_entries(dir: &Dir) -> Vec<String> {
     names
 }
 
+/// The policies `init` writes are the samples: Claude Code's, and the one by roles
+/// for every other agent.
 #[test]
-fn the_sample_is_the_policy_init_writes() {
-    let template = std::fs::read(Path::new(ROOT).join("src/commands/guard/default-policy.json"))
-        .expect("the template");
-    let sample =
-        std::fs::read(Path::new(ROOT).join("samples/claude-code-guard.json")).expect("the sample");
-    assert!(
-        template == sample,
-        "samples/claude-code-guard.json differs from the template"
-    );
+fn the_samples_are_the_policies_init_writes() {
+    for (template, sample) in [
+        ("default-policy.json", "claude-code-guard.json"),
+        ("any-agent-policy.json", "any-agent-guard.json"),
+    ] {
+        let template = std::fs::read(Path::new(ROOT).join("src/commands/guard").join(template))
+            .expect("the template");
+        let bytes = std::fs::read(Path::new(ROOT).join("samples").join(sample)).expect("a sample");
+        assert!(
+            template == bytes,
+            "samples/{sample} differs from its template"
+        );
+    }
 }
 
 #[test]
@@ -710,18 +716,6 @@ fn project_with_hooks(target: &Target, content: &str) -> Dir {
     dir
 }
 
-#[test]
-fn the_any_agent_sample_is_the_policy_init_writes_for_other_agents() {
-    let template = std::fs::read(Path::new(ROOT).join("src/commands/guard/any-agent-policy.json"))
-        .expect("the template");
-    let sample =
-        std::fs::read(Path::new(ROOT).join("samples/any-agent-guard.json")).expect("the sample");
-    assert!(
-        template == sample,
-        "samples/any-agent-guard.json differs from its template"
-    );
-}
-
 /// For each agent: init in an empty project (what it says, the files, the hooks
 /// file), check after it, and init again, which changes nothing.
 #[test]
@@ -835,38 +829,40 @@ fn init_for_each_agent_refuses_a_hooks_file_it_cannot_merge() {
     assert_snapshot!(runs);
 }
 
-/// The words of a hook's command line, as a POSIX shell splits them (quotes as
-/// the commands `init` writes have them).
-fn shell_words(command: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut word: Option<String> = None;
-    let mut chars = command.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            c if c.is_whitespace() => words.extend(word.take()),
-            '\'' => {
-                let word = word.get_or_insert_with(String::new);
-                for c in chars.by_ref() {
-                    if c == '\'' {
-                        break;
-                    }
-                    word.push(c);
-                }
-            }
-            '"' => {
-                let word = word.get_or_insert_with(String::new);
-                for c in chars.by_ref() {
-                    if c == '"' {
-                        break;
-                    }
-                    word.push(c);
-                }
-            }
-            c => word.get_or_insert_with(String::new).push(c),
-        }
+/// Runs a hook's `command` as the agent does: through `sh -c`, in the project,
+/// with `payload` on stdin, the environment cleared apart from `PATH` (where the
+/// built `toolreplay` comes first) and `env`.
+fn run_hook(dir: &Dir, command: &str, env: &[(&str, &str)], payload: String) -> Run {
+    use std::io::Write as _;
+    let bin = assert_cmd::cargo::cargo_bin("toolreplay");
+    let mut path = bin
+        .parent()
+        .expect("the binary's folder")
+        .as_os_str()
+        .to_owned();
+    if let Some(rest) = std::env::var_os("PATH") {
+        path.push(":");
+        path.push(rest);
     }
-    words.extend(word);
-    words
+    let mut child = std::process::Command::new("sh")
+        .args(["-c", command])
+        .current_dir(dir.path())
+        .env_clear()
+        .env("PATH", path)
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("sh");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(payload.as_bytes())
+        .expect("the payload");
+    let output = child.wait_with_output().expect("the hook");
+    Run::from_output(&["sh", "-c", command], output)
 }
 
 /// The command of the guard's hook on `event` in the hooks file `init` wrote.
@@ -934,12 +930,12 @@ fn each_agent_guarded_by_the_hooks_init_writes() {
         ];
         let mut out = String::new();
         for (what, event, fixture, input) in steps {
-            let command =
-                hook_command(&dir, target, event).replace("\"$GEMINI_PROJECT_DIR\"", root);
-            let words = shell_words(&command);
-            assert_eq!(words[..2], ["toolreplay", "guard"], "{name}: {command}");
-            let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
-            let run = super::run_with_stdin_env(dir.path(), &args, payload(fixture, input), &env);
+            let command = hook_command(&dir, target, event);
+            assert!(
+                command.starts_with("toolreplay guard "),
+                "{name}: {command}"
+            );
+            let run = run_hook(&dir, &command, &env, payload(fixture, input));
             out.push_str(&format!("## {event}: {what}\n{}", run.text()));
         }
         let sessions: Vec<String> = files(&dir)
