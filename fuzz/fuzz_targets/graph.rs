@@ -26,9 +26,9 @@ fuzz_target!(|data: &[u8]| {
         Ok(transcript) => transcript,
         Err(_) => return,
     };
-    let built = build_graph(&transcript, &roles, None).expect("a graph");
+    let built = build_graph(&transcript, &roles, None, &Default::default()).expect("a graph");
     assert_eq!(
-        build_graph(&transcript, &roles, None).expect("a graph"),
+        build_graph(&transcript, &roles, None, &Default::default()).expect("a graph"),
         built,
         "the same input gives the same graph"
     );

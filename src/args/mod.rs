@@ -199,14 +199,9 @@ pub(crate) enum Command {
     Version,
 }
 
-// The arguments of `replay`.
+/// How `replay` (and the replay findings of `graph` and `report`) judge calls.
 #[derive(Debug, clap::Args)]
-pub(crate) struct ReplayArgs {
-    /// The transcripts (JSON Lines), or folders of them; - reads standard input.
-    #[arg(required = true, value_name = "FILE")]
-    pub files: Vec<PathBuf>,
-    #[command(flatten)]
-    pub many: ManyArgs,
+pub(crate) struct JudgingArgs {
     /// A tool whose calls change state, added to the default set
     /// (write_file, delete_file, create_file, move_file, run_command).
     #[arg(long = "mutating-tool", value_name = "NAME")]
@@ -221,6 +216,18 @@ pub(crate) struct ReplayArgs {
     /// spec.
     #[arg(long, value_name = "RULES")]
     pub rules: Option<Rules>,
+}
+
+// The arguments of `replay`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ReplayArgs {
+    /// The transcripts (JSON Lines), or folders of them; - reads standard input.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub many: ManyArgs,
+    #[command(flatten)]
+    pub judging: JudgingArgs,
     #[command(flatten)]
     pub baseline: BaselineArgs,
     /// After the text report, a summary: findings by kind, by tool, and by the
@@ -521,6 +528,8 @@ pub(crate) struct GraphInputs {
     /// A roles file (JSON) that adds roles to the built-in ones or overrides them.
     #[arg(long, value_name = "ROLES")]
     pub roles: Option<PathBuf>,
+    #[command(flatten)]
+    pub judging: JudgingArgs,
 }
 
 /// The arguments of `toolreplay guard`: the hook command's, or `init` and `check`.

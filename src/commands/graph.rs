@@ -52,9 +52,13 @@ fn build(inputs: &GraphInputs, diagnostics: &mut dyn Write) -> Result<(Graph, Tr
         transcript.contexts = input::session_contexts(&inputs.file, sealed, judged, diagnostics)?;
     }
     let scope: Option<Scope> = scope.map(|(file, _)| file.scope);
-    let graph = build_graph(&transcript, &roles, scope.as_ref()).map_err(|err| Error::Invalid {
-        path: input::display(&inputs.file),
-        message: err.to_string(),
+    // Replay's findings judge calls as `replay` does on the same input.
+    let replay = inputs.judging.options(inputs.from.is_some());
+    let graph = build_graph(&transcript, &roles, scope.as_ref(), &replay).map_err(|err| {
+        Error::Invalid {
+            path: input::display(&inputs.file),
+            message: err.to_string(),
+        }
     })?;
     Ok((graph, transcript))
 }

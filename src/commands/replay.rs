@@ -4,10 +4,9 @@
 use std::io::Write;
 use std::path::Path;
 
-use toolreplay_core::{ReplayOptions as Options, Threads, audit_replay};
+use toolreplay_core::{Threads, audit_replay};
 
 use super::many::{self, Audited};
-use crate::args::Rules;
 use crate::error::Error;
 use crate::input::{ImportOptions, Transcript};
 use crate::printer::{Printer, Status};
@@ -34,22 +33,6 @@ pub(super) fn run(
     )
 }
 
-/// The core's options for `transcript`, as `judging` says.
-fn options(judging: &Judging, transcript: &Transcript) -> Options {
-    let rules = match &judging.rules {
-        Some(rules) => rules.value,
-        None if transcript.imported() => Rules::Agent,
-        None => Rules::Spec,
-    };
-    let mut options = match rules {
-        Rules::Spec => Options::default(),
-        Rules::Agent => Options::agent(),
-    };
-    options.mutating.extend(judging.mutating.iter().cloned());
-    options.volatile.extend(judging.volatile.iter().cloned());
-    options
-}
-
 /// The replay of the transcript at `path` (imported as `from` says, its notes to
 /// `told`), reported to `printer` with the baseline applied.
 fn audit_one(
@@ -61,7 +44,7 @@ fn audit_one(
     told: &mut dyn Write,
 ) -> Result<Audited, Error> {
     let mut transcript = Transcript::open(path, from, told)?;
-    let options = options(judging, &transcript);
+    let options = judging.options(transcript.imported());
     let mut report = audit_replay(transcript.reader(), &options, threads)
         .map_err(|err| transcript.reading_error(err))?;
     transcript

@@ -101,6 +101,25 @@ pub(crate) struct Judging {
     pub(crate) rules: Option<Setting<Rules>>,
 }
 
+impl Judging {
+    /// The core's replay options: the rules given, else agent for a transcript
+    /// `imported` from an agent's log and spec otherwise; the tools added.
+    pub(crate) fn options(&self, imported: bool) -> toolreplay_core::ReplayOptions {
+        let rules = match &self.rules {
+            Some(rules) => rules.value,
+            None if imported => Rules::Agent,
+            None => Rules::Spec,
+        };
+        let mut options = match rules {
+            Rules::Spec => toolreplay_core::ReplayOptions::default(),
+            Rules::Agent => toolreplay_core::ReplayOptions::agent(),
+        };
+        options.mutating.extend(self.mutating.iter().cloned());
+        options.volatile.extend(self.volatile.iter().cloned());
+        options
+    }
+}
+
 /// `--signature`, `--allowed-signers` and `--identity` of `verify`.
 #[derive(Debug, Clone)]
 pub(crate) struct SignatureCheck {
@@ -123,6 +142,8 @@ pub(crate) struct GraphInputs {
     pub(crate) scope: Option<PathBuf>,
     /// A roles file.
     pub(crate) roles: Option<PathBuf>,
+    /// How replay's findings judge calls, as `replay` does.
+    pub(crate) judging: Judging,
 }
 
 /// A command with its settings resolved.
@@ -420,11 +441,11 @@ fn resolve(command: args::Command, config: &mut Lazy) -> Result<Command, Error> 
             format: a.format,
         },
         A::Graph(a) => Command::Graph {
-            inputs: graph_inputs(a.inputs)?,
+            inputs: graph_inputs(a.inputs, config.get()?)?,
             format: a.format,
         },
         A::Report(a) => Command::Report {
-            inputs: graph_inputs(a.inputs)?,
+            inputs: graph_inputs(a.inputs, config.get()?)?,
             output: output(Some(a.output)),
         },
         A::Guard(a) => Command::Guard(a),
@@ -435,8 +456,10 @@ fn resolve(command: args::Command, config: &mut Lazy) -> Result<Command, Error> 
     })
 }
 
-fn replay(a: args::ReplayArgs, config: &config::Config) -> Result<Command, Error> {
-    let format = config.choose(a.format, &config.format);
+/// How calls are judged: the command line's `--rules`, `--mutating-tool` and
+/// `--volatile-tool`, then the configuration's; and whether the configuration's
+/// rules are in force.
+fn judging(a: args::JudgingArgs, config: &config::Config) -> (Judging, bool) {
     let rules = match (a.rules, config.rules) {
         (Some(rules), _) => Some(command_line(rules)),
         (None, Some(rules)) => Some(Setting {
@@ -445,14 +468,21 @@ fn replay(a: args::ReplayArgs, config: &config::Config) -> Result<Command, Error
         }),
         (None, None) => None,
     };
+    let configured = a.rules.is_none() && config.rules.is_some();
     let judging = Judging {
         mutating: [a.mutating_tool, config.mutating_tools.clone()].concat(),
         volatile: [a.volatile_tool, config.volatile_tools.clone()].concat(),
         rules,
     };
+    (judging, configured)
+}
+
+fn replay(a: args::ReplayArgs, config: &config::Config) -> Result<Command, Error> {
+    let format = config.choose(a.format, &config.format);
+    let (judging, configured_rules) = judging(a.judging, config);
     let in_force = config.in_force([
         ("from", a.from.from.is_none() && config.from.is_some()),
-        ("rules", a.rules.is_none() && config.rules.is_some()),
+        ("rules", configured_rules),
         ("mutating_tools", !config.mutating_tools.is_empty()),
         ("volatile_tools", !config.volatile_tools.is_empty()),
     ]);
@@ -613,19 +643,15 @@ fn import(a: args::ImportArgs, config: &config::Config) -> Result<Command, Error
     }
 }
 
-fn graph_inputs(a: args::GraphInputs) -> Result<GraphInputs, Error> {
+fn graph_inputs(a: args::GraphInputs, config: &config::Config) -> Result<GraphInputs, Error> {
+    let (judging, _) = judging(a.judging, config);
     Ok(GraphInputs {
         file: a.file,
-        from: from_only(a.from)?,
+        from: from_or(a.from, config)?,
         scope: a.scope,
         roles: a.roles,
+        judging,
     })
-}
-
-/// The import options, when --from was given, for a command that reads no
-/// configuration; --strict without --from is a usage error.
-fn from_only(from: FromArgs) -> Result<Option<ImportOptions>, Error> {
-    from_resolved(from, None, "give --from FORMAT")
 }
 
 /// The import options, when --from was given or the configuration names a format;

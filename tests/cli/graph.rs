@@ -112,8 +112,11 @@ fn edge(kind: &str, from: &str, to: &str, rule: &str) -> (String, String, String
 /// `src/app.py`, which call 1 then uses first: 0 informs 1. Call 2 produces
 /// `src/app.py` through `docs/../src/app.py`; call 3 runs the tests after that
 /// change, so it checks a0 and is `validate`; call 5 runs them again with no
-/// change since call 3: `execute`, and it checks nothing. Call 4 reads the file
-/// again and gets the edited text: replay's non-determinism, so 4 diverges from 1.
+/// change since call 3: `execute`, and it checks nothing. Replay's findings are
+/// `replay`'s on this transcript, by the specification's rules (a plain
+/// transcript's default), where `Edit` and `Bash` change no state: call 4 reads the
+/// file again and gets the edited text, so 4 repeats 1 and diverges from it, and
+/// call 5 repeats call 3.
 #[test]
 fn hand_worked_session_has_exactly_these_edges() {
     let dir = Dir::new();
@@ -151,6 +154,8 @@ fn hand_worked_session_has_exactly_these_edges() {
             edge("produces", "c2", "a0", "role-produces"),
             edge("checked_by", "a0", "c3", "execute-after-change"),
             edge("informs", "c0", "c1", "response-names"),
+            edge("repeats", "c4", "c1", "replay-redundant-call"),
+            edge("repeats", "c5", "c3", "replay-redundant-call"),
             edge("diverges", "c4", "c1", "replay-non-determinism"),
         ]
     );
@@ -186,12 +191,106 @@ fn hand_worked_session_has_exactly_these_edges() {
             ("execute", vec![5]),
         ]
     );
-    // Edit changes state for the replay audit: the second read is no repeat, but
-    // its other response is non-determinism, as `replay` defines it.
     assert_eq!(
         graph["summary"]["findings_by_kind"],
-        json!({"non-determinism": 1})
+        json!({"non-determinism": 1, "redundant-call": 2})
     );
+}
+
+/// Each finding of a graph's call nodes, as `(index, audit, kind, message)`.
+fn graph_findings(graph: &Value) -> Vec<(u64, String, String, String)> {
+    let mut found = Vec::new();
+    for node in graph["nodes"].as_array().expect("nodes") {
+        if node["type"] != "call" {
+            continue;
+        }
+        for finding in node["findings"].as_array().expect("findings") {
+            let text = |key: &str| finding[key].as_str().expect(key).to_owned();
+            found.push((
+                node["index"].as_u64().expect("index"),
+                text("audit"),
+                text("kind"),
+                text("message"),
+            ));
+        }
+    }
+    found
+}
+
+/// Each finding of a `--format json` report, as `(index, audit, kind, message)`.
+fn report_findings(audit: &str, report: &Value) -> Vec<(u64, String, String, String)> {
+    report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|finding| {
+            let text = |key: &str| finding[key].as_str().expect(key).to_owned();
+            (
+                finding["index"].as_u64().expect("index"),
+                audit.to_owned(),
+                text("kind"),
+                text("message"),
+            )
+        })
+        .collect()
+}
+
+/// `graph` and `report` judge calls exactly as `replay` and `scope` do with the same
+/// input and flags: the same findings, whatever the rules, the added tools and the
+/// format read.
+pub(super) fn graph_agrees_with_the_audits(dir: &Dir, input: &[&str], scope: Option<&str>) {
+    let flag_sets: [&[&str]; 4] = [
+        &[],
+        &["--rules", "spec"],
+        &["--rules", "agent"],
+        &["--mutating-tool", "Read", "--volatile-tool", "WebFetch"],
+    ];
+    for flags in flag_sets {
+        let mut args = vec!["graph"];
+        args.extend_from_slice(input);
+        args.extend_from_slice(flags);
+        if let Some(scope) = scope {
+            args.extend(["--scope", scope]);
+        }
+        let graph = dir.run(&args);
+        assert_eq!(graph.code, 0, "{}", graph.text());
+        let graph: Value = serde_json::from_str(&graph.stdout).expect("JSON");
+        let mut replay = vec!["replay", "--format", "json"];
+        replay.extend_from_slice(input);
+        replay.extend_from_slice(flags);
+        let replay: Value = serde_json::from_str(&dir.run(&replay).stdout).expect("JSON");
+        let mut expected = report_findings("replay", &replay);
+        if let Some(scope) = scope {
+            let mut args = vec!["scope", "--format", "json"];
+            args.extend_from_slice(input);
+            args.push(scope);
+            let report: Value = serde_json::from_str(&dir.run(&args).stdout).expect("JSON");
+            expected.extend(report_findings("scope", &report));
+        }
+        expected.sort_by_key(|finding| finding.0);
+        assert_eq!(graph_findings(&graph), expected, "{input:?} {flags:?}");
+    }
+}
+
+#[test]
+fn graph_findings_are_replays_and_scopes() {
+    let dir = Dir::new();
+    for name in [
+        "claude-code-session.jsonl",
+        "session-dirty.jsonl",
+        "session-policy.jsonl",
+        "policy.json",
+    ] {
+        let bytes = std::fs::read(format!("{}/samples/{name}", super::ROOT)).expect("a sample");
+        dir.write(name, bytes);
+    }
+    graph_agrees_with_the_audits(
+        &dir,
+        &["--from", "claude-code", "claude-code-session.jsonl"],
+        None,
+    );
+    graph_agrees_with_the_audits(&dir, &["session-dirty.jsonl"], None);
+    graph_agrees_with_the_audits(&dir, &["session-policy.jsonl"], Some("policy.json"));
 }
 
 /// A patch names its files; a command given as words is one artifact.
@@ -390,4 +489,43 @@ fn the_tools_of_other_agents_have_roles_built_in() {
         ]),
     );
     insta::assert_snapshot!(dir.run(&["graph", "t.jsonl"]).text());
+}
+
+/// The same on every real agent log of `../shared/data/transcripts`: the graph's
+/// findings are `replay`'s, with each set of rules.
+#[test]
+#[ignore = "needs ../shared/data"]
+fn graph_findings_are_replays_on_the_shared_logs() {
+    let root = format!("{}/../shared/data/transcripts", super::ROOT);
+    let dir = Dir::new();
+    let mut seen = 0;
+    for (folder, from) in [
+        ("claude-code", "claude-code"),
+        ("codex-rollout", "codex"),
+        ("gemini-cli", "gemini"),
+        ("copilot-cli", "copilot"),
+        ("cursor", "cursor"),
+        ("openai", "openai"),
+        ("openhands", "openhands"),
+    ] {
+        let mut names: Vec<String> = std::fs::read_dir(format!("{root}/{folder}"))
+            .expect("a shared folder")
+            .map(|entry| {
+                entry
+                    .expect("an entry")
+                    .file_name()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        names.sort();
+        for name in names {
+            let bytes = std::fs::read(format!("{root}/{folder}/{name}")).expect("a log");
+            let local = format!("{folder}-{name}");
+            dir.write(&local, bytes);
+            graph_agrees_with_the_audits(&dir, &["--from", from, &local], None);
+            seen += 1;
+        }
+    }
+    assert!(seen >= 20, "{seen} logs");
 }

@@ -232,14 +232,14 @@
 //! ## 9. Graph
 //!
 //! ```
-//! use toolreplay_core::{Roles, build_graph, read_graph_transcript};
+//! use toolreplay_core::{ReplayOptions, Roles, build_graph, read_graph_transcript};
 //!
 //! let transcript = "\
 //! {\"index\": 0, \"tool\": \"Read\", \"args\": {\"file_path\": \"/src/a.rs\"}, \"response\": {}}
 //! {\"index\": 1, \"tool\": \"Edit\", \"args\": {\"file_path\": \"/src/a.rs\"}, \"response\": {}}
 //! ";
 //! let transcript = read_graph_transcript(transcript.as_bytes())?;
-//! let graph = build_graph(&transcript, &Roles::builtin(), None)?;
+//! let graph = build_graph(&transcript, &Roles::builtin(), None, &ReplayOptions::default())?;
 //! assert_eq!(graph.summary.calls, 2);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

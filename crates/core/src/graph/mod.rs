@@ -29,7 +29,7 @@ use crate::context::Contexts;
 use crate::finding::{Finding, FindingKind, finding_message};
 use crate::json::{self, Value};
 use crate::policy::paths::{Normalised, inside, normalise};
-use crate::replay::{Replay, fingerprints};
+use crate::replay::{Options as ReplayOptions, Replay, fingerprints};
 use crate::scope::{Scope, ScopeAudit};
 use crate::transcript::{Lines, ReadError, parse_canonical_record, parse_link};
 
@@ -489,6 +489,7 @@ pub fn build(
     transcript: &Transcript,
     roles: &Roles,
     scope: Option<&Scope>,
+    replay: &ReplayOptions,
 ) -> Result<Graph, GraphError> {
     let records = &transcript.records;
     let mut walk = Walk {
@@ -498,7 +499,7 @@ pub fn build(
     for record in records {
         walk.record(record, roles);
     }
-    let audited = audit(records, &walk.in_force, scope, &transcript.contexts)?;
+    let audited = audit(records, replay, scope, &transcript.contexts)?;
     let (findings_by_kind, findings_by_tool) =
         note_findings(&audited, &mut walk.edges, &mut walk.calls);
     informs(records, &walk.artifacts, &mut walk.edges)?;
@@ -711,16 +712,11 @@ struct Audited {
 /// counted as changing state, and with `scope` the scope audit.
 fn audit(
     records: &[CallRecord],
-    in_force: &BTreeMap<String, Role>,
+    options: &ReplayOptions,
     scope: Option<&Scope>,
     contexts: &Contexts,
 ) -> Result<Audited, GraphError> {
-    let mutating: Vec<String> = in_force
-        .iter()
-        .filter(|(_, role)| role.action != Action::Inspect)
-        .map(|(tool, _)| tool.clone())
-        .collect();
-    let mut replay = Replay::new(mutating);
+    let mut replay = Replay::with_options(options.clone());
     for record in records {
         let (call, response) = fingerprints(&record.tool, &record.args, &record.response);
         replay.observe_fingerprints(record.line, record.index, &record.tool, call, response);
@@ -930,6 +926,7 @@ mod tests {
             },
             &Roles::builtin(),
             None,
+            &crate::ReplayOptions::default(),
         )
         .unwrap();
         let mut edges: Vec<(String, String)> = graph
@@ -974,6 +971,7 @@ mod tests {
             },
             &Roles::builtin(),
             None,
+            &crate::ReplayOptions::default(),
         )
         .unwrap();
         let informs: Vec<_> = graph
