@@ -382,6 +382,14 @@ pub enum AttestationVerdict {
         /// The key id.
         keyid: String,
     },
+    /// A key of the allowed signers file made a signature, but the signature's key
+    /// id is not the key's fingerprint: the key id was changed.
+    OtherKeyId {
+        /// The key ids of the signatures.
+        keyids: Vec<String>,
+        /// The fingerprint of the key that made the signature.
+        fingerprint: String,
+    },
     /// No key of the allowed signers file made any of the signatures.
     UnknownKey {
         /// The key ids of the signatures.
@@ -442,11 +450,13 @@ pub fn check(
 /// 2. its `payloadType` is `application/vnd.in-toto+json`;
 /// 3. a signature verifies (ed25519, strictly, over the pre-authentication
 ///    encoding) with the key of a line of `signers` that allows it for the
-///    namespace `toolreplay` at `now`: a line whose principals match `identity`, or
+///    namespace `toolreplay` at `now`, the signature's `keyid` being the key's
+///    fingerprint: a line whose principals match `identity`, or
 ///    any line when `identity` is `None`. When none does, the verdict says whether a
 ///    key of such a line verifies a signature but is not allowed (for `identity`, the
-///    namespace, now), or has a signature's key id without verifying it, or whether
-///    no key of the file made any signature; an invalid line is then the error;
+///    namespace, now), or verifies it under another key id, or has a signature's key
+///    id without verifying it, or whether no key of the file made any signature; an
+///    invalid line is then the error;
 /// 4. the payload is an in-toto Statement v1 of the predicate type
 ///    `https://toolreplay.dev/attestation/session/v1`;
 /// 5. one of its subjects has the file's SHA-256;
@@ -465,17 +475,22 @@ pub(crate) fn check_at(
         });
     }
     let signed = pae(PAYLOAD_TYPE, &envelope.payload);
-    let verifies = |key: &[u8; 32]| {
+    let verifies_any = |key: &[u8; 32], by_id: bool| {
+        let id = key_id(key);
         envelope.signatures.iter().any(|signature| {
             let Ok(bytes) = <[u8; 64]>::try_from(signature.sig.as_slice()) else {
                 return false;
             };
-            ed25519_dalek::VerifyingKey::from_bytes(key).is_ok_and(|key| {
-                key.verify_strict(&signed, &ed25519_dalek::Signature::from_bytes(&bytes))
-                    .is_ok()
-            })
+            (!by_id || signature.keyid == id)
+                && ed25519_dalek::VerifyingKey::from_bytes(key).is_ok_and(|key| {
+                    key.verify_strict(&signed, &ed25519_dalek::Signature::from_bytes(&bytes))
+                        .is_ok()
+                })
         })
     };
+    // A signature counts only under its own key id: the key id is not signed, and
+    // a changed one must not pass unseen.
+    let verifies = |key: &[u8; 32]| verifies_any(key, true);
 
     let lines = match identity {
         Some(identity) => allowed_signers::entries_for(signers, identity),
@@ -517,7 +532,7 @@ pub(crate) fn check_at(
         if let Some(err) = first_error {
             return Err(AttestationError::Signers(err));
         }
-        return Ok(not_good(&envelope, signers, furthest, &verifies));
+        return Ok(not_good(&envelope, signers, furthest, &verifies_any));
     };
 
     let statement = match read_statement(&envelope.payload) {
@@ -551,7 +566,7 @@ fn not_good(
     envelope: &Envelope,
     signers: &str,
     furthest: Option<(u8, String)>,
-    verifies: &dyn Fn(&[u8; 32]) -> bool,
+    verifies: &dyn Fn(&[u8; 32], bool) -> bool,
 ) -> AttestationVerdict {
     if let Some((reached, fingerprint)) = furthest {
         let why = match reached {
@@ -568,9 +583,20 @@ fn not_good(
         })
         .collect();
     // A key of the file verifies a signature, but no line for the identity holds it.
-    if let Some(key) = keys.iter().find(|key| verifies(key)) {
+    if let Some(key) = keys.iter().find(|key| verifies(key, true)) {
         return AttestationVerdict::Untrusted {
             why: Untrusted::KeyNotAllowed,
+            fingerprint: key_id(key),
+        };
+    }
+    // A key of the file verifies a signature filed under another key id.
+    if let Some(key) = keys.iter().find(|key| verifies(key, false)) {
+        return AttestationVerdict::OtherKeyId {
+            keyids: envelope
+                .signatures
+                .iter()
+                .map(|s| s.keyid.clone())
+                .collect(),
             fingerprint: key_id(key),
         };
     }
@@ -667,6 +693,10 @@ mod tests {
         (Key::parse(&text).unwrap(), public)
     }
 
+    fn ed25519_key(seed: u8) -> [u8; 32] {
+        Ed25519Keypair::from_seed(&[seed; 32]).public.0
+    }
+
     fn head() -> Head {
         Head {
             links: 3,
@@ -718,6 +748,13 @@ mod tests {
         assert!(matches!(
             verdict(&changed, &signers),
             AttestationVerdict::DoesNotVerify { .. }
+        ));
+        // A changed key id.
+        let keyid = key_id(&ed25519_key(1));
+        let changed = good.replace(&keyid, &keyid.replace("SHA256:", "SHA256:x"));
+        assert!(matches!(
+            verdict(&changed, &signers),
+            AttestationVerdict::OtherKeyId { .. }
         ));
         // A namespace that is not toolreplay.
         let git = format!("ana namespaces=\"git\" {ana}\n");
