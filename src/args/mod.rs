@@ -350,8 +350,7 @@ pub(crate) struct AttestArgs {
     /// in the predicate.
     #[arg(long, value_name = "SCOPE")]
     pub scope: Option<PathBuf>,
-    /// How replay judges the calls: spec or agent, as `replay --rules` [default:
-    /// spec].
+    /// How replay judges the calls: spec or agent, as `replay --rules`.
     #[arg(long, value_name = "RULES", default_value = "spec")]
     pub rules: Rules,
 }
