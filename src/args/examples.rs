@@ -111,6 +111,15 @@ Examples:
 Exit status: 0 signed (to SEALED.sig), 1 the chain is broken, 2 the key or input is
 unusable.";
 
+pub(crate) const ATTEST_EXAMPLES: &str = "\
+Examples:
+  toolreplay attest sealed.jsonl --key ~/.ssh/id_ed25519
+  toolreplay attest sealed.jsonl --key ci_key --scope scope.json -o session.intoto.jsonl
+  toolreplay verify sealed.jsonl --attestation sealed.jsonl.intoto.jsonl --allowed-signers allowed_signers
+
+Exit status: 0 attested (to SEALED.intoto.jsonl), 2 the chain is broken, or the key or
+an input is unusable.";
+
 pub(crate) const HEAD_EXAMPLES: &str = "\
 Examples:
   toolreplay head sealed.jsonl > pinned-head.txt

@@ -143,6 +143,15 @@ pub(crate) enum Command {
     /// the passphrase in TOOLREPLAY_KEY_PASSPHRASE, or one asked for on the terminal.
     #[command(after_help = SIGN_EXAMPLES)]
     Sign(SignArgs),
+    /// Check the chain, audit the session and sign an in-toto attestation of the
+    /// sealed file, to SEALED.intoto.jsonl.
+    ///
+    /// An in-toto Statement v1 (predicate type
+    /// https://toolreplay.dev/attestation/session/v1: the head, the record count, the
+    /// policy digests and the audits' findings) in a DSSE envelope signed with an
+    /// OpenSSH ed25519 private key, as `sign` takes it (docs/provenance.md).
+    #[command(after_help = ATTEST_EXAMPLES)]
+    Attest(AttestArgs),
     /// Check the chain and print the statement of its head, the message to sign.
     #[command(after_help = HEAD_EXAMPLES)]
     Head(HeadArgs),
@@ -304,11 +313,16 @@ pub(crate) struct VerifyArgs {
     #[arg(long, value_name = "SIG", requires_all = ["allowed_signers", "identity"])]
     pub signature: Option<PathBuf>,
     /// Who may sign, in ssh-keygen's allowed signers format.
-    #[arg(long, value_name = "FILE", requires = "signature")]
+    #[arg(long, value_name = "FILE")]
     pub allowed_signers: Option<PathBuf>,
-    /// The principal the signer must be in the allowed signers file.
-    #[arg(long, value_name = "ID", requires = "signature")]
+    /// The principal the signer must be in the allowed signers file (with
+    /// --attestation: optional, any line's key may sign without it).
+    #[arg(long, value_name = "ID")]
     pub identity: Option<String>,
+    /// An attestation of the file (from `toolreplay attest`): its DSSE signature by a
+    /// key of --allowed-signers, its subject's digest and its head are checked.
+    #[arg(long, value_name = "FILE", requires = "allowed_signers")]
+    pub attestation: Option<PathBuf>,
     /// The report's format [default: text, or toolreplay.toml's format].
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<Format>,
@@ -325,6 +339,27 @@ pub(crate) struct SignArgs {
     /// The private key.
     #[arg(long, value_name = "KEY")]
     pub key: PathBuf,
+}
+
+// The arguments of `attest`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct AttestArgs {
+    /// The sealed transcript (JSON Lines).
+    pub file: PathBuf,
+    /// The private key.
+    #[arg(long, value_name = "KEY")]
+    pub key: PathBuf,
+    /// Write the envelope to this file (atomically) instead of SEALED.intoto.jsonl;
+    /// - writes it to stdout.
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// Also audit the session against this scope file: its digest and findings go
+    /// in the predicate.
+    #[arg(long, value_name = "SCOPE")]
+    pub scope: Option<PathBuf>,
+    /// How replay judges the calls: spec or agent, as `replay --rules`.
+    #[arg(long, value_name = "RULES", default_value = "spec")]
+    pub rules: Rules,
 }
 
 // The arguments of `head`.

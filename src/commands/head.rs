@@ -1,7 +1,11 @@
 //! `toolreplay head SEALED`: the statement of the head of an intact chain, the
 //! message to pin or sign.
 
+use std::io::Read;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use sha2::{Digest as _, Sha256};
 
 use toolreplay_core::{Checked, Head, Threads, check_sealed, head_statement};
 
@@ -18,6 +22,43 @@ pub(super) fn check(
 ) -> Result<Checked, Error> {
     check_sealed(input::open_raw(path)?, look_for, threads)
         .map_err(|err| unsealed_hint(Error::reading(path, err)))
+}
+
+/// [`check`], and the SHA-256 of the bytes read (in hex), which are the whole file
+/// when the chain is intact.
+pub(super) fn check_hashed(
+    path: &Path,
+    look_for: Option<&str>,
+    threads: Threads,
+) -> Result<(Checked, String), Error> {
+    let hasher = Arc::new(Mutex::new(Sha256::new()));
+    let reader = Hashing {
+        inner: input::open_raw(path)?,
+        hasher: Arc::clone(&hasher),
+    };
+    let checked = check_sealed(reader, look_for, threads)
+        .map_err(|err| unsealed_hint(Error::reading(path, err)))?;
+    let digest = hasher
+        .lock()
+        .map(|hasher| hex::encode(hasher.clone().finalize()))
+        .unwrap_or_default();
+    Ok((checked, digest))
+}
+
+/// A reader that hashes what it reads.
+struct Hashing {
+    inner: Box<dyn Read + Send>,
+    hasher: Arc<Mutex<Sha256>>,
+}
+
+impl Read for Hashing {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if let Ok(mut hasher) = self.hasher.lock() {
+            hasher.update(&buf[..n]);
+        }
+        Ok(n)
+    }
 }
 
 /// The head of the chain, or the refusal to go on with a broken one: the `verify`

@@ -3,6 +3,7 @@
 //! the report is made, and returns its [`Status`]. [`execute`] runs the command the
 //! settings name.
 
+mod attest;
 mod diff;
 mod graph;
 mod guard;
@@ -37,6 +38,7 @@ pub(crate) fn execute(settings: Settings, printer: &mut Printer) -> Result<Statu
             | Command::Import { .. }
             | Command::ImportAll { .. }
             | Command::Sign { .. }
+            | Command::Attest { .. }
             | Command::Report { .. }
     ) {
         crate::output::atomic::remove_temporary_files_on_signals();
@@ -63,10 +65,11 @@ pub(crate) fn execute(settings: Settings, printer: &mut Printer) -> Result<Statu
             inputs,
             head,
             signature,
+            attestation,
             format,
         } => verify::run(
             &inputs,
-            (head.as_deref(), signature.as_ref()),
+            (head.as_deref(), signature.as_ref(), attestation.as_ref()),
             format.value,
             threads,
             printer,
@@ -77,6 +80,7 @@ pub(crate) fn execute(settings: Settings, printer: &mut Printer) -> Result<Statu
             draft_scope,
         } => stats::run(&file, from, draft_scope.as_deref(), threads, printer),
         Command::Sign { file, key } => sign::run(&file, &key, threads),
+        Command::Attest { file, options } => attest::run(&file, &options, threads, printer),
         Command::Head { file } => head::run(&file, threads, printer),
         Command::Diff {
             a,

@@ -33,7 +33,7 @@ fn invalid(path: &Path, message: impl Into<String>) -> Error {
 /// Reads the OpenSSH private key at `path`, decrypting it with the passphrase from
 /// `TOOLREPLAY_KEY_PASSPHRASE` or, when that is not set and stdin is a terminal, one
 /// asked for on the terminal.
-fn read_key(path: &Path) -> Result<Key, Error> {
+pub(super) fn read_key(path: &Path) -> Result<Key, Error> {
     let text = super::read_text(path, MAX_FILE_BYTES, MAX_FILE_WHAT)?;
     let key_error = |err: KeyError| invalid(path, err.to_string());
     let key = Key::parse(&text).map_err(key_error)?;

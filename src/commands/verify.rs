@@ -5,8 +5,9 @@
 use std::path::Path;
 
 use toolreplay_core::{
-    Head, MAX_HEAD_BYTES, Pin, SignatureError, SignatureVerdict, Threads, Verdict,
-    check_signature as check_armored, compare_head, head_statement, is_digest, parse_pin,
+    AttestationError, AttestationVerdict, Head, MAX_HEAD_BYTES, Pin, SignatureError,
+    SignatureVerdict, Threads, Verdict, check_attestation, check_signature as check_armored,
+    compare_head, head_statement, is_digest, parse_pin,
 };
 
 use super::many::{self, Audited};
@@ -14,8 +15,8 @@ use crate::args::Format;
 use crate::error::Error;
 use crate::input::{self, display as shown};
 use crate::printer::{Printer, Status};
-use crate::render::{self, Asked, HeadCheck, SignatureChecked, VerifyReport};
-use crate::settings::{Inputs, SignatureCheck};
+use crate::render::{self, Asked, AttestationChecked, HeadCheck, SignatureChecked, VerifyReport};
+use crate::settings::{AttestationCheck, Inputs, SignatureCheck};
 
 use super::sign::{MAX_FILE_BYTES, MAX_FILE_WHAT};
 
@@ -26,6 +27,8 @@ struct Checks<'a> {
     head: Option<&'a str>,
     /// `--signature`, `--allowed-signers` and `--identity`.
     signature: Option<&'a SignatureCheck>,
+    /// `--attestation`, `--allowed-signers` and `--identity`.
+    attestation: Option<&'a AttestationCheck>,
     /// The threads that read the chain.
     threads: Threads,
 }
@@ -34,7 +37,11 @@ struct Checks<'a> {
 /// holds, 1 otherwise.
 pub(super) fn run(
     inputs: &Inputs,
-    (head, signature): (Option<&str>, Option<&SignatureCheck>),
+    (head, signature, attestation): (
+        Option<&str>,
+        Option<&SignatureCheck>,
+        Option<&AttestationCheck>,
+    ),
     format: Format,
     threads: Threads,
     printer: &mut Printer,
@@ -42,6 +49,7 @@ pub(super) fn run(
     let checks = Checks {
         head,
         signature,
+        attestation,
         threads,
     };
     printer.set_format(format);
@@ -102,19 +110,46 @@ fn check_signature(check: &SignatureCheck, message: &[u8]) -> Result<SignatureVe
     })
 }
 
+/// Checks the attestation named by `check` against the file whose bytes have the
+/// SHA-256 `sha256` and whose chain ends at `head`.
+fn check_attested(
+    check: &AttestationCheck,
+    sha256: &str,
+    head: &Head,
+) -> Result<AttestationVerdict, Error> {
+    let envelope = input::read_whole(&check.attestation, MAX_FILE_BYTES, MAX_FILE_WHAT)?;
+    let signers = super::read_text(&check.allowed_signers, MAX_FILE_BYTES, MAX_FILE_WHAT)?;
+    check_attestation(&envelope, &signers, check.identity.as_deref(), sha256, head).map_err(|err| {
+        match err {
+            AttestationError::Signers(err) => Error::Input {
+                path: shown(&check.allowed_signers),
+                line: err.line,
+                message: err.message,
+            },
+            other => Error::Invalid {
+                path: shown(&check.attestation),
+                message: other.to_string(),
+            },
+        }
+    })
+}
+
 /// The verify report of the sealed transcript at `path`: the chain, and when it is
 /// intact the checks asked for.
 fn report(path: &Path, checks: Checks<'_>) -> Result<VerifyReport, Error> {
     let pin = checks.head.map(read_pin).transpose()?;
-    let checked = super::head::check(path, pin.as_ref().map(Pin::digest), checks.threads)?;
+    let (checked, sha256) =
+        super::head::check_hashed(path, pin.as_ref().map(Pin::digest), checks.threads)?;
     let mut report = VerifyReport {
         asked: Asked {
             head: pin.is_some(),
             signature: checks.signature.is_some(),
+            attestation: checks.attestation.is_some(),
         },
         verdict: checked.verdict.clone(),
         head: None,
         signature: None,
+        attestation: None,
     };
     let Verdict::Intact { links, head } = &checked.verdict else {
         return Ok(report);
@@ -133,6 +168,13 @@ fn report(path: &Path, checks: Checks<'_>) -> Result<VerifyReport, Error> {
     if let Some(check) = checks.signature {
         report.signature = Some(SignatureChecked {
             verdict: check_signature(check, head_statement(&head).as_bytes())?,
+            identity: check.identity.clone(),
+            allowed_signers: shown(&check.allowed_signers),
+        });
+    }
+    if let Some(check) = checks.attestation {
+        report.attestation = Some(AttestationChecked {
+            verdict: check_attested(check, &sha256, &head)?,
             identity: check.identity.clone(),
             allowed_signers: shown(&check.allowed_signers),
         });

@@ -72,13 +72,13 @@ use serde::Serialize;
 
 use toolreplay_core::ReplayReport;
 use toolreplay_core::ScopeReport;
+use toolreplay_core::{AttestationVerdict, SignatureVerdict, Untrusted};
 use toolreplay_core::{BrokenField, Verdict};
 use toolreplay_core::{Finding, finding_message};
 use toolreplay_core::{HeadVerdict, Pin};
-use toolreplay_core::{SignatureVerdict, Untrusted};
 
 use super::color::Paint;
-use super::{Asked, HeadCheck, InForce, SignatureChecked, VerifyReport, text};
+use super::{Asked, AttestationChecked, HeadCheck, InForce, SignatureChecked, VerifyReport, text};
 
 /// The version of the JSON report format.
 pub(crate) const FORMAT_VERSION: u32 = 1;
@@ -221,6 +221,17 @@ struct VerifyJson<'a> {
     head_check: Option<Option<HeadJson<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     signature: Option<Option<SignatureJson<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    attestation: Option<Option<AttestationJson<'a>>>,
+}
+
+#[derive(Serialize)]
+struct AttestationJson<'a> {
+    verdict: &'static str,
+    reason: Option<&'static str>,
+    identity: Option<&'a str>,
+    fingerprint: Option<&'a str>,
+    message: String,
 }
 
 #[derive(Serialize)]
@@ -313,6 +324,55 @@ fn signature_json(check: &SignatureChecked) -> SignatureJson<'_> {
     }
 }
 
+/// The id of an attestation's verdict and of its reason.
+pub(super) fn attestation_ids(
+    verdict: &AttestationVerdict,
+) -> (&'static str, Option<&'static str>) {
+    match verdict {
+        AttestationVerdict::Good { .. } => ("good", None),
+        AttestationVerdict::OtherPayloadType { .. } => ("bad", Some("other-payload-type")),
+        AttestationVerdict::DoesNotVerify { .. } => ("bad", Some("does-not-verify")),
+        AttestationVerdict::OtherKeyId { .. } => ("bad", Some("other-key-id")),
+        AttestationVerdict::NotASessionStatement { .. } => ("bad", Some("not-a-session-statement")),
+        AttestationVerdict::OtherSubject { .. } => ("bad", Some("other-subject")),
+        AttestationVerdict::OtherHead { .. } => ("bad", Some("other-head")),
+        AttestationVerdict::UnknownKey { .. } => ("not-trusted", Some("unknown-key")),
+        AttestationVerdict::Untrusted { why, .. } => (
+            "not-trusted",
+            Some(match why {
+                Untrusted::NoKeyFor => "no-key-for",
+                Untrusted::KeyNotAllowed => "key-not-allowed",
+                Untrusted::NamespaceNotAllowed => "namespace-not-allowed",
+                Untrusted::NotValidNow => "not-valid-now",
+            }),
+        ),
+    }
+}
+
+fn attestation_json(check: &AttestationChecked) -> AttestationJson<'_> {
+    let (verdict, reason) = attestation_ids(&check.verdict);
+    AttestationJson {
+        verdict,
+        reason,
+        identity: match &check.verdict {
+            AttestationVerdict::Good { principals, .. } => {
+                Some(check.identity.as_deref().unwrap_or(principals))
+            }
+            _ => check.identity.as_deref(),
+        },
+        fingerprint: match &check.verdict {
+            AttestationVerdict::Good { fingerprint, .. }
+            | AttestationVerdict::Untrusted { fingerprint, .. } => Some(fingerprint),
+            _ => None,
+        },
+        message: format!(
+            "{}: {}",
+            text::attestation_word(&check.verdict),
+            text::attestation_words(check)
+        ),
+    }
+}
+
 /// The JSON report of `replay`, written to `out` as its findings are read back.
 pub(crate) fn replay(
     report: &ReplayReport,
@@ -371,6 +431,9 @@ pub(crate) fn verify(report: &VerifyReport, checks: Asked, file: &str) -> String
     let signature = checks
         .signature
         .then(|| report.signature.as_ref().map(signature_json));
+    let attestation = checks
+        .attestation
+        .then(|| report.attestation.as_ref().map(attestation_json));
     let json = match &report.verdict {
         Verdict::Intact { links, head } => VerifyJson {
             format_version: FORMAT_VERSION,
@@ -382,6 +445,7 @@ pub(crate) fn verify(report: &VerifyReport, checks: Asked, file: &str) -> String
             first_broken: None,
             head_check,
             signature,
+            attestation,
         },
         Verdict::Broken {
             position,
@@ -411,6 +475,7 @@ pub(crate) fn verify(report: &VerifyReport, checks: Asked, file: &str) -> String
             }),
             head_check,
             signature,
+            attestation,
         },
     };
     document(&json)

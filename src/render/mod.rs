@@ -12,6 +12,7 @@ pub(crate) mod report;
 pub(crate) mod sarif;
 pub(crate) mod text;
 
+use toolreplay_core::AttestationVerdict;
 use toolreplay_core::Head;
 use toolreplay_core::ReplayReport;
 use toolreplay_core::ScopeReport;
@@ -52,6 +53,8 @@ pub(crate) struct Asked {
     pub head: bool,
     /// `--signature`.
     pub signature: bool,
+    /// `--attestation`.
+    pub attestation: bool,
 }
 
 /// What `verify` found: the chain, and when it is intact, the checks asked for.
@@ -65,6 +68,8 @@ pub(crate) struct VerifyReport {
     pub head: Option<HeadCheck>,
     /// `--signature`: the signature of the head statement.
     pub signature: Option<SignatureChecked>,
+    /// `--attestation`: the attestation of the file.
+    pub attestation: Option<AttestationChecked>,
 }
 
 impl VerifyReport {
@@ -73,6 +78,10 @@ impl VerifyReport {
         matches!(self.verdict, Verdict::Intact { .. })
             && self.head.as_ref().is_none_or(|c| c.verdict.matches())
             && self.signature.as_ref().is_none_or(|c| c.verdict.is_good())
+            && self
+                .attestation
+                .as_ref()
+                .is_none_or(|c| c.verdict.is_good())
     }
 }
 
@@ -94,6 +103,17 @@ pub(crate) struct SignatureChecked {
     pub verdict: SignatureVerdict,
     /// The principal the signer must be (`--identity`).
     pub identity: String,
+    /// The allowed signers file, as named in messages.
+    pub allowed_signers: String,
+}
+
+/// The attestation of the file, checked.
+#[derive(Debug, Clone)]
+pub(crate) struct AttestationChecked {
+    /// The verdict.
+    pub verdict: AttestationVerdict,
+    /// The principal the signer must be (`--identity`), if named.
+    pub identity: Option<String>,
     /// The allowed signers file, as named in messages.
     pub allowed_signers: String,
 }

@@ -61,7 +61,7 @@ struct Rule {
 /// [`POLICY_RULES`] in the logs of scope runs with a policy, the last in those of
 /// `verify` with `--head` or `--signature`. A result's `ruleIndex` is its rule's
 /// position among the rules its log declares.
-const RULES: [Rule; 11] = [
+const RULES: [Rule; 13] = [
     Rule {
         id: "non-determinism",
         name: "NonDeterminism",
@@ -150,6 +150,22 @@ const RULES: [Rule; 11] = [
         full: "The SSH signature signs the head statement, but its key is not allowed for the identity, for the namespace or at this time in the allowed signers file.",
         help: "Check who signed, and add the key to the allowed signers file only if it belongs to the identity.",
     },
+    Rule {
+        id: "bad-attestation",
+        name: "BadAttestation",
+        level: "error",
+        short: "The attestation does not attest this file.",
+        full: "The DSSE envelope's signature does not verify over its payload, or its in-toto statement is not a ToolReplay session statement, or is about another file or another chain: the file or the envelope was changed.",
+        help: "Attest the file again with `toolreplay attest` only if the transcript is the one that should be trusted.",
+    },
+    Rule {
+        id: "untrusted-attestation",
+        name: "UntrustedAttestation",
+        level: "error",
+        short: "The attestation is signed by a key that is not trusted.",
+        full: "No key of the allowed signers file allowed for the identity and the namespace toolreplay at this time signs the DSSE envelope.",
+        help: "Check who signed, and add the key to the allowed signers file only if it belongs to the identity.",
+    },
 ];
 
 /// The rules of every log.
@@ -160,6 +176,9 @@ const POLICY_RULES: std::ops::Range<usize> = 4..8;
 
 /// The rules of `verify --head` and `--signature`.
 const TRUST_RULES: std::ops::Range<usize> = 8..11;
+
+/// The rules of `verify --head`, `--signature` and `--attestation`.
+const ATTESTED_RULES: std::ops::Range<usize> = 8..13;
 
 /// A rule by id, and its position in `RULES`: every id named here is in the table
 /// (a test checks every kind), so a miss is a bug and gives the first rule.
@@ -448,8 +467,33 @@ pub(crate) fn verify(report: &VerifyReport, file: &str) -> String {
             call: head_call(head),
         });
     }
-    let checks = report.asked.head || report.asked.signature;
-    log_text(file, found, checks.then_some(TRUST_RULES))
+    if let Some(check) = report.attestation.as_ref().filter(|c| !c.verdict.is_good()) {
+        let rule = match super::json::attestation_ids(&check.verdict).0 {
+            "not-trusted" => "untrusted-attestation",
+            _ => "bad-attestation",
+        };
+        let head = match &report.verdict {
+            Verdict::Intact { head, .. } => head.as_str(),
+            Verdict::Broken { .. } => "",
+        };
+        found.push(Found {
+            detail: String::new(),
+            rule,
+            message: format!(
+                "attestation: {}: {}",
+                text::attestation_word(&check.verdict),
+                text::attestation_words(check)
+            ),
+            line: None,
+            call: head_call(head),
+        });
+    }
+    let rules = if report.asked.attestation {
+        Some(ATTESTED_RULES)
+    } else {
+        (report.asked.head || report.asked.signature).then_some(TRUST_RULES)
+    };
+    log_text(file, found, rules)
 }
 
 /// The part of a result's fingerprint that names the rule an argument violation

@@ -10,13 +10,14 @@ use std::io;
 use toolreplay_core::ReplayReport;
 use toolreplay_core::ScopeReport;
 use toolreplay_core::Verdict;
+use toolreplay_core::{AttestationVerdict, DSSE_PAYLOAD_TYPE};
 use toolreplay_core::{DiffAt as At, DiffReport, Difference};
 use toolreplay_core::{Findings, push_u64, quote_name, shown_field, write_finding_message};
 use toolreplay_core::{HeadVerdict, Pin};
 use toolreplay_core::{SIGNATURE_NAMESPACE, SignatureVerdict, Untrusted};
 
 use super::color::{Paint, Tone};
-use super::{HeadCheck, SignatureChecked, VerifyReport};
+use super::{AttestationChecked, HeadCheck, SignatureChecked, VerifyReport};
 
 /// Writes the lines of `findings`, `index N: KIND: message` each, as they are read
 /// back: each line made in one buffer kept from line to line, and written in one go.
@@ -90,7 +91,103 @@ pub(crate) fn verify_report(report: &VerifyReport, paint: Paint) -> String {
     if let Some(check) = &report.signature {
         signature(check, paint, &mut out);
     }
+    if let Some(check) = &report.attestation {
+        let _ = writeln!(
+            out,
+            "attestation: {}: {}",
+            paint.verdict(
+                attestation_word(&check.verdict),
+                if check.verdict.is_good() {
+                    Tone::Holds
+                } else {
+                    Tone::Fails
+                }
+            ),
+            attestation_words(check)
+        );
+    }
     out
+}
+
+/// The word of an attestation's verdict: `good`, `bad` or `not trusted`.
+pub(crate) fn attestation_word(verdict: &AttestationVerdict) -> &'static str {
+    match verdict {
+        AttestationVerdict::Good { .. } => "good",
+        AttestationVerdict::Untrusted { .. } | AttestationVerdict::UnknownKey { .. } => {
+            "not trusted"
+        }
+        _ => "bad",
+    }
+}
+
+/// What an attestation is, or why it fails, in words: the text after
+/// `attestation: WORD: `.
+pub(crate) fn attestation_words(check: &AttestationChecked) -> String {
+    let allowed = &check.allowed_signers;
+    match &check.verdict {
+        AttestationVerdict::Good {
+            fingerprint,
+            principals,
+        } => format!(
+            "{} with ED25519 key {fingerprint}",
+            quote_name(check.identity.as_deref().unwrap_or(principals))
+        ),
+        AttestationVerdict::OtherPayloadType { found } => format!(
+            "its payload type is {}, not {}",
+            quote_name(found),
+            quote_name(DSSE_PAYLOAD_TYPE)
+        ),
+        AttestationVerdict::DoesNotVerify { keyid } => format!(
+            "the signature by {keyid} does not verify: the envelope was changed since it was signed"
+        ),
+        AttestationVerdict::OtherKeyId {
+            keyids,
+            fingerprint,
+        } => format!(
+            "its signature by {fingerprint} is filed under the key id {}: the envelope was changed since it was signed",
+            keyids.join(", ")
+        ),
+        AttestationVerdict::UnknownKey { keyids } => format!(
+            "no key in {allowed} made its signature (key id {})",
+            keyids.join(", ")
+        ),
+        AttestationVerdict::Untrusted { why, fingerprint } => match &check.identity {
+            Some(identity) => untrusted(
+                *why,
+                &SignatureChecked {
+                    verdict: SignatureVerdict::DoesNotSign,
+                    identity: identity.clone(),
+                    allowed_signers: allowed.clone(),
+                },
+                fingerprint,
+            ),
+            None => match why {
+                Untrusted::NotValidNow => format!(
+                    "the key {fingerprint} is not valid at this time (valid-after, valid-before) in {allowed}"
+                ),
+                _ => format!(
+                    "the key {fingerprint} is not allowed for namespace {} in {allowed}",
+                    quote_name(SIGNATURE_NAMESPACE)
+                ),
+            },
+        },
+        AttestationVerdict::NotASessionStatement { why } => {
+            format!("it is not a ToolReplay session statement: {why}")
+        }
+        AttestationVerdict::OtherSubject { attested, file } => {
+            format!("it attests another file: sha256 {attested}, where this file's is {file}")
+        }
+        AttestationVerdict::OtherHead { attested } => format!(
+            "it attests another chain: {} {}, {}",
+            attested.links,
+            if attested.links == 1 {
+                "record"
+            } else {
+                "records"
+            },
+            attested.digest
+        ),
+    }
 }
 
 fn plural(n: u64) -> &'static str {

@@ -131,6 +131,31 @@ pub(crate) struct SignatureCheck {
     pub(crate) identity: String,
 }
 
+/// What `attest` is given besides the sealed file.
+#[derive(Debug, Clone)]
+pub(crate) struct AttestOptions {
+    /// The private key.
+    pub(crate) key: PathBuf,
+    /// Where the envelope goes: a file, or stdout for `-`; by default
+    /// `SEALED.intoto.jsonl`.
+    pub(crate) output: Option<PathBuf>,
+    /// A scope file to audit the session against.
+    pub(crate) scope: Option<PathBuf>,
+    /// The rules replay judges the calls by.
+    pub(crate) rules: Rules,
+}
+
+/// `--attestation`, `--allowed-signers` and `--identity` of `verify`.
+#[derive(Debug, Clone)]
+pub(crate) struct AttestationCheck {
+    /// The DSSE envelope.
+    pub(crate) attestation: PathBuf,
+    /// The allowed signers file.
+    pub(crate) allowed_signers: PathBuf,
+    /// The principal the signer must be, if named.
+    pub(crate) identity: Option<String>,
+}
+
 /// What `graph` and `report` read.
 #[derive(Debug, Clone)]
 pub(crate) struct GraphInputs {
@@ -197,6 +222,8 @@ pub(crate) enum Command {
         head: Option<String>,
         /// The signature to check.
         signature: Option<SignatureCheck>,
+        /// The attestation to check.
+        attestation: Option<AttestationCheck>,
         /// The report's format.
         format: Setting<Format>,
     },
@@ -206,6 +233,13 @@ pub(crate) enum Command {
         file: PathBuf,
         /// The private key.
         key: PathBuf,
+    },
+    /// `attest`.
+    Attest {
+        /// The sealed transcript.
+        file: PathBuf,
+        /// The key, the output, the scope and the rules.
+        options: AttestOptions,
     },
     /// `head`.
     Head {
@@ -422,6 +456,15 @@ fn resolve(command: args::Command, config: &mut Lazy) -> Result<Command, Error> 
             file: a.file,
             key: a.key,
         },
+        A::Attest(a) => Command::Attest {
+            file: a.file,
+            options: AttestOptions {
+                key: a.key,
+                output: a.output,
+                scope: a.scope,
+                rules: a.rules,
+            },
+        },
         A::Head(a) => Command::Head { file: a.file },
         A::Diff(a) => Command::Diff {
             a: a.a,
@@ -537,6 +580,33 @@ fn verify(a: args::VerifyArgs, config: &mut Lazy) -> Result<Command, Error> {
                 .to_owned(),
         ));
     }
+    if a.signature.is_none() && a.attestation.is_none() {
+        for (given, flag) in [
+            (a.allowed_signers.is_some(), "--allowed-signers"),
+            (a.identity.is_some(), "--identity"),
+        ] {
+            if given {
+                return Err(Error::Usage(format!(
+                    "{flag} goes with --signature or --attestation"
+                )));
+            }
+        }
+    }
+    let attestation = match (&a.attestation, &a.allowed_signers) {
+        (Some(attestation), Some(allowed_signers)) => {
+            if a.files.len() != 1 || a.files.iter().any(|f| crate::input::is_stdin(f)) {
+                return Err(Error::Usage(
+                    "--attestation checks one sealed file, named, not - nor several".to_owned(),
+                ));
+            }
+            Some(AttestationCheck {
+                attestation: attestation.clone(),
+                allowed_signers: allowed_signers.clone(),
+                identity: a.identity.clone(),
+            })
+        }
+        _ => None,
+    };
     let signature = match (a.signature, a.allowed_signers, a.identity) {
         (Some(signature), Some(allowed_signers), Some(identity)) => Some(SignatureCheck {
             signature,
@@ -556,6 +626,7 @@ fn verify(a: args::VerifyArgs, config: &mut Lazy) -> Result<Command, Error> {
         inputs: inputs(a.files, a.many)?,
         head: a.head,
         signature,
+        attestation,
         format,
     })
 }

@@ -5,13 +5,14 @@ use insta::assert_snapshot;
 
 use super::run_in_root;
 
-const SUBCOMMANDS: [&str; 12] = [
+const SUBCOMMANDS: [&str; 13] = [
     "replay",
     "scope",
     "seal",
     "verify",
     "head",
     "sign",
+    "attest",
     "diff",
     "import",
     "reconcile",

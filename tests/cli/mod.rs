@@ -7,6 +7,7 @@
 //! `error: t.jsonl:3: ...` whatever the machine.
 
 mod append;
+mod attest;
 mod baseline;
 mod color;
 mod config;

@@ -91,6 +91,8 @@ pub enum AllowedKey {
 pub struct Entry {
     /// Its 1-based line number.
     pub line: u64,
+    /// Its principals, as the pattern list they are (quotes dropped).
+    pub principals: String,
     /// The key.
     pub key: AllowedKey,
     /// The `namespaces` option, if any: a pattern list.
@@ -141,7 +143,17 @@ pub enum Allows {
 /// the valid lines whose principals match it, and the invalid lines (see the module
 /// docs).
 pub fn entries_for(text: &str, identity: &str) -> Vec<Result<Entry, LineError>> {
-    let identity = identity.as_bytes();
+    entries(text, Some(identity.as_bytes()))
+}
+
+/// Every line of the allowed signers file `text`, valid or invalid, in order,
+/// whatever its principals: the lines `ssh-keygen -Y find-principals` looks through.
+pub(crate) fn all_entries(text: &str) -> Vec<Result<Entry, LineError>> {
+    entries(text, None)
+}
+
+/// The lines of `text` whose principals match `identity`, or all lines for `None`.
+fn entries(text: &str, identity: Option<&[u8]>) -> Vec<Result<Entry, LineError>> {
     let mut out = Vec::new();
     let mut rest = text.as_bytes();
     let mut number = 0u64;
@@ -189,8 +201,8 @@ fn as_text(bytes: &[u8]) -> String {
 }
 
 /// `parse_principals_key_and_options` of `sshsig.c`, on one line (with its LF, if
-/// any).
-fn read_line(line: &[u8], identity: &[u8]) -> Line {
+/// any); for an `identity` of `None`, whatever its principals.
+fn read_line(line: &[u8], identity: Option<&[u8]>) -> Line {
     let start = line
         .iter()
         .position(|b| *b != b' ' && *b != b'\t')
@@ -202,11 +214,17 @@ fn read_line(line: &[u8], identity: &[u8]) -> Line {
     let Some((principals, Some(rest))) = principals_token(line) else {
         return Line::Invalid("invalid line".to_owned());
     };
-    if memchr::memchr(0, identity).is_some() || match_list(identity, &principals) != Some(true) {
+    if let Some(identity) = identity
+        && (memchr::memchr(0, identity).is_some()
+            || match_list(identity, &principals) != Some(true))
+    {
         return Line::Skipped;
     }
     match key_and_options(rest) {
-        Ok(entry) => Line::Entry(entry),
+        Ok(entry) => Line::Entry(Entry {
+            principals: as_text(&principals),
+            ..entry
+        }),
         Err(message) => Line::Invalid(message),
     }
 }
@@ -258,6 +276,7 @@ fn principals_token(line: &[u8]) -> Option<(Vec<u8>, Option<&[u8]>)> {
 fn key_and_options(rest: &[u8]) -> Result<Entry, String> {
     let mut entry = Entry {
         line: 0,
+        principals: String::new(),
         key: AllowedKey::Other(String::new()),
         namespaces: None,
         cert_authority: false,

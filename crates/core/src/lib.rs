@@ -40,7 +40,13 @@
 //!    or a [`SignatureError`], as `ssh-keygen -Y verify` judges them. Below them, the
 //!    SSHSIG format ([`SshSignature`], [`armor_sshsig`], [`dearmor_sshsig`],
 //!    [`ssh_public_key`], ...) and the allowed signers file
-//!    ([`allowed_signers_for`], [`match_pattern_list`]).
+//!    ([`allowed_signers_for`], [`match_pattern_list`]). Attestations:
+//!    [`attestation_statement`] takes the sealed file's name and SHA-256 and a
+//!    [`SessionPredicate`] and gives an in-toto statement; [`sign_attestation`]
+//!    signs it in a DSSE envelope; [`check_attestation`] takes the envelope, an
+//!    allowed signers file, an identity (or none), the file's SHA-256 and its
+//!    verified [`Head`], and gives an [`AttestationVerdict`] (doctest on the
+//!    `attest` module's items: [`dsse_pae`]).
 //! 7. **Imports**: [`import_log`] (and [`import_log_beside`], given what is found
 //!    beside a session: its subagents' logs and its results kept in files, see
 //!    [`Beside`]) takes the bytes of an agent's log and an [`ImportSource`], and gives
@@ -297,13 +303,14 @@
 //! input); `canonical` and `json/` (parsing and writing
 //! JSON); `fingerprint`; `pipeline` (parsing on a few threads, in order);
 //! `transcript` (records and links); `finding/` (the types, their words, the store and
-//! its codec); `chain` and `sealed`; `head`, `sshsig`, `allowed_signers` and `sign`;
+//! its codec); `chain` and `sealed`; `head`, `sshsig`, `allowed_signers`, `sign` and `attest`;
 //! `policy/`, `scope/` (with its `Session`) and `replay`; `diff`, `import/`, `live`,
 //! `reconcile` and `graph/`.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod allowed_signers;
+mod attest;
 mod canonical;
 mod chain;
 mod context;
@@ -333,6 +340,13 @@ mod transcript;
 // The public interface: what the binary, the tests, the benchmarks and the fuzz
 // targets use, one path an item (see the crate docs above).
 pub use allowed_signers::{AllowedKey, entries_for as allowed_signers_for, match_pattern_list};
+pub use attest::{
+    AttestationError, AttestationVerdict, Envelope as DsseEnvelope,
+    EnvelopeSignature as DsseSignature, FindingCounts, PAYLOAD_TYPE as DSSE_PAYLOAD_TYPE,
+    PREDICATE_TYPE as ATTESTATION_PREDICATE_TYPE, STATEMENT_TYPE as IN_TOTO_STATEMENT_TYPE,
+    ScopeSummary, SessionPredicate, check as check_attestation, key_id as ssh_key_id,
+    pae as dsse_pae, sign as sign_attestation, statement as attestation_statement,
+};
 pub use canonical::encode as encode_canonical;
 pub use chain::{BrokenField, GENESIS, Sealer, UnsealedLink, Verdict, Verifier, stated_digest};
 pub use context::{

@@ -112,6 +112,11 @@ impl Key {
             .map_err(|_| KeyError::WrongPassphrase)
     }
 
+    /// The OpenSSH private key.
+    pub(crate) fn private(&self) -> &PrivateKey {
+        &self.0
+    }
+
     /// The key, checked to be a decrypted ssh-ed25519 key.
     pub fn usable(self) -> Result<Key, KeyError> {
         if self.0.is_encrypted() {
