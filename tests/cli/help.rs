@@ -5,7 +5,7 @@ use insta::assert_snapshot;
 
 use super::run_in_root;
 
-const SUBCOMMANDS: [&str; 12] = [
+const SUBCOMMANDS: [&str; 13] = [
     "replay",
     "scope",
     "seal",
@@ -14,6 +14,7 @@ const SUBCOMMANDS: [&str; 12] = [
     "sign",
     "diff",
     "import",
+    "export",
     "reconcile",
     "completions",
     "man",

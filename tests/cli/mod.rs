@@ -12,6 +12,7 @@ mod color;
 mod config;
 mod diff;
 mod errors;
+mod export;
 mod formats;
 mod graph;
 mod guard;
