@@ -12,7 +12,7 @@ mod color;
 mod config;
 mod diff;
 mod errors;
-mod export;
+pub(crate) mod export;
 mod formats;
 mod graph;
 mod guard;
