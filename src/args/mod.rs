@@ -602,6 +602,11 @@ pub(crate) struct GuardArgs {
     /// (exit 1, a non-blocking error) instead of blocking it (exit 2).
     #[arg(long)]
     pub fail_open: bool,
+    /// Send the session's execute_tool spans (as `export --format otlp` gives them)
+    /// at each turn's end and the session's end, to the OTLP/HTTP JSON endpoint of
+    /// OTEL_EXPORTER_OTLP_ENDPOINT (docs/otel.md); never on a call's path.
+    #[arg(long)]
+    pub otlp: bool,
 }
 
 /// What `toolreplay guard` does besides answering a hook event.
@@ -692,6 +697,11 @@ pub(crate) struct ProxyArgs {
     /// The longest message passed on, in bytes; a longer one is not.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_MESSAGE)]
     pub max_message_bytes: usize,
+    /// Send each sealed call's execute_tool span (as `export --format otlp --mcp`
+    /// gives them) in batches from a thread, to the OTLP/HTTP JSON endpoint of
+    /// OTEL_EXPORTER_OTLP_ENDPOINT (docs/otel.md); never on a call's path.
+    #[arg(long)]
+    pub otlp: bool,
     /// The MCP server's command and its arguments.
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<OsString>,
