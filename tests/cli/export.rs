@@ -291,3 +291,20 @@ fn awkward_values_come_back_exactly() {
     );
     round_trip(dir.path(), "odd.jsonl", None);
 }
+
+#[test]
+fn export_of_the_claude_code_sample_with_its_policy() {
+    assert_snapshot!(
+        run_in_root(&[
+            "export",
+            "--format",
+            "otlp",
+            "--from",
+            "claude-code",
+            "--scope",
+            "samples/claude-code-scope.json",
+            "samples/claude-code-session.jsonl"
+        ])
+        .text()
+    );
+}
