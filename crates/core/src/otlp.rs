@@ -6,8 +6,8 @@
 //! - The trace id is the first 32 hex digits of the first link's digest, each span id
 //!   the first 16 of its link's digest; an unsealed transcript's digests are those
 //!   `seal` would give it, so a transcript and its sealed copy give the same trace.
-//! - Records have no times: the span of index `i` starts at `i` milliseconds after
-//!   the Unix epoch and lasts one millisecond ([`SPAN_NANOS`]).
+//! - Records have no times: the span of index `i` starts at `i + 1` milliseconds
+//!   after the Unix epoch and lasts one millisecond ([`SPAN_NANOS`]).
 //! - The findings of `replay` (the specification's rules) at a call, and those given
 //!   besides (`scope`'s), are its events; a denied call's decision findings too.
 //!
@@ -335,7 +335,8 @@ fn write_span(parts: &mut SpanParts<'_>, mut events: Vec<OtlpEvent>) -> Vec<u8> 
         })
         .collect();
     events.splice(0..0, denial);
-    let start = parts.index.saturating_mul(SPAN_NANOS);
+    // Never 0, which protobuf's binary encoding cannot tell from an unset time.
+    let start = parts.index.saturating_add(1).saturating_mul(SPAN_NANOS);
     let end = start.saturating_add(SPAN_NANOS);
     let mcp = parts.options.mcp || is_mcp_tool(record.tool);
     let mut out = Vec::with_capacity(record.args.len() + record.response.len() + 512);
