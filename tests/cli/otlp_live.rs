@@ -182,6 +182,10 @@ fn a_guarded_session_sends_the_spans_export_gives_of_its_sealed_file() {
         std::fs::read_to_string(dir.path().join(format!("{file}.otlp"))).expect("cursor"),
         "3\n"
     );
+    // Folder audits skip the count beside the session, as they skip its state.
+    let verify = dir.run(&["verify", "sessions"]);
+    assert!(!verify.text().contains(".otlp"), "{}", verify.text());
+    assert_eq!(verify.code, 0, "{}", verify.text());
 }
 
 #[test]
