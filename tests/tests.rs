@@ -8,4 +8,5 @@ mod every_log;
 mod graphs;
 mod hostile;
 mod imports;
+mod otel;
 mod sessions;

@@ -138,6 +138,16 @@ Examples:
 Exit status: 0 printed (findings and a broken chain are in the graph), 2 the input is
 invalid.";
 
+/// The examples of `export --help`.
+pub(crate) const EXPORT_EXAMPLES: &str = "\
+Examples:
+  toolreplay export --format otlp session.jsonl -o spans.json
+  toolreplay export --format otlp --with-content --scope policy.json sealed.jsonl
+  toolreplay export --format otlp sealed.jsonl | curl -sS -H 'Content-Type: application/json' \\
+    --data-binary @- http://localhost:4318/v1/traces
+
+Exit status: 0 written, 2 the input is invalid (a broken chain included).";
+
 /// The examples of `report --help`.
 pub(crate) const REPORT_EXAMPLES: &str = "\
 Examples:

@@ -194,6 +194,14 @@ pub(crate) enum Command {
     /// The page opens from disk and makes no network request (docs/graph.md).
     #[command(after_help = REPORT_EXAMPLES)]
     Report(ReportArgs),
+    /// Export the calls as OpenTelemetry spans (OTLP/JSON), one execute_tool span
+    /// per call, for an OTel backend.
+    ///
+    /// GenAI semantic conventions; findings are span events; trace and span ids come
+    /// from the chain, so the same session always gives the same trace
+    /// (docs/otel.md).
+    #[command(after_help = EXPORT_EXAMPLES)]
+    Export(ExportArgs),
     /// Count the tools a transcript calls, or draft a scope file allowing them.
     #[command(after_help = STATS_EXAMPLES)]
     Stats(StatsArgs),
@@ -480,6 +488,40 @@ pub(crate) struct ReportArgs {
     pub output: PathBuf,
 }
 
+// The arguments of `export`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ExportArgs {
+    /// The transcript or sealed transcript (JSON Lines); - reads standard input.
+    pub file: PathBuf,
+    /// The format to export to.
+    #[arg(long, value_name = "FORMAT")]
+    pub format: ExportFormat,
+    #[command(flatten)]
+    pub from: FromArgs,
+    /// Put the arguments and results in the spans (gen_ai.tool.call.arguments,
+    /// gen_ai.tool.call.result, toolreplay.response): left out by default, as they
+    /// may hold secrets.
+    #[arg(long)]
+    pub with_content: bool,
+    /// A scope file: its findings join replay's as span events.
+    #[arg(long, value_name = "SCOPE")]
+    pub scope: Option<PathBuf>,
+    /// Every call is an MCP tools/call (a `toolreplay proxy` session): gen_ai.tool.type
+    /// extension and mcp.method.name.
+    #[arg(long)]
+    pub mcp: bool,
+    /// Write to this file (atomically) instead of stdout.
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<PathBuf>,
+}
+
+/// The format of `export`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ExportFormat {
+    /// OTLP/JSON: one ExportTraceServiceRequest, as OTLP/HTTP collectors take it.
+    Otlp,
+}
+
 // The arguments of `stats`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct StatsArgs {
@@ -604,6 +646,11 @@ pub(crate) struct GuardArgs {
     /// (exit 1, a non-blocking error) instead of blocking it (exit 2).
     #[arg(long)]
     pub fail_open: bool,
+    /// Send the session's execute_tool spans (as `export --format otlp` gives them)
+    /// at each turn's end and the session's end, to the OTLP/HTTP JSON endpoint of
+    /// OTEL_EXPORTER_OTLP_ENDPOINT (docs/otel.md); never on a call's path.
+    #[arg(long)]
+    pub otlp: bool,
 }
 
 /// What `toolreplay guard` does besides answering a hook event.
@@ -694,6 +741,11 @@ pub(crate) struct ProxyArgs {
     /// The longest message passed on, in bytes; a longer one is not.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_MESSAGE)]
     pub max_message_bytes: usize,
+    /// Send each sealed call's execute_tool span (as `export --format otlp --mcp`
+    /// gives them) in batches from a thread, to the OTLP/HTTP JSON endpoint of
+    /// OTEL_EXPORTER_OTLP_ENDPOINT (docs/otel.md); never on a call's path.
+    #[arg(long)]
+    pub otlp: bool,
     /// The MCP server's command and its arguments.
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<OsString>,

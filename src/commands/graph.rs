@@ -65,7 +65,7 @@ fn build(inputs: &GraphInputs, diagnostics: &mut dyn Write) -> Result<(Graph, Tr
 
 /// Reads the transcript at `path`, imported first with `from`, its records placed
 /// on the lines of their calls in the input.
-fn read_transcript(
+pub(super) fn read_transcript(
     path: &Path,
     from: Option<Options>,
     diagnostics: &mut dyn Write,

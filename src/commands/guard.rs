@@ -170,8 +170,30 @@ fn decide(args: &GuardArgs, event: &Event) -> Result<Answer, Error> {
         }
     };
     session.write(&ready)?;
+    let sealed = session.live().sealed();
     session.save()?;
+    if event.kind == Kind::SessionEnd {
+        send_spans(args, &path, sealed);
+    }
     Ok(answer)
+}
+
+/// With `--otlp`, sends the spans of the session's first `sealed` links not sent
+/// yet (at a turn's or the session's end, the lock let go); a failure is said once
+/// on stderr and the spans wait for the next end.
+fn send_spans(args: &GuardArgs, path: &Path, sealed: u64) {
+    if !args.otlp {
+        return;
+    }
+    let sent = crate::live::otlp::Exporter::from_env()
+        .and_then(|exporter| crate::live::otlp::send_pending(&exporter, path, sealed));
+    if let Err(why) = sent {
+        let _ = io::Write::write_all(
+            &mut io::stderr().lock(),
+            format!("toolreplay guard: --otlp: {why}; the spans wait for the next turn's end\n")
+                .as_bytes(),
+        );
+    }
 }
 
 /// The agent's own log at `log` held against the session at `path`, at its end
@@ -449,7 +471,9 @@ fn turn_end(args: &GuardArgs, event: &Event, path: &Path, policy: &Path) -> Resu
         };
         session.note(&[(tool, after, response)])?;
     }
+    let sealed = session.live().sealed();
     session.save()?;
+    send_spans(args, path, sealed);
     Ok(answer)
 }
 

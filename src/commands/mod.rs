@@ -5,6 +5,7 @@
 
 mod attest;
 mod diff;
+mod export;
 mod graph;
 mod guard;
 mod head;
@@ -40,6 +41,7 @@ pub(crate) fn execute(settings: Settings, printer: &mut Printer) -> Result<Statu
             | Command::Sign { .. }
             | Command::Attest { .. }
             | Command::Report { .. }
+            | Command::Export { .. }
     ) {
         crate::output::atomic::remove_temporary_files_on_signals();
     }
@@ -109,6 +111,20 @@ pub(crate) fn execute(settings: Settings, printer: &mut Printer) -> Result<Statu
         } => reconcile::run(&session, &log, import, agent, format, threads, printer),
         Command::Graph { inputs, format } => graph::graph(&inputs, format, printer),
         Command::Report { inputs, output } => graph::report(&inputs, output.as_deref(), printer),
+        Command::Export {
+            file,
+            from,
+            scope,
+            options,
+            output,
+        } => export::run(
+            &file,
+            from,
+            scope.as_deref(),
+            options,
+            output.as_deref(),
+            printer,
+        ),
         Command::Guard(args) => guard::run(&args, printer),
         Command::Proxy(args) => proxy::run(&args),
         Command::Completions(shell) => {

@@ -198,15 +198,16 @@ fn walk(
 }
 
 /// Whether `name` is a file a live session keeps beside its sealed file `S.jsonl`
-/// (`S.jsonl.lock`, `S.jsonl.state`; docs/live.md), `S.jsonl` being in `names`:
-/// never read as a transcript.
+/// (`S.jsonl.lock`, `S.jsonl.state`, `S.jsonl.otlp`; docs/live.md), or its attestation
+/// (`S.jsonl.intoto.jsonl`, docs/provenance.md), `S.jsonl` being in `names`: never
+/// read as a transcript.
 fn is_session_companion(
     name: &std::ffi::OsStr,
     names: &std::collections::HashSet<std::ffi::OsString>,
 ) -> bool {
     let name = name.to_string_lossy();
     let has = |session: String| names.contains(std::ffi::OsStr::new(&session));
-    [".lock", ".state"]
+    [".lock", ".state", ".otlp", ".intoto.jsonl"]
         .iter()
         .any(|suffix| name.strip_suffix(suffix).is_some_and(|s| has(s.to_owned())))
 }

@@ -32,6 +32,7 @@
 
 pub(crate) mod context;
 pub(crate) mod lock;
+pub(crate) mod otlp;
 
 use std::fmt;
 use std::fs::{File, OpenOptions};

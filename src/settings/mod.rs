@@ -315,6 +315,19 @@ pub(crate) enum Command {
         /// The HTML file to write, or stdout.
         output: Option<PathBuf>,
     },
+    /// `export`.
+    Export {
+        /// What it reads.
+        file: PathBuf,
+        /// Import the file from this format first.
+        from: Option<ImportOptions>,
+        /// A scope file, for the scope findings.
+        scope: Option<PathBuf>,
+        /// What the spans hold.
+        options: toolreplay_core::OtlpOptions,
+        /// The file to write, or stdout.
+        output: Option<PathBuf>,
+    },
     /// `guard`: a hook command, with its own protocol.
     Guard(GuardArgs),
     /// `proxy`: an MCP proxy, with its own protocol.
@@ -491,6 +504,19 @@ fn resolve(command: args::Command, config: &mut Lazy) -> Result<Command, Error> 
             inputs: graph_inputs(a.inputs, config.get()?)?,
             output: output(Some(a.output)),
         },
+        A::Export(a) => {
+            let args::ExportFormat::Otlp = a.format;
+            Command::Export {
+                file: a.file,
+                from: from_or(a.from, config.get()?)?,
+                scope: a.scope,
+                options: toolreplay_core::OtlpOptions {
+                    with_content: a.with_content,
+                    mcp: a.mcp,
+                },
+                output: output(a.output),
+            }
+        }
         A::Guard(a) => Command::Guard(a),
         A::Proxy(a) => Command::Proxy(a),
         A::Completions(a) => Command::Completions(a.shell),

@@ -5,7 +5,7 @@ use insta::assert_snapshot;
 
 use super::run_in_root;
 
-const SUBCOMMANDS: [&str; 13] = [
+const SUBCOMMANDS: [&str; 14] = [
     "replay",
     "scope",
     "seal",
@@ -15,6 +15,7 @@ const SUBCOMMANDS: [&str; 13] = [
     "attest",
     "diff",
     "import",
+    "export",
     "reconcile",
     "completions",
     "man",

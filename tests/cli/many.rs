@@ -540,7 +540,7 @@ fn a_glob_takes_classes_and_alternatives_and_a_bad_one_is_a_usage_error() {
 }
 
 #[test]
-fn a_folder_of_live_sessions_is_read_without_their_lock_state_and_context_files() {
+fn a_folder_of_live_sessions_is_read_without_their_lock_state_context_and_attestation_files() {
     let dir = Dir::new();
     std::fs::create_dir_all(dir.path().join("sessions")).expect("folder");
     dir.write("t.jsonl", lines(&[&record(0, "search", A, "{}")]));
@@ -548,6 +548,8 @@ fn a_folder_of_live_sessions_is_read_without_their_lock_state_and_context_files(
     dir.write("sessions/s1.jsonl", &sealed.stdout);
     dir.write("sessions/s1.jsonl.lock", "");
     dir.write("sessions/s1.jsonl.state", r#"{"version": 1}"#);
+    // An attestation beside it, as `attest` names it, is no transcript either.
+    dir.write("sessions/s1.jsonl.intoto.jsonl", "{\"payload\": \"\"}\n");
     let context = r#"{"index": 0, "tool": "context", "args": {"agent": "claude-code", "cwd": "/p", "from": 0, "home": null, "policy_digest": "ab"}, "response": {}}"#;
     dir.write("c.jsonl", format!("{context}\n"));
     let context = dir.run(&["seal", "c.jsonl"]);

@@ -40,7 +40,7 @@ const SCOPE: &str = r#"{
 }"#;
 
 /// A running proxy and what it said so far.
-struct Session {
+pub(super) struct Session {
     child: Child,
     stdin: Option<ChildStdin>,
     stdout: Receiver<String>,
@@ -90,7 +90,7 @@ impl Session {
 
     /// A session of the fake server with SCOPE, sealing to `s.jsonl`, with `args`
     /// before `--`.
-    fn fake(dir: &Dir, args: &[&str], env: &[(&str, &str)]) -> Session {
+    pub(super) fn fake(dir: &Dir, args: &[&str], env: &[(&str, &str)]) -> Session {
         dir.write("scope.json", SCOPE);
         let server = fake_server();
         let mut all = vec!["--policy", "scope.json", "--seal", "s.jsonl"];
@@ -128,13 +128,13 @@ impl Session {
     }
 
     /// Sends `line` and waits for one answer.
-    fn ask(&mut self, line: &str) -> String {
+    pub(super) fn ask(&mut self, line: &str) -> String {
         self.send(line);
         self.recv()
     }
 
     /// The MCP handshake, with the answers.
-    fn initialize(&mut self) {
+    pub(super) fn initialize(&mut self) {
         self.ask(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#);
         self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
     }
@@ -142,7 +142,7 @@ impl Session {
     /// Closes the proxy's input (unless `keep_open`), waits for it to exit, and
     /// gives the whole session as text: the messages, the exit code, the proxy's
     /// notes and the server's stderr (apart, each in its order).
-    fn end(mut self, keep_open: bool) -> String {
+    pub(super) fn end(mut self, keep_open: bool) -> String {
         if !keep_open {
             self.stdin = None;
         }

@@ -84,6 +84,10 @@
 //!     anonymous temporary file beyond it, read back in order by [`SpillReader`]:
 //!     the store of [`Findings`], and the binary's held-back output (its doctest is
 //!     on the type).
+//! 15. **OpenTelemetry**: [`export_otlp`] takes a [`GraphTranscript`], a
+//!     [`Scope`], if any, and [`OtlpOptions`], and gives the OTLP/JSON request of one
+//!     `execute_tool` span per record; [`OtlpSpans`] makes the same spans one record at
+//!     a time and [`otlp_request`] wraps them (docs/otel.md).
 //!
 //! ## 1. Replay
 //!
@@ -305,7 +309,7 @@
 //! `transcript` (records and links); `finding/` (the types, their words, the store and
 //! its codec); `chain` and `sealed`; `head`, `sshsig`, `allowed_signers`, `sign` and `attest`;
 //! `policy/`, `scope/` (with its `Session`) and `replay`; `diff`, `import/`, `live`,
-//! `reconcile` and `graph/`.
+//! `reconcile` and `graph/`; `otlp`.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -324,6 +328,7 @@ mod import;
 mod json;
 mod lines;
 mod live;
+mod otlp;
 mod pipeline;
 mod policy;
 mod reconcile;
@@ -383,6 +388,10 @@ pub use json::{
 pub use lines::{Lines, line_text};
 pub use live::{
     ENDED_KEPT, Live, LiveError, LiveState, Outcome as LiveOutcome, Ready, Reconcile, Reconciled,
+};
+pub use otlp::{
+    OTLP_SCOPE_NAME, OtlpError, OtlpEvent, OtlpOptions, OtlpRecord, OtlpSpans, SPAN_NANOS,
+    export as export_otlp, otlp_request,
 };
 pub use pipeline::{MAX_THREADS, Stop, Threads, run as run_pipeline};
 pub use policy::{DANGEROUS_COMMANDS, PathContext, Policy};

@@ -241,6 +241,8 @@ pub struct Replay {
     calls: u64,
     divergence: Option<u64>,
     findings: Findings,
+    /// The kinds of the findings of the last call observed.
+    recent: Vec<FindingKind>,
 }
 
 impl Replay {
@@ -276,7 +278,13 @@ impl Replay {
             calls: 0,
             divergence: None,
             findings: Findings::new(),
+            recent: Vec::new(),
         }
+    }
+
+    /// The kinds of the findings at the last call observed, in report order.
+    pub(crate) fn recent(&self) -> &[FindingKind] {
+        &self.recent
     }
 
     /// Takes the next call by its line, index, tool and [`fingerprints`], which can
@@ -289,6 +297,7 @@ impl Replay {
         call: Fingerprint,
         response: Fingerprint,
     ) {
+        self.recent.clear();
         let last_change = self.last_change;
         let unchanged_since = |at: u64| last_change.is_none_or(|change| change < at);
         let found = seen_mut(
@@ -308,6 +317,7 @@ impl Replay {
                         first: seen.first_index,
                     };
                     self.findings.push_call(index, line, &call, tool, &kind);
+                    self.recent.push(kind);
                     self.divergence.get_or_insert(index);
                 }
                 if unchanged_since(seen.last_index) && !self.volatile.contains(tool) {
@@ -315,6 +325,7 @@ impl Replay {
                         previous: seen.last_index,
                     };
                     self.findings.push_call(index, line, &call, tool, &kind);
+                    self.recent.push(kind);
                 }
                 seen.last_index = index;
             }

@@ -8,6 +8,7 @@ mod answers;
 mod pins;
 mod relay;
 mod seal;
+mod spans;
 mod wire;
 
 use std::io::{self, BufRead, BufReader, Write};
@@ -55,7 +56,15 @@ pub(crate) fn run(args: &ProxyArgs) -> Result<Status, Error> {
         source,
     })?;
     let (mut child, server_in, server_out, server_err) = start_server(&args.command)?;
-    let recorder = Recorder::open(&args.seal, &scope, &policy, !args.no_fsync);
+    let mut recorder = Recorder::open(&args.seal, &scope, &policy, !args.no_fsync);
+    let spans = match args.otlp && recorder.broken().is_none() {
+        true => spans::start(&args.seal),
+        false => None,
+    };
+    let spans = spans.map(|(sender, thread)| {
+        recorder.send_links_to(sender);
+        thread
+    });
     if let Some(why) = recorder.broken() {
         let _ = writeln!(
             io::stderr().lock(),
@@ -86,6 +95,10 @@ pub(crate) fn run(args: &ProxyArgs) -> Result<Status, Error> {
     if let Err(why) = relay.close() {
         let _ = writeln!(io::stderr().lock(), "toolreplay proxy: {why}");
         seal_failed = true;
+    }
+    // The recorder is closed: the spans thread sends what is left, and ends.
+    if let Some(thread) = spans {
+        let _ = thread.join();
     }
     let code = if seal_failed && code == 0 { 1 } else { code };
     Ok(Status::Code(code))

@@ -36,6 +36,8 @@ pub(super) struct Recorder<'s> {
     /// Why no call can be decided: the file could not be opened, did not verify,
     /// or a write failed.
     broken: Option<String>,
+    /// With `--otlp`: where each durable block of links goes, to become spans.
+    spans: Option<std::sync::mpsc::Sender<Vec<u8>>>,
 }
 
 /// The response of a call the proxy itself refused though the policy allows it
@@ -73,11 +75,13 @@ impl<'s> Recorder<'s> {
                     scope,
                     session: Some(session),
                     broken: None,
+                    spans: None,
                 }
             }
             Err(err) => Recorder {
                 scope,
                 session: None,
+                spans: None,
                 broken: Some(err.to_string()),
             },
         }
@@ -146,11 +150,23 @@ impl<'s> Recorder<'s> {
             .map_or(0, |session| session.live().sealed())
     }
 
+    /// Sends every block of links made durable from now on to `spans`.
+    pub(super) fn send_links_to(&mut self, spans: std::sync::mpsc::Sender<Vec<u8>>) {
+        self.spans = Some(spans);
+    }
+
     fn write(&mut self, ready: &Ready) -> Result<(), Error> {
         let session = self.session()?;
         session.write(ready).inspect_err(|err| {
             // The engine is past the file now: nothing more is appended.
             self.broken = Some(err.to_string());
-        })
+        })?;
+        if let Some(spans) = &self.spans
+            && !ready.is_empty()
+        {
+            // The exporting thread may be gone; the session goes on regardless.
+            let _ = spans.send(ready.lines.clone());
+        }
+        Ok(())
     }
 }

@@ -10,7 +10,10 @@
 //! the span's `status.code` is 2 (`ERROR`) (then with the status `message` as the
 //! content when there is no result). A span without a result is kept with
 //! `{"no_result": true}` and a warning. Calls are in the order of their spans'
-//! `startTimeUnixNano` (the order in the input among equal times). Other spans
+//! `startTimeUnixNano` (the order in the input among equal times). A string
+//! attribute `toolreplay.response` (JSON text holding an object, as `toolreplay
+//! export --with-content` writes it) is the response exactly, whatever the result
+//! and status say. Other spans
 //! (`chat`, `invoke_agent`, ...) are not tool calls and are dropped.
 
 use crate::json::{self, Value};
@@ -137,13 +140,32 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
                 other => other,
             })
             .or_else(|| get(status, "message").filter(|_| failed).cloned());
-        let response = match result {
-            Some(result) => Some(fit(
+        // `toolreplay export --with-content` keeps the record's exact response.
+        let exact = match attribute(&span, "toolreplay.response") {
+            Some(Value::Str(text)) => match json::parse(&text) {
+                Ok(response @ Value::Object(_)) => Some(response),
+                _ => {
+                    return Err(error(
+                        "\"toolreplay.response\" must be JSON text holding an object".to_owned(),
+                    ));
+                }
+            },
+            Some(other) => {
+                return Err(error(format!(
+                    "\"toolreplay.response\" is {}",
+                    other.described()
+                )));
+            }
+            None => None,
+        };
+        let response = match (exact, result) {
+            (Some(exact), _) => Some(fit(line, "response", &exact)?),
+            (None, Some(result)) => Some(fit(
                 line,
                 "response",
                 &content_response(Some(&result), failed),
             )?),
-            None => None,
+            (None, None) => None,
         };
         match (attribute(&span, "gen_ai.tool.call.id"), response) {
             (Some(Value::Str(id)), Some(response)) if !id.is_empty() => {

@@ -1,0 +1,58 @@
+//! `toolreplay export --format otlp`: the calls of a transcript (plain, sealed, or an
+//! agent's log with `--from`) as one OTLP/JSON `ExportTraceServiceRequest`, one
+//! `execute_tool` span per call (docs/otel.md), to stdout or atomically to `-o`.
+
+use std::io::Write;
+use std::path::Path;
+
+use toolreplay_core::{OtlpOptions, Scope, export_otlp};
+
+use crate::error::Error;
+use crate::input::{self, ImportOptions};
+use crate::printer::{Printer, Status};
+
+/// `toolreplay export --format otlp FILE [--from F] [--scope S] [--with-content] [-o OUT]`.
+pub(super) fn run(
+    file: &Path,
+    from: Option<ImportOptions>,
+    scope: Option<&Path>,
+    options: OtlpOptions,
+    output: Option<&Path>,
+    printer: &mut Printer,
+) -> Result<Status, Error> {
+    if scope.is_some_and(input::is_stdin) && input::is_stdin(file) {
+        return Err(Error::Usage(
+            "only one of FILE and --scope can be standard input".to_owned(),
+        ));
+    }
+    let scope = match scope {
+        Some(path) => Some((input::read_scope(path)?, path)),
+        None => None,
+    };
+    let diagnostics = &mut std::io::stderr();
+    let mut transcript = super::graph::read_transcript(file, from, diagnostics)?;
+    if let Some((input::ScopeFile { digest, .. }, path)) = &scope {
+        // Path rules read paths where a live session's calls ran.
+        let sealed = transcript.chain.is_some() || from.is_some_and(ImportOptions::may_be_sealed);
+        let judged = (*path, digest.as_str());
+        transcript.contexts = input::session_contexts(file, sealed, judged, diagnostics)?;
+    }
+    let scope: Option<Scope> = scope.map(|(file, _)| file.scope);
+    let request =
+        export_otlp(&transcript, scope.as_ref(), options).map_err(|err| Error::Invalid {
+            path: input::display(file),
+            message: err.to_string(),
+        })?;
+    let Some(output) = output else {
+        printer.print(&String::from_utf8_lossy(&request))?;
+        return Ok(Status::Clean);
+    };
+    let write_error = |source| Error::Write {
+        target: input::display(output),
+        source,
+    };
+    let mut out = crate::output::atomic::AtomicFile::new(output).map_err(write_error)?;
+    out.file().write_all(&request).map_err(write_error)?;
+    out.commit().map_err(write_error)?;
+    Ok(Status::Clean)
+}

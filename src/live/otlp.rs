@@ -1,0 +1,217 @@
+//! The opt-in live export of a session's spans (`guard --otlp`, `proxy --otlp`;
+//! docs/otel.md): the same `execute_tool` spans `toolreplay export --format otlp`
+//! gives of the sealed file, POSTed as OTLP/HTTP JSON to the endpoint the standard
+//! `OTEL_EXPORTER_OTLP_*` variables name. Never on a decision's path, and a failure
+//! never fails the session: it is said once on stderr.
+//!
+//! - Endpoint: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` as it is, else
+//!   `OTEL_EXPORTER_OTLP_ENDPOINT` with `/v1/traces` after it, else
+//!   `http://localhost:4318/v1/traces`. Plain `http://` only: this build has no TLS.
+//! - Protocol: `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, else `OTEL_EXPORTER_OTLP_PROTOCOL`:
+//!   `http/json` (also the default); `grpc` and `http/protobuf` are refused.
+//! - Headers: `OTEL_EXPORTER_OTLP_HEADERS` then `OTEL_EXPORTER_OTLP_TRACES_HEADERS`
+//!   (`key=value,...`, values percent-decoded).
+//! - Timeout: `OTEL_EXPORTER_OTLP_TRACES_TIMEOUT`, else `OTEL_EXPORTER_OTLP_TIMEOUT`, in
+//!   milliseconds; 5000 by default.
+
+use std::collections::BTreeMap;
+use std::ffi::OsStr;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use toolreplay_core::{OtlpOptions, OtlpRecord, OtlpSpans, line_text, otlp_request, parse_link};
+
+/// Where and how spans are sent.
+#[derive(Debug)]
+pub(crate) struct Exporter {
+    url: String,
+    headers: Vec<(String, String)>,
+    agent: ureq::Agent,
+}
+
+/// The environment's variable `name`, when set and not empty.
+fn var(env: &dyn Fn(&str) -> Option<String>, name: &str) -> Option<String> {
+    env(name).filter(|value| !value.trim().is_empty())
+}
+
+impl Exporter {
+    /// The exporter the process environment names, or why there is none.
+    pub(crate) fn from_env() -> Result<Exporter, String> {
+        Exporter::from(&|name| std::env::var(name).ok())
+    }
+
+    /// The exporter the variables `env` gives name, or why there is none.
+    pub(crate) fn from(env: &dyn Fn(&str) -> Option<String>) -> Result<Exporter, String> {
+        let protocol = var(env, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
+            .or_else(|| var(env, "OTEL_EXPORTER_OTLP_PROTOCOL"))
+            .unwrap_or_else(|| "http/json".to_owned());
+        if protocol.trim() != "http/json" {
+            return Err(format!(
+                "OTLP protocol {:?} is not supported: set OTEL_EXPORTER_OTLP_PROTOCOL=http/json (grpc and http/protobuf are not sent)",
+                protocol.trim()
+            ));
+        }
+        let url = match var(env, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") {
+            Some(url) => url.trim().to_owned(),
+            None => match var(env, "OTEL_EXPORTER_OTLP_ENDPOINT") {
+                Some(base) => format!("{}/v1/traces", base.trim().trim_end_matches('/')),
+                None => "http://localhost:4318/v1/traces".to_owned(),
+            },
+        };
+        if !url.starts_with("http://") {
+            return Err(format!(
+                "OTLP endpoint {url:?} is not plain http:// (this build sends no TLS): send to a local collector that forwards it"
+            ));
+        }
+        let mut headers: BTreeMap<String, String> = BTreeMap::new();
+        for name in [
+            "OTEL_EXPORTER_OTLP_HEADERS",
+            "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+        ] {
+            for pair in var(env, name).unwrap_or_default().split(',') {
+                if pair.trim().is_empty() {
+                    continue;
+                }
+                let Some((key, value)) = pair.split_once('=') else {
+                    return Err(format!("{name}: {pair:?} is not key=value"));
+                };
+                headers.insert(key.trim().to_owned(), percent_decode(value.trim()));
+            }
+        }
+        let timeout = var(env, "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT")
+            .or_else(|| var(env, "OTEL_EXPORTER_OTLP_TIMEOUT"))
+            .and_then(|ms| ms.trim().parse::<u64>().ok())
+            .unwrap_or(5000);
+        let config = ureq::Agent::config_builder()
+            .timeout_global(Some(Duration::from_millis(timeout.max(1))))
+            .http_status_as_error(true)
+            .build();
+        Ok(Exporter {
+            url,
+            headers: headers.into_iter().collect(),
+            agent: config.into(),
+        })
+    }
+
+    /// POSTs one request (OTLP/JSON); `Err` says why it was not taken.
+    pub(crate) fn send(&self, body: &[u8]) -> Result<(), String> {
+        let mut request = self
+            .agent
+            .post(&self.url)
+            .header("Content-Type", "application/json");
+        for (key, value) in &self.headers {
+            request = request.header(key.as_str(), value.as_str());
+        }
+        request
+            .send(body)
+            .map(drop)
+            .map_err(|err| format!("cannot send spans to {}: {err}", self.url))
+    }
+}
+
+/// `%XX` escapes decoded (as the OTLP headers variable writes values).
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let Some(hex) = text.get(i + 1..i + 3)
+            && let Ok(byte) = u8::from_str_radix(hex, 16)
+        {
+            out.push(byte);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The spans of sealed links, one link line at a time, as `export` makes them of
+/// the whole file.
+pub(crate) struct LinkSpans {
+    spans: OtlpSpans,
+}
+
+impl LinkSpans {
+    /// Spans of a session from its first link, MCP calls or not.
+    pub(crate) fn new(mcp: bool) -> Self {
+        LinkSpans {
+            spans: OtlpSpans::new(OtlpOptions {
+                with_content: false,
+                mcp,
+            }),
+        }
+    }
+
+    /// The span of the next link, the sealed line `line` (with or without its LF);
+    /// `None` for a line that is not a link.
+    pub(crate) fn span(&mut self, line: &[u8]) -> Option<Vec<u8>> {
+        let number = self.spans.records() + 1;
+        let bytes = line.strip_suffix(b"\n").unwrap_or(line);
+        let text = line_text(number, bytes).ok()??;
+        let link = parse_link(number, text).ok()?;
+        Some(self.spans.span(
+            &OtlpRecord {
+                tool: &link.tool,
+                args: &link.args,
+                response: &link.response,
+                digest: Some(&link.digest),
+            },
+            &[],
+        ))
+    }
+}
+
+/// The file beside a session `S.jsonl` that holds how many of its links were sent:
+/// `S.jsonl.otlp`.
+pub(crate) fn cursor_path(session: &Path) -> PathBuf {
+    let mut name = session.as_os_str().to_owned();
+    name.push(OsStr::new(".otlp"));
+    PathBuf::from(name)
+}
+
+/// Sends the spans of the links of the session `path` not sent yet (the first
+/// `links` links of it are sealed), and records how many are sent in
+/// [`cursor_path`]. The guard calls this at a turn's or the session's end.
+pub(crate) fn send_pending(exporter: &Exporter, path: &Path, links: u64) -> Result<(), String> {
+    let cursor = cursor_path(path);
+    let sent: u64 = std::fs::read_to_string(&cursor)
+        .ok()
+        .and_then(|text| text.trim().parse().ok())
+        .unwrap_or(0);
+    if sent >= links {
+        return Ok(());
+    }
+    let mut file = std::fs::File::open(path)
+        .map_err(|err| format!("cannot read {}: {err}", path.display()))?;
+    let mut bytes = Vec::new();
+    file.seek(SeekFrom::Start(0))
+        .and_then(|_| file.read_to_end(&mut bytes))
+        .map_err(|err| format!("cannot read {}: {err}", path.display()))?;
+    let mut spans = LinkSpans::new(false);
+    let mut pending = Vec::new();
+    let mut seen = 0u64;
+    for line in bytes.split_inclusive(|&b| b == b'\n') {
+        if seen >= links {
+            break;
+        }
+        if let Some(span) = spans.span(line) {
+            if seen >= sent {
+                pending.push(span);
+            }
+            seen += 1;
+        }
+    }
+    if pending.is_empty() {
+        return Ok(());
+    }
+    exporter.send(&otlp_request(&pending))?;
+    let temporary = cursor.with_extension("otlp.tmp");
+    std::fs::write(&temporary, format!("{seen}\n"))
+        .and_then(|()| std::fs::rename(&temporary, &cursor))
+        .map_err(|err| format!("cannot write {}: {err}", cursor.display()))
+}
