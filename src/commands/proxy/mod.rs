@@ -56,6 +56,8 @@ pub(crate) fn run(args: &ProxyArgs) -> Result<Status, Error> {
     })?;
     let (mut child, server_in, server_out, server_err) = start_server(&args.command)?;
     let recorder = Recorder::open(&args.seal, &scope, &policy, !args.no_fsync);
+    // A session whose file cannot be opened refuses every call: it exits 1.
+    let broken = recorder.broken().is_some();
     if let Some(why) = recorder.broken() {
         let _ = writeln!(
             io::stderr().lock(),
@@ -69,7 +71,7 @@ pub(crate) fn run(args: &ProxyArgs) -> Result<Status, Error> {
     );
     drop(events);
     let settings = Settings {
-        call_timeout: args.call_timeout,
+        call_timeout: Some(args.call_timeout),
         on_sensitive: args.on_sensitive,
     };
     let mut relay = Relay::new(
@@ -82,7 +84,7 @@ pub(crate) fn run(args: &ProxyArgs) -> Result<Status, Error> {
     );
     let ending = relay.run(&receiver);
     let code = end(&mut relay, ending, &receiver, &mut child);
-    let mut seal_failed = relay.seal_failed();
+    let mut seal_failed = broken || relay.seal_failed();
     if let Err(why) = relay.close() {
         let _ = writeln!(io::stderr().lock(), "toolreplay proxy: {why}");
         seal_failed = true;

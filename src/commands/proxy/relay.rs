@@ -12,7 +12,8 @@ use toolreplay_core::{Finding, FindingKind, SensitiveResponse, finding_message, 
 use toolreplay_core::{Value, parse_json};
 
 use super::answers::{
-    self, INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, REFUSED, cancelled, error_result, rpc_error,
+    self, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, REFUSED, Revision,
+    cancelled, error_result, rpc_error,
 };
 use super::pins::Pins;
 use super::seal::{Outcome, Recorder, refused_response};
@@ -64,8 +65,11 @@ pub(super) struct Settings {
 struct Call {
     index: u64,
     tool: String,
+    args: Value,
     id: Value,
     deadline: Option<Instant>,
+    /// The protocol revision the call's messages are made in.
+    revision: Revision,
 }
 
 /// An answer waiting for its call's link to be durable.
@@ -74,35 +78,63 @@ struct Held {
     id: Value,
     /// `None` when the client gets no answer (it cancelled the call).
     answer: Option<Vec<u8>>,
+    /// Whether the answer is the server's (passed on or withheld), rather than
+    /// the proxy's own (a denial, a timeout).
+    answered: bool,
 }
 
-/// The ids the proxy ended, oldest first, bounded.
+/// A call the proxy stopped waiting for (it timed out, or the session ended),
+/// whose answer, should it come, is sealed as a late record of it.
+#[derive(Debug, Clone)]
+struct Stopped {
+    index: u64,
+    tool: String,
+    args: Value,
+}
+
+/// The ids the proxy ended, oldest first, bounded: each with the call a late
+/// answer belongs to, when it is sealed.
 #[derive(Debug, Default)]
 struct Ended {
     order: VecDeque<IdKey>,
-    set: HashSet<IdKey>,
+    map: HashMap<IdKey, Option<Stopped>>,
 }
 
 impl Ended {
-    fn insert(&mut self, key: IdKey) {
-        if self.set.insert(key.clone()) {
+    fn insert(&mut self, key: IdKey, stopped: Option<Stopped>) {
+        if self.map.insert(key.clone(), stopped).is_none() {
             self.order.push_back(key);
             if self.order.len() > ENDED_KEPT
                 && let Some(old) = self.order.pop_front()
             {
-                self.set.remove(&old);
+                self.map.remove(&old);
             }
         }
     }
 
-    fn take(&mut self, key: &IdKey) -> bool {
-        if self.set.remove(key) {
-            self.order.retain(|k| k != key);
-            true
-        } else {
-            false
-        }
+    fn contains(&self, key: &IdKey) -> bool {
+        self.map.contains_key(key)
     }
+
+    fn take(&mut self, key: &IdKey) -> Option<Option<Stopped>> {
+        let stopped = self.map.remove(key)?;
+        self.order.retain(|k| k != key);
+        Some(stopped)
+    }
+}
+
+/// What a client request other than `tools/call` is, for its answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Asked {
+    /// `initialize`: its result negotiates the revision and may give instructions.
+    Initialize,
+    /// `tools/list`: its tools are pinned.
+    ToolsList,
+    /// `server/discover` (2026-07-28): its instructions (and tools, if any) are
+    /// pinned.
+    Discover,
+    /// Anything else.
+    Other,
 }
 
 /// The relay.
@@ -115,8 +147,8 @@ pub(super) struct Relay<'s> {
     settings: Settings,
     /// The `tools/call` requests in flight, by id.
     calls: HashMap<IdKey, Call>,
-    /// The other client requests in flight: whether each is a `tools/list`.
-    requests: HashMap<IdKey, bool>,
+    /// The other client requests in flight: what each is.
+    requests: HashMap<IdKey, Asked>,
     /// The server's requests to the client in flight.
     server_requests: HashSet<IdKey>,
     ended: Ended,
@@ -126,6 +158,8 @@ pub(super) struct Relay<'s> {
     seal_failed: bool,
     client_lines: u64,
     server_lines: u64,
+    /// The revision negotiated by `initialize`, or else the latest a request named.
+    revision: Revision,
 }
 
 impl<'s> Relay<'s> {
@@ -155,6 +189,7 @@ impl<'s> Relay<'s> {
             seal_failed: false,
             client_lines: 0,
             server_lines: 0,
+            revision: Revision::default(),
         }
     }
 
@@ -256,12 +291,12 @@ impl<'s> Relay<'s> {
         let mut calls: Vec<(IdKey, Call)> = self.calls.drain().collect();
         calls.sort_by_key(|(_, call)| call.index);
         for (key, call) in calls {
-            self.ended.insert(key);
+            self.ended.insert(key, Some(call.stopped()));
             let text = format!(
                 "toolreplay: tool {} has no result: {reason}",
                 quote_name(&call.tool)
             );
-            let answer = error_result(&call.id, &text);
+            let answer = error_result(&call.id, &text, &call.revision);
             let outcome = Outcome::NoResult {
                 reason: Some(reason.to_owned()),
             };
@@ -311,10 +346,12 @@ impl<'s> Relay<'s> {
             "client line {}: {why}: not passed on",
             self.client_lines
         ));
+        let revision = self.revision.clone();
         self.send_client(&rpc_error(
-            &Value::Null,
+            None,
             PARSE_ERROR,
             &format!("toolreplay proxy: {why}"),
+            &revision,
         ));
     }
 
@@ -324,10 +361,12 @@ impl<'s> Relay<'s> {
                 "client line {}: {why}: not passed on",
                 relay.client_lines
             ));
+            let revision = relay.revision.clone();
             relay.send_client(&rpc_error(
-                &Value::Null,
+                None,
                 code,
                 &format!("toolreplay proxy: {why}"),
+                &revision,
             ));
         };
         match wire::classify(line) {
@@ -341,13 +380,18 @@ impl<'s> Relay<'s> {
             Message::Invalid(why) => {
                 refused(self, INVALID_REQUEST, format!("not a message ({why})"))
             }
+            Message::Mixed { .. } => refused(self, INVALID_REQUEST, MIXED.to_owned()),
             Message::Request { method, id, params } if method == "tools/call" => {
                 self.tool_call(line, id, params.as_ref());
             }
-            Message::Request { method, id, .. } => {
+            Message::Request { method, id, params } => {
                 let key = id_key(&id);
-                let why = if self.calls.contains_key(&key) || self.requests.contains_key(&key) {
-                    Some(format!("request id {} is already in flight", shown(&id)))
+                let revision = Revision::of_request(params.as_ref());
+                if revision.is_known() {
+                    self.revision = revision.clone();
+                }
+                let why = if let Some(why) = self.in_flight(&key, &id) {
+                    Some(why)
                 } else if self.requests.len() >= MAX_IN_FLIGHT {
                     Some(format!("more than {MAX_IN_FLIGHT} requests in flight"))
                 } else {
@@ -359,14 +403,22 @@ impl<'s> Relay<'s> {
                             "client line {}: {method}: {why}: not passed on",
                             self.client_lines
                         ));
+                        let revision = self.revision.clone();
                         self.send_client(&rpc_error(
-                            &id,
+                            Some(&id),
                             REFUSED,
                             &format!("toolreplay proxy: {why}"),
+                            &revision,
                         ));
                     }
                     None => {
-                        self.requests.insert(key, method == "tools/list");
+                        let asked = match method.as_str() {
+                            "initialize" => Asked::Initialize,
+                            "tools/list" => Asked::ToolsList,
+                            "server/discover" => Asked::Discover,
+                            _ => Asked::Other,
+                        };
+                        self.requests.insert(key, asked);
                         self.send_server(line);
                     }
                 }
@@ -396,6 +448,12 @@ impl<'s> Relay<'s> {
 
     /// A `tools/call` request.
     fn tool_call(&mut self, line: &[u8], id: Value, params: Option<&Value>) {
+        let mut revision = Revision::of_request(params);
+        if revision.is_known() {
+            self.revision = revision.clone();
+        } else {
+            revision = self.revision.clone();
+        }
         let (tool, args) = match call_parts(params) {
             Ok(parts) => parts,
             Err(why) => {
@@ -404,17 +462,18 @@ impl<'s> Relay<'s> {
                     self.client_lines
                 ));
                 self.send_client(&rpc_error(
-                    &id,
+                    Some(&id),
                     INVALID_PARAMS,
                     &format!("toolreplay proxy: tools/call {why}"),
+                    &revision,
                 ));
                 return;
             }
         };
         let key = id_key(&id);
         let mut refusals = Vec::new();
-        if self.calls.contains_key(&key) || self.requests.contains_key(&key) {
-            refusals.push(format!("request id {} is already in flight", shown(&id)));
+        if let Some(why) = self.in_flight(&key, &id) {
+            refusals.push(why);
         } else if self.calls.len() >= MAX_IN_FLIGHT {
             refusals.push(format!("more than {MAX_IN_FLIGHT} calls in flight"));
         }
@@ -430,18 +489,20 @@ impl<'s> Relay<'s> {
                     quote_name(&tool)
                 ));
                 let text = format!("toolreplay refused this call: {why}");
-                self.send_client(&error_result(&id, &text));
+                self.send_client(&error_result(&id, &text, &revision));
                 return;
             }
         };
         let call = Call {
             index: decided.index,
             tool,
+            args,
             id,
             deadline: self
                 .settings
                 .call_timeout
                 .map(|timeout| Instant::now() + timeout),
+            revision,
         };
         if decided.findings.is_empty() && refusals.is_empty() {
             self.release(decided.durable);
@@ -450,7 +511,7 @@ impl<'s> Relay<'s> {
             return;
         }
         let text = denial_text(&decided.findings, &refusals, self.recorder.agent());
-        let answer = error_result(&call.id, &text);
+        let answer = error_result(&call.id, &text, &call.revision);
         if decided.findings.is_empty() {
             self.release(decided.durable);
             let outcome = Outcome::Response(refused_response(&refusals));
@@ -476,8 +537,10 @@ impl<'s> Relay<'s> {
         let call = Call {
             index: decided.index,
             tool,
+            args,
             id: Value::Null,
             deadline: None,
+            revision: Revision::default(),
         };
         if decided.findings.is_empty() {
             self.release(decided.durable);
@@ -494,19 +557,66 @@ impl<'s> Relay<'s> {
             return;
         };
         let key = id_key(id);
-        let Some(call) = self.calls.remove(&key) else {
-            // Another request: its late answer, if any, is dropped quietly.
-            if self.requests.remove(&key).is_some() {
-                self.ended.insert(key);
-            }
-            return;
-        };
-        self.ended.insert(key);
         let reason = match params.and_then(|params| get(params, "reason")) {
             Some(Value::Str(reason)) => Some(reason.clone()),
             _ => None,
         };
+        let Some(call) = self.calls.remove(&key) else {
+            // Another request: its late answer, if any, is dropped quietly.
+            if self.requests.remove(&key).is_some() {
+                self.ended.insert(key, None);
+            } else {
+                self.cancel_held(&key, reason);
+            }
+            return;
+        };
+        self.ended.insert(key, None);
         self.finish(&call, Outcome::Cancelled { reason }, None);
+    }
+
+    /// A call the client cancelled whose answer waits for an earlier call's link:
+    /// the answer is not given, and a result of the server's is sealed as
+    /// `cancelled` instead.
+    fn cancel_held(&mut self, key: &IdKey, reason: Option<String>) {
+        let Some((&index, held)) = self
+            .held
+            .iter_mut()
+            .find(|(_, held)| held.answer.is_some() && id_key(&held.id) == *key)
+        else {
+            return;
+        };
+        held.answer = None;
+        if !held.answered {
+            return;
+        }
+        match self.recorder.amend(index, Outcome::Cancelled { reason }) {
+            Ok(()) => self.note(&format!(
+                "call {index} was cancelled by the client while its result waited for an earlier call: sealed as cancelled, not passed on"
+            )),
+            Err(why) => self.note(&format!("call {index}: {why}")),
+        }
+    }
+
+    /// Why request id `id` cannot be taken now, if it cannot: a request with it is
+    /// in flight, its answer waits for an earlier call, or the server may still
+    /// answer it (MCP: an id is never reused in a session).
+    fn in_flight(&self, key: &IdKey, id: &Value) -> Option<String> {
+        if self.calls.contains_key(key)
+            || self.requests.contains_key(key)
+            || self
+                .held
+                .values()
+                .any(|held| held.answer.is_some() && id_key(&held.id) == *key)
+        {
+            Some(format!("request id {} is already in flight", shown(id)))
+        } else if self.ended.contains(key) {
+            Some(format!(
+                "request id {} may still be answered by the server (the proxy stopped waiting for it); an id is not reused in a session",
+                shown(id)
+            ))
+        } else {
+            None
+        }
     }
 
     fn server_message(&mut self, line: &[u8]) {
@@ -522,6 +632,7 @@ impl<'s> Relay<'s> {
                 "a JSON-RPC batch (the proxy passes single messages only)".to_owned(),
             ),
             Message::Invalid(why) => dropped(self, format!("not a message ({why})")),
+            Message::Mixed { id } => self.server_mixed(id),
             Message::Request { id, .. } => {
                 let key = id_key(&id);
                 if self.server_requests.contains(&key) {
@@ -552,14 +663,17 @@ impl<'s> Relay<'s> {
                 let key = id_key(&id);
                 if let Some(call) = self.calls.remove(&key) {
                     self.call_answered(call, line, result, error);
-                } else if let Some(is_list) = self.requests.remove(&key) {
-                    self.answered(line, is_list, result.as_ref());
-                } else if self.ended.take(&key) {
-                    self.note(&format!(
-                        "server line {}: a late answer to request {}, which was cancelled or timed out: dropped",
-                        self.server_lines,
-                        shown(&id)
-                    ));
+                } else if let Some(asked) = self.requests.remove(&key) {
+                    self.answered(line, asked, result.as_ref());
+                } else if let Some(stopped) = self.ended.take(&key) {
+                    match stopped {
+                        Some(stopped) => self.late(&stopped, &id, result, error),
+                        None => self.note(&format!(
+                            "server line {}: a late answer to request {}, which was cancelled: dropped",
+                            self.server_lines,
+                            shown(&id)
+                        )),
+                    }
                 } else {
                     dropped(
                         self,
@@ -573,11 +687,92 @@ impl<'s> Relay<'s> {
         }
     }
 
-    /// The answer to a request other than `tools/call`: passed on, a `tools/list`
-    /// result with its unpinned tools taken out.
-    fn answered(&mut self, line: &[u8], is_list: bool, result: Option<&Value>) {
-        let checked = match (&mut self.pins, is_list, result) {
-            (Some(pins), true, Some(result)) => pins.check_listing(result),
+    /// A message of the server's with both `method` and `result` or `error`: not a
+    /// request nor an answer, never passed on. A call or request waiting for its
+    /// id ends with an error, as for an answer with both `result` and `error`.
+    fn server_mixed(&mut self, id: Option<Value>) {
+        let at = self.server_lines;
+        let key = id.as_ref().map(id_key);
+        let call = key.as_ref().and_then(|key| self.calls.remove(key));
+        let request = key.as_ref().and_then(|key| self.requests.remove(key));
+        self.note(&format!("server line {at}: {MIXED}: not passed on"));
+        if let Some(call) = call {
+            let reason = format!("the server's answer is malformed: {MIXED}");
+            let text = format!(
+                "toolreplay: tool {} has no result: {reason}",
+                quote_name(&call.tool)
+            );
+            let answer = error_result(&call.id, &text, &call.revision);
+            let outcome = Outcome::NoResult {
+                reason: Some(reason),
+            };
+            self.finish(&call, outcome, Some(answer));
+        } else if let (Some(_), Some(id)) = (request, id) {
+            let revision = self.revision.clone();
+            self.send_client(&rpc_error(
+                Some(&id),
+                INTERNAL_ERROR,
+                &format!("toolreplay proxy: the server's answer is malformed: {MIXED}"),
+                &revision,
+            ));
+        }
+    }
+
+    /// The late answer of a call the proxy stopped waiting for: sealed as a late
+    /// record of it, never passed on (the client had its answer).
+    fn late(&mut self, stopped: &Stopped, id: &Value, result: Option<Value>, error: Option<Value>) {
+        let outcome = match (result, error) {
+            (Some(result), None) => Outcome::Response(result),
+            (None, Some(error)) => Outcome::Error(error),
+            _ => Outcome::NoResult {
+                reason: Some("the server's answer has both \"result\" and \"error\"".to_owned()),
+            },
+        };
+        let at = self.server_lines;
+        match self
+            .recorder
+            .record_late(&stopped.tool, &stopped.args, stopped.index, outcome)
+        {
+            Ok((index, durable)) => {
+                self.note(&format!(
+                    "server line {at}: a late answer to request {} (call {}), which the proxy stopped waiting for: sealed as late record {index}, not passed on",
+                    shown(id),
+                    stopped.index
+                ));
+                self.release(durable);
+            }
+            Err(why) => {
+                self.seal_failed = true;
+                self.note(&format!(
+                    "server line {at}: a late answer to request {}: not passed on, and not sealed: {why}",
+                    shown(id)
+                ));
+            }
+        }
+    }
+
+    /// The answer to a request other than `tools/call`: passed on; an
+    /// `initialize` result names the revision; a `tools/list` result has its
+    /// unpinned tools taken out, and an `initialize` or `server/discover` result
+    /// its instructions when they are not pinned.
+    fn answered(&mut self, line: &[u8], asked: Asked, result: Option<&Value>) {
+        if asked == Asked::Initialize
+            && let Some(Value::Str(version)) = result.and_then(|r| get(r, "protocolVersion"))
+        {
+            self.revision = Revision::named(version);
+        }
+        let checked = match (&mut self.pins, asked, result) {
+            (Some(pins), Asked::ToolsList, Some(result)) => pins.check_listing(result),
+            (Some(pins), Asked::Initialize, Some(result)) => pins.check_instructions(result),
+            (Some(pins), Asked::Discover, Some(result)) => {
+                let mut checked = pins.check_instructions(result);
+                let listed = pins.check_listing(checked.result.as_ref().unwrap_or(result));
+                checked.notes.extend(listed.notes);
+                if listed.result.is_some() {
+                    checked.result = listed.result;
+                }
+                checked
+            }
             _ => return self.send_client(line),
         };
         for note in &checked.notes {
@@ -620,7 +815,7 @@ impl<'s> Relay<'s> {
                     "toolreplay: tool {} has no result: {reason}",
                     quote_name(&call.tool)
                 );
-                let answer = error_result(&call.id, &text);
+                let answer = error_result(&call.id, &text, &call.revision);
                 let outcome = Outcome::NoResult {
                     reason: Some(reason),
                 };
@@ -643,7 +838,7 @@ impl<'s> Relay<'s> {
                     ));
                     let text =
                         format!("toolreplay withheld the result of tool {tool}: {detectors}");
-                    error_result(&call.id, &text)
+                    error_result(&call.id, &text, &call.revision)
                 }
                 OnSensitive::Flag => {
                     self.note(&format!(
@@ -654,7 +849,14 @@ impl<'s> Relay<'s> {
                 }
             }
         };
-        self.hold(&call, Some(answer));
+        self.held.insert(
+            call.index,
+            Held {
+                id: call.id.clone(),
+                answer: Some(answer),
+                answered: true,
+            },
+        );
         self.release(durable);
     }
 
@@ -674,7 +876,7 @@ impl<'s> Relay<'s> {
             let Some(call) = self.calls.remove(&key) else {
                 continue;
             };
-            self.ended.insert(key);
+            self.ended.insert(key, Some(call.stopped()));
             let within = shown_duration(timeout);
             let reason = format!("toolreplay: no result within {within} (--call-timeout)");
             self.send_server(&cancelled(&call.id, &reason));
@@ -687,7 +889,7 @@ impl<'s> Relay<'s> {
                 "toolreplay stopped this call: tool {} gave no result within {within} (--call-timeout), and the server was told to cancel it",
                 quote_name(&call.tool)
             );
-            let answer = error_result(&call.id, &text);
+            let answer = error_result(&call.id, &text, &call.revision);
             self.finish(&call, Outcome::TimedOut { after_ms }, Some(answer));
         }
     }
@@ -729,7 +931,7 @@ impl<'s> Relay<'s> {
                     .chain(wants_answer.then(|| call.id.clone()))
                     .collect();
                 for id in ids {
-                    self.send_client(&error_result(&id, &text));
+                    self.send_client(&error_result(&id, &text, &call.revision));
                 }
                 None
             }
@@ -743,6 +945,7 @@ impl<'s> Relay<'s> {
             Held {
                 id: call.id.clone(),
                 answer,
+                answered: false,
             },
         );
     }
@@ -760,6 +963,20 @@ impl<'s> Relay<'s> {
         }
     }
 }
+
+impl Call {
+    fn stopped(&self) -> Stopped {
+        Stopped {
+            index: self.index,
+            tool: self.tool.clone(),
+            args: self.args.clone(),
+        }
+    }
+}
+
+/// Why a message with both `method` and `result` or `error` is not passed on.
+const MIXED: &str =
+    "a message with both \"method\" and \"result\" or \"error\" (neither a request nor an answer)";
 
 /// The tool and arguments of a `tools/call`: `params.name`, a non-empty string,
 /// and `params.arguments`, an object (`{}` when absent).

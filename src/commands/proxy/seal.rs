@@ -140,6 +140,39 @@ impl<'s> Recorder<'s> {
         Ok((found, before..self.sealed()))
     }
 
+    /// Gives call `index`, complete but waiting for an earlier call's link,
+    /// `outcome` in place of the one it had (a call cancelled while its result
+    /// waited).
+    pub(super) fn amend(&mut self, index: u64, outcome: Outcome) -> Result<(), Error> {
+        let session = self.session()?;
+        session
+            .live()
+            .amend(index, outcome)
+            .map_err(|err| Error::Unrecorded(err.to_string()))
+    }
+
+    /// Records the late `outcome` of call `of` (to `tool` with `args`), which was
+    /// sealed without it (timed out, or the session ended): a new record, decided
+    /// as every call is, `{"toolreplay": {"of": M, "outcome": "late", "response":
+    /// R}}`. Gives its index and the indices now durable.
+    pub(super) fn record_late(
+        &mut self,
+        tool: &str,
+        args: &Value,
+        of: u64,
+        outcome: Outcome,
+    ) -> Result<(u64, Range<u64>), Error> {
+        let session = self.session()?;
+        let before = session.live().sealed();
+        let late = Outcome::Late {
+            of,
+            outcome: Box::new(outcome),
+        };
+        let (decision, _, ready) = session.live().record(None, tool, args, late);
+        self.write(&ready)?;
+        Ok((decision.index, before..self.sealed()))
+    }
+
     fn sealed(&mut self) -> u64 {
         self.session
             .as_mut()
