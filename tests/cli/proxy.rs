@@ -787,12 +787,36 @@ fn a_proxy_that_cannot_start_says_why_and_exits_2() {
 
 // --- the official MCP Python SDK
 
-/// The Python of the virtual environment with the MCP SDK, from
-/// TOOLREPLAY_MCP_PYTHON.
-fn mcp_python() -> String {
-    std::env::var("TOOLREPLAY_MCP_PYTHON").expect(
-        "TOOLREPLAY_MCP_PYTHON: the python of a virtual environment with tests/mcp/requirements.txt (.ci/run sets it)",
-    )
+/// A major release of the official MCP Python SDK: its virtual environment's
+/// Python and its client and server scripts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sdk {
+    /// 1.x (tests/mcp/requirements.txt): `initialize`, revision 2025-11-25.
+    V1,
+    /// 2.x (tests/mcp/requirements-2.txt): the stateless revision 2026-07-28.
+    V2,
+}
+
+impl Sdk {
+    /// The Python of the virtual environment with the SDK, from
+    /// TOOLREPLAY_MCP_PYTHON or TOOLREPLAY_MCP2_PYTHON.
+    fn python(self) -> String {
+        let (var, requirements) = match self {
+            Sdk::V1 => ("TOOLREPLAY_MCP_PYTHON", "requirements.txt"),
+            Sdk::V2 => ("TOOLREPLAY_MCP2_PYTHON", "requirements-2.txt"),
+        };
+        std::env::var(var).unwrap_or_else(|_| {
+            panic!("{var}: the python of a virtual environment with tests/mcp/{requirements} (.ci/run sets it)")
+        })
+    }
+
+    /// The client and the server script.
+    fn scripts(self) -> (&'static str, &'static str) {
+        match self {
+            Sdk::V1 => ("tests/mcp/client.py", "tests/mcp/server.py"),
+            Sdk::V2 => ("tests/mcp/client2.py", "tests/mcp/server2.py"),
+        }
+    }
 }
 
 /// The scope of the SDK sessions: a budget, a flow from the web to messages, a
@@ -825,9 +849,21 @@ fn mcp_session(
     proxy: Option<&[&str]>,
     env: &[(&str, &str)],
 ) -> (Value, String) {
-    let python = mcp_python();
-    let client = Path::new(ROOT).join("tests/mcp/client.py");
-    let server = Path::new(ROOT).join("tests/mcp/server.py");
+    sdk_session(Sdk::V1, dir, scenario, proxy, env)
+}
+
+/// [`mcp_session`] with the SDK `sdk`.
+fn sdk_session(
+    sdk: Sdk,
+    dir: &Dir,
+    scenario: &str,
+    proxy: Option<&[&str]>,
+    env: &[(&str, &str)],
+) -> (Value, String) {
+    let python = sdk.python();
+    let (client, server) = sdk.scripts();
+    let client = Path::new(ROOT).join(client);
+    let server = Path::new(ROOT).join(server);
     let mut command = Command::new(&python);
     command.env_clear();
     if let Some(path) = std::env::var_os("PATH") {
@@ -963,6 +999,79 @@ fn mcp_sdk_a_changed_tool_definition_is_refused_against_the_pins() {
         pretty(&first["calls"]),
         names(&second).join(", "),
         pretty(&second["calls"]),
+        sealed(&dir)
+    ));
+}
+
+// --- the official MCP Python SDK 2.x: the stateless revision 2026-07-28
+
+#[test]
+#[ignore = "needs the MCP SDK 2.x: TOOLREPLAY_MCP2_PYTHON (.ci/run)"]
+fn mcp2_sdk_a_conversation_through_the_proxy() {
+    let dir = mcp_dir();
+    let (proxied, notes) = sdk_session(Sdk::V2, &dir, "conversation", Some(&[]), &[]);
+    let direct_dir = mcp_dir();
+    let (direct, _) = sdk_session(Sdk::V2, &direct_dir, "conversation", None, &[]);
+    assert_eq!(proxied["protocolVersion"], "2026-07-28");
+    assert_eq!(proxied["tools"], direct["tools"]);
+    let calls = |summary: &Value| summary["calls"].as_array().expect("calls").clone();
+    let (proxied_calls, direct_calls) = (calls(&proxied), calls(&direct));
+    assert_eq!(proxied_calls.len(), direct_calls.len());
+    // Every denial reaches the client as a result it reads (no validation error).
+    assert!(
+        proxied_calls
+            .iter()
+            .all(|call| call.get("exception").is_none())
+    );
+    let sealed_text = sealed(&dir);
+    assert!(direct_dir.entries().contains(&"outbox.jsonl".to_owned()));
+    assert!(!dir.entries().contains(&"outbox.jsonl".to_owned()));
+    assert_snapshot!(format!(
+        "{}\n--- notes\n{notes}{sealed_text}",
+        pretty(&proxied)
+    ));
+}
+
+#[test]
+#[ignore = "needs the MCP SDK 2.x: TOOLREPLAY_MCP2_PYTHON (.ci/run)"]
+fn mcp2_sdk_a_call_past_its_timeout_is_cancelled_on_the_server() {
+    let dir = mcp_dir();
+    let (summary, notes) = sdk_session(
+        Sdk::V2,
+        &dir,
+        "timeout",
+        Some(&["--call-timeout", "1s"]),
+        &[],
+    );
+    let events = String::from_utf8(dir.read("events.log")).expect("UTF-8");
+    assert_snapshot!(format!(
+        "{}\n--- notes\n{notes}--- events.log\n{events}{}",
+        pretty(&summary["calls"]),
+        sealed(&dir)
+    ));
+}
+
+#[test]
+#[ignore = "needs the MCP SDK 2.x: TOOLREPLAY_MCP2_PYTHON (.ci/run)"]
+fn mcp2_sdk_a_call_the_client_cancels_is_sealed_as_cancelled() {
+    let dir = mcp_dir();
+    let (summary, notes) = sdk_session(Sdk::V2, &dir, "cancel", Some(&[]), &[]);
+    let events = String::from_utf8(dir.read("events.log")).expect("UTF-8");
+    assert_snapshot!(format!(
+        "{}\n--- notes\n{notes}--- events.log\n{events}{}",
+        pretty(&summary),
+        sealed(&dir)
+    ));
+}
+
+#[test]
+#[ignore = "needs the MCP SDK 2.x: TOOLREPLAY_MCP2_PYTHON (.ci/run)"]
+fn mcp2_sdk_a_server_crash_is_answered_and_sealed() {
+    let dir = mcp_dir();
+    let (summary, notes) = sdk_session(Sdk::V2, &dir, "crash", Some(&[]), &[]);
+    assert_snapshot!(format!(
+        "{}\n--- notes\n{notes}{}",
+        pretty(&summary["calls"]),
         sealed(&dir)
     ));
 }
