@@ -1075,3 +1075,174 @@ fn mcp2_sdk_a_server_crash_is_answered_and_sealed() {
         sealed(&dir)
     ));
 }
+
+// --- the proxy's own messages in the shape of each revision
+
+/// The MCP revisions, each with its official JSON schema in `../shared/data`.
+const REVISIONS: [&str; 5] = [
+    "2024-11-05",
+    "2025-03-26",
+    "2025-06-18",
+    "2025-11-25",
+    "2026-07-28",
+];
+
+/// Every kind of message the proxy makes for the client, in a session of the fake
+/// server in `revision`: negotiated by `initialize`, or named in each request's
+/// `_meta` (2026-07-28). The proxy's lines are its canonical JSON (`{"error"` or
+/// `{"id"`), the server's are Python's (`{"jsonrpc": `).
+fn proxy_made_messages(revision: &str) -> Vec<Value> {
+    let dir = Dir::new();
+    let mut session = Session::fake(&dir, &["--call-timeout", "300ms"], &[]);
+    let stateless = revision >= "2026-07-28";
+    let meta = format!(
+        r#""_meta":{{"io.modelcontextprotocol/protocolVersion":"{revision}","io.modelcontextprotocol/clientCapabilities":{{}}}}"#
+    );
+    let call = |id: &str, tool: &str, args: &str| {
+        if stateless {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{args},{meta}}}}}"#
+            )
+        } else {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{args}}}}}"#
+            )
+        }
+    };
+    if !stateless {
+        session.ask(&format!(
+            r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{revision}","capabilities":{{}},"clientInfo":{{"name":"t","version":"1"}}}}}}"#
+        ));
+        session.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    }
+    session.ask(&call("1", "forbidden", "{}")); // denied
+    session.ask(&call("2", "echo", r#"{"key": "AKIAIOSFODNN7EXAMPLE"}"#)); // withheld
+    session.ask(&call("3", "sleep", r#"{"seconds": 5}"#)); // timed out
+    session.ask(&call("3", "echo", "{}")); // refused: the id may still be answered
+    session.ask(&call("\"x\"", "echo", "[1]")); // invalid params
+    session.send(&call("4", "sleep", r#"{"seconds": 5}"#));
+    session.ask(r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#); // in flight
+    session.ask("not json"); // a parse error, id unknown
+    let raw = serde_json::json!({"line": r#"{"jsonrpc":"2.0","id":4,"method":"x","result":{}}"#});
+    session.send(&call("5", "raw", &raw.to_string())); // call 4's answer malformed
+    session.recv();
+    session.recv();
+    session.send(&call("6", "sleep", r#"{"seconds": 30}"#));
+    session.ask(r#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#);
+    let text = session.end(false); // call 6: no result, the session ended
+    text.lines()
+        .filter_map(|line| line.strip_prefix("< "))
+        .filter(|line| !line.starts_with(r#"{"jsonrpc": "#))
+        .map(|line| serde_json::from_str(line).expect("JSON"))
+        .collect()
+}
+
+/// The schema of `revision` with `definition` as its root.
+fn revision_schema(revision: &str, definition: &str) -> Option<serde_json::Value> {
+    let path = format!("{ROOT}/../shared/data/mcp-schema/{revision}.schema.json");
+    let mut schema: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).ok()?).expect("a schema");
+    let defs = if schema.get("$defs").is_some() {
+        "$defs"
+    } else {
+        "definitions"
+    };
+    schema.get(defs)?.get(definition)?;
+    schema["$ref"] = Value::String(format!("#/{defs}/{definition}"));
+    Some(schema)
+}
+
+/// The definitions a message the proxy made must be valid against in `revision`,
+/// with the part of the message each applies to.
+fn shapes<'m>(revision: &str, message: &'m Value) -> Vec<(&'static str, &'m Value)> {
+    let new = revision >= "2025-11-25";
+    match message.get("result") {
+        Some(result) => vec![("JSONRPCResponse", message), ("CallToolResult", result)],
+        None => vec![(
+            if new {
+                "JSONRPCErrorResponse"
+            } else {
+                "JSONRPCError"
+            },
+            message,
+        )],
+    }
+}
+
+#[test]
+#[ignore = "needs ../shared/data"]
+fn the_proxys_own_messages_are_valid_in_every_revision() {
+    let mut text = String::new();
+    for revision in REVISIONS {
+        text.push_str(&format!("--- {revision}\n"));
+        for message in proxy_made_messages(revision) {
+            let mut verdicts = Vec::new();
+            for (definition, part) in shapes(revision, &message) {
+                let schema = revision_schema(revision, definition)
+                    .unwrap_or_else(|| panic!("{revision}: no {definition} (../shared/data)"));
+                let validator = jsonschema::validator_for(&schema).expect("a valid schema");
+                let errors: Vec<String> =
+                    validator.iter_errors(part).map(|e| e.to_string()).collect();
+                verdicts.push(if errors.is_empty() {
+                    format!("{definition}: valid")
+                } else {
+                    format!("{definition}: INVALID {}", errors.join("; "))
+                });
+            }
+            text.push_str(&format!("{message}\n  {}\n", verdicts.join(", ")));
+        }
+    }
+    // JSON-RPC answers a line whose id is unknown with `"id": null`, a shape the
+    // schemas before 2025-11-25 do not have: the one documented exception.
+    for line in text.lines().filter(|line| line.contains("INVALID")) {
+        assert!(line.contains("null is not of types"), "{line}");
+    }
+    assert_snapshot!(text);
+}
+
+/// The same messages checked by the Python `jsonschema` package (in the SDK 2.x
+/// environment, tests/mcp/requirements-2.txt): the same verdicts.
+#[test]
+#[ignore = "needs ../shared/data and TOOLREPLAY_MCP2_PYTHON (.ci/run)"]
+fn the_proxys_own_messages_are_valid_in_every_revision_by_python_jsonschema() {
+    let python = Sdk::V2.python();
+    let script = Path::new(ROOT).join("tests/mcp/check_schema.py");
+    for revision in REVISIONS {
+        let messages = proxy_made_messages(revision);
+        let mut checks = String::new();
+        let mut expected = Vec::new();
+        for message in &messages {
+            for (definition, part) in shapes(revision, message) {
+                checks.push_str(&format!("{}\n", serde_json::json!([definition, part])));
+                let unknown_id = message.get("id") == Some(&Value::Null);
+                expected.push(if unknown_id && revision < "2025-11-25" {
+                    "INVALID"
+                } else {
+                    "valid"
+                });
+            }
+        }
+        let schema = format!("{ROOT}/../shared/data/mcp-schema/{revision}.schema.json");
+        let mut child = Command::new(&python)
+            .arg(&script)
+            .arg(&schema)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("run python");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(checks.as_bytes())
+            .expect("write the checks");
+        let output = child.wait_with_output().expect("python");
+        assert!(output.status.success());
+        let found: Vec<String> = String::from_utf8(output.stdout)
+            .expect("UTF-8")
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(found, expected, "{revision}");
+    }
+}
