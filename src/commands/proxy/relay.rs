@@ -9,7 +9,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use toolreplay_core::{Finding, FindingKind, SensitiveResponse, finding_message, quote_name};
-use toolreplay_core::{Value, parse_json};
+use toolreplay_core::{Value, encode_canonical, parse_json};
 
 use super::answers::{
     self, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, REFUSED, Revision,
@@ -70,6 +70,9 @@ struct Call {
     deadline: Option<Instant>,
     /// The protocol revision the call's messages are made in.
     revision: Revision,
+    /// How many requests the call took: more than 1 when the server asked for
+    /// input (`input_required`, 2026-07-28) and the client retried it.
+    rounds: u32,
 }
 
 /// An answer waiting for its call's link to be durable.
@@ -147,6 +150,9 @@ pub(super) struct Relay<'s> {
     settings: Settings,
     /// The `tools/call` requests in flight, by id.
     calls: HashMap<IdKey, Call>,
+    /// The calls the server answered with `input_required`, waiting for the
+    /// client to retry them, by [`retry_key`].
+    awaiting: HashMap<Vec<u8>, Call>,
     /// The other client requests in flight: what each is.
     requests: HashMap<IdKey, Asked>,
     /// The server's requests to the client in flight.
@@ -181,6 +187,7 @@ impl<'s> Relay<'s> {
             pins,
             settings,
             calls: HashMap::new(),
+            awaiting: HashMap::new(),
             requests: HashMap::new(),
             server_requests: HashSet::new(),
             ended: Ended::default(),
@@ -207,7 +214,12 @@ impl<'s> Relay<'s> {
     /// Relays until the client or the server ends, or a signal comes.
     pub(super) fn run(&mut self, events: &Receiver<Event>) -> Ending {
         loop {
-            let deadline = self.calls.values().filter_map(|call| call.deadline).min();
+            let deadline = self
+                .calls
+                .values()
+                .chain(self.awaiting.values())
+                .filter_map(|call| call.deadline)
+                .min();
             let event = match deadline {
                 Some(deadline) => {
                     let wait = deadline.saturating_duration_since(Instant::now());
@@ -288,6 +300,15 @@ impl<'s> Relay<'s> {
     /// Ends every call in flight as having no result, for `reason`, in index order;
     /// the client gets an error result for each.
     pub(super) fn end_all(&mut self, reason: &str) {
+        let mut awaiting: Vec<Call> = self.awaiting.drain().map(|(_, call)| call).collect();
+        awaiting.sort_by_key(|call| call.index);
+        for call in awaiting {
+            // The client has the server's question; it gets nothing more.
+            let outcome = Outcome::NoResult {
+                reason: Some(format!("{reason} (the server had asked for input)")),
+            };
+            self.finish(&call, outcome, None);
+        }
         let mut calls: Vec<(IdKey, Call)> = self.calls.drain().collect();
         calls.sort_by_key(|(_, call)| call.index);
         for (key, call) in calls {
@@ -471,6 +492,23 @@ impl<'s> Relay<'s> {
             }
         };
         let key = id_key(&id);
+        if self.in_flight(&key, &id).is_none()
+            && is_retry(params)
+            && let Some(mut call) = self.awaiting.remove(&retry_key(&tool, &args))
+        {
+            // The same call again, with the input the server asked for: not decided
+            // anew, one record and one count.
+            call.id = id;
+            call.rounds += 1;
+            call.revision = revision;
+            call.deadline = self
+                .settings
+                .call_timeout
+                .map(|timeout| Instant::now() + timeout);
+            self.calls.insert(key, call);
+            self.send_server(line);
+            return;
+        }
         let mut refusals = Vec::new();
         if let Some(why) = self.in_flight(&key, &id) {
             refusals.push(why);
@@ -503,6 +541,7 @@ impl<'s> Relay<'s> {
                 .call_timeout
                 .map(|timeout| Instant::now() + timeout),
             revision,
+            rounds: 1,
         };
         if decided.findings.is_empty() && refusals.is_empty() {
             self.release(decided.durable);
@@ -541,6 +580,7 @@ impl<'s> Relay<'s> {
             id: Value::Null,
             deadline: None,
             revision: Revision::default(),
+            rounds: 1,
         };
         if decided.findings.is_empty() {
             self.release(decided.durable);
@@ -800,12 +840,41 @@ impl<'s> Relay<'s> {
 
     fn call_answered(
         &mut self,
-        call: Call,
+        mut call: Call,
         line: &[u8],
         result: Option<Value>,
         error: Option<Value>,
     ) {
+        if let (Some(result), None) = (&result, &error)
+            && get(result, "resultType") == Some(&Value::Str("input_required".to_owned()))
+        {
+            // An interim answer: the client answers the server's questions and
+            // retries the call; it is sealed once, with its final result.
+            self.note(&format!(
+                "call {} to tool {} asked for input (round {}): passed on, waiting for the client to retry it",
+                call.index,
+                quote_name(&call.tool),
+                call.rounds
+            ));
+            call.deadline = self
+                .settings
+                .call_timeout
+                .map(|timeout| Instant::now() + timeout);
+            self.awaiting
+                .insert(retry_key(&call.tool, &call.args), call);
+            self.send_client(line);
+            return;
+        }
+        let rounds = call.rounds;
         let outcome = match (result, error) {
+            (Some(result), None) if rounds > 1 => Outcome::Response(Value::object([(
+                "toolreplay",
+                Value::object([
+                    ("outcome", Value::Str("after-input".to_owned())),
+                    ("response", result),
+                    ("rounds", Value::Int(rounds.to_string().into())),
+                ]),
+            )])),
             (Some(result), None) => Outcome::Response(result),
             (None, Some(error)) => Outcome::Error(error),
             _ => {
@@ -872,6 +941,30 @@ impl<'s> Relay<'s> {
             .collect();
         due.sort_by_key(|key| self.calls.get(key).map(|call| call.index));
         let after_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+        let mut unretried: Vec<Vec<u8>> = self
+            .awaiting
+            .iter()
+            .filter(|(_, call)| call.deadline.is_some_and(|deadline| deadline <= now))
+            .map(|(key, _)| key.clone())
+            .collect();
+        unretried.sort_by_key(|key| self.awaiting.get(key).map(|call| call.index));
+        for key in unretried {
+            let Some(call) = self.awaiting.remove(&key) else {
+                continue;
+            };
+            let within = shown_duration(timeout);
+            self.note(&format!(
+                "call {} to tool {}: the client did not retry it within {within} of the server asking for input",
+                call.index,
+                quote_name(&call.tool)
+            ));
+            let outcome = Outcome::NoResult {
+                reason: Some(format!(
+                    "the server asked for input, and the client did not retry the call within {within} (--call-timeout)"
+                )),
+            };
+            self.finish(&call, outcome, None);
+        }
         for key in due {
             let Some(call) = self.calls.remove(&key) else {
                 continue;
@@ -972,6 +1065,22 @@ impl Call {
             args: self.args.clone(),
         }
     }
+}
+
+/// What matches a retried call to the call the server asked input for: its tool
+/// and canonical arguments.
+fn retry_key(tool: &str, args: &Value) -> Vec<u8> {
+    let mut key = encode_canonical(&Value::Str(tool.to_owned()));
+    key.extend_from_slice(&encode_canonical(args));
+    key
+}
+
+/// Whether a `tools/call`'s params carry the client's answers to the server's
+/// questions (`inputResponses`) or the server's state (`requestState`): a retry.
+fn is_retry(params: Option<&Value>) -> bool {
+    params.is_some_and(|params| {
+        get(params, "inputResponses").is_some() || get(params, "requestState").is_some()
+    })
 }
 
 /// Why a message with both `method` and `result` or `error` is not passed on.
