@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::io::Write;
 use std::ops::Range;
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
 use std::time::{Duration, Instant};
 
 use toolreplay_core::{Finding, FindingKind, SensitiveResponse, finding_message, quote_name};
@@ -22,6 +22,10 @@ use super::wire::{self, IdKey, Message, Read, get, id_key};
 /// At most this many requests of each side are kept waiting for an answer; a
 /// `tools/call` past it is denied, another request refused.
 pub(super) const MAX_IN_FLIGHT: usize = 4096;
+
+/// At most this many events are handled before the links they made ready are
+/// flushed together (group commit), however fast more come.
+const BATCH: usize = 64;
 
 /// The ids of calls the proxy ended itself that are remembered, so that a late
 /// answer to one is dropped quietly.
@@ -213,7 +217,32 @@ impl<'s> Relay<'s> {
 
     /// Relays until the client or the server ends, or a signal comes.
     pub(super) fn run(&mut self, events: &Receiver<Event>) -> Ending {
+        let mut batch = 0;
         loop {
+            // Every event already waiting is handled before the links they made
+            // ready are flushed, with one fsync, and their answers move on.
+            if batch < BATCH {
+                match events.try_recv() {
+                    Ok(event) => {
+                        batch += 1;
+                        if let Some(ending) = self.handle(event) {
+                            self.commit();
+                            return ending;
+                        }
+                        continue;
+                    }
+                    Err(TryRecvError::Empty) => {}
+                    Err(TryRecvError::Disconnected) => {
+                        self.commit();
+                        return Ending::Client;
+                    }
+                }
+            }
+            batch = 0;
+            self.commit();
+            if self.client_gone {
+                return Ending::Client;
+            }
             let deadline = self
                 .calls
                 .values()
@@ -237,6 +266,17 @@ impl<'s> Relay<'s> {
                     Err(_) => return Ending::Client,
                 },
             };
+            batch = 1;
+            if let Some(ending) = self.handle(event) {
+                self.commit();
+                return ending;
+            }
+        }
+    }
+
+    /// Handles one event; gives why the relay stops, if it does.
+    fn handle(&mut self, event: Event) -> Option<Ending> {
+        {
             match event {
                 Event::Client(Read::Line(line)) => {
                     self.client_lines += 1;
@@ -246,10 +286,10 @@ impl<'s> Relay<'s> {
                     self.client_lines += 1;
                     self.client_oversize(bytes);
                 }
-                Event::Client(Read::End) => return Ending::Client,
+                Event::Client(Read::End) => return Some(Ending::Client),
                 Event::Client(Read::Failed(err)) => {
                     self.note(&format!("cannot read the client: {err}"));
-                    return Ending::Client;
+                    return Some(Ending::Client);
                 }
                 Event::Server(Read::Line(line)) => {
                     self.server_lines += 1;
@@ -262,16 +302,51 @@ impl<'s> Relay<'s> {
                         self.server_lines
                     ));
                 }
-                Event::Server(Read::End) => return Ending::Server,
+                Event::Server(Read::End) => return Some(Ending::Server),
                 Event::Server(Read::Failed(err)) => {
                     self.note(&format!("cannot read the server: {err}"));
-                    return Ending::Server;
+                    return Some(Ending::Server);
                 }
-                Event::Signal(signal) => return Ending::Signal(signal),
+                Event::Signal(signal) => return Some(Ending::Signal(signal)),
             }
             if self.client_gone {
-                return Ending::Client;
+                return Some(Ending::Client);
             }
+            None
+        }
+    }
+
+    /// Flushes the links appended since the last flush, with one fsync, and sends
+    /// the answers now durable; when the flush fails, no answer waiting moves on:
+    /// each becomes an error result saying why.
+    fn commit(&mut self) {
+        match self.recorder.sync() {
+            Ok(durable) => self.release(durable),
+            Err(why) => {
+                self.seal_failed = true;
+                self.note(&why.to_string());
+                self.fail_held(&why.to_string(), None);
+            }
+        }
+    }
+
+    /// Sends every answer waiting for its link (and `also`'s) as an error result:
+    /// the link could not be written or flushed, for `why`.
+    fn fail_held(&mut self, why: &str, also: Option<(Value, Revision)>) {
+        let text =
+            format!("toolreplay could not seal this call, so its result is not given: {why}");
+        let held = std::mem::take(&mut self.held);
+        let revision = also
+            .as_ref()
+            .map_or_else(|| self.revision.clone(), |(_, revision)| revision.clone());
+        let ids: Vec<Value> = held
+            .into_values()
+            .filter(|held| held.answer.is_some())
+            .map(|held| held.id)
+            .chain(also.map(|(id, _)| id))
+            .collect();
+        for id in ids {
+            self.send_client(&error_result(&id, &text, &revision));
         }
     }
 
@@ -285,6 +360,7 @@ impl<'s> Relay<'s> {
                 Ok(Event::Server(Read::Line(line))) => {
                     self.server_lines += 1;
                     self.server_message(&line);
+                    self.commit();
                 }
                 Ok(Event::Server(Read::End | Read::Failed(_))) | Err(_) => return,
                 Ok(_) => {}
@@ -323,6 +399,7 @@ impl<'s> Relay<'s> {
             };
             self.finish(&call, outcome, Some(answer));
         }
+        self.commit();
     }
 
     fn note(&mut self, text: &str) {
@@ -1012,20 +1089,8 @@ impl<'s> Relay<'s> {
             Err(why) => {
                 self.seal_failed = true;
                 self.note(&why.to_string());
-                let text = format!(
-                    "toolreplay could not seal this call, so its result is not given: {why}"
-                );
-                let held = std::mem::take(&mut self.held);
-                let waiting = held
-                    .into_values()
-                    .filter(|held| held.answer.is_some())
-                    .map(|held| held.id);
-                let ids: Vec<Value> = waiting
-                    .chain(wants_answer.then(|| call.id.clone()))
-                    .collect();
-                for id in ids {
-                    self.send_client(&error_result(&id, &text, &call.revision));
-                }
+                let also = wants_answer.then(|| (call.id.clone(), call.revision.clone()));
+                self.fail_held(&why.to_string(), also);
                 None
             }
         }
