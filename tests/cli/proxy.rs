@@ -1145,7 +1145,26 @@ const REVISIONS: [&str; 5] = [
 /// `{"id"`), the server's are Python's (`{"jsonrpc": `).
 fn proxy_made_messages(revision: &str) -> Vec<Value> {
     let dir = Dir::new();
-    let mut session = Session::fake(&dir, &["--call-timeout", "300ms"], &[]);
+    let mut messages = revision_session(&dir, revision, &["--call-timeout", "300ms"], true);
+    // A pin denial: nothing is pinned.
+    dir.write("pins.json", r#"{"toolreplay_pins": 2, "tools": {}}"#);
+    messages.extend(revision_session(
+        &dir,
+        revision,
+        &["--pin", "pins.json"],
+        false,
+    ));
+    // A refusal: the session file cannot be opened.
+    let unopenable = Dir::new();
+    std::fs::create_dir(unopenable.path().join("s.jsonl")).expect("mkdir");
+    messages.extend(revision_session(&unopenable, revision, &[], false));
+    messages
+}
+
+/// The messages the proxy made in a session of the fake server in `revision` with
+/// `args`: every kind when `all`, else one call to `echo`.
+fn revision_session(dir: &Dir, revision: &str, args: &[&str], all: bool) -> Vec<Value> {
+    let mut session = Session::fake(dir, args, &[]);
     let stateless = revision >= "2026-07-28";
     let meta = format!(
         r#""_meta":{{"io.modelcontextprotocol/protocolVersion":"{revision}","io.modelcontextprotocol/clientCapabilities":{{}}}}"#
@@ -1167,6 +1186,10 @@ fn proxy_made_messages(revision: &str) -> Vec<Value> {
         ));
         session.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
     }
+    if !all {
+        session.ask(&call("1", "echo", "{}"));
+        return proxy_lines(&session.end(false));
+    }
     session.ask(&call("1", "forbidden", "{}")); // denied
     session.ask(&call("2", "echo", r#"{"key": "AKIAIOSFODNN7EXAMPLE"}"#)); // withheld
     session.ask(&call("3", "sleep", r#"{"seconds": 5}"#)); // timed out
@@ -1181,7 +1204,12 @@ fn proxy_made_messages(revision: &str) -> Vec<Value> {
     session.recv();
     session.send(&call("6", "sleep", r#"{"seconds": 30}"#));
     session.ask(r#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#);
-    let text = session.end(false); // call 6: no result, the session ended
+    // Call 6: no result, the session ended.
+    proxy_lines(&session.end(false))
+}
+
+/// The lines the proxy made itself in a session's text.
+fn proxy_lines(text: &str) -> Vec<Value> {
     text.lines()
         .filter_map(|line| line.strip_prefix("< "))
         .filter(|line| !line.starts_with(r#"{"jsonrpc": "#))
