@@ -241,6 +241,13 @@ fn check_invariant(dir: &Dir, links: &[Value], scope: &str) {
     let report = dir.run(&["scope", "records.jsonl", scope, "--format", "json"]);
     assert!(report.code < 2, "{}", report.text());
     let report: Value = serde_json::from_str(&report.stdout).expect("a JSON report");
+    // `scope --from sealed` on the session file itself finds the same.
+    let sealed = dir.run(&[
+        "scope", "--from", "sealed", "s.jsonl", scope, "--format", "json",
+    ]);
+    assert!(sealed.code < 2, "{}", sealed.text());
+    let sealed: Value = serde_json::from_str(&sealed.stdout).expect("a JSON report");
+    assert_eq!(sealed["findings"], report["findings"]);
     let findings = report["findings"].as_array().expect("findings");
     for link in links {
         let found: Vec<(String, String)> = findings
