@@ -1333,3 +1333,29 @@ fn the_proxys_own_messages_are_valid_in_every_revision_by_python_jsonschema() {
         assert_eq!(found, expected, "{revision}");
     }
 }
+
+#[test]
+#[ignore = "needs the MCP SDK 2.x: TOOLREPLAY_MCP2_PYTHON (.ci/run)"]
+fn mcp2_sdk_a_changed_tool_definition_is_refused_against_the_pins() {
+    let dir = mcp_dir();
+    let pin: &[&str] = &["--pin", "pins.json"];
+    let (first, first_notes) = sdk_session(Sdk::V2, &dir, "pin", Some(pin), &[]);
+    let (second, second_notes) =
+        sdk_session(Sdk::V2, &dir, "pin", Some(pin), &[("MCP_RUG_PULL", "1")]);
+    let names = |summary: &Value| -> Vec<String> {
+        summary["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .map(|tool| tool["name"].to_string())
+            .collect()
+    };
+    assert_snapshot!(format!(
+        "tools: {}\n{}\n--- notes\n{first_notes}tools: {}\n{}\n--- notes\n{second_notes}{}",
+        names(&first).join(", "),
+        pretty(&first["calls"]),
+        names(&second).join(", "),
+        pretty(&second["calls"]),
+        sealed(&dir)
+    ));
+}
