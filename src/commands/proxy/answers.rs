@@ -175,6 +175,31 @@ mod tests {
             )),
             "{\"error\":{\"code\":-32600,\"message\":\"bad\"},\"id\":null,\"jsonrpc\":\"2.0\"}\n"
         );
+        // 2026-07-28: results carry resultType; from 2025-11-25 an unknown id is
+        // left out.
+        let stateless = Revision::named("2026-07-28");
+        assert_eq!(
+            text(error_result(&id, "no", &stateless)),
+            "{\"id\":7,\"jsonrpc\":\"2.0\",\"result\":{\"content\":[{\"text\":\"no\",\"type\":\"text\"}],\"isError\":true,\"resultType\":\"complete\"}}\n"
+        );
+        assert_eq!(
+            text(rpc_error(
+                None,
+                INVALID_REQUEST,
+                "bad",
+                &Revision::named("2025-11-25")
+            )),
+            "{\"error\":{\"code\":-32600,\"message\":\"bad\"},\"jsonrpc\":\"2.0\"}\n"
+        );
+        assert_eq!(
+            text(rpc_error(
+                None,
+                INVALID_REQUEST,
+                "bad",
+                &Revision::named("2025-06-18")
+            )),
+            "{\"error\":{\"code\":-32600,\"message\":\"bad\"},\"id\":null,\"jsonrpc\":\"2.0\"}\n"
+        );
         assert_eq!(
             text(cancelled(&Value::Str("a".into()), "late")),
             "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"reason\":\"late\",\"requestId\":\"a\"}}\n"
