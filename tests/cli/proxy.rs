@@ -373,6 +373,19 @@ fn a_call_that_asks_for_input_is_one_record_with_its_rounds() {
 }
 
 #[test]
+fn a_call_that_asked_for_input_and_is_cancelled_is_sealed_cancelled() {
+    let dir = Dir::new();
+    let mut session = Session::fake(&dir, &[], &[]);
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    session.ask(&format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"ask","arguments":{{}},{meta}}}}}"#
+    ));
+    session.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"no"}}"#);
+    session.ask(&call(2, "echo", "{}"));
+    assert_snapshot!(session.end_sealed(&dir, false));
+}
+
+#[test]
 fn a_call_the_client_cancels_is_passed_on_and_sealed_as_cancelled() {
     let dir = Dir::new();
     let mut session = Session::fake(&dir, &[], &[]);

@@ -695,6 +695,17 @@ impl<'s> Relay<'s> {
     /// the answer is not given, and a result of the server's is sealed as
     /// `cancelled` instead.
     fn cancel_held(&mut self, key: &IdKey, reason: Option<String>) {
+        if let Some(at) = self
+            .awaiting
+            .iter()
+            .find(|(_, call)| id_key(&call.id) == *key)
+            .map(|(at, _)| at.clone())
+            && let Some(call) = self.awaiting.remove(&at)
+        {
+            // A call waiting for the client to retry it after the server asked for
+            // input: the client gave up.
+            return self.finish(&call, Outcome::Cancelled { reason }, None);
+        }
         let Some((&index, held)) = self
             .held
             .iter_mut()
@@ -702,15 +713,23 @@ impl<'s> Relay<'s> {
         else {
             return;
         };
-        held.answer = None;
         if !held.answered {
+            held.answer = None;
             return;
         }
-        match self.recorder.amend(index, Outcome::Cancelled { reason }) {
-            Ok(()) => self.note(&format!(
+        // A call sealed with its result before the cancellation came (its link
+        // waits for the flush) cannot be amended: its answer goes on, as sealed.
+        if self
+            .recorder
+            .amend(index, Outcome::Cancelled { reason })
+            .is_ok()
+        {
+            if let Some(held) = self.held.get_mut(&index) {
+                held.answer = None;
+            }
+            self.note(&format!(
                 "call {index} was cancelled by the client while its result waited for an earlier call: sealed as cancelled, not passed on"
-            )),
-            Err(why) => self.note(&format!("call {index}: {why}")),
+            ));
         }
     }
 
