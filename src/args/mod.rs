@@ -706,6 +706,10 @@ pub(crate) struct GuardCheckArgs {
 /// The default limit on one message of `toolreplay proxy`, in bytes.
 pub(crate) const DEFAULT_MAX_MESSAGE: usize = 16 * 1024 * 1024;
 
+/// The proxy's call timeout when `--call-timeout` is not given (docs/proxy.md):
+/// no call holds the calls after it back for longer.
+const DEFAULT_CALL_TIMEOUT: &str = "2m";
+
 /// `toolreplay proxy`'s arguments.
 #[derive(Debug, clap::Args)]
 pub(crate) struct ProxyArgs {
@@ -718,8 +722,8 @@ pub(crate) struct ProxyArgs {
     pub seal: PathBuf,
     /// Stop a call without a result after this long (e.g. 30s, 500ms, 2m): the
     /// server is sent notifications/cancelled, the client an error result.
-    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
-    pub call_timeout: Option<Duration>,
+    #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = DEFAULT_CALL_TIMEOUT)]
+    pub call_timeout: Duration,
     /// Pin the tool definitions in this file: written on the first session, checked
     /// on later ones (a changed or new tool is taken out of tools/list and its calls
     /// are denied).
@@ -796,6 +800,29 @@ mod tests {
     #[test]
     fn cli_is_well_formed() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn the_proxy_has_a_call_timeout_by_default() {
+        use clap::Parser;
+        let parsed = |extra: &[&str]| {
+            let mut args = vec![
+                "toolreplay",
+                "proxy",
+                "--policy",
+                "p.json",
+                "--seal",
+                "s.jsonl",
+            ];
+            args.extend_from_slice(extra);
+            args.extend_from_slice(&["--", "server"]);
+            match Cli::try_parse_from(args).expect("valid").command {
+                super::Command::Proxy(proxy) => proxy.call_timeout,
+                _ => panic!("not proxy"),
+            }
+        };
+        assert_eq!(parsed(&[]), Duration::from_secs(120));
+        assert_eq!(parsed(&["--call-timeout", "5s"]), Duration::from_secs(5));
     }
 
     #[test]

@@ -230,6 +230,25 @@ impl<'s> SessionFile<'s> {
     /// Appends `ready`'s lines (flushed to stable storage when durable). On an error
     /// the file is cut back to where it was, and the session must not be saved.
     pub(crate) fn write(&mut self, ready: &Ready) -> Result<(), Error> {
+        self.append(ready, self.options.durable)
+    }
+
+    /// Flushes what was appended to stable storage, when durable: one flush for
+    /// every link [`SessionFile::append`] wrote since the last one (group commit).
+    pub(crate) fn sync(&mut self) -> Result<(), Error> {
+        if !self.options.durable {
+            return Ok(());
+        }
+        self.file.sync_data().map_err(|source| Error::Io {
+            what: format!("flush {}", shown(&self.path)),
+            source,
+        })
+    }
+
+    /// Appends `ready`'s lines, flushed to stable storage when `sync`; else they are
+    /// durable only after [`SessionFile::sync`]. On an error the file is cut back to
+    /// where it was, and the session must not be saved.
+    pub(crate) fn append(&mut self, ready: &Ready, sync: bool) -> Result<(), Error> {
         if ready.is_empty() {
             return Ok(());
         }
@@ -245,13 +264,7 @@ impl<'s> SessionFile<'s> {
             Ok(())
         })
         .and_then(|()| self.file.write_all(lines))
-        .and_then(|()| {
-            if self.options.durable {
-                self.file.sync_data()
-            } else {
-                Ok(())
-            }
-        });
+        .and_then(|()| if sync { self.file.sync_data() } else { Ok(()) });
         if let Err(source) = written {
             // What a full disk left half written goes, so the chain stays whole.
             let _ = self.file.set_len(self.size - u64::from(lf));

@@ -564,6 +564,21 @@ impl<'s> Live<'s> {
         Ok((found, self.seal_ready()))
     }
 
+    /// Gives the call at `index`, complete but not sealed yet (it waits for an
+    /// earlier call), another outcome in place of the one it had: a call the client
+    /// cancelled while its result waited. Nothing is made ready: the call still
+    /// waits for the same earlier call.
+    pub fn amend(&mut self, index: u64, outcome: Outcome) -> Result<(), LiveError> {
+        let call = self
+            .pending
+            .iter_mut()
+            .find(|call| call.index == index && call.response.is_some())
+            .ok_or(LiveError::NotWaiting(index))?;
+        let response = marked(outcome.response(), call.subagent.as_deref());
+        call.response = Some(ascii(canonical::encode(&response)));
+        Ok(())
+    }
+
     /// [`Live::complete`] for the waiting call named `id`; its index comes first.
     pub fn complete_id(
         &mut self,
@@ -1398,6 +1413,37 @@ mod tests {
         let other = foreign(crate::chain::GENESIS, 0, &[("Bash", r#"{"command":"rm"}"#)]);
         assert!(reconciled(&scope, &saved, &other).is_err());
         assert!(reconciled(&scope, &saved, &ready.lines).is_ok());
+    }
+
+    /// A call complete behind an earlier one can be given another outcome until it
+    /// is sealed; a call waiting for its outcome, or sealed, cannot.
+    #[test]
+    fn a_complete_call_waiting_for_an_earlier_one_can_be_amended() {
+        let scope = scope();
+        let mut live = Live::new(&scope);
+        let args = value(r#"{"command": "ls"}"#);
+        let (a, _) = live.decide(None, "Bash", &args);
+        let (b, _) = live.decide(None, "Bash", &args);
+        assert_eq!(
+            live.amend(b.index, Outcome::Cancelled { reason: None }),
+            Err(LiveError::NotWaiting(1))
+        );
+        live.complete(b.index, Outcome::Response(value(r#"{"content": "x"}"#)))
+            .expect("waiting");
+        live.amend(b.index, Outcome::Cancelled { reason: None })
+            .expect("complete, not sealed");
+        let (_, ready) = live
+            .complete(a.index, Outcome::Response(value("{}")))
+            .expect("waiting");
+        let sealed = links(&ready.lines);
+        assert_eq!(
+            sealed[1].response,
+            br#"{"toolreplay":{"outcome":"cancelled","reason":null}}"#
+        );
+        assert_eq!(
+            live.amend(b.index, Outcome::Cancelled { reason: None }),
+            Err(LiveError::NotWaiting(1))
+        );
     }
 
     /// An outcome that comes after its call was sealed without it is a new record,

@@ -57,7 +57,9 @@ pub(crate) fn run(args: &ProxyArgs) -> Result<Status, Error> {
     })?;
     let (mut child, server_in, server_out, server_err) = start_server(&args.command)?;
     let mut recorder = Recorder::open(&args.seal, &scope, &policy, !args.no_fsync);
-    let spans = match args.otlp && recorder.broken().is_none() {
+    // A session whose file cannot be opened refuses every call: it exits 1.
+    let broken = recorder.broken().is_some();
+    let spans = match args.otlp && !broken {
         true => spans::start(&args.seal),
         false => None,
     };
@@ -78,7 +80,7 @@ pub(crate) fn run(args: &ProxyArgs) -> Result<Status, Error> {
     );
     drop(events);
     let settings = Settings {
-        call_timeout: args.call_timeout,
+        call_timeout: Some(args.call_timeout),
         on_sensitive: args.on_sensitive,
     };
     let mut relay = Relay::new(
@@ -91,7 +93,7 @@ pub(crate) fn run(args: &ProxyArgs) -> Result<Status, Error> {
     );
     let ending = relay.run(&receiver);
     let code = end(&mut relay, ending, &receiver, &mut child);
-    let mut seal_failed = relay.seal_failed();
+    let mut seal_failed = broken || relay.seal_failed();
     if let Err(why) = relay.close() {
         let _ = writeln!(io::stderr().lock(), "toolreplay proxy: {why}");
         seal_failed = true;

@@ -25,10 +25,13 @@ use crate::output::atomic::AtomicFile;
 /// The version of the pin files written.
 const VERSION: u32 = 2;
 
-/// The pin file: `{"toolreplay_pins": 2, "tools": {NAME: DIGEST, ...}}`.
+/// The pin file: `{"instructions": DIGEST, "toolreplay_pins": 2, "tools": {NAME:
+/// DIGEST, ...}}`, `instructions` only when the server gave instructions.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PinFile {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    instructions: Option<String>,
     toolreplay_pins: u32,
     tools: BTreeMap<String, String>,
 }
@@ -41,6 +44,8 @@ pub(super) struct Pins {
     /// rather than checked against the file.
     pinning: bool,
     pinned: BTreeMap<String, String>,
+    /// The digest of the server's instructions, when pinned.
+    instructions: Option<String>,
     /// The version of the pins: how a definition's digest is made.
     version: u32,
     /// Whether the session was told that its pin file is of an earlier version.
@@ -95,6 +100,7 @@ impl Pins {
             path: path.to_owned(),
             pinning: true,
             pinned: BTreeMap::new(),
+            instructions: None,
             version: VERSION,
             told_version: false,
             refused: HashMap::new(),
@@ -130,6 +136,16 @@ impl Pins {
                 file.toolreplay_pins
             )));
         }
+        if file
+            .instructions
+            .as_deref()
+            .is_some_and(|digest| !is_digest(digest))
+        {
+            return Err(invalid(
+                "the pin of the instructions is not a SHA-256 digest (64 lowercase hex digits)"
+                    .to_owned(),
+            ));
+        }
         if let Some((name, _)) = file.tools.iter().find(|(_, digest)| !is_digest(digest)) {
             return Err(invalid(format!(
                 "the pin of tool {} is not a SHA-256 digest (64 lowercase hex digits)",
@@ -138,6 +154,7 @@ impl Pins {
         }
         pins.pinning = false;
         pins.pinned = file.tools;
+        pins.instructions = file.instructions;
         pins.version = file.toolreplay_pins;
         Ok(pins)
     }
@@ -231,6 +248,62 @@ impl Pins {
         checked
     }
 
+    /// Checks the `instructions` of an `initialize` (or `server/discover`) result:
+    /// pins them when pinning and none were pinned; instructions other than the
+    /// pinned ones (or none pinned, when checking) are taken out of the result.
+    /// Pins of version 1 do not cover instructions.
+    pub(super) fn check_instructions(&mut self, result: &Value) -> Checked {
+        let mut checked = Checked::default();
+        let Some(instructions) = get(result, "instructions") else {
+            return checked;
+        };
+        if self.version < VERSION {
+            return checked;
+        }
+        let digest = hex::encode(Sha256::digest(encode_canonical(instructions)));
+        let refusal = match &self.instructions {
+            Some(pinned) if *pinned == digest => None,
+            Some(_) => Some(format!(
+                "the server's instructions changed since they were pinned in {}",
+                self.path.display()
+            )),
+            None if self.pinning => {
+                self.instructions = Some(digest);
+                match self.write() {
+                    Ok(()) => checked.notes.push(format!(
+                        "pinned the server's instructions in {}",
+                        self.path.display()
+                    )),
+                    Err(err) => checked.notes.push(format!(
+                        "cannot write the pin file {}: {}",
+                        self.path.display(),
+                        describe_io(&err)
+                    )),
+                }
+                None
+            }
+            None => Some(format!(
+                "the server's instructions are not pinned in {}",
+                self.path.display()
+            )),
+        };
+        if let Some(why) = refusal {
+            checked.notes.push(format!(
+                "{why}: taken out of the result; review them and re-pin (toolreplay proxy --repin) to allow them"
+            ));
+            if let Value::Object(members) = result {
+                checked.result = Some(Value::Object(
+                    members
+                        .iter()
+                        .filter(|(key, _)| key != "instructions")
+                        .cloned()
+                        .collect(),
+                ));
+            }
+        }
+        checked
+    }
+
     /// Why a call to `tool` is refused, if it is.
     pub(super) fn refusal(&self, tool: &str) -> Option<String> {
         if let Some(why) = self.refused.get(tool) {
@@ -250,6 +323,7 @@ impl Pins {
 
     fn write(&self) -> io::Result<()> {
         let file = PinFile {
+            instructions: self.instructions.clone(),
             toolreplay_pins: self.version,
             tools: self.pinned.clone(),
         };

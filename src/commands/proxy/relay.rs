@@ -5,14 +5,15 @@
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::io::Write;
 use std::ops::Range;
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
 use std::time::{Duration, Instant};
 
 use toolreplay_core::{Finding, FindingKind, SensitiveResponse, finding_message, quote_name};
-use toolreplay_core::{Value, parse_json};
+use toolreplay_core::{Value, encode_canonical, parse_json};
 
 use super::answers::{
-    self, INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, REFUSED, cancelled, error_result, rpc_error,
+    self, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, REFUSED, Revision,
+    cancelled, error_result, rpc_error,
 };
 use super::pins::Pins;
 use super::seal::{Outcome, Recorder, refused_response};
@@ -21,6 +22,10 @@ use super::wire::{self, IdKey, Message, Read, get, id_key};
 /// At most this many requests of each side are kept waiting for an answer; a
 /// `tools/call` past it is denied, another request refused.
 pub(super) const MAX_IN_FLIGHT: usize = 4096;
+
+/// At most this many events are handled before the links they made ready are
+/// flushed together (group commit), however fast more come.
+const BATCH: usize = 64;
 
 /// The ids of calls the proxy ended itself that are remembered, so that a late
 /// answer to one is dropped quietly.
@@ -64,8 +69,14 @@ pub(super) struct Settings {
 struct Call {
     index: u64,
     tool: String,
+    args: Value,
     id: Value,
     deadline: Option<Instant>,
+    /// The protocol revision the call's messages are made in.
+    revision: Revision,
+    /// How many requests the call took: more than 1 when the server asked for
+    /// input (`input_required`, 2026-07-28) and the client retried it.
+    rounds: u32,
 }
 
 /// An answer waiting for its call's link to be durable.
@@ -74,35 +85,63 @@ struct Held {
     id: Value,
     /// `None` when the client gets no answer (it cancelled the call).
     answer: Option<Vec<u8>>,
+    /// Whether the answer is the server's (passed on or withheld), rather than
+    /// the proxy's own (a denial, a timeout).
+    answered: bool,
 }
 
-/// The ids the proxy ended, oldest first, bounded.
+/// A call the proxy stopped waiting for (it timed out, or the session ended),
+/// whose answer, should it come, is sealed as a late record of it.
+#[derive(Debug, Clone)]
+struct Stopped {
+    index: u64,
+    tool: String,
+    args: Value,
+}
+
+/// The ids the proxy ended, oldest first, bounded: each with the call a late
+/// answer belongs to, when it is sealed.
 #[derive(Debug, Default)]
 struct Ended {
     order: VecDeque<IdKey>,
-    set: HashSet<IdKey>,
+    map: HashMap<IdKey, Option<Stopped>>,
 }
 
 impl Ended {
-    fn insert(&mut self, key: IdKey) {
-        if self.set.insert(key.clone()) {
+    fn insert(&mut self, key: IdKey, stopped: Option<Stopped>) {
+        if self.map.insert(key.clone(), stopped).is_none() {
             self.order.push_back(key);
             if self.order.len() > ENDED_KEPT
                 && let Some(old) = self.order.pop_front()
             {
-                self.set.remove(&old);
+                self.map.remove(&old);
             }
         }
     }
 
-    fn take(&mut self, key: &IdKey) -> bool {
-        if self.set.remove(key) {
-            self.order.retain(|k| k != key);
-            true
-        } else {
-            false
-        }
+    fn contains(&self, key: &IdKey) -> bool {
+        self.map.contains_key(key)
     }
+
+    fn take(&mut self, key: &IdKey) -> Option<Option<Stopped>> {
+        let stopped = self.map.remove(key)?;
+        self.order.retain(|k| k != key);
+        Some(stopped)
+    }
+}
+
+/// What a client request other than `tools/call` is, for its answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Asked {
+    /// `initialize`: its result negotiates the revision and may give instructions.
+    Initialize,
+    /// `tools/list`: its tools are pinned.
+    ToolsList,
+    /// `server/discover` (2026-07-28): its instructions (and tools, if any) are
+    /// pinned.
+    Discover,
+    /// Anything else.
+    Other,
 }
 
 /// The relay.
@@ -115,8 +154,11 @@ pub(super) struct Relay<'s> {
     settings: Settings,
     /// The `tools/call` requests in flight, by id.
     calls: HashMap<IdKey, Call>,
-    /// The other client requests in flight: whether each is a `tools/list`.
-    requests: HashMap<IdKey, bool>,
+    /// The calls the server answered with `input_required`, waiting for the
+    /// client to retry them, by [`retry_key`].
+    awaiting: HashMap<Vec<u8>, Call>,
+    /// The other client requests in flight: what each is.
+    requests: HashMap<IdKey, Asked>,
     /// The server's requests to the client in flight.
     server_requests: HashSet<IdKey>,
     ended: Ended,
@@ -126,6 +168,8 @@ pub(super) struct Relay<'s> {
     seal_failed: bool,
     client_lines: u64,
     server_lines: u64,
+    /// The revision negotiated by `initialize`, or else the latest a request named.
+    revision: Revision,
 }
 
 impl<'s> Relay<'s> {
@@ -147,6 +191,7 @@ impl<'s> Relay<'s> {
             pins,
             settings,
             calls: HashMap::new(),
+            awaiting: HashMap::new(),
             requests: HashMap::new(),
             server_requests: HashSet::new(),
             ended: Ended::default(),
@@ -155,6 +200,7 @@ impl<'s> Relay<'s> {
             seal_failed: false,
             client_lines: 0,
             server_lines: 0,
+            revision: Revision::default(),
         }
     }
 
@@ -171,8 +217,38 @@ impl<'s> Relay<'s> {
 
     /// Relays until the client or the server ends, or a signal comes.
     pub(super) fn run(&mut self, events: &Receiver<Event>) -> Ending {
+        let mut batch = 0;
         loop {
-            let deadline = self.calls.values().filter_map(|call| call.deadline).min();
+            // Every event already waiting is handled before the links they made
+            // ready are flushed, with one fsync, and their answers move on.
+            if batch < BATCH {
+                match events.try_recv() {
+                    Ok(event) => {
+                        batch += 1;
+                        if let Some(ending) = self.handle(event) {
+                            self.commit();
+                            return ending;
+                        }
+                        continue;
+                    }
+                    Err(TryRecvError::Empty) => {}
+                    Err(TryRecvError::Disconnected) => {
+                        self.commit();
+                        return Ending::Client;
+                    }
+                }
+            }
+            batch = 0;
+            self.commit();
+            if self.client_gone {
+                return Ending::Client;
+            }
+            let deadline = self
+                .calls
+                .values()
+                .chain(self.awaiting.values())
+                .filter_map(|call| call.deadline)
+                .min();
             let event = match deadline {
                 Some(deadline) => {
                     let wait = deadline.saturating_duration_since(Instant::now());
@@ -190,6 +266,17 @@ impl<'s> Relay<'s> {
                     Err(_) => return Ending::Client,
                 },
             };
+            batch = 1;
+            if let Some(ending) = self.handle(event) {
+                self.commit();
+                return ending;
+            }
+        }
+    }
+
+    /// Handles one event; gives why the relay stops, if it does.
+    fn handle(&mut self, event: Event) -> Option<Ending> {
+        {
             match event {
                 Event::Client(Read::Line(line)) => {
                     self.client_lines += 1;
@@ -199,10 +286,10 @@ impl<'s> Relay<'s> {
                     self.client_lines += 1;
                     self.client_oversize(bytes);
                 }
-                Event::Client(Read::End) => return Ending::Client,
+                Event::Client(Read::End) => return Some(Ending::Client),
                 Event::Client(Read::Failed(err)) => {
                     self.note(&format!("cannot read the client: {err}"));
-                    return Ending::Client;
+                    return Some(Ending::Client);
                 }
                 Event::Server(Read::Line(line)) => {
                     self.server_lines += 1;
@@ -215,16 +302,51 @@ impl<'s> Relay<'s> {
                         self.server_lines
                     ));
                 }
-                Event::Server(Read::End) => return Ending::Server,
+                Event::Server(Read::End) => return Some(Ending::Server),
                 Event::Server(Read::Failed(err)) => {
                     self.note(&format!("cannot read the server: {err}"));
-                    return Ending::Server;
+                    return Some(Ending::Server);
                 }
-                Event::Signal(signal) => return Ending::Signal(signal),
+                Event::Signal(signal) => return Some(Ending::Signal(signal)),
             }
             if self.client_gone {
-                return Ending::Client;
+                return Some(Ending::Client);
             }
+            None
+        }
+    }
+
+    /// Flushes the links appended since the last flush, with one fsync, and sends
+    /// the answers now durable; when the flush fails, no answer waiting moves on:
+    /// each becomes an error result saying why.
+    fn commit(&mut self) {
+        match self.recorder.sync() {
+            Ok(durable) => self.release(durable),
+            Err(why) => {
+                self.seal_failed = true;
+                self.note(&why.to_string());
+                self.fail_held(&why.to_string(), None);
+            }
+        }
+    }
+
+    /// Sends every answer waiting for its link (and `also`'s) as an error result:
+    /// the link could not be written or flushed, for `why`.
+    fn fail_held(&mut self, why: &str, also: Option<(Value, Revision)>) {
+        let text =
+            format!("toolreplay could not seal this call, so its result is not given: {why}");
+        let held = std::mem::take(&mut self.held);
+        let revision = also
+            .as_ref()
+            .map_or_else(|| self.revision.clone(), |(_, revision)| revision.clone());
+        let ids: Vec<Value> = held
+            .into_values()
+            .filter(|held| held.answer.is_some())
+            .map(|held| held.id)
+            .chain(also.map(|(id, _)| id))
+            .collect();
+        for id in ids {
+            self.send_client(&error_result(&id, &text, &revision));
         }
     }
 
@@ -238,6 +360,7 @@ impl<'s> Relay<'s> {
                 Ok(Event::Server(Read::Line(line))) => {
                     self.server_lines += 1;
                     self.server_message(&line);
+                    self.commit();
                 }
                 Ok(Event::Server(Read::End | Read::Failed(_))) | Err(_) => return,
                 Ok(_) => {}
@@ -253,20 +376,30 @@ impl<'s> Relay<'s> {
     /// Ends every call in flight as having no result, for `reason`, in index order;
     /// the client gets an error result for each.
     pub(super) fn end_all(&mut self, reason: &str) {
+        let mut awaiting: Vec<Call> = self.awaiting.drain().map(|(_, call)| call).collect();
+        awaiting.sort_by_key(|call| call.index);
+        for call in awaiting {
+            // The client has the server's question; it gets nothing more.
+            let outcome = Outcome::NoResult {
+                reason: Some(format!("{reason} (the server had asked for input)")),
+            };
+            self.finish(&call, outcome, None);
+        }
         let mut calls: Vec<(IdKey, Call)> = self.calls.drain().collect();
         calls.sort_by_key(|(_, call)| call.index);
         for (key, call) in calls {
-            self.ended.insert(key);
+            self.ended.insert(key, Some(call.stopped()));
             let text = format!(
                 "toolreplay: tool {} has no result: {reason}",
                 quote_name(&call.tool)
             );
-            let answer = error_result(&call.id, &text);
+            let answer = error_result(&call.id, &text, &call.revision);
             let outcome = Outcome::NoResult {
                 reason: Some(reason.to_owned()),
             };
             self.finish(&call, outcome, Some(answer));
         }
+        self.commit();
     }
 
     fn note(&mut self, text: &str) {
@@ -311,10 +444,12 @@ impl<'s> Relay<'s> {
             "client line {}: {why}: not passed on",
             self.client_lines
         ));
+        let revision = self.revision.clone();
         self.send_client(&rpc_error(
-            &Value::Null,
+            None,
             PARSE_ERROR,
             &format!("toolreplay proxy: {why}"),
+            &revision,
         ));
     }
 
@@ -324,10 +459,12 @@ impl<'s> Relay<'s> {
                 "client line {}: {why}: not passed on",
                 relay.client_lines
             ));
+            let revision = relay.revision.clone();
             relay.send_client(&rpc_error(
-                &Value::Null,
+                None,
                 code,
                 &format!("toolreplay proxy: {why}"),
+                &revision,
             ));
         };
         match wire::classify(line) {
@@ -341,13 +478,18 @@ impl<'s> Relay<'s> {
             Message::Invalid(why) => {
                 refused(self, INVALID_REQUEST, format!("not a message ({why})"))
             }
+            Message::Mixed { .. } => refused(self, INVALID_REQUEST, MIXED.to_owned()),
             Message::Request { method, id, params } if method == "tools/call" => {
                 self.tool_call(line, id, params.as_ref());
             }
-            Message::Request { method, id, .. } => {
+            Message::Request { method, id, params } => {
                 let key = id_key(&id);
-                let why = if self.calls.contains_key(&key) || self.requests.contains_key(&key) {
-                    Some(format!("request id {} is already in flight", shown(&id)))
+                let revision = Revision::of_request(params.as_ref());
+                if revision.is_known() {
+                    self.revision = revision.clone();
+                }
+                let why = if let Some(why) = self.in_flight(&key, &id) {
+                    Some(why)
                 } else if self.requests.len() >= MAX_IN_FLIGHT {
                     Some(format!("more than {MAX_IN_FLIGHT} requests in flight"))
                 } else {
@@ -359,14 +501,22 @@ impl<'s> Relay<'s> {
                             "client line {}: {method}: {why}: not passed on",
                             self.client_lines
                         ));
+                        let revision = self.revision.clone();
                         self.send_client(&rpc_error(
-                            &id,
+                            Some(&id),
                             REFUSED,
                             &format!("toolreplay proxy: {why}"),
+                            &revision,
                         ));
                     }
                     None => {
-                        self.requests.insert(key, method == "tools/list");
+                        let asked = match method.as_str() {
+                            "initialize" => Asked::Initialize,
+                            "tools/list" => Asked::ToolsList,
+                            "server/discover" => Asked::Discover,
+                            _ => Asked::Other,
+                        };
+                        self.requests.insert(key, asked);
                         self.send_server(line);
                     }
                 }
@@ -396,6 +546,12 @@ impl<'s> Relay<'s> {
 
     /// A `tools/call` request.
     fn tool_call(&mut self, line: &[u8], id: Value, params: Option<&Value>) {
+        let mut revision = Revision::of_request(params);
+        if revision.is_known() {
+            self.revision = revision.clone();
+        } else {
+            revision = self.revision.clone();
+        }
         let (tool, args) = match call_parts(params) {
             Ok(parts) => parts,
             Err(why) => {
@@ -404,17 +560,35 @@ impl<'s> Relay<'s> {
                     self.client_lines
                 ));
                 self.send_client(&rpc_error(
-                    &id,
+                    Some(&id),
                     INVALID_PARAMS,
                     &format!("toolreplay proxy: tools/call {why}"),
+                    &revision,
                 ));
                 return;
             }
         };
         let key = id_key(&id);
+        if self.in_flight(&key, &id).is_none()
+            && is_retry(params)
+            && let Some(mut call) = self.awaiting.remove(&retry_key(&tool, &args))
+        {
+            // The same call again, with the input the server asked for: not decided
+            // anew, one record and one count.
+            call.id = id;
+            call.rounds += 1;
+            call.revision = revision;
+            call.deadline = self
+                .settings
+                .call_timeout
+                .map(|timeout| Instant::now() + timeout);
+            self.calls.insert(key, call);
+            self.send_server(line);
+            return;
+        }
         let mut refusals = Vec::new();
-        if self.calls.contains_key(&key) || self.requests.contains_key(&key) {
-            refusals.push(format!("request id {} is already in flight", shown(&id)));
+        if let Some(why) = self.in_flight(&key, &id) {
+            refusals.push(why);
         } else if self.calls.len() >= MAX_IN_FLIGHT {
             refusals.push(format!("more than {MAX_IN_FLIGHT} calls in flight"));
         }
@@ -430,18 +604,21 @@ impl<'s> Relay<'s> {
                     quote_name(&tool)
                 ));
                 let text = format!("toolreplay refused this call: {why}");
-                self.send_client(&error_result(&id, &text));
+                self.send_client(&error_result(&id, &text, &revision));
                 return;
             }
         };
         let call = Call {
             index: decided.index,
             tool,
+            args,
             id,
             deadline: self
                 .settings
                 .call_timeout
                 .map(|timeout| Instant::now() + timeout),
+            revision,
+            rounds: 1,
         };
         if decided.findings.is_empty() && refusals.is_empty() {
             self.release(decided.durable);
@@ -450,7 +627,7 @@ impl<'s> Relay<'s> {
             return;
         }
         let text = denial_text(&decided.findings, &refusals, self.recorder.agent());
-        let answer = error_result(&call.id, &text);
+        let answer = error_result(&call.id, &text, &call.revision);
         if decided.findings.is_empty() {
             self.release(decided.durable);
             let outcome = Outcome::Response(refused_response(&refusals));
@@ -476,8 +653,11 @@ impl<'s> Relay<'s> {
         let call = Call {
             index: decided.index,
             tool,
+            args,
             id: Value::Null,
             deadline: None,
+            revision: Revision::default(),
+            rounds: 1,
         };
         if decided.findings.is_empty() {
             self.release(decided.durable);
@@ -494,19 +674,85 @@ impl<'s> Relay<'s> {
             return;
         };
         let key = id_key(id);
-        let Some(call) = self.calls.remove(&key) else {
-            // Another request: its late answer, if any, is dropped quietly.
-            if self.requests.remove(&key).is_some() {
-                self.ended.insert(key);
-            }
-            return;
-        };
-        self.ended.insert(key);
         let reason = match params.and_then(|params| get(params, "reason")) {
             Some(Value::Str(reason)) => Some(reason.clone()),
             _ => None,
         };
+        let Some(call) = self.calls.remove(&key) else {
+            // Another request: its late answer, if any, is dropped quietly.
+            if self.requests.remove(&key).is_some() {
+                self.ended.insert(key, None);
+            } else {
+                self.cancel_held(&key, reason);
+            }
+            return;
+        };
+        self.ended.insert(key, None);
         self.finish(&call, Outcome::Cancelled { reason }, None);
+    }
+
+    /// A call the client cancelled whose answer waits for an earlier call's link:
+    /// the answer is not given, and a result of the server's is sealed as
+    /// `cancelled` instead.
+    fn cancel_held(&mut self, key: &IdKey, reason: Option<String>) {
+        if let Some(at) = self
+            .awaiting
+            .iter()
+            .find(|(_, call)| id_key(&call.id) == *key)
+            .map(|(at, _)| at.clone())
+            && let Some(call) = self.awaiting.remove(&at)
+        {
+            // A call waiting for the client to retry it after the server asked for
+            // input: the client gave up.
+            return self.finish(&call, Outcome::Cancelled { reason }, None);
+        }
+        let Some((&index, held)) = self
+            .held
+            .iter_mut()
+            .find(|(_, held)| held.answer.is_some() && id_key(&held.id) == *key)
+        else {
+            return;
+        };
+        if !held.answered {
+            held.answer = None;
+            return;
+        }
+        // A call sealed with its result before the cancellation came (its link
+        // waits for the flush) cannot be amended: its answer goes on, as sealed.
+        if self
+            .recorder
+            .amend(index, Outcome::Cancelled { reason })
+            .is_ok()
+        {
+            if let Some(held) = self.held.get_mut(&index) {
+                held.answer = None;
+            }
+            self.note(&format!(
+                "call {index} was cancelled by the client while its result waited for an earlier call: sealed as cancelled, not passed on"
+            ));
+        }
+    }
+
+    /// Why request id `id` cannot be taken now, if it cannot: a request with it is
+    /// in flight, its answer waits for an earlier call, or the server may still
+    /// answer it (MCP: an id is never reused in a session).
+    fn in_flight(&self, key: &IdKey, id: &Value) -> Option<String> {
+        if self.calls.contains_key(key)
+            || self.requests.contains_key(key)
+            || self
+                .held
+                .values()
+                .any(|held| held.answer.is_some() && id_key(&held.id) == *key)
+        {
+            Some(format!("request id {} is already in flight", shown(id)))
+        } else if self.ended.contains(key) {
+            Some(format!(
+                "request id {} may still be answered by the server (the proxy stopped waiting for it); an id is not reused in a session",
+                shown(id)
+            ))
+        } else {
+            None
+        }
     }
 
     fn server_message(&mut self, line: &[u8]) {
@@ -522,6 +768,7 @@ impl<'s> Relay<'s> {
                 "a JSON-RPC batch (the proxy passes single messages only)".to_owned(),
             ),
             Message::Invalid(why) => dropped(self, format!("not a message ({why})")),
+            Message::Mixed { id } => self.server_mixed(id),
             Message::Request { id, .. } => {
                 let key = id_key(&id);
                 if self.server_requests.contains(&key) {
@@ -552,14 +799,17 @@ impl<'s> Relay<'s> {
                 let key = id_key(&id);
                 if let Some(call) = self.calls.remove(&key) {
                     self.call_answered(call, line, result, error);
-                } else if let Some(is_list) = self.requests.remove(&key) {
-                    self.answered(line, is_list, result.as_ref());
-                } else if self.ended.take(&key) {
-                    self.note(&format!(
-                        "server line {}: a late answer to request {}, which was cancelled or timed out: dropped",
-                        self.server_lines,
-                        shown(&id)
-                    ));
+                } else if let Some(asked) = self.requests.remove(&key) {
+                    self.answered(line, asked, result.as_ref());
+                } else if let Some(stopped) = self.ended.take(&key) {
+                    match stopped {
+                        Some(stopped) => self.late(&stopped, &id, result, error),
+                        None => self.note(&format!(
+                            "server line {}: a late answer to request {}, which was cancelled: dropped",
+                            self.server_lines,
+                            shown(&id)
+                        )),
+                    }
                 } else {
                     dropped(
                         self,
@@ -573,11 +823,92 @@ impl<'s> Relay<'s> {
         }
     }
 
-    /// The answer to a request other than `tools/call`: passed on, a `tools/list`
-    /// result with its unpinned tools taken out.
-    fn answered(&mut self, line: &[u8], is_list: bool, result: Option<&Value>) {
-        let checked = match (&mut self.pins, is_list, result) {
-            (Some(pins), true, Some(result)) => pins.check_listing(result),
+    /// A message of the server's with both `method` and `result` or `error`: not a
+    /// request nor an answer, never passed on. A call or request waiting for its
+    /// id ends with an error, as for an answer with both `result` and `error`.
+    fn server_mixed(&mut self, id: Option<Value>) {
+        let at = self.server_lines;
+        let key = id.as_ref().map(id_key);
+        let call = key.as_ref().and_then(|key| self.calls.remove(key));
+        let request = key.as_ref().and_then(|key| self.requests.remove(key));
+        self.note(&format!("server line {at}: {MIXED}: not passed on"));
+        if let Some(call) = call {
+            let reason = format!("the server's answer is malformed: {MIXED}");
+            let text = format!(
+                "toolreplay: tool {} has no result: {reason}",
+                quote_name(&call.tool)
+            );
+            let answer = error_result(&call.id, &text, &call.revision);
+            let outcome = Outcome::NoResult {
+                reason: Some(reason),
+            };
+            self.finish(&call, outcome, Some(answer));
+        } else if let (Some(_), Some(id)) = (request, id) {
+            let revision = self.revision.clone();
+            self.send_client(&rpc_error(
+                Some(&id),
+                INTERNAL_ERROR,
+                &format!("toolreplay proxy: the server's answer is malformed: {MIXED}"),
+                &revision,
+            ));
+        }
+    }
+
+    /// The late answer of a call the proxy stopped waiting for: sealed as a late
+    /// record of it, never passed on (the client had its answer).
+    fn late(&mut self, stopped: &Stopped, id: &Value, result: Option<Value>, error: Option<Value>) {
+        let outcome = match (result, error) {
+            (Some(result), None) => Outcome::Response(result),
+            (None, Some(error)) => Outcome::Error(error),
+            _ => Outcome::NoResult {
+                reason: Some("the server's answer has both \"result\" and \"error\"".to_owned()),
+            },
+        };
+        let at = self.server_lines;
+        match self
+            .recorder
+            .record_late(&stopped.tool, &stopped.args, stopped.index, outcome)
+        {
+            Ok((index, durable)) => {
+                self.note(&format!(
+                    "server line {at}: a late answer to request {} (call {}), which the proxy stopped waiting for: sealed as late record {index}, not passed on",
+                    shown(id),
+                    stopped.index
+                ));
+                self.release(durable);
+            }
+            Err(why) => {
+                self.seal_failed = true;
+                self.note(&format!(
+                    "server line {at}: a late answer to request {}: not passed on, and not sealed: {why}",
+                    shown(id)
+                ));
+            }
+        }
+    }
+
+    /// The answer to a request other than `tools/call`: passed on; an
+    /// `initialize` result names the revision; a `tools/list` result has its
+    /// unpinned tools taken out, and an `initialize` or `server/discover` result
+    /// its instructions when they are not pinned.
+    fn answered(&mut self, line: &[u8], asked: Asked, result: Option<&Value>) {
+        if asked == Asked::Initialize
+            && let Some(Value::Str(version)) = result.and_then(|r| get(r, "protocolVersion"))
+        {
+            self.revision = Revision::named(version);
+        }
+        let checked = match (&mut self.pins, asked, result) {
+            (Some(pins), Asked::ToolsList, Some(result)) => pins.check_listing(result),
+            (Some(pins), Asked::Initialize, Some(result)) => pins.check_instructions(result),
+            (Some(pins), Asked::Discover, Some(result)) => {
+                let mut checked = pins.check_instructions(result);
+                let listed = pins.check_listing(checked.result.as_ref().unwrap_or(result));
+                checked.notes.extend(listed.notes);
+                if listed.result.is_some() {
+                    checked.result = listed.result;
+                }
+                checked
+            }
             _ => return self.send_client(line),
         };
         for note in &checked.notes {
@@ -605,12 +936,41 @@ impl<'s> Relay<'s> {
 
     fn call_answered(
         &mut self,
-        call: Call,
+        mut call: Call,
         line: &[u8],
         result: Option<Value>,
         error: Option<Value>,
     ) {
+        if let (Some(result), None) = (&result, &error)
+            && get(result, "resultType") == Some(&Value::Str("input_required".to_owned()))
+        {
+            // An interim answer: the client answers the server's questions and
+            // retries the call; it is sealed once, with its final result.
+            self.note(&format!(
+                "call {} to tool {} asked for input (round {}): passed on, waiting for the client to retry it",
+                call.index,
+                quote_name(&call.tool),
+                call.rounds
+            ));
+            call.deadline = self
+                .settings
+                .call_timeout
+                .map(|timeout| Instant::now() + timeout);
+            self.awaiting
+                .insert(retry_key(&call.tool, &call.args), call);
+            self.send_client(line);
+            return;
+        }
+        let rounds = call.rounds;
         let outcome = match (result, error) {
+            (Some(result), None) if rounds > 1 => Outcome::Response(Value::object([(
+                "toolreplay",
+                Value::object([
+                    ("outcome", Value::Str("after-input".to_owned())),
+                    ("response", result),
+                    ("rounds", Value::Int(rounds.to_string().into())),
+                ]),
+            )])),
             (Some(result), None) => Outcome::Response(result),
             (None, Some(error)) => Outcome::Error(error),
             _ => {
@@ -620,7 +980,7 @@ impl<'s> Relay<'s> {
                     "toolreplay: tool {} has no result: {reason}",
                     quote_name(&call.tool)
                 );
-                let answer = error_result(&call.id, &text);
+                let answer = error_result(&call.id, &text, &call.revision);
                 let outcome = Outcome::NoResult {
                     reason: Some(reason),
                 };
@@ -643,7 +1003,7 @@ impl<'s> Relay<'s> {
                     ));
                     let text =
                         format!("toolreplay withheld the result of tool {tool}: {detectors}");
-                    error_result(&call.id, &text)
+                    error_result(&call.id, &text, &call.revision)
                 }
                 OnSensitive::Flag => {
                     self.note(&format!(
@@ -654,7 +1014,14 @@ impl<'s> Relay<'s> {
                 }
             }
         };
-        self.hold(&call, Some(answer));
+        self.held.insert(
+            call.index,
+            Held {
+                id: call.id.clone(),
+                answer: Some(answer),
+                answered: true,
+            },
+        );
         self.release(durable);
     }
 
@@ -670,11 +1037,35 @@ impl<'s> Relay<'s> {
             .collect();
         due.sort_by_key(|key| self.calls.get(key).map(|call| call.index));
         let after_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+        let mut unretried: Vec<Vec<u8>> = self
+            .awaiting
+            .iter()
+            .filter(|(_, call)| call.deadline.is_some_and(|deadline| deadline <= now))
+            .map(|(key, _)| key.clone())
+            .collect();
+        unretried.sort_by_key(|key| self.awaiting.get(key).map(|call| call.index));
+        for key in unretried {
+            let Some(call) = self.awaiting.remove(&key) else {
+                continue;
+            };
+            let within = shown_duration(timeout);
+            self.note(&format!(
+                "call {} to tool {}: the client did not retry it within {within} of the server asking for input",
+                call.index,
+                quote_name(&call.tool)
+            ));
+            let outcome = Outcome::NoResult {
+                reason: Some(format!(
+                    "the server asked for input, and the client did not retry the call within {within} (--call-timeout)"
+                )),
+            };
+            self.finish(&call, outcome, None);
+        }
         for key in due {
             let Some(call) = self.calls.remove(&key) else {
                 continue;
             };
-            self.ended.insert(key);
+            self.ended.insert(key, Some(call.stopped()));
             let within = shown_duration(timeout);
             let reason = format!("toolreplay: no result within {within} (--call-timeout)");
             self.send_server(&cancelled(&call.id, &reason));
@@ -687,7 +1078,7 @@ impl<'s> Relay<'s> {
                 "toolreplay stopped this call: tool {} gave no result within {within} (--call-timeout), and the server was told to cancel it",
                 quote_name(&call.tool)
             );
-            let answer = error_result(&call.id, &text);
+            let answer = error_result(&call.id, &text, &call.revision);
             self.finish(&call, Outcome::TimedOut { after_ms }, Some(answer));
         }
     }
@@ -717,20 +1108,8 @@ impl<'s> Relay<'s> {
             Err(why) => {
                 self.seal_failed = true;
                 self.note(&why.to_string());
-                let text = format!(
-                    "toolreplay could not seal this call, so its result is not given: {why}"
-                );
-                let held = std::mem::take(&mut self.held);
-                let waiting = held
-                    .into_values()
-                    .filter(|held| held.answer.is_some())
-                    .map(|held| held.id);
-                let ids: Vec<Value> = waiting
-                    .chain(wants_answer.then(|| call.id.clone()))
-                    .collect();
-                for id in ids {
-                    self.send_client(&error_result(&id, &text));
-                }
+                let also = wants_answer.then(|| (call.id.clone(), call.revision.clone()));
+                self.fail_held(&why.to_string(), also);
                 None
             }
         }
@@ -743,6 +1122,7 @@ impl<'s> Relay<'s> {
             Held {
                 id: call.id.clone(),
                 answer,
+                answered: false,
             },
         );
     }
@@ -760,6 +1140,36 @@ impl<'s> Relay<'s> {
         }
     }
 }
+
+impl Call {
+    fn stopped(&self) -> Stopped {
+        Stopped {
+            index: self.index,
+            tool: self.tool.clone(),
+            args: self.args.clone(),
+        }
+    }
+}
+
+/// What matches a retried call to the call the server asked input for: its tool
+/// and canonical arguments.
+fn retry_key(tool: &str, args: &Value) -> Vec<u8> {
+    let mut key = encode_canonical(&Value::Str(tool.to_owned()));
+    key.extend_from_slice(&encode_canonical(args));
+    key
+}
+
+/// Whether a `tools/call`'s params carry the client's answers to the server's
+/// questions (`inputResponses`) or the server's state (`requestState`): a retry.
+fn is_retry(params: Option<&Value>) -> bool {
+    params.is_some_and(|params| {
+        get(params, "inputResponses").is_some() || get(params, "requestState").is_some()
+    })
+}
+
+/// Why a message with both `method` and `result` or `error` is not passed on.
+const MIXED: &str =
+    "a message with both \"method\" and \"result\" or \"error\" (neither a request nor an answer)";
 
 /// The tool and arguments of a `tools/call`: `params.name`, a non-empty string,
 /// and `params.arguments`, an object (`{}` when absent).

@@ -1,8 +1,9 @@
 //! The seam between the proxy and the live engine: deciding a call (which reserves
 //! its index), completing it with its outcome, and appending the links then ready to
-//! the session file (`crate::live::SessionFile`: locked for the whole session,
-//! appended with fdatasync) before anything moves on. Each operation says which
-//! indices' links it made durable, in order.
+//! the session file (`crate::live::SessionFile`: locked for the whole session).
+//! Appends are flushed to stable storage in groups: [`Recorder::sync`] makes every
+//! link appended since the last one durable with one fdatasync, and says which
+//! indices that made durable; nothing may move on before.
 
 use std::ops::Range;
 use std::path::Path;
@@ -24,7 +25,7 @@ pub(super) struct Decided {
     /// The findings that deny it; none when it is allowed. A denied call is
     /// complete at once.
     pub findings: Vec<Finding>,
-    /// The indices whose links are now durable.
+    /// The indices whose links are now durable: none, until [`Recorder::sync`].
     pub durable: Range<u64>,
 }
 
@@ -36,8 +37,13 @@ pub(super) struct Recorder<'s> {
     /// Why no call can be decided: the file could not be opened, did not verify,
     /// or a write failed.
     broken: Option<String>,
-    /// With `--otlp`: where each durable block of links goes, to become spans.
+    /// With `--otlp`: where each block of links appended goes, to become spans.
     spans: Option<std::sync::mpsc::Sender<Vec<u8>>>,
+    /// How many links are durable (the rest of the sealed ones are appended and
+    /// wait for [`Recorder::sync`]).
+    synced: u64,
+    /// How many flushes [`Recorder::sync`] made.
+    syncs: u64,
 }
 
 /// The response of a call the proxy itself refused though the policy allows it
@@ -71,11 +77,14 @@ impl<'s> Recorder<'s> {
                     project: here,
                     ..Default::default()
                 });
+                let synced = session.live().sealed();
                 Recorder {
                     scope,
                     session: Some(session),
                     broken: None,
                     spans: None,
+                    synced,
+                    syncs: 0,
                 }
             }
             Err(err) => Recorder {
@@ -83,13 +92,18 @@ impl<'s> Recorder<'s> {
                 session: None,
                 spans: None,
                 broken: Some(err.to_string()),
+                synced: 0,
+                syncs: 0,
             },
         }
     }
 
     /// Saves the session's state beside the file and lets the lock go; every call
     /// must be complete.
-    pub(super) fn close(self) -> Result<(), Error> {
+    pub(super) fn close(mut self) -> Result<(), Error> {
+        if self.broken.is_none() {
+            self.sync()?;
+        }
         match (self.session, self.broken) {
             (Some(session), None) => session.save(),
             _ => Ok(()),
@@ -119,15 +133,32 @@ impl<'s> Recorder<'s> {
     /// refused, unrecorded).
     pub(super) fn decide(&mut self, tool: &str, args: &Value) -> Result<Decided, Error> {
         let session = self.session()?;
-        let before = session.live().sealed();
         let (decision, ready) = session.live().decide(None, tool, args);
         self.write(&ready)?;
-        let durable = before..self.sealed();
         Ok(Decided {
             index: decision.index,
             findings: decision.findings,
-            durable,
+            durable: self.synced..self.synced,
         })
+    }
+
+    /// Makes every link appended since the last call durable, with one flush (none
+    /// when nothing was appended, or without fsync): the indices now durable. A
+    /// failed flush breaks the session: nothing more is appended, and no link after
+    /// the last durable one counts as durable.
+    pub(super) fn sync(&mut self) -> Result<Range<u64>, Error> {
+        let sealed = self.sealed();
+        if sealed == self.synced {
+            return Ok(sealed..sealed);
+        }
+        let session = self.session()?;
+        session.sync().inspect_err(|err| {
+            self.broken = Some(err.to_string());
+        })?;
+        self.syncs += 1;
+        let durable = self.synced..sealed;
+        self.synced = sealed;
+        Ok(durable)
     }
 
     /// Completes call `index` with `outcome`: the findings of the response
@@ -138,10 +169,47 @@ impl<'s> Recorder<'s> {
         outcome: Outcome,
     ) -> Result<(Vec<Finding>, Range<u64>), Error> {
         let session = self.session()?;
-        let before = session.live().sealed();
         let (found, ready) = session.live().complete(index, outcome)?;
         self.write(&ready)?;
-        Ok((found, before..self.sealed()))
+        Ok((found, self.synced..self.synced))
+    }
+
+    /// Gives call `index`, complete but waiting for an earlier call's link,
+    /// `outcome` in place of the one it had (a call cancelled while its result
+    /// waited).
+    pub(super) fn amend(&mut self, index: u64, outcome: Outcome) -> Result<(), Error> {
+        let session = self.session()?;
+        session
+            .live()
+            .amend(index, outcome)
+            .map_err(|err| Error::Unrecorded(err.to_string()))
+    }
+
+    /// Records the late `outcome` of call `of` (to `tool` with `args`), which was
+    /// sealed without it (timed out, or the session ended): a new record, decided
+    /// as every call is, `{"toolreplay": {"of": M, "outcome": "late", "response":
+    /// R}}`. Gives its index and the indices now durable.
+    pub(super) fn record_late(
+        &mut self,
+        tool: &str,
+        args: &Value,
+        of: u64,
+        outcome: Outcome,
+    ) -> Result<(u64, Range<u64>), Error> {
+        let session = self.session()?;
+        let late = Outcome::Late {
+            of,
+            outcome: Box::new(outcome),
+        };
+        let (decision, _, ready) = session.live().record(None, tool, args, late);
+        self.write(&ready)?;
+        Ok((decision.index, self.synced..self.synced))
+    }
+
+    /// How many flushes [`Recorder::sync`] made.
+    #[cfg(test)]
+    pub(super) fn syncs(&self) -> u64 {
+        self.syncs
     }
 
     fn sealed(&mut self) -> u64 {
@@ -157,7 +225,7 @@ impl<'s> Recorder<'s> {
 
     fn write(&mut self, ready: &Ready) -> Result<(), Error> {
         let session = self.session()?;
-        session.write(ready).inspect_err(|err| {
+        session.append(ready, false).inspect_err(|err| {
             // The engine is past the file now: nothing more is appended.
             self.broken = Some(err.to_string());
         })?;
@@ -168,5 +236,49 @@ impl<'s> Recorder<'s> {
             let _ = spans.send(ready.lines.clone());
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use toolreplay_core::{Scope, parse_json};
+
+    use super::{Outcome, Recorder};
+
+    /// Links made ready by several calls are flushed together: one fsync for every
+    /// link ready at that moment, and nothing durable before it.
+    #[test]
+    fn links_ready_together_are_flushed_with_one_fsync() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let path = dir.path().join("s.jsonl");
+        let scope = Scope::parse(br#"{"agent": "a", "allowed_tools": ["echo"]}"#).expect("scope");
+        let mut recorder = Recorder::open(&path, &scope, "policy", true);
+        assert_eq!(recorder.broken(), None);
+        let args = parse_json("{}").expect("JSON");
+        let calls: Vec<u64> = (0..3)
+            .map(|_| recorder.decide("echo", &args).expect("decided").index)
+            .collect();
+        // The calls end last first: nothing is ready until the first one ends.
+        for &index in calls.iter().rev() {
+            let response = parse_json(r#"{"content": []}"#).expect("JSON");
+            let (_, durable) = recorder
+                .complete(index, Outcome::Response(response))
+                .expect("completed");
+            assert!(durable.is_empty());
+        }
+        assert_eq!(recorder.syncs(), 0);
+        assert_eq!(recorder.sync().expect("flushed"), 0..3);
+        assert_eq!(recorder.syncs(), 1);
+        // Nothing new: no flush.
+        assert_eq!(recorder.sync().expect("flushed"), 3..3);
+        assert_eq!(recorder.syncs(), 1);
+        recorder.close().expect("closed");
+        assert_eq!(
+            std::fs::read_to_string(&path)
+                .expect("read")
+                .lines()
+                .count(),
+            3
+        );
     }
 }

@@ -75,6 +75,12 @@ pub(super) enum Message {
     Batch,
     /// JSON, but neither a request, a notification nor a response: why.
     Invalid(String),
+    /// Both `method` and `result` or `error`: neither a request nor an answer;
+    /// the id, if any.
+    Mixed {
+        /// The id.
+        id: Option<Value>,
+    },
     /// A request: `method` and `id`.
     Request {
         /// The method.
@@ -132,6 +138,7 @@ pub(super) fn classify(line: &[u8]) -> Message {
     let result = take("result");
     let error = take("error");
     match (method, id) {
+        (Some(Value::Str(_)), id) if result.is_some() || error.is_some() => Message::Mixed { id },
         (Some(Value::Str(method)), Some(id)) => Message::Request { method, id, params },
         (Some(Value::Str(method)), None) => Message::Notification { method, params },
         (Some(other), _) => Message::Invalid(format!("\"method\" is {}", other.described())),
@@ -198,6 +205,7 @@ mod tests {
             Message::NotJson(why) => format!("not JSON: {why}"),
             Message::Batch => "batch".to_owned(),
             Message::Invalid(why) => format!("invalid: {why}"),
+            Message::Mixed { id } => format!("mixed {}", id.is_some()),
             Message::Request { method, .. } => format!("request {method}"),
             Message::Notification { method, .. } => format!("notification {method}"),
             Message::Response { result, error, .. } => {
@@ -212,6 +220,8 @@ mod tests {
             "{\"id\":1,\"error\":{}}",
             "[{\"id\":1,\"method\":\"ping\"}]",
             "{\"id\":1}",
+            "{\"id\":1,\"method\":\"x\",\"result\":{}}",
+            "{\"method\":\"x\",\"error\":{}}",
             "{\"method\":3}",
             "7",
             "{\"a\":1,\"a\":2}",
@@ -230,6 +240,8 @@ mod tests {
                 "response false true",
                 "batch",
                 "invalid: an object that is not a request, a notification or a response",
+                "mixed true",
+                "mixed false",
                 "invalid: \"method\" is an integer",
                 "invalid: an integer, not an object",
                 "not JSON: duplicate key \"a\"",
