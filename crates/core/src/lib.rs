@@ -313,6 +313,7 @@ mod allowed_signers;
 mod attest;
 mod canonical;
 mod chain;
+mod claims;
 mod context;
 mod diff;
 mod error;
@@ -349,6 +350,12 @@ pub use attest::{
 };
 pub use canonical::encode as encode_canonical;
 pub use chain::{BrokenField, GENESIS, Sealer, UnsealedLink, Verdict, Verifier, stated_digest};
+pub use claims::{
+    Atom as ClaimAtom, AtomKind as ClaimAtomKind, AtomStatus as ClaimAtomStatus, CHANGE_WORDS,
+    COMMAND_WORDS, Claim, ClaimCounts, ClaimVerdict, Claims, ClaimsReport, Message, MessageKind,
+    NEGATION_WORDS, Outcome as StatedOutcome, PATH_EXTENSIONS, PATH_NAMES, Support as ClaimSupport,
+    Turn, atoms as claim_atoms, check_claims, sentences as claim_sentences, turns_of,
+};
 pub use context::{
     ANSWER_TOOL, CONTEXT_TOOL, ContextFile, ContextRecord, Contexts, PROMPT_TOOL, RECONCILE_TOOL,
     context_after, read_context_file,

@@ -398,7 +398,7 @@ impl Artifacts {
 }
 
 /// The name of the artifact that `raw` names as a `kind`.
-fn artifact_name(kind: ArtifactKind, raw: &str, root: Option<&str>) -> String {
+pub(crate) fn artifact_name(kind: ArtifactKind, raw: &str, root: Option<&str>) -> String {
     match kind {
         ArtifactKind::File => match normalise(raw) {
             Normalised::Path(path) => match root {
@@ -414,7 +414,7 @@ fn artifact_name(kind: ArtifactKind, raw: &str, root: Option<&str>) -> String {
 
 /// The strings an argument holds: a string, or the strings of an array (a command
 /// given as an array of words is one string, its words joined with spaces).
-fn strings(kind: ArtifactKind, value: &Value) -> Vec<String> {
+pub(crate) fn strings(kind: ArtifactKind, value: &Value) -> Vec<String> {
     match value {
         Value::Str(text) if !text.is_empty() => vec![text.clone()],
         Value::Array(items) => {
