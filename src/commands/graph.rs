@@ -90,7 +90,7 @@ fn read_transcript(
 }
 
 /// Reads and parses a roles file.
-fn read_roles(path: &Path) -> Result<Roles, Error> {
+pub(super) fn read_roles(path: &Path) -> Result<Roles, Error> {
     input::read_document(path, MAX_ROLES_BYTES, "roles file", |bytes| {
         Roles::parse(bytes).map_err(|err| (err.line as u64, err.message))
     })

@@ -4,6 +4,7 @@
 //! settings name.
 
 mod attest;
+mod claims;
 mod diff;
 mod graph;
 mod guard;
@@ -108,6 +109,19 @@ pub(crate) fn execute(settings: Settings, printer: &mut Printer) -> Result<Statu
             format,
         } => reconcile::run(&session, &log, import, agent, format, threads, printer),
         Command::Graph { inputs, format } => graph::graph(&inputs, format, printer),
+        Command::Claims {
+            file,
+            from,
+            roles,
+            format,
+            fail_on_unsupported,
+        } => claims::run(
+            &file,
+            from,
+            roles.as_deref(),
+            (format, fail_on_unsupported),
+            printer,
+        ),
         Command::Report { inputs, output } => graph::report(&inputs, output.as_deref(), printer),
         Command::Guard(args) => guard::run(&args, printer),
         Command::Proxy(args) => proxy::run(&args),

@@ -721,7 +721,7 @@ const RUN_LINES: [&str; 13] = [
     // 0 cargo test
     r"(?m)test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed",
     // 1 pytest, jest, vitest, gradle: a summary line's counts
-    r"(?m)^(?:=+ .*\bin \d[\d.]*m?s\b.*|\s*Tests:?\s.*\b\d+ (?:passed|failed)\b.*|.*\d+ tests? completed.*)$",
+    r"(?m)^(?:=+ .*\bin \d[\d.]*m?s\b.*|\d+ (?:passed|failed)\b.*\bin \d[\d.]*m?s\b.*|\s*Tests:?\s.*\b\d+ (?:passed|failed)\b.*|.*\d+ tests? completed.*)$",
     // 2 mix test
     r"(?m)\b(\d+) tests?, (\d+) failures?\b",
     // 3 maven

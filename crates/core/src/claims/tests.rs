@@ -200,6 +200,12 @@ fn counts_are_held_against_the_run() {
         verdicts(&calls, "All 40 tests passed."),
         [ClaimVerdict::Supported]
     );
+    let (args, out) = bash("pytest -q", "..\n40 passed in 0.31s");
+    let calls = [EDIT, ("Bash", args.as_str(), out.as_str())];
+    assert_eq!(
+        verdicts(&calls, "40 tests pass."),
+        [ClaimVerdict::Supported]
+    );
     let (args, out) = bash("pytest", "== 2 failed, 38 passed in 1.0s ==");
     let calls = [("Bash", args.as_str(), out.as_str())];
     assert_eq!(
