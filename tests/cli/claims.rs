@@ -187,3 +187,37 @@ fn no_messages_is_an_error() {
         ])
     );
 }
+
+/// With its context file beside it, a session's graph gains its claims layer:
+/// request nodes framing the phases of their turns, claim nodes with their
+/// verdicts, `supports` edges from the evidence calls; DOT draws them too.
+#[test]
+fn the_graph_gains_the_claims_layer() {
+    let dir = Dir::new();
+    two_turns(&dir);
+    let run = dir.run(&["graph", "sessions/S.jsonl"]);
+    assert_eq!(run.code, 0, "{}", run.text());
+    let graph: Value = serde_json::from_str(&run.stdout).expect("a graph");
+    let layer: Vec<&Value> = graph["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .filter(|node| node["type"] == "request" || node["type"] == "claim")
+        .collect();
+    let edges: Vec<&Value> = graph["edges"]
+        .as_array()
+        .expect("edges")
+        .iter()
+        .filter(|edge| edge["type"] == "frames" || edge["type"] == "supports")
+        .collect();
+    let shown = json!({"summary": graph["summary"]["claims"], "nodes": layer, "edges": edges});
+    assert_snapshot!("graph", serde_json::to_string_pretty(&shown).expect("JSON"));
+    let dot = dir
+        .run(&["graph", "sessions/S.jsonl", "--format", "dot"])
+        .stdout;
+    let drawn: Vec<&str> = dot
+        .lines()
+        .filter(|line| line.contains("compound") || line.contains("r0") || line.contains("k0"))
+        .collect();
+    assert_snapshot!("dot", drawn.join("\n"));
+}

@@ -370,9 +370,10 @@ pub use finding::{
     push_u64, quote_name, shown_field, write_finding_message,
 };
 pub use graph::{
-    Action as RoleAction, Argument as RoleArgument, ArtifactKind, Graph, Node as GraphNode,
-    PolicyRole, Role, Roles, Transcript as GraphTranscript, build as build_graph, is_mcp_tool,
-    policy_roles_of, read as read_graph_transcript,
+    Action as RoleAction, Argument as RoleArgument, ArtifactKind, ClaimNode as GraphClaimNode,
+    Graph, Node as GraphNode, PolicyRole, RequestNode as GraphRequestNode, Role, Roles,
+    Transcript as GraphTranscript, build as build_graph, is_mcp_tool, policy_roles_of,
+    read as read_graph_transcript,
 };
 pub use head::{
     HeadVerdict, MAX_HEAD_BYTES, ORIGIN as HEAD_ORIGIN, Pin, compare as compare_head, is_digest,
