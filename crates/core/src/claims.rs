@@ -27,23 +27,6 @@
 //! read once, searched for every text atom at once with one automaton, and
 //! dropped. A test or build run's response is searched for its summary lines with
 //! one pass of a set of expressions.
-//!
-//! ```
-//! use toolreplay_core::{ClaimVerdict, Claims, Message, Roles};
-//!
-//! let messages = [
-//!     Message::prompt(None, "Fix the parser."),
-//!     Message::answer(Some(1), "I updated `src/parse.rs`. All tests pass."),
-//! ];
-//! let roles = Roles::builtin();
-//! let mut claims = Claims::new(&messages, &roles);
-//! claims.observe(0, "Edit", br#"{"file_path":"src/parse.rs"}"#, b"{}");
-//! claims.observe(1, "Bash", br#"{"command":"cargo test"}"#,
-//!     br#"{"stdout":"test result: FAILED. 3 passed; 1 failed; 0 ignored"}"#);
-//! let report = claims.finish();
-//! let verdicts: Vec<_> = report.claims.iter().map(|c| c.verdict).collect();
-//! assert_eq!(verdicts, [ClaimVerdict::Supported, ClaimVerdict::Contradicted]);
-//! ```
 
 use std::collections::HashMap;
 use std::io::BufRead;
@@ -886,6 +869,23 @@ struct TurnState {
 /// The claims of a session, checked call by call: [`Claims::new`] takes the
 /// messages and roles, [`Claims::observe`] each call in order, [`Claims::finish`]
 /// gives the [`ClaimsReport`].
+///
+/// ```
+/// use toolreplay_core::{ClaimVerdict, Claims, Message, Roles};
+///
+/// let messages = [
+///     Message::prompt(None, "Fix the parser."),
+///     Message::answer(Some(1), "I updated `src/parse.rs`. All tests pass."),
+/// ];
+/// let roles = Roles::builtin();
+/// let mut claims = Claims::new(&messages, &roles);
+/// claims.observe(0, "Edit", br#"{"file_path":"src/parse.rs"}"#, b"{}");
+/// claims.observe(1, "Bash", br#"{"command":"cargo test"}"#,
+///     br#"{"stdout":"test result: FAILED. 3 passed; 1 failed; 0 ignored"}"#);
+/// let report = claims.finish();
+/// let verdicts: Vec<_> = report.claims.iter().map(|c| c.verdict).collect();
+/// assert_eq!(verdicts, [ClaimVerdict::Supported, ClaimVerdict::Contradicted]);
+/// ```
 pub struct Claims<'r> {
     roles: &'r Roles,
     turns: Vec<Turn>,

@@ -84,6 +84,14 @@
 //!     anonymous temporary file beyond it, read back in order by [`SpillReader`]:
 //!     the store of [`Findings`], and the binary's held-back output (its doctest is
 //!     on the type).
+//! 15. **Claims**: [`Claims`] takes a conversation's [`Message`]s (each prompt and
+//!     answer placed after a call's index: a live session's context file gives them,
+//!     [`ContextFile::messages`]) and [`Roles`], then each call in order, and gives a
+//!     [`ClaimsReport`]: each [`Claim`] of a turn's final answer, its atoms
+//!     ([`ClaimAtom`]) with their evidence ([`ClaimSupport`]) and its
+//!     [`ClaimVerdict`]; [`check_claims`] streams a transcript or sealed transcript
+//!     through it. The rules and word lists are documented on the `claims` module's
+//!     items and in docs/graph.md (doctest on [`Claims`]).
 //!
 //! ## 1. Replay
 //!
@@ -305,7 +313,7 @@
 //! `transcript` (records and links); `finding/` (the types, their words, the store and
 //! its codec); `chain` and `sealed`; `head`, `sshsig`, `allowed_signers`, `sign` and `attest`;
 //! `policy/`, `scope/` (with its `Session`) and `replay`; `diff`, `import/`, `live`,
-//! `reconcile` and `graph/`.
+//! `reconcile`, `graph/` and `claims` (which `context` and `graph/` read).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
