@@ -64,7 +64,7 @@ with open(path, "w") as out:
         out.write(line)
         written += len(line)
         i += 1
-print(i)
+
 PY
 "$BIN" seal "$calls" -o "$session"
 count=$(wc -l < "$session")
