@@ -144,6 +144,7 @@ Examples:
   toolreplay claims sessions/S.jsonl
   toolreplay claims --from sealed sessions/S.jsonl --format json
   toolreplay claims sessions/S.jsonl --fail-on unsupported
+  toolreplay claims --from claude-code session.jsonl
 
 Exit status: 0 no claim contradicted, 1 a claim contradicted (or, with --fail-on
 unsupported, unsupported), 2 the input is unusable or holds no messages.";

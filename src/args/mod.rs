@@ -193,7 +193,8 @@ pub(crate) enum Command {
     /// evidence and its verdict (supported, contradicted, unsupported).
     ///
     /// Reads the prompts and answers a live session keeps beside its calls
-    /// (S.context.jsonl); the rules are in docs/graph.md, "The claims layer".
+    /// (S.context.jsonl), or those of a Claude Code session file (--from
+    /// claude-code); the rules are in docs/graph.md, "The claims layer".
     #[command(after_help = CLAIMS_EXAMPLES)]
     Claims(ClaimsArgs),
     /// Write the evidence graph as one self-contained HTML page.
@@ -481,7 +482,7 @@ pub(crate) struct GraphArgs {
 #[derive(Debug, clap::Args)]
 pub(crate) struct ClaimsArgs {
     /// The sealed session (S.jsonl, its prompts and answers in S.context.jsonl beside
-    /// it); - reads standard input.
+    /// it), or with --from claude-code a Claude Code session file.
     pub file: PathBuf,
     #[command(flatten)]
     pub from: FromArgs,

@@ -4,12 +4,17 @@
 //! atom, held against the calls.
 //!
 //! The messages come from a live session's context file, `S.context.jsonl` beside
-//! the sealed `S.jsonl`; the calls are streamed, so memory is that of the messages.
+//! the sealed `S.jsonl` (the calls streamed, so memory is that of the messages), or
+//! from a Claude Code session file (`--from claude-code`, read whole as `import`
+//! reads it).
 
 use std::fmt::Write as _;
 use std::path::Path;
 
-use toolreplay_core::{ClaimAtomKind, ClaimAtomStatus, ClaimsReport, Roles, Verdict, check_claims};
+use toolreplay_core::{
+    ClaimAtomKind, ClaimAtomStatus, ClaimsReport, ImportFormat, MAX_IMPORT_BYTES, Roles, Verdict,
+    check_claims, claude_code_messages, place_messages,
+};
 
 use crate::args::ClaimsFormat;
 use crate::error::Error;
@@ -29,15 +34,14 @@ pub(super) fn run(
     printer: &mut Printer,
 ) -> Result<Status, Error> {
     let name = input::display(path);
+    let roles = match roles {
+        Some(path) => super::graph::read_roles(path)?,
+        None => Roles::builtin(),
+    };
     if let Some(from) = from
         && !from.may_be_sealed()
     {
-        return Err(Error::Invalid {
-            path: name,
-            message: "claims reads the prompts and answers a live session keeps beside its \
-                      calls (--from sealed); the messages of other formats are not read yet"
-                .to_owned(),
-        });
+        return claude_code(path, from, &roles, (format, fail_on_unsupported), printer);
     }
     let context = crate::live::context::context_path(path);
     if input::is_stdin(path) || !context.is_file() {
@@ -57,10 +61,6 @@ pub(super) fn run(
             &format!("{} holds no prompt nor answer", input::display(&context)),
         ));
     }
-    let roles = match roles {
-        Some(path) => super::graph::read_roles(path)?,
-        None => Roles::builtin(),
-    };
     let (report, chain) = check_claims(input::open(path)?, &messages, &roles)
         .map_err(|err| Error::reading(path, err))?;
     if let Some(verdict @ Verdict::Broken { .. }) = chain {
@@ -70,14 +70,55 @@ pub(super) fn run(
             refused: "its claims are not checked",
         });
     }
+    print(&report, &name, (format, fail_on_unsupported), printer)
+}
+
+/// The report printed, and its exit status.
+fn print(
+    report: &ClaimsReport,
+    name: &str,
+    (format, fail_on_unsupported): (ClaimsFormat, bool),
+    printer: &mut Printer,
+) -> Result<Status, Error> {
     printer.print(&match format {
-        ClaimsFormat::Text => text(&report, &name),
-        ClaimsFormat::Json => json(&report, &name),
+        ClaimsFormat::Text => text(report, name),
+        ClaimsFormat::Json => json(report, name),
     })?;
     let counts = report.counts;
     Ok(Status::clean_if(
         counts.contradicted == 0 && !(fail_on_unsupported && counts.unsupported > 0),
     ))
+}
+
+/// `claims --from claude-code LOG`: the calls imported as `import` reads them, the
+/// prompts and the assistant's texts read from the same log and placed after the
+/// last call on an earlier line.
+fn claude_code(
+    path: &Path,
+    from: ImportOptions,
+    roles: &Roles,
+    how: (ClaimsFormat, bool),
+    printer: &mut Printer,
+) -> Result<Status, Error> {
+    let name = input::display(path);
+    if from.source.format() != Some(ImportFormat::ClaudeCode) || input::is_stdin(path) {
+        return Err(Error::Invalid {
+            path: name,
+            message: "claims reads the prompts and answers of a live session (--from sealed) \
+                      and of a Claude Code session file (--from claude-code, not standard \
+                      input); the messages of other formats are not read yet"
+                .to_owned(),
+        });
+    }
+    let loaded = input::import_transcript(path, from, &mut std::io::stderr())?;
+    let bytes = input::read_whole(path, MAX_IMPORT_BYTES, "Claude Code session")?;
+    let messages = place_messages(claude_code_messages(&bytes), &loaded.lines);
+    if messages.is_empty() {
+        return Err(no_messages(name, "no user prompt nor assistant text in it"));
+    }
+    let (report, _) = check_claims(std::io::Cursor::new(&loaded.transcript), &messages, roles)
+        .map_err(|err| Error::reading(path, err))?;
+    print(&report, &name, how, printer)
 }
 
 fn no_messages(path: String, why: &str) -> Error {

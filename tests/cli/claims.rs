@@ -183,7 +183,7 @@ fn no_messages_is_an_error() {
             &["claims", "calls.jsonl"],
             &["claims", "sessions/S.jsonl"],
             &["claims", "empty/S.jsonl"],
-            &["claims", "--from", "claude-code", "calls.jsonl"],
+            &["claims", "--from", "openai", "calls.jsonl"],
         ])
     );
 }
@@ -220,4 +220,43 @@ fn the_graph_gains_the_claims_layer() {
         .filter(|line| line.contains("compound") || line.contains("r0") || line.contains("k0"))
         .collect();
     assert_snapshot!("dot", drawn.join("\n"));
+}
+
+/// A Claude Code session file: its calls imported as `import` reads them, its
+/// prompts and the assistant's texts read beside them; the sample's final answer
+/// names numbers its calls returned.
+#[test]
+fn claims_of_a_claude_code_session() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let run = super::run(
+        root,
+        &[
+            "claims",
+            "--from",
+            "claude-code",
+            "samples/claude-code-session.jsonl",
+        ],
+    );
+    assert_snapshot!("claude_code_sample", run.text());
+    // A session written for a contradicted claim: the agent edits, runs the tests,
+    // one fails, and it says they pass.
+    let dir = Dir::new();
+    let entry = |kind: &str, content: Value| {
+        json!({"type": kind, "isSidechain": false, "message": {"role": kind, "content": content}})
+            .to_string()
+    };
+    let log = [
+        entry("user", json!("Fix the parser.")),
+        entry("assistant", json!([{"type": "tool_use", "id": "t1", "name": "Edit", "input": {"file_path": "/p/src/parse.rs", "old_string": "a", "new_string": "b"}}])),
+        entry("user", json!([{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}])),
+        entry("assistant", json!([{"type": "tool_use", "id": "t2", "name": "Bash", "input": {"command": "npx jest"}}])),
+        entry("user", json!([{"type": "tool_result", "tool_use_id": "t2", "content": "Tests:       1 failed, 11 passed, 12 total"}])),
+        entry("assistant", json!([{"type": "text", "text": "Fixed src/parse.rs; all 12 tests pass."}])),
+    ]
+    .join("\n");
+    dir.write("session.jsonl", log + "\n");
+    assert_snapshot!(
+        "claude_code_written",
+        dir.runs(&[&["claims", "--from", "claude-code", "session.jsonl"]])
+    );
 }

@@ -301,6 +301,23 @@ pub fn turns_of(messages: &[Message]) -> (Vec<Turn>, Vec<Option<&str>>) {
     (turns, answers)
 }
 
+/// Messages found on lines of an agent's log (`(line, kind, text)`, in order, as
+/// [`crate::import::claude_code::messages`] gives them) placed among the calls
+/// imported from it, `call_lines` the line of each call: each message comes after
+/// the last call on an earlier line.
+pub fn place_messages(said: Vec<(u64, MessageKind, String)>, call_lines: &[u64]) -> Vec<Message> {
+    said.into_iter()
+        .map(|(line, kind, text)| {
+            let before = call_lines.iter().filter(|&&at| at < line).count() as u64;
+            Message {
+                kind,
+                after: before.checked_sub(1),
+                text,
+            }
+        })
+        .collect()
+}
+
 // ---------------------------------------------------------------------------
 // Sentences and atoms.
 
