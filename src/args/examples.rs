@@ -148,6 +148,17 @@ Examples:
 
 Exit status: 0 written, 2 the input is invalid (a broken chain included).";
 
+/// The examples of `claims --help`.
+pub(crate) const CLAIMS_EXAMPLES: &str = "\
+Examples:
+  toolreplay claims sessions/S.jsonl
+  toolreplay claims --from sealed sessions/S.jsonl --format json
+  toolreplay claims sessions/S.jsonl --fail-on unsupported
+  toolreplay claims --from claude-code session.jsonl
+
+Exit status: 0 no claim contradicted, 1 a claim contradicted (or, with --fail-on
+unsupported, unsupported), 2 the input is unusable or holds no messages.";
+
 /// The examples of `report --help`.
 pub(crate) const REPORT_EXAMPLES: &str = "\
 Examples:

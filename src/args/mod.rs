@@ -189,6 +189,14 @@ pub(crate) enum Command {
     /// carry their link digests.
     #[command(after_help = GRAPH_EXAMPLES)]
     Graph(GraphArgs),
+    /// Check the agent's final answers against its calls: each claim, its atoms, its
+    /// evidence and its verdict (supported, contradicted, unsupported).
+    ///
+    /// Reads the prompts and answers a live session keeps beside its calls
+    /// (S.context.jsonl), or those of a Claude Code session file (--from
+    /// claude-code); the rules are in docs/graph.md, "The claims layer".
+    #[command(after_help = CLAIMS_EXAMPLES)]
+    Claims(ClaimsArgs),
     /// Write the evidence graph as one self-contained HTML page.
     ///
     /// The page opens from disk and makes no network request (docs/graph.md).
@@ -476,6 +484,42 @@ pub(crate) struct GraphArgs {
     /// The output's format.
     #[arg(long, value_name = "FORMAT", default_value = "json")]
     pub format: GraphFormat,
+}
+
+// The arguments of `claims`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ClaimsArgs {
+    /// The sealed session (S.jsonl, its prompts and answers in S.context.jsonl beside
+    /// it), or with --from claude-code a Claude Code session file.
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub from: FromArgs,
+    /// A roles file (JSON) that adds roles to the built-in ones or overrides them.
+    #[arg(long, value_name = "ROLES")]
+    pub roles: Option<PathBuf>,
+    /// The output's format.
+    #[arg(long, value_name = "FORMAT", default_value = "text")]
+    pub format: ClaimsFormat,
+    /// Exit 1 also when a claim is unsupported (always when one is contradicted).
+    #[arg(long = "fail-on", value_name = "VERDICT")]
+    pub fail_on: Option<FailOn>,
+}
+
+/// The format of `claims`' output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub(crate) enum ClaimsFormat {
+    /// Each claim, its verdict, atoms and evidence calls.
+    #[default]
+    Text,
+    /// One JSON document (docs/graph.md, "The claims layer").
+    Json,
+}
+
+/// What else makes `claims` exit 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum FailOn {
+    /// An unsupported claim.
+    Unsupported,
 }
 
 // The arguments of `report`.

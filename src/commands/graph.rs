@@ -45,6 +45,12 @@ fn build(inputs: &GraphInputs, diagnostics: &mut dyn Write) -> Result<(Graph, Tr
         None => None,
     };
     let mut transcript = read_transcript(&inputs.file, inputs.from, diagnostics)?;
+    // A live session's prompts and answers make the claims layer.
+    let sealed = transcript.chain.is_some() || inputs.from.is_some_and(Options::may_be_sealed);
+    let context = crate::live::context::context_path(&inputs.file);
+    if sealed && !input::is_stdin(&inputs.file) && context.is_file() {
+        transcript.messages = input::read_context(&context)?.messages;
+    }
     if let Some((input::ScopeFile { digest, .. }, path)) = &scope {
         // Path rules read paths where a live session's calls ran.
         let sealed = transcript.chain.is_some() || inputs.from.is_some_and(Options::may_be_sealed);
@@ -90,7 +96,7 @@ pub(super) fn read_transcript(
 }
 
 /// Reads and parses a roles file.
-fn read_roles(path: &Path) -> Result<Roles, Error> {
+pub(super) fn read_roles(path: &Path) -> Result<Roles, Error> {
     input::read_document(path, MAX_ROLES_BYTES, "roles file", |bytes| {
         Roles::parse(bytes).map_err(|err| (err.line as u64, err.message))
     })
@@ -153,6 +159,9 @@ fn short(text: &str, limit: usize) -> String {
 fn dot(graph: &Graph) -> String {
     let mut out = String::new();
     out.push_str("digraph toolreplay {\n  rankdir=LR;\n  node [fontname=\"monospace\"];\n");
+    if graph.summary.claims.is_some() {
+        out.push_str("  compound=true;\n");
+    }
     let mut in_phase = std::collections::BTreeSet::new();
     for node in &graph.nodes {
         if let Node::Phase(phase) = node {
@@ -202,17 +211,60 @@ fn dot(graph: &Graph) -> String {
                     ))
                 );
             }
+            Node::Request(request) => {
+                let _ = writeln!(
+                    out,
+                    "  {} [shape=oval, label={}];",
+                    request.id,
+                    quoted(&format!("request: {}", short(&request.text, 60)))
+                );
+            }
+            Node::Claim(claim) => {
+                let _ = writeln!(
+                    out,
+                    "  {} [shape=hexagon, label={}];",
+                    claim.id,
+                    quoted(&format!(
+                        "{}: {}",
+                        claim.verdict.name(),
+                        short(&claim.text, 60)
+                    ))
+                );
+            }
             Node::Phase(_) => {}
         }
     }
+    // A request frames a phase: the edge goes to the phase's first call, clipped at
+    // its cluster.
+    let first_calls: std::collections::BTreeMap<&str, u64> = graph
+        .nodes
+        .iter()
+        .filter_map(|node| match node {
+            Node::Phase(phase) => Some((phase.id.as_str(), *phase.calls.first()?)),
+            _ => None,
+        })
+        .collect();
     for edge in &graph.edges {
-        let _ = writeln!(
-            out,
-            "  {} -> {} [label={}];",
-            edge.from,
-            edge.to,
-            quoted(edge.kind.name())
-        );
+        match first_calls.get(edge.to.as_str()) {
+            Some(first) => {
+                let _ = writeln!(
+                    out,
+                    "  {} -> c{first} [label={}, lhead=cluster_{}];",
+                    edge.from,
+                    quoted(edge.kind.name()),
+                    edge.to
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "  {} -> {} [label={}];",
+                    edge.from,
+                    edge.to,
+                    quoted(edge.kind.name())
+                );
+            }
+        }
     }
     out.push_str("}\n");
     out

@@ -4,6 +4,7 @@
 //! settings name.
 
 mod attest;
+mod claims;
 mod diff;
 mod export;
 mod graph;
@@ -110,6 +111,19 @@ pub(crate) fn execute(settings: Settings, printer: &mut Printer) -> Result<Statu
             format,
         } => reconcile::run(&session, &log, import, agent, format, threads, printer),
         Command::Graph { inputs, format } => graph::graph(&inputs, format, printer),
+        Command::Claims {
+            file,
+            from,
+            roles,
+            format,
+            fail_on_unsupported,
+        } => claims::run(
+            &file,
+            from,
+            roles.as_deref(),
+            (format, fail_on_unsupported),
+            printer,
+        ),
         Command::Report { inputs, output } => graph::report(&inputs, output.as_deref(), printer),
         Command::Export {
             file,

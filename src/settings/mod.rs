@@ -308,6 +308,19 @@ pub(crate) enum Command {
         /// Its format.
         format: GraphFormat,
     },
+    /// `claims`.
+    Claims {
+        /// The sealed session.
+        file: PathBuf,
+        /// How it is imported, if it is.
+        from: Option<ImportOptions>,
+        /// A roles file.
+        roles: Option<PathBuf>,
+        /// Its format.
+        format: args::ClaimsFormat,
+        /// Whether an unsupported claim makes exit 1.
+        fail_on_unsupported: bool,
+    },
     /// `report`.
     Report {
         /// What it reads.
@@ -499,6 +512,13 @@ fn resolve(command: args::Command, config: &mut Lazy) -> Result<Command, Error> 
         A::Graph(a) => Command::Graph {
             inputs: graph_inputs(a.inputs, config.get()?)?,
             format: a.format,
+        },
+        A::Claims(a) => Command::Claims {
+            file: a.file,
+            from: from_or(a.from, config.get()?)?,
+            roles: a.roles,
+            format: a.format,
+            fail_on_unsupported: a.fail_on == Some(args::FailOn::Unsupported),
         },
         A::Report(a) => Command::Report {
             inputs: graph_inputs(a.inputs, config.get()?)?,

@@ -5,7 +5,7 @@ use insta::assert_snapshot;
 
 use super::run_in_root;
 
-const SUBCOMMANDS: [&str; 14] = [
+const SUBCOMMANDS: [&str; 15] = [
     "replay",
     "scope",
     "seal",
@@ -17,6 +17,7 @@ const SUBCOMMANDS: [&str; 14] = [
     "import",
     "export",
     "reconcile",
+    "claims",
     "completions",
     "man",
     "version",

@@ -259,3 +259,46 @@ fn a_torn_context_file_is_cut_and_the_session_goes_on() {
     "#);
     audited(&dir);
 }
+
+/// A guarded session's kept prompts and answers are what `claims` reads: the agent
+/// edits a file, runs the tests (one fails) and answers that they all pass; the
+/// claim is contradicted (exit 1), the change supported.
+#[test]
+fn claims_read_a_guarded_session() {
+    let dir = Dir::new();
+    dir.write("scope.json", POLICY);
+    let project = "/home/dev/project";
+    assert_eq!(
+        guard(&dir, in_dir(prompt("Fix the parser."), project)).code,
+        0
+    );
+    let edit = json!({"file_path": "src/parse.rs", "old_string": "a", "new_string": "b"});
+    let run = bash("cargo test");
+    let output = "running 2 tests\ntest result: FAILED. 1 passed; 1 failed; 0 ignored";
+    let steps = [
+        (
+            "toolu_1",
+            "Edit",
+            edit,
+            json!({"filePath": "/home/dev/project/src/parse.rs"}),
+        ),
+        (
+            "toolu_2",
+            "Bash",
+            run,
+            json!({"stdout": output, "stderr": "", "interrupted": false}),
+        ),
+    ];
+    for (id, tool, input, response) in steps {
+        assert_eq!(
+            guard(&dir, in_dir(pre(id, tool, input.clone()), project)).code,
+            0
+        );
+        let done = post(id, tool, input, response);
+        assert_eq!(guard(&dir, in_dir(done, project)).code, 0);
+    }
+    let answer = "I updated `src/parse.rs` and ran `cargo test`. All tests pass.";
+    assert_eq!(guard(&dir, in_dir(stop(answer), project)).code, 0);
+    let calls = format!("sessions/{SESSION}.jsonl");
+    assert_snapshot!("claims", dir.runs(&[&["claims", &calls]]));
+}

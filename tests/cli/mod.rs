@@ -9,6 +9,7 @@
 mod append;
 mod attest;
 mod baseline;
+mod claims;
 mod color;
 mod config;
 mod diff;

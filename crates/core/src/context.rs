@@ -132,6 +132,9 @@ pub struct ContextFile {
     pub answers: u64,
     /// How many reconcile records it holds.
     pub reconciles: u64,
+    /// Its prompts and answers, in order, each placed after the call its `after`
+    /// names: the conversation the claims layer reads (a blocked prompt too).
+    pub messages: Vec<crate::claims::Message>,
 }
 
 /// Reads the context file of a session from `reader` (its links, not their seal:
@@ -189,13 +192,43 @@ pub fn read_context_file(reader: impl BufRead) -> Result<ContextFile, ReadError>
                 );
                 file.records.push(record);
             }
-            PROMPT_TOOL => {
+            PROMPT_TOOL | ANSWER_TOOL => {
+                let after = match member(&args, "after") {
+                    None | Some(Value::Null) => None,
+                    Some(Value::Object(after)) => match member(after, "index") {
+                        Some(Value::Int(n)) => n.parse::<u64>().ok(),
+                        _ => None,
+                    }
+                    .map(Some)
+                    .ok_or_else(|| bad(format!("{}: \"after\" must hold an index", link.tool)))?,
+                    Some(other) => {
+                        return Err(bad(format!(
+                            "{}: \"after\" must be an object or null, found {}",
+                            link.tool,
+                            other.described()
+                        )));
+                    }
+                };
+                let text = match member(&response, "text") {
+                    Some(Value::Str(text)) => text.clone(),
+                    _ => String::new(),
+                };
+                let kind = if link.tool == PROMPT_TOOL {
+                    crate::claims::MessageKind::Prompt
+                } else {
+                    crate::claims::MessageKind::Answer
+                };
+                file.messages
+                    .push(crate::claims::Message { kind, after, text });
+                if kind == crate::claims::MessageKind::Answer {
+                    file.answers += 1;
+                    continue;
+                }
                 file.prompts.0 += 1;
                 if matches!(member(&response, "decision"), Some(Value::Str(d)) if d == "blocked") {
                     file.prompts.1 += 1;
                 }
             }
-            ANSWER_TOOL => file.answers += 1,
             RECONCILE_TOOL => file.reconciles += 1,
             other => {
                 return Err(bad(format!(
@@ -263,6 +296,13 @@ mod tests {
         assert_eq!(file.records, [first, second]);
         assert_eq!(file.prompts, (1, 1));
         assert_eq!(file.answers, 1);
+        assert_eq!(
+            file.messages,
+            [
+                crate::claims::Message::prompt(None, "x"),
+                crate::claims::Message::answer(Some(2), "done"),
+            ]
+        );
         assert_eq!(file.contexts.at(2).cwd.as_deref(), Some("/p"));
         assert_eq!(file.contexts.at(3).cwd.as_deref(), Some("/p/src"));
         assert_eq!(file.contexts.at(3).project.as_deref(), Some("/p"));

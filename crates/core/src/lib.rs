@@ -88,6 +88,14 @@
 //!     [`Scope`], if any, and [`OtlpOptions`], and gives the OTLP/JSON request of one
 //!     `execute_tool` span per record; [`OtlpSpans`] makes the same spans one record at
 //!     a time and [`otlp_request`] wraps them (docs/otel.md).
+//! 16. **Claims**: [`Claims`] takes a conversation's [`Message`]s (each prompt and
+//!     answer placed after a call's index: a live session's context file gives them,
+//!     [`ContextFile::messages`]) and [`Roles`], then each call in order, and gives a
+//!     [`ClaimsReport`]: each [`Claim`] of a turn's final answer, its atoms
+//!     ([`ClaimAtom`]) with their evidence ([`ClaimSupport`]) and its
+//!     [`ClaimVerdict`]; [`check_claims`] streams a transcript or sealed transcript
+//!     through it. The rules and word lists are documented on the `claims` module's
+//!     items and in docs/graph.md (doctest on [`Claims`]).
 //!
 //! ## 1. Replay
 //!
@@ -309,7 +317,7 @@
 //! `transcript` (records and links); `finding/` (the types, their words, the store and
 //! its codec); `chain` and `sealed`; `head`, `sshsig`, `allowed_signers`, `sign` and `attest`;
 //! `policy/`, `scope/` (with its `Session`) and `replay`; `diff`, `import/`, `live`,
-//! `reconcile` and `graph/`; `otlp`.
+//! `reconcile`, `graph/` and `claims` (which `context` and `graph/` read); `otlp`.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -317,6 +325,7 @@ mod allowed_signers;
 mod attest;
 mod canonical;
 mod chain;
+mod claims;
 mod context;
 mod diff;
 mod error;
@@ -354,6 +363,13 @@ pub use attest::{
 };
 pub use canonical::encode as encode_canonical;
 pub use chain::{BrokenField, GENESIS, Sealer, UnsealedLink, Verdict, Verifier, stated_digest};
+pub use claims::{
+    Atom as ClaimAtom, AtomKind as ClaimAtomKind, AtomStatus as ClaimAtomStatus, CHANGE_WORDS,
+    COMMAND_WORDS, Claim, ClaimCounts, ClaimVerdict, Claims, ClaimsReport, Message, MessageKind,
+    NEGATION_WORDS, Outcome as StatedOutcome, PATH_EXTENSIONS, PATH_NAMES, Support as ClaimSupport,
+    Turn, atoms as claim_atoms, check_claims, place_messages, sentences as claim_sentences,
+    turns_of,
+};
 pub use context::{
     ANSWER_TOOL, CONTEXT_TOOL, ContextFile, ContextRecord, Contexts, PROMPT_TOOL, RECONCILE_TOOL,
     context_after, read_context_file,
@@ -368,14 +384,16 @@ pub use finding::{
     push_u64, quote_name, shown_field, write_finding_message,
 };
 pub use graph::{
-    Action as RoleAction, Argument as RoleArgument, ArtifactKind, Graph, Node as GraphNode,
-    PolicyRole, Role, Roles, Transcript as GraphTranscript, build as build_graph, is_mcp_tool,
-    policy_roles_of, read as read_graph_transcript,
+    Action as RoleAction, Argument as RoleArgument, ArtifactKind, ClaimNode as GraphClaimNode,
+    Graph, Node as GraphNode, PolicyRole, RequestNode as GraphRequestNode, Role, Roles,
+    Transcript as GraphTranscript, build as build_graph, is_mcp_tool, policy_roles_of,
+    read as read_graph_transcript,
 };
 pub use head::{
     HeadVerdict, MAX_HEAD_BYTES, ORIGIN as HEAD_ORIGIN, Pin, compare as compare_head, is_digest,
     parse_pin, statement as head_statement,
 };
+pub use import::claude_code::messages as claude_code_messages;
 pub use import::{
     Beside, Format as ImportFormat, ImportError, Imported, MAX_IMPORT_BYTES,
     Source as ImportSource, Subagent, ToolResults, import as import_log,

@@ -25,6 +25,7 @@ use std::io::BufRead;
 use serde::Serialize;
 
 use crate::chain::{Verdict, Verifier};
+use crate::claims::{Atom, ClaimCounts, ClaimVerdict, Claims, Message};
 use crate::context::Contexts;
 use crate::finding::{Finding, FindingKind, finding_message};
 use crate::json::{self, Value};
@@ -67,6 +68,9 @@ pub struct Transcript {
     /// Where the calls ran, when known (a live session's context file): the scope
     /// findings are then those of [`Scope::audit_in`].
     pub contexts: Contexts,
+    /// The conversation's prompts and answers, when known (a live session's context
+    /// file): the graph then has its claims layer.
+    pub messages: Vec<Message>,
 }
 
 /// Reads a transcript or a sealed transcript whole, told apart by its first
@@ -117,6 +121,7 @@ pub fn read(reader: impl BufRead) -> Result<Transcript, ReadError> {
         records,
         chain: sealed.map(Verifier::finish),
         contexts: Contexts::default(),
+        messages: Vec::new(),
     })
 }
 
@@ -204,6 +209,36 @@ pub struct PhaseNode {
     pub calls: Vec<u64>,
 }
 
+/// A request node: a user's prompt, which frames the phases of its turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RequestNode {
+    /// `r` and its turn's number.
+    pub id: String,
+    /// The turn it starts.
+    pub turn: usize,
+    /// The prompt.
+    pub text: String,
+    /// The first call of its turn.
+    pub first_call: u64,
+    /// The first call of the next turn, `null` for the last.
+    pub end_call: Option<u64>,
+}
+
+/// A claim node: a sentence of a final answer, its atoms and its verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ClaimNode {
+    /// `k` and its number.
+    pub id: String,
+    /// The turn whose final answer says it.
+    pub turn: usize,
+    /// The sentence.
+    pub text: String,
+    /// The verdict.
+    pub verdict: ClaimVerdict,
+    /// Its atoms, each with its status and evidence.
+    pub atoms: Vec<Atom>,
+}
+
 /// A node.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
@@ -214,6 +249,10 @@ pub enum Node {
     Artifact(ArtifactNode),
     /// A phase.
     Phase(PhaseNode),
+    /// A user's prompt (with messages only).
+    Request(RequestNode),
+    /// A claim of a final answer (with messages only).
+    Claim(ClaimNode),
 }
 
 /// What an edge says.
@@ -234,6 +273,10 @@ pub enum EdgeKind {
     Diverges,
     /// A flow of the policy goes from the source call to the sink call.
     Flows,
+    /// A request frames a phase of its turn.
+    Frames,
+    /// A call holds an atom of a claim.
+    Supports,
 }
 
 impl EdgeKind {
@@ -247,6 +290,8 @@ impl EdgeKind {
             EdgeKind::Repeats => "repeats",
             EdgeKind::Diverges => "diverges",
             EdgeKind::Flows => "flows",
+            EdgeKind::Frames => "frames",
+            EdgeKind::Supports => "supports",
         }
     }
 }
@@ -256,6 +301,9 @@ impl EdgeKind {
 enum End {
     Call(u64),
     Artifact(usize),
+    Phase(usize),
+    Request(usize),
+    Claim(usize),
 }
 
 impl End {
@@ -263,6 +311,9 @@ impl End {
         match self {
             End::Call(index) => format!("c{index}"),
             End::Artifact(number) => format!("a{number}"),
+            End::Phase(number) => format!("p{number}"),
+            End::Request(turn) => format!("r{turn}"),
+            End::Claim(number) => format!("k{number}"),
         }
     }
 }
@@ -320,6 +371,9 @@ pub struct Summary {
     pub chain: Option<ChainSummary>,
     /// The agent of the scope, when one was given.
     pub scope_agent: Option<String>,
+    /// The claims by verdict, when the input has messages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claims: Option<ClaimCounts>,
 }
 
 /// The evidence graph.
@@ -398,7 +452,7 @@ impl Artifacts {
 }
 
 /// The name of the artifact that `raw` names as a `kind`.
-fn artifact_name(kind: ArtifactKind, raw: &str, root: Option<&str>) -> String {
+pub(crate) fn artifact_name(kind: ArtifactKind, raw: &str, root: Option<&str>) -> String {
     match kind {
         ArtifactKind::File => match normalise(raw) {
             Normalised::Path(path) => match root {
@@ -414,7 +468,7 @@ fn artifact_name(kind: ArtifactKind, raw: &str, root: Option<&str>) -> String {
 
 /// The strings an argument holds: a string, or the strings of an array (a command
 /// given as an array of words is one string, its words joined with spaces).
-fn strings(kind: ArtifactKind, value: &Value) -> Vec<String> {
+pub(crate) fn strings(kind: ArtifactKind, value: &Value) -> Vec<String> {
     match value {
         Value::Str(text) if !text.is_empty() => vec![text.clone()],
         Value::Array(items) => {
@@ -503,7 +557,7 @@ pub fn build(
     let (findings_by_kind, findings_by_tool) =
         note_findings(&audited, &mut walk.edges, &mut walk.calls);
     informs(records, &walk.artifacts, &mut walk.edges)?;
-    let summary = Summary {
+    let mut summary = Summary {
         calls: records.len() as u64,
         tools: walk.tools,
         findings: audited.findings.len() as u64,
@@ -512,10 +566,19 @@ pub fn build(
         divergence: audited.divergence,
         chain: transcript.chain.as_ref().map(chain_summary),
         scope_agent: scope.map(|scope| scope.agent.clone()),
+        claims: None,
+    };
+    let layer = if transcript.messages.is_empty() {
+        Vec::new()
+    } else {
+        let (layer, counts) = claims_layer(transcript, roles, &walk.phases, &mut walk.edges);
+        summary.claims = Some(counts);
+        layer
     };
     let mut nodes: Vec<Node> = walk.calls.into_iter().map(Node::Call).collect();
     nodes.extend(walk.artifacts.nodes.into_iter().map(Node::Artifact));
     nodes.extend(walk.phases.into_iter().map(Node::Phase));
+    nodes.extend(layer);
     Ok(Graph {
         format_version: FORMAT_VERSION,
         summary,
@@ -524,6 +587,71 @@ pub fn build(
         nodes,
         edges: walk.edges.finish(),
     })
+}
+
+/// The claims layer (docs/graph.md): a request node for each prompt with a
+/// `frames` edge to each phase holding a call of its turn, and a claim node for
+/// each claim with a `supports` edge from each atom's evidence call (the rule the
+/// evidence's, `via` the atom). Each response is searched once more, for the
+/// claims' atoms.
+fn claims_layer(
+    transcript: &Transcript,
+    roles: &Roles,
+    phases: &[PhaseNode],
+    edges: &mut Edges,
+) -> (Vec<Node>, ClaimCounts) {
+    let mut claims = Claims::new(&transcript.messages, roles);
+    for record in &transcript.records {
+        claims.observe(record.index, &record.tool, &record.args, &record.response);
+    }
+    let report = claims.finish();
+    let mut nodes = Vec::new();
+    for turn in &report.turns {
+        let Some(text) = &turn.prompt else { continue };
+        nodes.push(Node::Request(RequestNode {
+            id: End::Request(turn.number).id(),
+            turn: turn.number,
+            text: text.clone(),
+            first_call: turn.first_call,
+            end_call: turn.end_call,
+        }));
+        for (number, phase) in phases.iter().enumerate() {
+            if phase.calls.iter().any(|&index| {
+                index >= turn.first_call && turn.end_call.is_none_or(|end| index < end)
+            }) {
+                edges.add(
+                    EdgeKind::Frames,
+                    End::Request(turn.number),
+                    End::Phase(number),
+                    "turn-calls",
+                    None,
+                    None,
+                );
+            }
+        }
+    }
+    for (number, claim) in report.claims.into_iter().enumerate() {
+        for atom in &claim.atoms {
+            if let Some(support) = atom.support {
+                edges.add(
+                    EdgeKind::Supports,
+                    End::Call(support.call),
+                    End::Claim(number),
+                    support.rule,
+                    None,
+                    Some(atom.text.clone()),
+                );
+            }
+        }
+        nodes.push(Node::Claim(ClaimNode {
+            id: End::Claim(number).id(),
+            turn: claim.turn,
+            text: claim.text,
+            verdict: claim.verdict,
+            atoms: claim.atoms,
+        }));
+    }
+    (nodes, report.counts)
 }
 
 /// An artifact a call names, with the rule and the argument that name it.
@@ -923,6 +1051,7 @@ mod tests {
                 records,
                 chain: None,
                 contexts: crate::context::Contexts::default(),
+                messages: Vec::new(),
             },
             &Roles::builtin(),
             None,
@@ -968,6 +1097,7 @@ mod tests {
                 records,
                 chain: None,
                 contexts: crate::context::Contexts::default(),
+                messages: Vec::new(),
             },
             &Roles::builtin(),
             None,

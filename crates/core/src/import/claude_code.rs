@@ -472,3 +472,67 @@ pub(crate) fn read_persisted(
         }
     }
 }
+
+/// The conversation of a Claude Code session log, a side output of its reader that
+/// leaves the calls (and so every transcript `import` writes) as they are: each
+/// user prompt and each text the assistant wrote, with the 1-based line it is on,
+/// in order. A user entry is a prompt when its content is a string, or the text
+/// blocks of an array that holds no `tool_result`; an assistant entry gives each of
+/// its `text` blocks. Entries of subagents (`isSidechain`), meta entries (`isMeta`),
+/// compaction summaries (`isCompactSummary`), interruption notes
+/// (`[Request interrupted ...`) and lines that are not JSON objects give nothing.
+/// Place them among the calls with [`crate::claims::place_messages`].
+pub fn messages(bytes: &[u8]) -> Vec<(u64, crate::claims::MessageKind, String)> {
+    use crate::claims::MessageKind;
+    let mut out = Vec::new();
+    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let Ok(serde_json::Value::Object(entry)) = serde_json::from_slice(line) else {
+            continue;
+        };
+        let flag = |key: &str| entry.get(key).and_then(serde_json::Value::as_bool) == Some(true);
+        if flag("isSidechain") || flag("isMeta") || flag("isCompactSummary") {
+            continue;
+        }
+        let kind = match entry.get("type").and_then(serde_json::Value::as_str) {
+            Some("user") => MessageKind::Prompt,
+            Some("assistant") => MessageKind::Answer,
+            _ => continue,
+        };
+        let Some(content) = entry.get("message").and_then(|m| m.get("content")) else {
+            continue;
+        };
+        let line = i as u64 + 1;
+        let texts: Vec<&str> = match content {
+            serde_json::Value::String(text) => vec![text.as_str()],
+            serde_json::Value::Array(blocks) => {
+                fn block_type(b: &serde_json::Value) -> Option<&str> {
+                    b.get("type").and_then(|t| t.as_str())
+                }
+                if kind == MessageKind::Prompt
+                    && blocks.iter().any(|b| block_type(b) == Some("tool_result"))
+                {
+                    continue;
+                }
+                blocks
+                    .iter()
+                    .filter(|b| block_type(b) == Some("text"))
+                    .filter_map(|b| b.get("text").and_then(|t| t.as_str()))
+                    .collect()
+            }
+            _ => continue,
+        };
+        if kind == MessageKind::Prompt {
+            let text = texts.join("\n");
+            if !text.trim().is_empty() && !text.starts_with("[Request interrupted") {
+                out.push((line, kind, text));
+            }
+        } else {
+            for text in texts {
+                if !text.trim().is_empty() {
+                    out.push((line, kind, text.to_owned()));
+                }
+            }
+        }
+    }
+    out
+}

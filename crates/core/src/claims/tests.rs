@@ -1,0 +1,362 @@
+use super::*;
+
+/// A claim as the tests see it: its text, verdict and atoms' kinds, texts and statuses.
+type Checked = (String, ClaimVerdict, Vec<(AtomKind, String, AtomStatus)>);
+
+/// The claims of `answer` (one turn, its prompt before any call) after `calls`
+/// (tool, args, response), each claim's verdict and its atoms' statuses.
+fn check(calls: &[(&str, &str, &str)], answer: &str) -> Vec<Checked> {
+    let last = (calls.len() as u64).checked_sub(1);
+    let messages = [
+        Message::prompt(None, "Do it."),
+        Message::answer(last, answer),
+    ];
+    let roles = Roles::builtin();
+    let mut claims = Claims::new(&messages, &roles);
+    for (i, (tool, args, response)) in calls.iter().enumerate() {
+        claims.observe(i as u64, tool, args.as_bytes(), response.as_bytes());
+    }
+    claims
+        .finish()
+        .claims
+        .into_iter()
+        .map(|claim| {
+            let atoms = claim
+                .atoms
+                .into_iter()
+                .map(|a| (a.kind, a.text, a.status))
+                .collect();
+            (claim.text, claim.verdict, atoms)
+        })
+        .collect()
+}
+
+fn verdicts(calls: &[(&str, &str, &str)], answer: &str) -> Vec<ClaimVerdict> {
+    check(calls, answer)
+        .into_iter()
+        .map(|(_, v, _)| v)
+        .collect()
+}
+
+const EDIT: (&str, &str, &str) = ("Edit", r#"{"file_path":"/p/src/lib.rs"}"#, "{}");
+
+fn bash<'a>(command: &'a str, stdout: &'a str) -> (String, String) {
+    (
+        serde_json::json!({ "command": command }).to_string(),
+        serde_json::json!({ "stdout": stdout }).to_string(),
+    )
+}
+
+#[test]
+fn sentences_skip_fences_and_markers_and_code_spans_do_not_end_them() {
+    let text = "Done. I ran `cargo test --lib. x`!\n- 1. Updated a.rs\n```\nnot. a claim\n```\n## Next? Yes";
+    assert_eq!(
+        sentences(text),
+        [
+            "Done.",
+            "I ran `cargo test --lib. x`!",
+            "Updated a.rs",
+            "Next?",
+            "Yes"
+        ]
+    );
+}
+
+#[test]
+fn atoms_of_each_kind() {
+    let atoms: Vec<(AtomKind, String, bool)> = atoms(
+        "I updated `src/lib.rs` and ran `cargo test`: 42 passed, see https://x.example/a. The \"ok\" flag is `true` in conf/app.yaml, 3.5% faster.",
+    )
+    .into_iter()
+    .map(|a| (a.kind, a.text, a.changed))
+    .collect();
+    use AtomKind::*;
+    assert_eq!(
+        atoms,
+        [
+            (Path, "src/lib.rs".to_owned(), true),
+            (Command, "cargo test".to_owned(), false),
+            (Code, "true".to_owned(), false),
+            (Quoted, "ok".to_owned(), false),
+            (Url, "https://x.example/a".to_owned(), false),
+            (Path, "conf/app.yaml".to_owned(), true),
+            (Number, "3.5%".to_owned(), false),
+            (Outcome, "42 passed".to_owned(), false),
+        ]
+    );
+    assert!(atoms_free("Thanks, that was quick!"));
+    assert!(atoms_free("e.g. and/or pass/fail"));
+}
+
+fn atoms_free(sentence: &str) -> bool {
+    atoms(sentence).is_empty()
+}
+
+#[test]
+fn negated_success_is_no_outcome() {
+    assert!(atoms("The tests do not pass yet").is_empty());
+    let outcome = atoms("2 tests failed")[0].outcome;
+    assert_eq!(outcome, Some(Outcome::Failed { count: 2 }));
+}
+
+/// A claimed pass after a failing run, in each runner's summary format: the claim
+/// is contradicted; after the same runner's passing run, supported.
+#[test]
+fn a_claimed_pass_after_a_failing_run_of_each_runner() {
+    let runners: [(&str, &str, &str); 9] = [
+        (
+            "cargo test",
+            "test result: FAILED. 3 passed; 1 failed; 0 ignored",
+            "test result: ok. 4 passed; 0 failed; 0 ignored",
+        ),
+        (
+            "pytest -q",
+            "F...\n===== 1 failed, 3 passed in 0.12s =====",
+            "....\n===== 4 passed in 0.10s =====",
+        ),
+        (
+            "go test ./...",
+            "--- FAIL: TestX (0.00s)\nFAIL\nFAIL\texample.com/x\t0.01s",
+            "ok  \texample.com/x\t0.01s",
+        ),
+        (
+            "npx jest",
+            "Tests:       1 failed, 3 passed, 4 total",
+            "Tests:       4 passed, 4 total",
+        ),
+        (
+            "npx vitest run",
+            " Tests  1 failed | 3 passed (4)",
+            " Tests  4 passed (4)",
+        ),
+        (
+            "npm test",
+            "npm error Test failed.  See above for more details.",
+            "> x@1.0.0 test\n> node test.js\nall good",
+        ),
+        (
+            "mix test",
+            "Finished in 0.1 seconds\n4 tests, 1 failure",
+            "Finished in 0.1 seconds\n4 tests, 0 failures",
+        ),
+        (
+            "mvn test",
+            "Tests run: 4, Failures: 1, Errors: 0, Skipped: 0\n[INFO] BUILD FAILURE",
+            "Tests run: 4, Failures: 0, Errors: 0, Skipped: 0\n[INFO] BUILD SUCCESS",
+        ),
+        (
+            "./gradlew test",
+            "4 tests completed, 1 failed\nBUILD FAILED in 2s",
+            "BUILD SUCCESSFUL in 2s",
+        ),
+    ];
+    for (command, failing, passing) in runners {
+        let (args, bad) = bash(command, failing);
+        let calls = [EDIT, ("Bash", args.as_str(), bad.as_str())];
+        assert_eq!(
+            verdicts(&calls, "All tests pass."),
+            [ClaimVerdict::Contradicted],
+            "{command}"
+        );
+        let (args, good) = bash(command, passing);
+        let calls = [EDIT, ("Bash", args.as_str(), good.as_str())];
+        assert_eq!(
+            verdicts(&calls, "All tests pass."),
+            [ClaimVerdict::Supported],
+            "{command}"
+        );
+    }
+    // make: its error line.
+    let (args, bad) = bash("make test", "make: *** [Makefile:3: test] Error 1");
+    let calls = [EDIT, ("Bash", args.as_str(), bad.as_str())];
+    assert_eq!(
+        verdicts(&calls, "The tests pass now."),
+        [ClaimVerdict::Contradicted]
+    );
+    // A non-zero exit code in the response's members.
+    let calls = [
+        EDIT,
+        (
+            "run_command",
+            r#"{"command":"cargo build"}"#,
+            r#"{"exit_code":101,"stdout":""}"#,
+        ),
+    ];
+    assert_eq!(
+        verdicts(&calls, "The build succeeds."),
+        [ClaimVerdict::Contradicted]
+    );
+}
+
+#[test]
+fn counts_are_held_against_the_run() {
+    let (args, out) = bash(
+        "cargo test",
+        "test result: ok. 40 passed; 0 failed; 0 ignored",
+    );
+    let calls = [EDIT, ("Bash", args.as_str(), out.as_str())];
+    assert_eq!(verdicts(&calls, "42 passed."), [ClaimVerdict::Contradicted]);
+    assert_eq!(
+        verdicts(&calls, "All 40 tests passed."),
+        [ClaimVerdict::Supported]
+    );
+    let (args, out) = bash("pytest -q", "..\n40 passed in 0.31s");
+    let calls = [EDIT, ("Bash", args.as_str(), out.as_str())];
+    assert_eq!(
+        verdicts(&calls, "40 tests pass."),
+        [ClaimVerdict::Supported]
+    );
+    let (args, out) = bash("pytest", "== 2 failed, 38 passed in 1.0s ==");
+    let calls = [("Bash", args.as_str(), out.as_str())];
+    assert_eq!(
+        verdicts(&calls, "2 tests still fail."),
+        [ClaimVerdict::Supported]
+    );
+    assert_eq!(
+        verdicts(&calls, "3 tests still fail."),
+        [ClaimVerdict::Contradicted]
+    );
+}
+
+#[test]
+fn no_run_after_the_last_change_contradicts() {
+    let (args, out) = bash("cargo test", "test result: ok. 4 passed; 0 failed");
+    let calls = [("Bash", args.as_str(), out.as_str()), EDIT];
+    let checked = check(&calls, "All tests pass.");
+    assert_eq!(checked[0].1, ClaimVerdict::Contradicted);
+    assert_eq!(
+        verdicts(&[EDIT], "The build succeeds."),
+        [ClaimVerdict::Contradicted]
+    );
+}
+
+#[test]
+fn a_claimed_change_to_a_file_never_touched_is_contradicted() {
+    let read = ("Read", r#"{"file_path":"/p/src/main.rs"}"#, "{}");
+    assert_eq!(
+        verdicts(&[EDIT, read], "I updated src/main.rs. I fixed `lib.rs`."),
+        [ClaimVerdict::Contradicted, ClaimVerdict::Supported]
+    );
+    // Read but not said changed: supported by the use.
+    assert_eq!(
+        verdicts(&[read], "See src/main.rs."),
+        [ClaimVerdict::Supported]
+    );
+    assert_eq!(
+        verdicts(&[read], "See src/other.rs."),
+        [ClaimVerdict::Unsupported]
+    );
+}
+
+#[test]
+fn a_number_no_call_returned_is_unsupported() {
+    let calls = [(
+        "Bash",
+        r#"{"command":"wc -l a.txt"}"#,
+        r#"{"stdout":"1234 a.txt"}"#,
+    )];
+    assert_eq!(
+        verdicts(
+            &calls,
+            "The file has 1234 lines. It had 123 before. 12345 is wrong."
+        ),
+        [
+            ClaimVerdict::Supported,
+            ClaimVerdict::Unsupported,
+            ClaimVerdict::Unsupported
+        ]
+    );
+}
+
+#[test]
+fn each_atom_kind_is_supported_by_its_rule() {
+    let calls = [
+        (
+            "WebFetch",
+            r#"{"url":"https://docs.example/api"}"#,
+            r#"{"text":"status \"deprecated\" since v2"}"#,
+        ),
+        (
+            "Bash",
+            r#"{"command":"git log --oneline"}"#,
+            r#"{"stdout":"abc123 fix parse_args"}"#,
+        ),
+        ("Read", r#"{"file_path":"/p/README.md"}"#, "{}"),
+    ];
+    let checked = check(
+        &calls,
+        "The page https://docs.example/api says \"deprecated\". I ran `git log`, whose top commit is `abc123`, and read README.md.",
+    );
+    assert_eq!(checked.len(), 2);
+    for (text, verdict, atoms) in &checked {
+        assert_eq!(*verdict, ClaimVerdict::Supported, "{text}: {atoms:?}");
+    }
+    let kinds: Vec<AtomKind> = checked
+        .iter()
+        .flat_map(|c| c.2.iter().map(|a| a.0))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            AtomKind::Quoted,
+            AtomKind::Url,
+            AtomKind::Command,
+            AtomKind::Code,
+            AtomKind::Path
+        ]
+    );
+}
+
+/// Evidence counts only up to the answer: a call after it holds nothing.
+#[test]
+fn calls_after_the_answer_are_no_evidence() {
+    let messages = [
+        Message::prompt(None, "a"),
+        Message::answer(None, "It has 77 lines."),
+        Message::prompt(Some(0), "b"),
+    ];
+    let roles = Roles::builtin();
+    let mut claims = Claims::new(&messages, &roles);
+    claims.observe(0, "Bash", br#"{"command":"wc"}"#, br#"{"stdout":"77"}"#);
+    let report = claims.finish();
+    assert_eq!(report.claims[0].verdict, ClaimVerdict::Unsupported);
+    assert_eq!(report.turns[0].end_call, Some(1));
+}
+
+/// Numbers are matched whole, and each response is searched once, however many
+/// claims: a large session stays linear.
+#[test]
+fn numbers_are_matched_whole() {
+    let calls = [(
+        "Bash",
+        r#"{"command":"x"}"#,
+        r#"{"stdout":"v1.42.0 and 4200"}"#,
+    )];
+    assert_eq!(verdicts(&calls, "42 items."), [ClaimVerdict::Unsupported]);
+}
+
+/// A Claude Code log's prompts and texts, placed after the last call on an earlier
+/// line; tool results, subagents' and meta entries are no messages.
+#[test]
+fn claude_code_messages_are_placed_among_the_calls() {
+    let log = [
+        r#"{"type":"user","message":{"content":"Fix it."}}"#,
+        r#"{"type":"assistant","message":{"content":[{"type":"text","text":"Looking."},{"type":"tool_use","id":"t1","name":"Read","input":{}}]}}"#,
+        r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"x"}]}}"#,
+        r#"{"type":"user","isMeta":true,"message":{"content":"Caveat"}}"#,
+        r#"{"type":"assistant","isSidechain":true,"message":{"content":[{"type":"text","text":"sub"}]}}"#,
+        r#"{"type":"assistant","message":{"content":[{"type":"text","text":"Done."}]}}"#,
+    ]
+    .join("\n");
+    let said = crate::import::claude_code::messages(log.as_bytes());
+    assert_eq!(said.len(), 3);
+    let placed = place_messages(said, &[2]);
+    assert_eq!(
+        placed,
+        [
+            Message::prompt(None, "Fix it."),
+            Message::answer(None, "Looking."),
+            Message::answer(Some(0), "Done."),
+        ]
+    );
+}
