@@ -373,6 +373,39 @@ fn a_call_that_asks_for_input_is_one_record_with_its_rounds() {
 }
 
 #[test]
+fn two_calls_alike_that_ask_for_input_are_retried_in_order() {
+    let dir = Dir::new();
+    dir.write("scope.json", SCOPE.replace(r#""ask": 1"#, r#""ask": 2"#));
+    let server = fake_server();
+    let args = [
+        "--policy",
+        "scope.json",
+        "--seal",
+        "s.jsonl",
+        "--",
+        "python3",
+        &server,
+    ];
+    let mut session = Session::start(dir.path(), &args, &[]);
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let ask = |id: u64, name: Option<&str>| {
+        let retry = name.map_or_else(String::new, |name| {
+            format!(
+                r#""inputResponses":{{"name":{{"action":"accept","content":{{"name":"{name}"}}}}}},"#
+            )
+        });
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"ask","arguments":{{}},{retry}{meta}}}}}"#
+        )
+    };
+    session.ask(&ask(1, None));
+    session.ask(&ask(2, None));
+    session.ask(&ask(3, Some("Ada")));
+    session.ask(&ask(4, Some("Grace")));
+    assert_snapshot!(session.end_sealed(&dir, false));
+}
+
+#[test]
 fn a_call_that_asked_for_input_and_is_cancelled_is_sealed_cancelled() {
     let dir = Dir::new();
     let mut session = Session::fake(&dir, &[], &[]);

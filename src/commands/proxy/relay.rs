@@ -155,8 +155,9 @@ pub(super) struct Relay<'s> {
     /// The `tools/call` requests in flight, by id.
     calls: HashMap<IdKey, Call>,
     /// The calls the server answered with `input_required`, waiting for the
-    /// client to retry them, by [`retry_key`].
-    awaiting: HashMap<Vec<u8>, Call>,
+    /// client to retry them, oldest first, each with its [`retry_key`] (two
+    /// calls alike may wait at once: a retry is the oldest's).
+    awaiting: Vec<(Vec<u8>, Call)>,
     /// The other client requests in flight: what each is.
     requests: HashMap<IdKey, Asked>,
     /// The server's requests to the client in flight.
@@ -191,7 +192,7 @@ impl<'s> Relay<'s> {
             pins,
             settings,
             calls: HashMap::new(),
-            awaiting: HashMap::new(),
+            awaiting: Vec::new(),
             requests: HashMap::new(),
             server_requests: HashSet::new(),
             ended: Ended::default(),
@@ -246,7 +247,7 @@ impl<'s> Relay<'s> {
             let deadline = self
                 .calls
                 .values()
-                .chain(self.awaiting.values())
+                .chain(self.awaiting.iter().map(|(_, call)| call))
                 .filter_map(|call| call.deadline)
                 .min();
             let event = match deadline {
@@ -376,7 +377,7 @@ impl<'s> Relay<'s> {
     /// Ends every call in flight as having no result, for `reason`, in index order;
     /// the client gets an error result for each.
     pub(super) fn end_all(&mut self, reason: &str) {
-        let mut awaiting: Vec<Call> = self.awaiting.drain().map(|(_, call)| call).collect();
+        let mut awaiting: Vec<Call> = self.awaiting.drain(..).map(|(_, call)| call).collect();
         awaiting.sort_by_key(|call| call.index);
         for call in awaiting {
             // The client has the server's question; it gets nothing more.
@@ -571,10 +572,14 @@ impl<'s> Relay<'s> {
         let key = id_key(&id);
         if self.in_flight(&key, &id).is_none()
             && is_retry(params)
-            && let Some(mut call) = self.awaiting.remove(&retry_key(&tool, &args))
+            && let Some(at) = {
+                let retried = retry_key(&tool, &args);
+                self.awaiting.iter().position(|(key, _)| *key == retried)
+            }
         {
             // The same call again, with the input the server asked for: not decided
             // anew, one record and one count.
+            let (_, mut call) = self.awaiting.remove(at);
             call.id = id;
             call.rounds += 1;
             call.revision = revision;
@@ -698,10 +703,9 @@ impl<'s> Relay<'s> {
         if let Some(at) = self
             .awaiting
             .iter()
-            .find(|(_, call)| id_key(&call.id) == *key)
-            .map(|(at, _)| at.clone())
-            && let Some(call) = self.awaiting.remove(&at)
+            .position(|(_, call)| id_key(&call.id) == *key)
         {
+            let (_, call) = self.awaiting.remove(at);
             // A call waiting for the client to retry it after the server asked for
             // input: the client gave up.
             return self.finish(&call, Outcome::Cancelled { reason }, None);
@@ -957,7 +961,7 @@ impl<'s> Relay<'s> {
                 .call_timeout
                 .map(|timeout| Instant::now() + timeout);
             self.awaiting
-                .insert(retry_key(&call.tool, &call.args), call);
+                .push((retry_key(&call.tool, &call.args), call));
             self.send_client(line);
             return;
         }
@@ -1037,17 +1041,13 @@ impl<'s> Relay<'s> {
             .collect();
         due.sort_by_key(|key| self.calls.get(key).map(|call| call.index));
         let after_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
-        let mut unretried: Vec<Vec<u8>> = self
-            .awaiting
-            .iter()
-            .filter(|(_, call)| call.deadline.is_some_and(|deadline| deadline <= now))
-            .map(|(key, _)| key.clone())
-            .collect();
-        unretried.sort_by_key(|key| self.awaiting.get(key).map(|call| call.index));
-        for key in unretried {
-            let Some(call) = self.awaiting.remove(&key) else {
-                continue;
-            };
+        let (unretried, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut self.awaiting)
+            .into_iter()
+            .partition(|(_, call)| call.deadline.is_some_and(|deadline| deadline <= now));
+        self.awaiting = waiting;
+        let mut unretried: Vec<Call> = unretried.into_iter().map(|(_, call)| call).collect();
+        unretried.sort_by_key(|call| call.index);
+        for call in unretried {
             let within = shown_duration(timeout);
             self.note(&format!(
                 "call {} to tool {}: the client did not retry it within {within} of the server asking for input",
