@@ -591,17 +591,16 @@ fn settings(policy: Option<&Path>, dir: Option<&Path>) -> String {
     let command = serde_json::Value::String(command).to_string();
     let hook =
         format!("\"hooks\": [{{\"type\": \"command\", \"command\": {command}, \"timeout\": 30}}]");
-    let on_tools = |event: &str| format!("    \"{event}\": [{{\"matcher\": \"*\", {hook}}}]");
-    let on_turn = |event: &str| format!("    \"{event}\": [{{{hook}}}]");
-    format!(
-        "{{\n  \"hooks\": {{\n{},\n{},\n{},\n{},\n{},\n{}\n  }}\n}}",
-        on_tools("PreToolUse"),
-        on_tools("PostToolUse"),
-        on_tools("PostToolUseFailure"),
-        on_turn("UserPromptSubmit"),
-        on_turn("Stop"),
-        on_turn("SessionEnd"),
-    )
+    // One line an event, Claude Code's events as `init` writes them.
+    let events: Vec<String> = Setup::of(Agent::ClaudeCode)
+        .events
+        .iter()
+        .map(|event| match event.matcher {
+            true => format!("    \"{}\": [{{\"matcher\": \"*\", {hook}}}]", event.name),
+            false => format!("    \"{}\": [{{{hook}}}]", event.name),
+        })
+        .collect();
+    format!("{{\n  \"hooks\": {{\n{}\n  }}\n}}", events.join(",\n"))
 }
 
 /// The hooks file `guard init --agent AGENT` would write in a new project in the

@@ -287,21 +287,23 @@ fn head_json(check: &HeadCheck) -> HeadJson<'_> {
     }
 }
 
+/// The id of why a key is not trusted.
+fn untrusted_id(why: &Untrusted) -> &'static str {
+    match why {
+        Untrusted::NoKeyFor => "no-key-for",
+        Untrusted::KeyNotAllowed => "key-not-allowed",
+        Untrusted::NamespaceNotAllowed => "namespace-not-allowed",
+        Untrusted::NotValidNow => "not-valid-now",
+    }
+}
+
 /// The id of a signature's verdict and of its reason.
 pub(super) fn signature_ids(verdict: &SignatureVerdict) -> (&'static str, Option<&'static str>) {
     match verdict {
         SignatureVerdict::Good { .. } => ("good", None),
         SignatureVerdict::WrongNamespace { .. } => ("bad", Some("wrong-namespace")),
         SignatureVerdict::DoesNotSign => ("bad", Some("does-not-sign")),
-        SignatureVerdict::Untrusted { why, .. } => (
-            "not-trusted",
-            Some(match why {
-                Untrusted::NoKeyFor => "no-key-for",
-                Untrusted::KeyNotAllowed => "key-not-allowed",
-                Untrusted::NamespaceNotAllowed => "namespace-not-allowed",
-                Untrusted::NotValidNow => "not-valid-now",
-            }),
-        ),
+        SignatureVerdict::Untrusted { why, .. } => ("not-trusted", Some(untrusted_id(why))),
     }
 }
 
@@ -337,15 +339,7 @@ pub(super) fn attestation_ids(
         AttestationVerdict::OtherSubject { .. } => ("bad", Some("other-subject")),
         AttestationVerdict::OtherHead { .. } => ("bad", Some("other-head")),
         AttestationVerdict::UnknownKey { .. } => ("not-trusted", Some("unknown-key")),
-        AttestationVerdict::Untrusted { why, .. } => (
-            "not-trusted",
-            Some(match why {
-                Untrusted::NoKeyFor => "no-key-for",
-                Untrusted::KeyNotAllowed => "key-not-allowed",
-                Untrusted::NamespaceNotAllowed => "namespace-not-allowed",
-                Untrusted::NotValidNow => "not-valid-now",
-            }),
-        ),
+        AttestationVerdict::Untrusted { why, .. } => ("not-trusted", Some(untrusted_id(why))),
     }
 }
 
