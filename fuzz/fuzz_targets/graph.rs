@@ -39,6 +39,8 @@ fuzz_target!(|data: &[u8]| {
             Node::Call(call) => call.id.as_str(),
             Node::Artifact(artifact) => artifact.id.as_str(),
             Node::Phase(phase) => phase.id.as_str(),
+            Node::Request(request) => request.id.as_str(),
+            Node::Claim(claim) => claim.id.as_str(),
         })
         .collect();
     for edge in &built.edges {
