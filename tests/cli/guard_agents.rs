@@ -907,3 +907,46 @@ fn a_cursor_answer_does_not_end_the_turn() {
     ));
     assert_snapshot!(out);
 }
+
+/// A call whose after-call event holds an input that cannot be read still ran: it is
+/// sealed (input `{}`, its result unrecordable, saying why) and the agent told,
+/// never an error that leaves it unrecorded; before a call the same input is denied.
+#[test]
+fn a_call_whose_input_cannot_be_read_after_it_ran_is_still_sealed() {
+    let mut out = String::new();
+    for (agent, before, after) in [
+        (&AGENTS[0], "pre-tool-shell.json", "post-tool-shell.json"),
+        (&AGENTS[4], "pre-tool-shell.json", "post-tool-shell.json"),
+    ] {
+        let dir = Dir::new();
+        dir.write("policy.json", agent.policy());
+        let (key, bad) = match agent.name {
+            "copilot" => ("toolArgs", json!("{\"command\": ")),
+            _ => ("tool_input", json!("ls")),
+        };
+        for (file, event) in [(before, "preToolUse"), (after, "postToolUse")] {
+            let mut payload = fixture(agent.name, file);
+            payload.insert(key.into(), bad.clone());
+            let mut args = vec![
+                "guard",
+                "--agent",
+                agent.name,
+                "--policy",
+                "policy.json",
+                "--dir",
+                "sessions",
+            ];
+            if agent.name == "copilot" {
+                args.extend(["--event", event]);
+            }
+            let run = run_with_stdin(dir.path(), &args, Value::Object(payload).to_string());
+            out.push_str(&format!("## {} {file}\n{}", agent.name, run.text()));
+        }
+        let file = format!("sessions/{}.jsonl", agent.session);
+        assert_eq!(dir.run(&["verify", &file]).code, 0);
+        out.push_str(&plain_records(
+            &String::from_utf8(dir.read(&file)).expect("UTF-8"),
+        ));
+    }
+    assert_snapshot!(out);
+}

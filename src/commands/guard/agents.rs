@@ -140,21 +140,57 @@ impl<'r> Fields<'r> {
         }
     }
 
-    /// The call of a tool event named `event`: `tool_key` a non-empty string,
-    /// `input_key` an object.
-    fn call(&self, event: &str, tool_key: &str, input_key: &str) -> Result<(String, Value), Error> {
+    /// The call of the tool event `event`: `tool_key` a non-empty string,
+    /// `input_key` an object (or, with `json_text`, JSON text holding one, as Copilot
+    /// CLI sends it). An input that cannot be read denies a call before it runs; after
+    /// it ran, the call is still recorded, with `{}` for its input and the event's
+    /// result unrecordable, saying why (nothing the agent did goes unrecorded).
+    fn call(
+        &self,
+        event: &mut Event,
+        (tool_key, input_key): (&str, &str),
+        json_text: bool,
+        id: Option<String>,
+    ) -> Result<(), Error> {
         let tool = match self.string(tool_key)? {
-            Some(tool) if !tool.is_empty() => tool,
-            _ => return Err(Error::Event(format!("{event} without \"{tool_key}\""))),
+            Some(tool) if !tool.is_empty() => tool.to_owned(),
+            _ => {
+                return Err(Error::Event(format!(
+                    "{} without \"{tool_key}\"",
+                    event.name
+                )));
+            }
         };
-        match self.get(input_key) {
-            Some(input @ Value::Object(_)) => Ok((tool.to_owned(), input.clone())),
-            Some(other) => Err(Error::Event(format!(
-                "field \"{input_key}\" must be an object, found {}",
+        let input = match self.get(input_key) {
+            Some(input @ Value::Object(_)) => Ok(input.clone()),
+            Some(Value::Str(text)) if json_text => match toolreplay_core::parse_json(text) {
+                Ok(input @ Value::Object(_)) => Ok(input),
+                Ok(other) => Err(format!(
+                    "field \"{input_key}\" must hold an object, found {}",
+                    other.described()
+                )),
+                Err(err) => Err(format!(
+                    "field \"{input_key}\" is not JSON: {}",
+                    err.message
+                )),
+            },
+            Some(other) => Err(format!(
+                "field \"{input_key}\" must be an object{}, found {}",
+                if json_text { " or a JSON string" } else { "" },
                 other.described()
-            ))),
-            None => Err(Error::Event(format!("{event} without \"{input_key}\""))),
-        }
+            )),
+            None => Err(format!("{} without \"{input_key}\"", event.name)),
+        };
+        let input = match (input, event.kind) {
+            (Ok(input), _) => input,
+            (Err(why), Kind::After | Kind::Failed) => {
+                event.unrecordable = Some(format!("the call's input cannot be read: {why}"));
+                Value::object([])
+            }
+            (Err(why), _) => return Err(Error::Event(why)),
+        };
+        event.call = Some(Call { tool, input, id });
+        Ok(())
     }
 }
 
@@ -285,9 +321,8 @@ fn claude_code(agent: Agent, raw: Raw) -> Result<Event, Error> {
         // None of these is an answer without the end of a turn.
         Kind::Other | Kind::Answer => return checked(event),
         Kind::Before | Kind::After | Kind::Failed => {
-            let (tool, input) = fields.call(name, "tool_name", "tool_input")?;
-            let id = fields.string("tool_use_id")?.map(str::to_owned);
-            event.call = Some(Call { tool, input, id });
+            let id = fields.owned("tool_use_id")?;
+            fields.call(&mut event, ("tool_name", "tool_input"), false, id)?;
             event.outcome = match kind {
                 Kind::After => fields.get("tool_response").cloned().unwrap_or(Value::Null),
                 // `{"is_interrupt": ..., "message": ...}`.
@@ -337,12 +372,7 @@ fn gemini(raw: Raw) -> Result<Event, Error> {
         // None of these is an answer without the end of a turn.
         Kind::Other | Kind::Answer => return checked(event),
         Kind::Before | Kind::After | Kind::Failed => {
-            let (tool, input) = fields.call(name, "tool_name", "tool_input")?;
-            event.call = Some(Call {
-                tool,
-                input,
-                id: None,
-            });
+            fields.call(&mut event, ("tool_name", "tool_input"), false, None)?;
             // A failed call's error is its whole response, as the tool gave it.
             event.outcome = fields.get("tool_response").cloned().unwrap_or(Value::Null);
         }
@@ -390,9 +420,8 @@ fn cursor(raw: Raw) -> Result<Event, Error> {
     match kind {
         Kind::Other => return checked(event),
         Kind::Before | Kind::After | Kind::Failed => {
-            let (tool, input) = fields.call(name, "tool_name", "tool_input")?;
-            let id = fields.string("tool_use_id")?.map(str::to_owned);
-            event.call = Some(Call { tool, input, id });
+            let id = fields.owned("tool_use_id")?;
+            fields.call(&mut event, ("tool_name", "tool_input"), false, id)?;
             event.outcome = match kind {
                 Kind::After => fields.get("tool_output").cloned().unwrap_or(Value::Null),
                 _ => failure(&fields, "error_message", &["failure_type", "is_interrupt"]),
@@ -458,40 +487,7 @@ fn copilot(raw: Raw, named: Option<&str>) -> Result<Event, Error> {
         // None of these is an answer without the end of a turn.
         Kind::Other | Kind::Answer => return checked(event),
         Kind::Before | Kind::After | Kind::Failed => {
-            let tool = match fields.string("toolName")? {
-                Some(tool) if !tool.is_empty() => tool.to_owned(),
-                _ => return Err(Error::Event(format!("{name} without \"toolName\""))),
-            };
-            let input = match fields.get("toolArgs") {
-                Some(Value::Str(text)) => match toolreplay_core::parse_json(text) {
-                    Ok(input @ Value::Object(_)) => input,
-                    Ok(other) => {
-                        return Err(Error::Event(format!(
-                            "field \"toolArgs\" must hold an object, found {}",
-                            other.described()
-                        )));
-                    }
-                    Err(err) => {
-                        return Err(Error::Event(format!(
-                            "field \"toolArgs\" is not JSON: {}",
-                            err.message
-                        )));
-                    }
-                },
-                Some(input @ Value::Object(_)) => input.clone(),
-                Some(other) => {
-                    return Err(Error::Event(format!(
-                        "field \"toolArgs\" must be an object or a JSON string, found {}",
-                        other.described()
-                    )));
-                }
-                None => return Err(Error::Event(format!("{name} without \"toolArgs\""))),
-            };
-            event.call = Some(Call {
-                tool,
-                input,
-                id: None,
-            });
+            fields.call(&mut event, ("toolName", "toolArgs"), true, None)?;
             event.outcome = match kind {
                 Kind::After => fields.get("toolResult").cloned().unwrap_or(Value::Null),
                 _ => fields.get("error").cloned().unwrap_or(Value::Null),
