@@ -192,7 +192,7 @@ fn call(id: u64, tool: &str, args: &str) -> String {
 /// The sealed file of a session in `dir` (`s.jsonl`, decided by `scope.json`) as
 /// the test shows it: `verify`'s verdict, then each record's index, tool and
 /// response; and the live invariant checked on it.
-fn sealed(dir: &Dir) -> String {
+pub(super) fn sealed(dir: &Dir) -> String {
     let (file, scope) = ("s.jsonl", "scope.json");
     let verify = dir.run(&["verify", file]);
     let mut text = format!("--- {file}\n{}", verify.stdout);
