@@ -130,8 +130,9 @@ fn decide(args: &GuardArgs, event: &Event) -> Result<Answer, Error> {
         Kind::SessionEnd if !path.exists() => return Ok(Answer::Nothing),
         _ => {}
     }
-    let ScopeFile { scope, digest } =
-        input::read_scope(policy).map_err(|err| Error::Policy(Box::new(err)))?;
+    let checked = crate::live::checked_policy(&path);
+    let ScopeFile { scope, digest } = input::read_scope_checked(policy, checked.as_deref())
+        .map_err(|err| Error::Policy(Box::new(err)))?;
     std::fs::create_dir_all(dir).map_err(|source| Error::Io {
         what: format!("create {}", input::display(dir)),
         source,

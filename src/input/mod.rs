@@ -132,10 +132,23 @@ pub(crate) struct ScopeFile {
 /// Reads and parses the scope file at `path` (`-`: standard input), up to
 /// [`MAX_SCOPE_BYTES`]; an error is placed in the file.
 pub(crate) fn read_scope(path: &Path) -> Result<ScopeFile, Error> {
+    read_scope_checked(path, None)
+}
+
+/// [`read_scope`], for a file whose bytes of digest `checked` were read without
+/// error before: when they still have that digest, their globs and command patterns
+/// are compiled when a call needs them rather than checked now
+/// ([`Scope::reparse`]).
+pub(crate) fn read_scope_checked(path: &Path, checked: Option<&str>) -> Result<ScopeFile, Error> {
     let mut digest = String::new();
     let scope = read_document(path, MAX_SCOPE_BYTES, "scope file", |bytes| {
         digest = hex::encode(Sha256::digest(bytes));
-        Scope::parse(bytes).map_err(|err| (err.line as u64, err.to_string()))
+        let parsed = if checked == Some(digest.as_str()) {
+            Scope::reparse(bytes)
+        } else {
+            Scope::parse(bytes)
+        };
+        parsed.map_err(|err| (err.line as u64, err.to_string()))
     })?;
     Ok(ScopeFile { scope, digest })
 }

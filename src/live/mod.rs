@@ -83,6 +83,24 @@ pub(crate) struct StateFile {
     pub context: Option<context::LastContext>,
 }
 
+/// The digest of the scope file that the last event of the session at `path` was
+/// decided by, as the first bytes of its state name it (`{"version":1,"policy":"`
+/// and 64 hex digits), read without the lock. A state is only saved after its scope
+/// was read without error, so those bytes need not be checked again (see
+/// [`crate::input::read_scope_checked`]); whatever the state holds later is read
+/// under the lock as ever.
+pub(crate) fn checked_policy(path: &Path) -> Option<String> {
+    const START: &[u8] = b"{\"version\":1,\"policy\":\"";
+    let mut head = [0u8; START.len() + 64];
+    let mut file = File::open(beside(path, ".state")).ok()?;
+    io::Read::read_exact(&mut file, &mut head).ok()?;
+    let digest = head.strip_prefix(START)?;
+    digest
+        .iter()
+        .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+        .then(|| String::from_utf8_lossy(digest).into_owned())
+}
+
 /// `path` with `suffix` added to its name: `<file>.lock`, `<file>.state`.
 pub(crate) fn beside(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.as_os_str().to_owned();

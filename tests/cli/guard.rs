@@ -920,6 +920,35 @@ fn a_call_whose_input_another_hook_changed_is_sealed_as_it_ran_and_flagged() {
 
 /// The state of the session, to put back as a guard stopped before it saved its own
 /// would have left it.
+/// A later event reads the policy its session was decided by without checking its
+/// globs again (the state names its digest); a policy edited between two events is
+/// another digest, checked whole: a glob that does not compile refuses the call.
+#[test]
+fn a_policy_edited_during_a_session_is_checked_again() {
+    let dir = Dir::new();
+    dir.write("scope.json", POLICY);
+    let guard = |event: String| run_with_stdin(dir.path(), &GUARD, event);
+    assert_eq!(
+        guard(pre("toolu_1", "Read", read("/home/dev/app/a"))).code,
+        0
+    );
+    // The same policy: the next event decides as the first did.
+    let run = guard(pre("toolu_2", "Read", read("/home/dev/app/.env")));
+    assert!(
+        run.stdout.contains("matches deny glob '**/.env'"),
+        "{}",
+        run.text()
+    );
+    dir.write("scope.json", POLICY.replace("**/.env", "**/.env["));
+    let run = guard(pre("toolu_3", "Read", read("/home/dev/app/b")));
+    assert_eq!(run.code, 2, "{}", run.text());
+    assert!(
+        run.stderr.contains("invalid glob '**/.env['"),
+        "{}",
+        run.text()
+    );
+}
+
 fn state_of(dir: &Dir) -> Vec<u8> {
     dir.read(&format!("sessions/{SESSION}.jsonl.state"))
 }

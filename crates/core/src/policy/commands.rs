@@ -30,6 +30,7 @@ use brush_parser::word::{self, Parameter, ParameterExpr, TildeExpr, WordPiece};
 use brush_parser::{Parser, ParserOptions};
 use globset::{GlobBuilder, GlobMatcher};
 
+use super::Checking;
 use super::paths::{Globs, Normalised, inside, normalise};
 
 /// The longest command string parsed, in bytes.
@@ -53,59 +54,84 @@ pub(crate) struct Pattern {
 }
 
 /// The glob of one word: a literal word is compared as it is; a glob is checked
-/// when the policy is read and compiled when a command first reaches it, so that a
-/// process judging one call (a guard's hook event) compiles only what it uses.
+/// when the policy is read (unless [`Checking::Before`] says the same policy was)
+/// and compiled when a command first reaches it, so that a process judging one call
+/// (a guard's hook event) compiles only what it uses.
 #[derive(Debug)]
 enum WordGlob {
     Literal(String),
     Glob {
-        glob: globset::Glob,
-        matcher: std::sync::OnceLock<GlobMatcher>,
+        text: String,
+        /// The glob, when it was checked as the policy was read.
+        glob: Option<globset::Glob>,
+        /// `None`: the glob cannot be built, and the word cannot be judged.
+        matcher: std::sync::OnceLock<Option<GlobMatcher>>,
     },
 }
 
 impl WordGlob {
-    fn new(text: &str) -> Result<WordGlob, String> {
+    fn new(text: &str, checking: Checking) -> Result<WordGlob, String> {
         if !text.contains(['*', '?', '[', ']', '{', '}', '\\']) {
             return Ok(WordGlob::Literal(text.to_owned()));
         }
-        GlobBuilder::new(text)
-            .literal_separator(false)
-            .backslash_escape(true)
-            .build()
-            .map(|glob| WordGlob::Glob {
-                glob,
-                matcher: std::sync::OnceLock::new(),
-            })
-            .map_err(|err| err.kind().to_string().lines().collect::<Vec<_>>().join(" "))
+        let glob = match checking {
+            Checking::Now => Some(word_glob(text)?),
+            Checking::Before => None,
+        };
+        Ok(WordGlob::Glob {
+            text: text.to_owned(),
+            glob,
+            matcher: std::sync::OnceLock::new(),
+        })
     }
 
-    fn is_match(&self, word: &str) -> bool {
+    /// Whether `word` matches; `None` when the glob cannot be built (a policy read
+    /// unchecked that does not compile), which the rule's caller takes as a
+    /// violation either way.
+    fn is_match(&self, word: &str) -> Option<bool> {
         match self {
-            WordGlob::Literal(text) => text == word,
-            WordGlob::Glob { glob, matcher } => matcher
-                .get_or_init(|| glob.compile_matcher())
-                .is_match(word),
+            WordGlob::Literal(text) => Some(text == word),
+            WordGlob::Glob {
+                text,
+                glob,
+                matcher,
+            } => matcher
+                .get_or_init(|| match glob {
+                    Some(glob) => Some(glob.compile_matcher()),
+                    None => word_glob(text).ok().map(|glob| glob.compile_matcher()),
+                })
+                .as_ref()
+                .map(|matcher| matcher.is_match(word)),
         }
     }
 }
 
+/// The glob of a word of a pattern: `*` matches `/` too.
+fn word_glob(text: &str) -> Result<globset::Glob, String> {
+    GlobBuilder::new(text)
+        .literal_separator(false)
+        .backslash_escape(true)
+        .build()
+        .map_err(|err| err.kind().to_string().lines().collect::<Vec<_>>().join(" "))
+}
+
 impl Pattern {
-    /// Compiles `text`: words separated by spaces, the first the program's.
-    pub(crate) fn new(text: &str) -> Result<Pattern, String> {
+    /// Compiles `text`: words separated by spaces, the first the program's; its
+    /// globs checked now unless `checking` says they were before.
+    pub(crate) fn new(text: &str, checking: Checking) -> Result<Pattern, String> {
         let mut words = text.split(' ').filter(|w| !w.is_empty());
         let program = words
             .next()
             .ok_or_else(|| "a pattern names a program".to_owned())?;
         Ok(Pattern {
             text: text.to_owned(),
-            program: WordGlob::new(program)?,
+            program: WordGlob::new(program, checking)?,
             words: words
                 .map(|w| {
                     if w == "**" {
                         Ok(None)
                     } else {
-                        WordGlob::new(w).map(Some)
+                        WordGlob::new(w, checking).map(Some)
                     }
                 })
                 .collect::<Result<_, _>>()?,
@@ -119,14 +145,14 @@ impl Pattern {
 
     /// Whether the simple command of `program` and `args` matches: the program by
     /// its last `/`-component, each word by its glob, `**` any number of words, all
-    /// words of both consumed.
-    pub(crate) fn matches(&self, program: &str, args: &[&str]) -> bool {
+    /// words of both consumed. `None` when a glob it needed cannot be built.
+    pub(crate) fn matches(&self, program: &str, args: &[&str]) -> Option<bool> {
         // Each word but `**` consumes one argument.
         let n = args.len();
         let fixed = self.words.iter().filter(|w| w.is_some()).count();
         let any = fixed < self.words.len();
-        if n < fixed || (!any && n != fixed) || !self.program.is_match(basename(program)) {
-            return false;
+        if n < fixed || (!any && n != fixed) || !self.program.is_match(basename(program))? {
+            return Some(false);
         }
         // reach[j]: the words so far can consume exactly the first j arguments.
         let mut reach = vec![false; n + 1];
@@ -143,18 +169,18 @@ impl Pattern {
                 }
                 Some(glob) => {
                     for j in 0..n {
-                        if reach[j] && glob.is_match(args[j]) {
+                        if reach[j] && glob.is_match(args[j])? {
                             next[j + 1] = true;
                         }
                     }
                 }
             }
             if !next.contains(&true) {
-                return false;
+                return Some(false);
             }
             reach = next;
         }
-        reach[n]
+        Some(reach[n])
     }
 }
 
@@ -921,7 +947,8 @@ impl Judge<'_> {
                 .rule
                 .deny
                 .iter()
-                .find(|p| p.matches(&program.text, &texts))
+                // A pattern that cannot be judged denies (fail closed).
+                .find(|p| p.matches(&program.text, &texts) != Some(false))
             {
                 return Err(CommandVerdict::Denied(
                     shown(words),
@@ -930,7 +957,9 @@ impl Judge<'_> {
                 ));
             }
             if let Some(allow) = &self.rule.allow
-                && !allow.iter().any(|p| p.matches(&program.text, &texts))
+                && !allow
+                    .iter()
+                    .any(|p| p.matches(&program.text, &texts) == Some(true))
             {
                 return Err(CommandVerdict::NotAllowed(shown(words), within()));
             }

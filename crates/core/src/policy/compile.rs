@@ -10,7 +10,7 @@ use super::history::{Budgets, Flow, Flows};
 use super::paths::{self, Globs, PathRule, Readings};
 use super::pointer::Pointer;
 use super::urls::{HostList, HostPattern, UrlRule};
-use super::{DRAFT_2020_12, POLICY_VERSION, Policy, PolicyError, RULE_FIELDS, ToolRules};
+use super::{Checking, DRAFT_2020_12, POLICY_VERSION, Policy, PolicyError, RULE_FIELDS, ToolRules};
 use crate::canonical;
 use crate::finding::quote_name;
 use crate::graph::PolicyRole;
@@ -87,6 +87,16 @@ impl Policy {
     /// Compiles the policy fields of a scope file (its members other than `agent`
     /// and `allowed_tools`, sorted by key). Gives `None` when there are no rules.
     pub fn parse(fields: &[(String, Value)]) -> std::result::Result<Option<Policy>, PolicyError> {
+        Policy::parse_with(fields, Checking::Now)
+    }
+
+    /// [`Policy::parse`], its globs and command patterns checked now or, when
+    /// `checking` says the same bytes were checked before, when a call first needs
+    /// them.
+    pub(crate) fn parse_with(
+        fields: &[(String, Value)],
+        checking: Checking,
+    ) -> std::result::Result<Option<Policy>, PolicyError> {
         let field_error = |field: &str| {
             let field = field.to_owned();
             move |message: String| PolicyError { field, message }
@@ -158,7 +168,7 @@ impl Policy {
                 let role = PolicyRole::of_name(name)
                     .map_err(|message| format!("{at}: {message}"))
                     .map_err(field_error("tools"))?;
-                let rules = tool_rules(&catalog, &mut scanner_for, rules, &at, role)
+                let rules = tool_rules(&catalog, &mut scanner_for, rules, &at, (role, checking))
                     .map_err(field_error("tools"))?;
                 match role {
                     Some(role) => roles.push((role, rules)),
@@ -398,7 +408,7 @@ fn tool_rules(
     scanner_for: &mut impl FnMut(Vec<usize>, &str) -> Result<Option<usize>>,
     value: &Value,
     at: &str,
-    role: Option<PolicyRole>,
+    (role, checking): (Option<PolicyRole>, Checking),
 ) -> Result<ToolRules> {
     let members = object(value, at)?;
     if role.is_some() && get(members, "args_schema").is_some() {
@@ -423,9 +433,12 @@ fn tool_rules(
     }
     if let Some(value) = get(members, "paths") {
         for (i, item) in rule_list(value, &format!("{at}.paths"))?.iter().enumerate() {
-            rules
-                .paths
-                .push(path_rule(item, &format!("{at}.paths[{i}]"), role)?);
+            rules.paths.push(path_rule(
+                item,
+                &format!("{at}.paths[{i}]"),
+                role,
+                checking,
+            )?);
         }
     }
     if let Some(value) = get(members, "urls") {
@@ -440,9 +453,12 @@ fn tool_rules(
             .iter()
             .enumerate()
         {
-            rules
-                .commands
-                .push(command_rule(item, &format!("{at}.commands[{i}]"), role)?);
+            rules.commands.push(command_rule(
+                item,
+                &format!("{at}.commands[{i}]"),
+                role,
+                checking,
+            )?);
         }
     }
     if let Some(value) = get(members, "response_detectors") {
@@ -462,6 +478,7 @@ fn command_rule(
     item: &Value,
     at: &str,
     role: Option<PolicyRole>,
+    checking: Checking,
 ) -> Result<(Vec<Pointer>, CommandRule)> {
     let members = object(item, at)?;
     known(members, at, &["allow", "args", "deny", "protect"])?;
@@ -477,7 +494,7 @@ fn command_rule(
         list.iter()
             .enumerate()
             .map(|(j, text)| {
-                Pattern::new(text).map_err(|err| {
+                Pattern::new(text, checking).map_err(|err| {
                     format!(
                         "{at}.{field}[{j}]: invalid pattern {}: {err}",
                         quote_name(text)
@@ -494,12 +511,14 @@ fn command_rule(
         Some(value) => {
             let list = strings(value, &format!("{at}.protect"))?;
             paths::check_sizes(&list).map_err(|err| format!("{at}.protect: {err}"))?;
-            Some(Globs::new(&list).map_err(|(j, err)| {
-                format!(
-                    "{at}.protect[{j}]: invalid glob {}: {err}",
-                    quote_name(list.get(j).map_or("", String::as_str))
-                )
-            })?)
+            Some(
+                Globs::with_case(&list, false, checking).map_err(|(j, err)| {
+                    format!(
+                        "{at}.protect[{j}]: invalid glob {}: {err}",
+                        quote_name(list.get(j).map_or("", String::as_str))
+                    )
+                })?,
+            )
         }
     };
     Ok((
@@ -524,7 +543,12 @@ fn rule_list<'v>(value: &'v Value, at: &str) -> Result<&'v [Value]> {
 }
 
 /// A path rule, `at`, with the arguments it checks.
-fn path_rule(item: &Value, at: &str, role: Option<PolicyRole>) -> Result<(Vec<Pointer>, PathRule)> {
+fn path_rule(
+    item: &Value,
+    at: &str,
+    role: Option<PolicyRole>,
+    checking: Checking,
+) -> Result<(Vec<Pointer>, PathRule)> {
     let members = object(item, at)?;
     known(
         members,
@@ -574,7 +598,7 @@ fn path_rule(item: &Value, at: &str, role: Option<PolicyRole>) -> Result<(Vec<Po
         };
         let list = strings(value, &format!("{at}.{field}"))?;
         paths::check_sizes(&list).map_err(|err| format!("{at}.{field}: {err}"))?;
-        Globs::with_case(&list, case_insensitive)
+        Globs::with_case(&list, case_insensitive, checking)
             .map(Some)
             .map_err(|(j, err)| {
                 format!(

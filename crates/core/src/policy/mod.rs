@@ -32,6 +32,17 @@ mod urls;
 
 pub(crate) use history::History;
 
+/// Whether the globs and command patterns of a policy are checked as it is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Checking {
+    /// Each is checked now: one that does not compile is an error of the policy.
+    Now,
+    /// The same bytes were read, checked, before: each is compiled when a call first
+    /// needs it, and one that does not compile then judges every call it sees as a
+    /// violation (fail closed).
+    Before,
+}
+
 use std::fmt;
 
 use crate::canonical;

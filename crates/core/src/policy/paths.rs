@@ -32,6 +32,7 @@
 
 use std::borrow::Cow;
 
+use super::Checking;
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
 /// A normalised path, or why there is none.
@@ -104,11 +105,13 @@ pub(crate) enum PathVerdict {
 /// call (a guard's hook event) builds only the lists of that call's tool.
 #[derive(Debug)]
 pub(crate) struct Globs {
+    /// The globs, when they were checked as the policy was read (else empty).
     globs: Vec<Glob>,
     /// `Err`: the list could not be built; it then matches every path (deny) and
     /// allows none (allow): fail closed.
     set: std::sync::OnceLock<Result<GlobSet, String>>,
     texts: Vec<String>,
+    case_insensitive: bool,
 }
 
 /// The most globs with wildcards in a list built when it is first used.
@@ -122,23 +125,29 @@ impl Globs {
     /// components, `[...]` are classes, `{a,b}` alternatives and `\` escapes;
     /// matching is case-sensitive. The error names the first invalid glob.
     pub(crate) fn new(globs: &[String]) -> Result<Globs, (usize, String)> {
-        Globs::with_case(globs, false)
+        Globs::with_case(globs, false, Checking::Now)
     }
 
-    /// [`Globs::new`], matching without regard to case when `case_insensitive`.
+    /// [`Globs::new`], matching without regard to case when `case_insensitive`, and
+    /// each glob checked now unless `checking` says the list was before.
     pub(crate) fn with_case(
         globs: &[String],
         case_insensitive: bool,
+        checking: Checking,
     ) -> Result<Globs, (usize, String)> {
-        let parsed = globs
-            .iter()
-            .enumerate()
-            .map(|(i, text)| glob(text, case_insensitive).map_err(|message| (i, message)))
-            .collect::<Result<Vec<Glob>, _>>()?;
+        let parsed = match checking {
+            Checking::Now => globs
+                .iter()
+                .enumerate()
+                .map(|(i, text)| glob(text, case_insensitive).map_err(|message| (i, message)))
+                .collect::<Result<Vec<Glob>, _>>()?,
+            Checking::Before => Vec::new(),
+        };
         let list = Globs {
             globs: parsed,
             set: std::sync::OnceLock::new(),
             texts: globs.to_vec(),
+            case_insensitive,
         };
         if globs.iter().filter(|g| has_wildcards(g)).count() > LAZY_WILDCARD_GLOBS {
             // A long list is built now, so that one too large is an error of the
@@ -153,8 +162,14 @@ impl Globs {
     fn built(&self) -> &Result<GlobSet, String> {
         self.set.get_or_init(|| {
             let mut builder = GlobSetBuilder::new();
-            for glob in &self.globs {
-                builder.add(glob.clone());
+            if self.globs.len() == self.texts.len() {
+                for glob in &self.globs {
+                    builder.add(glob.clone());
+                }
+            } else {
+                for text in &self.texts {
+                    builder.add(glob(text, self.case_insensitive)?);
+                }
             }
             builder.build().map_err(|err| one_line(&err.to_string()))
         })
@@ -619,6 +634,7 @@ mod tests {
             Globs::with_case(
                 &l.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>(),
                 case_insensitive,
+                super::Checking::Now,
             )
             .unwrap()
         };

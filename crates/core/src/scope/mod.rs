@@ -16,7 +16,7 @@ use crate::context::Contexts;
 use crate::finding::{ArgumentViolation, Finding, FindingKind, Findings, SensitiveResponse};
 use crate::fingerprint::call_canonical;
 use crate::json::{self, ParseError, Value};
-use crate::policy::{self, PathContext, Policy};
+use crate::policy::{self, Checking, PathContext, Policy};
 
 /// A declared scope: an agent, the tools it may call, and the policy rules of the
 /// scope file, if it has any.
@@ -64,6 +64,30 @@ impl Scope {
     /// Errors about the object's fields are placed on the line where the object starts;
     /// errors in a policy rule on the line of the top-level field that holds it.
     pub fn parse(bytes: &[u8]) -> Result<Scope, ParseError> {
+        Scope::parse_with(bytes, Checking::Now)
+    }
+
+    /// [`Scope::parse`] for bytes that it parsed without error before, as the
+    /// caller knows by their digest (a live session's state names the digest of the
+    /// scope it was decided by): the globs and command patterns are compiled when a
+    /// call first needs them, not checked up front, so that a process judging one
+    /// call compiles only that call's rules. Given bytes it has not parsed, a glob
+    /// or pattern that does not compile judges every call it sees as a violation
+    /// (fail closed) instead of being an error here.
+    ///
+    /// ```
+    /// let bytes = br#"{"agent": "a", "allowed_tools": ["Read"], "policy_version": 1,
+    ///   "tools": {"Read": {"paths": [{"args": ["/file_path"], "deny": ["**/.env"]}]}}}"#;
+    /// let checked = toolreplay_core::Scope::parse(bytes)?;
+    /// let again = toolreplay_core::Scope::reparse(bytes)?;
+    /// assert_eq!(again.agent, checked.agent);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn reparse(bytes: &[u8]) -> Result<Scope, ParseError> {
+        Scope::parse_with(bytes, Checking::Before)
+    }
+
+    fn parse_with(bytes: &[u8], checking: Checking) -> Result<Scope, ParseError> {
         let text = json::decode_document(bytes)?;
         let (value, lines) = json::parse_located(text)?;
         // Errors about the object itself go on the line where it starts.
@@ -135,7 +159,7 @@ impl Scope {
         let missing = |name: &str| error_on(object_line, format!("missing field \"{name}\""));
         let agent = agent.ok_or_else(|| missing("agent"))?;
         let allowed_tools = allowed_tools.ok_or_else(|| missing("allowed_tools"))?;
-        let policy = Policy::parse(&policy_fields).map_err(|err| {
+        let policy = Policy::parse_with(&policy_fields, checking).map_err(|err| {
             let line = policy_lines
                 .iter()
                 .find(|(key, _)| *key == err.field)
@@ -387,5 +411,69 @@ mod tests {
             }]
         );
         assert_eq!(policy.check_arguments("other", b"\xff"), []);
+    }
+
+    /// Messages of the argument checks of `tool` with `args` under `scope`.
+    fn violations(scope: &Scope, tool: &str, args: &str) -> Vec<String> {
+        let policy = scope.policy.as_ref().expect("a policy");
+        policy
+            .check_arguments(tool, args.as_bytes())
+            .iter()
+            .map(|v| format!("{v:?}"))
+            .collect()
+    }
+
+    const RULES: &str = r#"{"agent": "a", "allowed_tools": ["Read", "Bash"], "policy_version": 1,
+        "tools": {
+          "Read": {"paths": [{"args": ["/file_path"], "deny": ["**/.env", "secret/*.{pem,key}"]}]},
+          "Bash": {"commands": [{"args": ["/command"], "deny": ["rm -r* **"], "allow": ["ls **", "rm **"], "protect": ["**/.git/**"]}]}
+        }}"#;
+
+    /// A scope read again (its globs and patterns compiled as calls need them)
+    /// judges every call exactly as the scope checked when it was read.
+    #[test]
+    fn a_scope_read_again_judges_as_the_scope_checked() {
+        let (checked, again) = (
+            Scope::parse(RULES.as_bytes()).expect("a valid scope"),
+            Scope::reparse(RULES.as_bytes()).expect("a valid scope"),
+        );
+        for (tool, args) in [
+            ("Read", r#"{"file_path": "src/.env"}"#),
+            ("Read", r#"{"file_path": "secret/a.pem"}"#),
+            ("Read", r#"{"file_path": "secret/a.txt"}"#),
+            ("Bash", r#"{"command": "rm -rf /"}"#),
+            ("Bash", r#"{"command": "ls -la"}"#),
+            ("Bash", r#"{"command": "cat x"}"#),
+            ("Bash", r#"{"command": "ls .git/config"}"#),
+        ] {
+            assert_eq!(
+                violations(&again, tool, args),
+                violations(&checked, tool, args),
+                "{tool} {args}"
+            );
+        }
+        assert_eq!(
+            violations(&again, "Read", r#"{"file_path": "src/lib.rs"}"#),
+            Vec::<String>::new()
+        );
+    }
+
+    /// Bytes given to `reparse` that `parse` would refuse: a glob or pattern that
+    /// does not compile judges every call it sees as a violation, never none.
+    #[test]
+    fn a_scope_read_again_that_does_not_compile_fails_closed() {
+        let broken = RULES
+            .replace("secret/*.{pem,key}", "secret/[")
+            .replace("\"ls **\"", "\"ls [\"")
+            .replace("\"rm -r* **\"", "\"rm -r[ **\"");
+        assert!(Scope::parse(broken.as_bytes()).is_err());
+        let again = Scope::reparse(broken.as_bytes()).expect("read without checking");
+        for (tool, args) in [
+            ("Read", r#"{"file_path": "src/lib.rs"}"#),
+            ("Bash", r#"{"command": "rm x"}"#),
+            ("Bash", r#"{"command": "ls -la"}"#),
+        ] {
+            assert!(!violations(&again, tool, args).is_empty(), "{tool} {args}");
+        }
     }
 }

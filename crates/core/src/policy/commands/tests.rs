@@ -1,8 +1,11 @@
 use super::{CommandRule, CommandVerdict, MAX_COMMAND_BYTES, MAX_DEPTH, MAX_NESTING, Pattern};
+use crate::policy::Checking;
 use crate::policy::paths::Globs;
 
 fn patterns(list: &[&str]) -> Vec<Pattern> {
-    list.iter().map(|p| Pattern::new(p).unwrap()).collect()
+    list.iter()
+        .map(|p| Pattern::new(p, Checking::Now).unwrap())
+        .collect()
 }
 
 fn rule(deny: &[&str], allow: Option<&[&str]>, protect: Option<&[&str]>) -> CommandRule {
@@ -29,36 +32,44 @@ fn unknown(command: &str) -> CommandVerdict {
 
 #[test]
 fn patterns_match_words_in_order() {
-    let p = Pattern::new("git push ** --force **").unwrap();
-    assert!(p.matches("git", &["push", "origin", "main", "--force"]));
-    assert!(p.matches("/usr/bin/git", &["push", "--force"]));
-    assert!(!p.matches("git", &["push", "origin"]));
-    assert!(!p.matches("git", &["pull", "--force"]));
-    let p = Pattern::new("ls").unwrap();
-    assert!(p.matches("ls", &[]));
-    assert!(!p.matches("ls", &["-la"]));
-    let p = Pattern::new("rm ** -*[rR]* **").unwrap();
-    assert!(p.matches("rm", &["-rf", "/"]));
-    assert!(p.matches("rm", &["x", "-R"]));
-    assert!(!p.matches("rm", &["file"]));
+    let p = Pattern::new("git push ** --force **", Checking::Now).unwrap();
+    assert_eq!(
+        p.matches("git", &["push", "origin", "main", "--force"]),
+        Some(true)
+    );
+    assert_eq!(p.matches("/usr/bin/git", &["push", "--force"]), Some(true));
+    assert_eq!(p.matches("git", &["push", "origin"]), Some(false));
+    assert_eq!(p.matches("git", &["pull", "--force"]), Some(false));
+    let p = Pattern::new("ls", Checking::Now).unwrap();
+    assert_eq!(p.matches("ls", &[]), Some(true));
+    assert_eq!(p.matches("ls", &["-la"]), Some(false));
+    let p = Pattern::new("rm ** -*[rR]* **", Checking::Now).unwrap();
+    assert_eq!(p.matches("rm", &["-rf", "/"]), Some(true));
+    assert_eq!(p.matches("rm", &["x", "-R"]), Some(true));
+    assert_eq!(p.matches("rm", &["file"]), Some(false));
     // `*` crosses `/` within a word, and matching is case-sensitive.
-    let p = Pattern::new("cat /etc/*").unwrap();
-    assert!(p.matches("cat", &["/etc/ssh/sshd_config"]));
-    assert!(!Pattern::new("LS").unwrap().matches("ls", &[]));
+    let p = Pattern::new("cat /etc/*", Checking::Now).unwrap();
+    assert_eq!(p.matches("cat", &["/etc/ssh/sshd_config"]), Some(true));
+    assert_eq!(
+        Pattern::new("LS", Checking::Now)
+            .unwrap()
+            .matches("ls", &[]),
+        Some(false)
+    );
     // Many `**` cost no more than a table of words by pattern words.
-    let p = Pattern::new("a ** ** ** ** ** ** ** ** ** ** x").unwrap();
+    let p = Pattern::new("a ** ** ** ** ** ** ** ** ** ** x", Checking::Now).unwrap();
     let args = vec!["y"; 200];
-    assert!(!p.matches("a", &args));
+    assert_eq!(p.matches("a", &args), Some(false));
 }
 
 #[test]
 fn bad_patterns_are_refused() {
     assert_eq!(
-        Pattern::new("").unwrap_err(),
+        Pattern::new("", Checking::Now).unwrap_err(),
         "a pattern names a program".to_owned()
     );
-    assert!(Pattern::new("rm [").is_err());
-    assert!(Pattern::new("rm {a,b").is_err());
+    assert!(Pattern::new("rm [", Checking::Now).is_err());
+    assert!(Pattern::new("rm {a,b", Checking::Now).is_err());
 }
 
 #[test]
