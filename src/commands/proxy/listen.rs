@@ -367,7 +367,7 @@ async fn handle(context: &Served, request: Request<Incoming>) -> Response<Body> 
         .map(|(name, value)| (name.clone(), value.clone()))
         .collect();
     let method = request.method().clone();
-    let mut response = match method {
+    match method {
         Method::POST => {
             *lock(&context.credentials) = credentials;
             post(context, request).await
@@ -381,13 +381,7 @@ async fn handle(context: &Served, request: Request<Incoming>) -> Response<Body> 
                 .insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
             response
         }
-    };
-    if let Some(session) = lock(&context.state).session.as_deref()
-        && let Ok(value) = HeaderValue::from_str(session)
-    {
-        response.headers_mut().insert(SESSION_ID, value);
     }
-    response
 }
 
 /// Checks the request's `Mcp-Session-Id` against the session: the refusal, if
@@ -531,13 +525,17 @@ async fn post(context: &Served, request: Request<Incoming>) -> Response<Body> {
         lines.push(line);
     }
     let (sender, mut receiver) = mpsc::unbounded_channel();
+    let mut session = None;
     {
         let mut state = lock(&context.state);
         if let Some(refusal) = session_refusal(&state, &headers, opening) {
             return refusal;
         }
         if opening {
-            state.session = Some(new_session_id(context.address));
+            // Given with this answer only: the client keeps it.
+            let id = new_session_id(context.address);
+            session = HeaderValue::from_str(&id).ok();
+            state.session = Some(id);
         }
         if !requests.is_empty() {
             let at = state.next_post;
@@ -592,6 +590,9 @@ async fn post(context: &Served, request: Request<Incoming>) -> Response<Body> {
     if sse {
         let mut response = Response::new(Either::Right(Stream(receiver)));
         let headers = response.headers_mut();
+        if let Some(session) = session {
+            headers.insert(SESSION_ID, session);
+        }
         headers.insert(
             header::CONTENT_TYPE,
             HeaderValue::from_static("text/event-stream"),
@@ -617,7 +618,11 @@ async fn post(context: &Served, request: Request<Incoming>) -> Response<Body> {
             body
         }
     };
-    json(StatusCode::OK, body)
+    let mut response = json(StatusCode::OK, body);
+    if let Some(session) = session {
+        response.headers_mut().insert(SESSION_ID, session);
+    }
+    response
 }
 
 fn get(context: &Served, headers: &HeaderMap) -> Response<Body> {

@@ -334,20 +334,18 @@ fn emit_message(shared: &Shared, value: &Value) {
 /// The relay's answer to request `id` that the upstream could not answer.
 fn fail(shared: &Shared, outgoing: &Posted, why: &str) {
     let note = format!("toolreplay proxy: the upstream: {why}");
-    match &outgoing.id {
-        Some(id) => {
-            let revision = match (&outgoing.revision, &lock(&shared.session).revision) {
-                (named, _) if named.is_known() => named.clone(),
-                (_, Some(negotiated)) => Revision::named(negotiated),
-                _ => Revision::default(),
-            };
-            let line = rpc_error(Some(id), INTERNAL_ERROR, &note, &revision);
-            emit(shared, Read::Line(line));
-        }
-        None => {
-            use std::io::Write;
-            let _ = writeln!(std::io::stderr().lock(), "{note}");
-        }
+    {
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr().lock(), "{note}");
+    }
+    if let Some(id) = &outgoing.id {
+        let revision = match (&outgoing.revision, &lock(&shared.session).revision) {
+            (named, _) if named.is_known() => named.clone(),
+            (_, Some(negotiated)) => Revision::named(negotiated),
+            _ => Revision::default(),
+        };
+        let line = rpc_error(Some(id), INTERNAL_ERROR, &note, &revision);
+        emit(shared, Read::Line(line));
     }
 }
 
