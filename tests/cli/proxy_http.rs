@@ -719,3 +719,79 @@ fn mcp_http_sdk_http_to_http_a_changed_tool_is_refused_against_the_pins() {
     }
     assert_snapshot!(format!("{text}{}", sealed(&dir)));
 }
+
+// --- the reference server `server-everything` over Streamable HTTP
+
+/// The directory of the MCP reference servers' commands (`npm ci --prefix
+/// tests/mcp/npm`), from TOOLREPLAY_MCP_NPM.
+fn npm_bin() -> String {
+    std::env::var("TOOLREPLAY_MCP_NPM").unwrap_or_else(|_| {
+        panic!("TOOLREPLAY_MCP_NPM: the node_modules/.bin of tests/mcp/npm (.ci/run sets it)")
+    })
+}
+
+#[test]
+#[ignore = "needs the MCP SDK and the npm reference servers: TOOLREPLAY_MCP_PYTHON, TOOLREPLAY_MCP_NPM (.ci/run)"]
+fn mcp_http_sdk_http_to_http_in_front_of_server_everything() {
+    let dir = Dir::new();
+    dir.write(
+        "scope.json",
+        r#"{"agent": "assistant", "policy_version": 1,
+            "allowed_tools": ["echo", "get-sum", "get-env", "trigger-long-running-operation"],
+            "response_detectors": ["secrets"]}"#,
+    );
+    let port = free_port();
+    let mut command = Command::new(Path::new(&npm_bin()).join("mcp-server-everything"));
+    command.env_clear();
+    if let Some(path) = std::env::var_os("PATH") {
+        command.env("PATH", path);
+    }
+    // get-env gives the server's environment: a key in it is withheld.
+    let mut server = command
+        .env("PORT", port.to_string())
+        .env("DEPLOY_KEY", "AKIAIOSFODNN7EXAMPLE")
+        .arg("streamableHttp")
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start server-everything");
+    let until = Instant::now() + PATIENCE;
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < until, "server-everything did not listen");
+        thread::sleep(Duration::from_millis(50));
+    }
+    let upstream = format!("http://127.0.0.1:{port}/mcp");
+    let proxy = Listening::start(dir.path(), &["--upstream", &upstream], &[]);
+    let summary = http_client(&dir, "everything", &proxy.url, &[]);
+    let (code, notes) = proxy.wait();
+    let _ = server.kill();
+    let _ = server.wait();
+    // Progress notifications came on the call's SSE stream before its answer.
+    assert_eq!(summary["progress"], serde_json::json!([1.0, 2.0]));
+    let sealed_text = sealed(&dir);
+    let shown: Vec<String> = sealed_text
+        .lines()
+        .map(|line| match line.find(" -> ") {
+            // The answers of get-env and of the long operation hold the machine's
+            // environment and timing: only their shape is shown.
+            Some(at) if line.contains("\"get-env\"") || line.contains("long-running") => {
+                let response: Value = serde_json::from_str(&line[at + 4..]).expect("JSON");
+                let keys: Vec<&String> = response
+                    .as_object()
+                    .map(|object| object.keys().collect())
+                    .unwrap_or_default();
+                format!("{} -> keys {keys:?}", &line[..at])
+            }
+            _ => line.to_owned(),
+        })
+        .collect();
+    assert_snapshot!(format!(
+        "{}\nexit: {code}\n--- notes\n{notes}{}\n",
+        pretty(&Value::Array(
+            summary["calls"].as_array().expect("calls")[..4].to_vec()
+        )),
+        shown.join("\n")
+    ));
+}

@@ -3,7 +3,8 @@
     python client_http.py SCENARIO URL [NAME=VALUE...]
 
 connects to URL with the SDK's Streamable HTTP client (each NAME=VALUE an HTTP
-header it sends on every request), plays SCENARIO of client.py, and prints the same
+header it sends on every request), plays SCENARIO of client.py (or `everything`, for the reference server
+server-everything), and prints the same
 JSON summary as client.py. Ending the session deletes it (DELETE).
 """
 
@@ -14,7 +15,29 @@ import anyio
 from mcp import ClientSession
 from mcp.client.streamable_http import streamablehttp_client
 
-from client import SCENARIOS
+from client import SCENARIOS, call
+
+
+async def everything(session, summary):
+    """A session with the reference server `server-everything`."""
+    await call(session, summary, "echo", {"message": "hello"})
+    await call(session, summary, "get-sum", {"a": 2, "b": 3})
+    await call(session, summary, "get-env", {})
+    await call(session, summary, "gzip-file-as-resource", {})
+    progress = []
+
+    async def on_progress(value, total, message):
+        progress.append(value)
+
+    arguments = {"duration": 1, "steps": 2}
+    result = await session.call_tool("trigger-long-running-operation", arguments, progress_callback=on_progress)
+    summary["calls"].append(
+        {"tool": "trigger-long-running-operation", "args": arguments, "isError": result.isError}
+    )
+    summary["progress"] = progress
+
+
+SCENARIOS = {**SCENARIOS, "everything": everything}
 
 
 async def main():
