@@ -412,8 +412,17 @@ struct HttpServer {
 
 impl HttpServer {
     fn start(dir: &Dir, args: &[&str], env: &[(&str, &str)]) -> HttpServer {
+        HttpServer::start_of(Sdk::V1, dir, args, env)
+    }
+
+    /// [`HttpServer::start`] with the SDK `sdk` (server2_http.py for 2.x).
+    fn start_of(sdk: Sdk, dir: &Dir, args: &[&str], env: &[(&str, &str)]) -> HttpServer {
         let port = free_port();
-        let mut command = Command::new(Sdk::V1.python());
+        let script = match sdk {
+            Sdk::V1 => "tests/mcp/server_http.py",
+            Sdk::V2 => "tests/mcp/server2_http.py",
+        };
+        let mut command = Command::new(sdk.python());
         command.env_clear();
         if let Some(path) = std::env::var_os("PATH") {
             command.env("PATH", path);
@@ -422,7 +431,7 @@ impl HttpServer {
             .env("PYTHONDONTWRITEBYTECODE", "1")
             .envs(env.iter().copied())
             .current_dir(dir.path())
-            .arg(Path::new(ROOT).join("tests/mcp/server_http.py"))
+            .arg(Path::new(ROOT).join(script))
             .arg(port.to_string())
             .args(args)
             .stdin(Stdio::null())
@@ -452,7 +461,12 @@ impl Drop for HttpServer {
 /// Runs a Python script of tests/mcp/ with the SDK in `dir`: its summary (JSON
 /// on stdout) and its stderr.
 fn python(dir: &Dir, args: &[&str], env: &[(&str, &str)]) -> (Value, String) {
-    let mut command = Command::new(Sdk::V1.python());
+    python_of(Sdk::V1, dir, args, env)
+}
+
+/// [`python`] with the SDK `sdk`.
+fn python_of(sdk: Sdk, dir: &Dir, args: &[&str], env: &[(&str, &str)]) -> (Value, String) {
+    let mut command = Command::new(sdk.python());
     command.env_clear();
     if let Some(path) = std::env::var_os("PATH") {
         command.env("PATH", path);
@@ -793,5 +807,50 @@ fn mcp_http_sdk_http_to_http_in_front_of_server_everything() {
             summary["calls"].as_array().expect("calls")[..4].to_vec()
         )),
         shown.join("\n")
+    ));
+}
+
+// --- the official MCP Python SDK 2.x over Streamable HTTP: the stateless revision
+
+#[test]
+#[ignore = "needs the MCP SDK 2.x: TOOLREPLAY_MCP2_PYTHON (.ci/run)"]
+fn mcp2_http_sdk_http_to_http_a_stateless_conversation() {
+    let dir = mcp_dir();
+    let server = HttpServer::start_of(Sdk::V2, &dir, &[], &[]);
+    let proxy = Listening::start(dir.path(), &["--upstream", &server.url], &[]);
+    let client = script("client2_http.py");
+    let (summary, _) = python_of(Sdk::V2, &dir, &[&client, "conversation", &proxy.url], &[]);
+    // Stateless: no session to delete; the proxy runs until it is stopped.
+    proxy.terminate();
+    let (code, notes) = proxy.wait();
+    assert_eq!(summary["protocolVersion"], "2026-07-28");
+    assert!(!dir.entries().contains(&"outbox.jsonl".to_owned()));
+    assert_snapshot!(format!(
+        "{}\nexit: {code}\n--- notes\n{notes}{}",
+        pretty(&summary["calls"]),
+        sealed(&dir)
+    ));
+}
+
+#[test]
+#[ignore = "needs the MCP SDK 2.x: TOOLREPLAY_MCP2_PYTHON (.ci/run)"]
+fn mcp2_http_sdk_http_to_http_a_call_past_its_timeout_is_cancelled_on_the_server() {
+    let dir = mcp_dir();
+    let server = HttpServer::start_of(Sdk::V2, &dir, &[], &[]);
+    let proxy = Listening::start(
+        dir.path(),
+        &["--call-timeout", "1s", "--upstream", &server.url],
+        &[],
+    );
+    let client = script("client2_http.py");
+    let (summary, _) = python_of(Sdk::V2, &dir, &[&client, "timeout", &proxy.url], &[]);
+    proxy.terminate();
+    let (code, notes) = proxy.wait();
+    let events = String::from_utf8(dir.read("events.log")).expect("UTF-8");
+    assert_snapshot!(format!(
+        "{}\nexit: {code}\n--- notes\n{}--- events.log\n{events}{}",
+        pretty(&summary["calls"]),
+        unnumbered_late_record(&notes),
+        sealed_in_any_order(&dir)
     ));
 }

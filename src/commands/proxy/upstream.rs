@@ -356,6 +356,11 @@ async fn send(shared: &Shared, outgoing: Posted) {
         .strip_suffix(b"\n")
         .unwrap_or(&outgoing.line)
         .to_vec();
+    if let Some(named) = outgoing.revision.name() {
+        // The stateless revision has no `initialize`: the latest revision a
+        // request named is the one the notifications that follow are made in.
+        lock(&shared.session).revision = Some(named.to_owned());
+    }
     let mut request = shared
         .client
         .post(shared.url.clone())
@@ -374,10 +379,10 @@ async fn send(shared: &Shared, outgoing: Posted) {
         }
         let named = outgoing.revision.name();
         let revision = named.or(session.revision.as_deref());
-        if let Some(revision) = revision.and_then(|name| HeaderValue::from_str(name).ok()) {
-            request = request.header(PROTOCOL_VERSION, revision);
+        if let Some(value) = revision.and_then(|name| HeaderValue::from_str(name).ok()) {
+            request = request.header(PROTOCOL_VERSION, value);
         }
-        if named.is_some_and(|name| name >= "2026-07-28") {
+        if revision.is_some_and(|name| name >= "2026-07-28") {
             if let Some(method) = outgoing
                 .method
                 .as_deref()
@@ -442,6 +447,10 @@ async fn send(shared: &Shared, outgoing: Posted) {
             .and_then(|value| value.to_str().ok())
             .map(str::to_owned);
         lock(&shared.session).id = id;
+    }
+    if outgoing.id.is_none() && !status.is_success() {
+        // A notification or an answer the upstream refused: nothing to answer.
+        return fail(shared, &outgoing, &format!("HTTP {}", status.as_u16()));
     }
     let kind = response
         .headers()
