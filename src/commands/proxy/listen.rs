@@ -54,6 +54,10 @@ pub(super) const MCP_METHOD: &str = "mcp-method";
 /// At most this many connections are served at once; more wait to be accepted.
 const CONNECTIONS: usize = 256;
 
+/// At most this many messages wait in one response (a `POST`'s or the `GET`
+/// stream) for a client that does not read them; past it they are dropped.
+const STREAM: usize = 4096;
+
 /// At most this many of the server's messages wait for a stream to carry them;
 /// past it the oldest is dropped.
 const BACKLOG: usize = 1024;
@@ -83,7 +87,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 /// A `POST` waiting for the answers to its requests.
 #[derive(Debug)]
 struct Post {
-    sender: mpsc::UnboundedSender<Bytes>,
+    sender: mpsc::Sender<Bytes>,
     /// How many of its requests are not answered yet.
     remaining: usize,
     /// Whether it answers as an SSE stream (else as one JSON body).
@@ -100,7 +104,7 @@ struct State {
     posts: HashMap<u64, Post>,
     /// The `POST` each request in flight came in.
     pending: HashMap<IdKey, u64>,
-    get_stream: Option<mpsc::UnboundedSender<Bytes>>,
+    get_stream: Option<mpsc::Sender<Bytes>>,
     backlog: VecDeque<Bytes>,
 }
 
@@ -116,12 +120,12 @@ impl State {
             .map(|(at, _)| *at)
             .max();
         if let Some(post) = newest.and_then(|at| self.posts.get(&at))
-            && post.sender.send(event.clone()).is_ok()
+            && post.sender.try_send(event.clone()).is_ok()
         {
             return;
         }
         if let Some(stream) = &self.get_stream
-            && stream.send(event.clone()).is_ok()
+            && stream.try_send(event.clone()).is_ok()
         {
             return;
         }
@@ -142,7 +146,7 @@ impl State {
             false => Bytes::copy_from_slice(trimmed(line)),
         };
         // A client that went away misses its answer; the call is sealed anyway.
-        let _ = post.sender.send(body);
+        let _ = post.sender.try_send(body);
         post.remaining = post.remaining.saturating_sub(1);
         if post.remaining == 0 {
             self.posts.remove(&at);
@@ -275,7 +279,7 @@ async fn accept(listener: tokio::net::TcpListener, context: Arc<Served>) {
 type Body = Either<Full<Bytes>, Stream>;
 
 /// An SSE body: the events sent to it, until every sender is gone.
-pub(super) struct Stream(mpsc::UnboundedReceiver<Bytes>);
+pub(super) struct Stream(mpsc::Receiver<Bytes>);
 
 impl hyper::body::Body for Stream {
     type Data = Bytes;
@@ -524,7 +528,7 @@ async fn post(context: &Served, request: Request<Incoming>) -> Response<Body> {
         }
         lines.push(line);
     }
-    let (sender, mut receiver) = mpsc::unbounded_channel();
+    let (sender, mut receiver) = mpsc::channel(STREAM);
     let mut session = None;
     {
         let mut state = lock(&context.state);
@@ -553,7 +557,7 @@ async fn post(context: &Served, request: Request<Incoming>) -> Response<Body> {
                             "toolreplay proxy: request id already in flight",
                             &Revision::default(),
                         );
-                        let _ = sender.send(match sse {
+                        let _ = sender.try_send(match sse {
                             true => sse_event(&line),
                             false => Bytes::copy_from_slice(trimmed(&line)),
                         });
@@ -647,9 +651,9 @@ fn get(context: &Served, headers: &HeaderMap) -> Response<Body> {
             "not acceptable: Accept text/event-stream",
         );
     }
-    let (sender, receiver) = mpsc::unbounded_channel();
+    let (sender, receiver) = mpsc::channel(STREAM);
     for event in state.backlog.drain(..) {
-        let _ = sender.send(event);
+        let _ = sender.try_send(event);
     }
     state.get_stream = Some(sender);
     let mut response = Response::new(Either::Right(Stream(receiver)));
