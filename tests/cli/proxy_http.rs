@@ -606,6 +606,8 @@ fn mcp_http_sdk_http_to_http_passes_credentials_on_and_never_records_them() {
     let seen = String::from_utf8(dir.read("headers.log")).expect("UTF-8");
     assert!(seen.contains("POST authorization: Bearer tok-3f9a1c\nPOST x-api-key: key-77e2b0\n"));
     assert!(seen.contains("DELETE authorization: Bearer tok-3f9a1c\n"));
+    // The GET stream of the server's own messages too.
+    assert!(seen.contains("GET authorization: Bearer tok-3f9a1c\n"));
     // Nothing the proxy wrote holds them.
     for name in dir.entries() {
         if name.starts_with("s.jsonl") {

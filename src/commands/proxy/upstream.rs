@@ -80,6 +80,8 @@ struct Shared {
     session: Mutex<Session>,
     /// The requests in flight, by id: aborting one closes its connection.
     in_flight: Mutex<HashMap<IdKey, AbortHandle>>,
+    /// The `GET` stream of the server's messages outside any request, once open.
+    stream: Mutex<Option<AbortHandle>>,
     limit: usize,
     timeout: Duration,
 }
@@ -178,6 +180,7 @@ pub(super) fn start(
         credentials,
         session: Mutex::new(Session::default()),
         in_flight: Mutex::new(HashMap::new()),
+        stream: Mutex::new(None),
         limit,
         timeout,
     });
@@ -245,6 +248,7 @@ async fn dispatch(shared: Arc<Shared>, mut lines: mpsc::UnboundedReceiver<Outgoi
                     // The call's connection closes; the notification still goes.
                     task.abort();
                 }
+                let initialized = method == "notifications/initialized";
                 let request = Posted {
                     line,
                     id: None,
@@ -253,6 +257,9 @@ async fn dispatch(shared: Arc<Shared>, mut lines: mpsc::UnboundedReceiver<Outgoi
                     revision: Revision::default(),
                 };
                 send(&shared, request).await;
+                if initialized {
+                    open_stream(&shared);
+                }
             }
             _ => {
                 let request = Posted {
@@ -267,6 +274,57 @@ async fn dispatch(shared: Arc<Shared>, mut lines: mpsc::UnboundedReceiver<Outgoi
         }
     }
     close(&shared).await;
+}
+
+/// Opens the `GET` stream of a session's server, once: its requests and
+/// notifications outside any request go to the relay like the others. A server
+/// that offers none (`405`) or fails it is not asked again.
+fn open_stream(shared: &Arc<Shared>) {
+    let (session, revision) = {
+        let session = lock(&shared.session);
+        (session.id.clone(), session.revision.clone())
+    };
+    let Some(session) = session.and_then(|id| HeaderValue::from_str(&id).ok()) else {
+        return;
+    };
+    let mut slot = lock(&shared.stream);
+    if slot.is_some() {
+        return;
+    }
+    let mut request = shared
+        .client
+        .get(shared.url.clone())
+        .header(header::ACCEPT, "text/event-stream")
+        .header(SESSION_ID, session);
+    if let Some(value) = revision.and_then(|name| HeaderValue::from_str(&name).ok()) {
+        request = request.header(PROTOCOL_VERSION, value);
+    }
+    for (name, value) in lock(&shared.credentials).iter() {
+        request = request.header(name, value);
+    }
+    let task_shared = Arc::clone(shared);
+    let task = tokio::spawn(async move {
+        let Ok(response) = request.send().await else {
+            return;
+        };
+        let kind = response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if response.status().is_success() && kind.starts_with("text/event-stream") {
+            let nothing = Posted {
+                line: Vec::new(),
+                id: None,
+                method: None,
+                name: None,
+                revision: Revision::default(),
+            };
+            let _ = events(&task_shared, &nothing, response).await;
+        }
+    });
+    *slot = Some(task.abort_handle());
 }
 
 /// The name a request acts on, for `Mcp-Name` (2026-07-28).
@@ -302,6 +360,9 @@ async fn close(shared: &Shared) {
         .collect();
     for task in tasks {
         task.abort();
+    }
+    if let Some(stream) = lock(&shared.stream).take() {
+        stream.abort();
     }
     let id = lock(&shared.session).id.clone();
     if let Some(id) = id {
