@@ -856,3 +856,18 @@ fn mcp2_http_sdk_http_to_http_a_call_past_its_timeout_is_cancelled_on_the_server
         sealed_in_any_order(&dir)
     ));
 }
+
+#[test]
+#[ignore = "needs the MCP SDK: TOOLREPLAY_MCP_PYTHON (.ci/run)"]
+fn mcp_http_sdk_an_http_client_sees_its_stdio_server_crash_and_the_proxy_exits_3() {
+    let dir = mcp_dir();
+    let (python_path, server) = (Sdk::V1.python(), script("server.py"));
+    let proxy = Listening::start(dir.path(), &["--", &python_path, &server], &[]);
+    let summary = http_client(&dir, "crash", &proxy.url, &[]);
+    let (code, notes) = proxy.wait();
+    assert_snapshot!(format!(
+        "{}\nexit: {code}\n--- notes\n{notes}{}",
+        pretty(&summary["calls"]),
+        sealed(&dir)
+    ));
+}
