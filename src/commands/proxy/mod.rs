@@ -521,3 +521,21 @@ fn shown_status(status: ExitStatus) -> String {
         None => "exit status unknown".to_owned(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_listen_address_is_on_the_local_host_unless_given() {
+        let shown = |text: &str| listen_address(text).map(|address| address.to_string());
+        assert_eq!(shown("8931").ok().as_deref(), Some("127.0.0.1:8931"));
+        assert_eq!(shown(":8931").ok().as_deref(), Some("127.0.0.1:8931"));
+        assert_eq!(shown("localhost:0").ok().as_deref(), Some("127.0.0.1:0"));
+        assert_eq!(shown("0.0.0.0:80").ok().as_deref(), Some("0.0.0.0:80"));
+        assert_eq!(shown("[::1]:8931").ok().as_deref(), Some("[::1]:8931"));
+        for bad in ["", "host:1", "127.0.0.1", "1.2.3.4:x", ":65536"] {
+            assert!(listen_address(bad).is_err(), "{bad}");
+        }
+    }
+}
