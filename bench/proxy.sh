@@ -57,3 +57,91 @@ print()
 for name, r in [("--no-fsync", nofsync), ("fsync", fsync)]:
     print(f"added by the proxy ({name}): median {r['median_us'] - direct['median_us']:.0f} µs, p99 {r['p99_us'] - direct['p99_us']:.0f} µs")
 PY
+
+# --- With the official MCP Python SDK's client, over stdio and Streamable HTTP:
+# tests/mcp/server.py (FastMCP; over HTTP by tests/mcp/server_http.py) and the
+# reference server @modelcontextprotocol/server-filesystem (stdio; through the proxy
+# also served over HTTP by --listen). Round trips one after another, and calls per
+# second with 8 in flight. Needs TOOLREPLAY_MCP_PYTHON (a Python with
+# tests/mcp/requirements.txt) and TOOLREPLAY_MCP_NPM (node_modules/.bin of
+# `npm ci --prefix tests/mcp/npm`), as .ci/run sets them.
+SDK_CALLS=${SDK_CALLS:-300}
+if [[ -z "${TOOLREPLAY_MCP_PYTHON:-}" || -z "${TOOLREPLAY_MCP_NPM:-}" ]]; then
+    echo
+    echo "not measured with the SDK: TOOLREPLAY_MCP_PYTHON and TOOLREPLAY_MCP_NPM are not both set"
+    exit 0
+fi
+py=$TOOLREPLAY_MCP_PYTHON
+export PYTHONDONTWRITEBYTECODE=1
+echo "remember the milk" > notes.txt
+free_port() { "$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+wait_port() { # PORT: until something listens on it
+    for _ in $(seq 200); do
+        "$py" -c "import socket,sys; socket.create_connection(('127.0.0.1', $1), 1)" 2>/dev/null && return 0
+        sleep 0.05
+    done
+    echo "bench: nothing listens on port $1" >&2; exit 1
+}
+fresh() { rm -f s.jsonl s.jsonl.state s.jsonl.lock; }
+sdk() { # TOOL ARGS MODE TARGET...
+    [[ "$3" == http ]] || fresh
+    "$py" "$here/proxy_sdk_bench.py" "$SDK_CALLS" "$@" 2>> sdk-stderr.txt || { tail -20 sdk-stderr.txt >&2; exit 1; }
+}
+listening() { # ARGS...: a proxy listening on a free port; sets proxy_pid and proxy_url
+    fresh
+    : > proxy-stderr.txt
+    "$BIN" proxy --policy sdk-scope.json --seal s.jsonl --listen 127.0.0.1:0 "$@" 2> proxy-stderr.txt &
+    proxy_pid=$!
+    for _ in $(seq 200); do
+        proxy_url=$(sed -n 's/^toolreplay proxy: listening on //p' proxy-stderr.txt)
+        [[ -n "$proxy_url" ]] && return 0
+        sleep 0.05
+    done
+    echo "bench: the proxy did not listen" >&2; exit 1
+}
+cat > sdk-scope.json <<'JSON'
+{"agent": "bench", "allowed_tools": ["read_file", "read_text_file"], "policy_version": 1,
+ "budgets": {"total": 1000000}, "response_detectors": ["secrets"]}
+JSON
+rows=()
+measure_row() { rows+=("$1|$2"); echo "$1  $2"; }
+py_server="$repo/tests/mcp/server.py"
+read_args='{"path": "notes.txt"}'
+echo
+echo "with the MCP Python SDK client: $SDK_CALLS calls one after another, then $SDK_CALLS with 8 in flight"
+measure_row "server.py, stdio, direct" "$(sdk read_file "$read_args" stdio "$py" "$py_server")"
+measure_row "server.py, stdio, proxy --no-fsync" "$(sdk read_file "$read_args" stdio "$BIN" proxy --policy sdk-scope.json --seal s.jsonl --no-fsync -- "$py" "$py_server")"
+measure_row "server.py, stdio, proxy fsync" "$(sdk read_file "$read_args" stdio "$BIN" proxy --policy sdk-scope.json --seal s.jsonl -- "$py" "$py_server")"
+port=$(free_port)
+"$py" "$repo/tests/mcp/server_http.py" "$port" 2>/dev/null &
+server_pid=$!
+trap 'kill "$server_pid" 2>/dev/null || true' EXIT
+wait_port "$port"
+upstream="http://127.0.0.1:$port/mcp"
+measure_row "server.py, HTTP, direct" "$(sdk read_file "$read_args" http "$upstream")"
+for fsync in --no-fsync ""; do
+    listening --upstream "$upstream" $fsync
+    measure_row "server.py, HTTP to HTTP, proxy ${fsync:-fsync}" "$(sdk read_file "$read_args" http "$proxy_url")"
+    wait "$proxy_pid"
+done
+kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
+fs="$TOOLREPLAY_MCP_NPM/mcp-server-filesystem"
+measure_row "server-filesystem, stdio, direct" "$(sdk read_text_file "{\"path\": \"$PWD/notes.txt\"}" stdio "$fs" "$PWD")"
+for fsync in --no-fsync ""; do
+    measure_row "server-filesystem, stdio, proxy ${fsync:-fsync}" "$(sdk read_text_file "{\"path\": \"$PWD/notes.txt\"}" stdio "$BIN" proxy --policy sdk-scope.json --seal s.jsonl $fsync -- "$fs" "$PWD")"
+done
+for fsync in --no-fsync ""; do
+    listening $fsync -- "$fs" "$PWD"
+    measure_row "server-filesystem, HTTP client, proxy ${fsync:-fsync}" "$(sdk read_text_file "{\"path\": \"$PWD/notes.txt\"}" http "$proxy_url")"
+    wait "$proxy_pid"
+done
+"$py" - "${rows[@]}" <<'PY'
+import json, sys
+print()
+print("| | median | p99 | 8 in flight (calls/s) |")
+print("| --- | --- | --- | --- |")
+for row in sys.argv[1:]:
+    name, figures = row.split("|", 1)
+    r = json.loads(figures)
+    print(f"| {name} | {r['median_us'] / 1000:.2f} ms | {r['p99_us'] / 1000:.2f} ms | {r['in_flight_calls_per_s']:.0f} |")
+PY

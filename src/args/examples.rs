@@ -25,9 +25,12 @@ Examples:
   toolreplay proxy --policy scope.json --seal session.jsonl -- python3 server.py
   toolreplay proxy --policy scope.json --seal session.jsonl --call-timeout 30s \\
       --pin tools.pin.json -- npx -y @modelcontextprotocol/server-filesystem /data
+  toolreplay proxy --policy scope.json --seal session.jsonl \\
+      --listen 127.0.0.1:8931 --upstream https://mcp.example.com/mcp
 
-Exit status: 0 the client ended the session, 1 a call could not be sealed, 2 the
-proxy could not start, 3 the server ended the session, 130 SIGINT, 143 SIGTERM.";
+Exit status: 0 the client ended the session (over HTTP, DELETE), 1 a call could not
+be sealed, 2 the proxy could not start, 3 the server ended the session, 130 SIGINT,
+143 SIGTERM.";
 
 pub(crate) const VERSION_EXAMPLES: &str = "\
 Examples:

@@ -794,8 +794,18 @@ pub(crate) struct ProxyArgs {
     /// OTEL_EXPORTER_OTLP_ENDPOINT (docs/otel.md); never on a call's path.
     #[arg(long)]
     pub otlp: bool,
-    /// The MCP server's command and its arguments.
-    #[arg(last = true, required = true, value_name = "CMD")]
+    /// Serve the client over Streamable HTTP at http://ADDR/mcp instead of stdio:
+    /// HOST:PORT, :PORT or PORT (HOST 127.0.0.1; an IP address or localhost); port
+    /// 0 takes a free one. Only that address is listened on.
+    #[arg(long, value_name = "ADDR", value_hint = clap::ValueHint::Other)]
+    pub listen: Option<String>,
+    /// Reach the server over Streamable HTTP at this http(s) URL instead of starting
+    /// CMD. Redirects to another origin are never followed; the client's
+    /// Authorization and other credential headers are passed on, never recorded.
+    #[arg(long, value_name = "URL", value_hint = clap::ValueHint::Url, conflicts_with = "command")]
+    pub upstream: Option<String>,
+    /// The MCP server's command and its arguments (unless --upstream).
+    #[arg(last = true, required_unless_present = "upstream", value_name = "CMD")]
     pub command: Vec<OsString>,
 }
 

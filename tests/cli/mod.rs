@@ -31,6 +31,7 @@ mod otlp_live;
 mod outputs;
 mod policy;
 pub(crate) mod proxy;
+mod proxy_http;
 mod proxy_reference;
 mod readme;
 mod reconcile;

@@ -895,7 +895,7 @@ fn a_proxy_that_cannot_start_says_why_and_exits_2() {
 /// A major release of the official MCP Python SDK: its virtual environment's
 /// Python and its client and server scripts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Sdk {
+pub(super) enum Sdk {
     /// 1.x (tests/mcp/requirements.txt): `initialize`, revision 2025-11-25.
     V1,
     /// 2.x (tests/mcp/requirements-2.txt): the stateless revision 2026-07-28.
@@ -905,7 +905,7 @@ enum Sdk {
 impl Sdk {
     /// The Python of the virtual environment with the SDK, from
     /// TOOLREPLAY_MCP_PYTHON or TOOLREPLAY_MCP2_PYTHON.
-    fn python(self) -> String {
+    pub(super) fn python(self) -> String {
         let (var, requirements) = match self {
             Sdk::V1 => ("TOOLREPLAY_MCP_PYTHON", "requirements.txt"),
             Sdk::V2 => ("TOOLREPLAY_MCP2_PYTHON", "requirements-2.txt"),
@@ -937,7 +937,7 @@ const MCP_SCOPE: &str = r#"{
 }"#;
 
 /// A directory for an SDK session: the scope and the files the server reads.
-fn mcp_dir() -> Dir {
+pub(super) fn mcp_dir() -> Dir {
     let dir = Dir::new();
     dir.write("scope.json", MCP_SCOPE);
     dir.write("notes.txt", "remember the milk\n");
@@ -1002,7 +1002,7 @@ fn sdk_session(
     (summary, notes)
 }
 
-fn pretty(value: &Value) -> String {
+pub(super) fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).expect("JSON")
 }
 
@@ -1063,7 +1063,7 @@ fn mcp_sdk_a_call_past_its_timeout_is_cancelled_on_the_server() {
 /// checked), its links without their index and sorted: the server's late answer to
 /// a cancelled call races the client's next call, so its place in the chain is the
 /// two processes' timing, never the test's to pin.
-fn sealed_in_any_order(dir: &Dir) -> String {
+pub(super) fn sealed_in_any_order(dir: &Dir) -> String {
     let listing = sealed(dir);
     let mut lines = listing.lines();
     let mut out = String::new();
@@ -1084,7 +1084,7 @@ fn sealed_in_any_order(dir: &Dir) -> String {
 
 /// `notes` with the numbers that the race of [`sealed_in_any_order`] decides left
 /// out: the late record's index, and the server's line that carried it.
-fn unnumbered_late_record(notes: &str) -> String {
+pub(super) fn unnumbered_late_record(notes: &str) -> String {
     let unnumbered = |line: &str, marker: &str| match line.split_once(marker) {
         Some((before, after)) => {
             let rest = after.trim_start_matches(|c: char| c.is_ascii_digit());

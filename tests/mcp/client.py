@@ -101,4 +101,5 @@ async def main():
     print(json.dumps(summary, indent=2, sort_keys=True))
 
 
-anyio.run(main)
+if __name__ == "__main__":
+    anyio.run(main)

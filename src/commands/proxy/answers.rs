@@ -47,6 +47,11 @@ impl Revision {
         }
     }
 
+    /// The revision's name, when it is known.
+    pub(super) fn name(&self) -> Option<&str> {
+        self.0.as_deref()
+    }
+
     /// Whether a revision is known.
     pub(super) fn is_known(&self) -> bool {
         self.0.is_some()

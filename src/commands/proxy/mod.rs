@@ -1,17 +1,22 @@
-//! `toolreplay proxy`: an MCP stdio proxy. The client starts it in place of its
-//! server; it starts the server, passes the JSON-RPC traffic through, decides each
-//! `tools/call` by the scope policy, times out and cancels calls, checks results,
-//! pins tool definitions, and seals every call into the session file as it ends
-//! (docs/proxy.md).
+//! `toolreplay proxy`: an MCP proxy. Over stdio, the client starts it in place of
+//! its server and it starts the server; over Streamable HTTP it serves the client
+//! at `/mcp` (`--listen`) or reaches the server at a URL (`--upstream`), in any
+//! mix. It passes the JSON-RPC traffic through, decides each `tools/call` by the
+//! scope policy, times out and cancels calls, checks results, pins tool
+//! definitions, and seals every call into the session file as it ends
+//! (docs/proxy.md). The transports only carry lines to and from the one relay.
 
 mod answers;
+mod listen;
 mod pins;
 mod relay;
 mod seal;
 mod spans;
+mod upstream;
 mod wire;
 
 use std::io::{self, BufRead, BufReader, Write};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 use std::sync::{Arc, Condvar, Mutex};
@@ -49,13 +54,67 @@ pub(crate) fn run(args: &ProxyArgs) -> Result<Status, Error> {
         Some(path) => Some(Pins::open(path, args.repin)?),
         None => None,
     };
+    let listen = args.listen.as_deref().map(listen_address).transpose()?;
+    let upstream_url = match &args.upstream {
+        Some(text) => Some(upstream::parse_url(text).map_err(Error::Usage)?),
+        None => None,
+    };
+    let listener = match listen {
+        Some(address) => {
+            Some(
+                std::net::TcpListener::bind(address).map_err(|source| Error::Io {
+                    what: format!("listen on {address}"),
+                    source,
+                })?,
+            )
+        }
+        None => None,
+    };
+    let runtime = match listener.is_some() || upstream_url.is_some() {
+        true => Some(
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_io()
+                .enable_time()
+                .build()
+                .map_err(|source| Error::Io {
+                    what: "start the HTTP transport".to_owned(),
+                    source,
+                })?,
+        ),
+        false => None,
+    };
     let (events, receiver) = mpsc::sync_channel::<Event>(64);
     #[cfg(unix)]
     forward_signals(events.clone()).map_err(|source| Error::Io {
         what: "handle SIGINT and SIGTERM".to_owned(),
         source,
     })?;
-    let (mut child, server_in, server_out, server_err) = start_server(&args.command)?;
+    let credentials = listen::Credentials::default();
+    let (mut server, server_input, room): (Server, Box<dyn Write + Send>, _) =
+        match (&upstream_url, &runtime) {
+            (Some(url), Some(runtime)) => {
+                let (upstream, input) = upstream::start(
+                    runtime.handle(),
+                    url.clone(),
+                    events.clone(),
+                    Arc::clone(&credentials),
+                    args.max_message_bytes,
+                    args.call_timeout,
+                )
+                .map_err(Error::Usage)?;
+                (Server::Http(upstream), Box::new(input), None)
+            }
+            _ => {
+                let (child, server_in, server_out, server_err) = start_server(&args.command)?;
+                let (input, room) = spawn_server_pumps(
+                    args.max_message_bytes,
+                    &events,
+                    (server_in, server_out, server_err),
+                );
+                (Server::Child(child), Box::new(input), Some(room))
+            }
+        };
     let mut recorder = Recorder::open(&args.seal, &scope, &policy, !args.no_fsync);
     // A session whose file cannot be opened refuses every call: it exits 1.
     let broken = recorder.broken().is_some();
@@ -73,26 +132,51 @@ pub(crate) fn run(args: &ProxyArgs) -> Result<Status, Error> {
             "toolreplay proxy: {why}: every tools/call will be refused"
         );
     }
-    let server_in = spawn_pumps(
-        args.max_message_bytes,
-        &events,
-        (server_in, server_out, server_err),
-    );
+    let (served, client_output): (Option<listen::Listener>, Box<dyn Write + Send>) =
+        match (listener, &runtime) {
+            (Some(listener), Some(runtime)) => {
+                let (served, output) = listen::start(
+                    runtime.handle(),
+                    listener,
+                    events.clone(),
+                    room,
+                    args.max_message_bytes,
+                    Arc::clone(&credentials),
+                )
+                .map_err(|source| Error::Io {
+                    what: "listen".to_owned(),
+                    source,
+                })?;
+                let _ = writeln!(
+                    io::stderr().lock(),
+                    "toolreplay proxy: listening on http://{}/mcp",
+                    served.address()
+                );
+                (Some(served), Box::new(output))
+            }
+            _ => {
+                spawn_client_pump(args.max_message_bytes, &events, room);
+                (None, Box::new(io::stdout()))
+            }
+        };
     drop(events);
     let settings = Settings {
         call_timeout: Some(args.call_timeout),
         on_sensitive: args.on_sensitive,
     };
     let mut relay = Relay::new(
-        Box::new(io::stdout()),
-        Box::new(server_in),
+        client_output,
+        server_input,
         Box::new(io::stderr()),
         recorder,
         pins,
         settings,
     );
     let ending = relay.run(&receiver);
-    let code = end(&mut relay, ending, &receiver, &mut child);
+    let code = end(&mut relay, ending, &receiver, &mut server);
+    if let Some(served) = &served {
+        served.finish(GRACE);
+    }
     let mut seal_failed = broken || relay.seal_failed();
     if let Err(why) = relay.close() {
         let _ = writeln!(io::stderr().lock(), "toolreplay proxy: {why}");
@@ -102,8 +186,37 @@ pub(crate) fn run(args: &ProxyArgs) -> Result<Status, Error> {
     if let Some(thread) = spans {
         let _ = thread.join();
     }
+    if let Some(runtime) = runtime {
+        runtime.shutdown_timeout(Duration::from_millis(200));
+    }
     let code = if seal_failed && code == 0 { 1 } else { code };
     Ok(Status::Code(code))
+}
+
+/// The address of `--listen`: HOST:PORT, :PORT or PORT; HOST is an IP address or
+/// `localhost`, 127.0.0.1 when left out. Nothing else is listened on.
+fn listen_address(text: &str) -> Result<SocketAddr, Error> {
+    let bad = |why: &str| Error::Usage(format!("--listen {text:?}: {why}"));
+    let (host, port) = match text.rsplit_once(':') {
+        Some((host, port)) => (host, port),
+        None => ("", text),
+    };
+    let port: u16 = port
+        .parse()
+        .map_err(|_| bad("not HOST:PORT, :PORT or PORT (a port is 0 to 65535)"))?;
+    let ip = match host.trim_start_matches('[').trim_end_matches(']') {
+        "" | "localhost" => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        host => host
+            .parse()
+            .map_err(|_| bad("the host is not an IP address nor localhost"))?,
+    };
+    Ok(SocketAddr::new(ip, port))
+}
+
+/// The server's side: a process of the proxy's, or an HTTP upstream.
+enum Server {
+    Child(Child),
+    Http(upstream::Upstream),
 }
 
 /// Starts the server `command` with its standard streams piped.
@@ -133,27 +246,16 @@ fn start_server(
     Ok((child, server_in, server_out, server_err))
 }
 
-/// Starts the threads that read the client and the server into `events` (each
-/// message up to `limit` bytes), and the one that passes the server's stderr on;
-/// gives the server's input as the relay writes it.
-fn spawn_pumps(
+/// Starts the threads that read the server into `events` (each message up to
+/// `limit` bytes) and pass its stderr on; gives the server's input as the relay
+/// writes it, and its queue, which the client's side waits on for room.
+fn spawn_server_pumps(
     limit: usize,
     events: &SyncSender<Event>,
     (server_in, server_out, server_err): (ChildStdin, ChildStdout, ChildStderr),
-) -> ServerInput {
+) -> (ServerInput, Arc<Queued>) {
     let queue = Arc::new(Queued::default());
     let server_in = spawn_server_writer(server_in, Arc::clone(&queue));
-    let client_events = events.clone();
-    thread::spawn(move || {
-        let stdin = io::stdin();
-        pump(
-            stdin.lock(),
-            limit,
-            &client_events,
-            Event::Client,
-            Some(&queue),
-        );
-    });
     let server_events = events.clone();
     thread::spawn(move || {
         pump(
@@ -165,37 +267,68 @@ fn spawn_pumps(
         )
     });
     thread::spawn(move || pass_stderr(server_err));
-    server_in
+    (server_in, queue)
+}
+
+/// Starts the thread that reads the client (standard input) into `events`,
+/// waiting for `room` in the server's queue, if any.
+fn spawn_client_pump(limit: usize, events: &SyncSender<Event>, room: Option<Arc<Queued>>) {
+    let client_events = events.clone();
+    thread::spawn(move || {
+        let stdin = io::stdin();
+        pump(
+            stdin.lock(),
+            limit,
+            &client_events,
+            Event::Client,
+            room.as_deref(),
+        );
+    });
 }
 
 /// Ends the session the relay ended with `ending`: the calls still pending are
 /// ended, the server stopped; gives the exit status.
-fn end(relay: &mut Relay, ending: Ending, receiver: &Receiver<Event>, child: &mut Child) -> u8 {
+fn end(relay: &mut Relay, ending: Ending, receiver: &Receiver<Event>, server: &mut Server) -> u8 {
     match ending {
         Ending::Client => {
             relay.end_all("the client ended the session first");
             relay.close_server();
             relay.drain(receiver, GRACE);
-            stop(child);
+            server.stop();
             0
         }
         Ending::Server => {
-            let status = wait_for(child, Duration::from_secs(1));
-            let reason = match status {
-                Some(status) => format!("the server ended ({}) first", shown_status(status)),
-                None => "the server closed its output first".to_owned(),
+            let reason = match server {
+                Server::Child(child) => match wait_for(child, Duration::from_secs(1)) {
+                    Some(status) => {
+                        format!("the server ended ({}) first", shown_status(status))
+                    }
+                    None => "the server closed its output first".to_owned(),
+                },
+                Server::Http(_) => "the upstream's side ended first".to_owned(),
             };
             relay.end_all(&reason);
             relay.close_server();
-            stop(child);
+            server.stop();
             SERVER_ENDED
         }
         Ending::Signal(signal) => {
             let name = if signal == 2 { "SIGINT" } else { "SIGTERM" };
             relay.end_all(&format!("the proxy was stopped by {name} first"));
             relay.close_server();
-            stop(child);
+            server.stop();
             u8::try_from(128 + signal).unwrap_or(1)
+        }
+    }
+}
+
+impl Server {
+    /// Stops the server whose input is closed: a process as [`stop`] does, an
+    /// upstream's session ended (`DELETE`) within [`GRACE`].
+    fn stop(&mut self) {
+        match self {
+            Server::Child(child) => stop(child),
+            Server::Http(upstream) => upstream.stop(GRACE),
         }
     }
 }
@@ -386,5 +519,23 @@ fn shown_status(status: ExitStatus) -> String {
     match status.code() {
         Some(code) => format!("exit status {code}"),
         None => "exit status unknown".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_listen_address_is_on_the_local_host_unless_given() {
+        let shown = |text: &str| listen_address(text).map(|address| address.to_string());
+        assert_eq!(shown("8931").ok().as_deref(), Some("127.0.0.1:8931"));
+        assert_eq!(shown(":8931").ok().as_deref(), Some("127.0.0.1:8931"));
+        assert_eq!(shown("localhost:0").ok().as_deref(), Some("127.0.0.1:0"));
+        assert_eq!(shown("0.0.0.0:80").ok().as_deref(), Some("0.0.0.0:80"));
+        assert_eq!(shown("[::1]:8931").ok().as_deref(), Some("[::1]:8931"));
+        for bad in ["", "host:1", "127.0.0.1", "1.2.3.4:x", ":65536"] {
+            assert!(listen_address(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -1200,7 +1200,7 @@ fn shown(id: &Value) -> String {
 }
 
 /// A duration as the proxy's words give it: `500 ms`, `2 s`.
-fn shown_duration(duration: Duration) -> String {
+pub(super) fn shown_duration(duration: Duration) -> String {
     let ms = duration.as_millis();
     if ms.is_multiple_of(1000) {
         format!("{} s", ms / 1000)
