@@ -712,7 +712,7 @@
       next = last + 1;
     });
     units += Math.max(0, calls.length - next);
-    return Math.max(2, Math.min(8, units ? available / units : 8));
+    return Math.max(2, Math.min(40, units ? available / units : 40));
   }
   function layout(available) {
     UNIT = fitUnit(available);
@@ -811,8 +811,8 @@
       var label = 'Phase ' + phase.id + ': ' + phase.phase + ', ' + plural(phase.calls.length, 'call', 'calls') + ' from #' + phase.calls[0] + (findings ? ', ' + plural(findings, 'finding', 'findings') : '');
       var group = svg('g', { class: 'g-phase g-' + phase.phase + (findings ? ' g-finding' : ''), 'data-phase-link': phase.id, tabindex: '0', role: 'button', 'aria-label': label }, [
         svg('rect', { x: box.x, y: y + 2, width: box.width, height: LANE_HEIGHT - 4, rx: 2 }, []),
-        box.width >= 22 ? svg('text', { x: box.x + 3, y: y + 15 }, [String(phase.calls.length)]) : null,
-        findings ? svg('text', { class: 'g-warn', x: box.x, y: y }, ['\u26a0']) : null,
+        box.width >= 22 ? svg('text', { x: box.x + 3, y: y + 15 }, [String(phase.calls.length) + (findings && box.width >= 40 ? ' \u26a0' : '')]) : null,
+        findings && box.width < 40 ? svg('text', { class: 'g-warn', x: box.x, y: y + 1 }, ['\u26a0']) : null,
         svg('title', {}, [label])
       ]);
       blocks.appendChild(group);
@@ -1206,6 +1206,8 @@
   renderCalls();
   renderArtifacts();
   route(false);
+  // The time to a drawn page: the page laid out (styles and layout forced).
+  void document.body.offsetHeight;
   document.body.setAttribute('data-render-ms', String(Math.round(performance.now())));
   document.body.setAttribute('data-ready', 'true');
 }());
