@@ -7,27 +7,63 @@
 //! ignored, and `.ci/run` installs it and runs them with `cargo test -- --ignored`,
 //! where a missing browser is a failure.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use insta::assert_snapshot;
+use serde_json::{Value, json};
 
 use crate::cli::{Dir, lines, record, run_in_root};
+
+/// The flags every run of Chromium gets.
+const CHROMIUM: [&str; 7] = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+];
+
+/// Saves a screenshot of `page` at `#fragment` as
+/// `target/report-screenshots/NAME.png`, for people to look at (never compared).
+fn screenshot(page: &Path, fragment: &str, name: &str) -> PathBuf {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/report-screenshots");
+    std::fs::create_dir_all(&folder).expect("the screenshots' folder");
+    let shot = folder.join(format!("{name}.png"));
+    let _ = std::fs::remove_file(&shot);
+    let profile = tempfile::TempDir::new().expect("profile directory");
+    let output = Command::new("chromium")
+        .args(CHROMIUM)
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg("--window-size=1400,1600")
+        .arg("--hide-scrollbars")
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(format!("file://{}#{fragment}", page.display()))
+        .output()
+        .expect("run chromium (apt-get install chromium)");
+    assert!(output.status.success(), "chromium failed: {output:?}");
+    let bytes = std::fs::read(&shot).expect("a screenshot");
+    assert!(
+        bytes.starts_with(b"\x89PNG"),
+        "not a PNG: {}",
+        shot.display()
+    );
+    shot
+}
+
+/// How many times `needle` occurs in `dom`.
+fn count(dom: &str, needle: &str) -> usize {
+    dom.matches(needle).count()
+}
 
 /// The DOM of `page` (a file) opened at `#fragment`, after load.
 fn dump_dom(page: &Path, fragment: &str) -> String {
     let profile = tempfile::TempDir::new().expect("profile directory");
     let url = format!("file://{}#{fragment}", page.display());
     let output = Command::new("chromium")
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-        ])
+        .args(CHROMIUM)
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .arg("--dump-dom")
         .arg(&url)
@@ -129,10 +165,10 @@ fn report_of_the_sealed_sample_in_chromium() {
             .take(4)
             .collect::<Vec<_>>(),
         [
-            "#0 list_dir inspect",
-            "#1 read_file inspect",
-            "#2 read_file inspect⚠ 1 finding",
-            "#3 search inspect"
+            "#0 list_dir inspect path docs",
+            "#1 read_file inspect path docs/intro.md",
+            "#2 read_file inspect⚠ 1 finding path docs/intro.md",
+            "#3 search inspect query install"
         ]
     );
     let dom = dump_dom(&page, "artifact-a1");
@@ -194,7 +230,7 @@ fn lineage_and_hostile_text_in_chromium() {
         checked.lines().take(3).collect::<Vec<_>>(),
         [
             "What it produced is checked by (1)",
-            "#3 Bash validate (execute-after-change, checks src/app.py)",
+            "#3 Bash validate $ pytest -q (execute-after-change, checks src/app.py)",
             "Arguments"
         ]
     );
@@ -204,4 +240,260 @@ fn lineage_and_hostile_text_in_chromium() {
         text_of(&dom, "detail-body").contains(r#"<img src=\"http://127.0.0.1:9/x\"></script>"#)
     );
     assert!(text_of(&dom, "call-list").contains("<img src=x onerror=alert(1)>"));
+}
+
+/// A message of a live session's context file: `prompt` or `answer`, after which
+/// call, its text.
+type Said<'a> = (&'a str, Option<usize>, &'a str);
+
+/// Writes `sessions/S.jsonl` (the `calls`, sealed) and `sessions/S.context.jsonl`
+/// (a context record, then the messages, sealed), as a live session keeps them.
+fn live_session(dir: &Dir, calls: &[Value], messages: &[Said]) {
+    let plain: String = calls.iter().map(|call| format!("{call}\n")).collect();
+    dir.write("calls.jsonl", plain);
+    std::fs::create_dir_all(dir.path().join("sessions")).expect("a folder");
+    let sealed = dir.run(&["seal", "calls.jsonl", "-o", "sessions/S.jsonl"]);
+    assert_eq!(sealed.code, 0, "{}", sealed.text());
+    let links = String::from_utf8(dir.read("sessions/S.jsonl")).expect("UTF-8");
+    let digests: Vec<String> = links
+        .lines()
+        .map(|line| {
+            let link: Value = serde_json::from_str(line).expect("a link");
+            link["digest"].as_str().expect("a digest").to_owned()
+        })
+        .collect();
+    let context = json!({"agent": "claude-code", "cwd": "/p", "from": 0, "home": "/home/dev", "policy_digest": "00"});
+    let mut records = vec![json!({"index": 0, "tool": "context", "args": context, "response": {}})];
+    for (kind, after, text) in messages {
+        let after = after.map_or(Value::Null, |i| json!({"digest": digests[i], "index": i}));
+        let response = if *kind == "prompt" {
+            json!({"decision": "allowed", "text": text})
+        } else {
+            json!({"text": text})
+        };
+        records.push(json!({"index": records.len(), "tool": kind, "args": {"after": after}, "response": response}));
+    }
+    let plain: String = records.iter().map(|r| format!("{r}\n")).collect();
+    dir.write("context.jsonl", plain);
+    let sealed = dir.run(&["seal", "context.jsonl", "-o", "sessions/S.context.jsonl"]);
+    assert_eq!(sealed.code, 0, "{}", sealed.text());
+}
+
+/// A live session with messages: the agent reads (a subagent reads too), edits,
+/// runs the tests (one fails), makes three more one-call phases and says the tests
+/// pass. The page shows the claims first, contradicted at the top, with their
+/// evidence; the drawing has a block a phase, a mark a claim and a line an edge;
+/// call rows say what the call did; a text response is text; the subagent's call
+/// is marked; the run of one-call phases is folded; nothing from the session
+/// becomes markup.
+#[test]
+#[ignore = "needs chromium; run with cargo test -- --ignored"]
+fn claims_drawing_and_call_rows_in_chromium() {
+    let dir = Dir::new();
+    let call = |index: usize, tool: &str, args: Value, response: Value| json!({"index": index, "tool": tool, "args": args, "response": response});
+    let calls = [
+        call(
+            0,
+            "Read",
+            json!({"file_path": "/p/src/parse.rs"}),
+            json!({"content": "fn parse() {}\n// 120 lines"}),
+        ),
+        call(
+            1,
+            "Grep",
+            json!({"pattern": "fn parse", "path": "/p/src"}),
+            json!({"content": "/p/src/parse.rs:1"}),
+        ),
+        call(
+            2,
+            "Edit",
+            json!({"file_path": "/p/src/parse.rs", "old_string": "a", "new_string": "b"}),
+            json!({"content": "updated"}),
+        ),
+        call(
+            3,
+            "Bash",
+            json!({"command": "cargo test"}),
+            json!({"content": "running 4 tests\ntest result: FAILED. 3 passed; 1 failed; 0 ignored"}),
+        ),
+        call(
+            4,
+            "Read",
+            json!({"file_path": "/p/README.md"}),
+            json!({"content": "# parse\nSee https://docs.example/parse", "subagent": "a881341"}),
+        ),
+        call(
+            5,
+            "Write",
+            json!({"file_path": "/p/NOTES.md", "content": "x"}),
+            json!({"content": "created"}),
+        ),
+        call(
+            6,
+            "Bash",
+            json!({"command": "git diff --stat"}),
+            json!({"content": "1 file changed"}),
+        ),
+        call(
+            7,
+            "</script><img src=x onerror=alert(1)>",
+            json!({"q": "<b>bold</b>"}),
+            json!({"content": "<!-- -->"}),
+        ),
+    ];
+    live_session(
+        &dir,
+        &calls,
+        &[
+            ("prompt", None, "Fix the parser's off-by-one."),
+            (
+                "answer",
+                Some(7),
+                "I fixed `src/parse.rs` and updated src/lexer.rs. I ran `cargo test`: all 4 tests pass. \
+                 The parser has 120 lines. The tool said \"</script><img src=x onerror=alert(3)>\".",
+            ),
+        ],
+    );
+    let run = dir.run(&["report", "sessions/S.jsonl", "-o", "r.html"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let page = dir.path().join("r.html");
+    let graph: Value =
+        serde_json::from_str(&dir.run(&["graph", "sessions/S.jsonl"]).stdout).expect("a graph");
+    let nodes = graph["nodes"].as_array().expect("nodes");
+    let of_type = |kind: &str| nodes.iter().filter(|node| node["type"] == kind).count();
+    let evidence: usize = nodes
+        .iter()
+        .filter(|node| node["type"] == "claim")
+        .flat_map(|claim| claim["atoms"].as_array().expect("atoms"))
+        .map(|atom| {
+            usize::from(atom.get("support").is_some()) + usize::from(atom.get("against").is_some())
+        })
+        .sum();
+    // Hand-counted: phases inspect 0-1, change 2, validate 3, inspect 4, change 5,
+    // validate 6 (the hostile tool has no role); four claims; their edges.
+    assert_eq!((of_type("phase"), of_type("claim"), evidence), (6, 4, 4));
+
+    let dom = dump_dom(&page, "");
+    assert!(
+        !dom.to_lowercase().contains("<img"),
+        "markup from the session"
+    );
+    assert!(!dom.contains("<b>"), "markup from the session");
+    assert_snapshot!("drawn_summary", text_of(&dom, "summary-body"));
+    // The drawing: a block a phase, a mark a claim, a line an edge; the one call
+    // without a role is a tick on its own lane.
+    assert_eq!(count(&dom, "<svg id=\"timeline\""), 1);
+    assert_eq!(count(&dom, "<g class=\"g-phase "), 6);
+    assert_eq!(count(&dom, "<g class=\"g-claim "), 4);
+    assert_eq!(count(&dom, "<path class=\"g-edge "), 4);
+    assert_eq!(count(&dom, "<path class=\"g-edge g-edge-against\""), 1);
+    assert_eq!(count(&dom, "<g class=\"g-request\""), 1);
+    assert_eq!(count(&dom, "class=\"g-tick-call\""), 1);
+    assert!(dom.contains("<title>#7 &lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;</title>"));
+    // Claims first, contradicted at the top, each atom with its evidence (the
+    // count's text runs to the end of the section: the list of claims).
+    assert!(
+        dom.find("id=\"claims\"").expect("claims") < dom.find("id=\"summary\"").expect("summary")
+    );
+    assert_snapshot!("drawn_claims", text_of(&dom, "claims-count"));
+    // Call rows: what each call did, the subagent's call marked.
+    assert_snapshot!("drawn_calls", text_of(&dom, "call-list"));
+    // The one-call phases 2 to 6 are one folded row.
+    assert_snapshot!("drawn_phases", text_of(&dom, "phase-list"));
+    assert_eq!(count(&dom, "data-fold=\"f1\""), 1);
+
+    // A claim opened: its atoms, each with the call behind it; its edges drawn bold.
+    let dom = dump_dom(&page, "claim-k1");
+    assert_snapshot!(
+        "drawn_claim_k1",
+        format!(
+            "{}\n{}",
+            text_of(&dom, "detail-title"),
+            text_of(&dom, "detail-body")
+        )
+    );
+    assert_eq!(count(&dom, "g-edge g-edge-support g-on"), 1);
+    assert_eq!(count(&dom, "g-edge g-edge-against g-on"), 1);
+    assert!(dom.contains("<g class=\"g-claim g-contradicted g-on\" data-claim=\"k1\""));
+
+    // A text response is text; the call that read it is evidence for a claim.
+    let dom = dump_dom(&page, "call-0");
+    assert!(
+        dom.contains("<pre class=\"text\" id=\"detail-response-text\" tabindex=\"0\">fn parse() {}\n// 120 lines</pre>"),
+        "{}",
+        text_of(&dom, "detail-body")
+    );
+    assert_snapshot!(
+        "drawn_call_0",
+        format!(
+            "{}\n{}",
+            text_of(&dom, "detail-title"),
+            text_of(&dom, "detail-body")
+        )
+    );
+    let dom = dump_dom(&page, "call-4");
+    assert!(text_of(&dom, "detail-facts").contains("Made by\nsubagent a881341"));
+
+    // A folded phase opened: its row opens, and the drawing opens it into its call
+    // and the artifact it produces.
+    let dom = dump_dom(&page, "phase-p4");
+    assert!(
+        dom.contains("aria-expanded=\"true\" aria-controls=\"fold-calls-f1\" data-fold=\"f1\"")
+    );
+    assert_eq!(
+        text_of(&dom, "fold-calls-f1").lines().count(),
+        5,
+        "{}",
+        text_of(&dom, "fold-calls-f1")
+    );
+    assert_eq!(count(&dom, "<g class=\"g-call "), 1);
+    assert_eq!(count(&dom, "<g class=\"g-artifact\""), 1);
+    assert_eq!(count(&dom, "<path class=\"g-link g-link-produces\""), 1);
+    assert!(dom.contains("<g class=\"g-phase g-change g-on\" data-phase-link=\"p4\""));
+    assert_snapshot!("drawn_zoom", text_of(&dom, "zoom-title"));
+
+    screenshot(&page, "", "claims-drawing");
+    screenshot(&page, "phase-p0", "claims-drawing-phase");
+}
+
+/// The report of a real Claude Code session of 188 calls with its subagent's log
+/// (`../shared/data/transcripts/claude-code-subagents`): its claims, its drawing,
+/// its folded phases, its subagent's calls marked, a command in a row and a file
+/// read shown as text. Screenshots are kept for people to look at.
+#[test]
+#[ignore = "needs chromium and ../shared/data; run with cargo test -- --ignored"]
+fn report_of_a_real_session_in_chromium() {
+    let dir = Dir::new();
+    let page = dir.path().join("real.html");
+    let run = run_in_root(&[
+        "report",
+        "--from",
+        "claude-code",
+        "../shared/data/transcripts/claude-code-subagents/258c7280-ae70-4798-800f-63464d01a85d.jsonl",
+        "-o",
+        &page.to_string_lossy(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let dom = dump_dom(&page, "call-5");
+    assert_snapshot!("real_summary", text_of(&dom, "summary-body"));
+    assert_eq!(count(&dom, "<g class=\"g-phase "), 74);
+    assert_eq!(count(&dom, "<g class=\"g-claim "), 11);
+    assert_eq!(count(&dom, "<g class=\"g-request\""), 4);
+    assert_eq!(count(&dom, "<path class=\"g-edge "), 15);
+    assert_eq!(count(&dom, "data-fold=\""), 10);
+    assert_eq!(count(&dom, "<li class=\"claim-row\">"), 11);
+    let calls = text_of(&dom, "call-list");
+    assert!(
+        calls.starts_with("#0 Bash execute $ bd ready 2>/dev/null; echo \"---\";"),
+        "{calls}"
+    );
+    assert_eq!(calls.matches("↳ subagent a881341").count(), 2, "{calls}");
+    assert!(
+        dom.contains("<pre class=\"text\" id=\"detail-response-text\" tabindex=\"0\">     1→defmodule Spotter.Transcripts.Annotation do\n     2→  @moduledoc false\n"),
+        "{}",
+        text_of(&dom, "detail-body")
+    );
+    screenshot(&page, "", "real-session");
+    screenshot(&page, "claim-k4", "real-session-claim");
+    screenshot(&page, "phase-p0", "real-session-phase");
 }

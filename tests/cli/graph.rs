@@ -399,8 +399,7 @@ fn hostile_names_cannot_inject_markup() {
     let dir = Dir::new();
     let tool = "</script><img src=x onerror=alert(1)><!--";
     let args = json!({"path": "</script><script>alert(2)</script>", "u": "\u{2028}\u{2029}&lt;"});
-    let line =
-        json!({"index": 0, "tool": tool, "args": args, "response": {"t": "<!-- </SCRIPT >"}});
+    let line = json!({"index": 0, "tool": tool, "args": args, "response": {"t": "<!-- </SCRIPT >", "subagent": "</script><b>"}});
     dir.write("t.jsonl", format!("{line}\n"));
     dir.write("x<b>'\".jsonl", format!("{line}\n"));
     let run = dir.run(&["report", "x<b>'\".jsonl", "-o", "r.html"]);
@@ -424,6 +423,8 @@ fn hostile_names_cannot_inject_markup() {
     let written: Value =
         serde_json::from_str(data["records"][0][0].as_str().expect("args")).expect("JSON");
     assert_eq!(written, args);
+    // The subagent's name, kept beside the record, reads back too.
+    assert_eq!(data["records"][0][4], "</script><b>");
 }
 
 #[test]

@@ -26,12 +26,17 @@ pub(crate) fn html(graph: &Graph, transcript: &Transcript, file: &str) -> String
         .records
         .iter()
         .map(|record| {
-            serde_json::json!([
+            let mut fields = serde_json::json!([
                 cut(&record.args),
                 cut(&record.response),
                 record.args.len(),
                 record.response.len()
-            ])
+            ]);
+            if let (Some(agent), Some(fields)) = (subagent(&record.response), fields.as_array_mut())
+            {
+                fields.push(agent.into());
+            }
+            fields
         })
         .collect();
     let data = serde_json::json!({
@@ -57,6 +62,23 @@ pub(crate) fn html(graph: &Graph, transcript: &Transcript, file: &str) -> String
             ("{{SCRIPT}}", SCRIPT),
         ],
     )
+}
+
+/// The subagent that made a call: the string member `subagent` of its response
+/// (`import` adds it to a Claude Code subagent's calls, a live session to a
+/// subagent's), kept beside the record since a response cut short may lose it.
+fn subagent(response: &[u8]) -> Option<String> {
+    const KEY: &[u8] = b"\"subagent\":";
+    if !response.windows(KEY.len()).any(|window| window == KEY) {
+        return None;
+    }
+    match serde_json::from_slice::<serde_json::Value>(response)
+        .ok()?
+        .get("subagent")?
+    {
+        serde_json::Value::String(agent) => Some(agent.clone()),
+        _ => None,
+    }
 }
 
 /// The first [`FIELD_LIMIT`] bytes of a canonical encoding (which is ASCII), as text.
@@ -126,7 +148,19 @@ pub(crate) fn escape_html(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{escape_html, fill, script_safe};
+    use super::{escape_html, fill, script_safe, subagent};
+
+    #[test]
+    fn a_subagents_name_is_its_responses_string_member() {
+        assert_eq!(
+            subagent(br#"{"content":"x","subagent":"a1"}"#).as_deref(),
+            Some("a1")
+        );
+        assert_eq!(subagent(br#"{"subagent":7}"#), None);
+        assert_eq!(subagent(br#"{"t":{"subagent":"a1"}}"#), None);
+        assert_eq!(subagent(br#"{"content":"x"}"#), None);
+        assert_eq!(subagent(br#"{"subagent":"a1""#), None);
+    }
 
     #[test]
     fn nothing_in_the_data_ends_the_script() {
