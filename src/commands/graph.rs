@@ -90,6 +90,9 @@ pub(super) fn read_transcript(
                     record.line = line;
                 }
             }
+            // An agent's prompts and answers, read with its calls, make the claims
+            // layer.
+            transcript.messages = loaded.messages;
             Ok(transcript)
         }
     }

@@ -301,23 +301,6 @@ pub fn turns_of(messages: &[Message]) -> (Vec<Turn>, Vec<Option<&str>>) {
     (turns, answers)
 }
 
-/// Messages found on lines of an agent's log (`(line, kind, text)`, in order, as
-/// [`crate::import::claude_code::messages`] gives them) placed among the calls
-/// imported from it, `call_lines` the line of each call: each message comes after
-/// the last call on an earlier line.
-pub fn place_messages(said: Vec<(u64, MessageKind, String)>, call_lines: &[u64]) -> Vec<Message> {
-    said.into_iter()
-        .map(|(line, kind, text)| {
-            let before = call_lines.iter().filter(|&&at| at < line).count() as u64;
-            Message {
-                kind,
-                after: before.checked_sub(1),
-                text,
-            }
-        })
-        .collect()
-}
-
 // ---------------------------------------------------------------------------
 // Sentences and atoms.
 
@@ -764,6 +747,10 @@ struct RunOutcome {
     failure: Option<String>,
     /// Whether it says anything of the tests.
     counted: bool,
+    /// Whether the log holds no result of the run (`{"no_result": true}`, a call
+    /// the agent's log never recorded the output of, or an interrupted one): it then
+    /// supports and contradicts no stated outcome.
+    unrecorded: bool,
 }
 
 impl RunOutcome {
@@ -798,6 +785,7 @@ fn run_outcome(response: &Value, text: &str) -> RunOutcome {
                 Value::Bool(true) if ERROR_MEMBERS.contains(&key.as_str()) => {
                     fail(&mut out, format!("{key}: true"));
                 }
+                Value::Bool(true) if key == "no_result" => out.unrecorded = true,
                 _ => {}
             }
         }
@@ -1221,6 +1209,13 @@ fn judge(atom: &mut Atom, state: &TurnState) {
             atom.reason = Some(format!("no {what} run in this turn"));
             return;
         };
+        if run.unrecorded {
+            atom.status = AtomStatus::Unsupported;
+            atom.reason = Some(format!(
+                "the last {what} run (#{call}) has no result recorded"
+            ));
+            return;
+        }
         if let Some(change) = state.last_change.filter(|change| change > call) {
             atom.status = AtomStatus::Contradicted;
             atom.reason = Some(format!(

@@ -367,8 +367,7 @@ pub use claims::{
     Atom as ClaimAtom, AtomKind as ClaimAtomKind, AtomStatus as ClaimAtomStatus, CHANGE_WORDS,
     COMMAND_WORDS, Claim, ClaimCounts, ClaimVerdict, Claims, ClaimsReport, Message, MessageKind,
     NEGATION_WORDS, Outcome as StatedOutcome, PATH_EXTENSIONS, PATH_NAMES, Support as ClaimSupport,
-    Turn, atoms as claim_atoms, check_claims, place_messages, sentences as claim_sentences,
-    turns_of,
+    Turn, atoms as claim_atoms, check_claims, sentences as claim_sentences, turns_of,
 };
 pub use context::{
     ANSWER_TOOL, CONTEXT_TOOL, ContextFile, ContextRecord, Contexts, PROMPT_TOOL, RECONCILE_TOOL,
@@ -393,7 +392,6 @@ pub use head::{
     HeadVerdict, MAX_HEAD_BYTES, ORIGIN as HEAD_ORIGIN, Pin, compare as compare_head, is_digest,
     parse_pin, statement as head_statement,
 };
-pub use import::claude_code::messages as claude_code_messages;
 pub use import::{
     Beside, Format as ImportFormat, ImportError, Imported, MAX_IMPORT_BYTES,
     Source as ImportSource, Subagent, ToolResults, import as import_log,

@@ -334,29 +334,3 @@ fn numbers_are_matched_whole() {
     )];
     assert_eq!(verdicts(&calls, "42 items."), [ClaimVerdict::Unsupported]);
 }
-
-/// A Claude Code log's prompts and texts, placed after the last call on an earlier
-/// line; tool results, subagents' and meta entries are no messages.
-#[test]
-fn claude_code_messages_are_placed_among_the_calls() {
-    let log = [
-        r#"{"type":"user","message":{"content":"Fix it."}}"#,
-        r#"{"type":"assistant","message":{"content":[{"type":"text","text":"Looking."},{"type":"tool_use","id":"t1","name":"Read","input":{}}]}}"#,
-        r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"x"}]}}"#,
-        r#"{"type":"user","isMeta":true,"message":{"content":"Caveat"}}"#,
-        r#"{"type":"assistant","isSidechain":true,"message":{"content":[{"type":"text","text":"sub"}]}}"#,
-        r#"{"type":"assistant","message":{"content":[{"type":"text","text":"Done."}]}}"#,
-    ]
-    .join("\n");
-    let said = crate::import::claude_code::messages(log.as_bytes());
-    assert_eq!(said.len(), 3);
-    let placed = place_messages(said, &[2]);
-    assert_eq!(
-        placed,
-        [
-            Message::prompt(None, "Fix it."),
-            Message::answer(None, "Looking."),
-            Message::answer(Some(0), "Done."),
-        ]
-    );
-}
