@@ -649,7 +649,7 @@ pub fn atoms(sentence: &str) -> Vec<Atom> {
             continue;
         }
         let word = raw
-            .trim_start_matches(['(', '[', '{', '\'', '"'])
+            .trim_start_matches(['(', '[', '{', '\'', '"', '$', '€', '£'])
             .trim_end_matches([')', ']', '}', '\'', '"', ',', ';', ':', '!', '?', '.']);
         if word.is_empty() {
             continue;
@@ -1140,8 +1140,19 @@ impl<'r> Claims<'r> {
                         || (matches!(bytes[b], b'.' | b',')
                             && b.checked_sub(1).is_some_and(digit_at))
                 });
-                let joined_after = digit_at(m.end())
-                    || (matches!(bytes.get(m.end()), Some(b'.' | b',')) && digit_at(m.end() + 1));
+                // `55.0` is the number 55 (a calculator's or a JSON float's way to
+                // write it); `55.5` and `1.0.3` are other numbers.
+                let zeros = bytes.get(m.end()) == Some(&b'.') && digit_at(m.end() + 1) && {
+                    let end = (m.end() + 1..)
+                        .find(|&i| bytes.get(i) != Some(&b'0'))
+                        .unwrap_or(bytes.len());
+                    let more = matches!(bytes.get(end), Some(b'.' | b',')) && digit_at(end + 1);
+                    !(digit_at(end) || more)
+                };
+                let joined_after = !zeros
+                    && (digit_at(m.end())
+                        || (matches!(bytes.get(m.end()), Some(b'.' | b','))
+                            && digit_at(m.end() + 1)));
                 if joined_before || joined_after {
                     continue;
                 }

@@ -334,3 +334,41 @@ fn numbers_are_matched_whole() {
     )];
     assert_eq!(verdicts(&calls, "42 items."), [ClaimVerdict::Unsupported]);
 }
+
+/// A number written with zero decimals is the same number (a calculator's `55.0`),
+/// and an amount of money is a number: `$55` is supported by `55.0`; `55.5` and a
+/// version `1.0.3` hold other numbers.
+#[test]
+fn amounts_and_whole_floats_are_numbers() {
+    let calls = [(
+        "calculate",
+        r#"{"expression":"305 - 250"}"#,
+        r#"{"content":"55.0"}"#,
+    )];
+    assert_eq!(
+        verdicts(&calls, "The balance is $55."),
+        [ClaimVerdict::Supported]
+    );
+    for other in ["55.5", "55.0.3", "155.0"] {
+        let response = format!(r#"{{"content":"{other}"}}"#);
+        let calls = [("calculate", r#"{"expression":"x"}"#, response.as_str())];
+        assert_eq!(
+            verdicts(&calls, "The balance is $55."),
+            [ClaimVerdict::Unsupported],
+            "{other}"
+        );
+    }
+}
+
+/// A test run whose result the log never recorded (`{"no_result": true}`: Cursor's
+/// calls, an interrupted run) neither supports nor contradicts a stated outcome.
+#[test]
+fn a_run_without_a_result_supports_no_outcome() {
+    let calls = [(
+        "Bash",
+        r#"{"command":"cargo test"}"#,
+        r#"{"no_result":true}"#,
+    )];
+    let checked = check(&calls, "All tests pass.");
+    assert_eq!(checked[0].1, ClaimVerdict::Unsupported);
+}

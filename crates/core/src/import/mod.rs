@@ -491,13 +491,13 @@ pub fn import_beside(
     if bytes.starts_with(b"PK\x03\x04") {
         return match source {
             Source::Auto | Source::Named(Format::Inspect) => {
-                let (calls, warnings) = eval::read(bytes)?;
+                let (calls, warnings, said) = eval::read(bytes)?;
                 Ok(Imported {
                     format: Format::Inspect,
                     detected: source == Source::Auto,
                     calls,
                     warnings,
-                    messages: Vec::new(),
+                    messages: said::placed(said, None, &[]),
                 })
             }
             _ => Err(ImportError::Zip),

@@ -133,20 +133,27 @@ const INJECTED: [&str; 5] = [
 ];
 
 /// The conversation of a chat message (OpenAI chat, SWE-agent, Inspect AI,
-/// Anthropic, Responses and Codex messages), read as [`chat_text`] reads it.
+/// Anthropic, Responses and Codex messages), read as [`chat_text`] reads it. A
+/// SWE-agent observation (`"message_type": "observation"`) of role `user` is the
+/// output of the agent's last command once a call was made; before any call, it is
+/// the task (SWE-agent writes the issue so), a prompt.
 pub(crate) fn chat(
     role: &str,
     message: &crate::json::RawMembers<'_>,
     pairing: &mut super::Pairing,
 ) {
+    if pairing.calls_len() > 0
+        && rget_str(message, "message_type").as_deref() == Some("observation")
+    {
+        return;
+    }
     if let Some((kind, text)) = chat_text(role, message) {
         pairing.said(kind, text);
     }
 }
 
 /// The prompt or answer of a chat message of `role`: a `user` message is a prompt
-/// (unless it carries tool results, is an observation (SWE-agent's
-/// `"message_type": "observation"`) or is what a harness writes as the user's, see
+/// (unless it carries tool results or is what a harness writes as the user's, see
 /// [`INJECTED`]), an `assistant` message an answer; its text as [`content_text`]
 /// reads it.
 pub(crate) fn chat_text(
@@ -155,10 +162,7 @@ pub(crate) fn chat_text(
 ) -> Option<(MessageKind, String)> {
     let kind = role_kind(role)?;
     let content = rget(message, "content");
-    if kind == MessageKind::Prompt
-        && (holds_tool_result(content)
-            || rget_str(message, "message_type").as_deref() == Some("observation"))
-    {
+    if kind == MessageKind::Prompt && holds_tool_result(content) {
         return None;
     }
     let text = content_text(content);
