@@ -171,3 +171,66 @@ pub(crate) fn chat_text(
     }
     Some((kind, text))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Source, Subagent, import, import_with_subagents};
+    use crate::claims::Message;
+
+    /// Each message comes after the calls read before it, whatever the lines: texts
+    /// before the calls of their own message, prompts carrying tool results skipped.
+    #[test]
+    fn messages_are_placed_among_the_calls_read_before_them() {
+        let log = r#"[
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "Count the files."},
+            {"role": "assistant", "content": "Counting.", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "run_command", "arguments": "{\"command\":\"ls | wc -l\"}"}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "12"},
+            {"role": "assistant", "content": [{"type": "text", "text": "There are 12 files."}]}
+        ]"#;
+        let imported = import(log.as_bytes(), Source::Auto).expect("imports");
+        assert_eq!(
+            imported.messages,
+            [
+                Message::prompt(None, "Count the files."),
+                Message::answer(None, "Counting."),
+                Message::answer(Some(0), "There are 12 files."),
+            ]
+        );
+    }
+
+    /// A Claude Code session read with its subagent's log: the answer said after the
+    /// call that started the subagent comes after the subagent's calls, placed
+    /// right after that call; the subagent's own texts are no messages of the session.
+    #[test]
+    fn a_message_after_a_subagent_comes_after_its_calls() {
+        let session = [
+            r#"{"type":"user","message":{"content":"Look around."}}"#,
+            r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Task","input":{"prompt":"explore"}}]}}"#,
+            r#"{"type":"user","toolUseResult":{"agentId":"abc"},"message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"found 3"}]}}"#,
+            r#"{"type":"assistant","message":{"content":[{"type":"text","text":"It holds 3 files."}]}}"#,
+        ]
+        .join("\n");
+        let subagent = [
+            r#"{"type":"user","isSidechain":true,"message":{"content":"explore"}}"#,
+            r#"{"type":"assistant","isSidechain":true,"message":{"content":[{"type":"text","text":"Listing."},{"type":"tool_use","id":"s1","name":"Bash","input":{"command":"ls"}}]}}"#,
+            r#"{"type":"user","isSidechain":true,"message":{"content":[{"type":"tool_result","tool_use_id":"s1","content":"a b c"}]}}"#,
+        ]
+        .join("\n");
+        let subagents = [Subagent {
+            name: "agent-abc.jsonl",
+            bytes: subagent.as_bytes(),
+        }];
+        let imported =
+            import_with_subagents(session.as_bytes(), Source::Auto, &subagents).expect("imports");
+        let tools: Vec<&str> = imported.calls.iter().map(|c| c.tool.as_str()).collect();
+        assert_eq!(tools, ["Task", "Bash"]);
+        assert_eq!(
+            imported.messages,
+            [
+                Message::prompt(None, "Look around."),
+                Message::answer(Some(1), "It holds 3 files."),
+            ]
+        );
+    }
+}
