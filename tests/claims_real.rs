@@ -24,9 +24,12 @@
 //!   advice, and the rules read a command as a claim that it ran; left so).
 //! - `claude-code-subagents/258c7280-...` (with its subagent logs): "87 tests, 0
 //!   failures" is `mix test`'s last line in call #177; `origin/spotter-gqc` is in
-//!   `git status` (#186); `Tmux.launch_project_review/3` and
-//!   `GET /api/review-context/:token` are in no call (the route is written
-//!   `/api/review-context/:token` without the verb): unsupported. The small counts
+//!   `git status` (#186); `GET /api/review-context/:token` is in no call (the route
+//!   is written `get("/review-context/:token", ...)` in the `/api` scope):
+//!   unsupported. `Tmux.launch_project_review/3` names the function the code
+//!   defines and calls as `Tmux.launch_project_review(project.id, token, port)`:
+//!   it was unsupported until the rules searched a function with its arity by its
+//!   name; now supported by the call that writes it (#168). The small counts
 //!   ("6 new builder tests, 4 controller tests, 1 LiveView test") are supported by
 //!   any call holding those numbers whole: weak evidence, known.
 //! - `claude-code/viewer-5c0375b4-...`: "Next.js" reads as a path (a name with a

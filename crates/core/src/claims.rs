@@ -944,8 +944,9 @@ impl<'r> Claims<'r> {
             for (a, atom) in claim.atoms.iter().enumerate() {
                 match atom.kind {
                     AtomKind::Number | AtomKind::Code | AtomKind::Quoted => {
-                        let p = *by_pattern.entry(atom.text.clone()).or_insert_with(|| {
-                            patterns.push(atom.text.clone());
+                        let searched = searched_text(atom);
+                        let p = *by_pattern.entry(searched.clone()).or_insert_with(|| {
+                            patterns.push(searched);
                             text_atoms.push(Vec::new());
                             text_numbers.push(atom.kind == AtomKind::Number);
                             patterns.len() - 1
@@ -1295,6 +1296,23 @@ fn judge(atom: &mut Atom, state: &TurnState) {
             .to_owned(),
         );
     }
+}
+
+/// A function named with its arity (`Tmux.launch/3`, Elixir's and Erlang's way to
+/// name one), as a code span.
+static ARITY: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^([A-Za-z_][A-Za-z0-9_.]*[A-Za-z0-9_!?])/\d+$").expect("valid"));
+
+/// The text searched for a text atom in the calls: its own, but for a code span
+/// naming a function with its arity, searched by its name (the code defines and
+/// calls `launch(a, b, c)`, and never writes `launch/3`).
+fn searched_text(atom: &Atom) -> String {
+    if atom.kind == AtomKind::Code
+        && let Some(name) = ARITY.captures(&atom.text).and_then(|c| c.get(1))
+    {
+        return name.as_str().to_owned();
+    }
+    atom.text.clone()
 }
 
 /// Appends every string and number of `value` to `out`, each on its own line.

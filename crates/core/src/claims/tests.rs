@@ -372,3 +372,22 @@ fn a_run_without_a_result_supports_no_outcome() {
     let checked = check(&calls, "All tests pass.");
     assert_eq!(checked[0].1, ClaimVerdict::Unsupported);
 }
+
+/// A function named with its arity (`Tmux.launch/3`) is found by its name: code
+/// writes `Tmux.launch(a, b, c)`, never the arity. A path-like span is no function.
+#[test]
+fn a_function_with_its_arity_is_found_by_its_name() {
+    let calls = [(
+        "Write",
+        r#"{"file_path":"lib/tmux.ex","content":"def launch(a, b, c), do: Tmux.launch(a, b, c)"}"#,
+        r#"{"ok":true}"#,
+    )];
+    assert_eq!(
+        verdicts(&calls, "It calls `Tmux.launch/3` now."),
+        [ClaimVerdict::Supported]
+    );
+    assert_eq!(
+        verdicts(&calls, "It calls `Tmux.start/3` now."),
+        [ClaimVerdict::Unsupported]
+    );
+}
