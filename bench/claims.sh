@@ -6,6 +6,9 @@
 # answers make claims of every atom kind. Prints the session's size, the number of
 # claims, and the wall time and peak memory (maximum resident set size, from
 # /usr/bin/time -v) of `claims` (best of RUNS), then of `graph` for comparison.
+# Then the same for an agent's log of another format, read by `claims --from`: a
+# Codex CLI rollout of SIZE_MB megabytes with TURNS turns (each a user prompt, the
+# calls, the agent's final message), imported in one pass with its conversation.
 #
 #   bash bench/claims.sh
 #   SIZE_MB=10 RUNS=1 bash bench/claims.sh
@@ -115,3 +118,58 @@ echo "session: $count calls, $(stat -c %s "$session") bytes; $TURNS turns, $clai
 echo "claims: $(measure "$BIN" claims "$session")"
 echo "claims --format json: $(measure "$BIN" claims "$session" --format json)"
 echo "graph (for comparison, the session read whole): $(measure "$BIN" graph "$session")"
+
+# A Codex CLI rollout of the same size: response_item lines of the user's prompts,
+# shell calls and their outputs (cargo test, one run in twenty failing), patches,
+# and each turn's final assistant message.
+rollout="$BENCH_DIR/rollout.jsonl"
+python3 - "$SIZE_MB" "$TURNS" "$rollout" <<'PY'
+import json, sys
+size, turns, path = int(sys.argv[1]) << 20, int(sys.argv[2]), sys.argv[3]
+body = "\n".join(f"    let value_{n} = compute({n} * 17); // line {n}" for n in range(120))
+per_turn = max(1, size // turns)
+def line(kind, payload):
+    return json.dumps({"timestamp": "2025-01-01T00:00:00Z", "type": kind, "payload": payload}) + "\n"
+written, i = 0, 0
+with open(path, "w") as out:
+    out.write(line("session_meta", {"id": "bench", "cwd": "/p"}))
+    for t in range(turns):
+        f = f"src/mod{t % 20}/file{(t * 3) % 400}.rs"
+        text = line("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": f"Task {t}: fix the parser."}]})
+        out.write(text)
+        start = written
+        written += len(text)
+        while written - start < per_turn:
+            step = i % 10
+            if step < 6:
+                args, output = {"command": ["bash", "-lc", f"cat {f}"]}, body
+            elif step < 9:
+                patch = f"*** Begin Patch\n*** Update File: {f}\n@@\n-a\n+b\n*** End Patch\n"
+                call = {"type": "custom_tool_call", "call_id": f"c{i}", "name": "apply_patch", "input": patch}
+                result = {"type": "custom_tool_call_output", "call_id": f"c{i}", "output": "Success. Updated the following files:\nM " + f}
+                text = line("response_item", call) + line("response_item", result)
+                out.write(text)
+                written += len(text)
+                i += 1
+                continue
+            else:
+                failed = 1 if i % 20 == 9 else 0
+                status = "FAILED" if failed else "ok"
+                args = {"command": ["bash", "-lc", "cargo test"]}
+                output = f"running {t % 500} tests\n" + "test x ... ok\n" * 50 + f"test result: {status}. {t % 500} passed; {failed} failed; 0 ignored"
+            call = {"type": "function_call", "name": "shell", "arguments": json.dumps(args), "call_id": f"c{i}"}
+            result = {"type": "function_call_output", "call_id": f"c{i}", "output": json.dumps({"output": output, "metadata": {"exit_code": 0}})}
+            text = line("response_item", call) + line("response_item", result)
+            out.write(text)
+            written += len(text)
+            i += 1
+        answer = (f"I updated `{f}` and src/never/touched.rs. I ran `cargo test`: all tests pass, {t % 500} passed.\n"
+                  f"- The file has {t * 17} values and \"compute\" is called in it.")
+        text = line("response_item", {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": answer}]})
+        out.write(text)
+        written += len(text)
+PY
+claims=$("$BIN" claims --from codex "$rollout" --format json 2>/dev/null | python3 -c 'import json, sys; c = json.load(sys.stdin)["counts"]; print(f"{sum(c.values())} claims ({c})")' || true)
+echo "codex rollout: $(wc -l < "$rollout") lines, $(stat -c %s "$rollout") bytes; $TURNS turns, $claims"
+echo "claims --from codex: $(measure "$BIN" claims --from codex "$rollout")"
+echo "import --from codex (for comparison): $(measure "$BIN" import --from codex "$rollout")"

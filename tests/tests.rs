@@ -2,6 +2,7 @@
 #![allow(unreachable_pub)]
 
 mod browser;
+mod claims_real;
 mod cli;
 mod conformance;
 mod every_log;

@@ -490,7 +490,7 @@ pub(crate) struct GraphArgs {
 #[derive(Debug, clap::Args)]
 pub(crate) struct ClaimsArgs {
     /// The sealed session (S.jsonl, its prompts and answers in S.context.jsonl beside
-    /// it), or with --from claude-code a Claude Code session file.
+    /// it), or with --from FORMAT an agent's log that keeps the conversation.
     pub file: PathBuf,
     #[command(flatten)]
     pub from: FromArgs,

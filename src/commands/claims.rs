@@ -1,19 +1,19 @@
-//! `toolreplay claims FILE [--from sealed] [--roles R] [--format text|json]
+//! `toolreplay claims FILE [--from FORMAT] [--roles R] [--format text|json]
 //! [--fail-on unsupported]`: the claims layer of a session (docs/graph.md, "The
 //! claims layer"): each sentence of the agent's final answers that holds a checkable
 //! atom, held against the calls.
 //!
 //! The messages come from a live session's context file, `S.context.jsonl` beside
 //! the sealed `S.jsonl` (the calls streamed, so memory is that of the messages), or
-//! from a Claude Code session file (`--from claude-code`, read whole as `import`
-//! reads it).
+//! from an agent's log (`--from FORMAT`, or `--from auto` when no context file is
+//! beside it): imported as `import` reads it, the prompts and the agent's texts read
+//! in the same pass as the calls (docs/import.md, "The conversation").
 
 use std::fmt::Write as _;
 use std::path::Path;
 
 use toolreplay_core::{
-    ClaimAtomKind, ClaimAtomStatus, ClaimsReport, ImportFormat, MAX_IMPORT_BYTES, Roles, Verdict,
-    check_claims, claude_code_messages, place_messages,
+    ClaimAtomKind, ClaimAtomStatus, ClaimsReport, ImportFormat, Roles, Verdict, check_claims,
 };
 
 use crate::args::ClaimsFormat;
@@ -30,7 +30,7 @@ pub(super) fn run(
     path: &Path,
     from: Option<ImportOptions>,
     roles: Option<&Path>,
-    (format, fail_on_unsupported): (ClaimsFormat, bool),
+    how: (ClaimsFormat, bool),
     printer: &mut Printer,
 ) -> Result<Status, Error> {
     let name = input::display(path);
@@ -38,30 +38,51 @@ pub(super) fn run(
         Some(path) => super::graph::read_roles(path)?,
         None => Roles::builtin(),
     };
-    if let Some(from) = from
-        && !from.may_be_sealed()
-    {
-        return claude_code(path, from, &roles, (format, fail_on_unsupported), printer);
-    }
     let context = crate::live::context::context_path(path);
-    if input::is_stdin(path) || !context.is_file() {
-        return Err(no_messages(
-            name,
-            &format!(
-                "no {} beside it: a plain transcript holds calls, not the prompts and answers \
-                 claims are read from",
-                input::display(&context)
-            ),
-        ));
+    let sealed_only =
+        from.is_none_or(|from| from.source.format().map(ImportFormat::name) == Some("sealed"));
+    if from.is_none_or(ImportOptions::may_be_sealed) && !input::is_stdin(path) && context.is_file()
+    {
+        return sealed(path, &context, &roles, how, printer);
     }
-    let messages = input::read_context(&context)?.messages;
+    if let Some(from) = from
+        && !sealed_only
+    {
+        return imported(path, from, &roles, how, printer);
+    }
+    Err(no_context(name, &context))
+}
+
+/// A plain or sealed transcript without a context file beside it.
+fn no_context(name: String, context: &Path) -> Error {
+    no_messages(
+        name,
+        &format!(
+            "no {} beside it: a plain transcript holds calls, not the prompts and answers \
+             claims are read from",
+            input::display(context)
+        ),
+    )
+}
+
+/// A live session: the calls of the sealed transcript at `path`, streamed, and the
+/// messages of its context file.
+fn sealed(
+    path: &Path,
+    context: &Path,
+    roles: &Roles,
+    how: (ClaimsFormat, bool),
+    printer: &mut Printer,
+) -> Result<Status, Error> {
+    let name = input::display(path);
+    let messages = input::read_context(context)?.messages;
     if messages.is_empty() {
         return Err(no_messages(
             name,
-            &format!("{} holds no prompt nor answer", input::display(&context)),
+            &format!("{} holds no prompt nor answer", input::display(context)),
         ));
     }
-    let (report, chain) = check_claims(input::open(path)?, &messages, &roles)
+    let (report, chain) = check_claims(input::open(path)?, &messages, roles)
         .map_err(|err| Error::reading(path, err))?;
     if let Some(verdict @ Verdict::Broken { .. }) = chain {
         return Err(Error::Refused {
@@ -70,7 +91,39 @@ pub(super) fn run(
             refused: "its claims are not checked",
         });
     }
-    print(&report, &name, (format, fail_on_unsupported), printer)
+    print(&report, &name, how, printer)
+}
+
+/// `claims --from FORMAT LOG`: the calls and the conversation imported as `import`
+/// reads the log, in one pass.
+fn imported(
+    path: &Path,
+    from: ImportOptions,
+    roles: &Roles,
+    how: (ClaimsFormat, bool),
+    printer: &mut Printer,
+) -> Result<Status, Error> {
+    let name = input::display(path);
+    let loaded = input::import_transcript(path, from, &mut std::io::stderr())?;
+    if loaded.messages.is_empty() {
+        if matches!(loaded.format.name(), "sealed" | "transcript") {
+            return Err(no_context(name, &crate::live::context::context_path(path)));
+        }
+        return Err(no_messages(
+            name,
+            &format!(
+                "read as {}, it has no user prompt nor agent text",
+                loaded.format.name()
+            ),
+        ));
+    }
+    let (report, _) = check_claims(
+        std::io::Cursor::new(&loaded.transcript),
+        &loaded.messages,
+        roles,
+    )
+    .map_err(|err| Error::reading(path, err))?;
+    print(&report, &name, how, printer)
 }
 
 /// The report printed, and its exit status.
@@ -88,37 +141,6 @@ fn print(
     Ok(Status::clean_if(
         counts.contradicted == 0 && !(fail_on_unsupported && counts.unsupported > 0),
     ))
-}
-
-/// `claims --from claude-code LOG`: the calls imported as `import` reads them, the
-/// prompts and the assistant's texts read from the same log and placed after the
-/// last call on an earlier line.
-fn claude_code(
-    path: &Path,
-    from: ImportOptions,
-    roles: &Roles,
-    how: (ClaimsFormat, bool),
-    printer: &mut Printer,
-) -> Result<Status, Error> {
-    let name = input::display(path);
-    if from.source.format() != Some(ImportFormat::ClaudeCode) || input::is_stdin(path) {
-        return Err(Error::Invalid {
-            path: name,
-            message: "claims reads the prompts and answers of a live session (--from sealed) \
-                      and of a Claude Code session file (--from claude-code, not standard \
-                      input); the messages of other formats are not read yet"
-                .to_owned(),
-        });
-    }
-    let loaded = input::import_transcript(path, from, &mut std::io::stderr())?;
-    let bytes = input::read_whole(path, MAX_IMPORT_BYTES, "Claude Code session")?;
-    let messages = place_messages(claude_code_messages(&bytes), &loaded.lines);
-    if messages.is_empty() {
-        return Err(no_messages(name, "no user prompt nor assistant text in it"));
-    }
-    let (report, _) = check_claims(std::io::Cursor::new(&loaded.transcript), &messages, roles)
-        .map_err(|err| Error::reading(path, err))?;
-    print(&report, &name, how, printer)
 }
 
 fn no_messages(path: String, why: &str) -> Error {

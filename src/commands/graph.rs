@@ -7,8 +7,8 @@ use std::path::Path;
 
 use toolreplay_core::Scope;
 use toolreplay_core::{
-    Graph, GraphNode as Node, GraphTranscript as Transcript, ImportFormat, MAX_IMPORT_BYTES, Roles,
-    build_graph, claude_code_messages, place_messages, read_graph_transcript,
+    Graph, GraphNode as Node, GraphTranscript as Transcript, Roles, build_graph,
+    read_graph_transcript,
 };
 
 use crate::args::GraphFormat;
@@ -44,20 +44,12 @@ fn build(inputs: &GraphInputs, diagnostics: &mut dyn Write) -> Result<(Graph, Tr
         Some(path) => Some((input::read_scope(path)?, path)),
         None => None,
     };
-    let (mut transcript, lines) = read_lines(&inputs.file, inputs.from, diagnostics)?;
+    let mut transcript = read_transcript(&inputs.file, inputs.from, diagnostics)?;
     // A live session's prompts and answers make the claims layer.
     let sealed = transcript.chain.is_some() || inputs.from.is_some_and(Options::may_be_sealed);
     let context = crate::live::context::context_path(&inputs.file);
     if sealed && !input::is_stdin(&inputs.file) && context.is_file() {
         transcript.messages = input::read_context(&context)?.messages;
-    }
-    // A Claude Code session file's prompts and texts too, as `claims` reads them.
-    if let Some(from) = inputs.from
-        && from.source.format() == Some(ImportFormat::ClaudeCode)
-        && !input::is_stdin(&inputs.file)
-    {
-        let bytes = input::read_whole(&inputs.file, MAX_IMPORT_BYTES, "Claude Code session")?;
-        transcript.messages = place_messages(claude_code_messages(&bytes), &lines);
     }
     if let Some((input::ScopeFile { digest, .. }, path)) = &scope {
         // Path rules read paths where a live session's calls ran.
@@ -84,21 +76,8 @@ pub(super) fn read_transcript(
     from: Option<Options>,
     diagnostics: &mut dyn Write,
 ) -> Result<Transcript, Error> {
-    read_lines(path, from, diagnostics).map(|(transcript, _)| transcript)
-}
-
-/// [`read_transcript`], with the line of the input of each imported call (none
-/// without `from`).
-fn read_lines(
-    path: &Path,
-    from: Option<Options>,
-    diagnostics: &mut dyn Write,
-) -> Result<(Transcript, Vec<u64>), Error> {
     match from {
-        None => Ok((
-            read_graph_transcript(input::open(path)?).map_err(|err| Error::reading(path, err))?,
-            Vec::new(),
-        )),
+        None => read_graph_transcript(input::open(path)?).map_err(|err| Error::reading(path, err)),
         Some(options) => {
             let loaded = import_transcript(path, options, diagnostics)?;
             let mut transcript = read_graph_transcript(Cursor::new(&loaded.transcript))
@@ -111,7 +90,10 @@ fn read_lines(
                     record.line = line;
                 }
             }
-            Ok((transcript, loaded.lines))
+            // An agent's prompts and answers, read with its calls, make the claims
+            // layer.
+            transcript.messages = loaded.messages;
+            Ok(transcript)
         }
     }
 }

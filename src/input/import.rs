@@ -8,8 +8,8 @@ use std::path::Path;
 
 use toolreplay_core::{
     Beside, ImportError, ImportFormat as Format, ImportSource as Source, Imported,
-    MAX_IMPORT_BYTES, ToolResults, import_log_beside as import_beside, import_summary as summary,
-    write_imported_record as write_record,
+    MAX_IMPORT_BYTES, Message, ToolResults, import_log_beside as import_beside,
+    import_summary as summary, write_imported_record as write_record,
 };
 
 use crate::error::Error;
@@ -40,6 +40,10 @@ pub(crate) struct ImportedTranscript {
     pub transcript: Vec<u8>,
     /// For each record, the line of its call in the input.
     pub lines: Vec<u64>,
+    /// The format the input was read as.
+    pub format: Format,
+    /// The conversation beside the calls, where the format has it.
+    pub messages: Vec<Message>,
 }
 
 /// What an import read, besides its transcript, for the report of several imports:
@@ -119,13 +123,19 @@ pub(crate) fn import_counted(
         });
     }
     let lines = imported.calls.iter().map(|call| call.line).collect();
+    let (format, messages) = (imported.format, imported.messages);
     // Each call is dropped once written, so the calls and the transcript are not both
     // held whole.
     let mut transcript = Vec::new();
     for (index, call) in imported.calls.into_iter().enumerate() {
         write_record(index, &call, &mut transcript);
     }
-    Ok(ImportedTranscript { transcript, lines })
+    Ok(ImportedTranscript {
+        transcript,
+        lines,
+        format,
+        messages,
+    })
 }
 
 /// What an import tells on stderr, each line ending with LF: with `--from auto`,

@@ -6,7 +6,7 @@
 use insta::assert_snapshot;
 use serde_json::{Value, json};
 
-use super::Dir;
+use super::{Dir, lines};
 
 /// A message of the context file: `prompt` or `answer`, after which call, its text.
 type Said<'a> = (&'a str, Option<u64>, &'a str);
@@ -177,13 +177,32 @@ fn no_messages_is_an_error() {
         dir.path().join("empty/S.jsonl"),
     )
     .expect("a copy");
+    // An agent's log with calls and not one text; an MCP log, which has none.
+    dir.write(
+        "calls_only.json",
+        json!([
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "run_command", "input": {"command": "ls"}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "a"}]},
+        ])
+        .to_string(),
+    );
+    dir.write(
+        "mcp.jsonl",
+        lines(&[
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}]}}"#,
+        ]),
+    );
     assert_snapshot!(
         "no_messages",
         dir.runs(&[
             &["claims", "calls.jsonl"],
             &["claims", "sessions/S.jsonl"],
             &["claims", "empty/S.jsonl"],
-            &["claims", "--from", "openai", "calls.jsonl"],
+            &["claims", "--from", "auto", "calls.jsonl"],
+            &["claims", "--from", "sealed", "calls.jsonl"],
+            &["claims", "--from", "anthropic", "calls_only.json"],
+            &["claims", "--from", "mcp", "mcp.jsonl"],
         ])
     );
 }
@@ -259,4 +278,93 @@ fn claims_of_a_claude_code_session() {
         "claude_code_written",
         dir.runs(&[&["claims", "--from", "claude-code", "session.jsonl"]])
     );
+}
+
+/// The formats whose logs hold the conversation, each with a session written in its
+/// real shape (tests/fixtures/claims/): the user asks for a fix and the tests, the
+/// agent edits `src/parse.rs`, runs `cargo test` (one test fails), and answers "I
+/// fixed the parser in `src/parse.rs`. I also updated `src/lexer.rs`. All tests
+/// pass. It now handles 17 cases.": a supported change, a contradicted change (no
+/// call touched `src/lexer.rs`), a contradicted pass, an unsupported number. What
+/// each format's harness writes besides (system prompts, reasoning, injected
+/// environment, an informational message saying "All tests pass") gives no claim.
+/// Cursor records no result of its calls: its pass is unsupported, not supported by
+/// a run whose output nobody saw. Cline and OpenHands give the final answer as a
+/// call's argument (`attempt_completion`, `finish`): that call is no evidence of it.
+const FORMATS: [(&str, &str); 11] = [
+    ("claude-code", "claude-code.jsonl"),
+    ("codex", "codex.jsonl"),
+    ("gemini", "gemini.json"),
+    ("copilot", "copilot.jsonl"),
+    ("cursor", "cursor.jsonl"),
+    ("openai", "openai.json"),
+    ("responses", "responses.json"),
+    ("anthropic", "anthropic.json"),
+    ("cline", "cline.json"),
+    ("openhands", "openhands.json"),
+    ("swe-agent", "swe-agent.traj"),
+];
+
+#[test]
+fn claims_of_every_format_with_a_conversation() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (format, file) in FORMATS {
+        let path = format!("tests/fixtures/claims/{file}");
+        let named = super::run(root, &["claims", "--from", format, &path]);
+        assert_snapshot!(format!("format_{format}"), named.text());
+        // Recognised as import recognises it, the same claims.
+        let auto = super::run(root, &["claims", "--from", "auto", &path]);
+        assert_eq!(auto.code, named.code, "{format}");
+        assert_eq!(auto.stdout, named.stdout, "{format}");
+    }
+}
+
+/// The JSON report of a format other than Claude Code's: each claim's atoms, the
+/// calls that support them and the run that contradicts the pass.
+#[test]
+fn claims_of_a_codex_rollout_as_json() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let run = super::run(
+        root,
+        &[
+            "claims",
+            "--from",
+            "codex",
+            "tests/fixtures/claims/codex.jsonl",
+            "--format",
+            "json",
+        ],
+    );
+    assert_snapshot!("codex_json", run.text());
+}
+
+/// `graph` and `report` read an imported log's conversation as `claims` does: the
+/// graph of a Gemini CLI session has its request and claim nodes, and the report
+/// shows its claims.
+#[test]
+fn the_graph_and_report_of_an_imported_log_have_its_claims() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let run = super::run(
+        root,
+        &[
+            "graph",
+            "--from",
+            "gemini",
+            "tests/fixtures/claims/gemini.json",
+            "--format",
+            "dot",
+        ],
+    );
+    assert_snapshot!("gemini_dot", run.text());
+    let dir = Dir::new();
+    let source = root.join("tests/fixtures/claims/openhands.json");
+    let source = source.to_str().expect("UTF-8");
+    let report = dir.run(&["report", "--from", "openhands", source, "-o", "r.html"]);
+    assert_eq!(report.code, 0, "{}", report.text());
+    let html = String::from_utf8(dir.read("r.html")).expect("UTF-8");
+    assert!(
+        html.contains("I also updated"),
+        "the report shows the claims"
+    );
+    assert!(html.contains("contradicted"), "with their verdicts");
 }

@@ -301,23 +301,6 @@ pub fn turns_of(messages: &[Message]) -> (Vec<Turn>, Vec<Option<&str>>) {
     (turns, answers)
 }
 
-/// Messages found on lines of an agent's log (`(line, kind, text)`, in order, as
-/// [`crate::import::claude_code::messages`] gives them) placed among the calls
-/// imported from it, `call_lines` the line of each call: each message comes after
-/// the last call on an earlier line.
-pub fn place_messages(said: Vec<(u64, MessageKind, String)>, call_lines: &[u64]) -> Vec<Message> {
-    said.into_iter()
-        .map(|(line, kind, text)| {
-            let before = call_lines.iter().filter(|&&at| at < line).count() as u64;
-            Message {
-                kind,
-                after: before.checked_sub(1),
-                text,
-            }
-        })
-        .collect()
-}
-
 // ---------------------------------------------------------------------------
 // Sentences and atoms.
 
@@ -666,7 +649,7 @@ pub fn atoms(sentence: &str) -> Vec<Atom> {
             continue;
         }
         let word = raw
-            .trim_start_matches(['(', '[', '{', '\'', '"'])
+            .trim_start_matches(['(', '[', '{', '\'', '"', '$', '€', '£'])
             .trim_end_matches([')', ']', '}', '\'', '"', ',', ';', ':', '!', '?', '.']);
         if word.is_empty() {
             continue;
@@ -764,6 +747,10 @@ struct RunOutcome {
     failure: Option<String>,
     /// Whether it says anything of the tests.
     counted: bool,
+    /// Whether the log holds no result of the run (`{"no_result": true}`, a call
+    /// the agent's log never recorded the output of, or an interrupted one): it then
+    /// supports and contradicts no stated outcome.
+    unrecorded: bool,
 }
 
 impl RunOutcome {
@@ -798,6 +785,7 @@ fn run_outcome(response: &Value, text: &str) -> RunOutcome {
                 Value::Bool(true) if ERROR_MEMBERS.contains(&key.as_str()) => {
                     fail(&mut out, format!("{key}: true"));
                 }
+                Value::Bool(true) if key == "no_result" => out.unrecorded = true,
                 _ => {}
             }
         }
@@ -956,8 +944,9 @@ impl<'r> Claims<'r> {
             for (a, atom) in claim.atoms.iter().enumerate() {
                 match atom.kind {
                     AtomKind::Number | AtomKind::Code | AtomKind::Quoted => {
-                        let p = *by_pattern.entry(atom.text.clone()).or_insert_with(|| {
-                            patterns.push(atom.text.clone());
+                        let searched = searched_text(atom);
+                        let p = *by_pattern.entry(searched.clone()).or_insert_with(|| {
+                            patterns.push(searched);
                             text_atoms.push(Vec::new());
                             text_numbers.push(atom.kind == AtomKind::Number);
                             patterns.len() - 1
@@ -1152,8 +1141,19 @@ impl<'r> Claims<'r> {
                         || (matches!(bytes[b], b'.' | b',')
                             && b.checked_sub(1).is_some_and(digit_at))
                 });
-                let joined_after = digit_at(m.end())
-                    || (matches!(bytes.get(m.end()), Some(b'.' | b',')) && digit_at(m.end() + 1));
+                // `55.0` is the number 55 (a calculator's or a JSON float's way to
+                // write it); `55.5` and `1.0.3` are other numbers.
+                let zeros = bytes.get(m.end()) == Some(&b'.') && digit_at(m.end() + 1) && {
+                    let end = (m.end() + 1..)
+                        .find(|&i| bytes.get(i) != Some(&b'0'))
+                        .unwrap_or(bytes.len());
+                    let more = matches!(bytes.get(end), Some(b'.' | b',')) && digit_at(end + 1);
+                    !(digit_at(end) || more)
+                };
+                let joined_after = !zeros
+                    && (digit_at(m.end())
+                        || (matches!(bytes.get(m.end()), Some(b'.' | b','))
+                            && digit_at(m.end() + 1)));
                 if joined_before || joined_after {
                     continue;
                 }
@@ -1221,6 +1221,13 @@ fn judge(atom: &mut Atom, state: &TurnState) {
             atom.reason = Some(format!("no {what} run in this turn"));
             return;
         };
+        if run.unrecorded {
+            atom.status = AtomStatus::Unsupported;
+            atom.reason = Some(format!(
+                "the last {what} run (#{call}) has no result recorded"
+            ));
+            return;
+        }
         if let Some(change) = state.last_change.filter(|change| change > call) {
             atom.status = AtomStatus::Contradicted;
             atom.reason = Some(format!(
@@ -1289,6 +1296,23 @@ fn judge(atom: &mut Atom, state: &TurnState) {
             .to_owned(),
         );
     }
+}
+
+/// A function named with its arity (`Tmux.launch/3`, Elixir's and Erlang's way to
+/// name one), as a code span.
+static ARITY: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^([A-Za-z_][A-Za-z0-9_.]*[A-Za-z0-9_!?])/\d+$").expect("valid"));
+
+/// The text searched for a text atom in the calls: its own, but for a code span
+/// naming a function with its arity, searched by its name (the code defines and
+/// calls `launch(a, b, c)`, and never writes `launch/3`).
+fn searched_text(atom: &Atom) -> String {
+    if atom.kind == AtomKind::Code
+        && let Some(name) = ARITY.captures(&atom.text).and_then(|c| c.get(1))
+    {
+        return name.as_str().to_owned();
+    }
+    atom.text.clone()
 }
 
 /// Appends every string and number of `value` to `out`, each on its own line.

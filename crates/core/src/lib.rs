@@ -50,8 +50,8 @@
 //! 7. **Imports**: [`import_log`] (and [`import_log_beside`], given what is found
 //!    beside a session: its subagents' logs and its results kept in files, see
 //!    [`Beside`]) takes the bytes of an agent's log and an [`ImportSource`], and gives
-//!    [`Imported`] (the format, the calls, the warnings) or an [`ImportError`];
-//!    [`write_imported_transcript`] writes the calls as a transcript.
+//!    [`Imported`] (the format, the calls, the warnings, the conversation) or an
+//!    [`ImportError`]; [`write_imported_transcript`] writes the calls as a transcript.
 //! 8. **Diff**: [`diff_all`] takes two readers of runs and how many differences to
 //!    keep, and gives [`AllDifferences`] (a [`DiffReport`] and each [`Difference`])
 //!    or a [`DiffError`] naming the [`DiffSide`].
@@ -90,7 +90,8 @@
 //!     a time and [`otlp_request`] wraps them (docs/otel.md).
 //! 16. **Claims**: [`Claims`] takes a conversation's [`Message`]s (each prompt and
 //!     answer placed after a call's index: a live session's context file gives them,
-//!     [`ContextFile::messages`]) and [`Roles`], then each call in order, and gives a
+//!     [`ContextFile::messages`], and an import of an agent's log,
+//!     [`Imported::messages`]) and [`Roles`], then each call in order, and gives a
 //!     [`ClaimsReport`]: each [`Claim`] of a turn's final answer, its atoms
 //!     ([`ClaimAtom`]) with their evidence ([`ClaimSupport`]) and its
 //!     [`ClaimVerdict`]; [`check_claims`] streams a transcript or sealed transcript
@@ -367,8 +368,7 @@ pub use claims::{
     Atom as ClaimAtom, AtomKind as ClaimAtomKind, AtomStatus as ClaimAtomStatus, CHANGE_WORDS,
     COMMAND_WORDS, Claim, ClaimCounts, ClaimVerdict, Claims, ClaimsReport, Message, MessageKind,
     NEGATION_WORDS, Outcome as StatedOutcome, PATH_EXTENSIONS, PATH_NAMES, Support as ClaimSupport,
-    Turn, atoms as claim_atoms, check_claims, place_messages, sentences as claim_sentences,
-    turns_of,
+    Turn, atoms as claim_atoms, check_claims, sentences as claim_sentences, turns_of,
 };
 pub use context::{
     ANSWER_TOOL, CONTEXT_TOOL, ContextFile, ContextRecord, Contexts, PROMPT_TOOL, RECONCILE_TOOL,
@@ -393,7 +393,6 @@ pub use head::{
     HeadVerdict, MAX_HEAD_BYTES, ORIGIN as HEAD_ORIGIN, Pin, compare as compare_head, is_digest,
     parse_pin, statement as head_statement,
 };
-pub use import::claude_code::messages as claude_code_messages;
 pub use import::{
     Beside, Format as ImportFormat, ImportError, Imported, MAX_IMPORT_BYTES,
     Source as ImportSource, Subagent, ToolResults, import as import_log,

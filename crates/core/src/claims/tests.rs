@@ -335,28 +335,59 @@ fn numbers_are_matched_whole() {
     assert_eq!(verdicts(&calls, "42 items."), [ClaimVerdict::Unsupported]);
 }
 
-/// A Claude Code log's prompts and texts, placed after the last call on an earlier
-/// line; tool results, subagents' and meta entries are no messages.
+/// A number written with zero decimals is the same number (a calculator's `55.0`),
+/// and an amount of money is a number: `$55` is supported by `55.0`; `55.5` and a
+/// version `1.0.3` hold other numbers.
 #[test]
-fn claude_code_messages_are_placed_among_the_calls() {
-    let log = [
-        r#"{"type":"user","message":{"content":"Fix it."}}"#,
-        r#"{"type":"assistant","message":{"content":[{"type":"text","text":"Looking."},{"type":"tool_use","id":"t1","name":"Read","input":{}}]}}"#,
-        r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"x"}]}}"#,
-        r#"{"type":"user","isMeta":true,"message":{"content":"Caveat"}}"#,
-        r#"{"type":"assistant","isSidechain":true,"message":{"content":[{"type":"text","text":"sub"}]}}"#,
-        r#"{"type":"assistant","message":{"content":[{"type":"text","text":"Done."}]}}"#,
-    ]
-    .join("\n");
-    let said = crate::import::claude_code::messages(log.as_bytes());
-    assert_eq!(said.len(), 3);
-    let placed = place_messages(said, &[2]);
+fn amounts_and_whole_floats_are_numbers() {
+    let calls = [(
+        "calculate",
+        r#"{"expression":"305 - 250"}"#,
+        r#"{"content":"55.0"}"#,
+    )];
     assert_eq!(
-        placed,
-        [
-            Message::prompt(None, "Fix it."),
-            Message::answer(None, "Looking."),
-            Message::answer(Some(0), "Done."),
-        ]
+        verdicts(&calls, "The balance is $55."),
+        [ClaimVerdict::Supported]
+    );
+    for other in ["55.5", "55.0.3", "155.0"] {
+        let response = format!(r#"{{"content":"{other}"}}"#);
+        let calls = [("calculate", r#"{"expression":"x"}"#, response.as_str())];
+        assert_eq!(
+            verdicts(&calls, "The balance is $55."),
+            [ClaimVerdict::Unsupported],
+            "{other}"
+        );
+    }
+}
+
+/// A test run whose result the log never recorded (`{"no_result": true}`: Cursor's
+/// calls, an interrupted run) neither supports nor contradicts a stated outcome.
+#[test]
+fn a_run_without_a_result_supports_no_outcome() {
+    let calls = [(
+        "Bash",
+        r#"{"command":"cargo test"}"#,
+        r#"{"no_result":true}"#,
+    )];
+    let checked = check(&calls, "All tests pass.");
+    assert_eq!(checked[0].1, ClaimVerdict::Unsupported);
+}
+
+/// A function named with its arity (`Tmux.launch/3`) is found by its name: code
+/// writes `Tmux.launch(a, b, c)`, never the arity. A path-like span is no function.
+#[test]
+fn a_function_with_its_arity_is_found_by_its_name() {
+    let calls = [(
+        "Write",
+        r#"{"file_path":"lib/tmux.ex","content":"def launch(a, b, c), do: Tmux.launch(a, b, c)"}"#,
+        r#"{"ok":true}"#,
+    )];
+    assert_eq!(
+        verdicts(&calls, "It calls `Tmux.launch/3` now."),
+        [ClaimVerdict::Supported]
+    );
+    assert_eq!(
+        verdicts(&calls, "It calls `Tmux.start/3` now."),
+        [ClaimVerdict::Unsupported]
     );
 }

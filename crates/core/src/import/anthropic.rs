@@ -24,6 +24,9 @@ use super::{
 /// Reads the messages of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
     for_each_raw_message(items, pairing, |line, message, pairing| {
+        if let Some(role) = rget_str(message, "role") {
+            super::said::chat(&role, message, pairing);
+        }
         match rget(message, "content") {
             Some(content) if content.json_type() == JsonType::Array => {
                 content_blocks(line, content, pairing)?

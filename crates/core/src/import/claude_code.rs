@@ -163,6 +163,7 @@ pub(crate) fn read(
                 continue;
             }
         };
+        said(&entry, &message, kind, pairing);
         match rget(&message, "content") {
             Some(blocks) if blocks.json_type() == JsonType::Array => {
                 content_blocks(line, blocks, pairing)?
@@ -204,7 +205,7 @@ pub(crate) fn place_subagents(
         };
         let document =
             super::Document::read(subagent.bytes, Some(Format::ClaudeCode)).map_err(fail)?;
-        let (found, found_warnings, found_agents) =
+        let (found, found_warnings, found_agents, _) =
             super::read_as(document, Format::ClaudeCode, subagent.bytes).map_err(fail)?;
         agents.persisted.extend(found_agents.persisted);
         let started = agents
@@ -473,66 +474,43 @@ pub(crate) fn read_persisted(
     }
 }
 
-/// The conversation of a Claude Code session log, a side output of its reader that
-/// leaves the calls (and so every transcript `import` writes) as they are: each
-/// user prompt and each text the assistant wrote, with the 1-based line it is on,
-/// in order. A user entry is a prompt when its content is a string, or the text
-/// blocks of an array that holds no `tool_result`; an assistant entry gives each of
-/// its `text` blocks. Entries of subagents (`isSidechain`), meta entries (`isMeta`),
-/// compaction summaries (`isCompactSummary`), interruption notes
-/// (`[Request interrupted ...`) and lines that are not JSON objects give nothing.
-/// Place them among the calls with [`crate::claims::place_messages`].
-pub fn messages(bytes: &[u8]) -> Vec<(u64, crate::claims::MessageKind, String)> {
+/// The conversation of an entry, read beside its calls (before them: the texts of
+/// an entry come before its `tool_use` blocks): a user entry is a prompt when its
+/// content is a string, or the text blocks of an array that holds no `tool_result`,
+/// joined by newlines; an assistant entry gives each of its `text` blocks. Entries
+/// of subagents (`isSidechain`), meta entries (`isMeta`), compaction summaries
+/// (`isCompactSummary`) and interruption notes (`[Request interrupted ...`) give
+/// nothing, nor do thinking blocks and tool results.
+fn said(entry: &RawMembers<'_>, message: &RawMembers<'_>, kind: &str, pairing: &mut Pairing) {
+    use super::said::{content_text, holds_tool_result};
     use crate::claims::MessageKind;
-    let mut out = Vec::new();
-    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
-        let Ok(serde_json::Value::Object(entry)) = serde_json::from_slice(line) else {
-            continue;
-        };
-        let flag = |key: &str| entry.get(key).and_then(serde_json::Value::as_bool) == Some(true);
-        if flag("isSidechain") || flag("isMeta") || flag("isCompactSummary") {
-            continue;
+    let flag = |key: &str| rget(entry, key).and_then(|v| v.as_bool()) == Some(true);
+    if flag("isSidechain") || flag("isMeta") || flag("isCompactSummary") {
+        return;
+    }
+    let content = rget(message, "content");
+    if kind == "user" {
+        if holds_tool_result(content) {
+            return;
         }
-        let kind = match entry.get("type").and_then(serde_json::Value::as_str) {
-            Some("user") => MessageKind::Prompt,
-            Some("assistant") => MessageKind::Answer,
-            _ => continue,
-        };
-        let Some(content) = entry.get("message").and_then(|m| m.get("content")) else {
-            continue;
-        };
-        let line = i as u64 + 1;
-        let texts: Vec<&str> = match content {
-            serde_json::Value::String(text) => vec![text.as_str()],
-            serde_json::Value::Array(blocks) => {
-                fn block_type(b: &serde_json::Value) -> Option<&str> {
-                    b.get("type").and_then(|t| t.as_str())
-                }
-                if kind == MessageKind::Prompt
-                    && blocks.iter().any(|b| block_type(b) == Some("tool_result"))
-                {
-                    continue;
-                }
-                blocks
-                    .iter()
-                    .filter(|b| block_type(b) == Some("text"))
-                    .filter_map(|b| b.get("text").and_then(|t| t.as_str()))
-                    .collect()
-            }
-            _ => continue,
-        };
-        if kind == MessageKind::Prompt {
-            let text = texts.join("\n");
-            if !text.trim().is_empty() && !text.starts_with("[Request interrupted") {
-                out.push((line, kind, text));
-            }
-        } else {
-            for text in texts {
-                if !text.trim().is_empty() {
-                    out.push((line, kind, text.to_owned()));
-                }
-            }
+        let text = content_text(content);
+        if !text.starts_with("[Request interrupted") {
+            pairing.said(MessageKind::Prompt, text);
+        }
+        return;
+    }
+    let Some(blocks) = content.and_then(|c| c.items()) else {
+        if let Some(text) = content.and_then(|c| c.as_str()) {
+            pairing.said(MessageKind::Answer, text.into_owned());
+        }
+        return;
+    };
+    for block in blocks {
+        if let Some(block) = block.members()
+            && rget_str(&block, "type").as_deref() == Some("text")
+            && let Some(text) = rget_str(&block, "text")
+        {
+            pairing.said(MessageKind::Answer, text.into_owned());
         }
     }
-    out
 }

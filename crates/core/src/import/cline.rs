@@ -64,6 +64,7 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
             return Ok(());
         };
         let blocks: Vec<Raw<'_>> = blocks.collect();
+        said(message, &blocks, pairing);
         for (at, &block) in blocks.iter().enumerate() {
             let Some(b) = block.members() else { continue };
             match rget_str(&b, "type").as_deref() {
@@ -71,6 +72,7 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
                     if let Some(id) = rget(&b, "id") {
                         waiting.push_back(raw_id_key(id));
                     }
+                    completion(&b, pairing);
                     content_blocks_of(line, std::iter::once(block), pairing)?;
                 }
                 Some("text") if rget_str(message, "role").as_deref() == Some("user") => {
@@ -119,4 +121,47 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
         }
     }
     Ok(())
+}
+
+/// The conversation of a message, read before its calls: a `user` message that
+/// holds no result is a prompt, its text blocks but the environment details (the
+/// task's `<task>` wrapper taken off); an `assistant` message's text blocks are an
+/// answer.
+fn said(message: &crate::json::RawMembers<'_>, blocks: &[Raw<'_>], pairing: &mut Pairing) {
+    use super::said::{role_kind, unwrapped};
+    use crate::claims::MessageKind;
+    let Some(kind) = rget_str(message, "role").and_then(|role| role_kind(&role)) else {
+        return;
+    };
+    let mut texts = Vec::new();
+    for block in blocks {
+        let Some(b) = block.members() else { continue };
+        match rget_str(&b, "type").as_deref() {
+            Some("tool_result") if kind == MessageKind::Prompt => return,
+            Some("text") => {}
+            _ => continue,
+        }
+        let Some(text) = rget_str(&b, "text") else {
+            continue;
+        };
+        if kind == MessageKind::Prompt && is_result(&text) {
+            return;
+        }
+        if !text.starts_with("<environment_details>") {
+            texts.push(unwrapped(&text, "task").to_owned());
+        }
+    }
+    pairing.said(kind, texts.join("\n"));
+}
+
+/// The answer Cline gives the user when it is done: the `result` of an
+/// `attempt_completion` call, said as the call is made, so before it (the call
+/// carrying the answer is no evidence of it).
+fn completion(block: &crate::json::RawMembers<'_>, pairing: &mut Pairing) {
+    if rget_str(block, "name").as_deref() == Some("attempt_completion")
+        && let Some(input) = super::said::object(block, "input")
+        && let Some(result) = rget_str(&input, "result")
+    {
+        pairing.said(crate::claims::MessageKind::Answer, result.into_owned());
+    }
 }

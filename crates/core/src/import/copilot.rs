@@ -41,6 +41,7 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
             message: format!("{kind} event: {message}"),
         };
         let wrong = |field, wanted| move |found| error(raw_must_be(field, wanted, found));
+        said(kind, &event, pairing);
         match kind {
             "tool.execution_start" | "tool.execution_complete" => {
                 let data: RawMembers<'_> =
@@ -88,4 +89,20 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
         }
     }
     Ok(())
+}
+
+/// The conversation of an event: a `user.message` event's `data.content` is a
+/// prompt, an `assistant.message` event's `data.content` an answer (before the
+/// calls it requests, which start later); reasoning and every other event give
+/// nothing.
+fn said(kind: &str, event: &RawMembers<'_>, pairing: &mut Pairing) {
+    use crate::claims::MessageKind;
+    let kind = match kind {
+        "user.message" => MessageKind::Prompt,
+        "assistant.message" => MessageKind::Answer,
+        _ => return,
+    };
+    if let Some(data) = super::said::object(event, "data") {
+        pairing.said(kind, super::said::content_text(rget(&data, "content")));
+    }
 }

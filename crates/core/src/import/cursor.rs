@@ -35,6 +35,7 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
             Some(message) => rget(&message, "content"),
             _ => rget(&members, "content"),
         };
+        said(&members, content, pairing);
         match content {
             Some(blocks) if blocks.json_type() == JsonType::Array => {
                 for block in blocks.items().into_iter().flatten() {
@@ -108,4 +109,20 @@ fn block(line: u64, block: Raw<'_>, pairing: &mut Pairing) -> Result<(), LineErr
         None => pairing.skip(line, "content block without a string \"type\"".to_owned()),
     }
     Ok(())
+}
+
+/// The conversation of a line, read before its calls: the text blocks of a `user`
+/// line are a prompt (its `<user_query>` wrapper taken off), of an `assistant` line
+/// an answer; thinking blocks and tool results give nothing.
+fn said(members: &crate::json::RawMembers<'_>, content: Option<Raw<'_>>, pairing: &mut Pairing) {
+    use super::said::{content_text, holds_tool_result, role_kind, unwrapped};
+    use crate::claims::MessageKind;
+    let Some(kind) = rget_str(members, "role").and_then(|role| role_kind(&role)) else {
+        return;
+    };
+    if kind == MessageKind::Prompt && holds_tool_result(content) {
+        return;
+    }
+    let text = content_text(content);
+    pairing.said(kind, unwrapped(&text, "user_query").to_owned());
 }

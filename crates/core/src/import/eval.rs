@@ -18,12 +18,16 @@ use crate::transcript::LineError;
 
 use super::{Call, Document, Format, ImportError, MAX_IMPORT_BYTES, Pairing, Warning};
 
+/// The conversation read beside the calls.
+type Said = Vec<(usize, crate::claims::MessageKind, String)>;
+
 fn error(message: String) -> ImportError {
     ImportError::Eval(message)
 }
 
-/// The calls and warnings of the `.eval` log `bytes`.
-pub(crate) fn read(bytes: &[u8]) -> Result<(Vec<Call>, Vec<Warning>), ImportError> {
+/// The calls and warnings of the `.eval` log `bytes`, and its samples'
+/// conversation (read as in [`super::openai`], the samples one after another).
+pub(crate) fn read(bytes: &[u8]) -> Result<(Vec<Call>, Vec<Warning>, Said), ImportError> {
     let mut archive = zip::ZipArchive::new(Cursor::new(bytes))
         .map_err(|err| error(format!("not a readable zip archive: {err}")))?;
     let mut pairing = Pairing::new(false);
@@ -77,7 +81,12 @@ pub(crate) fn read(bytes: &[u8]) -> Result<(Vec<Call>, Vec<Warning>), ImportErro
                 .to_owned(),
         ));
     }
+    let said = std::mem::take(&mut pairing.said);
     let (calls, mut warnings) = pairing.finish();
     warnings.sort_by_key(|w| w.line);
-    Ok((calls.into_iter().map(|(_, call)| call).collect(), warnings))
+    Ok((
+        calls.into_iter().map(|(_, call)| call).collect(),
+        warnings,
+        said,
+    ))
 }

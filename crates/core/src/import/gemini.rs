@@ -69,6 +69,7 @@ fn one(line: u64, value: Raw<'_>, pairing: &mut Pairing) -> Result<(), LineError
         );
         return Ok(());
     };
+    said(&message, pairing);
     match rget(&message, "toolCalls") {
         None => {}
         Some(calls) if calls.is_null() => {}
@@ -154,4 +155,18 @@ fn tool_call(line: u64, i: usize, call: Raw<'_>, pairing: &mut Pairing) -> Resul
         (None, response) => pairing.call_unpaired(line, name, args, response),
     }
     Ok(())
+}
+
+/// The conversation of a message, read before its calls: the `content` (a string,
+/// or a list of parts whose `text` is kept) of a `user` message is a prompt, of a
+/// `gemini` message an answer; `thoughts` and the `info`, `error` and `warning`
+/// messages give nothing.
+fn said(message: &crate::json::RawMembers<'_>, pairing: &mut Pairing) {
+    use crate::claims::MessageKind;
+    let kind = match rget_str(message, "type").as_deref() {
+        Some("user") => MessageKind::Prompt,
+        Some("gemini") => MessageKind::Answer,
+        _ => return,
+    };
+    pairing.said(kind, super::said::content_text(rget(message, "content")));
 }

@@ -75,11 +75,13 @@ pub(crate) mod openhands;
 pub(crate) mod otel;
 mod own;
 pub(crate) mod responses;
+mod said;
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
 
 use crate::canonical;
+use crate::claims::{Message, MessageKind};
 use crate::finding::quote_name;
 use crate::json::{self, MAX_DEPTH, Raw, RawMembers, Value};
 use crate::transcript::{LineError, line_text};
@@ -327,6 +329,9 @@ pub struct Imported {
     pub calls: Vec<Call>,
     /// The warnings, by line.
     pub warnings: Vec<Warning>,
+    /// The conversation, where the format has it: the user's prompts and the
+    /// agent's texts, each placed after the calls read before it (`said.rs`).
+    pub messages: Vec<Message>,
 }
 
 /// Why an input could not be imported.
@@ -486,12 +491,13 @@ pub fn import_beside(
     if bytes.starts_with(b"PK\x03\x04") {
         return match source {
             Source::Auto | Source::Named(Format::Inspect) => {
-                let (calls, warnings) = eval::read(bytes)?;
+                let (calls, warnings, said) = eval::read(bytes)?;
                 Ok(Imported {
                     format: Format::Inspect,
                     detected: source == Source::Auto,
                     calls,
                     warnings,
+                    messages: said::placed(said, None, &[]),
                 })
             }
             _ => Err(ImportError::Zip),
@@ -502,7 +508,8 @@ pub fn import_beside(
         None => (detect::detect(&document)?, true),
         Some(format) => (format, false),
     };
-    let (mut calls, mut warnings, mut agents) = read_as(document, format, bytes)?;
+    let (mut calls, mut warnings, mut agents, said) = read_as(document, format, bytes)?;
+    let session = (!subagents.is_empty() && !said.is_empty()).then(|| calls.clone());
     if format == Format::ClaudeCode {
         claude_code::place_subagents(&mut calls, &mut warnings, &mut agents, subagents)?;
         claude_code::read_persisted(
@@ -528,18 +535,26 @@ pub fn import_beside(
             return Err(ImportError::NoCallRead { format, line });
         }
     }
+    let messages = said::placed(said, session.as_deref(), &calls);
     let calls = calls.into_iter().map(|(_, call)| call).collect();
     Ok(Imported {
         format,
         detected,
         calls,
         warnings,
+        messages,
     })
 }
 
 /// The calls (each with its id) and warnings of `document` read as `format`, and for
-/// Claude Code what it says of its subagents.
-type Read = (Vec<(String, Call)>, Vec<Warning>, claude_code::Agents);
+/// Claude Code what it says of its subagents, and the conversation read beside the
+/// calls (`said.rs`).
+type Read = (
+    Vec<(String, Call)>,
+    Vec<Warning>,
+    claude_code::Agents,
+    Vec<(usize, MessageKind, String)>,
+);
 
 pub(crate) fn read_as(
     document: Document<'_>,
@@ -572,8 +587,9 @@ pub(crate) fn read_as(
             }
         }
     }
+    let said = std::mem::take(&mut pairing.said);
     let (calls, warnings) = pairing.finish();
-    Ok((calls, warnings, agents))
+    Ok((calls, warnings, agents, said))
 }
 
 /// The items of an input: its JSON values, each checked and read lazily, with the
@@ -1007,6 +1023,9 @@ pub(crate) struct Pairing {
     /// With `merge_repeats`: the position of the call of each id.
     by_id: BTreeMap<String, usize>,
     warnings: Vec<Warning>,
+    /// The conversation read beside the calls: each prompt and answer with the
+    /// number of calls read before it.
+    said: Vec<(usize, MessageKind, String)>,
 }
 
 impl Pairing {
@@ -1017,6 +1036,15 @@ impl Pairing {
             merge_repeats,
             by_id: BTreeMap::new(),
             warnings: Vec::new(),
+            said: Vec::new(),
+        }
+    }
+
+    /// A prompt or an answer, after the calls read so far (see `said.rs`); a text
+    /// of nothing but white space is no message.
+    pub(crate) fn said(&mut self, kind: MessageKind, text: String) {
+        if !text.trim().is_empty() {
+            self.said.push((self.calls.len(), kind, text));
         }
     }
 

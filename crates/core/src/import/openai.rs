@@ -67,6 +67,7 @@ fn read_message(
         pairing.skip(line, "message without a string \"role\"".to_owned());
         return Ok(());
     };
+    super::said::chat(&role, message, pairing);
     match rget(message, "tool_calls") {
         None => {}
         Some(calls) if calls.is_null() => {}

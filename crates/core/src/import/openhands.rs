@@ -81,6 +81,7 @@ fn read_event(
         pairing.skip(line, format!("event: {}, not an object", value.described()));
         return Ok(());
     };
+    said(&event, pairing);
     if rget_str(&event, "action").is_some()
         && let Some(metadata) = rget(&event, "tool_call_metadata").and_then(|m| m.members())
     {
@@ -147,4 +148,45 @@ pub(crate) fn history_has_call(history: RawItems<'_>) -> bool {
         Some(mut pair) => pair.any(is_call),
         None => is_call(event),
     })
+}
+
+/// The conversation of an event, read before its call (the `finish` call carrying
+/// the answer is no evidence of it): a `message` action of the
+/// `user` is a prompt, of the `agent` an answer (`args.content`, else `message`);
+/// a `finish` action is the agent's last answer (`args.final_thought`, else
+/// `args.thought`, else `message`). Thoughts of other actions, observations and
+/// system events give nothing.
+fn said(event: &RawMembers<'_>, pairing: &mut Pairing) {
+    use crate::claims::MessageKind;
+    let args = super::said::object(event, "args");
+    let arg = |key: &str| {
+        args.as_ref()
+            .and_then(|args| rget_str(args, key))
+            .filter(|text| !text.trim().is_empty())
+    };
+    let message = || rget_str(event, "message").map(|m| m.into_owned());
+    let (kind, text) = match rget_str(event, "action").as_deref() {
+        Some("message") => {
+            let kind = match rget_str(event, "source").as_deref() {
+                Some("user") => MessageKind::Prompt,
+                Some("agent") => MessageKind::Answer,
+                _ => return,
+            };
+            (
+                kind,
+                arg("content").map(|t| t.into_owned()).or_else(message),
+            )
+        }
+        Some("finish") => (
+            MessageKind::Answer,
+            arg("final_thought")
+                .or_else(|| arg("thought"))
+                .map(|t| t.into_owned())
+                .or_else(message),
+        ),
+        _ => return,
+    };
+    if let Some(text) = text {
+        pairing.said(kind, text);
+    }
 }

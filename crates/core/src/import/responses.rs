@@ -196,6 +196,9 @@ pub(crate) fn item(
         {
             // An input message written without its type; the state and session lines
             // of early Codex rollouts, which were Responses items a line.
+            if let Some(role) = rget_str(members, "role") {
+                super::said::chat(&role, members, pairing);
+            }
             return Ok(());
         }
         pairing.skip(line, "item without a string \"type\"".to_owned());
@@ -207,6 +210,11 @@ pub(crate) fn item(
         message: format!("{kind} item: {message}"),
     };
     let wrong = |field, wanted| move |found| error(raw_must_be(field, wanted, found));
+    if kind == "message"
+        && let Some(role) = rget_str(members, "role")
+    {
+        super::said::chat(&role, members, pairing);
+    }
     match kind {
         "function_call" | "custom_tool_call" | "local_shell_call" | "shell_call"
         | "computer_call" | "apply_patch_call" => {
