@@ -550,6 +550,8 @@ pub(crate) struct ExportArgs {
     /// A scope file: its findings join replay's as span events.
     #[arg(long, value_name = "SCOPE")]
     pub scope: Option<PathBuf>,
+    #[command(flatten)]
+    pub judging: JudgingArgs,
     /// Every call is an MCP tools/call (a `toolreplay proxy` session): gen_ai.tool.type
     /// extension and mcp.method.name.
     #[arg(long)]

@@ -160,6 +160,7 @@ impl LinkSpans {
                 args: &link.args,
                 response: &link.response,
                 digest: Some(&link.digest),
+                meta: None,
             },
             &[],
         ))

@@ -336,6 +336,8 @@ pub(crate) enum Command {
         from: Option<ImportOptions>,
         /// A scope file, for the scope findings.
         scope: Option<PathBuf>,
+        /// How replay's findings (span events) judge calls, as `replay`'s.
+        judging: Judging,
         /// What the spans hold.
         options: toolreplay_core::OtlpOptions,
         /// The file to write, or stdout.
@@ -526,10 +528,12 @@ fn resolve(command: args::Command, config: &mut Lazy) -> Result<Command, Error> 
         },
         A::Export(a) => {
             let args::ExportFormat::Otlp = a.format;
+            let config = config.get()?;
             Command::Export {
                 file: a.file,
-                from: from_or(a.from, config.get()?)?,
+                from: from_or(a.from, config)?,
                 scope: a.scope,
+                judging: judging(a.judging, config).0,
                 options: toolreplay_core::OtlpOptions {
                     with_content: a.with_content,
                     mcp: a.mcp,

@@ -153,5 +153,7 @@ fn tool_call(line: u64, i: usize, call: Raw<'_>, pairing: &mut Pairing) -> Resul
         (Some(id), None) => pairing.call(line, id, name, args),
         (None, response) => pairing.call_unpaired(line, name, args, response),
     }
+    let made = rget_str(&call, "timestamp").and_then(|t| super::rfc3339_nanos(&t));
+    pairing.timed(made, None);
     Ok(())
 }
