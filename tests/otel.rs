@@ -147,6 +147,7 @@ fn the_spans_of_a_log_that_writes_times_have_its_times() {
         ("codex", "tests/fixtures/import/codex.jsonl"),
         ("copilot", "tests/fixtures/import/copilot.jsonl"),
         ("mcp", "tests/fixtures/import/mcp-wrapped.jsonl"),
+        ("gemini", "tests/fixtures/import/gemini.json"),
         ("claude-code", "samples/claude-code-session.jsonl"),
     ]
     .into_iter()
@@ -159,9 +160,12 @@ fn the_spans_of_a_log_that_writes_times_have_its_times() {
             ("/codex-rollout/", "codex"),
             ("/copilot-cli/", "copilot"),
             ("/mcp/", "mcp"),
+            ("/gemini-cli/", "gemini"),
         ]
         .into_iter()
-        .find(|(folder, _)| log.contains(folder) && log.ends_with(".jsonl"))
+        .find(|(folder, _)| {
+            log.contains(folder) && (log.ends_with(".jsonl") || folder.contains("gemini"))
+        })
         .map(|(_, format)| format);
         // A subagent's own log is read with its session.
         if let Some(format) = format

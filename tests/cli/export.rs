@@ -349,6 +349,11 @@ fn an_mcp_recording_gives_its_envelopes_times() {
 }
 
 #[test]
+fn a_gemini_session_gives_its_messages_times_and_tool_call_ids() {
+    assert_snapshot!(export_of_fixture("gemini", "gemini.json"));
+}
+
+#[test]
 fn a_copilot_log_gives_its_times_and_tool_call_ids() {
     assert_snapshot!(export_of_fixture("copilot", "copilot.jsonl"));
 }

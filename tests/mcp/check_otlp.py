@@ -12,9 +12,10 @@ independently of the Rust readers.
         the start, each event at its span's start. Prints the number of spans.
 
     check_otlp.py times FORMAT LOG EXPORT.json
-        The span of each call of LOG (FORMAT: claude-code, codex, copilot or mcp)
-        must start when the log wrote the call and end when it wrote its result (at
-        its start when it has none or an earlier one), found by gen_ai.tool.call.id.
+        The span of each call of LOG (FORMAT: claude-code, codex, copilot, mcp, or
+        gemini, a session's JSON) must start when the log wrote the call and end when
+        it wrote its result (at its start when it has none or an earlier one), found
+        by gen_ai.tool.call.id.
         Prints the number of spans checked.
 
 Exits 1 with a message on the first failure.
@@ -208,7 +209,24 @@ def mcp(path, times):
             times.result(key, at)
 
 
-READERS = {"claude-code": claude_code, "codex": codex, "copilot": copilot, "mcp": mcp}
+def gemini(path, times):
+    with open(path, encoding="utf-8") as f:
+        session = json.load(f)
+    for message in session.get("messages", []):
+        stamp = message.get("timestamp")
+        for call in message.get("toolCalls") or []:
+            made = call.get("timestamp", stamp)
+            at = rfc3339(made) if isinstance(made, str) else None
+            times.call(call.get("id"), at)
+
+
+READERS = {
+    "claude-code": claude_code,
+    "codex": codex,
+    "copilot": copilot,
+    "mcp": mcp,
+    "gemini": gemini,
+}
 
 
 def check_times(form, log, path):

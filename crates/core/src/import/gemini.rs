@@ -69,6 +69,7 @@ fn one(line: u64, value: Raw<'_>, pairing: &mut Pairing) -> Result<(), LineError
         );
         return Ok(());
     };
+    pairing.clock(rget_str(&message, "timestamp").as_deref());
     match rget(&message, "toolCalls") {
         None => {}
         Some(calls) if calls.is_null() => {}
@@ -154,6 +155,6 @@ fn tool_call(line: u64, i: usize, call: Raw<'_>, pairing: &mut Pairing) -> Resul
         (None, response) => pairing.call_unpaired(line, name, args, response),
     }
     let made = rget_str(&call, "timestamp").and_then(|t| super::rfc3339_nanos(&t));
-    pairing.timed(made, None);
+    pairing.started(made);
     Ok(())
 }

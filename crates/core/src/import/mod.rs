@@ -1069,6 +1069,15 @@ impl Pairing {
         }
     }
 
+    /// The last call made was made at `start` when it says so (else at the item's
+    /// time), and its result, written with it, has no time of its own.
+    pub(crate) fn started(&mut self, start: Option<u64>) {
+        if let Some(pending) = self.calls.last_mut() {
+            pending.call.meta.start = start.or(pending.call.meta.start);
+            pending.call.meta.end = None;
+        }
+    }
+
     /// Ids are JSON-RPC request ids (an MCP log).
     pub(crate) fn jsonrpc(&mut self) {
         self.jsonrpc = true;
