@@ -2,7 +2,9 @@
 //! comes back from its spans through `import --from otel` (byte for byte, in canonical
 //! form), and the OTLP JSON of each, and of every sample, parses with the official
 //! OpenTelemetry protobuf definitions (PyPI `opentelemetry-proto`, in the Python that
-//! `TOOLREPLAY_MCP_PYTHON` names; .ci/run installs it).
+//! `TOOLREPLAY_MCP_PYTHON` names; .ci/run installs it): ids of 16 and 8 bytes, times
+//! in order (`tests/mcp/check_otlp.py`). The spans of the logs that write times carry
+//! them, as that script reads them from the logs itself.
 //!
 //! Ignored by the plain `cargo test`, like the other tests of data beside the
 //! repository; `cargo test -- --ignored` runs them (as CI does).
@@ -111,30 +113,77 @@ fn every_export_parses_with_the_official_protobuf_definitions() {
         out.write(&name, &exported.stdout);
         names.push(out.path().join(name).to_string_lossy().into_owned());
     }
-    let script = "\
-import sys
-from google.protobuf import json_format
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-spans = 0
-for path in sys.argv[1:]:
-    with open(path, encoding='utf-8') as f:
-        request = json_format.Parse(f.read(), ExportTraceServiceRequest())
-    for resource in request.resource_spans:
-        for scope in resource.scope_spans:
-            spans += len(scope.spans)
-print(spans)
-";
+    let spans = check_otlp(&python, &[&["requests"][..], &names_of(&names)].concat());
+    assert!(spans > 400, "{spans} spans");
+}
+
+fn names_of(names: &[String]) -> Vec<&str> {
+    names.iter().map(String::as_str).collect()
+}
+
+/// Runs `tests/mcp/check_otlp.py` with `args`; the count it prints.
+fn check_otlp(python: &str, args: &[&str]) -> u64 {
     let output = std::process::Command::new(python)
-        .arg("-c")
-        .arg(script)
-        .args(&names)
+        .arg(Path::new(ROOT).join("tests/mcp/check_otlp.py"))
+        .args(args)
         .output()
         .expect("run python");
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
-    let spans: u64 = String::from_utf8_lossy(&output.stdout)
+    assert!(output.status.success(), "{args:?}: {stderr}");
+    String::from_utf8_lossy(&output.stdout)
         .trim()
         .parse()
-        .expect("a count of spans");
-    assert!(spans > 400, "{spans} spans");
+        .expect("a count")
+}
+
+#[test]
+#[ignore = "needs TOOLREPLAY_MCP_PYTHON, a Python with opentelemetry-proto (.ci/run sets it), and ../shared/data"]
+fn the_spans_of_a_log_that_writes_times_have_its_times() {
+    let python = std::env::var("TOOLREPLAY_MCP_PYTHON")
+        .expect("TOOLREPLAY_MCP_PYTHON names a Python with opentelemetry-proto (.ci/run sets it)");
+    let root = Path::new(ROOT);
+    let mut logs: Vec<(&str, String)> = [
+        ("claude-code", "tests/fixtures/import/claude-code.jsonl"),
+        ("codex", "tests/fixtures/import/codex.jsonl"),
+        ("copilot", "tests/fixtures/import/copilot.jsonl"),
+        ("mcp", "tests/fixtures/import/mcp-wrapped.jsonl"),
+        ("gemini", "tests/fixtures/import/gemini.json"),
+        ("claude-code", "samples/claude-code-session.jsonl"),
+    ]
+    .into_iter()
+    .map(|(format, log)| (format, log.to_owned()))
+    .collect();
+    for log in shared_logs() {
+        let format = [
+            ("/claude-code/", "claude-code"),
+            ("/claude-code-subagents/", "claude-code"),
+            ("/codex-rollout/", "codex"),
+            ("/copilot-cli/", "copilot"),
+            ("/mcp/", "mcp"),
+            ("/gemini-cli/", "gemini"),
+        ]
+        .into_iter()
+        .find(|(folder, _)| {
+            log.contains(folder) && (log.ends_with(".jsonl") || folder.contains("gemini"))
+        })
+        .map(|(_, format)| format);
+        // A subagent's own log is read with its session.
+        if let Some(format) = format
+            && !log.contains("/subagents/")
+        {
+            logs.push((format, log));
+        }
+    }
+    let out = Dir::new();
+    let mut checked = 0;
+    for (n, (format, log)) in logs.iter().enumerate() {
+        let exported = run(root, &["export", "--format", "otlp", "--from", format, log]);
+        assert_eq!(exported.code, 0, "{log}: {}", exported.stderr);
+        let name = format!("{n}.json");
+        out.write(&name, &exported.stdout);
+        let path = out.path().join(&name).to_string_lossy().into_owned();
+        checked += check_otlp(&python, &["times", format, log, &path]);
+        check_otlp(&python, &["requests", &path]);
+    }
+    assert!(checked > 200, "{checked} spans with the log's times");
 }

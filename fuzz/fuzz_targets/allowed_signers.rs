@@ -28,13 +28,19 @@ fuzz_target!(|data: &[u8]| {
             Ok(entry) => {
                 let key = match &entry.key {
                     AllowedKey::Ed25519(key) => *key,
+                    AllowedKey::EcdsaP256(point) => {
+                        assert!(!point.is_empty());
+                        [0; 32]
+                    }
                     AllowedKey::Other(name) => {
                         assert_ne!(name, "ssh-ed25519");
+                        assert_ne!(name, "ecdsa-sha2-nistp256");
                         [0; 32]
                     }
                 };
                 for now in [0, 1_700_000_000, u64::MAX] {
                     let _ = entry.allows(&key, "toolreplay", now);
+                    let _ = entry.allows_key(&entry.key, "toolreplay", now);
                 }
             }
             Err(err) => assert!(

@@ -550,6 +550,8 @@ pub(crate) struct ExportArgs {
     /// A scope file: its findings join replay's as span events.
     #[arg(long, value_name = "SCOPE")]
     pub scope: Option<PathBuf>,
+    #[command(flatten)]
+    pub judging: JudgingArgs,
     /// Every call is an MCP tools/call (a `toolreplay proxy` session): gen_ai.tool.type
     /// extension and mcp.method.name.
     #[arg(long)]
@@ -693,6 +695,7 @@ pub(crate) struct GuardArgs {
     /// Send the session's execute_tool spans (as `export --format otlp` gives them)
     /// at each turn's end and the session's end, to the OTLP/HTTP JSON endpoint of
     /// OTEL_EXPORTER_OTLP_ENDPOINT (docs/otel.md); never on a call's path.
+    /// Also turned on by `otlp = true` in toolreplay.toml.
     #[arg(long)]
     pub otlp: bool,
 }
@@ -792,6 +795,7 @@ pub(crate) struct ProxyArgs {
     /// Send each sealed call's execute_tool span (as `export --format otlp --mcp`
     /// gives them) in batches from a thread, to the OTLP/HTTP JSON endpoint of
     /// OTEL_EXPORTER_OTLP_ENDPOINT (docs/otel.md); never on a call's path.
+    /// Also turned on by `otlp = true` in toolreplay.toml.
     #[arg(long)]
     pub otlp: bool,
     /// Serve the client over Streamable HTTP at http://ADDR/mcp instead of stdio:

@@ -55,7 +55,7 @@ pub(super) fn run(
         }
         (Verdict::Intact { .. }, None) => unreachable!("an intact chain has a head"),
     };
-    let key = super::sign::read_key(&options.key)?;
+    let key = super::sign::read_decrypted_key(&options.key)?;
 
     let mut predicate = SessionPredicate::new(head);
     let mut sink = std::io::sink();

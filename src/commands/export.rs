@@ -7,16 +7,21 @@ use std::path::Path;
 
 use toolreplay_core::{OtlpOptions, Scope, export_otlp};
 
+use crate::settings::Judging;
+
 use crate::error::Error;
 use crate::input::{self, ImportOptions};
 use crate::printer::{Printer, Status};
 
-/// `toolreplay export --format otlp FILE [--from F] [--scope S] [--with-content] [-o OUT]`.
+/// `toolreplay export --format otlp FILE [--from F] [--scope S] [--rules R ...]
+/// [--with-content] [-o OUT]`: replay's findings judged as `replay` judges the same
+/// input with the same flags (agent rules for an imported log by default); an
+/// imported log's call ids and times in the spans.
 pub(super) fn run(
     file: &Path,
     from: Option<ImportOptions>,
     scope: Option<&Path>,
-    options: OtlpOptions,
+    (judging, options): (&Judging, OtlpOptions),
     output: Option<&Path>,
     printer: &mut Printer,
 ) -> Result<Status, Error> {
@@ -30,7 +35,7 @@ pub(super) fn run(
         None => None,
     };
     let diagnostics = &mut std::io::stderr();
-    let mut transcript = super::graph::read_transcript(file, from, diagnostics)?;
+    let (mut transcript, meta) = super::graph::read_transcript_with_meta(file, from, diagnostics)?;
     if let Some((input::ScopeFile { digest, .. }, path)) = &scope {
         // Path rules read paths where a live session's calls ran.
         let sealed = transcript.chain.is_some() || from.is_some_and(ImportOptions::may_be_sealed);
@@ -38,10 +43,13 @@ pub(super) fn run(
         transcript.contexts = input::session_contexts(file, sealed, judged, diagnostics)?;
     }
     let scope: Option<Scope> = scope.map(|(file, _)| file.scope);
+    let judged = judging.options(from.is_some());
     let request =
-        export_otlp(&transcript, scope.as_ref(), options).map_err(|err| Error::Invalid {
-            path: input::display(file),
-            message: err.to_string(),
+        export_otlp(&transcript, scope.as_ref(), options, judged, &meta).map_err(|err| {
+            Error::Invalid {
+                path: input::display(file),
+                message: err.to_string(),
+            }
         })?;
     let Some(output) = output else {
         printer.print(&String::from_utf8_lossy(&request))?;

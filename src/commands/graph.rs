@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::io::{Cursor, Write};
 use std::path::Path;
 
-use toolreplay_core::Scope;
+use toolreplay_core::{CallMeta, Scope};
 use toolreplay_core::{
     Graph, GraphNode as Node, GraphTranscript as Transcript, Roles, build_graph,
     read_graph_transcript,
@@ -76,8 +76,20 @@ pub(super) fn read_transcript(
     from: Option<Options>,
     diagnostics: &mut dyn Write,
 ) -> Result<Transcript, Error> {
+    read_transcript_with_meta(path, from, diagnostics).map(|(transcript, _)| transcript)
+}
+
+/// [`read_transcript`], with what an imported log says of each call besides its
+/// record (none for a transcript).
+pub(super) fn read_transcript_with_meta(
+    path: &Path,
+    from: Option<Options>,
+    diagnostics: &mut dyn Write,
+) -> Result<(Transcript, Vec<CallMeta>), Error> {
     match from {
-        None => read_graph_transcript(input::open(path)?).map_err(|err| Error::reading(path, err)),
+        None => read_graph_transcript(input::open(path)?)
+            .map(|transcript| (transcript, Vec::new()))
+            .map_err(|err| Error::reading(path, err)),
         Some(options) => {
             let loaded = import_transcript(path, options, diagnostics)?;
             let mut transcript = read_graph_transcript(Cursor::new(&loaded.transcript))
@@ -93,7 +105,7 @@ pub(super) fn read_transcript(
             // An agent's prompts and answers, read with its calls, make the claims
             // layer.
             transcript.messages = loaded.messages;
-            Ok(transcript)
+            Ok((transcript, loaded.meta))
         }
     }
 }

@@ -30,10 +30,18 @@ fn invalid(path: &Path, message: impl Into<String>) -> Error {
     }
 }
 
-/// Reads the OpenSSH private key at `path`, decrypting it with the passphrase from
-/// `TOOLREPLAY_KEY_PASSPHRASE` or, when that is not set and stdin is a terminal, one
-/// asked for on the terminal.
+/// Reads the OpenSSH ed25519 private key at `path`, decrypting it with the
+/// passphrase from `TOOLREPLAY_KEY_PASSPHRASE` or, when that is not set and stdin is
+/// a terminal, one asked for on the terminal.
 pub(super) fn read_key(path: &Path) -> Result<Key, Error> {
+    let key = read_decrypted_key(path)?;
+    key.usable()
+        .map_err(|err: KeyError| invalid(path, err.to_string()))
+}
+
+/// Reads the OpenSSH private key at `path` of any algorithm, decrypted as
+/// [`read_key`] decrypts it (`attest` signs with ECDSA keys too).
+pub(super) fn read_decrypted_key(path: &Path) -> Result<Key, Error> {
     let text = super::read_text(path, MAX_FILE_BYTES, MAX_FILE_WHAT)?;
     let key_error = |err: KeyError| invalid(path, err.to_string());
     let key = Key::parse(&text).map_err(key_error)?;
@@ -60,7 +68,7 @@ pub(super) fn read_key(path: &Path) -> Result<Key, Error> {
     } else {
         key
     };
-    key.usable().map_err(key_error)
+    Ok(key)
 }
 
 /// The signature file of `sealed`: its path with `.sig` appended.

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::Path;
 
 use toolreplay_core::{
-    Beside, ImportError, ImportFormat as Format, ImportSource as Source, Imported,
+    Beside, CallMeta, ImportError, ImportFormat as Format, ImportSource as Source, Imported,
     MAX_IMPORT_BYTES, Message, ToolResults, import_log_beside as import_beside,
     import_summary as summary, write_imported_record as write_record,
 };
@@ -44,6 +44,8 @@ pub(crate) struct ImportedTranscript {
     pub format: Format,
     /// The conversation beside the calls, where the format has it.
     pub messages: Vec<Message>,
+    /// For each record, what the log says of its call besides (its id, its times).
+    pub meta: Vec<CallMeta>,
 }
 
 /// What an import read, besides its transcript, for the report of several imports:
@@ -90,7 +92,7 @@ pub(crate) fn import_counted(
         subagents: &logs,
         tool_results: tool_results.as_ref().map(|files| files as &ToolResults<'_>),
     };
-    let imported = import_beside(&bytes, options.source, beside).map_err(|err| match err {
+    let mut imported = import_beside(&bytes, options.source, beside).map_err(|err| match err {
         ImportError::Input(err) => Error::Input {
             path: name.clone(),
             line: err.line,
@@ -124,6 +126,11 @@ pub(crate) fn import_counted(
     }
     let lines = imported.calls.iter().map(|call| call.line).collect();
     let (format, messages) = (imported.format, imported.messages);
+    let meta = imported
+        .calls
+        .iter_mut()
+        .map(|call| std::mem::take(&mut call.meta))
+        .collect();
     // Each call is dropped once written, so the calls and the transcript are not both
     // held whole.
     let mut transcript = Vec::new();
@@ -135,6 +142,7 @@ pub(crate) fn import_counted(
         lines,
         format,
         messages,
+        meta,
     })
 }
 

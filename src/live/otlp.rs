@@ -6,13 +6,18 @@
 //!
 //! - Endpoint: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` as it is, else
 //!   `OTEL_EXPORTER_OTLP_ENDPOINT` with `/v1/traces` after it, else
-//!   `http://localhost:4318/v1/traces`. Plain `http://` only: this build has no TLS.
+//!   `http://localhost:4318/v1/traces`; `http://` or `https://` (TLS by rustls, the
+//!   server checked against Mozilla's roots, or only against the PEM certificates of
+//!   `OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE` / `OTEL_EXPORTER_OTLP_CERTIFICATE`; a
+//!   client certificate and key from the `..._CLIENT_CERTIFICATE` and
+//!   `..._CLIENT_KEY` variables).
 //! - Protocol: `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, else `OTEL_EXPORTER_OTLP_PROTOCOL`:
 //!   `http/json` (also the default); `grpc` and `http/protobuf` are refused.
 //! - Headers: `OTEL_EXPORTER_OTLP_HEADERS` then `OTEL_EXPORTER_OTLP_TRACES_HEADERS`
-//!   (`key=value,...`, values percent-decoded).
+//!   (`key=value,...`, values percent-decoded; names compared without case, the
+//!   traces variable's winning).
 //! - Timeout: `OTEL_EXPORTER_OTLP_TRACES_TIMEOUT`, else `OTEL_EXPORTER_OTLP_TIMEOUT`, in
-//!   milliseconds; 5000 by default.
+//!   milliseconds; 10000 by default, as the specification says.
 
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
@@ -33,6 +38,87 @@ pub(crate) struct Exporter {
 /// The environment's variable `name`, when set and not empty.
 fn var(env: &dyn Fn(&str) -> Option<String>, name: &str) -> Option<String> {
     env(name).filter(|value| !value.trim().is_empty())
+}
+
+/// The traces variable `OTEL_EXPORTER_OTLP_TRACES_{what}`, else the general
+/// `OTEL_EXPORTER_OTLP_{what}`, with the name of the one set.
+fn signal_var(env: &dyn Fn(&str) -> Option<String>, what: &str) -> Option<(String, String)> {
+    [
+        format!("OTEL_EXPORTER_OTLP_TRACES_{what}"),
+        format!("OTEL_EXPORTER_OTLP_{what}"),
+    ]
+    .into_iter()
+    .find_map(|name| var(env, &name).map(|value| (name, value.trim().to_owned())))
+}
+
+/// The largest certificate or key file read, in bytes.
+const MAX_PEM_BYTES: u64 = 1 << 20;
+
+/// The PEM items of the file the variable `name` names.
+fn pem_items(name: &str, path: &str) -> Result<Vec<ureq::tls::PemItem<'static>>, String> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|file| file.take(MAX_PEM_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(|err| format!("{name}: cannot read {path}: {err}"))?;
+    if bytes.len() as u64 > MAX_PEM_BYTES {
+        return Err(format!("{name}: {path} is larger than 1 MiB"));
+    }
+    ureq::tls::parse_pem(&bytes)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|err| format!("{name}: {path} is not PEM: {err}"))
+}
+
+/// The TLS settings the certificate variables give: the roots to trust (Mozilla's
+/// by default) and the client's certificate, if any.
+fn tls_config(env: &dyn Fn(&str) -> Option<String>) -> Result<ureq::tls::TlsConfig, String> {
+    use ureq::tls::{ClientCert, PemItem, RootCerts, TlsConfig};
+    let mut config = TlsConfig::builder();
+    if let Some((name, path)) = signal_var(env, "CERTIFICATE") {
+        let roots: Vec<_> = pem_items(&name, &path)?
+            .into_iter()
+            .filter_map(|item| match item {
+                PemItem::Certificate(cert) => Some(cert),
+                _ => None,
+            })
+            .collect();
+        if roots.is_empty() {
+            return Err(format!("{name}: {path} holds no PEM certificate"));
+        }
+        config = config.root_certs(RootCerts::new_with_certs(&roots));
+    }
+    match (
+        signal_var(env, "CLIENT_CERTIFICATE"),
+        signal_var(env, "CLIENT_KEY"),
+    ) {
+        (None, None) => {}
+        (Some((cert_name, cert_path)), Some((key_name, key_path))) => {
+            let chain: Vec<_> = pem_items(&cert_name, &cert_path)?
+                .into_iter()
+                .filter_map(|item| match item {
+                    PemItem::Certificate(cert) => Some(cert),
+                    _ => None,
+                })
+                .collect();
+            let key = pem_items(&key_name, &key_path)?
+                .into_iter()
+                .find_map(|item| match item {
+                    PemItem::PrivateKey(key) => Some(key),
+                    _ => None,
+                })
+                .ok_or_else(|| format!("{key_name}: {key_path} holds no PEM private key"))?;
+            if chain.is_empty() {
+                return Err(format!("{cert_name}: {cert_path} holds no PEM certificate"));
+            }
+            config = config.client_cert(Some(ClientCert::new_with_certs(&chain, key)));
+        }
+        (Some((name, _)), None) | (None, Some((name, _))) => {
+            return Err(format!(
+                "{name} is set without its pair (a client certificate needs both OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE and OTEL_EXPORTER_OTLP_CLIENT_KEY)"
+            ));
+        }
+    }
+    Ok(config.build())
 }
 
 impl Exporter {
@@ -59,9 +145,9 @@ impl Exporter {
                 None => "http://localhost:4318/v1/traces".to_owned(),
             },
         };
-        if !url.starts_with("http://") {
+        if !url.starts_with("http://") && !url.starts_with("https://") {
             return Err(format!(
-                "OTLP endpoint {url:?} is not plain http:// (this build sends no TLS): send to a local collector that forwards it"
+                "OTLP endpoint {url:?} is neither http:// nor https://"
             ));
         }
         let mut headers: BTreeMap<String, String> = BTreeMap::new();
@@ -76,16 +162,21 @@ impl Exporter {
                 let Some((key, value)) = pair.split_once('=') else {
                     return Err(format!("{name}: {pair:?} is not key=value"));
                 };
-                headers.insert(key.trim().to_owned(), percent_decode(value.trim()));
+                // Header names are compared without case: the traces variable's wins.
+                headers.insert(
+                    key.trim().to_ascii_lowercase(),
+                    percent_decode(value.trim()),
+                );
             }
         }
         let timeout = var(env, "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT")
             .or_else(|| var(env, "OTEL_EXPORTER_OTLP_TIMEOUT"))
             .and_then(|ms| ms.trim().parse::<u64>().ok())
-            .unwrap_or(5000);
+            .unwrap_or(10_000);
         let config = ureq::Agent::config_builder()
             .timeout_global(Some(Duration::from_millis(timeout.max(1))))
             .http_status_as_error(true)
+            .tls_config(tls_config(env)?)
             .build();
         Ok(Exporter {
             url,
@@ -160,6 +251,7 @@ impl LinkSpans {
                 args: &link.args,
                 response: &link.response,
                 digest: Some(&link.digest),
+                meta: None,
             },
             &[],
         ))

@@ -128,8 +128,9 @@ pub(crate) fn attestation_words(check: &AttestationChecked) -> String {
         AttestationVerdict::Good {
             fingerprint,
             principals,
+            key_type,
         } => format!(
-            "{} with ED25519 key {fingerprint}",
+            "{} with {key_type} key {fingerprint}",
             quote_name(check.identity.as_deref().unwrap_or(principals))
         ),
         AttestationVerdict::OtherPayloadType { found } => format!(

@@ -30,6 +30,7 @@ struct Raw {
     rules: Option<Spanned<String>>,
     mutating_tools: Option<Vec<String>>,
     volatile_tools: Option<Vec<String>>,
+    otlp: Option<bool>,
 }
 
 /// The configuration in effect: empty when no file was found.
@@ -49,6 +50,8 @@ pub(crate) struct Config {
     pub(crate) mutating_tools: Vec<String>,
     /// Volatile tools of `replay`, besides those of the command line.
     pub(crate) volatile_tools: Vec<String>,
+    /// Whether `guard` and `proxy` send their spans, as with `--otlp`.
+    pub(crate) otlp: bool,
 }
 
 impl Config {
@@ -111,6 +114,7 @@ impl Config {
             scope: raw.scope.map(|scope| folder.join(scope)),
             mutating_tools: raw.mutating_tools.unwrap_or_default(),
             volatile_tools: raw.volatile_tools.unwrap_or_default(),
+            otlp: raw.otlp.unwrap_or(false),
         })
     }
 }

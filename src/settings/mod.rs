@@ -336,6 +336,8 @@ pub(crate) enum Command {
         from: Option<ImportOptions>,
         /// A scope file, for the scope findings.
         scope: Option<PathBuf>,
+        /// How replay's findings (span events) judge calls, as `replay`'s.
+        judging: Judging,
         /// What the spans hold.
         options: toolreplay_core::OtlpOptions,
         /// The file to write, or stdout.
@@ -526,10 +528,12 @@ fn resolve(command: args::Command, config: &mut Lazy) -> Result<Command, Error> 
         },
         A::Export(a) => {
             let args::ExportFormat::Otlp = a.format;
+            let config = config.get()?;
             Command::Export {
                 file: a.file,
-                from: from_or(a.from, config.get()?)?,
+                from: from_or(a.from, config)?,
                 scope: a.scope,
+                judging: judging(a.judging, config).0,
                 options: toolreplay_core::OtlpOptions {
                     with_content: a.with_content,
                     mcp: a.mcp,
@@ -537,12 +541,35 @@ fn resolve(command: args::Command, config: &mut Lazy) -> Result<Command, Error> 
                 output: output(a.output),
             }
         }
-        A::Guard(a) => Command::Guard(a),
-        A::Proxy(a) => Command::Proxy(a),
+        A::Guard(mut a) => {
+            a.otlp = a.otlp || live_otlp("guard", config);
+            Command::Guard(a)
+        }
+        A::Proxy(mut a) => {
+            a.otlp = a.otlp || live_otlp("proxy", config);
+            Command::Proxy(a)
+        }
         A::Completions(a) => Command::Completions(a.shell),
         A::Man => Command::Man,
         A::Version => Command::Version,
     })
+}
+
+/// Whether `toolreplay.toml` turns on the live export of `command` (`otlp = true`),
+/// as `--otlp` does. A configuration that cannot be read turns nothing on, said in
+/// one line on stderr: a hook or a proxy does not stop over its telemetry.
+fn live_otlp(command: &str, config: &mut Lazy) -> bool {
+    match config.get() {
+        Ok(config) => config.otlp,
+        Err(err) => {
+            // If stderr is gone there is nobody left to tell.
+            let _ = std::io::Write::write_all(
+                &mut std::io::stderr().lock(),
+                format!("toolreplay {command}: {err}; its otlp key is not read\n").as_bytes(),
+            );
+            false
+        }
+    }
 }
 
 /// How calls are judged: the command line's `--rules`, `--mutating-tool` and

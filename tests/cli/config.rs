@@ -180,7 +180,7 @@ fn an_unknown_key_is_an_error_naming_the_file_and_line() {
     exit: 2
     --- stdout
     --- stderr
-    error: toolreplay.toml:3: unknown field `mutating_tool`, expected one of `from`, `format`, `scope`, `rules`, `mutating_tools`, `volatile_tools`
+    error: toolreplay.toml:3: unknown field `mutating_tool`, expected one of `from`, `format`, `scope`, `rules`, `mutating_tools`, `volatile_tools`, `otlp`
     ");
 }
 

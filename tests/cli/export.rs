@@ -309,3 +309,152 @@ fn export_of_the_claude_code_sample_with_its_policy() {
         .text()
     );
 }
+
+/// The export of the import fixture `name` read as `from`.
+fn export_of_fixture(from: &str, name: &str) -> String {
+    run_in_root(&[
+        "export",
+        "--format",
+        "otlp",
+        "--from",
+        from,
+        &format!("tests/fixtures/import/{name}"),
+    ])
+    .text()
+}
+
+#[test]
+fn a_claude_code_log_gives_its_times_and_tool_use_ids() {
+    assert_snapshot!(export_of_fixture("claude-code", "claude-code.jsonl"));
+}
+
+#[test]
+fn a_codex_rollout_gives_its_times_and_call_ids() {
+    assert_snapshot!(export_of_fixture("codex", "codex.jsonl"));
+}
+
+#[test]
+fn openai_messages_give_their_tool_call_ids_and_no_times() {
+    assert_snapshot!(export_of_fixture("openai", "openai.json"));
+}
+
+#[test]
+fn an_mcp_log_gives_its_request_ids_and_protocol_version() {
+    assert_snapshot!(export_of_fixture("mcp", "mcp.jsonl"));
+}
+
+#[test]
+fn an_mcp_recording_gives_its_envelopes_times() {
+    assert_snapshot!(export_of_fixture("mcp", "mcp-wrapped.jsonl"));
+}
+
+#[test]
+fn a_gemini_session_gives_its_messages_times_and_tool_call_ids() {
+    assert_snapshot!(export_of_fixture("gemini", "gemini.json"));
+}
+
+#[test]
+fn a_copilot_log_gives_its_times_and_tool_call_ids() {
+    assert_snapshot!(export_of_fixture("copilot", "copilot.jsonl"));
+}
+
+/// `(index, kind, related index, message)` of each finding of `replay --format
+/// json` with `args`.
+fn replay_findings(args: &[&str]) -> Vec<(u64, String, Option<u64>, String)> {
+    let run = run_in_root(&[&["replay", "--format", "json"], args].concat());
+    assert!(run.code == 0 || run.code == 1, "{args:?}: {}", run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).expect("replay's JSON");
+    report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|finding| {
+            (
+                finding["index"].as_u64().expect("index"),
+                finding["kind"].as_str().expect("kind").to_owned(),
+                finding["related_index"].as_u64(),
+                finding["message"].as_str().expect("message").to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// The same of each `replay` event of `export --format otlp` with `args`.
+fn export_replay_events(args: &[&str]) -> Vec<(u64, String, Option<u64>, String)> {
+    let run = run_in_root(&[&["export", "--format", "otlp"], args].concat());
+    assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+    let attribute = |attributes: &Value, key: &str| -> Option<Value> {
+        attributes
+            .as_array()
+            .expect("attributes")
+            .iter()
+            .find(|a| a["key"] == key)
+            .map(|a| a["value"].clone())
+    };
+    let int = |value: Option<Value>| -> Option<u64> {
+        value.and_then(|v| v["intValue"].as_str().and_then(|n| n.parse().ok()))
+    };
+    let mut found = Vec::new();
+    for span in spans(&run.stdout) {
+        let index = int(attribute(&span["attributes"], "toolreplay.index")).expect("index");
+        for event in span["events"].as_array().expect("events") {
+            let audit = attribute(&event["attributes"], "toolreplay.audit").expect("audit");
+            if audit["stringValue"] != "replay" {
+                continue;
+            }
+            let message = attribute(&event["attributes"], "toolreplay.message").expect("message");
+            found.push((
+                index,
+                event["name"].as_str().expect("name").to_owned(),
+                int(attribute(&event["attributes"], "toolreplay.related_index")),
+                message["stringValue"].as_str().expect("text").to_owned(),
+            ));
+        }
+    }
+    found
+}
+
+#[test]
+fn export_events_are_replays_findings_with_the_same_input_and_flags() {
+    let inputs: [&[&str]; 4] = [
+        &["--from", "claude-code", "samples/claude-code-session.jsonl"],
+        &["--from", "mcp", "tests/fixtures/import/mcp.jsonl"],
+        &["--from", "auto", "tests/fixtures/import/claude-code.jsonl"],
+        &["samples/session-dirty.jsonl"],
+    ];
+    let flags: [&[&str]; 5] = [
+        &[],
+        &["--rules", "spec"],
+        &["--rules", "agent"],
+        &["--volatile-tool", "read_file", "--volatile-tool", "Read"],
+        &["--mutating-tool", "search", "--mutating-tool", "Grep"],
+    ];
+    let mut some = 0;
+    for input in inputs {
+        for flags in flags {
+            let args = [flags, input].concat();
+            let replay = replay_findings(&args);
+            assert_eq!(export_replay_events(&args), replay, "{args:?}");
+            some += usize::from(!replay.is_empty());
+        }
+    }
+    assert!(some > 5, "the inputs have findings to compare");
+    // An imported log is judged by the agent rules by default, as replay judges it
+    // (WebFetch is volatile there); the specification's rules find more.
+    let session = ["--from", "claude-code", "samples/claude-code-session.jsonl"];
+    let kinds = |args: &[&str]| -> Vec<(u64, String)> {
+        export_replay_events(args)
+            .into_iter()
+            .map(|(index, kind, _, _)| (index, kind))
+            .collect()
+    };
+    assert_eq!(kinds(&session), [(2, "redundant-call".to_owned())]);
+    assert_eq!(
+        kinds(&[&["--rules", "spec"][..], &session].concat()),
+        [
+            (2, "redundant-call".to_owned()),
+            (6, "non-determinism".to_owned()),
+            (6, "redundant-call".to_owned())
+        ]
+    );
+}

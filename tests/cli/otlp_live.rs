@@ -30,52 +30,82 @@ struct Received {
 struct Receiver {
     port: u16,
     received: Arc<Mutex<Vec<Received>>>,
+    /// Whether it speaks TLS (`https://`).
+    tls: bool,
+}
+
+/// Reads one request from `stream`, keeps it in `kept`, answers 200 `{}`; a
+/// request cut short (a TLS handshake the client refused) is not kept.
+fn take_request(stream: impl Read + Write, kept: &Mutex<Vec<Received>>) -> Option<()> {
+    let mut reader = BufReader::new(stream);
+    let mut line = String::new();
+    reader.read_line(&mut line).ok()?;
+    let mut headers = Vec::new();
+    loop {
+        let mut header = String::new();
+        reader.read_line(&mut header).ok()?;
+        let header = header.trim_end();
+        if header.is_empty() {
+            break;
+        }
+        let (name, value) = header.split_once(':').expect("a header");
+        headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
+    }
+    let length: usize = headers
+        .iter()
+        .find(|(name, _)| name == "content-length")
+        .map_or(0, |(_, value)| value.parse().expect("a length"));
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).ok()?;
+    kept.lock().expect("lock").push(Received {
+        line: line.trim_end().to_owned(),
+        headers,
+        body: String::from_utf8(body).expect("UTF-8"),
+    });
+    let stream = reader.get_mut();
+    stream
+        .write_all(
+            b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+        )
+        .ok()?;
+    stream.flush().ok()
 }
 
 impl Receiver {
     fn start() -> Receiver {
+        Receiver::serve(None)
+    }
+
+    /// A receiver answering over TLS with `tls`'s certificate, or plain HTTP.
+    fn serve(tls: Option<Arc<rustls::ServerConfig>>) -> Receiver {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
         let port = listener.local_addr().expect("address").port();
         let received = Arc::new(Mutex::new(Vec::new()));
         let kept = Arc::clone(&received);
+        let is_tls = tls.is_some();
         thread::spawn(move || {
             for stream in listener.incoming() {
-                let Ok(mut stream) = stream else { return };
-                let mut reader = BufReader::new(stream.try_clone().expect("clone"));
-                let mut line = String::new();
-                reader.read_line(&mut line).expect("request line");
-                let mut headers = Vec::new();
-                loop {
-                    let mut header = String::new();
-                    reader.read_line(&mut header).expect("header");
-                    let header = header.trim_end();
-                    if header.is_empty() {
-                        break;
+                let Ok(stream) = stream else { return };
+                match &tls {
+                    None => take_request(stream, &kept),
+                    Some(config) => {
+                        let connection =
+                            rustls::ServerConnection::new(Arc::clone(config)).expect("TLS");
+                        take_request(rustls::StreamOwned::new(connection, stream), &kept)
                     }
-                    let (name, value) = header.split_once(':').expect("a header");
-                    headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
-                }
-                let length: usize = headers
-                    .iter()
-                    .find(|(name, _)| name == "content-length")
-                    .map_or(0, |(_, value)| value.parse().expect("a length"));
-                let mut body = vec![0; length];
-                reader.read_exact(&mut body).expect("body");
-                kept.lock().expect("lock").push(Received {
-                    line: line.trim_end().to_owned(),
-                    headers,
-                    body: String::from_utf8(body).expect("UTF-8"),
-                });
-                let _ = stream.write_all(
-                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
-                );
+                };
             }
         });
-        Receiver { port, received }
+        Receiver {
+            port,
+            received,
+            tls: is_tls,
+        }
     }
 
     fn endpoint(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
+        let scheme = if self.tls { "https" } else { "http" };
+        format!("{scheme}://127.0.0.1:{}", self.port)
     }
 
     fn received(&self) -> Vec<Received> {
@@ -329,4 +359,180 @@ fn a_proxied_session_sends_the_spans_export_gives_of_its_sealed_file() {
         .collect();
     assert_eq!(sent, exported[4..]);
     assert_eq!(sent[0]["traceId"], exported[0]["traceId"]);
+}
+
+#[test]
+fn toolreplay_toml_turns_the_export_on_and_the_variables_alone_do_not() {
+    let receiver = Receiver::start();
+    let endpoint = receiver.endpoint();
+    let env = [("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str())];
+    // `otlp = false` (or no key): nothing is sent.
+    let off = Dir::new();
+    off.write("toolreplay.toml", "otlp = false\n");
+    let runs = guarded_session(&off, false, &env);
+    assert!(
+        runs.iter()
+            .all(|run| run.code == 0 && run.stderr.is_empty())
+    );
+    assert_eq!(receiver.received().len(), 0);
+    // `otlp = true`: what --otlp sends.
+    let on = Dir::new();
+    on.write("toolreplay.toml", "otlp = true\n");
+    let runs = guarded_session(&on, false, &env);
+    for run in &runs {
+        assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{}", run.text());
+    }
+    let export = on.run(&[
+        "export",
+        "--format",
+        "otlp",
+        &format!("sessions/{SESSION}.jsonl"),
+    ]);
+    assert_eq!(receiver.received().len(), 2);
+    assert_eq!(receiver.spans(), spans(&export.stdout));
+    // --no-config ignores it.
+    let before = receiver.received().len();
+    let ignored = Dir::new();
+    ignored.write("toolreplay.toml", "otlp = true\n");
+    ignored.write("scope.json", POLICY);
+    let read = json!({"file_path": "a"});
+    for event in [
+        pre("toolu_1", "Read", read.clone()),
+        post("toolu_1", "Read", read, json!({})),
+        turn_event("Stop"),
+    ] {
+        let run = run_with_stdin_env(
+            ignored.path(),
+            &[
+                "--no-config",
+                "guard",
+                "--policy",
+                "scope.json",
+                "--dir",
+                "sessions",
+            ],
+            &event,
+            &env,
+        );
+        assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{}", run.text());
+    }
+    assert_eq!(receiver.received().len(), before);
+}
+
+#[test]
+fn a_configuration_that_cannot_be_read_turns_nothing_on_and_stops_no_hook() {
+    let dir = Dir::new();
+    dir.write("toolreplay.toml", "otlp = \"yes\"\n");
+    dir.write("scope.json", POLICY);
+    let run = guard(
+        &dir,
+        false,
+        &pre("toolu_1", "Bash", json!({"command": "rm -rf /"})),
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}", run.text());
+    assert!(run.stdout.contains("\"deny\""), "{}", run.stdout);
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .starts_with("toolreplay guard: toolreplay.toml:1: ")
+            && run.stderr.ends_with("; its otlp key is not read\n"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// A self-signed certificate for 127.0.0.1 and localhost: the server's TLS
+/// configuration, and the certificate as PEM.
+fn self_signed() -> (Arc<rustls::ServerConfig>, String) {
+    let certified =
+        rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned(), "localhost".to_owned()])
+            .expect("a certificate");
+    let key = rustls::pki_types::PrivateKeyDer::Pkcs8(certified.signing_key.serialize_der().into());
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .expect("TLS versions")
+    .with_no_client_auth()
+    .with_single_cert(vec![certified.cert.der().clone()], key)
+    .expect("a server configuration");
+    (Arc::new(config), certified.cert.pem())
+}
+
+#[test]
+fn an_https_endpoint_gets_the_spans_checked_against_the_certificate_named() {
+    let (tls, pem) = self_signed();
+    let receiver = Receiver::serve(Some(tls));
+    let endpoint = receiver.endpoint();
+    assert!(endpoint.starts_with("https://127.0.0.1:"));
+    let dir = Dir::new();
+    dir.write("ca.pem", &pem);
+    let ca = dir.path().join("ca.pem");
+    // Not trusted without the certificate: the send fails, said once.
+    dir.write("scope.json", POLICY);
+    let read = json!({"file_path": "a"});
+    let untrusted = [("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", endpoint.as_str())];
+    for event in [
+        pre("toolu_1", "Read", read.clone()),
+        post("toolu_1", "Read", read, json!({})),
+    ] {
+        assert_eq!(guard(&dir, true, &event, &untrusted).code, 0);
+    }
+    let stop = guard(&dir, true, &turn_event("Stop"), &untrusted);
+    assert_eq!(stop.code, 0);
+    assert_eq!(stop.stderr.lines().count(), 1, "{}", stop.stderr);
+    assert!(
+        stop.stderr.starts_with(&format!(
+            "toolreplay guard: --otlp: cannot send spans to {endpoint}: "
+        )),
+        "{}",
+        stop.stderr
+    );
+    assert_eq!(receiver.received().len(), 0);
+    // With it, the next end sends them over TLS.
+    let trusted = [
+        ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", endpoint.as_str()),
+        (
+            "OTEL_EXPORTER_OTLP_CERTIFICATE",
+            ca.to_str().expect("UTF-8"),
+        ),
+    ];
+    let prompt = guard(&dir, true, &turn_event("UserPromptSubmit"), &trusted);
+    assert_eq!((prompt.code, prompt.stderr.as_str()), (0, ""));
+    let received = receiver.received();
+    assert_eq!(received.len(), 1);
+    assert_eq!(received[0].line, "POST / HTTP/1.1");
+    let export = dir.run(&[
+        "export",
+        "--format",
+        "otlp",
+        &format!("sessions/{SESSION}.jsonl"),
+    ]);
+    assert_eq!(spans(&received[0].body), spans(&export.stdout));
+    // A certificate variable naming no PEM certificate is said, and nothing is sent.
+    dir.write("empty.pem", "");
+    let empty = dir.path().join("empty.pem");
+    let bad = [
+        ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", endpoint.as_str()),
+        (
+            "OTEL_EXPORTER_OTLP_CERTIFICATE",
+            empty.to_str().expect("UTF-8"),
+        ),
+    ];
+    let read = json!({"file_path": "b"});
+    for event in [
+        pre("toolu_2", "Read", read.clone()),
+        post("toolu_2", "Read", read, json!({})),
+    ] {
+        assert_eq!(guard(&dir, true, &event, &bad).code, 0);
+    }
+    let stop = guard(&dir, true, &turn_event("Stop"), &bad);
+    assert_eq!(
+        stop.stderr,
+        format!(
+            "toolreplay guard: --otlp: OTEL_EXPORTER_OTLP_CERTIFICATE: {} holds no PEM certificate; the spans wait for the next turn's end\n",
+            empty.display()
+        )
+    );
 }

@@ -3,8 +3,9 @@
     python verify_dsse.py ENVELOPE KEY.pub
 
 The envelope is read and checked by securesystemslib's DSSE implementation
-(`Envelope.from_dict`, `Envelope.verify`); the ed25519 public key is loaded from the
-OpenSSH public key file by `cryptography` (`load_ssh_public_key`), and its key id,
+(`Envelope.from_dict`, `Envelope.verify`); the ed25519 or ECDSA P-256 public key is
+loaded from the OpenSSH public key file by `cryptography` (`load_ssh_public_key`),
+and its key id,
 the SHA-256 fingerprint as `ssh-keygen -l` prints it, is computed here from the
 key's bytes. Prints `verified: KEYID PREDICATE_TYPE SUBJECT SHA256` and exits 0, or
 `not verified: ERROR` and exits 1.

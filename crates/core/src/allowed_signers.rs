@@ -57,8 +57,9 @@
 //! The key is read as `sshkey_read` reads it: the type must be exactly a key type
 //! name; the blob is base64 as OpenSSH reads it (see [`crate::sshsig`]), and for
 //! `ssh-ed25519` it must hold the type (`ssh-ed25519`, or `ed25519` in any case), a
-//! string of exactly 32 bytes and nothing else. Keys of other types are accepted as
-//! written but never match an ed25519 signature.
+//! string of exactly 32 bytes and nothing else; an `ecdsa-sha2-nistp256` blob must be
+//! such a key (its point is kept, for attestations). Keys of other types are
+//! accepted as written but never match an ed25519 signature.
 //!
 //! # Errors
 //!
@@ -82,6 +83,10 @@ pub(crate) use crate::error::LineError;
 pub enum AllowedKey {
     /// An ed25519 public key.
     Ed25519([u8; 32]),
+    /// An ECDSA key on NIST P-256: its SEC1-encoded point. Only attestations
+    /// (`verify --attestation`) check signatures with it; SSHSIG signatures are
+    /// ed25519 only.
+    EcdsaP256(Vec<u8>),
     /// A key of another type (named), which never matches an ed25519 signature.
     Other(String),
 }
@@ -109,7 +114,13 @@ impl Entry {
     /// Whether the line allows the ed25519 `key` to sign in `namespace` at `now`
     /// (seconds since the Unix epoch), as ssh-keygen decides it.
     pub fn allows(&self, key: &[u8; 32], namespace: &str, now: u64) -> Allows {
-        if self.cert_authority || self.key != AllowedKey::Ed25519(*key) {
+        self.allows_key(&AllowedKey::Ed25519(*key), namespace, now)
+    }
+
+    /// Whether the line allows `key` to sign in `namespace` at `now`, as
+    /// [`Entry::allows`] decides it for an ed25519 key.
+    pub fn allows_key(&self, key: &AllowedKey, namespace: &str, now: u64) -> Allows {
+        if self.cert_authority || self.key != *key {
             return Allows::OtherKey;
         }
         if let Some(namespaces) = &self.namespaces
@@ -354,8 +365,8 @@ const KEY_TYPES: &[&str] = &[
 ];
 
 /// `sshkey_read`: a key type name, spaces or tabs, and the base64 blob up to the next
-/// space or tab. An ed25519 key is decoded exactly; a key of another type is taken as
-/// written (it can never match an ed25519 signature, read or not).
+/// space or tab. An ed25519 or ECDSA P-256 key is decoded exactly; a key of another
+/// type is taken as written (it can never match a signature checked here).
 fn read_key(bytes: &[u8]) -> Result<AllowedKey, String> {
     let Some(space) = bytes.iter().position(|b| *b == b' ' || *b == b'\t') else {
         return Err("no key".to_owned());
@@ -368,7 +379,7 @@ fn read_key(bytes: &[u8]) -> Result<AllowedKey, String> {
     if blob.is_empty() {
         return Err("no key after its type".to_owned());
     }
-    if key_type != b"ssh-ed25519" {
+    if key_type != b"ssh-ed25519" && key_type != b"ecdsa-sha2-nistp256" {
         return Ok(AllowedKey::Other(as_text(key_type)));
     }
     let end = blob
@@ -376,6 +387,15 @@ fn read_key(bytes: &[u8]) -> Result<AllowedKey, String> {
         .position(|b| *b == b' ' || *b == b'\t')
         .unwrap_or(blob.len());
     let decoded = sshsig::base64_decode(&blob[..end]).ok_or("invalid base64")?;
+    if key_type == b"ecdsa-sha2-nistp256" {
+        let public = ssh_key::PublicKey::from_bytes(&decoded).map_err(|err| err.to_string())?;
+        return match public.key_data().ecdsa() {
+            Some(ecdsa @ ssh_key::public::EcdsaPublicKey::NistP256(_)) => {
+                Ok(AllowedKey::EcdsaP256(ecdsa.as_sec1_bytes().to_vec()))
+            }
+            _ => Err("the key is not an ecdsa-sha2-nistp256 key".to_owned()),
+        };
+    }
     sshsig::public_key(&decoded)
         .map(AllowedKey::Ed25519)
         .map_err(|err| err.to_string())

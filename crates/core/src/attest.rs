@@ -1,6 +1,8 @@
 //! Attestations of a sealed session: an [in-toto Statement v1] about the sealed file,
-//! in a [DSSE] envelope signed with an SSH ed25519 key (a raw ed25519 signature over
-//! DSSE's pre-authentication encoding, not an SSHSIG), and their verification.
+//! in a [DSSE] envelope signed with an SSH ed25519 or ECDSA P-256 key (a raw
+//! signature over DSSE's pre-authentication encoding, not an SSHSIG: ed25519's 64
+//! bytes, or ECDSA with SHA-256, DER-encoded, as securesystemslib's
+//! `ecdsa-sha2-nistp256` scheme writes it), and their verification.
 //!
 //! The statement is the canonical JSON encoding (spec section 2: keys sorted, no
 //! whitespace) of
@@ -52,7 +54,8 @@ use std::collections::BTreeMap;
 
 use ed25519_dalek::Signer as _;
 use ssh_key::HashAlg;
-use ssh_key::public::{Ed25519PublicKey, KeyData};
+use ssh_key::private::EcdsaKeypair;
+use ssh_key::public::{EcdsaPublicKey, Ed25519PublicKey, KeyData};
 
 use crate::allowed_signers::{self, AllowedKey, Allows, LineError};
 use crate::canonical;
@@ -243,30 +246,96 @@ pub fn statement(name: &str, sha256: &str, predicate: &SessionPredicate) -> Vec<
 /// The key id of an ed25519 public key: its SHA-256 fingerprint as `ssh-keygen -l`
 /// prints it (`SHA256:` and unpadded base64).
 pub fn key_id(key: &[u8; 32]) -> String {
-    ssh_key::PublicKey::from(KeyData::Ed25519(Ed25519PublicKey(*key)))
+    fingerprint(KeyData::Ed25519(Ed25519PublicKey(*key)))
+}
+
+fn fingerprint(key: KeyData) -> String {
+    ssh_key::PublicKey::from(key)
         .fingerprint(HashAlg::Sha256)
         .to_string()
 }
 
-/// The DSSE envelope of `statement` signed by `key` (an ed25519 signature over the
-/// pre-authentication encoding), as one line of canonical JSON ending with LF.
+/// The key id of a key an allowed signers line holds, as [`key_id`]; `None` for a
+/// key that signs no attestation.
+fn allowed_key_id(key: &AllowedKey) -> Option<String> {
+    match key {
+        AllowedKey::Ed25519(key) => Some(key_id(key)),
+        AllowedKey::EcdsaP256(point) => EcdsaPublicKey::from_sec1_bytes(point)
+            .ok()
+            .map(|public| fingerprint(KeyData::Ecdsa(public))),
+        AllowedKey::Other(_) => None,
+    }
+}
+
+/// Whether `sig` is `key`'s signature of `signed`: ed25519 strictly, ECDSA P-256
+/// with SHA-256 and a DER-encoded signature.
+fn signature_verifies(key: &AllowedKey, signed: &[u8], sig: &[u8]) -> bool {
+    match key {
+        AllowedKey::Ed25519(key) => {
+            let Ok(bytes) = <[u8; 64]>::try_from(sig) else {
+                return false;
+            };
+            ed25519_dalek::VerifyingKey::from_bytes(key).is_ok_and(|key| {
+                key.verify_strict(signed, &ed25519_dalek::Signature::from_bytes(&bytes))
+                    .is_ok()
+            })
+        }
+        AllowedKey::EcdsaP256(point) => {
+            use p256::ecdsa::signature::Verifier as _;
+            let (Ok(key), Ok(signature)) = (
+                p256::ecdsa::VerifyingKey::from_sec1_bytes(point),
+                p256::ecdsa::Signature::from_der(sig),
+            ) else {
+                return false;
+            };
+            key.verify(signed, &signature).is_ok()
+        }
+        AllowedKey::Other(_) => false,
+    }
+}
+
+/// The DSSE envelope of `statement` signed by `key` (an ed25519 or ECDSA P-256
+/// signature over the pre-authentication encoding), as one line of canonical JSON
+/// ending with LF.
 pub fn sign(key: &Key, statement: &[u8]) -> Result<String, KeyError> {
-    let key = key.clone().usable()?;
-    let pair = key
-        .private()
-        .key_data()
-        .ed25519()
-        .ok_or_else(|| KeyError::Unsupported(key.private().algorithm().to_string()))?;
-    let signing = ed25519_dalek::SigningKey::from_bytes(&pair.private.to_bytes());
-    let signature = signing.sign(&pae(PAYLOAD_TYPE, statement));
+    let private = key.private();
+    if private.is_encrypted() {
+        return Err(KeyError::Encrypted);
+    }
+    let signed = pae(PAYLOAD_TYPE, statement);
+    let (keyid, signature) = match private.key_data() {
+        ssh_key::private::KeypairData::Ed25519(pair) => {
+            let signing = ed25519_dalek::SigningKey::from_bytes(&pair.private.to_bytes());
+            let signature = signing.sign(&signed);
+            (key_id(&pair.public.0), signature.to_bytes().to_vec())
+        }
+        ssh_key::private::KeypairData::Ecdsa(EcdsaKeypair::NistP256 { public, private }) => {
+            use p256::ecdsa::signature::Signer as _;
+            let signing = p256::ecdsa::SigningKey::from_slice(private.as_slice())
+                .map_err(|err| KeyError::Sign(err.to_string()))?;
+            // RFC 6979: the same key and statement give the same signature.
+            let signature: p256::ecdsa::Signature = signing.sign(&signed);
+            let public = EcdsaPublicKey::NistP256(*public);
+            (
+                fingerprint(KeyData::Ecdsa(public)),
+                signature.to_der().as_bytes().to_vec(),
+            )
+        }
+        _ => {
+            return Err(KeyError::Sign(format!(
+                "{} keys are not supported, only ssh-ed25519 and ecdsa-sha2-nistp256",
+                private.algorithm()
+            )));
+        }
+    };
     let envelope = Value::object([
         ("payload", Value::Str(base64_encode(statement))),
         ("payloadType", Value::Str(PAYLOAD_TYPE.to_owned())),
         (
             "signatures",
             Value::Array(vec![Value::object([
-                ("keyid", Value::Str(key_id(&pair.public.0))),
-                ("sig", Value::Str(base64_encode(&signature.to_bytes()))),
+                ("keyid", Value::Str(keyid)),
+                ("sig", Value::Str(base64_encode(&signature))),
             ])]),
         ),
     ]);
@@ -370,6 +439,8 @@ pub enum AttestationVerdict {
         fingerprint: String,
         /// The principals of the line that allows it.
         principals: String,
+        /// The key's type as `ssh-keygen` names it: `ED25519` or `ECDSA`.
+        key_type: &'static str,
     },
     /// The envelope's `payloadType` is not in-toto's.
     OtherPayloadType {
@@ -475,22 +546,17 @@ pub(crate) fn check_at(
         });
     }
     let signed = pae(PAYLOAD_TYPE, &envelope.payload);
-    let verifies_any = |key: &[u8; 32], by_id: bool| {
-        let id = key_id(key);
+    let verifies_any = |key: &AllowedKey, by_id: bool| {
+        let Some(id) = allowed_key_id(key) else {
+            return false;
+        };
         envelope.signatures.iter().any(|signature| {
-            let Ok(bytes) = <[u8; 64]>::try_from(signature.sig.as_slice()) else {
-                return false;
-            };
-            (!by_id || signature.keyid == id)
-                && ed25519_dalek::VerifyingKey::from_bytes(key).is_ok_and(|key| {
-                    key.verify_strict(&signed, &ed25519_dalek::Signature::from_bytes(&bytes))
-                        .is_ok()
-                })
+            (!by_id || signature.keyid == id) && signature_verifies(key, &signed, &signature.sig)
         })
     };
     // A signature counts only under its own key id: the key id is not signed, and
     // a changed one must not pass unseen.
-    let verifies = |key: &[u8; 32]| verifies_any(key, true);
+    let verifies = |key: &AllowedKey| verifies_any(key, true);
 
     let lines = match identity {
         Some(identity) => allowed_signers::entries_for(signers, identity),
@@ -509,15 +575,20 @@ pub(crate) fn check_at(
                 continue;
             }
         };
-        let AllowedKey::Ed25519(key) = entry.key else {
+        let key = entry.key.clone();
+        let Some(id) = allowed_key_id(&key) else {
             continue;
         };
         if entry.cert_authority || !verifies(&key) {
             continue;
         }
-        let reached = match entry.allows(&key, NAMESPACE, now) {
+        let reached = match entry.allows_key(&key, NAMESPACE, now) {
             Allows::Yes => {
-                good = Some((key_id(&key), entry.principals));
+                let key_type = match key {
+                    AllowedKey::EcdsaP256(_) => "ECDSA",
+                    _ => "ED25519",
+                };
+                good = Some((id, entry.principals, key_type));
                 break;
             }
             Allows::OtherKey => continue,
@@ -525,10 +596,10 @@ pub(crate) fn check_at(
             Allows::NotNow => 1,
         };
         if furthest.as_ref().is_none_or(|(at, _)| reached > *at) {
-            furthest = Some((reached, key_id(&key)));
+            furthest = Some((reached, id));
         }
     }
-    let Some((fingerprint, principals)) = good else {
+    let Some((fingerprint, principals, key_type)) = good else {
         if let Some(err) = first_error {
             return Err(AttestationError::Signers(err));
         }
@@ -557,6 +628,7 @@ pub(crate) fn check_at(
     Ok(AttestationVerdict::Good {
         fingerprint,
         principals,
+        key_type,
     })
 }
 
@@ -566,7 +638,7 @@ fn not_good(
     envelope: &Envelope,
     signers: &str,
     furthest: Option<(u8, String)>,
-    verifies: &dyn Fn(&[u8; 32], bool) -> bool,
+    verifies: &dyn Fn(&AllowedKey, bool) -> bool,
 ) -> AttestationVerdict {
     if let Some((reached, fingerprint)) = furthest {
         let why = match reached {
@@ -575,32 +647,33 @@ fn not_good(
         };
         return AttestationVerdict::Untrusted { why, fingerprint };
     }
-    let keys: Vec<[u8; 32]> = allowed_signers::all_entries(signers)
+    let keys: Vec<(AllowedKey, String)> = allowed_signers::all_entries(signers)
         .into_iter()
-        .filter_map(|line| match line.ok()?.key {
-            AllowedKey::Ed25519(key) => Some(key),
-            AllowedKey::Other(_) => None,
+        .filter_map(|line| {
+            let key = line.ok()?.key;
+            let id = allowed_key_id(&key)?;
+            Some((key, id))
         })
         .collect();
     // A key of the file verifies a signature, but no line for the identity holds it.
-    if let Some(key) = keys.iter().find(|key| verifies(key, true)) {
+    if let Some((_, id)) = keys.iter().find(|(key, _)| verifies(key, true)) {
         return AttestationVerdict::Untrusted {
             why: Untrusted::KeyNotAllowed,
-            fingerprint: key_id(key),
+            fingerprint: id.clone(),
         };
     }
     // A key of the file verifies a signature filed under another key id.
-    if let Some(key) = keys.iter().find(|key| verifies(key, false)) {
+    if let Some((_, id)) = keys.iter().find(|(key, _)| verifies(key, false)) {
         return AttestationVerdict::OtherKeyId {
             keyids: envelope
                 .signatures
                 .iter()
                 .map(|s| s.keyid.clone())
                 .collect(),
-            fingerprint: key_id(key),
+            fingerprint: id.clone(),
         };
     }
-    let ids: Vec<String> = keys.iter().map(key_id).collect();
+    let ids: Vec<String> = keys.into_iter().map(|(_, id)| id).collect();
     for signature in &envelope.signatures {
         if ids.contains(&signature.keyid) {
             return AttestationVerdict::DoesNotVerify {

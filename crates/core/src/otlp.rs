@@ -6,10 +6,13 @@
 //! - The trace id is the first 32 hex digits of the first link's digest, each span id
 //!   the first 16 of its link's digest; an unsealed transcript's digests are those
 //!   `seal` would give it, so a transcript and its sealed copy give the same trace.
-//! - Records have no times: the span of index `i` starts at `i + 1` milliseconds
-//!   after the Unix epoch and lasts one millisecond ([`SPAN_NANOS`]).
-//! - The findings of `replay` (the specification's rules) at a call, and those given
-//!   besides (`scope`'s), are its events; a denied call's decision findings too.
+//! - Records have no times: a span takes its call's times from the log it was
+//!   imported from ([`CallMeta`]) where the log writes them; otherwise the span of
+//!   index `i` starts at `i + 1` milliseconds after the Unix epoch and lasts one
+//!   millisecond ([`SPAN_NANOS`]).
+//! - The findings of `replay` at a call (by the rules given: `replay`'s own for the
+//!   same input), and those given besides (`scope`'s), are its events; a denied
+//!   call's decision findings too.
 //!
 //! [`OtlpSpans`] makes the spans one record at a time (what a live session sends),
 //! [`export_otlp`] a whole transcript's request (what `export` writes): the same
@@ -19,8 +22,9 @@ use crate::canonical;
 use crate::chain::{Sealer, UnsealedLink, Verdict};
 use crate::finding::{Finding, FindingKind, finding_message};
 use crate::graph::{CallRecord, Transcript, is_mcp_tool};
+use crate::import::CallMeta;
 use crate::json::{self, Value};
-use crate::replay::{Replay, fingerprints};
+use crate::replay::{Options as ReplayOptions, Replay, fingerprints};
 use crate::scope::{Scope, ScopeAudit};
 
 /// How long a span lasts, and how far apart two spans start, in nanoseconds.
@@ -64,6 +68,9 @@ pub struct OtlpRecord<'a> {
     pub response: &'a [u8],
     /// The link's digest, for a sealed input.
     pub digest: Option<&'a str>,
+    /// What the log it was imported from says of the call (its id, times, MCP
+    /// request), if anything.
+    pub meta: Option<&'a CallMeta>,
 }
 
 /// The spans of a transcript, one record at a time, in order.
@@ -77,11 +84,18 @@ pub struct OtlpSpans {
 }
 
 impl OtlpSpans {
-    /// Spans for a transcript from its first record.
+    /// Spans for a transcript from its first record, with the findings of `replay`
+    /// by the specification's rules.
     pub fn new(options: OtlpOptions) -> Self {
+        Self::judged(options, ReplayOptions::default())
+    }
+
+    /// Spans for a transcript from its first record, with the findings of `replay`
+    /// judging calls as `judging` says.
+    pub fn judged(options: OtlpOptions, judging: ReplayOptions) -> Self {
         OtlpSpans {
             options,
-            replay: Replay::new(Vec::<String>::new()),
+            replay: Replay::with_options(judging),
             sealer: Sealer::new(),
             trace: None,
             next: 0,
@@ -209,12 +223,15 @@ pub enum OtlpError {
 }
 
 /// The request of every record of `transcript` (read by
-/// [`crate::read_graph_transcript`]), with the findings of `scope`'s audit, if any,
-/// as events after replay's.
+/// [`crate::read_graph_transcript`]), with the findings of `replay` judging as
+/// `judging` says and of `scope`'s audit, if any, as events; each record's span with
+/// what `meta` says of its call (by index; none past its end).
 pub fn export(
     transcript: &Transcript,
     scope: Option<&Scope>,
     options: OtlpOptions,
+    judging: ReplayOptions,
+    meta: &[CallMeta],
 ) -> Result<Vec<u8>, OtlpError> {
     if let Some(Verdict::Broken { position, .. }) = &transcript.chain {
         return Err(OtlpError::Broken(*position));
@@ -247,22 +264,38 @@ pub fn export(
             }
         }
     }
-    let mut spans = OtlpSpans::new(options);
+    let mut spans = OtlpSpans::judged(options, judging);
     let made: Vec<Vec<u8>> = transcript
         .records
         .iter()
         .zip(&by_index)
-        .map(|(record, events)| spans.span(&as_record(record), events))
+        .enumerate()
+        .map(|(at, (record, events))| spans.span(&as_record(record, meta.get(at)), events))
         .collect();
     Ok(otlp_request(&made))
 }
 
-fn as_record(record: &CallRecord) -> OtlpRecord<'_> {
+fn as_record<'a>(record: &'a CallRecord, meta: Option<&'a CallMeta>) -> OtlpRecord<'a> {
     OtlpRecord {
         tool: &record.tool,
         args: &record.args,
         response: &record.response,
         digest: record.digest.as_deref(),
+        meta,
+    }
+}
+
+/// The span's start and end: the log's times where it wrote them (a call with only
+/// a start ends when it starts; an end before the start is the start), else index
+/// `i`'s synthetic millisecond.
+fn times(index: u64, meta: Option<&CallMeta>) -> (u64, u64) {
+    match meta.and_then(|meta| meta.start.or(meta.end).map(|start| (start, meta.end))) {
+        Some((start, end)) => (start, end.filter(|&end| end >= start).unwrap_or(start)),
+        None => {
+            // Never 0, which protobuf's binary encoding cannot tell from an unset time.
+            let start = index.saturating_add(1).saturating_mul(SPAN_NANOS);
+            (start, start.saturating_add(SPAN_NANOS))
+        }
     }
 }
 
@@ -335,10 +368,9 @@ fn write_span(parts: &mut SpanParts<'_>, mut events: Vec<OtlpEvent>) -> Vec<u8> 
         })
         .collect();
     events.splice(0..0, denial);
-    // Never 0, which protobuf's binary encoding cannot tell from an unset time.
-    let start = parts.index.saturating_add(1).saturating_mul(SPAN_NANOS);
-    let end = start.saturating_add(SPAN_NANOS);
-    let mcp = parts.options.mcp || is_mcp_tool(record.tool);
+    let meta = record.meta;
+    let (start, end) = times(parts.index, meta);
+    let mcp = parts.options.mcp || meta.is_some_and(|meta| meta.mcp) || is_mcp_tool(record.tool);
     let mut out = Vec::with_capacity(record.args.len() + record.response.len() + 512);
     out.extend_from_slice(b"{\"traceId\":\"");
     out.extend_from_slice(parts.trace.as_bytes());
@@ -354,10 +386,19 @@ fn write_span(parts: &mut SpanParts<'_>, mut events: Vec<OtlpEvent>) -> Vec<u8> 
     out.extend_from_slice(b"\",\"attributes\":[");
     attribute_str(&mut out, "gen_ai.operation.name", "execute_tool", true);
     attribute_str(&mut out, "gen_ai.tool.name", record.tool, false);
+    if let Some(id) = meta.and_then(|meta| meta.id.as_deref()) {
+        attribute_str(&mut out, "gen_ai.tool.call.id", id, false);
+    }
     let kind = if mcp { "extension" } else { "function" };
     attribute_str(&mut out, "gen_ai.tool.type", kind, false);
     if mcp {
         attribute_str(&mut out, "mcp.method.name", "tools/call", false);
+        if let Some(version) = meta.and_then(|meta| meta.protocol_version.as_deref()) {
+            attribute_str(&mut out, "mcp.protocol.version", version, false);
+        }
+        if let Some(id) = meta.and_then(|meta| meta.jsonrpc_id.as_deref()) {
+            attribute_str(&mut out, "jsonrpc.request.id", id, false);
+        }
     }
     attribute_int(&mut out, "toolreplay.index", parts.index);
     if let Some(digest) = parts.stated {

@@ -128,6 +128,7 @@ pub(crate) fn read(
             );
             continue;
         };
+        pairing.clock(rget_str(&entry, "timestamp").as_deref());
         let kind = rget_str(&entry, "type");
         if let Some(kind) = &kind {
             note_agents(line, kind, &entry, agents);

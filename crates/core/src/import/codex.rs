@@ -24,6 +24,7 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
             pairing.skip(line, format!("line: {}, not an object", value.described()));
             continue;
         };
+        pairing.clock(rget_str(&members, "timestamp").as_deref());
         match rget_str(&members, "type").as_deref() {
             Some("response_item") => match rget(&members, "payload").and_then(|p| p.members()) {
                 Some(payload) => super::responses::item(line, &payload, pairing)?,

@@ -36,6 +36,7 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
             continue;
         };
         let kind = kind.as_ref();
+        pairing.clock(rget_str(&event, "timestamp").as_deref());
         let error = |message: String| LineError {
             line,
             message: format!("{kind} event: {message}"),

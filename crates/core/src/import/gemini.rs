@@ -70,6 +70,7 @@ fn one(line: u64, value: Raw<'_>, pairing: &mut Pairing) -> Result<(), LineError
         return Ok(());
     };
     said(&message, pairing);
+    pairing.clock(rget_str(&message, "timestamp").as_deref());
     match rget(&message, "toolCalls") {
         None => {}
         Some(calls) if calls.is_null() => {}
@@ -154,6 +155,8 @@ fn tool_call(line: u64, i: usize, call: Raw<'_>, pairing: &mut Pairing) -> Resul
         (Some(id), None) => pairing.call(line, id, name, args),
         (None, response) => pairing.call_unpaired(line, name, args, response),
     }
+    let made = rget_str(&call, "timestamp").and_then(|t| super::rfc3339_nanos(&t));
+    pairing.started(made);
     Ok(())
 }
 

@@ -87,8 +87,10 @@ fn envelope_of_several(m: &RawMembers<'_>) -> bool {
 
 /// Reads the messages of `items` into `pairing`.
 pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineError> {
+    pairing.jsonrpc();
     for item in items {
         let (line, value) = item?;
+        pairing.clock_nanos(value.members().and_then(|m| envelope_time(&m)));
         if value.members().is_some_and(|m| envelope_of_several(&m)) {
             pairing.skip(
                 line,
@@ -257,7 +259,15 @@ fn response(
             let response = response_bytes(line, result, error)?;
             pairing.answer(at, response);
         }
-        Some(Slot::Other) => {}
+        Some(Slot::Other) => {
+            // An `initialize` result: the protocol version of the calls after it.
+            if let Some(version) = result
+                .and_then(|r| r.members())
+                .and_then(|r| rget_str(&r, "protocolVersion"))
+            {
+                pairing.protocol_version(version.into_owned());
+            }
+        }
         None => pairing.warn(
             line,
             WarningKind::NoCall,
@@ -268,4 +278,19 @@ fn response(
         ),
     }
     Ok(())
+}
+
+/// The time an envelope gives its message: `timestamp` (RFC 3339, or seconds since
+/// the Unix epoch), or `t` or `ts` (seconds since the Unix epoch), in nanoseconds.
+fn envelope_time(members: &RawMembers<'_>) -> Option<u64> {
+    if is_message(members) {
+        return None;
+    }
+    ["timestamp", "t", "ts"].iter().find_map(|key| {
+        let value = rget(members, key)?;
+        match value.as_str() {
+            Some(text) => super::rfc3339_nanos(&text),
+            None => super::epoch_seconds_nanos(value.text()),
+        }
+    })
 }

@@ -70,12 +70,16 @@ mod detect;
 pub(crate) mod eval;
 pub(crate) mod gemini;
 pub(crate) mod mcp;
+mod meta;
 pub(crate) mod openai;
 pub(crate) mod openhands;
 pub(crate) mod otel;
 mod own;
 pub(crate) mod responses;
 mod said;
+
+pub use meta::CallMeta;
+pub(crate) use meta::{epoch_seconds_nanos, rfc3339_nanos};
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
@@ -316,6 +320,22 @@ pub struct Call {
     pub args: Vec<u8>,
     /// The canonical encoding of the response, an object.
     pub response: Vec<u8>,
+    /// What the log says of the call besides its record (never written in the
+    /// transcript).
+    pub meta: CallMeta,
+}
+
+/// A call's id as the log wrote it, from its key (the id's canonical JSON): the
+/// string, or an integer's digits; `None` for no id or a key made of more.
+fn id_of_key(key: &str) -> Option<String> {
+    if key.is_empty() {
+        return None;
+    }
+    match json::parse(key).ok()? {
+        Value::Str(id) => Some(id),
+        Value::Int(digits) => Some(digits.into_string()),
+        _ => None,
+    }
 }
 
 /// The result of an import.
@@ -1026,6 +1046,14 @@ pub(crate) struct Pairing {
     /// The conversation read beside the calls: each prompt and answer with the
     /// number of calls read before it.
     said: Vec<(usize, MessageKind, String)>,
+    /// The time of the item being read, when the format writes one
+    /// ([`Pairing::clock`]): a call made now starts at it, a result given now ends
+    /// its call at it.
+    now: Option<u64>,
+    /// An MCP log: ids are JSON-RPC ids.
+    jsonrpc: bool,
+    /// An MCP log: the protocol version of the last `initialize` result.
+    protocol_version: Option<String>,
 }
 
 impl Pairing {
@@ -1037,6 +1065,9 @@ impl Pairing {
             by_id: BTreeMap::new(),
             warnings: Vec::new(),
             said: Vec::new(),
+            now: None,
+            jsonrpc: false,
+            protocol_version: None,
         }
     }
 
@@ -1045,6 +1076,60 @@ impl Pairing {
     pub(crate) fn said(&mut self, kind: MessageKind, text: String) {
         if !text.trim().is_empty() {
             self.said.push((self.calls.len(), kind, text));
+        }
+    }
+
+    /// The time of the item read next (an RFC 3339 timestamp), or none.
+    pub(crate) fn clock(&mut self, timestamp: Option<&str>) {
+        self.now = timestamp.and_then(rfc3339_nanos);
+    }
+
+    /// The time of the item read next, in nanoseconds since the Unix epoch, or none.
+    pub(crate) fn clock_nanos(&mut self, nanos: Option<u64>) {
+        self.now = nanos;
+    }
+
+    /// Gives the last call made its times, as the item stated them.
+    pub(crate) fn timed(&mut self, start: Option<u64>, end: Option<u64>) {
+        if let Some(pending) = self.calls.last_mut() {
+            pending.call.meta.start = start;
+            pending.call.meta.end = end;
+        }
+    }
+
+    /// The last call made was made at `start` when it says so (else at the item's
+    /// time), and its result, written with it, has no time of its own.
+    pub(crate) fn started(&mut self, start: Option<u64>) {
+        if let Some(pending) = self.calls.last_mut() {
+            pending.call.meta.start = start.or(pending.call.meta.start);
+            pending.call.meta.end = None;
+        }
+    }
+
+    /// Ids are JSON-RPC request ids (an MCP log).
+    pub(crate) fn jsonrpc(&mut self) {
+        self.jsonrpc = true;
+    }
+
+    /// The protocol version an MCP `initialize` result gave.
+    pub(crate) fn protocol_version(&mut self, version: String) {
+        self.protocol_version = Some(version);
+    }
+
+    /// What is known of a call made now with the id key `id`.
+    fn meta_now(&self, id: &str) -> CallMeta {
+        let id = id_of_key(id);
+        CallMeta {
+            mcp: self.jsonrpc,
+            jsonrpc_id: if self.jsonrpc { id.clone() } else { None },
+            protocol_version: if self.jsonrpc {
+                self.protocol_version.clone()
+            } else {
+                None
+            },
+            id,
+            start: self.now,
+            end: None,
         }
     }
 
@@ -1115,6 +1200,7 @@ impl Pairing {
             .entry(id.clone())
             .or_default()
             .push_back((Slot::Call(at), line));
+        let meta = self.meta_now(&id);
         self.calls.push(Pending {
             line,
             id,
@@ -1123,6 +1209,7 @@ impl Pairing {
                 tool,
                 args,
                 response: Vec::new(),
+                meta,
             },
             answered: false,
         });
@@ -1138,6 +1225,8 @@ impl Pairing {
         response: Option<Vec<u8>>,
     ) {
         let answered = response.is_some();
+        let mut meta = self.meta_now("");
+        meta.end = if answered { self.now } else { None };
         self.calls.push(Pending {
             line,
             id: String::new(),
@@ -1146,6 +1235,7 @@ impl Pairing {
                 tool,
                 args,
                 response: response.unwrap_or_default(),
+                meta,
             },
             answered,
         });
@@ -1160,6 +1250,8 @@ impl Pairing {
         args: Vec<u8>,
         response: Vec<u8>,
     ) {
+        let mut meta = self.meta_now(&id);
+        meta.end = self.now;
         self.calls.push(Pending {
             line,
             id,
@@ -1168,6 +1260,7 @@ impl Pairing {
                 tool,
                 args,
                 response,
+                meta,
             },
             answered: true,
         });
@@ -1205,6 +1298,7 @@ impl Pairing {
         let pending = &mut self.calls[at];
         pending.call.response = response;
         pending.answered = true;
+        pending.call.meta.end = self.now;
     }
 
     /// A result with the id `id` and the canonical response `response`, on `line`.

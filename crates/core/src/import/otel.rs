@@ -10,7 +10,9 @@
 //! the span's `status.code` is 2 (`ERROR`) (then with the status `message` as the
 //! content when there is no result). A span without a result is kept with
 //! `{"no_result": true}` and a warning. Calls are in the order of their spans'
-//! `startTimeUnixNano` (the order in the input among equal times). A string
+//! `startTimeUnixNano` (the order in the input among equal times), or of their
+//! integer attribute `toolreplay.index` when every span has one (this tool's export:
+//! a log's times need not follow the order of its calls). A string
 //! attribute `toolreplay.response` (JSON text holding an object, as `toolreplay
 //! export --with-content` writes it) is the response exactly, whatever the result
 //! and status say. Other spans
@@ -98,7 +100,24 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
             }
         }
     }
-    spans.sort_by_key(|(start, _, _)| *start);
+    // This tool's export numbers its spans: when every span is numbered, that is the
+    // calls' order (a log's times need not follow the order of its calls).
+    let numbered: Option<Vec<u128>> = spans
+        .iter()
+        .map(|(_, _, span)| match attribute(span, "toolreplay.index") {
+            Some(Value::Str(digits)) => digits.parse().ok(),
+            Some(Value::Int(digits)) => digits.parse().ok(),
+            _ => None,
+        })
+        .collect();
+    match numbered {
+        Some(order) => {
+            let mut keyed: Vec<(u128, Span)> = order.into_iter().zip(spans).collect();
+            keyed.sort_by_key(|(index, _)| *index);
+            spans = keyed.into_iter().map(|(_, span)| span).collect();
+        }
+        None => spans.sort_by_key(|(start, _, _)| *start),
+    }
     for (_, line, span) in spans {
         let error = |message: String| LineError {
             line,
@@ -176,6 +195,12 @@ pub(crate) fn read(items: Items<'_>, pairing: &mut Pairing) -> Result<(), LineEr
             }
             (_, response) => pairing.call_unpaired(line, name, args, response),
         }
+        let time = |key| match get(&span, key) {
+            Some(Value::Str(digits)) => digits.parse::<u64>().ok(),
+            Some(Value::Int(digits)) => digits.parse::<u64>().ok(),
+            _ => None,
+        };
+        pairing.timed(time("startTimeUnixNano"), time("endTimeUnixNano"));
     }
     Ok(())
 }
