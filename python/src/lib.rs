@@ -109,12 +109,19 @@ fn io_failure(path: &Path, err: &io::Error) -> Failure {
     Failure(format!("{}: {}", display(path), describe_io(err)))
 }
 
-fn read_whole(path: &Path, max: u64, what: &str) -> Result<Vec<u8>, Failure> {
+/// The file's first `max` bytes and one more, if it has them: more than `max` is
+/// too large, and no more is ever read.
+fn read_up_to(path: &Path, max: u64) -> Result<Vec<u8>, Failure> {
     let file = File::open(path).map_err(|err| io_failure(path, &err))?;
     let mut bytes = Vec::new();
     file.take(max.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|err| io_failure(path, &err))?;
+    Ok(bytes)
+}
+
+fn read_whole(path: &Path, max: u64, what: &str) -> Result<Vec<u8>, Failure> {
+    let bytes = read_up_to(path, max)?;
     if bytes.len() as u64 > max {
         return Err(Failure(format!("{}: larger than {what}", display(path))));
     }
@@ -285,16 +292,13 @@ fn replay_json(input: &Input, from: Option<&str>, rules: Option<&str>) -> Result
 fn scope_json(input: &Input, policy: &Path, from: Option<&str>) -> Result<String, Failure> {
     let from = from_source(from)?;
     let policy_name = display(policy);
-    let bytes = read_whole(policy, u64::MAX >> 1, "").and_then(|bytes| {
-        if bytes.len() as u64 > MAX_SCOPE_BYTES {
-            Err(Failure(format!(
-                "{policy_name}:1: scope file larger than {} MiB",
-                MAX_SCOPE_BYTES >> 20
-            )))
-        } else {
-            Ok(bytes)
-        }
-    })?;
+    let bytes = read_up_to(policy, MAX_SCOPE_BYTES)?;
+    if bytes.len() as u64 > MAX_SCOPE_BYTES {
+        return Err(Failure(format!(
+            "{policy_name}:1: scope file larger than {} MiB",
+            MAX_SCOPE_BYTES >> 20
+        )));
+    }
     let scope = Scope::parse(&bytes)
         .map_err(|err| Failure(format!("{policy_name}:{}: {err}", err.line)))?;
     let transcript = Transcript::open(input, from)?;

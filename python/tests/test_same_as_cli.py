@@ -154,3 +154,19 @@ def test_a_tampered_chain_is_reported_broken() -> None:
 def test_the_wheel_s_command_is_the_binary() -> None:
     status, out, _ = run("--version")
     assert status == 0 and out.startswith("toolreplay ")
+
+
+def test_a_missing_or_bad_scope_file_raises_the_command_s_message(tmp_path: Path) -> None:
+    path = "samples/session-clean.jsonl"
+    same(
+        lambda: toolreplay.scope(path, "no-such.json"),
+        ["scope", path, "--scope", "no-such.json", "--format", "json"],
+        json.loads,
+    )
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"allowed_tools": [1]}\n', encoding="utf-8")
+    same(
+        lambda: toolreplay.scope(path, bad),
+        ["scope", path, "--scope", str(bad), "--format", "json"],
+        json.loads,
+    )
