@@ -14,11 +14,11 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 
 use toolreplay_core::{
-    ContextFile, Contexts, ImportError, ImportFormat, ImportSource, MAX_IMPORT_BYTES, PathContext,
-    ReadError, ReplayOptions, Roles, Scope, Stop, Threads, Verdict, VerifyJsonChecks, audit_replay,
-    check_claims, check_sealed, claims_json, claude_code_messages, import_log, place_messages,
-    quote_name, read_context_file, verify_json, write_imported_record, write_replay_json,
-    write_scope_json,
+    Beside, ContextFile, Contexts, ImportError, ImportFormat, ImportSource, MAX_IMPORT_BYTES,
+    PathContext, ReadError, ReplayOptions, Roles, Scope, Stop, Subagent, Threads, Verdict,
+    VerifyJsonChecks, audit_replay, check_claims, check_sealed, claims_json, claude_code_messages,
+    import_log, import_log_beside, place_messages, quote_name, read_context_file, verify_json,
+    write_imported_record, write_replay_json, write_scope_json,
 };
 
 create_exception!(
@@ -242,7 +242,16 @@ fn import(input: &Input, source: ImportSource) -> Result<(Vec<u8>, Vec<u64>), Fa
         MAX_IMPORT_BYTES,
         &format!("{} GiB, the most an import reads", MAX_IMPORT_BYTES >> 30),
     )?;
-    let imported = import_log(&bytes, source).map_err(|err| match err {
+    let subagents = subagents_beside(input, source)?;
+    let logs: Vec<Subagent<'_>> = subagents
+        .iter()
+        .map(|(name, bytes)| Subagent { name, bytes })
+        .collect();
+    let beside = Beside {
+        subagents: &logs,
+        tool_results: None,
+    };
+    let imported = import_log_beside(&bytes, source, beside).map_err(|err| match err {
         ImportError::Input(err) => Failure(format!("{name}:{}: {}", err.line, err.message)),
         other => Failure(format!("{name}: {other}")),
     })?;
@@ -252,6 +261,55 @@ fn import(input: &Input, source: ImportSource) -> Result<(Vec<u8>, Vec<u64>), Fa
         write_imported_record(index, call, &mut transcript);
     }
     Ok((transcript, lines))
+}
+
+/// The logs of a Claude Code session's subagents, read as the command reads them:
+/// `S/subagents/agent-*.jsonl` beside the session `S.jsonl`, sorted by name.
+fn subagents_beside(
+    input: &Input,
+    source: ImportSource,
+) -> Result<Vec<(String, Vec<u8>)>, Failure> {
+    let Input::Path(path) = input else {
+        return Ok(Vec::new());
+    };
+    if !matches!(
+        source,
+        ImportSource::Auto | ImportSource::Named(ImportFormat::ClaudeCode)
+    ) {
+        return Ok(Vec::new());
+    }
+    let Some(stem) = path
+        .file_name()
+        .and_then(|name| name.to_str())
+        .and_then(|name| name.strip_suffix(".jsonl"))
+    else {
+        return Ok(Vec::new());
+    };
+    let folder = path.with_file_name(stem).join("subagents");
+    if !folder.is_dir() {
+        return Ok(Vec::new());
+    }
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(&folder).map_err(|err| io_failure(&folder, &err))? {
+        let entry = entry.map_err(|err| io_failure(&folder, &err))?;
+        let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+            continue;
+        };
+        if !(name.starts_with("agent-") && name.ends_with(".jsonl")) {
+            continue;
+        }
+        let at = entry.path();
+        let bytes = read_up_to(&at, MAX_IMPORT_BYTES)?;
+        if bytes.len() as u64 > MAX_IMPORT_BYTES {
+            return Err(Failure(format!(
+                "{}: larger than the most an import reads",
+                display(&at)
+            )));
+        }
+        found.push((name, bytes));
+    }
+    found.sort();
+    Ok(found)
 }
 
 fn from_source(from: Option<&str>) -> Result<Option<ImportSource>, Failure> {

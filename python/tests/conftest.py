@@ -45,8 +45,8 @@ def error_message(stderr: str) -> Optional[str]:
 
 
 def shared_logs() -> List[Path]:
-    """Every agent log in ../shared/data/transcripts (not the subagents' own logs,
-    which the command reads with their session)."""
+    """Every agent log in ../shared/data/transcripts (not the subagents' own logs in
+    a session's `subagents/` folder, which the command reads with their session)."""
     if not SHARED.is_dir():
         if os.environ.get("CI"):
             pytest.fail(f"{SHARED} is missing")
@@ -54,7 +54,7 @@ def shared_logs() -> List[Path]:
     return sorted(
         p
         for p in SHARED.rglob("*")
-        if p.is_file() and p.suffix != ".tsv" and "subagents" not in p.parent.name
+        if p.is_file() and p.suffix != ".tsv" and p.parent.name != "subagents"
     )
 
 
