@@ -21,9 +21,6 @@ use crate::error::Error;
 use crate::input::{self, ImportOptions};
 use crate::printer::{Printer, Status};
 
-/// The version of the JSON output's format.
-const FORMAT_VERSION: u64 = 1;
-
 /// `toolreplay claims`: exit 0 when no claim is contradicted (nor, with `--fail-on
 /// unsupported`, unsupported), 1 otherwise, 2 when the input holds no messages.
 pub(super) fn run(
@@ -253,17 +250,7 @@ fn one_line(text: &str, limit: usize) -> String {
     }
 }
 
-/// The JSON report, ending with LF.
+/// The JSON report, ending with LF: the core's, which every front end writes.
 fn json(report: &ClaimsReport, name: &str) -> String {
-    let value = serde_json::json!({
-        "format_version": FORMAT_VERSION,
-        "file": name,
-        "calls": report.calls,
-        "counts": report.counts,
-        "turns": report.turns,
-        "claims": report.claims,
-    });
-    let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
-    text.push('\n');
-    text
+    toolreplay_core::claims_json(report, name)
 }

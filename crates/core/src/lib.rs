@@ -97,6 +97,13 @@
 //!     [`ClaimVerdict`]; [`check_claims`] streams a transcript or sealed transcript
 //!     through it. The rules and word lists are documented on the `claims` module's
 //!     items and in docs/graph.md (doctest on [`Claims`]).
+//! 17. **JSON reports**: [`write_replay_json`], [`write_scope_json`],
+//!     [`verify_json`] ([`VerifyJsonChecks`]) and [`claims_json`] take an audit's
+//!     report and the input's name and give the `--format json` report, the same
+//!     bytes in every front end ([`JsonConfiguration`] names a configuration file
+//!     that set some inputs); [`json_document`], [`pretty_json_into`] and
+//!     [`write_json_document_with_array`] ([`JsonPlaceholder`]) write documents as
+//!     they do (doctests on the `report` module and [`verify_json`]).
 //!
 //! ## 1. Replay
 //!
@@ -343,6 +350,7 @@ mod pipeline;
 mod policy;
 mod reconcile;
 mod replay;
+mod report;
 mod scan;
 mod scope;
 mod sealed;
@@ -419,6 +427,12 @@ pub use reconcile::{
 pub use replay::{
     Options as ReplayOptions, Replay, ReplayReport, audit_with as audit_replay,
     fingerprints as replay_fingerprints,
+};
+pub use report::{
+    AttestationJsonCheck, HeadJsonCheck, JSON_FORMAT_VERSION, JSON_PLACEHOLDER, JsonConfiguration,
+    JsonPlaceholder, SignatureJsonCheck, VerifyJsonChecks, attestation_verdict_ids, claims_json,
+    json_document, pretty_json_into, signature_verdict_ids, verify_json,
+    write_json_document_with_array, write_replay_json, write_scope_json,
 };
 pub use scope::{Scope, ScopeReport, Session};
 pub use sealed::{
