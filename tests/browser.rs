@@ -479,7 +479,7 @@ fn report_of_a_real_session_in_chromium() {
     assert_eq!(count(&dom, "<g class=\"g-phase "), 74);
     assert_eq!(count(&dom, "<g class=\"g-claim "), 11);
     assert_eq!(count(&dom, "<g class=\"g-request\""), 4);
-    assert_eq!(count(&dom, "<path class=\"g-edge "), 15);
+    assert_eq!(count(&dom, "<path class=\"g-edge "), 16);
     assert_eq!(count(&dom, "data-fold=\""), 10);
     assert_eq!(count(&dom, "<li class=\"claim-row\">"), 11);
     let calls = text_of(&dom, "call-list");
