@@ -857,6 +857,92 @@ fn mcp2_http_sdk_http_to_http_a_call_past_its_timeout_is_cancelled_on_the_server
     ));
 }
 
+/// The SDK 2.x client playing `scenario` against the proxy at `url`.
+fn client2(dir: &Dir, scenario: &str, url: &str) -> Value {
+    let client = script("client2_http.py");
+    python_of(Sdk::V2, dir, &[&client, scenario, url], &[]).0
+}
+
+#[test]
+#[ignore = "needs the MCP SDK 2.x: TOOLREPLAY_MCP2_PYTHON (.ci/run)"]
+fn mcp2_http_sdk_http_to_http_a_call_the_client_cancels_is_sealed_as_cancelled() {
+    let dir = mcp_dir();
+    let server = HttpServer::start_of(Sdk::V2, &dir, &[], &[]);
+    let proxy = Listening::start(dir.path(), &["--upstream", &server.url], &[]);
+    let summary = client2(&dir, "cancel", &proxy.url);
+    proxy.terminate();
+    let (code, notes) = proxy.wait();
+    assert_eq!(summary["cancelled"], true);
+    // Closing the request's stream is its cancellation in 2026-07-28: the proxy
+    // seals the call cancelled and closes its own request to the server, which
+    // stops the call.
+    let events = String::from_utf8(dir.read("events.log")).expect("UTF-8");
+    assert_snapshot!(format!(
+        "{}\nexit: {code}\n--- notes\n{notes}--- events.log\n{events}{}",
+        pretty(&summary["calls"]),
+        sealed_in_any_order(&dir)
+    ));
+}
+
+#[test]
+#[ignore = "needs the MCP SDK 2.x: TOOLREPLAY_MCP2_PYTHON (.ci/run)"]
+fn mcp2_http_sdk_http_to_http_a_crashed_server_fails_the_call_and_it_is_sealed() {
+    let dir = mcp_dir();
+    let server = HttpServer::start_of(Sdk::V2, &dir, &[], &[]);
+    let proxy = Listening::start(dir.path(), &["--upstream", &server.url], &[]);
+    let summary = client2(&dir, "crash", &proxy.url);
+    proxy.terminate();
+    let (code, notes) = proxy.wait();
+    // The connection's end is the server's to say: one cause or another.
+    let cause = |text: &str| match text.split_once("cut short (") {
+        Some((before, after)) => {
+            let after = after.split_once(')').map_or("", |(_, rest)| rest);
+            format!("{before}cut short (...){after}")
+        }
+        None => text.to_owned(),
+    };
+    assert_snapshot!(cause(&format!(
+        "{}\nexit: {code}\n--- notes\n{notes}{}",
+        pretty(&summary["calls"]),
+        sealed(&dir)
+    )));
+}
+
+#[test]
+#[ignore = "needs the MCP SDK 2.x: TOOLREPLAY_MCP2_PYTHON (.ci/run)"]
+fn mcp2_http_sdk_http_to_http_a_changed_tool_is_refused_against_the_pins() {
+    let dir = mcp_dir();
+    let mut text = String::new();
+    for rug_pull in [false, true] {
+        let env: &[(&str, &str)] = if rug_pull {
+            &[("MCP_RUG_PULL", "1")]
+        } else {
+            &[]
+        };
+        let server = HttpServer::start_of(Sdk::V2, &dir, &[], env);
+        let proxy = Listening::start(
+            dir.path(),
+            &["--pin", "pins.json", "--upstream", &server.url],
+            &[],
+        );
+        let summary = client2(&dir, "pin", &proxy.url);
+        proxy.terminate();
+        let (code, notes) = proxy.wait();
+        let names: Vec<String> = summary["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .map(|tool| tool["name"].to_string())
+            .collect();
+        text.push_str(&format!(
+            "tools: {}\n{}\nexit: {code}\n--- notes\n{notes}",
+            names.join(", "),
+            pretty(&summary["calls"])
+        ));
+    }
+    assert_snapshot!(format!("{text}{}", sealed(&dir)));
+}
+
 #[test]
 #[ignore = "needs the MCP SDK: TOOLREPLAY_MCP_PYTHON (.ci/run)"]
 fn mcp_http_sdk_an_http_client_sees_its_stdio_server_crash_and_the_proxy_exits_3() {

@@ -278,8 +278,71 @@ async fn accept(listener: tokio::net::TcpListener, context: Arc<Served>) {
 
 type Body = Either<Full<Bytes>, Stream>;
 
-/// An SSE body: the events sent to it, until every sender is gone.
-pub(super) struct Stream(mpsc::Receiver<Bytes>);
+/// An SSE body: the events sent to it, until every sender is gone; with the
+/// guard that cancels its requests if the client closes it first.
+pub(super) struct Stream {
+    events: mpsc::Receiver<Bytes>,
+    /// Held for as long as the body: dropped with it.
+    _closing: Option<Closing>,
+}
+
+/// The requests of a `POST` in a revision where closing the request's response is
+/// its cancellation (2026-07-28 on): when it is dropped armed (the client closed the
+/// stream, or went away, before every answer), each request of the `POST` still
+/// unanswered is cancelled as if the client had sent `notifications/cancelled` for
+/// it, so that the relay passes the cancellation on and seals the call cancelled.
+/// In the revisions before, a disconnection is not a cancellation (the client sends
+/// the notification), and no guard is made.
+pub(super) struct Closing {
+    state: Arc<Mutex<State>>,
+    events: SyncSender<Event>,
+    at: u64,
+    armed: bool,
+}
+
+/// The reason a call cancelled by the closing of its stream is sealed with.
+const CLOSED: &str = "the client closed the request's stream";
+
+impl Drop for Closing {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let unanswered: Vec<IdKey> = {
+            let mut state = lock(&self.state);
+            if state.posts.remove(&self.at).is_none() {
+                return;
+            }
+            let keys: Vec<IdKey> = state
+                .pending
+                .iter()
+                .filter(|(_, at)| **at == self.at)
+                .map(|(key, _)| key.clone())
+                .collect();
+            for key in &keys {
+                state.pending.remove(key);
+            }
+            keys
+        };
+        for key in unanswered {
+            let mut line =
+                br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":""#
+                    .to_vec();
+            line.extend_from_slice(CLOSED.as_bytes());
+            line.extend_from_slice(br#"","requestId":"#);
+            line.extend_from_slice(&key);
+            line.extend_from_slice(b"}}\n");
+            if self.events.send(Event::Client(Read::Line(line))).is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// Whether closing a request's response cancels it in `revision` (2026-07-28 on).
+fn closing_cancels(revision: Option<&str>) -> bool {
+    revision.is_some_and(|revision| revision >= "2026-07-28")
+}
 
 impl hyper::body::Body for Stream {
     type Data = Bytes;
@@ -289,7 +352,7 @@ impl hyper::body::Body for Stream {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        self.0
+        self.events
             .poll_recv(cx)
             .map(|event| event.map(|bytes| Ok(Frame::data(bytes))))
     }
@@ -530,6 +593,8 @@ async fn post(context: &Served, request: Request<Incoming>) -> Response<Body> {
     }
     let (sender, mut receiver) = mpsc::channel(STREAM);
     let mut session = None;
+    // The `POST` its requests are answered in, when any is passed on.
+    let mut at_post = None;
     {
         let mut state = lock(&context.state);
         if let Some(refusal) = session_refusal(&state, &headers, opening) {
@@ -570,6 +635,7 @@ async fn post(context: &Served, request: Request<Incoming>) -> Response<Body> {
                 }
             }
             if remaining > 0 {
+                at_post = Some(at);
                 state.posts.insert(
                     at,
                     Post {
@@ -585,6 +651,14 @@ async fn post(context: &Served, request: Request<Incoming>) -> Response<Body> {
     if !to_relay(context, lines) {
         return plain(StatusCode::SERVICE_UNAVAILABLE, "the session is over");
     }
+    let mut closing = at_post
+        .filter(|_| closing_cancels(header_text(&headers, PROTOCOL_VERSION)))
+        .map(|at| Closing {
+            state: Arc::clone(&context.state),
+            events: context.events.clone(),
+            at,
+            armed: true,
+        });
     if requests.is_empty() {
         return Response::builder()
             .status(StatusCode::ACCEPTED)
@@ -592,7 +666,10 @@ async fn post(context: &Served, request: Request<Incoming>) -> Response<Body> {
             .unwrap_or_else(|_| plain(StatusCode::ACCEPTED, ""));
     }
     if sse {
-        let mut response = Response::new(Either::Right(Stream(receiver)));
+        let mut response = Response::new(Either::Right(Stream {
+            events: receiver,
+            _closing: closing,
+        }));
         let headers = response.headers_mut();
         if let Some(session) = session {
             headers.insert(SESSION_ID, session);
@@ -607,6 +684,10 @@ async fn post(context: &Served, request: Request<Incoming>) -> Response<Body> {
     let mut answers = Vec::new();
     while let Some(answer) = receiver.recv().await {
         answers.push(answer);
+    }
+    // Every answer is in: the client closing now cancels nothing.
+    if let Some(closing) = &mut closing {
+        closing.armed = false;
     }
     let body = match (batch, answers.as_slice()) {
         (false, [one]) => one.to_vec(),
@@ -656,7 +737,10 @@ fn get(context: &Served, headers: &HeaderMap) -> Response<Body> {
         let _ = sender.try_send(event);
     }
     state.get_stream = Some(sender);
-    let mut response = Response::new(Either::Right(Stream(receiver)));
+    let mut response = Response::new(Either::Right(Stream {
+        events: receiver,
+        _closing: None,
+    }));
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/event-stream"),
