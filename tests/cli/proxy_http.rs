@@ -705,6 +705,13 @@ fn mcp_http_sdk_a_redirect_to_another_origin_is_never_followed_and_is_sealed() {
 #[test]
 #[ignore = "needs the MCP SDK: TOOLREPLAY_MCP_PYTHON (.ci/run)"]
 fn mcp_http_sdk_http_to_http_a_changed_tool_is_refused_against_the_pins() {
+    assert_snapshot!(pins_over_http(Sdk::V1));
+}
+
+/// Two sessions HTTP to HTTP with `sdk`, pinning the server's tools with the first;
+/// the second server changes a tool's definition: what each client saw and the
+/// sealed file.
+fn pins_over_http(sdk: Sdk) -> String {
     let dir = mcp_dir();
     let mut text = String::new();
     for rug_pull in [false, true] {
@@ -713,13 +720,21 @@ fn mcp_http_sdk_http_to_http_a_changed_tool_is_refused_against_the_pins() {
         } else {
             &[]
         };
-        let server = HttpServer::start(&dir, &[], env);
+        let server = HttpServer::start_of(sdk, &dir, &[], env);
         let proxy = Listening::start(
             dir.path(),
             &["--pin", "pins.json", "--upstream", &server.url],
             &[],
         );
-        let summary = http_client(&dir, "pin", &proxy.url, &[]);
+        let summary = match sdk {
+            Sdk::V1 => http_client(&dir, "pin", &proxy.url, &[]),
+            // Stateless: no session to delete; the proxy runs until it is stopped.
+            Sdk::V2 => {
+                let summary = client2(&dir, "pin", &proxy.url);
+                proxy.terminate();
+                summary
+            }
+        };
         let (code, notes) = proxy.wait();
         let names: Vec<String> = summary["tools"]
             .as_array()
@@ -733,7 +748,7 @@ fn mcp_http_sdk_http_to_http_a_changed_tool_is_refused_against_the_pins() {
             pretty(&summary["calls"])
         ));
     }
-    assert_snapshot!(format!("{text}{}", sealed(&dir)));
+    format!("{text}{}", sealed(&dir))
 }
 
 // --- the reference server `server-everything` over Streamable HTTP
@@ -911,36 +926,7 @@ fn mcp2_http_sdk_http_to_http_a_crashed_server_fails_the_call_and_it_is_sealed()
 #[test]
 #[ignore = "needs the MCP SDK 2.x: TOOLREPLAY_MCP2_PYTHON (.ci/run)"]
 fn mcp2_http_sdk_http_to_http_a_changed_tool_is_refused_against_the_pins() {
-    let dir = mcp_dir();
-    let mut text = String::new();
-    for rug_pull in [false, true] {
-        let env: &[(&str, &str)] = if rug_pull {
-            &[("MCP_RUG_PULL", "1")]
-        } else {
-            &[]
-        };
-        let server = HttpServer::start_of(Sdk::V2, &dir, &[], env);
-        let proxy = Listening::start(
-            dir.path(),
-            &["--pin", "pins.json", "--upstream", &server.url],
-            &[],
-        );
-        let summary = client2(&dir, "pin", &proxy.url);
-        proxy.terminate();
-        let (code, notes) = proxy.wait();
-        let names: Vec<String> = summary["tools"]
-            .as_array()
-            .expect("tools")
-            .iter()
-            .map(|tool| tool["name"].to_string())
-            .collect();
-        text.push_str(&format!(
-            "tools: {}\n{}\nexit: {code}\n--- notes\n{notes}",
-            names.join(", "),
-            pretty(&summary["calls"])
-        ));
-    }
-    assert_snapshot!(format!("{text}{}", sealed(&dir)));
+    assert_snapshot!(pins_over_http(Sdk::V2));
 }
 
 #[test]
