@@ -15,10 +15,10 @@ use pyo3::prelude::*;
 
 use toolreplay_core::{
     Beside, ContextFile, Contexts, ImportError, ImportFormat, ImportSource, MAX_IMPORT_BYTES,
-    PathContext, ReadError, ReplayOptions, Roles, Scope, Stop, Subagent, Threads, Verdict,
-    VerifyJsonChecks, audit_replay, check_claims, check_sealed, claims_json, claude_code_messages,
-    import_log, import_log_beside, place_messages, quote_name, read_context_file, verify_json,
-    write_imported_record, write_replay_json, write_scope_json,
+    Message, PathContext, ReadError, ReplayOptions, Roles, Scope, Stop, Subagent, Threads, Verdict,
+    VerifyJsonChecks, audit_replay, check_claims, check_sealed, claims_json, import_log,
+    import_log_beside, quote_name, read_context_file, verify_json, write_imported_record,
+    write_replay_json, write_scope_json,
 };
 
 create_exception!(
@@ -237,6 +237,21 @@ fn temporary(err: &io::Error) -> Failure {
 /// Imports the input as `source`: the transcript `import` writes, and the line of
 /// each record's call in the log.
 fn import(input: &Input, source: ImportSource) -> Result<(Vec<u8>, Vec<u64>), Failure> {
+    let imported = import_with_messages(input, source)?;
+    Ok((imported.transcript, imported.lines))
+}
+
+/// What an import gives: the transcript `import` writes, the line of each record's
+/// call in the log, the format read, and the conversation beside the calls.
+struct ImportedLog {
+    transcript: Vec<u8>,
+    lines: Vec<u64>,
+    format: ImportFormat,
+    messages: Vec<Message>,
+}
+
+/// [`import`], with the format read and the conversation.
+fn import_with_messages(input: &Input, source: ImportSource) -> Result<ImportedLog, Failure> {
     let name = input.name();
     let bytes = input.whole(
         MAX_IMPORT_BYTES,
@@ -260,7 +275,12 @@ fn import(input: &Input, source: ImportSource) -> Result<(Vec<u8>, Vec<u64>), Fa
     for (index, call) in imported.calls.iter().enumerate() {
         write_imported_record(index, call, &mut transcript);
     }
-    Ok((transcript, lines))
+    Ok(ImportedLog {
+        transcript,
+        lines,
+        format: imported.format,
+        messages: imported.messages,
+    })
 }
 
 /// The logs of a Claude Code session's subagents, read as the command reads them:
@@ -449,39 +469,45 @@ fn claims_report(path: &Path, from: Option<&str>) -> Result<String, Failure> {
     let name = input.name();
     let roles = Roles::builtin();
     let from = from_source(from)?;
-    if let Some(source) = from
-        && source.format().is_some_and(|f| f.name() != "sealed")
-    {
-        if source.format() != Some(ImportFormat::ClaudeCode) {
-            return Err(Failure(format!(
-                "{name}: claims reads the prompts and answers of a live session (--from sealed) \
-                 and of a Claude Code session file (--from claude-code, not standard \
-                 input); the messages of other formats are not read yet"
-            )));
-        }
-        let (transcript, lines) = import(&input, source)?;
-        let bytes = read_whole(path, MAX_IMPORT_BYTES, "Claude Code session")?;
-        let messages = place_messages(claude_code_messages(&bytes), &lines);
-        if messages.is_empty() {
-            return Err(no_messages(
-                &name,
-                "no user prompt nor assistant text in it",
-            ));
-        }
-        let (report, _) = check_claims(Cursor::new(&transcript), &messages, &roles)
-            .map_err(|err| reading(&name, err))?;
-        return Ok(claims_json(&report, &name));
-    }
     let context = context_path(path);
-    if !context.is_file() {
-        return Err(no_messages(
+    let format_name = |source: ImportSource| source.format().map(ImportFormat::name);
+    let sealed_only = from.is_none_or(|source| format_name(source) == Some("sealed"));
+    let may_be_sealed = from.is_none_or(|source| format_name(source).is_none_or(|f| f == "sealed"));
+    let no_context = || {
+        no_messages(
             &name,
             &format!(
                 "no {} beside it: a plain transcript holds calls, not the prompts and answers \
                  claims are read from",
                 display(&context)
             ),
-        ));
+        )
+    };
+    if !(may_be_sealed && context.is_file()) {
+        let Some(source) = from.filter(|_| !sealed_only) else {
+            return Err(no_context());
+        };
+        // The calls and the conversation imported as `import` reads the log.
+        let imported = import_with_messages(&input, source)?;
+        if imported.messages.is_empty() {
+            if matches!(imported.format.name(), "sealed" | "transcript") {
+                return Err(no_context());
+            }
+            return Err(no_messages(
+                &name,
+                &format!(
+                    "read as {}, it has no user prompt nor agent text",
+                    imported.format.name()
+                ),
+            ));
+        }
+        let (report, _) = check_claims(
+            Cursor::new(&imported.transcript),
+            &imported.messages,
+            &roles,
+        )
+        .map_err(|err| reading(&name, err))?;
+        return Ok(claims_json(&report, &name));
     }
     let file = File::open(&context).map_err(|err| io_failure(&context, &err))?;
     let read: ContextFile = read_context_file(BufReader::new(file)).map_err(|err| match err {

@@ -104,6 +104,17 @@ def test_claims_claude_code(path: str) -> None:
     )
 
 
+@pytest.mark.parametrize("path", LOGS)
+def test_claims_from_auto(path: str) -> None:
+    """Every format that keeps the conversation, recognised as `import` does; the
+    others (and transcripts without a context file) raise the command's message."""
+    same(
+        lambda: toolreplay.claims(path, from_="auto"),
+        ["claims", path, "--from", "auto", "--format", "json"],
+        json.loads,
+    )
+
+
 @pytest.mark.parametrize("path", TRANSCRIPTS)
 def test_records_are_reported_as_records(path: str) -> None:
     """Records given in memory: the report of the same records on standard input,

@@ -113,6 +113,7 @@ def claims(
     path: Union[str, "os.PathLike[str]"], *, from_: Optional[str] = None
 ) -> Dict[str, Any]:
     """Check an agent's final answers against its calls: ``toolreplay claims PATH
-    --format json`` (a live session ``S.jsonl`` with ``S.context.jsonl`` beside it,
-    or with ``from_="claude-code"`` a Claude Code session file)."""
+    --format json`` (a live session with its context file beside it, or with
+    ``from_`` an agent's log whose format keeps the conversation, ``"auto"`` to
+    recognise it)."""
     return json.loads(_toolreplay.claims(os.fspath(path), from_=from_))
