@@ -207,6 +207,45 @@ fn no_messages_is_an_error() {
     );
 }
 
+/// A context file names the digest of the link each message follows: one that is
+/// another session's (or was edited to follow another link) is refused by
+/// `claims`, `graph` and `report`, naming the link, never read against calls it
+/// does not belong to.
+#[test]
+fn a_context_file_of_another_session_is_refused() {
+    let dir = Dir::new();
+    let said: &[Said] = &[
+        ("prompt", None, "list it"),
+        ("answer", Some(0), "It holds `a`."),
+    ];
+    session(&dir, &[bash("ls", "a")], Some(said));
+    let context = dir.read("sessions/S.context.jsonl");
+    // The same messages after the first link of another session.
+    session(&dir, &[bash("ls -la", "a b")], None);
+    dir.write("sessions/S.context.jsonl", &context);
+    // A session shorter than the link the answer follows.
+    std::fs::create_dir_all(dir.path().join("short")).expect("a folder");
+    dir.write("short/S.jsonl", "");
+    dir.write("short/S.context.jsonl", &context);
+    assert_snapshot!(
+        dir.runs(&[
+            &["claims", "sessions/S.jsonl"],
+            &["graph", "sessions/S.jsonl"],
+            &["report", "sessions/S.jsonl", "-o", "r.html"],
+            &["claims", "short/S.jsonl"],
+        ])
+        .replace(&digest_of(&dir, "sessions/S.jsonl"), "[DIGEST]")
+    );
+    assert!(!dir.entries().contains(&"r.html".to_owned()));
+}
+
+/// The digest of the first link of the sealed file `path`.
+fn digest_of(dir: &Dir, path: &str) -> String {
+    let links = String::from_utf8(dir.read(path)).expect("UTF-8");
+    let first: Value = serde_json::from_str(links.lines().next().expect("a link")).expect("JSON");
+    first["digest"].as_str().expect("a digest").to_owned()
+}
+
 /// With its context file beside it, a session's graph gains its claims layer:
 /// request nodes framing the phases of their turns, claim nodes with their
 /// verdicts, `supports` edges from the evidence calls; DOT draws them too.

@@ -61,8 +61,39 @@ pub struct Message {
     pub kind: MessageKind,
     /// The index of the last call before it, `None` before any.
     pub after: Option<u64>,
+    /// The digest of that call's link, when the source names it (a live session's
+    /// context file): the message then belongs to a sealed session whose link
+    /// `after` has this digest, which [`check_claims`] and the graph check.
+    pub after_digest: Option<String>,
     /// Its text.
     pub text: String,
+}
+
+/// The first message of `messages` that names a digest its link does not have:
+/// `digest_at(i)` is the digest of link `i`, `None` when there is no such link. The
+/// words of the error that says the messages are not the session's.
+pub(crate) fn misplaced_message(
+    messages: &[Message],
+    digest_at: impl Fn(u64) -> Option<String>,
+) -> Option<(u64, String)> {
+    messages.iter().find_map(|message| {
+        let (Some(index), Some(named)) = (message.after, &message.after_digest) else {
+            return None;
+        };
+        let kind = match message.kind {
+            MessageKind::Prompt => "prompt",
+            MessageKind::Answer => "answer",
+        };
+        match digest_at(index) {
+            Some(digest) if digest == *named => None,
+            Some(digest) => Some((index, format!(
+                "the context file's {kind} after link {index} names its digest {named}, but that link's digest is {digest}: the context file is not this session's"
+            ))),
+            None => Some((index, format!(
+                "the context file's {kind} after link {index} names a sealed link the input does not have: the context file is not this session's"
+            ))),
+        }
+    })
 }
 
 impl Message {
@@ -71,6 +102,7 @@ impl Message {
         Message {
             kind: MessageKind::Prompt,
             after,
+            after_digest: None,
             text: text.to_owned(),
         }
     }
@@ -80,6 +112,7 @@ impl Message {
         Message {
             kind: MessageKind::Answer,
             after,
+            after_digest: None,
             text: text.to_owned(),
         }
     }
@@ -1350,6 +1383,14 @@ pub fn check_claims(
     let mut sealed: Option<Verifier> = None;
     let mut first = true;
     let mut index = 0u64;
+    // The digests of the links the messages name (one per message at most).
+    let named: std::collections::BTreeSet<u64> = messages
+        .iter()
+        .filter(|m| m.after_digest.is_some())
+        .filter_map(|m| m.after)
+        .collect();
+    let mut digests = std::collections::BTreeMap::new();
+    let mut last_line = 0;
     while let Some((line, text)) = lines.next_line()? {
         if first {
             first = false;
@@ -1361,6 +1402,9 @@ pub fn check_claims(
             Some(verifier) => {
                 let link = parse_link(line, text)?;
                 verifier.check(line, &link);
+                if named.contains(&index) {
+                    digests.insert(index, (line, link.digest.clone()));
+                }
                 claims.observe(index, &link.tool, &link.args, &link.response);
             }
             None => {
@@ -1368,7 +1412,18 @@ pub fn check_claims(
                 claims.observe(index, &record.tool, &record.args, &record.response);
             }
         }
+        last_line = line;
         index += 1;
+    }
+    // A message that names a digest belongs to a sealed session that has that link
+    // (a plain transcript has none to hold it against).
+    if let Some((index, message)) =
+        misplaced_message(messages, |i| digests.get(&i).map(|(_, d)| d.clone()))
+    {
+        let line = digests.get(&index).map_or(last_line + 1, |(line, _)| *line);
+        return Err(ReadError::Input(crate::error::LineError::new(
+            line, message,
+        )));
     }
     Ok((claims.finish(), sealed.map(Verifier::finish)))
 }

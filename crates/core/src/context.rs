@@ -193,14 +193,23 @@ pub fn read_context_file(reader: impl BufRead) -> Result<ContextFile, ReadError>
                 file.records.push(record);
             }
             PROMPT_TOOL | ANSWER_TOOL => {
-                let after = match member(&args, "after") {
-                    None | Some(Value::Null) => None,
-                    Some(Value::Object(after)) => match member(after, "index") {
-                        Some(Value::Int(n)) => n.parse::<u64>().ok(),
-                        _ => None,
+                let (after, after_digest) = match member(&args, "after") {
+                    None | Some(Value::Null) => (None, None),
+                    Some(Value::Object(after)) => {
+                        match (member(after, "index"), member(after, "digest")) {
+                            (Some(Value::Int(n)), Some(Value::Str(digest))) => n
+                                .parse::<u64>()
+                                .ok()
+                                .map(|n| (Some(n), Some(digest.clone()))),
+                            _ => None,
+                        }
+                        .ok_or_else(|| {
+                            bad(format!(
+                                "{}: \"after\" must hold an index and a digest",
+                                link.tool
+                            ))
+                        })?
                     }
-                    .map(Some)
-                    .ok_or_else(|| bad(format!("{}: \"after\" must hold an index", link.tool)))?,
                     Some(other) => {
                         return Err(bad(format!(
                             "{}: \"after\" must be an object or null, found {}",
@@ -218,8 +227,12 @@ pub fn read_context_file(reader: impl BufRead) -> Result<ContextFile, ReadError>
                 } else {
                     crate::claims::MessageKind::Answer
                 };
-                file.messages
-                    .push(crate::claims::Message { kind, after, text });
+                file.messages.push(crate::claims::Message {
+                    kind,
+                    after,
+                    after_digest,
+                    text,
+                });
                 if kind == crate::claims::MessageKind::Answer {
                     file.answers += 1;
                     continue;
@@ -300,7 +313,10 @@ mod tests {
             file.messages,
             [
                 crate::claims::Message::prompt(None, "x"),
-                crate::claims::Message::answer(Some(2), "done"),
+                crate::claims::Message {
+                    after_digest: Some("cd".into()),
+                    ..crate::claims::Message::answer(Some(2), "done")
+                },
             ]
         );
         assert_eq!(file.contexts.at(2).cwd.as_deref(), Some("/p"));

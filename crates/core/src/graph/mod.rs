@@ -407,6 +407,10 @@ pub enum GraphError {
     /// The findings of the audits could not be kept in a temporary file.
     #[error("cannot keep the findings: {0}")]
     Findings(String),
+    /// A message names a link's digest that the sealed transcript's link does not
+    /// have: its context file is another session's, or was edited.
+    #[error("{0}")]
+    Misplaced(String),
 }
 
 /// The artifacts met so far.
@@ -546,6 +550,14 @@ pub fn build(
     replay: &ReplayOptions,
 ) -> Result<Graph, GraphError> {
     let records = &transcript.records;
+    if let Some((_, message)) = crate::claims::misplaced_message(&transcript.messages, |i| {
+        usize::try_from(i)
+            .ok()
+            .and_then(|i| records.get(i))
+            .and_then(|record| record.digest.clone())
+    }) {
+        return Err(GraphError::Misplaced(message));
+    }
     let mut walk = Walk {
         calls: Vec::with_capacity(records.len()),
         ..Walk::default()

@@ -115,6 +115,7 @@ pub(crate) fn placed(
             Message {
                 kind,
                 after: (before as u64).checked_sub(1),
+                after_digest: None,
                 text,
             }
         })
