@@ -768,7 +768,8 @@ fn mcp_http_sdk_http_to_http_in_front_of_server_everything() {
     dir.write(
         "scope.json",
         r#"{"agent": "assistant", "policy_version": 1,
-            "allowed_tools": ["echo", "get-sum", "get-env", "trigger-long-running-operation"],
+            "allowed_tools": ["echo", "get-sum", "get-env", "trigger-long-running-operation",
+                              "trigger-sampling-request", "trigger-elicitation-request"],
             "response_detectors": ["secrets"]}"#,
     );
     let port = free_port();
@@ -801,6 +802,27 @@ fn mcp_http_sdk_http_to_http_in_front_of_server_everything() {
     let _ = server.wait();
     // Progress notifications came on the call's SSE stream before its answer.
     assert_eq!(summary["progress"], serde_json::json!([1.0, 2.0]));
+    // The server's sampling and elicitation requests reached the client, and its
+    // answers the server.
+    assert_eq!(
+        summary["server_requests"]["elicitation"],
+        serde_json::json!(["Please provide inputs for the following fields:"])
+    );
+    assert_eq!(
+        summary["server_requests"]["sampling"]
+            .as_array()
+            .map(Vec::len),
+        Some(1)
+    );
+    let texts: Vec<String> = summary["calls"].as_array().expect("calls")[5..]
+        .iter()
+        .map(|call| call["result"]["content"][0]["text"].to_string())
+        .collect();
+    assert!(texts[0].contains("an old silent pond"), "{texts:?}");
+    assert!(
+        texts[1].contains("User provided the requested information"),
+        "{texts:?}"
+    );
     let sealed_text = sealed(&dir);
     let shown: Vec<String> = sealed_text
         .lines()

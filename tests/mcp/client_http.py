@@ -12,6 +12,7 @@ import json
 import sys
 
 import anyio
+import mcp.types as types
 from mcp import ClientSession
 from mcp.client.streamable_http import streamablehttp_client
 
@@ -35,6 +36,29 @@ async def everything(session, summary):
         {"tool": "trigger-long-running-operation", "args": arguments, "isError": result.isError}
     )
     summary["progress"] = progress
+    # The server's own requests, sampling and elicitation, come on the call's stream
+    # and the client's answers go back through the proxy.
+    await call(session, summary, "trigger-sampling-request", {"prompt": "write a haiku", "maxTokens": 20})
+    await call(session, summary, "trigger-elicitation-request", {})
+    summary["server_requests"] = received
+
+
+received = {"sampling": [], "elicitation": []}
+
+
+async def sampling(context, params):
+    received["sampling"].append(params.model_dump(mode="json", by_alias=True, exclude_none=True))
+    return types.CreateMessageResult(
+        role="assistant",
+        content=types.TextContent(type="text", text="an old silent pond"),
+        model="test-model",
+        stopReason="endTurn",
+    )
+
+
+async def elicitation(context, params):
+    received["elicitation"].append(params.message)
+    return types.ElicitResult(action="accept", content={"color": "blue", "number": 7, "pets": ["cats"]})
 
 
 SCENARIOS = {**SCENARIOS, "everything": everything}
@@ -47,7 +71,9 @@ async def main():
     summary = {"tools": None, "calls": []}
     try:
         async with streamablehttp_client(url, headers=headers or None) as (read, write, _):
-            async with ClientSession(read, write) as session:
+            async with ClientSession(
+                read, write, sampling_callback=sampling, elicitation_callback=elicitation
+            ) as session:
                 await session.initialize()
                 listed = await session.list_tools()
                 summary["tools"] = [
