@@ -141,16 +141,22 @@ impl State {
         let Some(post) = self.posts.get_mut(&at) else {
             return;
         };
-        let body = match post.sse {
-            true => sse_event(line),
-            false => Bytes::copy_from_slice(trimmed(line)),
-        };
+        let body = framed(post.sse, line);
         // A client that went away misses its answer; the call is sealed anyway.
         let _ = post.sender.try_send(body);
         post.remaining = post.remaining.saturating_sub(1);
         if post.remaining == 0 {
             self.posts.remove(&at);
         }
+    }
+}
+
+/// An answer as its `POST` sends it: an SSE event, or the JSON alone.
+fn framed(sse: bool, line: &[u8]) -> Bytes {
+    if sse {
+        sse_event(line)
+    } else {
+        Bytes::copy_from_slice(trimmed(line))
     }
 }
 
@@ -622,10 +628,7 @@ async fn post(context: &Served, request: Request<Incoming>) -> Response<Body> {
                             "toolreplay proxy: request id already in flight",
                             &Revision::default(),
                         );
-                        let _ = sender.try_send(match sse {
-                            true => sse_event(&line),
-                            false => Bytes::copy_from_slice(trimmed(&line)),
-                        });
+                        let _ = sender.try_send(framed(sse, &line));
                         lines.retain(|candidate| !is_request(candidate, &key));
                     }
                     Entry::Vacant(free) => {
@@ -666,19 +669,10 @@ async fn post(context: &Served, request: Request<Incoming>) -> Response<Body> {
             .unwrap_or_else(|_| plain(StatusCode::ACCEPTED, ""));
     }
     if sse {
-        let mut response = Response::new(Either::Right(Stream {
-            events: receiver,
-            _closing: closing,
-        }));
-        let headers = response.headers_mut();
+        let mut response = event_stream(receiver, closing);
         if let Some(session) = session {
-            headers.insert(SESSION_ID, session);
+            response.headers_mut().insert(SESSION_ID, session);
         }
-        headers.insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("text/event-stream"),
-        );
-        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
         return response;
     }
     let mut answers = Vec::new();
@@ -712,18 +706,12 @@ async fn post(context: &Served, request: Request<Incoming>) -> Response<Body> {
 
 fn get(context: &Served, headers: &HeaderMap) -> Response<Body> {
     let mut state = lock(&context.state);
-    if state.session.is_none() && !state.ended {
-        // Stateless, or before `initialize`: no stream to offer.
-        let mut response = plain(
-            StatusCode::METHOD_NOT_ALLOWED,
-            "method not allowed: no session, no GET stream",
-        );
-        response
-            .headers_mut()
-            .insert(header::ALLOW, HeaderValue::from_static("POST"));
-        return response;
-    }
-    if let Some(refusal) = session_refusal(&state, headers, false) {
+    // Stateless, or before `initialize`: no stream to offer.
+    if let Some(refusal) = session_checked(
+        &state,
+        headers,
+        "method not allowed: no session, no GET stream",
+    ) {
         return refusal;
     }
     if !accepts(headers, "text/event-stream") {
@@ -737,34 +725,43 @@ fn get(context: &Served, headers: &HeaderMap) -> Response<Body> {
         let _ = sender.try_send(event);
     }
     state.get_stream = Some(sender);
+    event_stream(receiver, None)
+}
+
+/// An SSE response of the events sent to `receiver`, with `closing` dropped with it.
+fn event_stream(receiver: mpsc::Receiver<Bytes>, closing: Option<Closing>) -> Response<Body> {
     let mut response = Response::new(Either::Right(Stream {
         events: receiver,
-        _closing: None,
+        _closing: closing,
     }));
-    response.headers_mut().insert(
+    let headers = response.headers_mut();
+    headers.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/event-stream"),
     );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     response
-        .headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    response
+}
+
+/// The refusal of a `GET` or `DELETE` of a session: none yet or none at all
+/// (stateless), `why`; or the session's own refusal of `headers`.
+fn session_checked(state: &State, headers: &HeaderMap, why: &str) -> Option<Response<Body>> {
+    if state.session.is_none() && !state.ended {
+        let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, why);
+        response
+            .headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("POST"));
+        return Some(response);
+    }
+    session_refusal(state, headers, false)
 }
 
 fn delete(context: &Served, headers: &HeaderMap) -> Response<Body> {
     {
         let mut state = lock(&context.state);
-        if state.session.is_none() && !state.ended {
-            let mut response = plain(
-                StatusCode::METHOD_NOT_ALLOWED,
-                "method not allowed: no session to end",
-            );
-            response
-                .headers_mut()
-                .insert(header::ALLOW, HeaderValue::from_static("POST"));
-            return response;
-        }
-        if let Some(refusal) = session_refusal(&state, headers, false) {
+        if let Some(refusal) =
+            session_checked(&state, headers, "method not allowed: no session to end")
+        {
             return refusal;
         }
         state.ended = true;
