@@ -13,6 +13,7 @@ use std::process::Command;
 use insta::assert_snapshot;
 use serde_json::{Value, json};
 
+use crate::cli::claims::live_session;
 use crate::cli::{Dir, lines, record, run_in_root};
 
 /// The flags every run of Chromium gets.
@@ -242,43 +243,6 @@ fn lineage_and_hostile_text_in_chromium() {
     assert!(text_of(&dom, "call-list").contains("<img src=x onerror=alert(1)>"));
 }
 
-/// A message of a live session's context file: `prompt` or `answer`, after which
-/// call, its text.
-type Said<'a> = (&'a str, Option<usize>, &'a str);
-
-/// Writes `sessions/S.jsonl` (the `calls`, sealed) and `sessions/S.context.jsonl`
-/// (a context record, then the messages, sealed), as a live session keeps them.
-fn live_session(dir: &Dir, calls: &[Value], messages: &[Said]) {
-    let plain: String = calls.iter().map(|call| format!("{call}\n")).collect();
-    dir.write("calls.jsonl", plain);
-    std::fs::create_dir_all(dir.path().join("sessions")).expect("a folder");
-    let sealed = dir.run(&["seal", "calls.jsonl", "-o", "sessions/S.jsonl"]);
-    assert_eq!(sealed.code, 0, "{}", sealed.text());
-    let links = String::from_utf8(dir.read("sessions/S.jsonl")).expect("UTF-8");
-    let digests: Vec<String> = links
-        .lines()
-        .map(|line| {
-            let link: Value = serde_json::from_str(line).expect("a link");
-            link["digest"].as_str().expect("a digest").to_owned()
-        })
-        .collect();
-    let context = json!({"agent": "claude-code", "cwd": "/p", "from": 0, "home": "/home/dev", "policy_digest": "00"});
-    let mut records = vec![json!({"index": 0, "tool": "context", "args": context, "response": {}})];
-    for (kind, after, text) in messages {
-        let after = after.map_or(Value::Null, |i| json!({"digest": digests[i], "index": i}));
-        let response = if *kind == "prompt" {
-            json!({"decision": "allowed", "text": text})
-        } else {
-            json!({"text": text})
-        };
-        records.push(json!({"index": records.len(), "tool": kind, "args": {"after": after}, "response": response}));
-    }
-    let plain: String = records.iter().map(|r| format!("{r}\n")).collect();
-    dir.write("context.jsonl", plain);
-    let sealed = dir.run(&["seal", "context.jsonl", "-o", "sessions/S.context.jsonl"]);
-    assert_eq!(sealed.code, 0, "{}", sealed.text());
-}
-
 /// A live session with messages: the agent reads (a subagent reads too), edits,
 /// runs the tests (one fails), makes three more one-call phases and says the tests
 /// pass. The page shows the claims first, contradicted at the top, with their
@@ -344,7 +308,7 @@ fn claims_drawing_and_call_rows_in_chromium() {
     live_session(
         &dir,
         &calls,
-        &[
+        Some(&[
             ("prompt", None, "Fix the parser's off-by-one."),
             (
                 "answer",
@@ -352,7 +316,7 @@ fn claims_drawing_and_call_rows_in_chromium() {
                 "I fixed `src/parse.rs` and updated src/lexer.rs. I ran `cargo test`: all 4 tests pass. \
                  The parser has 120 lines. The tool said \"</script><img src=x onerror=alert(3)>\".",
             ),
-        ],
+        ]),
     );
     let run = dir.run(&["report", "sessions/S.jsonl", "-o", "r.html"]);
     assert_eq!(run.code, 0, "{}", run.stderr);

@@ -9,21 +9,26 @@ use serde_json::{Value, json};
 use super::{Dir, lines};
 
 /// A message of the context file: `prompt` or `answer`, after which call, its text.
-type Said<'a> = (&'a str, Option<u64>, &'a str);
+pub(crate) type Said<'a> = (&'a str, Option<u64>, &'a str);
 
 /// Writes `sessions/S.jsonl` (the `calls`, sealed) and, when `messages` is not
 /// `None`, `sessions/S.context.jsonl` (a context record, then the messages, sealed).
 fn session(dir: &Dir, calls: &[(&str, Value, Value)], messages: Option<&[Said]>) {
-    let plain: String = calls
+    let records: Vec<Value> = calls
         .iter()
         .enumerate()
         .map(|(i, (tool, args, response))| {
-            format!(
-                "{}\n",
-                json!({"index": i, "tool": tool, "args": args, "response": response})
-            )
+            json!({"index": i, "tool": tool, "args": args, "response": response})
         })
         .collect();
+    live_session(dir, &records, messages);
+}
+
+/// Writes `sessions/S.jsonl` (the `records`, sealed) and, when `messages` is not
+/// `None`, `sessions/S.context.jsonl` (a context record, then the messages, each
+/// after its call's index and digest, sealed), as a live session keeps them.
+pub(crate) fn live_session(dir: &Dir, records: &[Value], messages: Option<&[Said]>) {
+    let plain: String = records.iter().map(|record| format!("{record}\n")).collect();
     dir.write("calls.jsonl", plain);
     std::fs::create_dir_all(dir.path().join("sessions")).expect("a folder");
     let sealed = dir.run(&["seal", "calls.jsonl", "-o", "sessions/S.jsonl"]);

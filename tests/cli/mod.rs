@@ -9,7 +9,7 @@
 mod append;
 mod attest;
 mod baseline;
-mod claims;
+pub(crate) mod claims;
 mod color;
 mod config;
 mod diff;
