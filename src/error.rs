@@ -9,6 +9,7 @@ use std::path::Path;
 
 use toolreplay_core::ReadError;
 use toolreplay_core::Verdict;
+use toolreplay_core::input::InputError;
 use toolreplay_core::quote_name;
 
 use crate::naming::display;
@@ -117,6 +118,24 @@ pub(crate) enum Error {
     Internal(&'static str),
 }
 
+impl From<InputError> for Error {
+    fn from(err: InputError) -> Error {
+        match err {
+            InputError::Input {
+                path,
+                line,
+                message,
+            } => Error::Input {
+                path,
+                line,
+                message,
+            },
+            InputError::Read { path, source } => Error::Read { path, source },
+            InputError::Invalid { path, message } => Error::Invalid { path, message },
+        }
+    }
+}
+
 impl Error {
     /// The error of a temporary file that output was held back in.
     pub(crate) fn temporary(source: io::Error) -> Error {
@@ -136,15 +155,7 @@ impl Error {
 
     /// The error of an input at `path` that could not be read or parsed.
     pub(crate) fn reading(path: &Path, err: ReadError) -> Error {
-        let path = display(path);
-        match err {
-            ReadError::Io(source) => Error::Read { path, source },
-            ReadError::Input(err) => Error::Input {
-                path,
-                line: err.line,
-                message: err.message,
-            },
-        }
+        InputError::reading(path, err).into()
     }
 
     /// The exit status of a command this stopped: 1 for a refused broken chain
@@ -167,19 +178,4 @@ impl Error {
     }
 }
 
-/// An I/O error's message without the trailing `(os error N)`.
-pub(crate) fn describe_io(err: &io::Error) -> String {
-    let text = err.to_string();
-    match text.find(" (os error ") {
-        Some(at) => {
-            let mut text = text[..at].to_owned();
-            // OS messages start with a capital letter; messages here are lowercase.
-            if let Some(first) = text.get(..1) {
-                let lower = first.to_lowercase();
-                text.replace_range(..1, &lower);
-            }
-            text
-        }
-        None => text,
-    }
-}
+pub(crate) use toolreplay_core::input::describe_io;

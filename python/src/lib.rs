@@ -5,7 +5,6 @@
 //! (`python/toolreplay/__init__.py`) turns it into plain data. Errors raise
 //! `ToolReplayError` with the message the command gives after `error: `.
 
-use std::fs::File;
 use std::io::{self, BufReader, Cursor, Read};
 use std::path::{Path, PathBuf};
 
@@ -13,12 +12,15 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 
+use toolreplay_core::input::{
+    ClaimsInput, ImportOptions, InputError, MAX_SCOPE_BYTES, Tally, claims_input, context_messages,
+    describe_io, display, import_bytes, imported_messages, open_file, read_document, read_file,
+    source_named, source_names, with_format_hint,
+};
 use toolreplay_core::{
-    Beside, ContextFile, Contexts, ImportError, ImportFormat, ImportSource, MAX_IMPORT_BYTES,
-    Message, PathContext, ReadError, ReplayOptions, Roles, Scope, Stop, Subagent, Threads, Verdict,
-    VerifyJsonChecks, audit_replay, check_claims, check_sealed, claims_json, import_log,
-    import_log_beside, quote_name, read_context_file, verify_json, write_imported_record,
-    write_replay_json, write_scope_json,
+    Contexts, ImportSource, MAX_IMPORT_BYTES, PathContext, ReadError, ReplayOptions, Roles, Scope,
+    Stop, Threads, Verdict, VerifyJsonChecks, audit_replay, check_claims, check_sealed,
+    claims_json, quote_name, verify_json, write_replay_json, write_scope_json,
 };
 
 create_exception!(
@@ -27,9 +29,6 @@ create_exception!(
     PyException,
     "An input toolreplay cannot audit: the message is the command line's, after `error: `."
 );
-
-/// The largest scope file read, in bytes, as the command reads it.
-const MAX_SCOPE_BYTES: u64 = 16 << 20;
 
 /// What went wrong, in the command's words.
 struct Failure(String);
@@ -40,20 +39,9 @@ impl From<Failure> for PyErr {
     }
 }
 
-/// The words of an I/O error as the command gives them: the OS's message without its
-/// number, starting lowercase.
-fn describe_io(err: &io::Error) -> String {
-    let text = err.to_string();
-    match text.find(" (os error ") {
-        Some(at) => {
-            let mut text = text[..at].to_owned();
-            if let Some(first) = text.get(..1) {
-                let lower = first.to_lowercase();
-                text.replace_range(..1, &lower);
-            }
-            text
-        }
-        None => text,
+impl From<InputError> for Failure {
+    fn from(err: InputError) -> Failure {
+        Failure(err.to_string())
     }
 }
 
@@ -80,80 +68,31 @@ impl Input {
         }
     }
 
-    /// The input's bytes, whole, up to `max`.
-    fn whole(&self, max: u64, what: &str) -> Result<Vec<u8>, Failure> {
-        match self {
-            Input::Records(bytes) => Ok(bytes.clone()),
-            Input::Path(path) => read_whole(path, max, what),
-        }
-    }
-
     /// A reader of the input's bytes.
     fn reader(&self) -> Result<Box<dyn Read + Send + '_>, Failure> {
         match self {
             Input::Records(bytes) => Ok(Box::new(&bytes[..])),
-            Input::Path(path) => {
-                let file = File::open(path).map_err(|err| io_failure(path, &err))?;
-                Ok(Box::new(BufReader::with_capacity(1 << 16, file)))
-            }
+            Input::Path(path) => Ok(Box::new(BufReader::with_capacity(
+                1 << 16,
+                open_file(path)?.0,
+            ))),
         }
     }
 }
 
-/// A path as messages name it.
-fn display(path: &Path) -> String {
-    path.display().to_string()
-}
-
-fn io_failure(path: &Path, err: &io::Error) -> Failure {
-    Failure(format!("{}: {}", display(path), describe_io(err)))
-}
-
-/// The file's first `max` bytes and one more, if it has them: more than `max` is
-/// too large, and no more is ever read.
-fn read_up_to(path: &Path, max: u64) -> Result<Vec<u8>, Failure> {
-    let file = File::open(path).map_err(|err| io_failure(path, &err))?;
-    let mut bytes = Vec::new();
-    file.take(max.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|err| io_failure(path, &err))?;
-    Ok(bytes)
-}
-
-fn read_whole(path: &Path, max: u64, what: &str) -> Result<Vec<u8>, Failure> {
-    let bytes = read_up_to(path, max)?;
-    if bytes.len() as u64 > max {
-        return Err(Failure(format!("{}: larger than {what}", display(path))));
-    }
-    Ok(bytes)
-}
-
 /// The failure of reading the input named `name`.
 fn reading(name: &str, err: ReadError) -> Failure {
-    match err {
-        ReadError::Io(err) => Failure(format!("{name}: {}", describe_io(&err))),
-        ReadError::Input(err) => Failure(format!("{name}:{}: {}", err.line, err.message)),
-    }
+    InputError::named(name.to_owned(), err).into()
 }
 
 /// The import source `from` names (`auto` or a format's name).
 fn source(from: &str) -> Result<ImportSource, Failure> {
-    if from == "auto" {
-        return Ok(ImportSource::Auto);
-    }
-    ImportFormat::ALL
-        .into_iter()
-        .find(|format| format.name() == from)
-        .map(ImportSource::Named)
-        .ok_or_else(|| {
-            let names: Vec<&str> = std::iter::once("auto")
-                .chain(ImportFormat::ALL.into_iter().map(ImportFormat::name))
-                .collect();
-            Failure(format!(
-                "invalid value '{from}' for from_: one of {}",
-                names.join(", ")
-            ))
-        })
+    source_named(from).ok_or_else(|| {
+        Failure(format!(
+            "invalid value '{from}' for from_: one of {}",
+            source_names().join(", ")
+        ))
+    })
 }
 
 /// A transcript to audit: the input's bytes as they are, or imported from an agent's
@@ -182,30 +121,29 @@ impl Transcript<'_> {
     /// The failure of reading it: for a file an import would read as an agent's log,
     /// with the hint the command gives.
     fn reading_error(&self, err: ReadError) -> Failure {
-        let name = self.input.name();
-        let Failure(message) = reading(&name, err);
+        let err = InputError::named(self.input.name(), err);
         let Input::Path(path) = self.input else {
-            return Failure(message);
+            return err.into();
         };
-        if self.imported.is_some() || message.starts_with(&format!("{name}: ")) {
-            return Failure(message);
+        match err {
+            InputError::Input {
+                path: name,
+                line,
+                message,
+            } if self.imported.is_none() => {
+                let message = read_file(path, MAX_IMPORT_BYTES, "1 GiB")
+                    .ok()
+                    .and_then(|bytes| with_format_hint(&message, &bytes))
+                    .unwrap_or(message);
+                InputError::Input {
+                    path: name,
+                    line,
+                    message,
+                }
+                .into()
+            }
+            other => other.into(),
         }
-        let Some(format) = read_whole(path, MAX_IMPORT_BYTES, "1 GiB")
-            .ok()
-            .and_then(|bytes| import_log(&bytes, ImportSource::Auto).ok())
-            .map(|imported| imported.format.name())
-        else {
-            return Failure(message);
-        };
-        Failure(if format == "sealed" {
-            format!(
-                "{message}; this is a sealed transcript: add --from sealed to audit it (its chain is checked as it is read)"
-            )
-        } else {
-            format!(
-                "{message}; this looks like an agent's log ({format}), not a transcript: add --from {format}"
-            )
-        })
     }
 
     /// Findings placed on the lines of their calls in the log.
@@ -241,95 +179,35 @@ fn import(input: &Input, source: ImportSource) -> Result<(Vec<u8>, Vec<u64>), Fa
     Ok((imported.transcript, imported.lines))
 }
 
-/// What an import gives: the transcript `import` writes, the line of each record's
-/// call in the log, the format read, and the conversation beside the calls.
-struct ImportedLog {
-    transcript: Vec<u8>,
-    lines: Vec<u64>,
-    format: ImportFormat,
-    messages: Vec<Message>,
-}
-
-/// [`import`], with the format read and the conversation.
-fn import_with_messages(input: &Input, source: ImportSource) -> Result<ImportedLog, Failure> {
-    let name = input.name();
-    let bytes = input.whole(
-        MAX_IMPORT_BYTES,
-        &format!("{} GiB, the most an import reads", MAX_IMPORT_BYTES >> 30),
-    )?;
-    let subagents = subagents_beside(input, source)?;
-    let logs: Vec<Subagent<'_>> = subagents
-        .iter()
-        .map(|(name, bytes)| Subagent { name, bytes })
-        .collect();
-    let beside = Beside {
-        subagents: &logs,
-        tool_results: None,
-    };
-    let imported = import_log_beside(&bytes, source, beside).map_err(|err| match err {
-        ImportError::Input(err) => Failure(format!("{name}:{}: {}", err.line, err.message)),
-        other => Failure(format!("{name}: {other}")),
-    })?;
-    let lines = imported.calls.iter().map(|call| call.line).collect();
-    let mut transcript = Vec::new();
-    for (index, call) in imported.calls.iter().enumerate() {
-        write_imported_record(index, call, &mut transcript);
-    }
-    Ok(ImportedLog {
-        transcript,
-        lines,
-        format: imported.format,
-        messages: imported.messages,
-    })
-}
-
-/// The logs of a Claude Code session's subagents, read as the command reads them:
-/// `S/subagents/agent-*.jsonl` beside the session `S.jsonl`, sorted by name.
-fn subagents_beside(
+/// [`import`], with the format read and the conversation: the command's import, its
+/// notes and warnings left out.
+fn import_with_messages(
     input: &Input,
     source: ImportSource,
-) -> Result<Vec<(String, Vec<u8>)>, Failure> {
-    let Input::Path(path) = input else {
-        return Ok(Vec::new());
-    };
-    if !matches!(
+) -> Result<toolreplay_core::input::ImportedTranscript, Failure> {
+    let options = ImportOptions {
         source,
-        ImportSource::Auto | ImportSource::Named(ImportFormat::ClaudeCode)
-    ) {
-        return Ok(Vec::new());
-    }
-    let Some(stem) = path
-        .file_name()
-        .and_then(|name| name.to_str())
-        .and_then(|name| name.strip_suffix(".jsonl"))
-    else {
-        return Ok(Vec::new());
+        strict: false,
     };
-    let folder = path.with_file_name(stem).join("subagents");
-    if !folder.is_dir() {
-        return Ok(Vec::new());
-    }
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir(&folder).map_err(|err| io_failure(&folder, &err))? {
-        let entry = entry.map_err(|err| io_failure(&folder, &err))?;
-        let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
-            continue;
-        };
-        if !(name.starts_with("agent-") && name.ends_with(".jsonl")) {
-            continue;
-        }
-        let at = entry.path();
-        let bytes = read_up_to(&at, MAX_IMPORT_BYTES)?;
-        if bytes.len() as u64 > MAX_IMPORT_BYTES {
-            return Err(Failure(format!(
-                "{}: larger than the most an import reads",
-                display(&at)
-            )));
-        }
-        found.push((name, bytes));
-    }
-    found.sort();
-    Ok(found)
+    let (bytes, path) = match input {
+        Input::Records(bytes) => (bytes.clone(), None),
+        Input::Path(path) => (
+            read_file(
+                path,
+                MAX_IMPORT_BYTES,
+                &format!("{} GiB, the most an import reads", MAX_IMPORT_BYTES >> 30),
+            )?,
+            Some(path.as_path()),
+        ),
+    };
+    let mut tally = Tally::default();
+    Ok(import_bytes(
+        bytes,
+        path,
+        options,
+        &mut io::sink(),
+        &mut tally,
+    )?)
 }
 
 fn from_source(from: Option<&str>) -> Result<Option<ImportSource>, Failure> {
@@ -370,15 +248,12 @@ fn replay_json(input: &Input, from: Option<&str>, rules: Option<&str>) -> Result
 fn scope_json(input: &Input, policy: &Path, from: Option<&str>) -> Result<String, Failure> {
     let from = from_source(from)?;
     let policy_name = display(policy);
-    let bytes = read_up_to(policy, MAX_SCOPE_BYTES)?;
-    if bytes.len() as u64 > MAX_SCOPE_BYTES {
-        return Err(Failure(format!(
-            "{policy_name}:1: scope file larger than {} MiB",
-            MAX_SCOPE_BYTES >> 20
-        )));
-    }
-    let scope = Scope::parse(&bytes)
-        .map_err(|err| Failure(format!("{policy_name}:{}: {err}", err.line)))?;
+    let scope = read_document(
+        open_file(policy)?.0,
+        policy,
+        (MAX_SCOPE_BYTES, "scope file"),
+        |bytes| Scope::parse(bytes).map_err(|err| (err.line as u64, err.to_string())),
+    )?;
     let transcript = Transcript::open(input, from)?;
     let mut contexts = Contexts::default();
     let here = std::env::current_dir()
@@ -450,90 +325,39 @@ fn import_transcript(input: &Input, from: Option<&str>) -> Result<String, Failur
     Ok(utf8(import(input, source)?.0))
 }
 
-/// The context file of a live session `S.jsonl`: `S.context.jsonl` beside it.
-fn context_path(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let stem = name.strip_suffix(".jsonl").unwrap_or(&name);
-    path.with_file_name(format!("{stem}.context.jsonl"))
-}
-
-fn no_messages(name: &str, why: &str) -> Failure {
-    Failure(format!("{name}: holds no messages: {why}"))
-}
-
 fn claims_report(path: &Path, from: Option<&str>) -> Result<String, Failure> {
-    let input = Input::Path(path.to_owned());
-    let name = input.name();
+    let name = display(path);
     let roles = Roles::builtin();
-    let from = from_source(from)?;
-    let context = context_path(path);
-    let format_name = |source: ImportSource| source.format().map(ImportFormat::name);
-    let sealed_only = from.is_none_or(|source| format_name(source) == Some("sealed"));
-    let may_be_sealed = from.is_none_or(|source| format_name(source).is_none_or(|f| f == "sealed"));
-    let no_context = || {
-        no_messages(
-            &name,
-            &format!(
-                "no {} beside it: a plain transcript holds calls, not the prompts and answers \
-                 claims are read from",
-                display(&context)
-            ),
-        )
-    };
-    if !(may_be_sealed && context.is_file()) {
-        let Some(source) = from.filter(|_| !sealed_only) else {
-            return Err(no_context());
-        };
-        // The calls and the conversation imported as `import` reads the log.
-        let imported = import_with_messages(&input, source)?;
-        if imported.messages.is_empty() {
-            if matches!(imported.format.name(), "sealed" | "transcript") {
-                return Err(no_context());
-            }
-            return Err(no_messages(
-                &name,
-                &format!(
-                    "read as {}, it has no user prompt nor agent text",
-                    imported.format.name()
-                ),
-            ));
+    let from = from_source(from)?.map(|source| ImportOptions {
+        source,
+        strict: false,
+    });
+    match claims_input(path, from)? {
+        ClaimsInput::Import(options) => {
+            // The calls and the conversation imported as `import` reads the log.
+            let imported = import_with_messages(&Input::Path(path.to_owned()), options.source)?;
+            imported_messages(path, &imported)?;
+            let (report, _) = check_claims(
+                Cursor::new(&imported.transcript),
+                &imported.messages,
+                &roles,
+            )
+            .map_err(|err| reading(&name, err))?;
+            Ok(claims_json(&report, &name))
         }
-        let (report, _) = check_claims(
-            Cursor::new(&imported.transcript),
-            &imported.messages,
-            &roles,
-        )
-        .map_err(|err| reading(&name, err))?;
-        return Ok(claims_json(&report, &name));
+        ClaimsInput::Context(context) => {
+            let messages = context_messages(path, &context)?;
+            let file = BufReader::new(open_file(path)?.0);
+            let (report, chain) =
+                check_claims(file, &messages, &roles).map_err(|err| reading(&name, err))?;
+            if let Some(Verdict::Broken { position, .. }) = chain {
+                return Err(Failure(format!(
+                    "{name}: the chain is broken at link {position}: its claims are not checked"
+                )));
+            }
+            Ok(claims_json(&report, &name))
+        }
     }
-    let file = File::open(&context).map_err(|err| io_failure(&context, &err))?;
-    let read: ContextFile = read_context_file(BufReader::new(file)).map_err(|err| match err {
-        ReadError::Input(err) => Failure(format!(
-            "{}:{}: not a session's context file: {}",
-            display(&context),
-            err.line,
-            err.message
-        )),
-        other => reading(&display(&context), other),
-    })?;
-    if read.messages.is_empty() {
-        return Err(no_messages(
-            &name,
-            &format!("{} holds no prompt nor answer", display(&context)),
-        ));
-    }
-    let file = File::open(path).map_err(|err| io_failure(path, &err))?;
-    let (report, chain) = check_claims(BufReader::new(file), &read.messages, &roles)
-        .map_err(|err| reading(&name, err))?;
-    if let Some(Verdict::Broken { position, .. }) = chain {
-        return Err(Failure(format!(
-            "{name}: the chain is broken at link {position}: its claims are not checked"
-        )));
-    }
-    Ok(claims_json(&report, &name))
 }
 
 /// `replay`: the JSON report of `toolreplay replay --format json`.

@@ -12,9 +12,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use toolreplay_core::{
-    ClaimAtomKind, ClaimAtomStatus, ClaimsReport, ImportFormat, Roles, Verdict, check_claims,
-};
+use toolreplay_core::input::{ClaimsInput, context_messages, imported_messages};
+use toolreplay_core::{ClaimAtomKind, ClaimAtomStatus, ClaimsReport, Roles, Verdict, check_claims};
 
 use crate::args::ClaimsFormat;
 use crate::error::Error;
@@ -30,36 +29,14 @@ pub(super) fn run(
     how: (ClaimsFormat, bool),
     printer: &mut Printer,
 ) -> Result<Status, Error> {
-    let name = input::display(path);
     let roles = match roles {
         Some(path) => super::graph::read_roles(path)?,
         None => Roles::builtin(),
     };
-    let context = crate::live::context::context_path(path);
-    let sealed_only =
-        from.is_none_or(|from| from.source.format().map(ImportFormat::name) == Some("sealed"));
-    if from.is_none_or(ImportOptions::may_be_sealed) && !input::is_stdin(path) && context.is_file()
-    {
-        return sealed(path, &context, &roles, how, printer);
+    match toolreplay_core::input::claims_input(path, from)? {
+        ClaimsInput::Context(context) => sealed(path, &context, &roles, how, printer),
+        ClaimsInput::Import(from) => imported(path, from, &roles, how, printer),
     }
-    if let Some(from) = from
-        && !sealed_only
-    {
-        return imported(path, from, &roles, how, printer);
-    }
-    Err(no_context(name, &context))
-}
-
-/// A plain or sealed transcript without a context file beside it.
-fn no_context(name: String, context: &Path) -> Error {
-    no_messages(
-        name,
-        &format!(
-            "no {} beside it: a plain transcript holds calls, not the prompts and answers \
-             claims are read from",
-            input::display(context)
-        ),
-    )
 }
 
 /// A live session: the calls of the sealed transcript at `path`, streamed, and the
@@ -72,13 +49,7 @@ fn sealed(
     printer: &mut Printer,
 ) -> Result<Status, Error> {
     let name = input::display(path);
-    let messages = input::read_context(context)?.messages;
-    if messages.is_empty() {
-        return Err(no_messages(
-            name,
-            &format!("{} holds no prompt nor answer", input::display(context)),
-        ));
-    }
+    let messages = context_messages(path, context)?;
     let (report, chain) = check_claims(input::open(path)?, &messages, roles)
         .map_err(|err| Error::reading(path, err))?;
     if let Some(verdict @ Verdict::Broken { .. }) = chain {
@@ -102,18 +73,7 @@ fn imported(
 ) -> Result<Status, Error> {
     let name = input::display(path);
     let loaded = input::import_transcript(path, from, &mut std::io::stderr())?;
-    if loaded.messages.is_empty() {
-        if matches!(loaded.format.name(), "sealed" | "transcript") {
-            return Err(no_context(name, &crate::live::context::context_path(path)));
-        }
-        return Err(no_messages(
-            name,
-            &format!(
-                "read as {}, it has no user prompt nor agent text",
-                loaded.format.name()
-            ),
-        ));
-    }
+    imported_messages(path, &loaded)?;
     let (report, _) = check_claims(
         std::io::Cursor::new(&loaded.transcript),
         &loaded.messages,
@@ -138,13 +98,6 @@ fn print(
     Ok(Status::clean_if(
         counts.contradicted == 0 && !(fail_on_unsupported && counts.unsupported > 0),
     ))
-}
-
-fn no_messages(path: String, why: &str) -> Error {
-    Error::Invalid {
-        path,
-        message: format!("holds no messages: {why}"),
-    }
 }
 
 /// A count and its noun.

@@ -4,17 +4,14 @@
 
 mod import;
 mod progress;
-mod subagents;
 pub(crate) mod walk;
 
-use std::fs::File;
 use std::io::{self, BufRead, BufReader, Cursor, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
-use toolreplay_core::Findings;
-use toolreplay_core::Scope;
-use toolreplay_core::{ContextFile, Contexts, PathContext, read_context_file};
+use toolreplay_core::input as core_input;
+use toolreplay_core::{ContextFile, Contexts, Findings, Scope};
 
 use crate::error::Error;
 use progress::{Meter, Progress};
@@ -23,7 +20,7 @@ pub(crate) use crate::naming::{display, is_stdin};
 
 const READ_BUFFER: usize = 256 << 10;
 pub(crate) use import::{ImportOptions, Tally, import_counted, import_transcript};
-pub(crate) use subagents::{session_of, session_of_result};
+pub(crate) use toolreplay_core::input::{MAX_SCOPE_BYTES, session_of, session_of_result};
 
 /// Opens an input for streaming: standard input for `-`, else the file at `path`
 /// (a directory is an error). When standard error is a terminal, reading shows a
@@ -41,16 +38,7 @@ pub(crate) fn open_raw(path: &Path) -> Result<Box<dyn Read + Send>, Error> {
     let (reader, total): (Box<dyn Read + Send>, Option<u64>) = if is_stdin(path) {
         (Box::new(io::stdin()), None)
     } else {
-        let read_error = |source| Error::Read {
-            path: name.clone(),
-            source,
-        };
-        let file = File::open(path).map_err(read_error)?;
-        let meta = file.metadata().map_err(read_error)?;
-        if meta.is_dir() {
-            return Err(read_error(io::Error::from(io::ErrorKind::IsADirectory)));
-        }
-        let total = meta.is_file().then_some(meta.len());
+        let (file, total) = core_input::open_file(path)?;
         (Box::new(file), total)
     };
     if io::stderr().is_terminal() {
@@ -65,31 +53,10 @@ pub(crate) fn open_raw(path: &Path) -> Result<Box<dyn Read + Send>, Error> {
     }
 }
 
-/// Reads the input at `path` (`-`: standard input) whole, up to one byte more than
-/// `max`: more than `max` bytes read means it is larger.
-fn read_up_to(path: &Path, max: u64) -> Result<Vec<u8>, Error> {
-    let mut bytes = Vec::new();
-    open_raw(path)?
-        .take(max + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|source| Error::Read {
-            path: display(path),
-            source,
-        })?;
-    Ok(bytes)
-}
-
 /// Reads the whole input at `path` (`-`: standard input), up to `max` bytes; `what`
 /// says in the error what such an input may not exceed ("larger than {what}").
 pub(crate) fn read_whole(path: &Path, max: u64, what: &str) -> Result<Vec<u8>, Error> {
-    let bytes = read_up_to(path, max)?;
-    if bytes.len() as u64 > max {
-        return Err(Error::Invalid {
-            path: display(path),
-            message: format!("larger than {what}"),
-        });
-    }
-    Ok(bytes)
+    Ok(core_input::read_limited(open_raw(path)?, path, max, what)?)
 }
 
 /// Reads a small document whole (a scope or roles file), up to `max` bytes: a larger
@@ -101,23 +68,13 @@ pub(crate) fn read_document<T>(
     what: &str,
     parse: impl FnOnce(&[u8]) -> Result<T, (u64, String)>,
 ) -> Result<T, Error> {
-    let bytes = read_up_to(path, max)?;
-    let input_error = |line: u64, message: String| Error::Input {
-        path: display(path),
-        line,
-        message,
-    };
-    if bytes.len() as u64 > max {
-        return Err(input_error(
-            1,
-            format!("{what} larger than {} MiB", max >> 20),
-        ));
-    }
-    parse(&bytes).map_err(|(line, message)| input_error(line, message))
+    Ok(core_input::read_document(
+        open_raw(path)?,
+        path,
+        (max, what),
+        parse,
+    )?)
 }
-
-/// The largest scope file read, in bytes.
-pub(crate) const MAX_SCOPE_BYTES: u64 = 16 << 20;
 
 /// A scope file, read once for every command, the guard and the proxy.
 #[derive(Debug)]
@@ -214,15 +171,10 @@ impl Transcript {
                 line,
                 message,
             } => {
-                let message = match looks_like(&self.path) {
-                    Some("sealed") => format!(
-                        "{message}; this is a sealed transcript: add --from sealed to audit it (its chain is checked as it is read)"
-                    ),
-                    Some(format) => format!(
-                        "{message}; this looks like an agent's log ({format}), not a transcript: add --from {format}"
-                    ),
-                    None => message,
-                };
+                let message = read_whole(&self.path, toolreplay_core::MAX_IMPORT_BYTES, "1 GiB")
+                    .ok()
+                    .and_then(|bytes| core_input::with_format_hint(&message, &bytes))
+                    .unwrap_or(message);
                 Error::Input {
                     path,
                     line,
@@ -275,15 +227,6 @@ impl Transcript {
     }
 }
 
-/// The format an import would recognise the file at `path` as, if any: the core's
-/// own detection (`--from auto`), run only after the file failed as a transcript.
-fn looks_like(path: &Path) -> Option<&'static str> {
-    let bytes = read_whole(path, toolreplay_core::MAX_IMPORT_BYTES, "1 GiB").ok()?;
-    toolreplay_core::import_log(&bytes, toolreplay_core::ImportSource::Auto)
-        .ok()
-        .map(|imported| imported.format.name())
-}
-
 /// Where the calls of the session at `path` (when `sealed`: read as a sealed
 /// transcript) ran, from its context file
 /// `S.context.jsonl` when it has one (a live session's), so that path rules read
@@ -296,56 +239,16 @@ pub(crate) fn session_contexts(
     (scope_path, digest): (&Path, &str),
     told: &mut dyn Write,
 ) -> Result<Contexts, Error> {
-    let here = std::env::current_dir()
-        .ok()
-        .and_then(|dir| dir.to_str().map(str::to_owned));
-    let mut contexts = Contexts::default();
-    let file = crate::live::context::context_path(path);
-    if !sealed || is_stdin(path) || !file.is_file() {
-        contexts.push(
-            0,
-            PathContext {
-                project: here,
-                ..PathContext::default()
-            },
-        );
-        return Ok(contexts);
-    }
-    let read = read_context(&file)?;
-    let name = display(path);
-    let _ = writeln!(
+    Ok(core_input::session_contexts(
+        path,
+        sealed,
+        (&display(scope_path), digest),
         told,
-        "note: {name}: paths are read where the session's calls ran, as {} records",
-        display(&file)
-    );
-    if let Some(other) = read
-        .records
-        .iter()
-        .map(|record| record.policy_digest.as_str())
-        .find(|decided| *decided != digest)
-    {
-        let _ = writeln!(
-            told,
-            "note: {name}: the session was decided by another policy (sha256 {other}) than {} (sha256 {digest})",
-            display(scope_path)
-        );
-    }
-    Ok(read.contexts)
+    )?)
 }
 
 /// Reads the live session's context file at `path` (see the core's
 /// `read_context_file`); a record of another shape is an input error.
 pub(crate) fn read_context(path: &Path) -> Result<ContextFile, Error> {
-    read_context_file(open(path)?).map_err(|err| match Error::reading(path, err) {
-        Error::Input {
-            path,
-            line,
-            message,
-        } => Error::Input {
-            path,
-            line,
-            message: format!("not a session's context file: {message}"),
-        },
-        other => other,
-    })
+    Ok(core_input::read_context(path)?)
 }

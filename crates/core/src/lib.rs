@@ -342,6 +342,7 @@ mod fingerprint;
 mod graph;
 mod head;
 mod import;
+pub mod input;
 mod json;
 mod lines;
 mod live;

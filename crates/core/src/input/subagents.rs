@@ -1,36 +1,35 @@
 //! Finding a Claude Code session's subagent logs: `<session>/subagents/agent-*.jsonl`
-//! beside the session file `<session>.jsonl`. The core reads them from bytes
-//! ([`toolreplay_core::import_log_beside`]); this is the file system side.
+//! beside the session file `<session>.jsonl`. The import reads them from bytes
+//! ([`crate::import::import_beside`]); this is the file system side.
 //!
 //! They are looked for when the input is a file (not standard input) named `*.jsonl`
-//! and read as Claude Code or with `--from auto`; the core reads them only when the
+//! and read as Claude Code or with `--from auto`; the import reads them only when the
 //! input is a Claude Code session. A folder that cannot be listed, or a log that
 //! cannot be read, is an error: its calls must not be lost silently.
 //!
 //! The same session folder holds `tool-results/`, the files where Claude Code keeps
-//! results too large for the session ([`tool_results`]): the core asks for them by
+//! results too large for the session ([`tool_results`]): the import asks for them by
 //! name, and only a file of that folder is ever read (its canonical path must stay
 //! inside the folder as named from the session file's own folder, so a link out of
 //! it, or a session or tool-results folder that is a link, is refused too).
 
 use std::path::{Path, PathBuf};
 
-use crate::error::Error;
-use crate::input;
-use toolreplay_core::{ImportFormat as Format, ImportSource as Source, MAX_IMPORT_BYTES, Subagent};
+use super::{InputError, display, is_stdin, read_up_to};
+use crate::import::{Format, MAX_IMPORT_BYTES, Source, Subagent};
 
 /// The subagent logs found beside a session: each file name with its bytes.
 #[derive(Debug, Default)]
-pub(super) struct Found(Vec<(String, Vec<u8>)>);
+pub struct Found(Vec<(String, Vec<u8>)>);
 
 impl Found {
     /// How many logs were found.
-    pub(super) fn count(&self) -> usize {
+    pub fn count(&self) -> usize {
         self.0.len()
     }
 
-    /// The logs, as the core takes them.
-    pub(super) fn logs(&self) -> Vec<Subagent<'_>> {
+    /// The logs, as the import takes them.
+    pub fn logs(&self) -> Vec<Subagent<'_>> {
         self.0
             .iter()
             .map(|(name, bytes)| Subagent { name, bytes })
@@ -38,10 +37,10 @@ impl Found {
     }
 }
 
-/// The subagent logs beside the session at `path`, in the order of their names.
-pub(super) fn beside(path: &Path, source: Source) -> Result<Found, Error> {
-    if input::is_stdin(path) || !matches!(source, Source::Auto | Source::Named(Format::ClaudeCode))
-    {
+/// The subagent logs beside the session at `path`, read as `source`, in the order of
+/// their names.
+pub fn subagents_beside(path: &Path, source: Source) -> Result<Found, InputError> {
+    if is_stdin(path) || !matches!(source, Source::Auto | Source::Named(Format::ClaudeCode)) {
         return Ok(Found::default());
     }
     let Some(stem) = path
@@ -55,8 +54,8 @@ pub(super) fn beside(path: &Path, source: Source) -> Result<Found, Error> {
     if !folder.is_dir() {
         return Ok(Found::default());
     }
-    let read_error = |at: &Path, source| Error::Read {
-        path: input::display(at),
+    let read_error = |at: &Path, source| InputError::Read {
+        path: display(at),
         source,
     };
     let mut found = Vec::new();
@@ -69,10 +68,11 @@ pub(super) fn beside(path: &Path, source: Source) -> Result<Found, Error> {
             continue;
         }
         let at = entry.path();
-        let bytes = std::fs::read(&at).map_err(|err| read_error(&at, err))?;
+        let file = std::fs::File::open(&at).map_err(|err| read_error(&at, err))?;
+        let bytes = read_up_to(file, &at, MAX_IMPORT_BYTES)?;
         if bytes.len() as u64 > MAX_IMPORT_BYTES {
-            return Err(Error::Invalid {
-                path: input::display(&at),
+            return Err(InputError::Invalid {
+                path: display(&at),
                 message: "larger than the most an import reads".to_owned(),
             });
         }
@@ -93,9 +93,9 @@ fn session_folder(path: &Path) -> Option<PathBuf> {
 }
 
 /// The files of the `tool-results` folder of the session at `path`, each read by its
-/// name (never a path), as the core asks for them; `None` for standard input.
-pub(super) fn tool_results(path: &Path) -> Option<impl Fn(&str) -> Result<Vec<u8>, String>> {
-    if input::is_stdin(path) {
+/// name (never a path), as the import asks for them; `None` for standard input.
+pub fn tool_results(path: &Path) -> Option<impl Fn(&str) -> Result<Vec<u8>, String>> {
+    if is_stdin(path) {
         return None;
     }
     let folder = session_folder(path).map(|session| session.join("tool-results"));
@@ -103,7 +103,6 @@ pub(super) fn tool_results(path: &Path) -> Option<impl Fn(&str) -> Result<Vec<u8
         let Some(folder) = &folder else {
             return Err("the session's file is not named *.jsonl, so it has no folder".to_owned());
         };
-        let shown = |at: &Path| input::display(at);
         if name.is_empty() || name.contains(['/', '\\']) || name == "." || name == ".." {
             return Err(format!("{name:?} is not a plain file name"));
         }
@@ -120,22 +119,22 @@ pub(super) fn tool_results(path: &Path) -> Option<impl Fn(&str) -> Result<Vec<u8
             Ok((false, _)) => {
                 return Err(format!(
                     "{} leads out of the session's tool-results folder",
-                    shown(&at)
+                    display(&at)
                 ));
             }
-            Err(_) => return Err(format!("{} is not there", shown(&at))),
+            Err(_) => return Err(format!("{} is not there", display(&at))),
         };
-        let meta = std::fs::metadata(&file).map_err(|err| format!("{}: {err}", shown(&at)))?;
+        let meta = std::fs::metadata(&file).map_err(|err| format!("{}: {err}", display(&at)))?;
         if !meta.is_file() {
-            return Err(format!("{} is not a file", shown(&at)));
+            return Err(format!("{} is not a file", display(&at)));
         }
         if meta.len() > MAX_IMPORT_BYTES {
             return Err(format!(
                 "{} is larger than the most an import reads",
-                shown(&at)
+                display(&at)
             ));
         }
-        std::fs::read(&file).map_err(|err| format!("{}: {err}", shown(&at)))
+        std::fs::read(&file).map_err(|err| format!("{}: {err}", display(&at)))
     })
 }
 
@@ -157,7 +156,7 @@ fn within(folder: &Path) -> std::io::Result<PathBuf> {
 
 /// The session file whose subagent log `path` would be read with, by its name
 /// alone: `<session>.jsonl` for `<session>/subagents/agent-*.jsonl`.
-pub(crate) fn session_of(path: &Path) -> Option<std::path::PathBuf> {
+pub fn session_of(path: &Path) -> Option<PathBuf> {
     let name = path.file_name()?.to_str()?;
     if !(name.starts_with("agent-") && name.ends_with(".jsonl")) {
         return None;
@@ -173,7 +172,7 @@ pub(crate) fn session_of(path: &Path) -> Option<std::path::PathBuf> {
 
 /// The session file whose import reads the file `path` of its results kept beside
 /// it: `<session>.jsonl` for `<session>/tool-results/NAME`.
-pub(crate) fn session_of_result(path: &Path) -> Option<std::path::PathBuf> {
+pub fn session_of_result(path: &Path) -> Option<PathBuf> {
     let folder = path.parent()?;
     if folder.file_name()? != "tool-results" {
         return None;
