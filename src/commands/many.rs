@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use toolreplay_core::Findings;
-use toolreplay_core::{ImportFormat, ImportSource as Source};
 
 use crate::args::Format;
 use crate::error::Error;
@@ -62,11 +61,10 @@ where
     // A Claude Code session's subagent logs are read with it, never twice. (With
     // `--from auto` a session may turn out another format, which reads none: each
     // is then audited on its own.)
-    let subagents = from.is_some_and(|from| from.source == Source::Named(ImportFormat::ClaudeCode));
     let (files, several) = expand(
         &inputs.files,
         inputs.glob.as_ref(),
-        (subagents, command == "verify"),
+        (from.map(|from| from.source), command == "verify"),
         &mut std::io::stderr(),
     )?;
     if several {

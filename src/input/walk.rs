@@ -6,6 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use globset::GlobMatcher;
+use toolreplay_core::ImportSource as Source;
+use toolreplay_core::input::reads_beside;
 
 use crate::error::Error;
 use crate::naming::{display, is_stdin};
@@ -46,15 +48,17 @@ impl Glob {
 
 /// The inputs named on the command line, folders walked and sorted by path; whether
 /// they are to be reported as several (more than one input, or a folder). A folder
-/// with nothing to audit is an error. With `subagents`, a Claude Code subagent log
-/// found in a folder with its session is left out, and said on `told`: the import
-/// of the session reads it (see [`super::subagents`]). With `contexts`, a live
+/// with nothing to audit is an error. With `subagents` (the format inputs are
+/// imported as), a Claude Code subagent log found in a folder with its session, or a
+/// file of the session's tool-results folder, is left out when the session's import
+/// reads it ([`toolreplay_core::input::reads_beside`]), and said on `told`: each
+/// call is audited once. With `contexts`, a live
 /// session's sealed context file is kept (`verify` checks it as the sealed file it
 /// is; the audits read it with its session).
 pub(crate) fn expand(
     inputs: &[PathBuf],
     glob: Option<&Glob>,
-    (subagents, contexts): (bool, bool),
+    (subagents, contexts): (Option<Source>, bool),
     told: &mut dyn std::io::Write,
 ) -> Result<(Vec<PathBuf>, bool), Error> {
     let many = inputs.len() > 1 || inputs.iter().any(|p| !is_stdin(p) && p.is_dir());
@@ -65,8 +69,8 @@ pub(crate) fn expand(
             if !contexts {
                 drop_contexts(&mut found);
             }
-            if subagents {
-                fold_subagent_logs(&mut found, told);
+            if let Some(source) = subagents {
+                fold_subagent_logs(&mut found, source, told);
             }
             if found.is_empty() {
                 return Err(Error::Invalid {
@@ -116,12 +120,22 @@ fn drop_contexts(files: &mut Vec<PathBuf>) {
 }
 
 /// Takes out of `files` the subagent logs and the results kept in files whose
-/// session is among them, and says so (the results once a session).
-fn fold_subagent_logs(files: &mut Vec<PathBuf>, told: &mut dyn std::io::Write) {
+/// session is among them and read with them as `source`, and says so (the results
+/// once a session).
+fn fold_subagent_logs(files: &mut Vec<PathBuf>, source: Source, told: &mut dyn std::io::Write) {
     let all: std::collections::HashSet<PathBuf> = files.iter().cloned().collect();
+    // Whether each session reads what lies beside it, asked once a session.
+    let mut reads = std::collections::HashMap::new();
+    let mut read_with = |session: PathBuf| -> Option<PathBuf> {
+        let yes = all.contains(&session)
+            && *reads
+                .entry(session.clone())
+                .or_insert_with(|| reads_beside(&session, source));
+        yes.then_some(session)
+    };
     let mut results_told = std::collections::HashSet::new();
     files.retain(|file| {
-        if let Some(session) = super::session_of_result(file).filter(|s| all.contains(s)) {
+        if let Some(session) = super::session_of_result(file).and_then(&mut read_with) {
             if let Some(folder) = file.parent()
                 && results_told.insert(folder.to_owned())
             {
@@ -137,19 +151,21 @@ fn fold_subagent_logs(files: &mut Vec<PathBuf>, told: &mut dyn std::io::Write) {
         }
         true
     });
-    files.retain(|file| match super::session_of(file) {
-        Some(session) if all.contains(&session) => {
-            // If stderr is gone there is nobody left to tell.
-            let _ = writeln!(
-                told,
-                "note: {}: read with its session {}",
-                display(file),
-                display(&session)
-            );
-            false
-        }
-        _ => true,
-    });
+    files.retain(
+        |file| match super::session_of(file).and_then(&mut read_with) {
+            Some(session) => {
+                // If stderr is gone there is nobody left to tell.
+                let _ = writeln!(
+                    told,
+                    "note: {}: read with its session {}",
+                    display(file),
+                    display(&session)
+                );
+                false
+            }
+            _ => true,
+        },
+    );
 }
 
 fn walk(

@@ -5,7 +5,7 @@
 use insta::assert_snapshot;
 use serde_json::Value;
 
-use super::{Dir, lines, record};
+use super::{Dir, ROOT, lines, record};
 
 const A: &str = r#"{"q": "a"}"#;
 
@@ -573,4 +573,19 @@ fn a_claude_code_project_folder_counts_each_subagent_call_once() {
         dir.run(&["replay", "--from", "claude-code", "projects"])
             .text()
     );
+}
+
+#[test]
+fn a_claude_code_project_folder_read_with_from_auto_counts_each_subagent_call_once() {
+    let dir = Dir::with_claude_code_project();
+    // The session is recognised as Claude Code, whose import reads its subagent
+    // logs: they are not audited again on their own.
+    let auto = dir.runs(&[&["replay", "--from", "auto", "projects"]]);
+    // A session that turns out another format reads none: each log is audited on its
+    // own, and none is lost.
+    let mcp = std::fs::read_to_string(format!("{ROOT}/tests/fixtures/import/mcp.jsonl"))
+        .expect("mcp log");
+    dir.write("projects/p/session.jsonl", &mcp);
+    let other = dir.runs(&[&["replay", "--from", "auto", "projects"]]);
+    assert_snapshot!(format!("{auto}{other}"));
 }

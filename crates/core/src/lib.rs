@@ -404,7 +404,7 @@ pub use head::{
 };
 pub use import::{
     Beside, CallMeta, Format as ImportFormat, ImportError, Imported, MAX_IMPORT_BYTES,
-    Source as ImportSource, Subagent, ToolResults, import as import_log,
+    Source as ImportSource, Subagent, ToolResults, detect_format, import as import_log,
     import_beside as import_log_beside, summary as import_summary,
     write_record as write_imported_record, write_transcript as write_imported_transcript,
 };

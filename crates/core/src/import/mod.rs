@@ -480,6 +480,15 @@ pub fn import(bytes: &[u8], source: Source) -> Result<Imported, ImportError> {
     import_beside(bytes, source, Beside::default())
 }
 
+/// The format `--from auto` recognises `bytes` as, without importing them: `None`
+/// when none does (the import's error says why).
+pub fn detect_format(bytes: &[u8]) -> Option<Format> {
+    if bytes.starts_with(b"PK\x03\x04") {
+        return Some(Format::Inspect);
+    }
+    detect::detect(&Document::read(bytes, None).ok()?).ok()
+}
+
 /// Imports the bytes of an input read as `source`, with the logs of its subagents
 /// (read only when the input is a Claude Code session; see `claude_code` for where
 /// their calls go).

@@ -24,7 +24,9 @@ pub use context::{
     read_context, session_contexts,
 };
 pub use import::{ImportOptions, ImportedTranscript, Tally, import_bytes, import_file};
-pub use subagents::{Found, session_of, session_of_result, subagents_beside, tool_results};
+pub use subagents::{
+    Found, reads_beside, session_of, session_of_result, subagents_beside, tool_results,
+};
 
 /// The path that stands for standard input.
 pub const STDIN: &str = "-";

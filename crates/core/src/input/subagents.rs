@@ -82,6 +82,25 @@ pub fn subagents_beside(path: &Path, source: Source) -> Result<Found, InputError
     Ok(Found(found))
 }
 
+/// Whether the import of the session at `path` read as `source` reads what lies
+/// beside it (its subagent logs, its tool-results folder): read as `claude-code`,
+/// or with `--from auto` when its content is recognised as a Claude Code session.
+/// A session that cannot be read does not.
+pub fn reads_beside(path: &Path, source: Source) -> bool {
+    match source {
+        Source::Named(format) => format == Format::ClaudeCode,
+        Source::Auto => {
+            let Ok(file) = std::fs::File::open(path) else {
+                return false;
+            };
+            read_up_to(file, path, MAX_IMPORT_BYTES).is_ok_and(|bytes| {
+                bytes.len() as u64 <= MAX_IMPORT_BYTES
+                    && crate::import::detect_format(&bytes) == Some(Format::ClaudeCode)
+            })
+        }
+    }
+}
+
 /// The session folder of the session (or subagent log) at `path`: `<session>/` for
 /// `<session>.jsonl`, and for `<session>/subagents/agent-*.jsonl`.
 fn session_folder(path: &Path) -> Option<PathBuf> {
