@@ -422,6 +422,37 @@ fn claims(py: Python<'_>, path: PathBuf, from_: Option<String>) -> PyResult<Stri
     Ok(py.detach(|| claims_report(&path, from_.as_deref()))?)
 }
 
+/// `toolreplay ARGS...`: runs the command line in this process (its report on file
+/// descriptor 1, its notes and errors on 2), and gives its exit status.
+#[pyfunction]
+fn main(py: Python<'_>, args: Vec<std::ffi::OsString>) -> u8 {
+    py.detach(|| toolreplay::run(args))
+}
+
+/// The command line `args` (without the program's name) run with its report kept:
+/// the exit status and the report. With `config`, the configuration in that file;
+/// else with `discover`, the `toolreplay.toml` found from the current folder as the
+/// command finds it; else none (`--no-config`).
+#[pyfunction]
+#[pyo3(signature = (args, config=None, discover=false))]
+fn cli(
+    py: Python<'_>,
+    args: Vec<std::ffi::OsString>,
+    config: Option<PathBuf>,
+    discover: bool,
+) -> PyResult<(u8, String)> {
+    let mut argv: Vec<std::ffi::OsString> = vec!["toolreplay".into()];
+    argv.extend(args);
+    if config.is_none() && !discover {
+        argv.push("--no-config".into());
+    }
+    let captured = py.detach(|| toolreplay::run_captured(argv, config.as_deref()));
+    match captured.error {
+        Some(error) => Err(Failure(error).into()),
+        None => Ok((captured.status, utf8(captured.report))),
+    }
+}
+
 /// The extension module.
 #[pymodule]
 fn _toolreplay(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -432,5 +463,7 @@ fn _toolreplay(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(verify, m)?)?;
     m.add_function(wrap_pyfunction!(import_log_transcript, m)?)?;
     m.add_function(wrap_pyfunction!(claims, m)?)?;
+    m.add_function(wrap_pyfunction!(main, m)?)?;
+    m.add_function(wrap_pyfunction!(cli, m)?)?;
     Ok(())
 }

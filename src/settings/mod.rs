@@ -12,7 +12,7 @@ mod config;
 
 use std::ffi::OsStr;
 use std::io::IsTerminal as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap_complete::Shell;
 use toolreplay_core::{MAX_THREADS, Threads};
@@ -358,6 +358,12 @@ pub(crate) enum Command {
 impl Settings {
     /// The settings of the command line `cli`, in this environment.
     pub(crate) fn from_arguments(cli: Cli) -> Result<Settings, Error> {
+        Settings::from_arguments_with(cli, None)
+    }
+
+    /// [`Settings::from_arguments`], with the configuration in the file `config`
+    /// (unless `--no-config`) in place of the one found from the current folder.
+    pub(crate) fn from_arguments_with(cli: Cli, config: Option<&Path>) -> Result<Settings, Error> {
         let paint = Paint::new(color::enabled(
             cli.color,
             std::io::stdout().is_terminal(),
@@ -375,7 +381,7 @@ impl Settings {
             false => threads(std::env::var_os("TOOLREPLAY_THREADS").as_deref())?,
         }
         .map_or_else(Threads::default, Threads::new);
-        let mut config = Lazy::new(cli.no_config);
+        let mut config = Lazy::new(cli.no_config, config);
         let command = resolve(cli.command, &mut config)?;
         Ok(Settings {
             paint,
@@ -386,24 +392,27 @@ impl Settings {
 }
 
 /// The configuration, read the first time a command asks for it.
-struct Lazy {
+struct Lazy<'a> {
     ignored: bool,
+    file: Option<&'a Path>,
     config: Option<config::Config>,
 }
 
-impl Lazy {
-    fn new(ignored: bool) -> Lazy {
+impl<'a> Lazy<'a> {
+    fn new(ignored: bool, file: Option<&'a Path>) -> Lazy<'a> {
         Lazy {
             ignored,
+            file,
             config: None,
         }
     }
 
     fn get(&mut self) -> Result<&config::Config, Error> {
         if self.config.is_none() {
-            let config = match self.ignored {
-                true => config::Config::default(),
-                false => config::Config::discover()?,
+            let config = match (self.ignored, self.file) {
+                (true, _) => config::Config::default(),
+                (false, Some(file)) => config::Config::load(file)?,
+                (false, None) => config::Config::discover()?,
             };
             self.config = Some(config);
         }
