@@ -13,14 +13,14 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 
 use toolreplay_core::input::{
-    ClaimsInput, ImportOptions, InputError, MAX_SCOPE_BYTES, Tally, claims_input, context_messages,
-    describe_io, display, import_bytes, imported_messages, open_file, read_document, read_file,
-    source_named, source_names, with_format_hint,
+    ClaimsInput, ImportOptions, InputError, ScopeFile, Tally, claims_input, context_messages,
+    describe_io, display, import_bytes, imported_messages, open_file, read_file, read_scope,
+    session_contexts, source_named, source_names, with_format_hint,
 };
 use toolreplay_core::{
-    Contexts, ImportSource, MAX_IMPORT_BYTES, PathContext, ReadError, ReplayOptions, Roles, Scope,
-    Stop, Threads, Verdict, VerifyJsonChecks, audit_replay, check_claims, check_sealed,
-    claims_json, quote_name, verify_json, write_replay_json, write_scope_json,
+    ImportSource, MAX_IMPORT_BYTES, ReadError, ReplayOptions, Roles, Stop, Threads, Verdict,
+    VerifyJsonChecks, audit_replay, check_claims, check_sealed, claims_json, quote_name,
+    verify_json, write_replay_json, write_scope_json,
 };
 
 create_exception!(
@@ -248,24 +248,23 @@ fn replay_json(input: &Input, from: Option<&str>, rules: Option<&str>) -> Result
 fn scope_json(input: &Input, policy: &Path, from: Option<&str>) -> Result<String, Failure> {
     let from = from_source(from)?;
     let policy_name = display(policy);
-    let scope = read_document(
-        open_file(policy)?.0,
-        policy,
-        (MAX_SCOPE_BYTES, "scope file"),
-        |bytes| Scope::parse(bytes).map_err(|err| (err.line as u64, err.to_string())),
-    )?;
+    let ScopeFile { scope, digest } = read_scope(open_file(policy)?.0, policy, None)?;
     let transcript = Transcript::open(input, from)?;
-    let mut contexts = Contexts::default();
-    let here = std::env::current_dir()
-        .ok()
-        .and_then(|dir| dir.to_str().map(str::to_owned));
-    contexts.push(
-        0,
-        PathContext {
-            project: here,
-            ..PathContext::default()
-        },
-    );
+    // Where the calls ran: a live session's context file beside a sealed transcript
+    // (read as sealed, or recognised so by auto), else the current directory.
+    let sealed = from.is_some_and(|source| {
+        ImportOptions {
+            source,
+            strict: false,
+        }
+        .may_be_sealed()
+    });
+    // Records, like standard input, have no context file beside them.
+    let at = match input {
+        Input::Path(path) => path.as_path(),
+        Input::Records(_) => Path::new("-"),
+    };
+    let contexts = session_contexts(at, sealed, (&policy_name, &digest), &mut io::sink())?;
     let mut report = scope
         .audit_in(transcript.reader()?, Threads::default(), &contexts)
         .map_err(|err| transcript.reading_error(err))?;

@@ -10,6 +10,11 @@ in parallel.
 
 Errors raise :class:`ToolReplayError`, whose message is the command's after
 ``error:``.
+
+What only the command line reads, ``toolreplay.toml`` (``config=``), baselines
+(``baseline=``) and the signature, attestation and head checks of ``verify``, is
+read by running the command line itself, linked into the extension, with its
+report kept: the result is its ``--format json`` report, parsed.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ __all__ = [
     "verify",
     "import_log",
     "claims",
+    "Config",
 ]
 
 Records = Iterable[Mapping[str, Any]]
@@ -38,6 +44,41 @@ Records = Iterable[Mapping[str, Any]]
 
 Source = Union[str, "os.PathLike[str]", Records]
 """A file's path, or records."""
+
+Path = Union[str, "os.PathLike[str]"]
+"""A file's path."""
+
+Config = Union[None, bool, str, "os.PathLike[str]"]
+"""Which ``toolreplay.toml`` to read: ``None`` (or ``False``) none, as with
+``--no-config``; ``True`` the one the command finds (in the current folder, or the
+nearest folder above it); a path, that file."""
+
+
+def _command(args: List[str], config: Config) -> Dict[str, Any]:
+    """The JSON report of the command line ``toolreplay ARGS``, run in this process."""
+    if config is None or config is False:
+        path, discover = None, False
+    elif config is True:
+        path, discover = None, True
+    else:
+        path, discover = os.fspath(config), False
+    _status, report = _toolreplay.cli(args, config=path, discover=discover)
+    return json.loads(report)
+
+
+def _path_only(source: Source, what: str) -> str:
+    if not isinstance(source, (str, os.PathLike)):
+        raise TypeError(f"{what} takes a file's path, not records")
+    return os.fspath(source)
+
+
+def _options(**options: Optional[Any]) -> List[str]:
+    """``--name value`` for each option given."""
+    args: List[str] = []
+    for name, value in options.items():
+        if value is not None:
+            args += ["--" + name.rstrip("_").replace("_", "-"), os.fspath(value)]
+    return args
 
 
 def _input(source: Source) -> Dict[str, Any]:
@@ -65,24 +106,52 @@ def _lines(text: str) -> List[Dict[str, Any]]:
 
 
 def replay(
-    source: Source, *, from_: Optional[str] = None, rules: Optional[str] = None
+    source: Source,
+    *,
+    from_: Optional[str] = None,
+    rules: Optional[str] = None,
+    baseline: Optional[Path] = None,
+    config: Config = None,
 ) -> Dict[str, Any]:
     """Replay the transcript: ``toolreplay replay SOURCE --format json``.
 
     ``from_`` reads the file as an agent's log (``"auto"``, ``"claude-code"``,
     ``"codex"``, ... as ``--from`` takes them); ``rules`` is ``"spec"`` or
     ``"agent"`` (by default ``agent`` for an imported log, ``spec`` otherwise).
+    ``baseline`` reports only the findings not in that baseline file
+    (``--baseline``); ``config`` reads a ``toolreplay.toml`` (see :data:`Config`).
+    Both take a path, not records.
     Returns the report: ``calls``, ``divergence`` and ``findings``.
     """
+    if baseline is not None or config not in (None, False):
+        path = _path_only(source, "replay with baseline or config")
+        options = _options(from_=from_, rules=rules, baseline=baseline)
+        return _command(["replay", path, "--format", "json", *options], config)
     return json.loads(_toolreplay.replay(**_input(source), from_=from_, rules=rules))
 
 
 def scope(
-    source: Source, policy: Union[str, "os.PathLike[str]"], *, from_: Optional[str] = None
+    source: Source,
+    policy: Optional[Path] = None,
+    *,
+    from_: Optional[str] = None,
+    baseline: Optional[Path] = None,
+    config: Config = None,
 ) -> Dict[str, Any]:
     """Audit the transcript against a scope file: ``toolreplay scope SOURCE --scope
-    POLICY --format json``. Returns the report: ``agent``, ``calls`` and ``findings``.
+    POLICY --format json``. A live session's sealed transcript read with
+    ``from_="sealed"`` (or ``"auto"``) has its paths read where its calls ran, from
+    its context file ``S.context.jsonl`` beside it, as the command reads them.
+    ``baseline`` and ``config`` as for :func:`replay` (with ``config``, ``policy``
+    may be left to the file's ``scope``). Returns the report: ``agent``, ``calls``
+    and ``findings``.
     """
+    if baseline is not None or config not in (None, False):
+        path = _path_only(source, "scope with baseline or config")
+        options = _options(scope=policy, from_=from_, baseline=baseline)
+        return _command(["scope", path, "--format", "json", *options], config)
+    if policy is None:
+        raise TypeError("scope needs a policy (or config with a scope)")
     return json.loads(
         _toolreplay.scope(os.fspath(policy), **_input(source), from_=from_)
     )
@@ -94,8 +163,32 @@ def seal(source: Source) -> List[Dict[str, Any]]:
     return _lines(_toolreplay.seal(**_input(source)))
 
 
-def verify(path: Union[str, "os.PathLike[str]"]) -> Dict[str, Any]:
-    """Verify a sealed transcript's chain: ``toolreplay verify PATH --format json``."""
+def verify(
+    path: Path,
+    *,
+    head: Optional[str] = None,
+    signature: Optional[Path] = None,
+    allowed_signers: Optional[Path] = None,
+    identity: Optional[str] = None,
+    attestation: Optional[Path] = None,
+    config: Config = None,
+) -> Dict[str, Any]:
+    """Verify a sealed transcript's chain: ``toolreplay verify PATH --format json``.
+
+    ``head`` (a pin file or a digest) checks the chain's head (``--head``);
+    ``signature`` with ``allowed_signers`` and ``identity`` its SSH signature;
+    ``attestation`` (with ``allowed_signers``) its in-toto attestation; ``config``
+    as for :func:`replay`.
+    """
+    checks = _options(
+        head=head,
+        signature=signature,
+        allowed_signers=allowed_signers,
+        identity=identity,
+        attestation=attestation,
+    )
+    if checks or config not in (None, False):
+        return _command(["verify", os.fspath(path), "--format", "json", *checks], config)
     return json.loads(_toolreplay.verify(os.fspath(path)))
 
 

@@ -9,9 +9,8 @@ pub(crate) mod walk;
 use std::io::{self, BufRead, BufReader, Cursor, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
 use toolreplay_core::input as core_input;
-use toolreplay_core::{ContextFile, Contexts, Findings, Scope};
+use toolreplay_core::{ContextFile, Contexts, Findings};
 
 use crate::error::Error;
 use progress::{Meter, Progress};
@@ -20,7 +19,7 @@ pub(crate) use crate::naming::{display, is_stdin};
 
 const READ_BUFFER: usize = 256 << 10;
 pub(crate) use import::{ImportOptions, Tally, import_counted, import_transcript};
-pub(crate) use toolreplay_core::input::{MAX_SCOPE_BYTES, session_of, session_of_result};
+pub(crate) use toolreplay_core::input::{ScopeFile, session_of, session_of_result};
 
 /// Opens an input for streaming: standard input for `-`, else the file at `path`
 /// (a directory is an error). When standard error is a terminal, reading shows a
@@ -76,38 +75,16 @@ pub(crate) fn read_document<T>(
     )?)
 }
 
-/// A scope file, read once for every command, the guard and the proxy.
-#[derive(Debug)]
-pub(crate) struct ScopeFile {
-    /// The scope and its policy.
-    pub(crate) scope: Scope,
-    /// SHA-256 of the file's bytes, in hex: what a live session's state records, so
-    /// that a policy changed between two events is seen.
-    pub(crate) digest: String,
-}
-
 /// Reads and parses the scope file at `path` (`-`: standard input), up to
-/// [`MAX_SCOPE_BYTES`]; an error is placed in the file.
+/// the core's `MAX_SCOPE_BYTES`; an error is placed in the file.
 pub(crate) fn read_scope(path: &Path) -> Result<ScopeFile, Error> {
     read_scope_checked(path, None)
 }
 
 /// [`read_scope`], for a file whose bytes of digest `checked` were read without
-/// error before: when they still have that digest, their globs and command patterns
-/// are compiled when a call needs them rather than checked now
-/// ([`Scope::reparse`]).
+/// error before (see the core's [`core_input::read_scope`]).
 pub(crate) fn read_scope_checked(path: &Path, checked: Option<&str>) -> Result<ScopeFile, Error> {
-    let mut digest = String::new();
-    let scope = read_document(path, MAX_SCOPE_BYTES, "scope file", |bytes| {
-        digest = hex::encode(Sha256::digest(bytes));
-        let parsed = if checked == Some(digest.as_str()) {
-            Scope::reparse(bytes)
-        } else {
-            Scope::parse(bytes)
-        };
-        parsed.map_err(|err| (err.line as u64, err.to_string()))
-    })?;
-    Ok(ScopeFile { scope, digest })
+    Ok(core_input::read_scope(open_raw(path)?, path, checked)?)
 }
 
 /// The usage error when two inputs, named `a` and `b` in it, are both standard input.

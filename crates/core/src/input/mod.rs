@@ -228,6 +228,40 @@ pub fn read_document<T>(
 /// The largest scope file read, in bytes.
 pub const MAX_SCOPE_BYTES: u64 = 16 << 20;
 
+/// A scope file read: the scope, and the SHA-256 of the file's bytes in hex (what a
+/// live session records of the policy that decided it).
+#[derive(Debug)]
+pub struct ScopeFile {
+    /// The scope and its policy.
+    pub scope: crate::scope::Scope,
+    /// SHA-256 of the file's bytes, in hex.
+    pub digest: String,
+}
+
+/// Reads and parses the scope file `reader`, the input at `path`, up to
+/// [`MAX_SCOPE_BYTES`]; an error is placed in the file. When its bytes still have
+/// the digest `checked` (read without error before), their globs and command
+/// patterns are compiled when a call needs them rather than checked now
+/// ([`crate::scope::Scope::reparse`]).
+pub fn read_scope(
+    reader: impl Read,
+    path: &Path,
+    checked: Option<&str>,
+) -> Result<ScopeFile, InputError> {
+    use sha2::{Digest, Sha256};
+    let mut digest = String::new();
+    let scope = read_document(reader, path, (MAX_SCOPE_BYTES, "scope file"), |bytes| {
+        digest = hex::encode(Sha256::digest(bytes));
+        let parsed = if checked == Some(digest.as_str()) {
+            crate::scope::Scope::reparse(bytes)
+        } else {
+            crate::scope::Scope::parse(bytes)
+        };
+        parsed.map_err(|err| (err.line as u64, err.to_string()))
+    })?;
+    Ok(ScopeFile { scope, digest })
+}
+
 /// The format `--from NAME` reads: `auto`, or a format's name.
 pub fn source_named(name: &str) -> Option<Source> {
     if name == "auto" {
