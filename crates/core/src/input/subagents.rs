@@ -203,8 +203,21 @@ pub fn session_of_result(path: &Path) -> Option<PathBuf> {
 
 #[cfg(test)]
 mod tests {
-    use super::session_of;
+    use super::{reads_beside, session_of};
+    use crate::import::{Format, Source};
     use std::path::Path;
+
+    #[test]
+    fn a_session_reads_its_subagents_when_it_is_read_as_claude_code() {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/import");
+        let session = fixtures.join("session.jsonl");
+        assert!(reads_beside(&session, Source::Named(Format::ClaudeCode)));
+        assert!(!reads_beside(&session, Source::Named(Format::Mcp)));
+        // Recognised as Claude Code by auto; an MCP log is not.
+        assert!(reads_beside(&session, Source::Auto));
+        assert!(!reads_beside(&fixtures.join("mcp.jsonl"), Source::Auto));
+        assert!(!reads_beside(&fixtures.join("missing.jsonl"), Source::Auto));
+    }
 
     #[test]
     fn a_subagent_log_names_its_session() {
