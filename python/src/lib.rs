@@ -14,13 +14,13 @@ use pyo3::prelude::*;
 
 use toolreplay_core::input::{
     ClaimsInput, ImportOptions, InputError, ScopeFile, Tally, claims_input, context_messages,
-    describe_io, display, import_bytes, imported_messages, open_file, read_file, read_scope,
-    session_contexts, source_named, source_names, with_format_hint,
+    describe_io, display, import_bytes, imported_messages, misspelt_tool, open_file, read_file,
+    read_scope, session_contexts, source_named, source_names, with_format_hint,
 };
 use toolreplay_core::{
     ImportSource, MAX_IMPORT_BYTES, ReadError, ReplayOptions, Roles, Stop, Threads, Verdict,
-    VerifyJsonChecks, audit_replay, check_claims, check_sealed, claims_json, quote_name,
-    verify_json, write_replay_json, write_scope_json,
+    VerifyJsonChecks, audit_replay, check_claims, check_sealed, claims_json, verify_json,
+    write_replay_json, write_scope_json,
 };
 
 create_exception!(
@@ -269,18 +269,10 @@ fn scope_json(input: &Input, policy: &Path, from: Option<&str>) -> Result<String
         .audit_in(transcript.reader()?, Threads::default(), &contexts)
         .map_err(|err| transcript.reading_error(err))?;
     transcript.place(&mut report.findings)?;
-    let mut outside = std::collections::HashSet::new();
-    if scope.misspelt_tool(|_| false).is_some() {
-        for finding in report.findings.iter() {
-            outside.insert(finding.map_err(|err| temporary(&err))?.tool);
-        }
-    }
-    if let Some((tool, near)) = scope.misspelt_tool(|tool| outside.contains(tool)) {
-        return Err(Failure(format!(
-            "{policy_name}: tools: {} is not in allowed_tools nor called: did you mean {}?",
-            quote_name(tool),
-            quote_name(near)
-        )));
+    if let Some(err) =
+        misspelt_tool(&scope, &report.findings, policy).map_err(|err| temporary(&err))?
+    {
+        return Err(err.into());
     }
     let mut out = Vec::new();
     write_scope_json(&report, &input.name(), &policy_name, None, &mut out)

@@ -81,7 +81,7 @@ pub(super) fn run(
     predicate.divergence = report.divergence;
 
     // The policies the live session recorded, from its context file.
-    let context = crate::live::context::context_path(path);
+    let context = toolreplay_core::input::context_path(path);
     if context.is_file() {
         let checked = super::head::check(&context, None, threads)?;
         if let Verdict::Broken { position, .. } = checked.verdict {

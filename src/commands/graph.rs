@@ -47,7 +47,7 @@ fn build(inputs: &GraphInputs, diagnostics: &mut dyn Write) -> Result<(Graph, Tr
     let mut transcript = read_transcript(&inputs.file, inputs.from, diagnostics)?;
     // A live session's prompts and answers make the claims layer.
     let sealed = transcript.chain.is_some() || inputs.from.is_some_and(Options::may_be_sealed);
-    let context = crate::live::context::context_path(&inputs.file);
+    let context = toolreplay_core::input::context_path(&inputs.file);
     if sealed && !input::is_stdin(&inputs.file) && context.is_file() {
         transcript.messages = input::read_context(&context)?.messages;
     }

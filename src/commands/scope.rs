@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use toolreplay_core::{Scope, Threads, quote_name};
+use toolreplay_core::{Scope, Threads};
 
 use super::many::{self, Audited};
 use crate::error::Error;
@@ -58,22 +58,10 @@ fn audit_one(
         .map_err(Error::temporary)?;
     // The tools called outside allowed_tools, read back only when a tool the policy
     // names would be misspelt were it not called: none is, mostly.
-    let mut outside = std::collections::HashSet::new();
-    if scope.misspelt_tool(|_| false).is_some() {
-        for finding in report.findings.iter() {
-            outside.insert(finding.map_err(Error::temporary)?.tool);
-        }
-    }
-    let called = |tool: &str| outside.contains(tool);
-    if let Some((tool, near)) = scope.misspelt_tool(called) {
-        return Err(Error::Invalid {
-            path: input::display(scope_path),
-            message: format!(
-                "tools: {} is not in allowed_tools nor called: did you mean {}?",
-                quote_name(tool),
-                quote_name(near)
-            ),
-        });
+    if let Some(err) = toolreplay_core::input::misspelt_tool(scope, &report.findings, scope_path)
+        .map_err(Error::temporary)?
+    {
+        return Err(err.into());
     }
     let written = super::baseline(&reporting.baseline, &mut report.findings)?;
     // The report goes out as the findings are read back: if they could not be kept,

@@ -262,6 +262,34 @@ pub fn read_scope(
     Ok(ScopeFile { scope, digest })
 }
 
+/// The error of the scope file at `path` when a tool its policy names looks
+/// misspelt ([`crate::scope::Scope::misspelt_tool`]) and the audit's `findings` show
+/// it was not called either: `tools: X is not in allowed_tools nor called: did you
+/// mean Y?`. The findings are read back only when a tool would be misspelt were it
+/// not called; an error reading them back is the I/O error.
+pub fn misspelt_tool(
+    scope: &crate::scope::Scope,
+    findings: &crate::finding::Findings,
+    path: &Path,
+) -> io::Result<Option<InputError>> {
+    let mut outside = std::collections::HashSet::new();
+    if scope.misspelt_tool(|_| false).is_some() {
+        for finding in findings.iter() {
+            outside.insert(finding?.tool);
+        }
+    }
+    Ok(scope
+        .misspelt_tool(|tool| outside.contains(tool))
+        .map(|(tool, near)| InputError::Invalid {
+            path: display(path),
+            message: format!(
+                "tools: {} is not in allowed_tools nor called: did you mean {}?",
+                crate::finding::quote_name(tool),
+                crate::finding::quote_name(near)
+            ),
+        }))
+}
+
 /// The format `--from NAME` reads: `auto`, or a format's name.
 pub fn source_named(name: &str) -> Option<Source> {
     if name == "auto" {
