@@ -422,7 +422,7 @@ pub use pipeline::{MAX_THREADS, Stop, Threads, run as run_pipeline};
 pub use policy::{DANGEROUS_COMMANDS, PathContext, Policy};
 pub use reconcile::{
     LogDifference, LogDifferenceKind, MAX_ALIGNED_EDITS, ReconcileAgent, ReconcileReport,
-    reconcile_calls,
+    ReconcileResult, reconcile_calls,
 };
 pub use replay::{
     Options as ReplayOptions, Replay, ReplayReport, audit_with as audit_replay,
