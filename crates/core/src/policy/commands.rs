@@ -198,6 +198,8 @@ pub(crate) struct CommandRule {
     pub allow: Option<Vec<Pattern>>,
     /// Globs of paths no word or redirection may name, if given.
     pub protect: Option<Globs>,
+    /// Globs that take a path out of `protect` (`protect_except`), if given.
+    pub protect_except: Option<Globs>,
 }
 
 /// What a command rule says about one command string.
@@ -1055,9 +1057,10 @@ impl Judge<'_> {
                 // A folder is protected when what it holds is: a name no glob
                 // spells stands for its files.
                 let held = format!("{}/\0", candidate.trim_end_matches('/'));
+                let except = self.rule.protect_except.as_ref();
                 if let Some(glob) = globs
-                    .first_match(&candidate)
-                    .or_else(|| globs.first_match(&held))
+                    .first_match_unless(&candidate, except)
+                    .or_else(|| globs.first_match_unless(&held, except))
                 {
                     return Err(CommandVerdict::Protected(candidate, glob.to_owned()));
                 }

@@ -12,10 +12,13 @@ fn rule(deny: &[&str], allow: Option<&[&str]>, protect: Option<&[&str]>) -> Comm
     CommandRule {
         deny: patterns(deny),
         allow: allow.map(patterns),
-        protect: protect.map(|globs| {
-            Globs::new(&globs.iter().map(|g| (*g).to_owned()).collect::<Vec<_>>()).unwrap()
-        }),
+        protect: protect.map(globs),
+        protect_except: None,
     }
+}
+
+fn globs(list: &[&str]) -> Globs {
+    Globs::new(&list.iter().map(|g| (*g).to_owned()).collect::<Vec<_>>()).unwrap()
 }
 
 fn denied(command: &str, within: Option<&str>, pattern: &str) -> CommandVerdict {
@@ -374,6 +377,37 @@ fn protected_paths() {
         r.check("cat README.md", None, None),
         CommandVerdict::Allowed
     );
+}
+
+#[test]
+fn protect_except_takes_a_path_out_of_protect() {
+    let mut r = rule(&[], None, Some(&["**/.env", "**/.env.*"]));
+    r.protect_except = Some(globs(&["**/.env.{example,sample,template,dist}"]));
+    let protected =
+        |path: &str, glob: &str| CommandVerdict::Protected(path.to_owned(), glob.to_owned());
+    for (command, verdict) in [
+        ("cat .env", protected(".env", "**/.env")),
+        (
+            "cat app/.env.local",
+            protected("app/.env.local", "**/.env.*"),
+        ),
+        (
+            "cp .env.example .env.production",
+            protected(".env.production", "**/.env.*"),
+        ),
+        (
+            "cat .env.example.bak",
+            protected(".env.example.bak", "**/.env.*"),
+        ),
+        ("cat .env.example", CommandVerdict::Allowed),
+        ("cp .env.sample app/.env.template", CommandVerdict::Allowed),
+        (
+            "diff .env.dist .env.example > out.txt",
+            CommandVerdict::Allowed,
+        ),
+    ] {
+        assert_eq!(r.check(command, None, None), verdict, "{command}");
+    }
 }
 
 #[test]
