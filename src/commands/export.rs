@@ -40,7 +40,12 @@ pub(super) fn run(
         // Path rules read paths where a live session's calls ran.
         let sealed = transcript.chain.is_some() || from.is_some_and(ImportOptions::may_be_sealed);
         let judged = (*path, digest.as_str());
-        transcript.contexts = input::session_contexts(file, sealed, judged, diagnostics)?;
+        // Path rules read paths where the calls ran: as an imported log says, or
+        // as a live session's context file does.
+        transcript.contexts = match toolreplay_core::Contexts::of_calls(&meta) {
+            Some(contexts) => contexts,
+            None => input::session_contexts(file, sealed, judged, diagnostics)?,
+        };
     }
     let scope: Option<Scope> = scope.map(|(file, _)| file.scope);
     let judged = judging.options(from.is_some());

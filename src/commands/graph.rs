@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::io::{Cursor, Write};
 use std::path::Path;
 
-use toolreplay_core::{CallMeta, Scope};
+use toolreplay_core::{CallMeta, Contexts, Scope};
 use toolreplay_core::{
     Graph, GraphNode as Node, GraphTranscript as Transcript, Roles, build_graph,
     read_graph_transcript,
@@ -44,7 +44,7 @@ fn build(inputs: &GraphInputs, diagnostics: &mut dyn Write) -> Result<(Graph, Tr
         Some(path) => Some((input::read_scope(path)?, path)),
         None => None,
     };
-    let mut transcript = read_transcript(&inputs.file, inputs.from, diagnostics)?;
+    let (mut transcript, meta) = read_transcript_with_meta(&inputs.file, inputs.from, diagnostics)?;
     // A live session's prompts and answers make the claims layer.
     let sealed = transcript.chain.is_some() || inputs.from.is_some_and(Options::may_be_sealed);
     let context = toolreplay_core::input::context_path(&inputs.file);
@@ -55,7 +55,12 @@ fn build(inputs: &GraphInputs, diagnostics: &mut dyn Write) -> Result<(Graph, Tr
         // Path rules read paths where a live session's calls ran.
         let sealed = transcript.chain.is_some() || inputs.from.is_some_and(Options::may_be_sealed);
         let judged = (path.as_path(), digest.as_str());
-        transcript.contexts = input::session_contexts(&inputs.file, sealed, judged, diagnostics)?;
+        // Path rules read paths where the calls ran: as an imported log says, or
+        // as a live session's context file does.
+        transcript.contexts = match Contexts::of_calls(&meta) {
+            Some(contexts) => contexts,
+            None => input::session_contexts(&inputs.file, sealed, judged, diagnostics)?,
+        };
     }
     let scope: Option<Scope> = scope.map(|(file, _)| file.scope);
     // Replay's findings judge calls as `replay` does on the same input.
@@ -70,17 +75,8 @@ fn build(inputs: &GraphInputs, diagnostics: &mut dyn Write) -> Result<(Graph, Tr
 }
 
 /// Reads the transcript at `path`, imported first with `from`, its records placed
-/// on the lines of their calls in the input.
-pub(super) fn read_transcript(
-    path: &Path,
-    from: Option<Options>,
-    diagnostics: &mut dyn Write,
-) -> Result<Transcript, Error> {
-    read_transcript_with_meta(path, from, diagnostics).map(|(transcript, _)| transcript)
-}
-
-/// [`read_transcript`], with what an imported log says of each call besides its
-/// record (none for a transcript).
+/// on the lines of their calls in the input, with what an imported log says of each
+/// call besides its record (none for a transcript).
 pub(super) fn read_transcript_with_meta(
     path: &Path,
     from: Option<Options>,

@@ -231,25 +231,30 @@ fn reconciled(
             let note = if report.same() {
                 String::new()
             } else {
-                let mut note = format!(
-                    "toolreplay: the agent's log {shown} differs from the sealed session {} in {} {}:\n",
-                    input::display(path),
-                    report.differences.len(),
-                    if report.differences.len() == 1 {
-                        "place"
-                    } else {
-                        "places"
+                let mut note = String::new();
+                for (list, what) in [
+                    (&report.differences, "differs from"),
+                    (&report.not_comparable, "could not be compared with"),
+                ] {
+                    if list.is_empty() {
+                        continue;
                     }
-                );
-                for difference in report.differences.iter().take(20) {
                     note.push_str(&format!(
-                        "  {}: {}\n",
-                        difference.kind.name(),
-                        difference.message()
+                        "toolreplay: the agent's log {shown} {what} the sealed session {} in {} {}:\n",
+                        input::display(path),
+                        list.len(),
+                        if list.len() == 1 { "place" } else { "places" }
                     ));
-                }
-                if report.differences.len() > 20 {
-                    note.push_str("  ... (`toolreplay reconcile` lists them all)\n");
+                    for difference in list.iter().take(20) {
+                        note.push_str(&format!(
+                            "  {}: {}\n",
+                            difference.kind.name(),
+                            difference.message()
+                        ));
+                    }
+                    if list.len() > 20 {
+                        note.push_str("  ... (`toolreplay reconcile` lists them all)\n");
+                    }
                 }
                 note
             };

@@ -49,7 +49,12 @@ fn audit_one(
 ) -> Result<Audited, Error> {
     let mut transcript = Transcript::open(path, from, told)?;
     let sealed = from.is_some_and(ImportOptions::may_be_sealed);
-    let contexts = input::session_contexts(path, sealed, (scope_path, digest), told)?;
+    // Path rules read paths where the calls ran: as the log says, or as a live
+    // session's context file does.
+    let contexts = match transcript.log_contexts() {
+        Some(contexts) => contexts,
+        None => input::session_contexts(path, sealed, (scope_path, digest), told)?,
+    };
     let mut report = scope
         .audit_in(transcript.reader(), threads, &contexts)
         .map_err(|err| transcript.reading_error(err))?;

@@ -107,6 +107,8 @@ pub(crate) struct Transcript {
     reader: Box<dyn Read + Send>,
     /// For an imported log, the line in it of each record's call.
     lines: Option<Vec<u64>>,
+    /// For an imported log that says where its calls ran, where they ran.
+    log_contexts: Option<Contexts>,
 }
 
 impl Transcript {
@@ -118,13 +120,14 @@ impl Transcript {
         from: Option<ImportOptions>,
         diagnostics: &mut dyn Write,
     ) -> Result<Transcript, Error> {
-        let (reader, lines): (Box<dyn Read + Send>, _) = match from {
-            None => (open_raw(path)?, None),
+        let (reader, lines, log_contexts): (Box<dyn Read + Send>, _, _) = match from {
+            None => (open_raw(path)?, None, None),
             Some(options) => {
                 let imported = import_transcript(path, options, diagnostics)?;
                 (
                     Box::new(Cursor::new(imported.transcript)),
                     Some(imported.lines),
+                    Contexts::of_calls(&imported.meta),
                 )
             }
         };
@@ -132,7 +135,14 @@ impl Transcript {
             path: path.to_owned(),
             reader,
             lines,
+            log_contexts,
         })
+    }
+
+    /// Where the calls of an imported log ran, when the log says (Claude Code's
+    /// `cwd`): path rules read the calls' paths there.
+    pub(crate) fn log_contexts(&mut self) -> Option<Contexts> {
+        self.log_contexts.take()
     }
 
     /// The error of reading this transcript: for a plain file that an import with

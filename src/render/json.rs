@@ -255,34 +255,35 @@ pub(crate) fn diff(
 }
 
 /// The report of `reconcile` as one JSON document (docs/output.md): the verdict,
-/// the counts, and each difference with both sides' index (`null` for the side that
-/// lacks the call, and `at`, where it would be there).
+/// the counts, and each difference (and each result not comparable) with both
+/// sides' index (`null` for the side that lacks the call, and `at`, where it would
+/// be there).
 pub(crate) fn reconcile(
     report: &toolreplay_core::ReconcileReport,
     session: &str,
     log: &str,
 ) -> String {
-    let differences: Vec<serde_json::Value> = report
-        .differences
-        .iter()
-        .map(|difference| {
-            serde_json::json!({
-                "kind": difference.kind.name(),
-                "sealed": difference.sealed,
-                "log": difference.log,
-                "at": difference.at,
-                "tool": difference.tool,
-                "message": difference.message(),
+    let listed = |list: &[toolreplay_core::LogDifference]| -> Vec<serde_json::Value> {
+        list.iter()
+            .map(|difference| {
+                serde_json::json!({
+                    "kind": difference.kind.name(),
+                    "sealed": difference.sealed,
+                    "log": difference.log,
+                    "at": difference.at,
+                    "tool": difference.tool,
+                    "message": difference.message(),
+                })
             })
-        })
-        .collect();
+            .collect()
+    };
     document(&serde_json::json!({
         "format_version": FORMAT_VERSION,
         "command": "reconcile",
         "session": session,
         "log": log,
         "agent": report.agent.name(),
-        "result": if report.same() { "same" } else { "differ" },
+        "result": report.result().name(),
         "sealed": report.sealed,
         "logged": report.logged,
         "matched": report.matched,
@@ -291,6 +292,7 @@ pub(crate) fn reconcile(
         "replaced_not_logged": report.replaced_not_logged,
         "results_not_kept": report.results_not_kept,
         "unaligned": report.unaligned,
-        "differences": differences,
+        "differences": listed(&report.differences),
+        "not_comparable": listed(&report.not_comparable),
     }))
 }

@@ -458,18 +458,20 @@ pub(crate) fn summary(
     Ok(())
 }
 
-/// The report of `reconcile`: `reconcile: same` or `reconcile: differ`, the agent,
-/// the counts, then `differences: N` and a line each,
+/// The report of `reconcile`: `reconcile: same`, `differ` or `not-comparable`, the
+/// agent, the counts, then `differences: N` and a line each,
 /// `sealed S, log L: KIND: tool 'T': detail`, a side that lacks the call written
-/// `before N` (the index of the call it would come before there).
+/// `before N` (the index of the call it would come before there), then
+/// `not comparable: N` and a line each in the same form.
 pub(crate) fn reconcile(report: &toolreplay_core::ReconcileReport, paint: Paint) -> String {
+    use toolreplay_core::ReconcileResult;
     let mut out = String::new();
-    let verdict = if report.same() {
-        paint.verdict("same", Tone::Holds)
-    } else {
-        paint.verdict("differ", Tone::Fails)
+    let result = report.result();
+    let tone = match result {
+        ReconcileResult::Same => Tone::Holds,
+        ReconcileResult::Differ | ReconcileResult::NotComparable => Tone::Fails,
     };
-    let _ = writeln!(out, "reconcile: {verdict}");
+    let _ = writeln!(out, "reconcile: {}", paint.verdict(result.name(), tone));
     let _ = writeln!(out, "agent: {}", report.agent.name());
     let _ = writeln!(
         out,
@@ -523,24 +525,29 @@ pub(crate) fn reconcile(report: &toolreplay_core::ReconcileReport, paint: Paint)
             toolreplay_core::MAX_ALIGNED_EDITS
         );
     }
-    if report.same() {
-        return out;
-    }
-    let _ = writeln!(out, "differences: {}", report.differences.len());
     let side = |index: Option<u64>, at: Option<u64>| match (index, at) {
         (Some(index), _) => index.to_string(),
         (None, Some(at)) => format!("before {at}"),
         (None, None) => "-".to_owned(),
     };
-    for difference in &report.differences {
-        let _ = writeln!(
-            out,
-            "sealed {}, log {}: {}: {}",
-            side(difference.sealed, difference.at),
-            side(difference.log, difference.at),
-            paint.verdict(difference.kind.name(), Tone::Fails),
-            difference.message()
-        );
+    for (heading, list) in [
+        ("differences", &report.differences),
+        ("not comparable", &report.not_comparable),
+    ] {
+        if list.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "{heading}: {}", list.len());
+        for difference in list {
+            let _ = writeln!(
+                out,
+                "sealed {}, log {}: {}: {}",
+                side(difference.sealed, difference.at),
+                side(difference.log, difference.at),
+                paint.verdict(difference.kind.name(), Tone::Fails),
+                difference.message()
+            );
+        }
     }
     out
 }

@@ -966,7 +966,8 @@ fn each_agent_guarded_by_the_hooks_init_writes() {
 
 /// Codex edits files with `apply_patch`, whose input is the patch: a patch that
 /// adds, changes, deletes or moves to a secret or the guard's own files is denied
-/// by the policy `init` writes; others go through.
+/// by the policy `init` writes; others (a `.env.example`, which holds no secret)
+/// go through.
 #[test]
 fn the_codex_policy_denies_patches_of_secrets_and_of_the_guard() {
     let dir = Dir::new();
@@ -983,6 +984,9 @@ fn the_codex_policy_denies_patches_of_secrets_and_of_the_guard() {
         ("*** Add File: docs/env.md", false),
         ("*** Add File: .env", true),
         ("*** Update File: config/.env.production", true),
+        ("*** Add File: .env.example", false),
+        ("*** Update File: config/.env.sample", false),
+        ("*** Update File: config/.env.example.local", true),
         ("*** Delete File: deploy/server.pem", true),
         (
             "*** Update File: notes.md\n*** Move to: .ssh/authorized_keys",
@@ -1077,4 +1081,52 @@ fn print_settings_of_each_agent_is_the_hooks_file_init_writes() {
         let printed: Value = serde_json::from_str(&printed.stdout).expect("JSON");
         assert_eq!(printed, written, "{name}");
     }
+}
+
+/// The policies `init` writes deny the secrets of `.env` files, and not their
+/// templates (`.env.example`, `.env.sample`, `.env.template`, `.env.dist`), which
+/// hold none by convention: by path, and in a shell command by the protected paths.
+#[test]
+fn the_default_policies_deny_env_files_and_allow_their_templates() {
+    let dir = Dir::new();
+    let files = [
+        ".env",
+        ".env.local",
+        "app/.env.production",
+        ".env.example.local",
+        ".env.example",
+        "app/.env.sample",
+        ".env.template",
+        ".env.dist",
+    ];
+    let mut transcript = String::new();
+    for file in files {
+        for (tool, args) in [
+            ("Read", json!({"file_path": file})),
+            ("Write", json!({"file_path": file, "content": "A=1"})),
+            ("Bash", json!({"command": format!("cat {file}")})),
+        ] {
+            let index = transcript.lines().count() as u64;
+            transcript.push_str(&super::record(
+                index,
+                tool,
+                &args.to_string(),
+                r#"{"content": "ok"}"#,
+            ));
+            transcript.push('\n');
+        }
+    }
+    dir.write("t.jsonl", transcript);
+    dir.write(
+        "claude-code.json",
+        std::fs::read(format!("{ROOT}/samples/claude-code-guard.json")).expect("sample"),
+    );
+    dir.write(
+        "any-agent.json",
+        std::fs::read(format!("{ROOT}/samples/any-agent-guard.json")).expect("sample"),
+    );
+    assert_snapshot!(dir.runs(&[
+        &["scope", "t.jsonl", "claude-code.json"],
+        &["scope", "t.jsonl", "any-agent.json"],
+    ]));
 }

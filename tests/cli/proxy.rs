@@ -1238,31 +1238,55 @@ const REVISIONS: [&str; 5] = [
     "2026-07-28",
 ];
 
-/// Every kind of message the proxy makes for the client, in a session of the fake
+/// Every kind of message the proxy makes for the client, in sessions of the fake
 /// server in `revision`: negotiated by `initialize`, or named in each request's
 /// `_meta` (2026-07-28). The proxy's lines are its canonical JSON (`{"error"` or
-/// `{"id"`), the server's are Python's (`{"jsonrpc": `).
+/// `{"id"`), the server's are Python's (`{"jsonrpc": `). Only the session of the
+/// call meant to time out has a short `--call-timeout`: a call that must be
+/// answered is never timed out by a slow machine.
 fn proxy_made_messages(revision: &str) -> Vec<Value> {
     let dir = Dir::new();
-    let mut messages = revision_session(&dir, revision, &["--call-timeout", "300ms"], true);
+    let mut messages = revision_session(&dir, revision, &[], Part::Decided);
+    messages.extend(revision_session(
+        &dir,
+        revision,
+        &["--call-timeout", "300ms"],
+        Part::TimedOut,
+    ));
+    messages.extend(revision_session(&dir, revision, &[], Part::Answered));
     // A pin denial: nothing is pinned.
     dir.write("pins.json", r#"{"toolreplay_pins": 2, "tools": {}}"#);
     messages.extend(revision_session(
         &dir,
         revision,
         &["--pin", "pins.json"],
-        false,
+        Part::One,
     ));
     // A refusal: the session file cannot be opened.
     let unopenable = Dir::new();
     std::fs::create_dir(unopenable.path().join("s.jsonl")).expect("mkdir");
-    messages.extend(revision_session(&unopenable, revision, &[], false));
+    messages.extend(revision_session(&unopenable, revision, &[], Part::One));
     messages
 }
 
+/// The calls of a session of [`revision_session`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    /// A call denied, a result withheld.
+    Decided,
+    /// A call that gives no result in time (a server that sleeps 30 s, the proxy
+    /// waiting 300 ms), then its id used again.
+    TimedOut,
+    /// Invalid parameters, an id in flight, a line that is not JSON, a server's
+    /// malformed answer, a call the session's end leaves without a result.
+    Answered,
+    /// One call to `echo`.
+    One,
+}
+
 /// The messages the proxy made in a session of the fake server in `revision` with
-/// `args`: every kind when `all`, else one call to `echo`.
-fn revision_session(dir: &Dir, revision: &str, args: &[&str], all: bool) -> Vec<Value> {
+/// `args`, the calls of `part`.
+fn revision_session(dir: &Dir, revision: &str, args: &[&str], part: Part) -> Vec<Value> {
     let mut session = Session::fake(dir, args, &[]);
     let stateless = revision >= "2026-07-28";
     let meta = format!(
@@ -1285,25 +1309,33 @@ fn revision_session(dir: &Dir, revision: &str, args: &[&str], all: bool) -> Vec<
         ));
         session.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
     }
-    if !all {
-        session.ask(&call("1", "echo", "{}"));
-        return proxy_lines(&session.end(false));
+    match part {
+        Part::One => {
+            session.ask(&call("1", "echo", "{}"));
+        }
+        Part::Decided => {
+            session.ask(&call("1", "forbidden", "{}")); // denied
+            session.ask(&call("2", "echo", r#"{"key": "AKIAIOSFODNN7EXAMPLE"}"#)); // withheld
+        }
+        Part::TimedOut => {
+            session.ask(&call("3", "sleep", r#"{"seconds": 30}"#)); // timed out
+            session.ask(&call("3", "echo", "{}")); // refused: the id may still be answered
+        }
+        Part::Answered => {
+            session.ask(&call("\"x\"", "echo", "[1]")); // invalid params
+            session.send(&call("4", "sleep", r#"{"seconds": 5}"#));
+            session.ask(r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#); // in flight
+            session.ask("not json"); // a parse error, id unknown
+            let raw =
+                serde_json::json!({"line": r#"{"jsonrpc":"2.0","id":4,"method":"x","result":{}}"#});
+            session.send(&call("5", "raw", &raw.to_string())); // call 4's answer malformed
+            session.recv();
+            session.recv();
+            session.send(&call("6", "sleep", r#"{"seconds": 30}"#));
+            session.ask(r#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#);
+            // Call 6: no result, the session ended.
+        }
     }
-    session.ask(&call("1", "forbidden", "{}")); // denied
-    session.ask(&call("2", "echo", r#"{"key": "AKIAIOSFODNN7EXAMPLE"}"#)); // withheld
-    session.ask(&call("3", "sleep", r#"{"seconds": 5}"#)); // timed out
-    session.ask(&call("3", "echo", "{}")); // refused: the id may still be answered
-    session.ask(&call("\"x\"", "echo", "[1]")); // invalid params
-    session.send(&call("4", "sleep", r#"{"seconds": 5}"#));
-    session.ask(r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#); // in flight
-    session.ask("not json"); // a parse error, id unknown
-    let raw = serde_json::json!({"line": r#"{"jsonrpc":"2.0","id":4,"method":"x","result":{}}"#});
-    session.send(&call("5", "raw", &raw.to_string())); // call 4's answer malformed
-    session.recv();
-    session.recv();
-    session.send(&call("6", "sleep", r#"{"seconds": 30}"#));
-    session.ask(r#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#);
-    // Call 6: no result, the session ended.
     proxy_lines(&session.end(false))
 }
 

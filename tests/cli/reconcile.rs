@@ -348,6 +348,40 @@ fn claude_code_hook_records_reconcile_with_the_transcript() {
 }
 
 #[test]
+fn a_result_no_rule_compares_is_not_comparable_not_a_difference() {
+    // The WebFetch hook response in a shape no rule of the projection reads: the
+    // call matches, its result is neither the same nor different.
+    let log = "session.jsonl";
+    let dir = hook_shaped("claude-code", "claude-code.log.jsonl", log);
+    let hooks = String::from_utf8(dir.read("hooks.jsonl")).expect("UTF-8");
+    dir.write(
+        "hooks.jsonl",
+        in_lines(&hooks, "\"WebFetch\"", |line| {
+            replaced(
+                line,
+                r#""result":"The title is Example Domain.""#,
+                r#""summary":"The title is Example Domain.""#,
+            )
+        }),
+    );
+    let run = dir.run(&["seal", "hooks.jsonl", "-o", "sealed.jsonl"]);
+    assert_eq!(run.code, 0, "{}", run.text());
+    let mut out = dir.runs(&[
+        &["reconcile", "sealed.jsonl", log],
+        &["reconcile", "sealed.jsonl", log, "--format", "json"],
+    ]);
+
+    // And a difference besides: the report differs, the other listed apart.
+    edit(&dir, log, |text| {
+        in_lines(text, "\"tool_use_id\":\"toolu_1\"", |line| {
+            replaced(line, "2\u{2192}world", "2\u{2192}w0rld")
+        })
+    });
+    out.push_str(&reconciled(&dir, log, "claude-code"));
+    assert_snapshot!(out);
+}
+
+#[test]
 fn gemini_hook_records_reconcile_with_the_session() {
     let log = "session.json";
     let dir = hook_shaped("gemini", "gemini.session.json", log);

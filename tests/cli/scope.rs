@@ -247,3 +247,73 @@ fn reports_the_line_of_a_syntax_error_in_a_multi_line_scope_file() {
 fn reports_a_missing_field_on_the_line_where_the_object_opens() {
     assert_snapshot!(with_scope("\n\n{\n  \"agent\": \"docs-reader\"\n}\n"));
 }
+
+// --- where an imported log's calls ran
+
+/// A Claude Code session whose `Read` calls, each with its entry's `cwd`, read
+/// `file_path`: `(cwd, file_path)` in turn.
+fn claude_code_reads(reads: &[(&str, &str)]) -> String {
+    reads
+        .iter()
+        .enumerate()
+        .map(|(at, (cwd, path))| {
+            format!(
+                concat!(
+                    r#"{{"type": "assistant", "cwd": "{cwd}", "sessionId": "s", "uuid": "a{at}", "#,
+                    r#""message": {{"role": "assistant", "content": [{{"type": "tool_use", "id": "toolu_{at}", "name": "Read", "input": {{"file_path": "{path}"}}}}]}}}}"#,
+                    "\n",
+                    r#"{{"type": "user", "cwd": "{cwd}", "sessionId": "s", "uuid": "u{at}", "#,
+                    r#""message": {{"role": "user", "content": [{{"type": "tool_result", "tool_use_id": "toolu_{at}", "content": "x"}}]}}}}"#,
+                    "\n"
+                ),
+                cwd = cwd,
+                at = at,
+                path = path
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_claude_code_logs_relative_paths_are_read_from_its_cwd() {
+    // `../a.txt` from /p/src is /p/a.txt, inside the root; `a.txt` from /tmp is
+    // outside it; `src/../.env` from /p is /p/.env, denied; a relative root is read
+    // from the directory the session started in (the first entry's cwd, /p/src).
+    let dir = Dir::new();
+    dir.write(
+        "session.jsonl",
+        claude_code_reads(&[
+            ("/p/src", "../a.txt"),
+            ("/tmp", "a.txt"),
+            ("/p", "src/../.env"),
+            ("/p", "/p/src/b.rs"),
+        ]),
+    );
+    dir.write(
+        "absolute.json",
+        r#"{"agent": "a", "allowed_tools": ["Read"], "policy_version": 1,
+            "tools": {"Read": {"paths": [{"args": ["/file_path"], "root": "/p", "deny": ["**/.env"]}]}}}"#,
+    );
+    dir.write(
+        "relative.json",
+        r#"{"agent": "a", "allowed_tools": ["Read"], "policy_version": 1,
+            "tools": {"Read": {"paths": [{"args": ["/file_path"], "root": "."}]}}}"#,
+    );
+    assert_snapshot!(dir.runs(&[
+        &[
+            "scope",
+            "session.jsonl",
+            "absolute.json",
+            "--from",
+            "claude-code"
+        ],
+        &[
+            "scope",
+            "session.jsonl",
+            "relative.json",
+            "--from",
+            "claude-code"
+        ],
+        &["import", "session.jsonl", "--from", "claude-code"],
+    ]));
+}

@@ -75,6 +75,45 @@ impl Contexts {
     pub fn is_empty(&self) -> bool {
         self.changes.is_empty()
     }
+
+    /// Where the calls of an imported log ran, as the log says (`meta`, each call's
+    /// in call order; Claude Code's entries carry their `cwd`): each call's working
+    /// directory is its `cwd`, and the directory the session started in (a relative
+    /// root's start) the first one said. `None` when the log says none, so that the
+    /// caller says what it knows otherwise. Nothing is known of a call the log gives
+    /// no directory for, nor of the home directory.
+    ///
+    /// ```
+    /// use toolreplay_core::{CallMeta, Contexts};
+    ///
+    /// let at = |cwd: Option<&str>| CallMeta { cwd: cwd.map(str::to_owned), ..CallMeta::default() };
+    /// assert_eq!(Contexts::of_calls(&[at(None)]), None);
+    /// let contexts = Contexts::of_calls(&[at(Some("/p")), at(Some("/p")), at(Some("/p/src"))]).unwrap();
+    /// assert_eq!(contexts.at(1).cwd.as_deref(), Some("/p"));
+    /// assert_eq!(contexts.at(2).cwd.as_deref(), Some("/p/src"));
+    /// assert_eq!(contexts.at(2).project.as_deref(), Some("/p"));
+    /// assert_eq!(contexts.at(2).home, None);
+    /// ```
+    pub fn of_calls(meta: &[crate::import::CallMeta]) -> Option<Contexts> {
+        let project = meta.iter().find_map(|call| call.cwd.clone())?;
+        let mut contexts = Contexts::default();
+        let mut last: Option<&Option<String>> = None;
+        for (index, call) in meta.iter().enumerate() {
+            if last == Some(&call.cwd) {
+                continue;
+            }
+            last = Some(&call.cwd);
+            contexts.push(
+                index as u64,
+                PathContext {
+                    cwd: call.cwd.clone(),
+                    home: None,
+                    project: Some(project.clone()),
+                },
+            );
+        }
+        Some(contexts)
+    }
 }
 
 /// What a `context` record says.

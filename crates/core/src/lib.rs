@@ -13,7 +13,8 @@
 //!
 //! 1. **Replay**: [`audit_replay`] takes a reader of a transcript, [`ReplayOptions`]
 //!    and [`Threads`], and gives a [`ReplayReport`] (calls, divergence, findings:
-//!    `non-determinism`, `redundant-call`). [`Replay`] takes one call at a time.
+//!    `non-determinism`, `redundant-call`). [`Replay`] takes one call at a time
+//!    (its fingerprints, [`replay_fingerprints`], computed ahead where it suits).
 //! 2. **Scope**: [`Scope::parse`] takes the bytes of a scope file and gives a
 //!    [`Scope`] (with its [`Policy`], if any); [`Scope::audit`] takes a reader and
 //!    [`Threads`] and gives a [`ScopeReport`] (`permission-overreach` and the policy's
@@ -39,7 +40,7 @@
 //!    and an identity, and gives a [`SignatureVerdict`] ([`Untrusted`] says why not)
 //!    or a [`SignatureError`], as `ssh-keygen -Y verify` judges them. Below them, the
 //!    SSHSIG format ([`SshSignature`], [`armor_sshsig`], [`dearmor_sshsig`],
-//!    [`ssh_public_key`], ...) and the allowed signers file
+//!    [`ssh_public_key`], [`base64_encode`]) and the allowed signers file
 //!    ([`allowed_signers_for`], [`match_pattern_list`]). Attestations:
 //!    [`attestation_statement`] takes the sealed file's name and SHA-256 and a
 //!    [`SessionPredicate`] and gives an in-toto statement; [`sign_attestation`]
@@ -333,6 +334,8 @@ mod allowed_signers;
 mod attest;
 mod canonical;
 mod chain;
+// Public, and exported only with the `testing` feature: its `atoms` and `sentences`.
+#[cfg_attr(not(feature = "testing"), allow(unreachable_pub))]
 mod claims;
 mod context;
 mod diff;
@@ -357,6 +360,8 @@ mod scope;
 mod sealed;
 mod sign;
 mod spill;
+// Public, and exported only with the `testing` feature: its building blocks.
+#[cfg_attr(not(feature = "testing"), allow(unreachable_pub))]
 mod sshsig;
 mod suggest;
 mod transcript;
@@ -377,7 +382,7 @@ pub use claims::{
     Atom as ClaimAtom, AtomKind as ClaimAtomKind, AtomStatus as ClaimAtomStatus, CHANGE_WORDS,
     COMMAND_WORDS, Claim, ClaimCounts, ClaimVerdict, Claims, ClaimsReport, Message, MessageKind,
     NEGATION_WORDS, Outcome as StatedOutcome, PATH_EXTENSIONS, PATH_NAMES, Support as ClaimSupport,
-    Turn, atoms as claim_atoms, check_claims, sentences as claim_sentences, turns_of,
+    Turn, check_claims, turns_of,
 };
 pub use context::{
     ANSWER_TOOL, CONTEXT_TOOL, ContextFile, ContextRecord, Contexts, PROMPT_TOOL, RECONCILE_TOOL,
@@ -423,7 +428,7 @@ pub use pipeline::{MAX_THREADS, Stop, Threads, run as run_pipeline};
 pub use policy::{DANGEROUS_COMMANDS, PathContext, Policy};
 pub use reconcile::{
     LogDifference, LogDifferenceKind, MAX_ALIGNED_EDITS, ReconcileAgent, ReconcileReport,
-    reconcile_calls,
+    ReconcileResult, reconcile_calls,
 };
 pub use replay::{
     Options as ReplayOptions, Replay, ReplayReport, audit_with as audit_replay,
@@ -445,18 +450,25 @@ pub use sign::{
 };
 pub use spill::{Spill, SpillReader};
 pub use sshsig::{
-    BEGIN as SSHSIG_BEGIN, END as SSHSIG_END, Ed25519, Hash as SshsigHash,
-    Signature as SshSignature, VERSION as SSHSIG_VERSION, armor as armor_sshsig, base64_decode,
-    base64_encode, base64_encode_wrapped, dearmor as dearmor_sshsig, public_key as ssh_public_key,
-    put_string as put_ssh_string,
+    Signature as SshSignature, armor as armor_sshsig, base64_encode, dearmor as dearmor_sshsig,
+    public_key as ssh_public_key,
 };
 pub use transcript::{
     CanonicalRecordRef, Links, Record, UnplacedRecord, for_each_record, parse_canonical_record,
     parse_link, parse_record, parse_unplaced_with,
 };
 
-// Test support for the integration tests and the fuzz targets (feature `testing`).
+// Test support for the integration tests and the fuzz targets (feature `testing`):
+// the building blocks they check one by one, which the interface above does not
+// need.
+#[cfg(feature = "testing")]
+pub use claims::{atoms as claim_atoms, sentences as claim_sentences};
 #[cfg(feature = "testing")]
 pub use json::{FieldValue, ObjectError, canonicalize as canonicalize_json, parse_fields_in};
+#[cfg(feature = "testing")]
+pub use sshsig::{
+    BEGIN as SSHSIG_BEGIN, END as SSHSIG_END, Ed25519, Hash as SshsigHash,
+    VERSION as SSHSIG_VERSION, base64_decode, base64_encode_wrapped, put_string as put_ssh_string,
+};
 #[cfg(feature = "testing")]
 pub use transcript::Records;

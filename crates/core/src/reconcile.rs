@@ -199,7 +199,8 @@ pub enum LogDifferenceKind {
     ArgumentsDiffer,
     /// The same call, with another response.
     ResponseDiffers,
-    /// The same call, whose responses cannot be held against each other.
+    /// The same call, whose responses cannot be held against each other: no
+    /// difference; found only in [`ReconcileReport::not_comparable`].
     ResponseNotComparable,
 }
 
@@ -269,14 +270,74 @@ pub struct ReconcileReport {
     /// Whether some stretch differed in more than [`MAX_ALIGNED_EDITS`] places and
     /// was not aligned call by call.
     pub unaligned: bool,
-    /// The differences, in the order of the calls.
+    /// The differences, in the order of the calls (never of the kind
+    /// [`LogDifferenceKind::ResponseNotComparable`]).
     pub differences: Vec<LogDifference>,
+    /// The matched calls whose responses could not be held against each other
+    /// (each of the kind [`LogDifferenceKind::ResponseNotComparable`]), in the
+    /// order of the calls: no difference, and not vouched for.
+    pub not_comparable: Vec<LogDifference>,
+}
+
+/// What a [`ReconcileReport`] concludes, as `reconcile` reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReconcileResult {
+    /// No difference, and every matched result compared (or not kept by the log).
+    Same,
+    /// At least one difference.
+    Differ,
+    /// No difference, but some matched call's results could not be held against
+    /// each other: the log is not vouched for.
+    NotComparable,
+}
+
+impl ReconcileResult {
+    /// The result's name, as reports write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReconcileResult::Same => "same",
+            ReconcileResult::Differ => "differ",
+            ReconcileResult::NotComparable => "not-comparable",
+        }
+    }
 }
 
 impl ReconcileReport {
-    /// Whether the seal and the log agree: no difference.
+    /// Whether the seal and the log agree and all of it was compared: no
+    /// difference, and no result that could not be compared.
     pub fn same(&self) -> bool {
-        self.differences.is_empty()
+        self.result() == ReconcileResult::Same
+    }
+
+    /// What the report concludes: a difference makes it
+    /// [`ReconcileResult::Differ`] whatever else it holds.
+    ///
+    /// ```
+    /// use toolreplay_core::{ReconcileAgent, ReconcileResult, Record, parse_json, reconcile_calls};
+    ///
+    /// let call = |response: &str| Record {
+    ///     index: 0,
+    ///     tool: "TodoWrite".to_owned(),
+    ///     args: parse_json(r#"{"todos": []}"#).unwrap(),
+    ///     response: parse_json(response).unwrap(),
+    /// };
+    /// // No rule holds TodoWrite's hook response against the log's text.
+    /// let sealed = [call(r#"{"oldTodos": [], "newTodos": []}"#)];
+    /// let log = [call(r#"{"content": "Todos have been modified successfully"}"#)];
+    /// let report = reconcile_calls(&sealed, &log, ReconcileAgent::ClaudeCode);
+    /// assert!(report.differences.is_empty());
+    /// assert_eq!(report.not_comparable.len(), 1);
+    /// assert_eq!(report.result(), ReconcileResult::NotComparable);
+    /// assert!(!report.same());
+    /// ```
+    pub fn result(&self) -> ReconcileResult {
+        if !self.differences.is_empty() {
+            ReconcileResult::Differ
+        } else if !self.not_comparable.is_empty() {
+            ReconcileResult::NotComparable
+        } else {
+            ReconcileResult::Same
+        }
     }
 }
 
@@ -334,6 +395,7 @@ pub fn reconcile_calls(
         results_not_kept: 0,
         unaligned,
         differences: Vec::new(),
+        not_comparable: Vec::new(),
     };
     let (mut i, mut j) = (0, 0);
     let end = (entries.len(), log.len());
@@ -365,7 +427,7 @@ pub fn reconcile_calls(
                 tool: entry.record.tool.clone(),
                 detail,
             }),
-            Compared::NotComparable(detail) => report.differences.push(LogDifference {
+            Compared::NotComparable(detail) => report.not_comparable.push(LogDifference {
                 kind: LogDifferenceKind::ResponseNotComparable,
                 sealed: Some(entry.record.index),
                 log: Some(b as u64),
@@ -1337,6 +1399,85 @@ mod tests {
             compare(agent, &sealed, &shown),
             Compared::Differs(_)
         ));
+    }
+
+    #[test]
+    fn a_result_not_comparable_is_its_own_category_not_a_difference() {
+        let todo = |index| {
+            record(
+                index,
+                "TodoWrite",
+                r#"{"todos": []}"#,
+                r#"{"oldTodos": [], "newTodos": []}"#,
+            )
+        };
+        let bash = |index, stdout: &str| {
+            record(
+                index,
+                "Bash",
+                r#"{"command": "ls"}"#,
+                &format!(r#"{{"stdout": "{stdout}", "stderr": ""}}"#),
+            )
+        };
+        let logged_todo = record(
+            1,
+            "TodoWrite",
+            r#"{"todos": []}"#,
+            r#"{"content": "Todos have been modified successfully"}"#,
+        );
+        let logged_bash = |index, text: &str| {
+            record(
+                index,
+                "Bash",
+                r#"{"command": "ls"}"#,
+                &format!(r#"{{"content": "{text}"}}"#),
+            )
+        };
+        let sealed = [bash(0, "a.rs"), todo(1)];
+        let log = [logged_bash(0, "a.rs"), logged_todo.clone()];
+        let report = reconcile_calls(&sealed, &log, ReconcileAgent::ClaudeCode);
+        assert_eq!(report.differences, []);
+        assert_eq!(
+            report.not_comparable,
+            [LogDifference {
+                kind: LogDifferenceKind::ResponseNotComparable,
+                sealed: Some(1),
+                log: Some(1),
+                at: None,
+                tool: "TodoWrite".to_owned(),
+                detail: report.not_comparable[0].detail.clone(),
+            }]
+        );
+        assert_eq!(report.result(), ReconcileResult::NotComparable);
+        assert!(!report.same());
+
+        // A difference besides: the report differs, and still lists the other apart.
+        let log = [logged_bash(0, "b.rs"), logged_todo];
+        let report = reconcile_calls(&sealed, &log, ReconcileAgent::ClaudeCode);
+        let kinds: Vec<_> = report.differences.iter().map(|d| d.kind).collect();
+        assert_eq!(kinds, [LogDifferenceKind::ResponseDiffers]);
+        assert_eq!(report.not_comparable.len(), 1);
+        assert_eq!(report.result(), ReconcileResult::Differ);
+
+        // Every result compared and equal: the same.
+        let report = reconcile_calls(&sealed[..1], &log[..0], ReconcileAgent::ClaudeCode);
+        assert_eq!(report.result(), ReconcileResult::Differ);
+        let same = reconcile_calls(
+            &sealed[..1],
+            &[logged_bash(0, "a.rs")],
+            ReconcileAgent::ClaudeCode,
+        );
+        assert_eq!(same.result(), ReconcileResult::Same);
+        assert!(same.same());
+        assert_eq!(
+            [
+                ReconcileResult::Same,
+                ReconcileResult::Differ,
+                ReconcileResult::NotComparable
+            ]
+            .map(ReconcileResult::name),
+            ["same", "differ", "not-comparable"]
+        );
     }
 
     #[test]

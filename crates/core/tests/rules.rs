@@ -452,9 +452,14 @@ fn command_rules_with_a_home_and_working_directory() {
         protected(".claude/x", ".claude/**")
     );
     assert_eq!(words("cat ../q/.claude/x", home, cwd), Vec::<String>::new());
-    // The working directory is the session's: a `cd` in the command is not followed.
+    // The working directory starts as the session's, and follows a `cd` in the
+    // command.
     assert_eq!(
         words("cd .. && cat p/.claude/x", home, cwd),
+        protected(".claude/x", ".claude/**")
+    );
+    assert_eq!(
+        words("(cd ..) && cat p/.claude/x", home, cwd),
         Vec::<String>::new()
     );
     // Without either, the check is the one `scope` runs.

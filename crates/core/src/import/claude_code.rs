@@ -44,6 +44,10 @@
 //!   type, and a `user` or `assistant` entry without a message content are skipped
 //!   with a warning.
 //! - Tool names are kept as they are: `mcp__server__tool` stays `mcp__server__tool`.
+//! - Each entry's `cwd`, the directory the session was in when it was written, is
+//!   kept as the call's [`super::CallMeta::cwd`] (not in the transcript): path
+//!   rules read the call's relative paths from there, as the live guard reads them
+//!   from the hook's `cwd`.
 
 use crate::json::{JsonType, Raw, RawMembers, quoted_key};
 use crate::transcript::LineError;
@@ -129,6 +133,7 @@ pub(crate) fn read(
             continue;
         };
         pairing.clock(rget_str(&entry, "timestamp").as_deref());
+        pairing.directory(rget_str(&entry, "cwd").as_deref());
         let kind = rget_str(&entry, "type");
         if let Some(kind) = &kind {
             note_agents(line, kind, &entry, agents);

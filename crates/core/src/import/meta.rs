@@ -1,6 +1,8 @@
-//! What a log says of a call besides its record: its id and its times
-//! ([`CallMeta`]), read where the format writes them. The transcript `import` writes
-//! holds none of it; `export --format otlp --from FORMAT` writes it in the spans.
+//! What a log says of a call besides its record: its id, its times and the
+//! directory it was made in ([`CallMeta`]), read where the format writes them. The
+//! transcript `import` writes holds none of it; `export --format otlp --from FORMAT`
+//! writes the id and times in the spans, and path rules read a call's paths from its
+//! directory.
 
 /// What a log says of a call besides its record, where the format writes it: its
 /// id and its times. The transcript holds none of it; `export --format otlp` writes
@@ -21,6 +23,9 @@ pub struct CallMeta {
     /// For an MCP JSON-RPC log: the protocol version the server's `initialize` result
     /// gave before the call.
     pub protocol_version: Option<String>,
+    /// The working directory the call was made in, as the log says (a Claude Code
+    /// entry's `cwd`): relative paths of the call are the agent's from there.
+    pub cwd: Option<String>,
 }
 
 /// The time of an RFC 3339 timestamp (`2025-09-01T10:00:01.5Z`, or with an offset

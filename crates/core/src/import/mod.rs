@@ -1059,6 +1059,9 @@ pub(crate) struct Pairing {
     /// ([`Pairing::clock`]): a call made now starts at it, a result given now ends
     /// its call at it.
     now: Option<u64>,
+    /// The working directory the item being read says it was written in
+    /// ([`Pairing::directory`]): a call made now was made there.
+    cwd: Option<String>,
     /// An MCP log: ids are JSON-RPC ids.
     jsonrpc: bool,
     /// An MCP log: the protocol version of the last `initialize` result.
@@ -1075,6 +1078,7 @@ impl Pairing {
             warnings: Vec::new(),
             said: Vec::new(),
             now: None,
+            cwd: None,
             jsonrpc: false,
             protocol_version: None,
         }
@@ -1091,6 +1095,13 @@ impl Pairing {
     /// The time of the item read next (an RFC 3339 timestamp), or none.
     pub(crate) fn clock(&mut self, timestamp: Option<&str>) {
         self.now = timestamp.and_then(rfc3339_nanos);
+    }
+
+    /// The working directory the item read next says it was written in, or none.
+    pub(crate) fn directory(&mut self, cwd: Option<&str>) {
+        if self.cwd.as_deref() != cwd {
+            self.cwd = cwd.map(str::to_owned);
+        }
     }
 
     /// The time of the item read next, in nanoseconds since the Unix epoch, or none.
@@ -1139,6 +1150,7 @@ impl Pairing {
             id,
             start: self.now,
             end: None,
+            cwd: self.cwd.clone(),
         }
     }
 

@@ -10,9 +10,27 @@
 //! Wrappers are unwrapped and both the wrapper and the command it runs are judged:
 //! a shell (`bash`, `sh`, `zsh`, `dash`, `ksh`, `ash`, `mksh`) with `-c STRING` has
 //! its string parsed again, `eval` with literal words has them joined and parsed
-//! again, and `env`, `sudo`, `doas`, `xargs`, `nohup`, `nice`, `timeout`, `time`,
+//! again, `env`, `sudo`, `doas`, `xargs`, `nohup`, `nice`, `timeout`, `time`,
 //! `command`, `builtin`, `exec` and `stdbuf` have their options skipped and the
-//! command after them judged. Parsing and unwrapping are bounded by
+//! command after them judged, and `find` has the command of each `-exec`,
+//! `-execdir`, `-ok` and `-okdir` (up to its `;` or `+`) judged.
+//!
+//! An alias the string defines (`alias x=rm; x -rf /`) is expanded where a later
+//! command's program word names it: its value and the command's other words, as
+//! written, are parsed again and judged (besides the command as written; bash
+//! expands an alias only on a later line, or with `expand_aliases`, and judging
+//! both is never less strict). An alias whose value is not known before the
+//! command runs (`alias x="$CMD"`) cannot be judged where it is used.
+//!
+//! Protected paths are read where the shell is: `cd DIR`, `pushd DIR` and `popd`
+//! move the directory relative words of the later commands of the string are
+//! joined to (from the session's working directory, or, when that is not known,
+//! from where the string starts), except across a subshell's end (`( ... )`, the
+//! commands of a pipeline, a command run in the background, a substitution, a
+//! shell's `-c` string, a function's body). A directory not known before the
+//! command runs (`cd "$DIR"`) leaves relative words matched as written only.
+//!
+//! Parsing and unwrapping are bounded by
 //! [`MAX_DEPTH`] levels, the nesting of compound commands by [`MAX_NESTING`], and
 //! the text by [`MAX_COMMAND_BYTES`]: past them is a violation, never a deep
 //! recursion (of this module or of the parser). The parser's panics are caught and
@@ -21,7 +39,8 @@
 //! What cannot be judged is a violation (the rule fails closed): a string the parser
 //! refuses, and, when the rule has `allow` or `deny`, a program word that is not
 //! known before the command runs (an expansion, a substitution or a glob in it), a
-//! shell's `-c` string, `eval` words or a `source` file that is not literal.
+//! shell's `-c` string, `eval` words or a `source` file that is not literal, and
+//! an alias whose value is not.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -198,6 +217,8 @@ pub(crate) struct CommandRule {
     pub allow: Option<Vec<Pattern>>,
     /// Globs of paths no word or redirection may name, if given.
     pub protect: Option<Globs>,
+    /// Globs that take a path out of `protect` (`protect_except`), if given.
+    pub protect_except: Option<Globs>,
 }
 
 /// What a command rule says about one command string.
@@ -454,6 +475,34 @@ fn after_options(args: &[Analysed], short: &str, long: &[&str]) -> usize {
     i
 }
 
+/// The commands `find` with arguments `args` runs: the words after each `-exec`,
+/// `-execdir`, `-ok` and `-okdir` up to the `;` or `+` that ends them (or the end),
+/// each with whether it runs in the folder of the file found.
+fn find_commands(args: &[Analysed]) -> Vec<(&[Analysed], bool)> {
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let in_dir = match args[i].text.as_str() {
+            "-exec" | "-ok" => false,
+            "-execdir" | "-okdir" => true,
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        let from = i + 1;
+        let mut end = from;
+        while end < args.len() && !matches!(args[end].text.as_str(), ";" | "+") {
+            end += 1;
+        }
+        if end > from {
+            found.push((&args[from..end], in_dir));
+        }
+        i = end + 1;
+    }
+    found
+}
+
 /// What the wrapper `name` with arguments `args` runs, if it is a wrapper and runs
 /// something.
 fn unwrap(name: &str, args: &[Analysed]) -> Option<Inner> {
@@ -588,8 +637,27 @@ fn unwrap(name: &str, args: &[Analysed]) -> Option<Inner> {
 struct Judge<'r> {
     rule: &'r CommandRule,
     home: Option<String>,
-    cwd: Option<String>,
+    /// The session's working directory, where the command string starts.
+    start: Option<String>,
+    /// Where the shell is at the command being judged (`cd`, `pushd`, `popd`
+    /// before it in the string).
+    place: Place,
+    /// The aliases the string defined before the command being judged: each name
+    /// with its value, `None` when the value is not known before the command runs.
+    aliases: Vec<(String, Option<String>)>,
+    /// The aliases being expanded, which are not expanded again within themselves.
+    expanding: Vec<String>,
     options: ParserOptions,
+}
+
+/// Where the shell is, as far as the command string says: its working directory
+/// (absolute; relative to the session's when that is not known; `None` when the
+/// string made it unknown), the one before (`cd -`) and the `pushd` stack.
+#[derive(Debug, Clone, Default)]
+struct Place {
+    cwd: Option<String>,
+    previous: Option<String>,
+    stack: Vec<Option<String>>,
 }
 
 impl CommandRule {
@@ -611,10 +679,19 @@ impl CommandRule {
             Some(Normalised::Path(path)) if path.starts_with('/') => Some(path),
             _ => None,
         };
+        let start = absolute(cwd);
         let mut judge = Judge {
             rule: self,
             home: absolute(home),
-            cwd: absolute(cwd),
+            place: Place {
+                // Unknown, the session's directory is the start relative ones are
+                // read from.
+                cwd: Some(start.clone().unwrap_or_else(|| ".".to_owned())),
+                ..Place::default()
+            },
+            start,
+            aliases: Vec::new(),
+            expanding: Vec::new(),
             options: options(),
         };
         let top = At {
@@ -661,21 +738,42 @@ impl Judge<'_> {
         if at.nest > MAX_NESTING {
             return Err(CommandVerdict::TooDeep(MAX_NESTING));
         }
-        for ast::CompoundListItem(and_or, _) in &list.0 {
+        for ast::CompoundListItem(and_or, separator) in &list.0 {
+            // A list run in the background runs in a subshell of its own.
+            let background = matches!(separator, ast::SeparatorOperator::Async);
+            let place = background.then(|| self.place.clone());
             self.pipeline(&and_or.first, at)?;
             for next in &and_or.additional {
                 let (ast::AndOr::And(pipeline) | ast::AndOr::Or(pipeline)) = next;
                 self.pipeline(pipeline, at)?;
+            }
+            if let Some(place) = place {
+                self.place = place;
             }
         }
         Ok(())
     }
 
     fn pipeline(&mut self, pipeline: &ast::Pipeline, at: At<'_>) -> Step {
+        // Each command of a pipeline of several runs in a subshell of its own.
+        let alone = pipeline.seq.len() == 1;
         for command in &pipeline.seq {
-            self.command(command, at)?;
+            if alone {
+                self.command(command, at)?;
+            } else {
+                self.in_subshell(|judge| judge.command(command, at))?;
+            }
         }
         Ok(())
+    }
+
+    /// Judges with `f` what runs in a subshell: where the shell is, after it, is
+    /// where it was before.
+    fn in_subshell(&mut self, f: impl FnOnce(&mut Self) -> Step) -> Step {
+        let place = self.place.clone();
+        let step = f(self);
+        self.place = place;
+        step
     }
 
     fn command(&mut self, command: &ast::Command, at: At<'_>) -> Step {
@@ -686,9 +784,12 @@ impl Judge<'_> {
                 self.redirects(redirects.as_ref(), at)
             }
             ast::Command::Function(function) => {
+                // The body runs where the function is called, not here.
                 let ast::FunctionBody(body, redirects) = &function.body;
-                self.compound(body, at.nested())?;
-                self.redirects(redirects.as_ref(), at)
+                self.in_subshell(|judge| {
+                    judge.compound(body, at.nested())?;
+                    judge.redirects(redirects.as_ref(), at)
+                })
             }
             ast::Command::ExtendedTest(test, redirects) => {
                 self.test(&test.expr, at.nested())?;
@@ -731,7 +832,7 @@ impl Judge<'_> {
                 self.list(&clause.body.list, at)
             }
             C::BraceGroup(group) => self.list(&group.list, at),
-            C::Subshell(subshell) => self.list(&subshell.list, at),
+            C::Subshell(subshell) => self.in_subshell(|judge| judge.list(&subshell.list, at)),
             C::ForClause(clause) => {
                 for value in clause.values.iter().flatten() {
                     self.expansions_of(&value.value, at)?;
@@ -765,7 +866,9 @@ impl Judge<'_> {
                 self.list(&clause.0, at)?;
                 self.list(&clause.1.list, at)
             }
-            C::Coprocess(coprocess) => self.command(&coprocess.body, at.nested()),
+            C::Coprocess(coprocess) => {
+                self.in_subshell(|judge| judge.command(&coprocess.body, at.nested()))
+            }
         }
     }
 
@@ -789,7 +892,7 @@ impl Judge<'_> {
                 }
                 ast::IoFileRedirectTarget::Fd(_) => Ok(()),
                 ast::IoFileRedirectTarget::ProcessSubstitution(_, subshell) => {
-                    self.list(&subshell.list, at.nested())
+                    self.in_subshell(|judge| judge.list(&subshell.list, at.nested()))
                 }
             },
             ast::IoRedirect::OutputAndError(word, _) => {
@@ -846,7 +949,7 @@ impl Judge<'_> {
     /// Judges the programs in the expansions of an analysed word.
     fn expansions(&mut self, analysed: &Analysed, at: At<'_>) -> Step {
         for script in &analysed.scripts {
-            self.program(script, at.deeper())?;
+            self.in_subshell(|judge| judge.program(script, at.deeper()))?;
         }
         for inner in &analysed.words {
             if at.depth + 1 > MAX_DEPTH {
@@ -916,7 +1019,7 @@ impl Judge<'_> {
             self.expansions(word, at)?;
         }
         for subshell in substitutions {
-            self.list(&subshell.list, at.deeper().nested())?;
+            self.in_subshell(|judge| judge.list(&subshell.list, at.deeper().nested()))?;
         }
         Ok(())
     }
@@ -931,6 +1034,7 @@ impl Judge<'_> {
         let Some((program, args)) = words.split_first() else {
             return Ok(());
         };
+        self.expand_alias(words, at)?;
         let within = || {
             if inner {
                 at.within.map(str::to_owned)
@@ -985,15 +1089,131 @@ impl Judge<'_> {
             "source" | "." if self.patterns() && args.first().is_some_and(|file| !file.known()) => {
                 return Err(CommandVerdict::Unknown(shown(words)));
             }
+            "find" => {
+                for (run, in_dir) in find_commands(args) {
+                    // `-execdir` runs in each file's folder: not known here.
+                    let place = self.place.clone();
+                    if in_dir {
+                        self.place.cwd = None;
+                    }
+                    let step = self.judge(run, at.deeper(), true);
+                    self.place = place;
+                    step?;
+                }
+            }
+            "alias" => self.define_aliases(args),
+            "cd" | "pushd" | "popd" => self.change_directory(name, args),
             _ => {}
         }
         match unwrap(name, args) {
             None => Ok(()),
             Some(Inner::Words(from)) => self.judge(&args[from..], at.deeper(), true),
-            Some(Inner::Script(from)) => self.program(&args[from].text, at.deeper()),
+            Some(Inner::Script(from)) => {
+                self.in_subshell(|judge| judge.program(&args[from].text, at.deeper()))
+            }
             Some(Inner::Unknown) if self.patterns() => Err(CommandVerdict::Unknown(shown(words))),
             Some(Inner::Unknown) => Ok(()),
         }
+    }
+
+    /// Judges the command `words` as its alias defined earlier in the string
+    /// expands it: the alias's value, then the other words as written, parsed
+    /// again. An alias whose value is not known before the command runs cannot be
+    /// judged (with patterns, a violation). An alias is not expanded within itself.
+    fn expand_alias(&mut self, words: &[Analysed], at: At<'_>) -> Step {
+        let Some((program, args)) = words.split_first() else {
+            return Ok(());
+        };
+        if self.expanding.contains(&program.text) {
+            return Ok(());
+        }
+        let Some((_, value)) = self
+            .aliases
+            .iter()
+            .rev()
+            .find(|(name, _)| *name == program.text)
+        else {
+            return Ok(());
+        };
+        let Some(value) = value.clone() else {
+            return if self.patterns() {
+                Err(CommandVerdict::Unknown(shown(words)))
+            } else {
+                Ok(())
+            };
+        };
+        // A wrapper in the value (`alias s='sudo '`) has the command after it
+        // judged, an alias there expanded too.
+        let mut text = value;
+        for arg in args {
+            text.push(' ');
+            text.push_str(&arg.written);
+        }
+        self.expanding.push(program.text.clone());
+        let step = self.program(&text, at.deeper());
+        self.expanding.pop();
+        step
+    }
+
+    /// Notes the aliases `alias NAME=VALUE ...` defines.
+    fn define_aliases(&mut self, args: &[Analysed]) {
+        for arg in &args[after_options(args, "", &[]).min(args.len())..] {
+            if let Some((name, value)) = arg.text.split_once('=')
+                && !name.is_empty()
+            {
+                let value = arg.literal.then(|| value.to_owned());
+                self.aliases.push((name.to_owned(), value));
+            }
+        }
+    }
+
+    /// Follows `cd DIR`, `pushd DIR` and `popd`: where the shell is after them, as
+    /// far as the string says (a directory not known before the command runs makes
+    /// it unknown).
+    fn change_directory(&mut self, name: &str, args: &[Analysed]) {
+        let from = after_options(args, "", &[]).min(args.len());
+        let target = args[from..].first();
+        let place = &mut self.place;
+        if name == "popd" {
+            place.previous = place.cwd.take();
+            place.cwd = place.stack.pop().flatten();
+            return;
+        }
+        let dir = match target {
+            None if name == "pushd" => {
+                // Swaps the top two directories.
+                let top = place.stack.pop().flatten();
+                place.stack.push(place.cwd.clone());
+                place.cwd = top;
+                return;
+            }
+            None => self.home.clone(),
+            Some(word) if !word.known() => None,
+            Some(word) if name == "cd" && word.text == "-" => place.previous.clone(),
+            Some(word) => {
+                let path = word.path.as_str();
+                let joined = if path.starts_with('/') {
+                    Some(path.to_owned())
+                } else if path == "~" || path.starts_with("~/") {
+                    self.home
+                        .as_ref()
+                        .map(|home| format!("{home}/{}", &path[1..]))
+                } else if path.starts_with('~') || path.starts_with(['+', '-']) {
+                    // Another user's home, a directory of the stack.
+                    None
+                } else {
+                    place.cwd.as_ref().map(|cwd| format!("{cwd}/{path}"))
+                };
+                joined.and_then(|joined| match normalise(&joined) {
+                    Normalised::Path(path) => Some(path),
+                    Normalised::Escapes => None,
+                })
+            }
+        };
+        if name == "pushd" {
+            place.stack.push(place.cwd.clone());
+        }
+        place.previous = std::mem::replace(&mut place.cwd, dir);
     }
 
     /// Whether the word `path` (as a path, `~` for the home directory) names a
@@ -1026,13 +1246,13 @@ impl Judge<'_> {
                 }
             } else if !form.starts_with('/')
                 && !form.starts_with('~')
-                && let Some(cwd) = &self.cwd
+                && let Some(cwd) = &self.place.cwd
                 && let Normalised::Path(p) = normalise(&format!("{cwd}/{form}"))
             {
                 candidates.push(p);
             }
-            // An absolute path inside the home or working directory, also relative
-            // to them.
+            // An absolute path inside the home, the session's or the current
+            // working directory, also relative to them.
             let mut more = Vec::new();
             for candidate in candidates.iter().filter(|c| c.starts_with('/')) {
                 if let Some(home) = &self.home
@@ -1044,10 +1264,12 @@ impl Judge<'_> {
                         format!("~/{rest}")
                     });
                 }
-                if let Some(cwd) = &self.cwd
-                    && let Some(rest) = inside(candidate, cwd, false)
-                {
-                    more.push(rest);
+                for dir in [&self.start, &self.place.cwd].into_iter().flatten() {
+                    if dir.starts_with('/')
+                        && let Some(rest) = inside(candidate, dir, false)
+                    {
+                        more.push(rest);
+                    }
                 }
             }
             candidates.extend(more);
@@ -1055,9 +1277,10 @@ impl Judge<'_> {
                 // A folder is protected when what it holds is: a name no glob
                 // spells stands for its files.
                 let held = format!("{}/\0", candidate.trim_end_matches('/'));
+                let except = self.rule.protect_except.as_ref();
                 if let Some(glob) = globs
-                    .first_match(&candidate)
-                    .or_else(|| globs.first_match(&held))
+                    .first_match_unless(&candidate, except)
+                    .or_else(|| globs.first_match_unless(&held, except))
                 {
                     return Err(CommandVerdict::Protected(candidate, glob.to_owned()));
                 }

@@ -481,7 +481,11 @@ fn command_rule(
     checking: Checking,
 ) -> Result<(Vec<Pointer>, CommandRule)> {
     let members = object(item, at)?;
-    known(members, at, &["allow", "args", "deny", "protect"])?;
+    known(
+        members,
+        at,
+        &["allow", "args", "deny", "protect", "protect_except"],
+    )?;
     let args = pointers(members, at, role)?;
     let patterns = |field: &str| -> Result<Option<Vec<Pattern>>> {
         let Some(value) = get(members, field) else {
@@ -506,27 +510,30 @@ fn command_rule(
     };
     let allow = patterns("allow")?;
     let deny = patterns("deny")?.unwrap_or_default();
-    let protect = match get(members, "protect") {
-        None => None,
-        Some(value) => {
-            let list = strings(value, &format!("{at}.protect"))?;
-            paths::check_sizes(&list).map_err(|err| format!("{at}.protect: {err}"))?;
-            Some(
-                Globs::with_case(&list, false, checking).map_err(|(j, err)| {
-                    format!(
-                        "{at}.protect[{j}]: invalid glob {}: {err}",
-                        quote_name(list.get(j).map_or("", String::as_str))
-                    )
-                })?,
-            )
-        }
+    let globs = |field: &str| -> Result<Option<Globs>> {
+        let Some(value) = get(members, field) else {
+            return Ok(None);
+        };
+        let list = strings(value, &format!("{at}.{field}"))?;
+        paths::check_sizes(&list).map_err(|err| format!("{at}.{field}: {err}"))?;
+        Globs::with_case(&list, false, checking)
+            .map(Some)
+            .map_err(|(j, err)| {
+                format!(
+                    "{at}.{field}[{j}]: invalid glob {}: {err}",
+                    quote_name(list.get(j).map_or("", String::as_str))
+                )
+            })
     };
+    let protect = globs("protect")?;
+    let protect_except = globs("protect_except")?;
     Ok((
         args,
         CommandRule {
             deny,
             allow,
             protect,
+            protect_except,
         },
     ))
 }
@@ -559,6 +566,7 @@ fn path_rule(
             "backslash",
             "case_insensitive",
             "deny",
+            "deny_except",
             "percent",
             "root",
         ],
@@ -612,12 +620,14 @@ fn path_rule(
         Some(deny) => deny,
         None => Globs::new(&[]).map_err(|(_, err)| format!("{at}: {err}"))?,
     };
+    let deny_except = globs("deny_except")?;
     Ok((
         args,
         PathRule {
             root,
             allow,
             deny,
+            deny_except,
             backslash,
             percent,
             case_insensitive,

@@ -196,6 +196,16 @@ impl Globs {
         }
         set.matches(path).first().map(|&i| self.texts[i].as_str())
     }
+
+    /// [`Globs::first_match`], unless a glob of `except` matches `path` too (a
+    /// policy's `deny_except`, `protect_except`); an `except` list that could not be
+    /// built takes nothing out: fail closed.
+    pub(crate) fn first_match_unless(&self, path: &str, except: Option<&Globs>) -> Option<&str> {
+        let glob = self.first_match(path)?;
+        let excepted =
+            except.is_some_and(|except| !except.broken() && except.first_match(path).is_some());
+        (!excepted).then_some(glob)
+    }
 }
 
 /// The most globs a list may hold.
@@ -381,6 +391,10 @@ pub(crate) struct PathRule {
     pub allow: Option<Globs>,
     /// Globs of which a path must match none; they win over `allow`.
     pub deny: Globs,
+    /// Globs that take a path out of `deny` (`deny_except`): a path matching one of
+    /// them is judged as though no deny glob matched it. A list that could not be
+    /// built takes nothing out (fail closed).
+    pub deny_except: Option<Globs>,
     /// The readings of `\`: as an ordinary character, as a separator.
     pub backslash: Readings,
     /// The readings of `%XX`: as written, decoded.
@@ -538,7 +552,10 @@ impl PathRule {
             }
             _ => path,
         };
-        if let Some(glob) = self.deny.first_match(&path) {
+        if let Some(glob) = self
+            .deny
+            .first_match_unless(&path, self.deny_except.as_ref())
+        {
             return PathVerdict::Denied(path, glob.to_owned());
         }
         match &self.allow {
@@ -595,6 +612,7 @@ mod tests {
             root: Some("/work/project".to_owned()),
             allow: Some(globs(&["docs/**", "*.md"])),
             deny: globs(&["**/.env", "**/*.pem"]),
+            deny_except: None,
             backslash: Readings::Literal,
             percent: Readings::Literal,
             case_insensitive: false,
@@ -624,6 +642,40 @@ mod tests {
     }
 
     #[test]
+    fn deny_except_takes_a_path_out_of_deny() {
+        let rule = PathRule {
+            root: Some("/p".to_owned()),
+            allow: None,
+            deny: globs(&["**/.env", "**/.env.*"]),
+            deny_except: Some(globs(&["**/.env.{example,sample,template,dist}"])),
+            backslash: Readings::Both,
+            percent: Readings::Both,
+            case_insensitive: false,
+        };
+        let denied = |path: &str, glob: &str| PathVerdict::Denied(path.to_owned(), glob.to_owned());
+        for (path, verdict) in [
+            (".env", denied(".env", "**/.env")),
+            ("app/.env.local", denied("app/.env.local", "**/.env.*")),
+            ("/p/.env.production", denied(".env.production", "**/.env.*")),
+            (
+                ".env.example.local",
+                denied(".env.example.local", "**/.env.*"),
+            ),
+            // Each reading is judged: decoded, `%2e` makes `..`.
+            (
+                ".env.example/..%2F.env.local",
+                denied(".env.local", "**/.env.*"),
+            ),
+            (".env.example", PathVerdict::Allowed),
+            ("/p/app/.env.sample", PathVerdict::Allowed),
+            ("docs/.env.template", PathVerdict::Allowed),
+            (".env.dist", PathVerdict::Allowed),
+        ] {
+            assert_eq!(rule.check(path, &none()), verdict, "{path}");
+        }
+    }
+
+    #[test]
     fn bad_globs_are_named() {
         let err = Globs::new(&["ok/*".to_owned(), "a[".to_owned()]).unwrap_err();
         assert_eq!(err.0, 1);
@@ -642,6 +694,7 @@ mod tests {
             root: Some("/work/Project".to_owned()),
             allow: Some(list(&["docs/**", "*.md"])),
             deny: list(&["**/.env"]),
+            deny_except: None,
             backslash,
             percent,
             case_insensitive,
@@ -735,6 +788,7 @@ mod tests {
             root: Some(root.to_owned()),
             allow: None,
             deny: globs(&["**/.env", ".claude/**"]),
+            deny_except: None,
             backslash: Readings::Both,
             percent: Readings::Both,
             case_insensitive: false,
@@ -817,6 +871,7 @@ mod tests {
             root: None,
             allow: None,
             deny: globs(&["~/.ssh/**", "/home/*/.aws/**"]),
+            deny_except: None,
             backslash: Readings::Both,
             percent: Readings::Both,
             case_insensitive: false,

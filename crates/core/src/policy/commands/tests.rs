@@ -12,10 +12,13 @@ fn rule(deny: &[&str], allow: Option<&[&str]>, protect: Option<&[&str]>) -> Comm
     CommandRule {
         deny: patterns(deny),
         allow: allow.map(patterns),
-        protect: protect.map(|globs| {
-            Globs::new(&globs.iter().map(|g| (*g).to_owned()).collect::<Vec<_>>()).unwrap()
-        }),
+        protect: protect.map(globs),
+        protect_except: None,
     }
+}
+
+fn globs(list: &[&str]) -> Globs {
+    Globs::new(&list.iter().map(|g| (*g).to_owned()).collect::<Vec<_>>()).unwrap()
 }
 
 fn denied(command: &str, within: Option<&str>, pattern: &str) -> CommandVerdict {
@@ -236,6 +239,193 @@ fn wrappers_are_unwrapped() {
     assert_eq!(r.check("bash x.sh -c", None, None), CommandVerdict::Allowed);
 }
 
+/// The commands that `find`, aliases and wrappers run are judged: each row a
+/// command string and the command denied in it (`None`: allowed).
+#[test]
+fn inner_commands_are_judged() {
+    let r = rule(&["rm ** -rf **", "curl **"], None, None);
+    // The command string, and the command denied in it with the top-level one it
+    // is within.
+    type Row<'a> = (&'a str, Option<(&'a str, Option<&'a str>)>);
+    let rows: &[Row<'_>] = &[
+        // find -exec, -execdir, -ok, -okdir, to `;` or `+`, several of them.
+        (
+            "find . -name x -exec rm -rf {} \\;",
+            Some(("rm -rf {}", Some("find . -name x -exec rm -rf {} \";\""))),
+        ),
+        (
+            "find . -exec rm -rf {} +",
+            Some(("rm -rf {}", Some("find . -exec rm -rf {} +"))),
+        ),
+        (
+            "find . -execdir rm -rf {} \\;",
+            Some(("rm -rf {}", Some("find . -execdir rm -rf {} \";\""))),
+        ),
+        (
+            "find / -ok rm -rf {} ';'",
+            Some(("rm -rf {}", Some("find / -ok rm -rf {} \";\""))),
+        ),
+        (
+            "find . -okdir rm -rf {}",
+            Some(("rm -rf {}", Some("find . -okdir rm -rf {}"))),
+        ),
+        (
+            "find . -exec ls {} \\; -exec rm -rf {} \\;",
+            Some((
+                "rm -rf {}",
+                Some("find . -exec ls {} \";\" -exec rm -rf {} \";\""),
+            )),
+        ),
+        (
+            "find . -exec sudo rm -rf {} +",
+            Some(("rm -rf {}", Some("find . -exec sudo rm -rf {} +"))),
+        ),
+        ("find . -exec ls {} \\; -name rm -rf", None),
+        ("find . -name '*.rs' -print", None),
+        // xargs and the other wrappers.
+        (
+            "ls | xargs -0 rm -rf",
+            Some(("rm -rf", Some("xargs -0 rm -rf"))),
+        ),
+        (
+            "find . -print0 | xargs -0 -I{} sh -c 'rm -rf {}'",
+            Some(("rm -rf {}", Some("xargs -0 -I{} sh -c \"rm -rf {}\""))),
+        ),
+        (
+            "builtin command exec nice rm -rf /",
+            Some(("rm -rf /", Some("builtin command exec nice rm -rf /"))),
+        ),
+        (
+            "timeout 5 nohup curl x",
+            Some(("curl x", Some("timeout 5 nohup curl x"))),
+        ),
+        // Aliases defined in the same string, expanded where they are used.
+        ("alias x=rm; x -rf /", Some(("rm -rf /", Some("x -rf /")))),
+        ("alias x='rm -rf'; x /", Some(("rm -rf /", Some("x /")))),
+        ("alias a=b b='rm -rf'; a /", Some(("rm -rf /", Some("a /")))),
+        (
+            "alias s='sudo ' x=curl; s x y",
+            Some(("curl y", Some("s x y"))),
+        ),
+        ("alias ls='ls -la'; ls", None),
+        ("alias x=rm; echo x -rf /", None),
+        // Used before it is defined: not expanded, as bash does not.
+        ("x -rf /; alias x=rm", None),
+    ];
+    for (command, verdict) in rows {
+        let expected = match verdict {
+            None => CommandVerdict::Allowed,
+            Some((inner, within)) => {
+                let pattern = if inner.starts_with("curl") {
+                    "curl **"
+                } else {
+                    "rm ** -rf **"
+                };
+                denied(inner, *within, pattern)
+            }
+        };
+        assert_eq!(r.check(command, None, None), expected, "{command}");
+    }
+    // An alias whose value is not known before the command runs cannot be judged.
+    assert_eq!(
+        r.check("alias x=\"$CMD\"; x -rf /", None, None),
+        unknown("x -rf /")
+    );
+    // Nor expanded without end.
+    assert_eq!(
+        r.check("alias a=b b=a; a", None, None),
+        CommandVerdict::Allowed
+    );
+}
+
+/// `cd`, `pushd` and `popd` move where the protected paths of the later commands
+/// are read from, within the subshell they run in: each row a command string, the
+/// session's working directory, and the path found protected (`None`: allowed).
+#[test]
+fn the_working_directory_follows_cd() {
+    let r = rule(&[], None, Some(&["conf/*.key", "/etc/shadow"]));
+    let rows: &[(&str, Option<&str>, Option<&str>)] = &[
+        ("cd conf && cat s.key", None, Some("conf/s.key")),
+        ("cd src; cat ../conf/x.key", None, Some("conf/x.key")),
+        (
+            "cd /work/p/src && cat ../conf/x.key",
+            Some("/work/p"),
+            Some("conf/x.key"),
+        ),
+        ("cd /etc && cat shadow", None, Some("/etc/shadow")),
+        (
+            "cd sub && cd .. && cd conf && rm -r a.key",
+            None,
+            Some("conf/a.key"),
+        ),
+        ("pushd conf && cat a.key", None, Some("conf/a.key")),
+        ("pushd conf; popd; cat a.key", None, None),
+        (
+            "pushd src; pushd ../conf; popd; popd; pushd conf; cat a.key",
+            None,
+            Some("conf/a.key"),
+        ),
+        (
+            "cd conf; cd /tmp; cd -; cat a.key",
+            None,
+            Some("conf/a.key"),
+        ),
+        ("cd -P -- conf && cat a.key", None, Some("conf/a.key")),
+        (
+            "cd ~/x && cat ../conf/a.key",
+            Some("/home/u"),
+            Some("conf/a.key"),
+        ),
+        ("cd conf && cd && cat a.key", Some("/home/u"), None),
+        ("builtin cd conf && cat a.key", None, Some("conf/a.key")),
+        // A subshell's `cd` stays in it.
+        ("(cd conf) && cat a.key", None, None),
+        ("(cd conf && cat a.key)", None, Some("conf/a.key")),
+        ("cd conf | cat a.key", None, None),
+        ("cd conf & cat a.key", None, None),
+        ("echo $(cd conf) && cat a.key", None, None),
+        ("bash -c 'cd conf' && cat a.key", None, None),
+        ("f() { cd conf; }; cat a.key", None, None),
+        ("{ cd conf; }; cat a.key", None, Some("conf/a.key")),
+        (
+            "if true; then cd conf; fi; cat a.key",
+            None,
+            Some("conf/a.key"),
+        ),
+        // A directory not known before the command runs: relative words as written.
+        ("cd \"$D\" && cat a.key", None, None),
+        ("cd \"$D\" && cat conf/a.key", None, Some("conf/a.key")),
+        // `find -execdir` runs where the file is; its words are `find`'s own
+        // arguments too, read where `find` runs.
+        (
+            "cd conf; find . -execdir cat a.key \\;",
+            None,
+            Some("conf/a.key"),
+        ),
+        (
+            "cd conf; find . -exec cat a.key \\;",
+            None,
+            Some("conf/a.key"),
+        ),
+    ];
+    for (command, cwd, protected) in rows {
+        let expected = match protected {
+            None => CommandVerdict::Allowed,
+            Some(path) => CommandVerdict::Protected(
+                (*path).to_owned(),
+                if path.starts_with('/') {
+                    "/etc/shadow"
+                } else {
+                    "conf/*.key"
+                }
+                .to_owned(),
+            ),
+        };
+        let home = cwd.filter(|c| c.starts_with("/home"));
+        assert_eq!(r.check(command, home, *cwd), expected, "{command}");
+    }
+}
+
 #[test]
 fn programs_not_known_before_they_run() {
     let r = rule(&["sudo **"], None, None);
@@ -374,6 +564,37 @@ fn protected_paths() {
         r.check("cat README.md", None, None),
         CommandVerdict::Allowed
     );
+}
+
+#[test]
+fn protect_except_takes_a_path_out_of_protect() {
+    let mut r = rule(&[], None, Some(&["**/.env", "**/.env.*"]));
+    r.protect_except = Some(globs(&["**/.env.{example,sample,template,dist}"]));
+    let protected =
+        |path: &str, glob: &str| CommandVerdict::Protected(path.to_owned(), glob.to_owned());
+    for (command, verdict) in [
+        ("cat .env", protected(".env", "**/.env")),
+        (
+            "cat app/.env.local",
+            protected("app/.env.local", "**/.env.*"),
+        ),
+        (
+            "cp .env.example .env.production",
+            protected(".env.production", "**/.env.*"),
+        ),
+        (
+            "cat .env.example.bak",
+            protected(".env.example.bak", "**/.env.*"),
+        ),
+        ("cat .env.example", CommandVerdict::Allowed),
+        ("cp .env.sample app/.env.template", CommandVerdict::Allowed),
+        (
+            "diff .env.dist .env.example > out.txt",
+            CommandVerdict::Allowed,
+        ),
+    ] {
+        assert_eq!(r.check(command, None, None), verdict, "{command}");
+    }
 }
 
 #[test]
