@@ -38,6 +38,11 @@
 //! - `claude-code/log-representative_messages`: turn 1 predicts the output
 //!   "Hello, Alice!" before any run: unsupported; turn 2, after the run (#1),
 //!   supported.
+//! - `claude-code/viewer-1af7fc5e-...`: "I've created a basic CLAUDE.md file" is
+//!   contradicted: the one `Write` of `CLAUDE.md` (#10) was refused ("Claude
+//!   requested permissions to write ... but you haven't granted it yet",
+//!   `is_error`), so no call created it. It read as supported by #10 until the rules
+//!   took a failed call for no change.
 //! - Cursor, Copilot CLI, Gemini CLI, Codex and Responses sessions there hold
 //!   prompts and answers with no checkable atom: turns, and no claims.
 

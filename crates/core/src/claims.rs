@@ -940,6 +940,9 @@ pub struct Claims<'r> {
     paths: HashMap<String, Vec<AtomAt>>,
     commands: Vec<AtomAt>,
     urls: Vec<AtomAt>,
+    /// Path atoms said changed that a failed call would have produced: the last
+    /// such call before the answer.
+    refused: HashMap<AtomAt, u64>,
     calls: u64,
     turn_at: usize,
     seen: Vec<bool>,
@@ -1018,6 +1021,7 @@ impl<'r> Claims<'r> {
             paths,
             commands,
             urls,
+            refused: HashMap::new(),
             calls: 0,
             turn_at: 0,
             seen,
@@ -1073,6 +1077,10 @@ impl<'r> Claims<'r> {
                 .collect()
         };
         let used = named(&role.uses);
+        // A call whose response says it failed (`is_error`/`isError` true: a write
+        // refused, an edit whose text was not found) produced nothing and changed
+        // nothing.
+        let failed = refused(&response);
         let mut produced = named(&role.produces);
         for argument in &role.patch {
             if let Some(Value::Str(patch)) = argument.find(&args) {
@@ -1098,6 +1106,12 @@ impl<'r> Claims<'r> {
                             continue;
                         }
                         if atom.changed && rule != "path-produced" {
+                            continue;
+                        }
+                        if failed && rule == "path-produced" {
+                            if self.bounds[at.0].is_some_and(|bound| index <= bound) {
+                                self.refused.insert(at, index);
+                            }
                             continue;
                         }
                         self.support(at, index, rule);
@@ -1130,7 +1144,7 @@ impl<'r> Claims<'r> {
             }
         }
         let Some(turn) = turn else { return };
-        if role.action == Action::Change {
+        if role.action == Action::Change && !failed {
             self.state[turn].last_change = Some(index);
         }
         if role.action == Action::Execute {
@@ -1204,10 +1218,10 @@ impl<'r> Claims<'r> {
     /// The report: each atom's status, each claim's verdict.
     pub fn finish(mut self) -> ClaimsReport {
         let mut counts = ClaimCounts::default();
-        for claim in &mut self.claims {
+        for (c, claim) in self.claims.iter_mut().enumerate() {
             let state = &self.state[claim.turn];
-            for atom in &mut claim.atoms {
-                judge(atom, state);
+            for (a, atom) in claim.atoms.iter_mut().enumerate() {
+                judge(atom, state, self.refused.get(&(c, a)).copied());
             }
             claim.verdict = if claim
                 .atoms
@@ -1237,8 +1251,19 @@ impl<'r> Claims<'r> {
     }
 }
 
-/// An atom's status from its evidence and its turn's runs.
-fn judge(atom: &mut Atom, state: &TurnState) {
+/// Whether a call's response says it failed: a member `is_error` or `isError` true.
+fn refused(response: &Value) -> bool {
+    match response {
+        Value::Object(members) => members.iter().any(|(key, value)| {
+            ERROR_MEMBERS.contains(&key.as_str()) && matches!(value, Value::Bool(true))
+        }),
+        _ => false,
+    }
+}
+
+/// An atom's status from its evidence and its turn's runs; `refused`, for a path
+/// said changed, the last failed call that would have changed it.
+fn judge(atom: &mut Atom, state: &TurnState, refused: Option<u64>) {
     if let Some(outcome) = atom.outcome {
         let run = match outcome {
             Outcome::BuildSucceeds => &state.last_build,
@@ -1316,7 +1341,11 @@ fn judge(atom: &mut Atom, state: &TurnState) {
         atom.status = AtomStatus::Supported;
     } else if atom.kind == AtomKind::Path && atom.changed {
         atom.status = AtomStatus::Contradicted;
-        atom.reason = Some("no call changed it".to_owned());
+        atom.reason = Some(match refused {
+            Some(call) => format!("no call changed it: the call that would have (#{call}) failed"),
+            None => "no call changed it".to_owned(),
+        });
+        atom.against = refused;
     } else {
         atom.status = AtomStatus::Unsupported;
         atom.reason = Some(

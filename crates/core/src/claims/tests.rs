@@ -391,3 +391,53 @@ fn a_function_with_its_arity_is_found_by_its_name() {
         [ClaimVerdict::Unsupported]
     );
 }
+
+/// A call whose response says it failed (`is_error` true: a write the user did not
+/// allow, an edit whose old text was not found) changed no file: a claim that the
+/// file was created is contradicted, naming the failed call, and the call is no
+/// change a later run must follow.
+#[test]
+fn a_failed_write_changes_nothing() {
+    let refused = (
+        "Write",
+        r#"{"file_path":"/p/CLAUDE.md","content":"Notes"}"#,
+        r#"{"content":"Claude requested permissions to write to /p/CLAUDE.md, but you haven't granted it yet.","is_error":true}"#,
+    );
+    let messages = [
+        Message::prompt(None, "Do it."),
+        Message::answer(Some(0), "I've created a basic CLAUDE.md file."),
+    ];
+    let roles = Roles::builtin();
+    let mut claims = Claims::new(&messages, &roles);
+    claims.observe(0, refused.0, refused.1.as_bytes(), refused.2.as_bytes());
+    let report = claims.finish();
+    let atom = &report.claims[0].atoms[0];
+    assert_eq!(report.claims[0].verdict, ClaimVerdict::Contradicted);
+    assert_eq!(atom.status, AtomStatus::Contradicted);
+    assert_eq!(atom.support, None);
+    assert_eq!(atom.against, Some(0));
+    assert_eq!(
+        atom.reason.as_deref(),
+        Some("no call changed it: the call that would have (#0) failed")
+    );
+    // The same write, done: supported.
+    let done = ("Write", refused.1, r#"{"content":"File created"}"#);
+    assert_eq!(
+        verdicts(&[done], "I've created a basic CLAUDE.md file."),
+        [ClaimVerdict::Supported]
+    );
+    // A failed edit after a passing run is no change the run missed.
+    let (args, stdout) = bash("cargo test", "test result: ok. 3 passed; 0 failed");
+    let failed_edit = (
+        "Edit",
+        r#"{"file_path":"/p/src/lib.rs"}"#,
+        r#"{"content":"String to replace not found","is_error":true}"#,
+    );
+    assert_eq!(
+        verdicts(
+            &[("Bash", args.as_str(), stdout.as_str()), failed_edit],
+            "All tests pass."
+        ),
+        [ClaimVerdict::Supported]
+    );
+}
