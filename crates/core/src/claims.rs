@@ -480,6 +480,12 @@ static MARKER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\s*(?:#+\s+|>\s*|[-*+]\s+|\d+[.)]\s+)*(?:\[[ xX]\]\s+)?").expect("valid")
 });
 
+/// A line that is only an emphasised label (`**Flight Option 1:**`,
+/// `**Changes**:`): it names what follows and claims nothing.
+static LABEL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*(?:\*\*[^*]+:\*\*|\*\*[^*]+\*\*:|__[^_]+:__|__[^_]+__:)\s*$").expect("valid")
+});
+
 /// The sentences of an answer (see the module's rules).
 pub fn sentences(text: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -494,6 +500,9 @@ pub fn sentences(text: &str) -> Vec<String> {
             continue;
         }
         let rest = &line[MARKER.find(line).map_or(0, |m| m.end())..];
+        if LABEL.is_match(rest) {
+            continue;
+        }
         let mut in_code = false;
         let mut start = 0;
         let bytes = rest.as_bytes();
@@ -675,22 +684,43 @@ pub fn atoms(sentence: &str) -> Vec<Atom> {
         }
     }
     let mut offset = 0;
+    let mut words = Vec::new();
     for raw in text.split(' ') {
         let start = offset;
         offset += raw.len() + 1;
         if outcomes.iter().any(|(s, e, _)| start >= *s && start < *e) {
             continue;
         }
+        // Markdown's emphasis (`**7091239**`) is no part of a word.
         let word = raw
-            .trim_start_matches(['(', '[', '{', '\'', '"', '$', '€', '£'])
-            .trim_end_matches([')', ']', '}', '\'', '"', ',', ';', ':', '!', '?', '.']);
-        if word.is_empty() {
+            .trim_start_matches(['(', '[', '{', '\'', '"', '$', '€', '£', '*'])
+            .trim_end_matches([')', ']', '}', '\'', '"', ',', ';', ':', '!', '?', '.', '*']);
+        if !word.is_empty() {
+            words.push((word, raw.ends_with(',')));
+        }
+    }
+    let mut year_taken = false;
+    for (i, &(word, _)) in words.iter().enumerate() {
+        if std::mem::take(&mut year_taken) {
             continue;
         }
         if is_path(word) {
             push(&mut atoms, new_atom(AtomKind::Path, path_key(word)));
         } else if NUMBER.is_match(word) {
-            push(&mut atoms, new_atom(AtomKind::Number, word.to_owned()));
+            // A month's name and a day (and a year after a `,`) is a date.
+            let month = i.checked_sub(1).map_or("", |p| words[p].0);
+            let text = if month_number(month).is_some() && day_of(word).is_some() {
+                match words.get(i + 1) {
+                    Some(&(year, _)) if words[i].1 && year_of(year).is_some() => {
+                        year_taken = true;
+                        format!("{month} {word}, {year}")
+                    }
+                    _ => format!("{month} {word}"),
+                }
+            } else {
+                word.to_owned()
+            };
+            push(&mut atoms, new_atom(AtomKind::Number, text));
         }
     }
     outcomes.sort_by_key(|(start, _, _)| *start);
@@ -934,8 +964,8 @@ pub struct Claims<'r> {
     /// The automaton of the text atoms, and the atoms of each pattern.
     texts: Option<AhoCorasick>,
     text_atoms: Vec<Vec<AtomAt>>,
-    /// Whether each text pattern is a number (matched whole).
-    text_numbers: Vec<bool>,
+    /// How each text pattern must stand in a call's text.
+    text_numbers: Vec<Match>,
     /// Path atoms by their last segment.
     paths: HashMap<String, Vec<AtomAt>>,
     commands: Vec<AtomAt>,
@@ -971,7 +1001,7 @@ impl<'r> Claims<'r> {
             }
         }
         let mut patterns: Vec<String> = Vec::new();
-        let mut by_pattern: HashMap<String, usize> = HashMap::new();
+        let mut by_pattern: HashMap<(String, Match), usize> = HashMap::new();
         let mut text_atoms: Vec<Vec<AtomAt>> = Vec::new();
         let mut text_numbers = Vec::new();
         let mut paths: HashMap<String, Vec<AtomAt>> = HashMap::new();
@@ -980,14 +1010,15 @@ impl<'r> Claims<'r> {
             for (a, atom) in claim.atoms.iter().enumerate() {
                 match atom.kind {
                     AtomKind::Number | AtomKind::Code | AtomKind::Quoted => {
-                        let searched = searched_text(atom);
-                        let p = *by_pattern.entry(searched.clone()).or_insert_with(|| {
-                            patterns.push(searched);
-                            text_atoms.push(Vec::new());
-                            text_numbers.push(atom.kind == AtomKind::Number);
-                            patterns.len() - 1
-                        });
-                        text_atoms[p].push((c, a));
+                        for searched in searched_texts(atom) {
+                            let p = *by_pattern.entry(searched.clone()).or_insert_with(|| {
+                                patterns.push(searched.0);
+                                text_atoms.push(Vec::new());
+                                text_numbers.push(searched.1);
+                                patterns.len() - 1
+                            });
+                            text_atoms[p].push((c, a));
+                        }
                     }
                     AtomKind::Path => {
                         let last = atom.text.rsplit('/').next().unwrap_or("").to_owned();
@@ -1180,12 +1211,17 @@ impl<'r> Claims<'r> {
             if self.seen[p] {
                 continue;
             }
-            if self.text_numbers[p] {
-                let digit_at = |i: usize| bytes.get(i).is_some_and(u8::is_ascii_digit);
+            let digit_at = |i: usize| bytes.get(i).is_some_and(u8::is_ascii_digit);
+            if self.text_numbers[p] == Match::Date && digit_at(m.end()) {
+                continue;
+            }
+            if self.text_numbers[p] == Match::Whole {
                 let before = m.start().checked_sub(1);
+                // Joined to a digit by `.` or `,` (another number), or by `:`, `-`
+                // or `/` (a time `12:27:05`, a date `2024-05-27`, an id).
                 let joined_before = before.is_some_and(|b| {
                     digit_at(b)
-                        || (matches!(bytes[b], b'.' | b',')
+                        || (matches!(bytes[b], b'.' | b',' | b':' | b'-' | b'/')
                             && b.checked_sub(1).is_some_and(digit_at))
                 });
                 // `55.0` is the number 55 (a calculator's or a JSON float's way to
@@ -1199,7 +1235,7 @@ impl<'r> Claims<'r> {
                 };
                 let joined_after = !zeros
                     && (digit_at(m.end())
-                        || (matches!(bytes.get(m.end()), Some(b'.' | b','))
+                        || (matches!(bytes.get(m.end()), Some(b'.' | b',' | b':' | b'-' | b'/'))
                             && digit_at(m.end() + 1)));
                 if joined_before || joined_after {
                     continue;
@@ -1365,16 +1401,107 @@ fn judge(atom: &mut Atom, state: &TurnState, refused: Option<u64>) {
 static ARITY: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^([A-Za-z_][A-Za-z0-9_.]*[A-Za-z0-9_!?])/\d+$").expect("valid"));
 
-/// The text searched for a text atom in the calls: its own, but for a code span
-/// naming a function with its arity, searched by its name (the code defines and
-/// calls `launch(a, b, c)`, and never writes `launch/3`).
-fn searched_text(atom: &Atom) -> String {
-    if atom.kind == AtomKind::Code
-        && let Some(name) = ARITY.captures(&atom.text).and_then(|c| c.get(1))
-    {
-        return name.as_str().to_owned();
+/// How a text searched for an atom must stand in a call's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Match {
+    /// Anywhere (code, quoted strings).
+    Text,
+    /// A number, whole: no digit, nor `.`, `,`, `:`, `-` or `/` and a digit, on
+    /// either side (but for decimals of zeros after it).
+    Whole,
+    /// A date's `-MM-DD`: no digit after it.
+    Date,
+}
+
+/// The months, as a date names them (`May 27`, `Sep 3`), and their numbers.
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+/// The number of the month `word` names: its name or its first three letters
+/// (`Sept` too), capitalised, a `.` after it aside.
+fn month_number(word: &str) -> Option<usize> {
+    let word = word.trim_end_matches('.');
+    if word.len() < 3 || !word.starts_with(|c: char| c.is_ascii_uppercase()) {
+        return None;
     }
-    atom.text.clone()
+    MONTHS
+        .iter()
+        .position(|month| {
+            *month == word
+                || (word.len() == 3 && month.starts_with(word))
+                || (word == "Sept" && *month == "September")
+        })
+        .map(|i| i + 1)
+}
+
+/// The day a word is, when it is one (1 to 31, one or two digits).
+fn day_of(word: &str) -> Option<u32> {
+    (word.len() <= 2 && word.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| word.parse().ok())
+        .flatten()
+        .filter(|day| (1..=31).contains(day))
+}
+
+/// The year a word is, when it is one (four digits).
+fn year_of(word: &str) -> Option<u32> {
+    (word.len() == 4 && word.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| word.parse().ok())
+        .flatten()
+}
+
+/// A number written with thousands separators (`10,519`).
+static THOUSANDS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\d{1,3}(?:,\d{3})+(?:\.\d+)?%?$").expect("valid"));
+
+/// The texts searched for a text atom in the calls, and how each must stand: its
+/// own; for a code span naming a function with its arity, its name (the code defines
+/// and calls `launch(a, b, c)`, and never writes `launch/3`); for a number with
+/// thousands separators, it without them too (`10,519` is a call's `10519`); for a
+/// date `May 27`, it as written and as an ISO date's `-05-27`.
+fn searched_texts(atom: &Atom) -> Vec<(String, Match)> {
+    match atom.kind {
+        AtomKind::Code => {
+            if let Some(name) = ARITY.captures(&atom.text).and_then(|c| c.get(1)) {
+                return vec![(name.as_str().to_owned(), Match::Text)];
+            }
+        }
+        AtomKind::Number => {
+            if let Some((month, rest)) = atom.text.split_once(' ')
+                && let Some(month) = month_number(month)
+            {
+                let (day, year) = match rest.split_once(", ") {
+                    Some((day, year)) => (day, year_of(year)),
+                    None => (rest, None),
+                };
+                if let Some(day) = day_of(day) {
+                    let iso = match year {
+                        Some(year) => format!("{year}-{month:02}-{day:02}"),
+                        None => format!("-{month:02}-{day:02}"),
+                    };
+                    return vec![(atom.text.clone(), Match::Whole), (iso, Match::Date)];
+                }
+            }
+            let mut texts = vec![(atom.text.clone(), Match::Whole)];
+            if THOUSANDS.is_match(&atom.text) {
+                texts.push((atom.text.replace(',', ""), Match::Whole));
+            }
+            return texts;
+        }
+        _ => {}
+    }
+    vec![(atom.text.clone(), Match::Text)]
 }
 
 /// Appends every string and number of `value` to `out`, each on its own line.

@@ -441,3 +441,115 @@ fn a_failed_write_changes_nothing() {
         [ClaimVerdict::Supported]
     );
 }
+
+/// A number with thousands separators is the number a call writes without them
+/// (`$10,519` and a calculator's `10519.0`; a refund `-6594`).
+#[test]
+fn thousands_separators_are_the_same_number() {
+    let calls = [
+        ("calculate", r#"{"expression":"6594 + 3925"}"#, "10519.0"),
+        ("update", r#"{"id":"X"}"#, r#"{"amount":-6594}"#),
+    ];
+    assert_eq!(
+        verdicts(
+            &calls,
+            "You saved $10,519. The refund is $6,594. It was $3,538 before."
+        ),
+        [
+            ClaimVerdict::Supported,
+            ClaimVerdict::Supported,
+            ClaimVerdict::Unsupported
+        ]
+    );
+    // `1,05` is no thousands, nor is `105` the number `10,5`.
+    let calls = [("x", "{}", r#"{"n":105}"#)];
+    assert_eq!(verdicts(&calls, "It is 10,5."), [ClaimVerdict::Unsupported]);
+}
+
+/// A number inside a time (`12:27:05`), a date (`2024-05-27`) or an id joined by
+/// `-` or `/` is not that number: a claim's "27" is not supported by a timestamp's
+/// minutes.
+#[test]
+fn a_number_in_a_time_or_date_is_not_the_number() {
+    for text in [
+        "created 2024-05-09T12:27:05",
+        "on 2024-05-27",
+        "id 10-27-3",
+        "in 27/05",
+    ] {
+        let response = serde_json::json!({ "text": text }).to_string();
+        let calls = [("x", "{}", response.as_str())];
+        assert_eq!(
+            verdicts(&calls, "There are 27 seats."),
+            [ClaimVerdict::Unsupported],
+            "{text}"
+        );
+    }
+    let calls = [("x", "{}", r#"{"amount": -27, "t": "27 seats"}"#)];
+    assert_eq!(
+        verdicts(&calls, "There are 27 seats."),
+        [ClaimVerdict::Supported]
+    );
+}
+
+/// A month's name and a day (`May 27`, `Sep. 3` read `Sep 3`) is a date: one atom, found
+/// as written or as an ISO date's `-05-27` (not `-05-270`); a day alone in another
+/// date, or the day of another month, does not hold it.
+#[test]
+fn a_month_and_day_is_a_date() {
+    let texts: Vec<(AtomKind, String)> =
+        atoms("Flights on May 27 and Sep. 3, 2024 cost $80; may 5 is not.")
+            .into_iter()
+            .map(|a| (a.kind, a.text))
+            .collect();
+    use AtomKind::Number;
+    assert_eq!(
+        texts,
+        [
+            (Number, "May 27".to_owned()),
+            (Number, "Sep 3, 2024".to_owned()),
+            (Number, "80".to_owned()),
+            (Number, "5".to_owned()),
+        ]
+    );
+    let day = |text: &str| {
+        let response = serde_json::json!({ "text": text }).to_string();
+        verdicts(&[("x", "{}", response.as_str())], "It leaves on May 27.")
+    };
+    assert_eq!(day("date 2024-05-27"), [ClaimVerdict::Supported]);
+    assert_eq!(day("leaves May 27"), [ClaimVerdict::Supported]);
+    assert_eq!(day("date 2024-05-270"), [ClaimVerdict::Unsupported]);
+    assert_eq!(day("date 2024-06-27"), [ClaimVerdict::Unsupported]);
+    assert_eq!(day("seats: 27"), [ClaimVerdict::Unsupported]);
+    // With its year, the whole date.
+    let dated = |text: &str| {
+        let response = serde_json::json!({ "text": text }).to_string();
+        verdicts(
+            &[("x", "{}", response.as_str())],
+            "It leaves on May 27, 2024.",
+        )
+    };
+    assert_eq!(dated("date 2024-05-27"), [ClaimVerdict::Supported]);
+    assert_eq!(dated("date 2023-05-27"), [ClaimVerdict::Unsupported]);
+}
+
+/// A line that is only an emphasised label (`**Flight Option 1:**`) names what
+/// follows and is no claim; a label with a value after it is one.
+#[test]
+fn an_emphasised_label_is_no_claim() {
+    assert_eq!(
+        sentences("**Flight Option 1:**\n- **Changes**:\n**Gift Card 7091239**: $157"),
+        ["**Gift Card 7091239**: $157"]
+    );
+}
+
+/// Markdown's emphasis around a number is no part of it: `**7091239**` is the
+/// number 7091239.
+#[test]
+fn emphasis_is_no_part_of_a_word() {
+    let texts: Vec<String> = atoms("**Gift Card 7091239**: $157")
+        .into_iter()
+        .map(|a| a.text)
+        .collect();
+    assert_eq!(texts, ["7091239", "157"]);
+}
