@@ -42,7 +42,9 @@
 //! - `claude-code/log-edge_cases`: a markdown demonstration; its `inline code` and
 //!   the table's "Cell 1 | Cell 2 | Cell 3" are in no call (the first is in the
 //!   user's prompt, which is no evidence): unsupported, as a reviewer would have it
-//!   (they claim nothing the calls did).
+//!   (they claim nothing the calls did). The local command's caveat and
+//!   `<local-command-stdout>` the log writes as the user's are no prompts: 4 turns,
+//!   not 6.
 //! - `swe-agent/function_calling_simple`: the issue is the user's first message (an
 //!   "observation" before any call); the answer's "`8.2`" is what
 //!   `python tests/missing_colon.py` printed (call #3): supported.
