@@ -62,9 +62,11 @@
 //!   name; now supported by the call that writes it (#168). The small counts
 //!   ("6 new builder tests, 4 controller tests, 1 LiveView test") are supported by
 //!   any call holding those numbers whole: weak evidence, known.
-//! - `claude-code/viewer-5c0375b4-...`: "Next.js" reads as a path (a name with a
-//!   `.js` extension), unsupported; the versions 15.5.2 and 19.1.0 are in the
-//!   `package.json` call #19 read: supported.
+//! - `claude-code/viewer-5c0375b4-...`: "Next.js" read as a path (a name with a
+//!   `.js` extension), unsupported, until product names in prose were no paths; the
+//!   versions 15.5.2 and 19.1.0 are in the `package.json` call #19 read: supported.
+//!   "TypeScript 5" is held by any 5 in #19 (weak). `npm run type-check` and
+//!   `npm run start` are edits the agent describes, never run: unsupported.
 //! - `claude-code/log-representative_messages`: turn 1 predicts the output
 //!   "Hello, Alice!" before any run: unsupported; turn 2, after the run (#1),
 //!   supported.

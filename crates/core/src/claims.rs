@@ -429,6 +429,27 @@ pub const PATH_NAMES: &[&str] = &[
     "LICENSE",
 ];
 
+/// The names of products written like files (`Next.js`): in prose, outside a code
+/// span, such a word is no path (compared without case).
+pub const PRODUCT_NAMES: &[&str] = &[
+    "Angular.js",
+    "Backbone.js",
+    "Chart.js",
+    "D3.js",
+    "Ember.js",
+    "Express.js",
+    "Ext.js",
+    "Knockout.js",
+    "Nest.js",
+    "Next.js",
+    "Node.js",
+    "Nuxt.js",
+    "React.js",
+    "Solid.js",
+    "Three.js",
+    "Vue.js",
+];
+
 /// A phrase stating an outcome, and the outcome it states given its number.
 type Phrase = (Regex, fn(Option<u64>) -> Option<Outcome>);
 
@@ -704,7 +725,8 @@ pub fn atoms(sentence: &str) -> Vec<Atom> {
         if std::mem::take(&mut year_taken) {
             continue;
         }
-        if is_path(word) {
+        let product = PRODUCT_NAMES.iter().any(|p| p.eq_ignore_ascii_case(word));
+        if is_path(word) && !product {
             push(&mut atoms, new_atom(AtomKind::Path, path_key(word)));
         } else if NUMBER.is_match(word) {
             // A month's name and a day (and a year after a `,`) is a date.

@@ -553,3 +553,27 @@ fn emphasis_is_no_part_of_a_word() {
         .collect();
     assert_eq!(texts, ["7091239", "157"]);
 }
+
+/// A product named like a file (`Next.js`, `node.js`) in prose is no path; in a
+/// code span, or a file of another name (`App.js`), it is one.
+#[test]
+fn a_product_name_is_no_path() {
+    let paths = |sentence: &str| -> Vec<String> {
+        atoms(sentence)
+            .into_iter()
+            .filter(|a| a.kind == AtomKind::Path)
+            .map(|a| a.text)
+            .collect()
+    };
+    assert_eq!(paths("Next.js 15.5.2 on node.js, with App.js."), ["App.js"]);
+    assert_eq!(paths("It runs `Next.js`."), ["Next.js"]);
+    let calls = [(
+        "Read",
+        r#"{"file_path":"/p/package.json"}"#,
+        r#"{"content":"\"next\": \"15.5.2\""}"#,
+    )];
+    assert_eq!(
+        verdicts(&calls, "Next.js 15.5.2 is used."),
+        [ClaimVerdict::Supported]
+    );
+}
