@@ -63,10 +63,17 @@
 //!   ("6 new builder tests, 4 controller tests, 1 LiveView test") are supported by
 //!   any call holding those numbers whole: weak evidence, known.
 //! - `claude-code/viewer-5c0375b4-...`: "Next.js" read as a path (a name with a
-//!   `.js` extension), unsupported, until product names in prose were no paths; the
-//!   versions 15.5.2 and 19.1.0 are in the `package.json` call #19 read: supported.
-//!   "TypeScript 5" is held by any 5 in #19 (weak). `npm run type-check` and
-//!   `npm run start` are edits the agent describes, never run: unsupported.
+//!   `.js` extension), unsupported, until product names in prose were no paths. The
+//!   answer lists what its update of `CLAUDE.md` says: the versions 15.5.2 and
+//!   19.1.0 are what that `MultiEdit` (#19) writes, and are in the `package.json`
+//!   read at #8 and #14: supported by #19. "TypeScript 5" is #19's "TypeScript 5"
+//!   too. `npm run type-check` and `npm run start` are lines of `CLAUDE.md` the
+//!   agent says it removed and added, commands no call ran: unsupported (the rules
+//!   read a command as a claim that it ran).
+//! - `anthropic/llm-anthropic-fixed-version`, `openai/tau-bench-airline-1`,
+//!   `claude-code/log-session_b`, `claude-code/log-todowrite_examples` and the
+//!   Inspect AI logs: no answer text, or answers without a checkable atom
+//!   (questions to the user, courtesies): turns, and no claims.
 //! - `claude-code/log-representative_messages`: turn 1 predicts the output
 //!   "Hello, Alice!" before any run: unsupported; turn 2, after the run (#1),
 //!   supported.
