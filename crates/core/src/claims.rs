@@ -1239,12 +1239,15 @@ impl<'r> Claims<'r> {
             }
             if self.text_numbers[p] == Match::Whole {
                 let before = m.start().checked_sub(1);
-                // Joined to a digit by `.` or `,` (another number), or by `:`, `-`
-                // or `/` (a time `12:27:05`, a date `2024-05-27`, an id).
+                // Joined to a digit by `.` or `,` (another number), or, for a number
+                // of one or two digits, by `:`, `-` or `/` (a part of a time
+                // `12:27:05` or of a date `2024-05-27`; a port `127.0.0.1:8080`
+                // stays a number).
+                let part = m.end() - m.start() <= 2;
+                let joiner =
+                    |c: u8| matches!(c, b'.' | b',') || (part && matches!(c, b':' | b'-' | b'/'));
                 let joined_before = before.is_some_and(|b| {
-                    digit_at(b)
-                        || (matches!(bytes[b], b'.' | b',' | b':' | b'-' | b'/')
-                            && b.checked_sub(1).is_some_and(digit_at))
+                    digit_at(b) || (joiner(bytes[b]) && b.checked_sub(1).is_some_and(digit_at))
                 });
                 // `55.0` is the number 55 (a calculator's or a JSON float's way to
                 // write it); `55.5` and `1.0.3` are other numbers.
@@ -1257,7 +1260,7 @@ impl<'r> Claims<'r> {
                 };
                 let joined_after = !zeros
                     && (digit_at(m.end())
-                        || (matches!(bytes.get(m.end()), Some(b'.' | b',' | b':' | b'-' | b'/'))
+                        || (bytes.get(m.end()).is_some_and(|&c| joiner(c))
                             && digit_at(m.end() + 1)));
                 if joined_before || joined_after {
                     continue;
@@ -1428,8 +1431,9 @@ static ARITY: LazyLock<Regex> =
 enum Match {
     /// Anywhere (code, quoted strings).
     Text,
-    /// A number, whole: no digit, nor `.`, `,`, `:`, `-` or `/` and a digit, on
-    /// either side (but for decimals of zeros after it).
+    /// A number, whole: no digit, nor `.` or `,` and a digit (nor `:`, `-` or `/`
+    /// and a digit, for one or two digits), on either side (but for decimals of
+    /// zeros after it).
     Whole,
     /// A date's `-MM-DD`: no digit after it.
     Date,

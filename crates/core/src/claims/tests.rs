@@ -490,6 +490,16 @@ fn a_number_in_a_time_or_date_is_not_the_number() {
         verdicts(&calls, "There are 27 seats."),
         [ClaimVerdict::Supported]
     );
+    // A longer number is no part of a time or date: a port, a year.
+    let calls = [(
+        "x",
+        "{}",
+        r#"{"url": "127.0.0.1:8080", "date": "2024-05-27"}"#,
+    )];
+    assert_eq!(
+        verdicts(&calls, "It listens on 8080. It was 2024."),
+        [ClaimVerdict::Supported, ClaimVerdict::Supported]
+    );
 }
 
 /// A month's name and a day (`May 27`, `Sep. 3` read `Sep 3`) is a date: one atom, found
