@@ -429,6 +429,27 @@ pub const PATH_NAMES: &[&str] = &[
     "LICENSE",
 ];
 
+/// The names of products written like files (`Next.js`): in prose, outside a code
+/// span, such a word is no path (compared without case).
+pub const PRODUCT_NAMES: &[&str] = &[
+    "Angular.js",
+    "Backbone.js",
+    "Chart.js",
+    "D3.js",
+    "Ember.js",
+    "Express.js",
+    "Ext.js",
+    "Knockout.js",
+    "Nest.js",
+    "Next.js",
+    "Node.js",
+    "Nuxt.js",
+    "React.js",
+    "Solid.js",
+    "Three.js",
+    "Vue.js",
+];
+
 /// A phrase stating an outcome, and the outcome it states given its number.
 type Phrase = (Regex, fn(Option<u64>) -> Option<Outcome>);
 
@@ -480,6 +501,12 @@ static MARKER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\s*(?:#+\s+|>\s*|[-*+]\s+|\d+[.)]\s+)*(?:\[[ xX]\]\s+)?").expect("valid")
 });
 
+/// A line that is only an emphasised label (`**Flight Option 1:**`,
+/// `**Changes**:`): it names what follows and claims nothing.
+static LABEL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*(?:\*\*[^*]+:\*\*|\*\*[^*]+\*\*:|__[^_]+:__|__[^_]+__:)\s*$").expect("valid")
+});
+
 /// The sentences of an answer (see the module's rules).
 pub fn sentences(text: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -494,6 +521,9 @@ pub fn sentences(text: &str) -> Vec<String> {
             continue;
         }
         let rest = &line[MARKER.find(line).map_or(0, |m| m.end())..];
+        if LABEL.is_match(rest) {
+            continue;
+        }
         let mut in_code = false;
         let mut start = 0;
         let bytes = rest.as_bytes();
@@ -675,22 +705,44 @@ pub fn atoms(sentence: &str) -> Vec<Atom> {
         }
     }
     let mut offset = 0;
+    let mut words = Vec::new();
     for raw in text.split(' ') {
         let start = offset;
         offset += raw.len() + 1;
         if outcomes.iter().any(|(s, e, _)| start >= *s && start < *e) {
             continue;
         }
+        // Markdown's emphasis (`**7091239**`) is no part of a word.
         let word = raw
-            .trim_start_matches(['(', '[', '{', '\'', '"', '$', '€', '£'])
-            .trim_end_matches([')', ']', '}', '\'', '"', ',', ';', ':', '!', '?', '.']);
-        if word.is_empty() {
+            .trim_start_matches(['(', '[', '{', '\'', '"', '$', '€', '£', '*'])
+            .trim_end_matches([')', ']', '}', '\'', '"', ',', ';', ':', '!', '?', '.', '*']);
+        if !word.is_empty() {
+            words.push((word, raw.ends_with(',')));
+        }
+    }
+    let mut year_taken = false;
+    for (i, &(word, _)) in words.iter().enumerate() {
+        if std::mem::take(&mut year_taken) {
             continue;
         }
-        if is_path(word) {
+        let product = PRODUCT_NAMES.iter().any(|p| p.eq_ignore_ascii_case(word));
+        if is_path(word) && !product {
             push(&mut atoms, new_atom(AtomKind::Path, path_key(word)));
         } else if NUMBER.is_match(word) {
-            push(&mut atoms, new_atom(AtomKind::Number, word.to_owned()));
+            // A month's name and a day (and a year after a `,`) is a date.
+            let month = i.checked_sub(1).map_or("", |p| words[p].0);
+            let text = if month_number(month).is_some() && day_of(word).is_some() {
+                match words.get(i + 1) {
+                    Some(&(year, _)) if words[i].1 && year_of(year).is_some() => {
+                        year_taken = true;
+                        format!("{month} {word}, {year}")
+                    }
+                    _ => format!("{month} {word}"),
+                }
+            } else {
+                word.to_owned()
+            };
+            push(&mut atoms, new_atom(AtomKind::Number, text));
         }
     }
     outcomes.sort_by_key(|(start, _, _)| *start);
@@ -934,12 +986,15 @@ pub struct Claims<'r> {
     /// The automaton of the text atoms, and the atoms of each pattern.
     texts: Option<AhoCorasick>,
     text_atoms: Vec<Vec<AtomAt>>,
-    /// Whether each text pattern is a number (matched whole).
-    text_numbers: Vec<bool>,
+    /// How each text pattern must stand in a call's text.
+    text_numbers: Vec<Match>,
     /// Path atoms by their last segment.
     paths: HashMap<String, Vec<AtomAt>>,
     commands: Vec<AtomAt>,
     urls: Vec<AtomAt>,
+    /// Path atoms said changed that a failed call would have produced: the last
+    /// such call before the answer.
+    refused: HashMap<AtomAt, u64>,
     calls: u64,
     turn_at: usize,
     seen: Vec<bool>,
@@ -968,7 +1023,7 @@ impl<'r> Claims<'r> {
             }
         }
         let mut patterns: Vec<String> = Vec::new();
-        let mut by_pattern: HashMap<String, usize> = HashMap::new();
+        let mut by_pattern: HashMap<(String, Match), usize> = HashMap::new();
         let mut text_atoms: Vec<Vec<AtomAt>> = Vec::new();
         let mut text_numbers = Vec::new();
         let mut paths: HashMap<String, Vec<AtomAt>> = HashMap::new();
@@ -977,14 +1032,15 @@ impl<'r> Claims<'r> {
             for (a, atom) in claim.atoms.iter().enumerate() {
                 match atom.kind {
                     AtomKind::Number | AtomKind::Code | AtomKind::Quoted => {
-                        let searched = searched_text(atom);
-                        let p = *by_pattern.entry(searched.clone()).or_insert_with(|| {
-                            patterns.push(searched);
-                            text_atoms.push(Vec::new());
-                            text_numbers.push(atom.kind == AtomKind::Number);
-                            patterns.len() - 1
-                        });
-                        text_atoms[p].push((c, a));
+                        for searched in searched_texts(atom) {
+                            let p = *by_pattern.entry(searched.clone()).or_insert_with(|| {
+                                patterns.push(searched.0);
+                                text_atoms.push(Vec::new());
+                                text_numbers.push(searched.1);
+                                patterns.len() - 1
+                            });
+                            text_atoms[p].push((c, a));
+                        }
                     }
                     AtomKind::Path => {
                         let last = atom.text.rsplit('/').next().unwrap_or("").to_owned();
@@ -1018,6 +1074,7 @@ impl<'r> Claims<'r> {
             paths,
             commands,
             urls,
+            refused: HashMap::new(),
             calls: 0,
             turn_at: 0,
             seen,
@@ -1073,6 +1130,10 @@ impl<'r> Claims<'r> {
                 .collect()
         };
         let used = named(&role.uses);
+        // A call whose response says it failed (`is_error`/`isError` true: a write
+        // refused, an edit whose text was not found) produced nothing and changed
+        // nothing.
+        let failed = refused(&response);
         let mut produced = named(&role.produces);
         for argument in &role.patch {
             if let Some(Value::Str(patch)) = argument.find(&args) {
@@ -1098,6 +1159,12 @@ impl<'r> Claims<'r> {
                             continue;
                         }
                         if atom.changed && rule != "path-produced" {
+                            continue;
+                        }
+                        if failed && rule == "path-produced" {
+                            if self.bounds[at.0].is_some_and(|bound| index <= bound) {
+                                self.refused.insert(at, index);
+                            }
                             continue;
                         }
                         self.support(at, index, rule);
@@ -1130,7 +1197,7 @@ impl<'r> Claims<'r> {
             }
         }
         let Some(turn) = turn else { return };
-        if role.action == Action::Change {
+        if role.action == Action::Change && !failed {
             self.state[turn].last_change = Some(index);
         }
         if role.action == Action::Execute {
@@ -1166,13 +1233,21 @@ impl<'r> Claims<'r> {
             if self.seen[p] {
                 continue;
             }
-            if self.text_numbers[p] {
-                let digit_at = |i: usize| bytes.get(i).is_some_and(u8::is_ascii_digit);
+            let digit_at = |i: usize| bytes.get(i).is_some_and(u8::is_ascii_digit);
+            if self.text_numbers[p] == Match::Date && digit_at(m.end()) {
+                continue;
+            }
+            if self.text_numbers[p] == Match::Whole {
                 let before = m.start().checked_sub(1);
+                // Joined to a digit by `.` or `,` (another number), or, for a number
+                // of one or two digits, by `:`, `-` or `/` (a part of a time
+                // `12:27:05` or of a date `2024-05-27`; a port `127.0.0.1:8080`
+                // stays a number).
+                let part = m.end() - m.start() <= 2;
+                let joiner =
+                    |c: u8| matches!(c, b'.' | b',') || (part && matches!(c, b':' | b'-' | b'/'));
                 let joined_before = before.is_some_and(|b| {
-                    digit_at(b)
-                        || (matches!(bytes[b], b'.' | b',')
-                            && b.checked_sub(1).is_some_and(digit_at))
+                    digit_at(b) || (joiner(bytes[b]) && b.checked_sub(1).is_some_and(digit_at))
                 });
                 // `55.0` is the number 55 (a calculator's or a JSON float's way to
                 // write it); `55.5` and `1.0.3` are other numbers.
@@ -1185,7 +1260,7 @@ impl<'r> Claims<'r> {
                 };
                 let joined_after = !zeros
                     && (digit_at(m.end())
-                        || (matches!(bytes.get(m.end()), Some(b'.' | b','))
+                        || (bytes.get(m.end()).is_some_and(|&c| joiner(c))
                             && digit_at(m.end() + 1)));
                 if joined_before || joined_after {
                     continue;
@@ -1204,10 +1279,10 @@ impl<'r> Claims<'r> {
     /// The report: each atom's status, each claim's verdict.
     pub fn finish(mut self) -> ClaimsReport {
         let mut counts = ClaimCounts::default();
-        for claim in &mut self.claims {
+        for (c, claim) in self.claims.iter_mut().enumerate() {
             let state = &self.state[claim.turn];
-            for atom in &mut claim.atoms {
-                judge(atom, state);
+            for (a, atom) in claim.atoms.iter_mut().enumerate() {
+                judge(atom, state, self.refused.get(&(c, a)).copied());
             }
             claim.verdict = if claim
                 .atoms
@@ -1237,8 +1312,19 @@ impl<'r> Claims<'r> {
     }
 }
 
-/// An atom's status from its evidence and its turn's runs.
-fn judge(atom: &mut Atom, state: &TurnState) {
+/// Whether a call's response says it failed: a member `is_error` or `isError` true.
+fn refused(response: &Value) -> bool {
+    match response {
+        Value::Object(members) => members.iter().any(|(key, value)| {
+            ERROR_MEMBERS.contains(&key.as_str()) && matches!(value, Value::Bool(true))
+        }),
+        _ => false,
+    }
+}
+
+/// An atom's status from its evidence and its turn's runs; `refused`, for a path
+/// said changed, the last failed call that would have changed it.
+fn judge(atom: &mut Atom, state: &TurnState, refused: Option<u64>) {
     if let Some(outcome) = atom.outcome {
         let run = match outcome {
             Outcome::BuildSucceeds => &state.last_build,
@@ -1316,7 +1402,11 @@ fn judge(atom: &mut Atom, state: &TurnState) {
         atom.status = AtomStatus::Supported;
     } else if atom.kind == AtomKind::Path && atom.changed {
         atom.status = AtomStatus::Contradicted;
-        atom.reason = Some("no call changed it".to_owned());
+        atom.reason = Some(match refused {
+            Some(call) => format!("no call changed it: the call that would have (#{call}) failed"),
+            None => "no call changed it".to_owned(),
+        });
+        atom.against = refused;
     } else {
         atom.status = AtomStatus::Unsupported;
         atom.reason = Some(
@@ -1336,16 +1426,108 @@ fn judge(atom: &mut Atom, state: &TurnState) {
 static ARITY: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^([A-Za-z_][A-Za-z0-9_.]*[A-Za-z0-9_!?])/\d+$").expect("valid"));
 
-/// The text searched for a text atom in the calls: its own, but for a code span
-/// naming a function with its arity, searched by its name (the code defines and
-/// calls `launch(a, b, c)`, and never writes `launch/3`).
-fn searched_text(atom: &Atom) -> String {
-    if atom.kind == AtomKind::Code
-        && let Some(name) = ARITY.captures(&atom.text).and_then(|c| c.get(1))
-    {
-        return name.as_str().to_owned();
+/// How a text searched for an atom must stand in a call's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Match {
+    /// Anywhere (code, quoted strings).
+    Text,
+    /// A number, whole: no digit, nor `.` or `,` and a digit (nor `:`, `-` or `/`
+    /// and a digit, for one or two digits), on either side (but for decimals of
+    /// zeros after it).
+    Whole,
+    /// A date's `-MM-DD`: no digit after it.
+    Date,
+}
+
+/// The months, as a date names them (`May 27`, `Sep 3`), and their numbers.
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+/// The number of the month `word` names: its name or its first three letters
+/// (`Sept` too), capitalised, a `.` after it aside.
+fn month_number(word: &str) -> Option<usize> {
+    let word = word.trim_end_matches('.');
+    if word.len() < 3 || !word.starts_with(|c: char| c.is_ascii_uppercase()) {
+        return None;
     }
-    atom.text.clone()
+    MONTHS
+        .iter()
+        .position(|month| {
+            *month == word
+                || (word.len() == 3 && month.starts_with(word))
+                || (word == "Sept" && *month == "September")
+        })
+        .map(|i| i + 1)
+}
+
+/// The day a word is, when it is one (1 to 31, one or two digits).
+fn day_of(word: &str) -> Option<u32> {
+    (word.len() <= 2 && word.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| word.parse().ok())
+        .flatten()
+        .filter(|day| (1..=31).contains(day))
+}
+
+/// The year a word is, when it is one (four digits).
+fn year_of(word: &str) -> Option<u32> {
+    (word.len() == 4 && word.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| word.parse().ok())
+        .flatten()
+}
+
+/// A number written with thousands separators (`10,519`).
+static THOUSANDS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\d{1,3}(?:,\d{3})+(?:\.\d+)?%?$").expect("valid"));
+
+/// The texts searched for a text atom in the calls, and how each must stand: its
+/// own; for a code span naming a function with its arity, its name (the code defines
+/// and calls `launch(a, b, c)`, and never writes `launch/3`); for a number with
+/// thousands separators, it without them too (`10,519` is a call's `10519`); for a
+/// date `May 27`, it as written and as an ISO date's `-05-27`.
+fn searched_texts(atom: &Atom) -> Vec<(String, Match)> {
+    match atom.kind {
+        AtomKind::Code => {
+            if let Some(name) = ARITY.captures(&atom.text).and_then(|c| c.get(1)) {
+                return vec![(name.as_str().to_owned(), Match::Text)];
+            }
+        }
+        AtomKind::Number => {
+            if let Some((month, rest)) = atom.text.split_once(' ')
+                && let Some(month) = month_number(month)
+            {
+                let (day, year) = match rest.split_once(", ") {
+                    Some((day, year)) => (day, year_of(year)),
+                    None => (rest, None),
+                };
+                if let Some(day) = day_of(day) {
+                    let iso = match year {
+                        Some(year) => format!("{year}-{month:02}-{day:02}"),
+                        None => format!("-{month:02}-{day:02}"),
+                    };
+                    return vec![(atom.text.clone(), Match::Whole), (iso, Match::Date)];
+                }
+            }
+            let mut texts = vec![(atom.text.clone(), Match::Whole)];
+            if THOUSANDS.is_match(&atom.text) {
+                texts.push((atom.text.replace(',', ""), Match::Whole));
+            }
+            return texts;
+        }
+        _ => {}
+    }
+    vec![(atom.text.clone(), Match::Text)]
 }
 
 /// Appends every string and number of `value` to `out`, each on its own line.

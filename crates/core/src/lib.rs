@@ -381,8 +381,8 @@ pub use chain::{BrokenField, GENESIS, Sealer, UnsealedLink, Verdict, Verifier, s
 pub use claims::{
     Atom as ClaimAtom, AtomKind as ClaimAtomKind, AtomStatus as ClaimAtomStatus, CHANGE_WORDS,
     COMMAND_WORDS, Claim, ClaimCounts, ClaimVerdict, Claims, ClaimsReport, Message, MessageKind,
-    NEGATION_WORDS, Outcome as StatedOutcome, PATH_EXTENSIONS, PATH_NAMES, Support as ClaimSupport,
-    Turn, check_claims, turns_of,
+    NEGATION_WORDS, Outcome as StatedOutcome, PATH_EXTENSIONS, PATH_NAMES, PRODUCT_NAMES,
+    Support as ClaimSupport, Turn, check_claims, turns_of,
 };
 pub use context::{
     ANSWER_TOOL, CONTEXT_TOOL, ContextFile, ContextRecord, Contexts, PROMPT_TOOL, RECONCILE_TOOL,

@@ -391,3 +391,199 @@ fn a_function_with_its_arity_is_found_by_its_name() {
         [ClaimVerdict::Unsupported]
     );
 }
+
+/// A call whose response says it failed (`is_error` true: a write the user did not
+/// allow, an edit whose old text was not found) changed no file: a claim that the
+/// file was created is contradicted, naming the failed call, and the call is no
+/// change a later run must follow.
+#[test]
+fn a_failed_write_changes_nothing() {
+    let refused = (
+        "Write",
+        r#"{"file_path":"/p/CLAUDE.md","content":"Notes"}"#,
+        r#"{"content":"Claude requested permissions to write to /p/CLAUDE.md, but you haven't granted it yet.","is_error":true}"#,
+    );
+    let messages = [
+        Message::prompt(None, "Do it."),
+        Message::answer(Some(0), "I've created a basic CLAUDE.md file."),
+    ];
+    let roles = Roles::builtin();
+    let mut claims = Claims::new(&messages, &roles);
+    claims.observe(0, refused.0, refused.1.as_bytes(), refused.2.as_bytes());
+    let report = claims.finish();
+    let atom = &report.claims[0].atoms[0];
+    assert_eq!(report.claims[0].verdict, ClaimVerdict::Contradicted);
+    assert_eq!(atom.status, AtomStatus::Contradicted);
+    assert_eq!(atom.support, None);
+    assert_eq!(atom.against, Some(0));
+    assert_eq!(
+        atom.reason.as_deref(),
+        Some("no call changed it: the call that would have (#0) failed")
+    );
+    // The same write, done: supported.
+    let done = ("Write", refused.1, r#"{"content":"File created"}"#);
+    assert_eq!(
+        verdicts(&[done], "I've created a basic CLAUDE.md file."),
+        [ClaimVerdict::Supported]
+    );
+    // A failed edit after a passing run is no change the run missed.
+    let (args, stdout) = bash("cargo test", "test result: ok. 3 passed; 0 failed");
+    let failed_edit = (
+        "Edit",
+        r#"{"file_path":"/p/src/lib.rs"}"#,
+        r#"{"content":"String to replace not found","is_error":true}"#,
+    );
+    assert_eq!(
+        verdicts(
+            &[("Bash", args.as_str(), stdout.as_str()), failed_edit],
+            "All tests pass."
+        ),
+        [ClaimVerdict::Supported]
+    );
+}
+
+/// A number with thousands separators is the number a call writes without them
+/// (`$10,519` and a calculator's `10519.0`; a refund `-6594`).
+#[test]
+fn thousands_separators_are_the_same_number() {
+    let calls = [
+        ("calculate", r#"{"expression":"6594 + 3925"}"#, "10519.0"),
+        ("update", r#"{"id":"X"}"#, r#"{"amount":-6594}"#),
+    ];
+    assert_eq!(
+        verdicts(
+            &calls,
+            "You saved $10,519. The refund is $6,594. It was $3,538 before."
+        ),
+        [
+            ClaimVerdict::Supported,
+            ClaimVerdict::Supported,
+            ClaimVerdict::Unsupported
+        ]
+    );
+    // `1,05` is no thousands, nor is `105` the number `10,5`.
+    let calls = [("x", "{}", r#"{"n":105}"#)];
+    assert_eq!(verdicts(&calls, "It is 10,5."), [ClaimVerdict::Unsupported]);
+}
+
+/// A number inside a time (`12:27:05`), a date (`2024-05-27`) or an id joined by
+/// `-` or `/` is not that number: a claim's "27" is not supported by a timestamp's
+/// minutes.
+#[test]
+fn a_number_in_a_time_or_date_is_not_the_number() {
+    for text in [
+        "created 2024-05-09T12:27:05",
+        "on 2024-05-27",
+        "id 10-27-3",
+        "in 27/05",
+    ] {
+        let response = serde_json::json!({ "text": text }).to_string();
+        let calls = [("x", "{}", response.as_str())];
+        assert_eq!(
+            verdicts(&calls, "There are 27 seats."),
+            [ClaimVerdict::Unsupported],
+            "{text}"
+        );
+    }
+    let calls = [("x", "{}", r#"{"amount": -27, "t": "27 seats"}"#)];
+    assert_eq!(
+        verdicts(&calls, "There are 27 seats."),
+        [ClaimVerdict::Supported]
+    );
+    // A longer number is no part of a time or date: a port, a year.
+    let calls = [(
+        "x",
+        "{}",
+        r#"{"url": "127.0.0.1:8080", "date": "2024-05-27"}"#,
+    )];
+    assert_eq!(
+        verdicts(&calls, "It listens on 8080. It was 2024."),
+        [ClaimVerdict::Supported, ClaimVerdict::Supported]
+    );
+}
+
+/// A month's name and a day (`May 27`, `Sep. 3` read `Sep 3`) is a date: one atom, found
+/// as written or as an ISO date's `-05-27` (not `-05-270`); a day alone in another
+/// date, or the day of another month, does not hold it.
+#[test]
+fn a_month_and_day_is_a_date() {
+    let texts: Vec<(AtomKind, String)> =
+        atoms("Flights on May 27 and Sep. 3, 2024 cost $80; may 5 is not.")
+            .into_iter()
+            .map(|a| (a.kind, a.text))
+            .collect();
+    use AtomKind::Number;
+    assert_eq!(
+        texts,
+        [
+            (Number, "May 27".to_owned()),
+            (Number, "Sep 3, 2024".to_owned()),
+            (Number, "80".to_owned()),
+            (Number, "5".to_owned()),
+        ]
+    );
+    let day = |text: &str| {
+        let response = serde_json::json!({ "text": text }).to_string();
+        verdicts(&[("x", "{}", response.as_str())], "It leaves on May 27.")
+    };
+    assert_eq!(day("date 2024-05-27"), [ClaimVerdict::Supported]);
+    assert_eq!(day("leaves May 27"), [ClaimVerdict::Supported]);
+    assert_eq!(day("date 2024-05-270"), [ClaimVerdict::Unsupported]);
+    assert_eq!(day("date 2024-06-27"), [ClaimVerdict::Unsupported]);
+    assert_eq!(day("seats: 27"), [ClaimVerdict::Unsupported]);
+    // With its year, the whole date.
+    let dated = |text: &str| {
+        let response = serde_json::json!({ "text": text }).to_string();
+        verdicts(
+            &[("x", "{}", response.as_str())],
+            "It leaves on May 27, 2024.",
+        )
+    };
+    assert_eq!(dated("date 2024-05-27"), [ClaimVerdict::Supported]);
+    assert_eq!(dated("date 2023-05-27"), [ClaimVerdict::Unsupported]);
+}
+
+/// A line that is only an emphasised label (`**Flight Option 1:**`) names what
+/// follows and is no claim; a label with a value after it is one.
+#[test]
+fn an_emphasised_label_is_no_claim() {
+    assert_eq!(
+        sentences("**Flight Option 1:**\n- **Changes**:\n**Gift Card 7091239**: $157"),
+        ["**Gift Card 7091239**: $157"]
+    );
+}
+
+/// Markdown's emphasis around a number is no part of it: `**7091239**` is the
+/// number 7091239.
+#[test]
+fn emphasis_is_no_part_of_a_word() {
+    let texts: Vec<String> = atoms("**Gift Card 7091239**: $157")
+        .into_iter()
+        .map(|a| a.text)
+        .collect();
+    assert_eq!(texts, ["7091239", "157"]);
+}
+
+/// A product named like a file (`Next.js`, `node.js`) in prose is no path; in a
+/// code span, or a file of another name (`App.js`), it is one.
+#[test]
+fn a_product_name_is_no_path() {
+    let paths = |sentence: &str| -> Vec<String> {
+        atoms(sentence)
+            .into_iter()
+            .filter(|a| a.kind == AtomKind::Path)
+            .map(|a| a.text)
+            .collect()
+    };
+    assert_eq!(paths("Next.js 15.5.2 on node.js, with App.js."), ["App.js"]);
+    assert_eq!(paths("It runs `Next.js`."), ["Next.js"]);
+    let calls = [(
+        "Read",
+        r#"{"file_path":"/p/package.json"}"#,
+        r#"{"content":"\"next\": \"15.5.2\""}"#,
+    )];
+    assert_eq!(
+        verdicts(&calls, "Next.js 15.5.2 is used."),
+        [ClaimVerdict::Supported]
+    );
+}

@@ -1087,8 +1087,14 @@ impl Pairing {
     /// A prompt or an answer, after the calls read so far (see `said.rs`); a text
     /// of nothing but white space is no message.
     pub(crate) fn said(&mut self, kind: MessageKind, text: String) {
+        self.said_after(self.calls.len(), kind, text);
+    }
+
+    /// A prompt or an answer after the first `calls` calls read (a text of a message
+    /// whose calls were read with it, placed after those before it).
+    pub(crate) fn said_after(&mut self, calls: usize, kind: MessageKind, text: String) {
         if !text.trim().is_empty() {
-            self.said.push((self.calls.len(), kind, text));
+            self.said.push((calls, kind, text));
         }
     }
 
