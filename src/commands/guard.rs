@@ -179,14 +179,19 @@ fn decide(args: &GuardArgs, event: &Event) -> Result<Answer, Error> {
     Ok(answer)
 }
 
+/// The longest a turn's or the session's end waits for its spans to be taken: an
+/// endpoint that does not answer within it holds the agent no longer, and the spans
+/// wait for the next end.
+const SEND_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// With `--otlp`, sends the spans of the session's first `sealed` links not sent
-/// yet (at a turn's or the session's end, the lock let go); a failure is said once
-/// on stderr and the spans wait for the next end.
+/// yet (at a turn's or the session's end, the lock let go, within [`SEND_BUDGET`]);
+/// a failure is said once on stderr and the spans wait for the next end.
 fn send_spans(args: &GuardArgs, path: &Path, sealed: u64) {
     if !args.otlp {
         return;
     }
-    let sent = crate::live::otlp::Exporter::from_env()
+    let sent = crate::live::otlp::Exporter::from_env(Some(SEND_BUDGET))
         .and_then(|exporter| crate::live::otlp::send_pending(&exporter, path, sealed));
     if let Err(why) = sent {
         let _ = io::Write::write_all(

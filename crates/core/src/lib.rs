@@ -416,7 +416,7 @@ pub use live::{
 };
 pub use otlp::{
     OTLP_SCOPE_NAME, OtlpError, OtlpEvent, OtlpOptions, OtlpRecord, OtlpSpans, SPAN_NANOS,
-    export as export_otlp, otlp_request,
+    export as export_otlp, otlp_protobuf, otlp_request,
 };
 pub use pipeline::{MAX_THREADS, Stop, Threads, run as run_pipeline};
 pub use policy::{DANGEROUS_COMMANDS, PathContext, Policy};

@@ -28,7 +28,7 @@ const LINGER: Duration = Duration::from_secs(1);
 /// once they are all sent; `None` (said on stderr) when the environment names no
 /// endpoint this build can send to.
 pub(super) fn start(path: &Path) -> Option<(Sender<Vec<u8>>, JoinHandle<()>)> {
-    let exporter = match Exporter::from_env() {
+    let exporter = match Exporter::from_env(None) {
         Ok(exporter) => exporter,
         Err(why) => {
             let _ = writeln!(std::io::stderr().lock(), "toolreplay proxy: --otlp: {why}");
