@@ -698,6 +698,10 @@ pub(crate) struct GuardArgs {
     /// Also turned on by `otlp = true` in toolreplay.toml.
     #[arg(long)]
     pub otlp: bool,
+    /// Whether toolreplay.toml may turn `otlp` on (no `--no-config`): read only at
+    /// the events that send spans.
+    #[arg(skip)]
+    pub config: bool,
 }
 
 /// What `toolreplay guard` does besides answering a hook event.

@@ -184,11 +184,14 @@ fn decide(args: &GuardArgs, event: &Event) -> Result<Answer, Error> {
 /// wait for the next end.
 const SEND_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// With `--otlp`, sends the spans of the session's first `sealed` links not sent
+/// With `--otlp` (or `otlp = true` in `toolreplay.toml`, read here only: a file that
+/// cannot be read is said at these events, never at a call's), sends the spans of
+/// the session's first `sealed` links not sent
 /// yet (at a turn's or the session's end, the lock let go, within [`SEND_BUDGET`]);
 /// a failure is said once on stderr and the spans wait for the next end.
 fn send_spans(args: &GuardArgs, path: &Path, sealed: u64) {
-    if !args.otlp {
+    let on = args.otlp || (args.config && crate::settings::live_otlp("guard"));
+    if !on {
         return;
     }
     let sent = crate::live::otlp::Exporter::from_env(Some(SEND_BUDGET))

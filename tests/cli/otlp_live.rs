@@ -587,21 +587,34 @@ fn a_configuration_that_cannot_be_read_turns_nothing_on_and_stops_no_hook() {
     let dir = Dir::new();
     dir.write("toolreplay.toml", "otlp = \"yes\"\n");
     dir.write("scope.json", POLICY);
-    let run = guard(
-        &dir,
-        false,
-        &pre("toolu_1", "Bash", json!({"command": "rm -rf /"})),
-        &[],
-    );
-    assert_eq!(run.code, 0, "{}", run.text());
-    assert!(run.stdout.contains("\"deny\""), "{}", run.stdout);
-    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
-    assert!(
-        run.stderr
-            .starts_with("toolreplay guard: toolreplay.toml:1: ")
-            && run.stderr.ends_with("; its otlp key is not read\n"),
+    // A call's events do not read it: nothing said, the call decided as ever.
+    let read = json!({"file_path": "a"});
+    for event in [
+        pre("toolu_1", "Bash", json!({"command": "rm -rf /"})),
+        pre("toolu_2", "Read", read.clone()),
+        post("toolu_2", "Read", read, json!({})),
+    ] {
+        let run = guard(&dir, false, &event, &[]);
+        assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{}", run.text());
+        if event.contains("toolu_1") {
+            assert!(run.stdout.contains("\"deny\""), "{}", run.stdout);
+        }
+    }
+    // The turn's end, which would send spans, says it in one line.
+    let stop = guard(&dir, false, &turn_event("Stop"), &[]);
+    assert_eq!(
+        (stop.code, stop.stdout.as_str()),
+        (0, ""),
         "{}",
-        run.stderr
+        stop.text()
+    );
+    assert_eq!(stop.stderr.lines().count(), 1, "{}", stop.stderr);
+    assert!(
+        stop.stderr
+            .starts_with("toolreplay guard: toolreplay.toml:1: ")
+            && stop.stderr.ends_with("; its otlp key is not read\n"),
+        "{}",
+        stop.stderr
     );
 }
 
