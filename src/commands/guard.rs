@@ -367,8 +367,7 @@ fn after(session: &mut SessionFile, event: &Event, call: &Call) -> Result<(Ready
             (decision.index, all, ready)
         }
     };
-    ready.lines.extend_from_slice(&rest.lines);
-    ready.links += rest.links;
+    ready.extend(rest);
     let live = session.live();
     let answer = match &event.unrecordable {
         _ if let Some(of) = late => Answer::Tell(late_answer(

@@ -28,7 +28,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use toolreplay_core::{
-    OtlpOptions, OtlpRecord, OtlpSpans, line_text, otlp_protobuf, otlp_request, parse_link,
+    CallMeta, Link, OtlpOptions, OtlpRecord, OtlpSpans, line_text, otlp_protobuf, otlp_request,
+    parse_link, read_call_ids,
 };
 
 /// Where and how spans are sent.
@@ -264,21 +265,31 @@ impl LinkSpans {
     /// The span of the next link, the sealed line `line` (with or without its LF);
     /// `None` for a line that is not a link.
     pub(crate) fn span(&mut self, line: &[u8]) -> Option<Vec<u8>> {
-        let number = self.spans.records() + 1;
-        let bytes = line.strip_suffix(b"\n").unwrap_or(line);
-        let text = line_text(number, bytes).ok()??;
-        let link = parse_link(number, text).ok()?;
+        self.span_with(line, None)
+    }
+
+    /// [`LinkSpans::span`], with what `meta` says of the call (its ids).
+    pub(crate) fn span_with(&mut self, line: &[u8], meta: Option<&CallMeta>) -> Option<Vec<u8>> {
+        let link = link_of(self.spans.records() + 1, line)?;
         Some(self.spans.span(
             &OtlpRecord {
                 tool: &link.tool,
                 args: &link.args,
                 response: &link.response,
                 digest: Some(&link.digest),
-                meta: None,
+                meta,
             },
             &[],
         ))
     }
+}
+
+/// The link of the sealed line `line`, physical line `number`; `None` for a line
+/// that is not a link.
+fn link_of(number: u64, line: &[u8]) -> Option<Link> {
+    let bytes = line.strip_suffix(b"\n").unwrap_or(line);
+    let text = line_text(number, bytes).ok()??;
+    parse_link(number, text).ok()
 }
 
 /// The file beside a session `S.jsonl` that holds how many of its links were sent:
@@ -307,14 +318,36 @@ pub(crate) fn send_pending(exporter: &Exporter, path: &Path, links: u64) -> Resu
     file.seek(SeekFrom::Start(0))
         .and_then(|_| file.read_to_end(&mut bytes))
         .map_err(|err| format!("cannot read {}: {err}", path.display()))?;
+    let lines: Vec<&[u8]> = bytes
+        .split_inclusive(|&b| b == b'\n')
+        .filter(|line| {
+            line_text(1, line.strip_suffix(b"\n").unwrap_or(line)).is_ok_and(|text| text.is_some())
+        })
+        .take(usize::try_from(links).unwrap_or(usize::MAX))
+        .collect();
+    // The calls' ids, as `export` reads them beside the sealed file.
+    let calls = crate::live::calls_path(path);
+    let meta = match std::fs::File::open(&calls) {
+        Ok(file) => {
+            let links: Vec<Option<Link>> = (1..)
+                .zip(&lines)
+                .map(|(number, line)| link_of(number, line))
+                .collect();
+            let digests: Vec<Option<&str>> = links
+                .iter()
+                .map(|link| link.as_ref().map(|link| link.digest.as_str()))
+                .collect();
+            read_call_ids(std::io::BufReader::new(file), &digests)
+                .map_err(|err| format!("{}: {err}", calls.display()))?
+        }
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(err) => return Err(format!("cannot read {}: {err}", calls.display())),
+    };
     let mut spans = LinkSpans::new(false);
     let mut pending = Vec::new();
     let mut seen = 0u64;
-    for line in bytes.split_inclusive(|&b| b == b'\n') {
-        if seen >= links {
-            break;
-        }
-        if let Some(span) = spans.span(line) {
+    for (at, line) in lines.iter().enumerate() {
+        if let Some(span) = spans.span_with(line, meta.get(at)) {
             if seen >= sent {
                 pending.push(span);
             }

@@ -221,14 +221,63 @@ fn a_guarded_session_sends_the_spans_export_gives_of_its_sealed_file() {
         json!({"code": 2, "message": "denied"})
     );
     assert_eq!(exported[2]["events"][0]["name"], "redundant-call");
+    // Each span holds Claude Code's id of its call, live and exported alike.
+    let ids: Vec<Value> = exported
+        .iter()
+        .map(|span| attribute(span, "gen_ai.tool.call.id"))
+        .collect();
+    assert_eq!(ids, [json!("toolu_1"), json!("toolu_2"), json!("toolu_3")]);
     assert_eq!(
         std::fs::read_to_string(dir.path().join(format!("{file}.otlp"))).expect("cursor"),
         "3\n"
     );
-    // Folder audits skip the count beside the session, as they skip its state.
+    // Folder audits skip the count and the call ids beside the session, as they
+    // skip its state.
     let verify = dir.run(&["verify", "sessions"]);
     assert!(!verify.text().contains(".otlp"), "{}", verify.text());
+    assert!(!verify.text().contains(".calls"), "{}", verify.text());
     assert_eq!(verify.code, 0, "{}", verify.text());
+}
+
+/// The string value of the span attribute `key`, `null` when the span has none.
+fn attribute(span: &Value, key: &str) -> Value {
+    span["attributes"]
+        .as_array()
+        .expect("attributes")
+        .iter()
+        .find(|attribute| attribute["key"] == key)
+        .map_or(Value::Null, |attribute| {
+            attribute["value"]["stringValue"].clone()
+        })
+}
+
+/// A guarded session keeps its calls' ids beside the sealed file, each line naming
+/// its link by index and digest, and `export` puts them in the spans; a file whose
+/// digests are not the session's is refused, naming the link.
+#[test]
+fn a_guarded_sessions_call_ids_are_kept_beside_it_and_exported() {
+    let dir = Dir::new();
+    for run in guarded_session(&dir, false, &[]) {
+        assert_eq!(run.code, 0, "{}", run.text());
+    }
+    let file = format!("sessions/{SESSION}.jsonl");
+    let calls = dir.path().join(format!("{file}.calls"));
+    let kept = std::fs::read_to_string(&calls).expect("the call ids");
+    insta::assert_snapshot!("guard_call_ids", kept);
+    let export = dir.run(&["export", "--format", "otlp", &file]);
+    assert_eq!(export.code, 0, "{}", export.text());
+    insta::assert_snapshot!("guard_call_ids_export", export.stdout);
+    // The sealed file is what it was without the ids: a plain transcript of calls.
+    let sealed = std::fs::read_to_string(dir.path().join(&file)).expect("sealed");
+    assert!(!sealed.contains("toolu_"), "{sealed}");
+    // Another session's ids: the second line's digest is not link 1's.
+    let lines: Vec<&str> = kept.lines().collect();
+    let other = lines[1].replacen("\"digest\":\"", "\"digest\":\"0", 1);
+    std::fs::write(&calls, format!("{}\n{other}\n", lines[0])).expect("written");
+    let export = dir.run(&["export", "--format", "otlp", &file]);
+    assert_eq!(export.code, 2, "{}", export.text());
+    assert_eq!(export.stdout, "");
+    insta::assert_snapshot!("guard_call_ids_mismatch", export.stderr);
 }
 
 /// A guarded session sending in the default protocol: what the receiver took, and

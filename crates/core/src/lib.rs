@@ -331,6 +331,7 @@
 
 mod allowed_signers;
 mod attest;
+mod call_ids;
 mod canonical;
 mod chain;
 mod claims;
@@ -370,6 +371,7 @@ pub use attest::{
     ScopeSummary, SessionPredicate, check as check_attestation, key_id as ssh_key_id,
     pae as dsse_pae, sign as sign_attestation, statement as attestation_statement,
 };
+pub use call_ids::{call_ids_line, read_call_ids};
 pub use canonical::encode as encode_canonical;
 pub use chain::{BrokenField, GENESIS, Sealer, UnsealedLink, Verdict, Verifier, stated_digest};
 pub use claims::{
@@ -450,8 +452,8 @@ pub use sshsig::{
     put_string as put_ssh_string,
 };
 pub use transcript::{
-    CanonicalRecordRef, Links, Record, UnplacedRecord, for_each_record, parse_canonical_record,
-    parse_link, parse_record, parse_unplaced_with,
+    CanonicalRecordRef, Link, Links, Record, UnplacedRecord, for_each_record,
+    parse_canonical_record, parse_link, parse_record, parse_unplaced_with,
 };
 
 // Test support for the integration tests and the fuzz targets (feature `testing`).

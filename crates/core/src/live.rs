@@ -289,12 +289,23 @@ pub struct Ready {
     pub lines: Vec<u8>,
     /// How many links they are.
     pub links: u64,
+    /// The lines of the call ids file (`S.jsonl.calls`, [`crate::call_ids_line`])
+    /// for those of the links whose calls the front end named, to append as the
+    /// links are.
+    pub calls: Vec<u8>,
 }
 
 impl Ready {
     /// Whether there is nothing to write.
     pub fn is_empty(&self) -> bool {
         self.links == 0
+    }
+
+    /// Puts the lines `next` made ready after these (its links follow them).
+    pub fn extend(&mut self, next: Ready) {
+        self.lines.extend_from_slice(&next.lines);
+        self.links += next.links;
+        self.calls.extend_from_slice(&next.calls);
     }
 }
 
@@ -693,6 +704,16 @@ impl<'s> Live<'s> {
             sealer.seal_link(&mut link);
             ready.lines.extend_from_slice(link.as_ref());
             ready.links += 1;
+            if let Some(id) = call.id {
+                let meta = crate::import::CallMeta {
+                    id: Some(id),
+                    ..crate::import::CallMeta::default()
+                };
+                if let Some(line) = crate::call_ids::call_ids_line(call.index, sealer.head(), &meta)
+                {
+                    ready.calls.extend_from_slice(&line);
+                }
+            }
         }
         self.sealed += ready.links;
         sealer.head().clone_into(&mut self.head);
@@ -929,6 +950,50 @@ mod tests {
         let out = f(&mut live);
         *state = serde_json::to_string(&live.state()).expect("state");
         out
+    }
+
+    /// The calls the front end named get a line of the call ids file each, with the
+    /// digest of the link they were sealed as: a call completed before an earlier
+    /// one, across a saved state, and one ended with the turn; an unnamed call none.
+    #[test]
+    fn named_calls_are_given_their_call_ids_lines_as_they_are_sealed() {
+        let scope = scope();
+        let mut state = serde_json::to_string(&LiveState::default()).expect("state");
+        let read = value(r#"{"file_path": "/repo/a"}"#);
+        let (first, _) = step(&scope, &mut state, |l| {
+            l.decide(Some("toolu_a"), "Read", &read)
+        });
+        let (second, _) = step(&scope, &mut state, |l| l.decide(None, "Read", &read));
+        let (_, ready) = step(&scope, &mut state, |l| {
+            l.decide(Some("toolu_c"), "Read", &read)
+        });
+        assert!(ready.is_empty());
+        let response = || Outcome::Response(value(r#"{"ok": true}"#));
+        let (_, ready) = step(&scope, &mut state, |l| {
+            l.complete(second.index, response()).expect("pending")
+        });
+        assert!(ready.is_empty() && ready.calls.is_empty());
+        let (_, ready) = step(&scope, &mut state, |l| {
+            l.complete(first.index, response()).expect("pending")
+        });
+        let sealed = links(&ready.lines);
+        assert_eq!(sealed.len(), 2);
+        assert_eq!(
+            String::from_utf8(ready.calls).expect("ASCII"),
+            format!(
+                "{{\"digest\":\"{}\",\"id\":\"toolu_a\",\"index\":0}}\n",
+                sealed[0].digest
+            )
+        );
+        let ready = step(&scope, &mut state, |l| l.end(None));
+        let ended = links(&ready.lines);
+        assert_eq!(
+            String::from_utf8(ready.calls).expect("ASCII"),
+            format!(
+                "{{\"digest\":\"{}\",\"id\":\"toolu_c\",\"index\":2}}\n",
+                ended[0].digest
+            )
+        );
     }
 
     /// A subagent's calls, denied, completed or ended with the turn, are marked as
