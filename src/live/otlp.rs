@@ -262,6 +262,11 @@ impl LinkSpans {
         }
     }
 
+    /// How many links were taken: the index of the next one.
+    pub(crate) fn records(&self) -> u64 {
+        self.spans.records()
+    }
+
     /// The span of the next link, the sealed line `line` (with or without its LF);
     /// `None` for a line that is not a link.
     pub(crate) fn span(&mut self, line: &[u8]) -> Option<Vec<u8>> {

@@ -549,6 +549,20 @@ fn a_proxied_session_sends_the_spans_export_gives_of_its_sealed_file() {
     let exported = spans(&export.stdout);
     assert_eq!(exported.len(), 4);
     assert_eq!(receiver.spans(), exported);
+    // Each span holds its request's id and the version `initialize` gave, kept
+    // beside the seal: live and exported alike.
+    let ids: Vec<Value> = exported
+        .iter()
+        .map(|span| attribute(span, "jsonrpc.request.id"))
+        .collect();
+    assert_eq!(ids, [json!("1"), json!("2"), json!("3"), json!("4")]);
+    for span in &exported {
+        assert_eq!(attribute(span, "mcp.protocol.version"), "2025-06-18");
+    }
+    insta::assert_snapshot!(
+        "proxy_call_ids",
+        std::fs::read_to_string(dir.path().join("s.jsonl.calls")).expect("the call ids")
+    );
     assert_eq!(
         exported[0]["attributes"][2]["value"]["stringValue"],
         "extension"

@@ -59,21 +59,7 @@ pub fn read_call_ids(
     let mut lines = Lines::new(reader);
     while let Some((line, text)) = lines.next_line()? {
         let bad = |message: String| ReadError::Input(LineError::new(line, message));
-        let Value::Object(value) = json::parse(text).map_err(|err| bad(err.to_string()))? else {
-            return Err(bad("a call ids line must be an object".to_owned()));
-        };
-        let (Some(index), Some(Value::Str(digest))) = (
-            match member(&value, "index") {
-                Some(Value::Int(digits)) => digits.parse::<u64>().ok(),
-                _ => None,
-            },
-            member(&value, "digest"),
-        ) else {
-            return Err(bad(
-                "a call ids line must hold an \"index\" (a link's) and a \"digest\" (a string)"
-                    .to_owned(),
-            ));
-        };
+        let (index, digest, call) = parse_call_ids_line(text).map_err(bad)?;
         let at = usize::try_from(index).ok().filter(|&at| at < digests.len());
         let Some(at) = at else {
             return Err(bad(format!(
@@ -87,19 +73,43 @@ pub fn read_call_ids(
                  the file is not this session's"
             )));
         }
-        let text = |name: &str| -> Result<Option<String>, ReadError> {
-            match member(&value, name) {
-                None | Some(Value::Null) => Ok(None),
-                Some(Value::Str(text)) => Ok(Some(text.clone())),
-                Some(_) => Err(bad(format!("\"{name}\" must be a string"))),
-            }
-        };
-        let call = &mut meta[at];
-        call.id = text("id")?;
-        call.jsonrpc_id = text("jsonrpc_id")?;
-        call.protocol_version = text("protocol_version")?;
+        meta[at] = call;
     }
     Ok(meta)
+}
+
+/// One line of a call ids file (without its LF): the index and digest of the link
+/// it names, and what it says of the call; or why it is not one.
+pub fn parse_call_ids_line(text: &str) -> Result<(u64, String, CallMeta), String> {
+    let Value::Object(value) = json::parse(text).map_err(|err| err.to_string())? else {
+        return Err("a call ids line must be an object".to_owned());
+    };
+    let (Some(index), Some(Value::Str(digest))) = (
+        match member(&value, "index") {
+            Some(Value::Int(digits)) => digits.parse::<u64>().ok(),
+            _ => None,
+        },
+        member(&value, "digest"),
+    ) else {
+        return Err(
+            "a call ids line must hold an \"index\" (a link's) and a \"digest\" (a string)"
+                .to_owned(),
+        );
+    };
+    let text = |name: &str| -> Result<Option<String>, String> {
+        match member(&value, name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Str(text)) => Ok(Some(text.clone())),
+            Some(_) => Err(format!("\"{name}\" must be a string")),
+        }
+    };
+    let call = CallMeta {
+        id: text("id")?,
+        jsonrpc_id: text("jsonrpc_id")?,
+        protocol_version: text("protocol_version")?,
+        ..CallMeta::default()
+    };
+    Ok((index, digest.clone(), call))
 }
 
 #[cfg(test)]

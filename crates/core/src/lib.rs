@@ -371,7 +371,7 @@ pub use attest::{
     ScopeSummary, SessionPredicate, check as check_attestation, key_id as ssh_key_id,
     pae as dsse_pae, sign as sign_attestation, statement as attestation_statement,
 };
-pub use call_ids::{call_ids_line, read_call_ids};
+pub use call_ids::{call_ids_line, parse_call_ids_line, read_call_ids};
 pub use canonical::encode as encode_canonical;
 pub use chain::{BrokenField, GENESIS, Sealer, UnsealedLink, Verdict, Verifier, stated_digest};
 pub use claims::{

@@ -50,6 +50,7 @@ use serde::{Deserialize, Serialize};
 use crate::canonical;
 use crate::chain::{GENESIS, Sealer, UnsealedLink};
 use crate::finding::{Finding, finding_message};
+use crate::import::CallMeta;
 use crate::json::Value;
 use crate::scope::{Decision, Scope, Session, SessionState, too_deep};
 use crate::transcript::Link;
@@ -138,6 +139,10 @@ struct Pending {
     /// The subagent that made the call, when one did: its response says so.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     subagent: Option<String>,
+    /// What the front end said of the call besides its id ([`Live::name_next`]):
+    /// for its line of the call ids file, not part of the state.
+    #[serde(skip)]
+    meta: Option<Box<CallMeta>>,
 }
 
 /// A call still waiting for its outcome, as [`Live::waiting`] lists it.
@@ -349,6 +354,8 @@ pub struct Live<'s> {
     ended: Vec<Ended>,
     /// The subagent making the calls decided now.
     subagent: Option<String>,
+    /// What [`Live::name_next`] said of the next call.
+    next: Option<Box<CallMeta>>,
 }
 
 impl<'s> Live<'s> {
@@ -374,6 +381,7 @@ impl<'s> Live<'s> {
             pending,
             ended,
             subagent: None,
+            next: None,
         }
     }
 
@@ -399,6 +407,14 @@ impl<'s> Live<'s> {
     /// marks a subagent's calls. Not part of the state: each call keeps its own.
     pub fn set_subagent(&mut self, subagent: Option<String>) {
         self.subagent = subagent;
+    }
+
+    /// What the front end says of the next call decided or recorded besides its id
+    /// (the proxy: its JSON-RPC request's id and the protocol version): written in
+    /// the call's line of the call ids file ([`Ready::calls`]) when its link is
+    /// sealed. Not part of the state.
+    pub fn name_next(&mut self, meta: CallMeta) {
+        self.next = Some(Box::new(meta));
     }
 
     /// The scope calls are decided against.
@@ -537,6 +553,7 @@ impl<'s> Live<'s> {
             args: ascii(args),
             response,
             subagent,
+            meta: self.next.take(),
         });
         decision
     }
@@ -704,15 +721,12 @@ impl<'s> Live<'s> {
             sealer.seal_link(&mut link);
             ready.lines.extend_from_slice(link.as_ref());
             ready.links += 1;
-            if let Some(id) = call.id {
-                let meta = crate::import::CallMeta {
-                    id: Some(id),
-                    ..crate::import::CallMeta::default()
-                };
-                if let Some(line) = crate::call_ids::call_ids_line(call.index, sealer.head(), &meta)
-                {
-                    ready.calls.extend_from_slice(&line);
-                }
+            let mut meta = call.meta.map(|meta| *meta).unwrap_or_default();
+            if call.id.is_some() {
+                meta.id = call.id;
+            }
+            if let Some(line) = crate::call_ids::call_ids_line(call.index, sealer.head(), &meta) {
+                ready.calls.extend_from_slice(&line);
             }
         }
         self.sealed += ready.links;
@@ -886,7 +900,7 @@ fn ascii(bytes: Vec<u8>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{Live, LiveError, LiveState, Outcome, Reconcile, Reconciled};
+    use super::{CallMeta, Live, LiveError, LiveState, Outcome, Reconcile, Reconciled};
     use crate::chain::{Sealer, Verdict, Verifier};
     use crate::finding::{Finding, finding_message};
     use crate::json::{self, Value};
@@ -994,6 +1008,38 @@ mod tests {
                 ended[0].digest
             )
         );
+    }
+
+    /// What the front end says of a call besides its id (a proxy's request id and
+    /// protocol version) is in its call ids line; it is not part of the state.
+    #[test]
+    fn what_is_said_of_the_next_call_is_in_its_call_ids_line() {
+        let scope = scope();
+        let mut live = Live::new(&scope);
+        let read = value(r#"{"file_path": "/repo/a"}"#);
+        live.name_next(CallMeta {
+            jsonrpc_id: Some("7".to_owned()),
+            protocol_version: Some("2025-06-18".to_owned()),
+            ..CallMeta::default()
+        });
+        let (first, _) = live.decide(None, "Read", &read);
+        let (second, _) = live.decide(None, "Read", &read);
+        assert!(!live.state().pending.is_empty());
+        let (_, ready) = live
+            .complete(first.index, Outcome::Response(value("{}")))
+            .expect("pending");
+        let sealed = links(&ready.lines);
+        assert_eq!(
+            String::from_utf8(ready.calls).expect("ASCII"),
+            format!(
+                "{{\"digest\":\"{}\",\"index\":0,\"jsonrpc_id\":\"7\",\"protocol_version\":\"2025-06-18\"}}\n",
+                sealed[0].digest
+            )
+        );
+        let (_, ready) = live
+            .complete(second.index, Outcome::Response(value("{}")))
+            .expect("pending");
+        assert!(ready.calls.is_empty());
     }
 
     /// A subagent's calls, denied, completed or ended with the turn, are marked as
