@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use toolreplay_core::{OtlpOptions, Scope, export_otlp};
+use toolreplay_core::{OtlpOptions, Scope, export_otlp, read_call_ids};
 
 use crate::settings::Judging;
 
@@ -16,7 +16,9 @@ use crate::printer::{Printer, Status};
 /// `toolreplay export --format otlp FILE [--from F] [--scope S] [--rules R ...]
 /// [--with-content] [-o OUT]`: replay's findings judged as `replay` judges the same
 /// input with the same flags (agent rules for an imported log by default); an
-/// imported log's call ids and times in the spans.
+/// imported log's call ids and times in the spans; a sealed live session's call ids
+/// from the file beside it (`S.jsonl.calls`), refused when it names a link the
+/// session does not hold.
 pub(super) fn run(
     file: &Path,
     from: Option<ImportOptions>,
@@ -35,7 +37,19 @@ pub(super) fn run(
         None => None,
     };
     let diagnostics = &mut std::io::stderr();
-    let (mut transcript, meta) = super::graph::read_transcript_with_meta(file, from, diagnostics)?;
+    let (mut transcript, mut meta) =
+        super::graph::read_transcript_with_meta(file, from, diagnostics)?;
+    let calls = crate::live::calls_path(file);
+    if from.is_none() && transcript.chain.is_some() && !input::is_stdin(file) && calls.is_file() {
+        // A live session's call ids, kept beside its seal.
+        let digests: Vec<Option<&str>> = transcript
+            .records
+            .iter()
+            .map(|record| record.digest.as_deref())
+            .collect();
+        meta = read_call_ids(input::open(&calls)?, &digests)
+            .map_err(|err| Error::reading(&calls, err))?;
+    }
     if let Some((input::ScopeFile { digest, .. }, path)) = &scope {
         // Path rules read paths where a live session's calls ran.
         let sealed = transcript.chain.is_some() || from.is_some_and(ImportOptions::may_be_sealed);

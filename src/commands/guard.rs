@@ -179,14 +179,22 @@ fn decide(args: &GuardArgs, event: &Event) -> Result<Answer, Error> {
     Ok(answer)
 }
 
-/// With `--otlp`, sends the spans of the session's first `sealed` links not sent
-/// yet (at a turn's or the session's end, the lock let go); a failure is said once
-/// on stderr and the spans wait for the next end.
+/// The longest a turn's or the session's end waits for its spans to be taken: an
+/// endpoint that does not answer within it holds the agent no longer, and the spans
+/// wait for the next end.
+const SEND_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// With `--otlp` (or `otlp = true` in `toolreplay.toml`, read here only: a file that
+/// cannot be read is said at these events, never at a call's), sends the spans of
+/// the session's first `sealed` links not sent
+/// yet (at a turn's or the session's end, the lock let go, within [`SEND_BUDGET`]);
+/// a failure is said once on stderr and the spans wait for the next end.
 fn send_spans(args: &GuardArgs, path: &Path, sealed: u64) {
-    if !args.otlp {
+    let on = args.otlp || (args.config && crate::settings::live_otlp("guard"));
+    if !on {
         return;
     }
-    let sent = crate::live::otlp::Exporter::from_env()
+    let sent = crate::live::otlp::Exporter::from_env(Some(SEND_BUDGET))
         .and_then(|exporter| crate::live::otlp::send_pending(&exporter, path, sealed));
     if let Err(why) = sent {
         let _ = io::Write::write_all(
@@ -364,8 +372,7 @@ fn after(session: &mut SessionFile, event: &Event, call: &Call) -> Result<(Ready
             (decision.index, all, ready)
         }
     };
-    ready.lines.extend_from_slice(&rest.lines);
-    ready.links += rest.links;
+    ready.extend(rest);
     let live = session.live();
     let answer = match &event.unrecordable {
         _ if let Some(of) = late => Answer::Tell(late_answer(

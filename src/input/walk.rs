@@ -214,7 +214,7 @@ fn walk(
 }
 
 /// Whether `name` is a file a live session keeps beside its sealed file `S.jsonl`
-/// (`S.jsonl.lock`, `S.jsonl.state`, `S.jsonl.otlp`; docs/live.md), or its attestation
+/// (`S.jsonl.lock`, `S.jsonl.state`, `S.jsonl.otlp`, `S.jsonl.calls`; docs/live.md), or its attestation
 /// (`S.jsonl.intoto.jsonl`, docs/provenance.md), `S.jsonl` being in `names`: never
 /// read as a transcript.
 fn is_session_companion(
@@ -223,7 +223,7 @@ fn is_session_companion(
 ) -> bool {
     let name = name.to_string_lossy();
     let has = |session: String| names.contains(std::ffi::OsStr::new(&session));
-    [".lock", ".state", ".otlp", ".intoto.jsonl"]
+    [".lock", ".state", ".otlp", ".calls", ".intoto.jsonl"]
         .iter()
         .any(|suffix| name.strip_suffix(suffix).is_some_and(|s| has(s.to_owned())))
 }

@@ -108,6 +108,12 @@ pub(crate) fn beside(path: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// The file beside a session `S.jsonl` that holds its calls' ids, which its sealed
+/// links do not: `S.jsonl.calls` (`toolreplay_core::read_call_ids`).
+pub(crate) fn calls_path(session: &Path) -> PathBuf {
+    beside(session, ".calls")
+}
+
 fn shown(path: &Path) -> String {
     crate::input::display(path)
 }
@@ -133,6 +139,8 @@ pub(crate) struct SessionFile<'s> {
     options: Options,
     /// The last context recorded, when known.
     context: Option<context::LastContext>,
+    /// The call ids file ([`calls_path`]), once a call to record there was sealed.
+    calls: Option<File>,
 }
 
 impl fmt::Debug for SessionFile<'_> {
@@ -197,6 +205,7 @@ impl<'s> SessionFile<'s> {
             tail,
             options,
             context: last_context,
+            calls: None,
         };
         // Calls carried over that are complete and now first in line.
         session.write(&ready)?;
@@ -260,7 +269,47 @@ impl<'s> SessionFile<'s> {
         self.file.sync_data().map_err(|source| Error::Io {
             what: format!("flush {}", shown(&self.path)),
             source,
-        })
+        })?;
+        match &self.calls {
+            Some(calls) => calls.sync_data().map_err(|source| Error::Io {
+                what: format!("flush {}", shown(&calls_path(&self.path))),
+                source,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Appends the call ids lines of `ready` to [`calls_path`] (flushed when `sync`);
+    /// a failed write cuts that file back to where it was.
+    fn append_calls(&mut self, ready: &Ready, sync: bool) -> Result<(), Error> {
+        if ready.calls.is_empty() {
+            return Ok(());
+        }
+        let path = calls_path(&self.path);
+        let what = || format!("append to {}", shown(&path));
+        if self.calls.is_none() {
+            let file = OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(&path)
+                .map_err(io_error(what))?;
+            self.calls = Some(file);
+        }
+        let Some(file) = self.calls.as_mut() else {
+            return Ok(());
+        };
+        let size = file.metadata().map_err(io_error(what))?.len();
+        let written = file
+            .write_all(&ready.calls)
+            .and_then(|()| if sync { file.sync_data() } else { Ok(()) });
+        if let Err(source) = written {
+            let _ = file.set_len(size);
+            return Err(Error::Io {
+                what: what(),
+                source,
+            });
+        }
+        Ok(())
     }
 
     /// Appends `ready`'s lines, flushed to stable storage when `sync`; else they are
@@ -290,6 +339,12 @@ impl<'s> SessionFile<'s> {
                 what: format!("append to {}", shown(&self.path)),
                 source,
             });
+        }
+        // No call is sealed without its id recorded beside it: when that fails,
+        // its links go too.
+        if let Err(err) = self.append_calls(ready, sync) {
+            let _ = self.file.set_len(self.size - u64::from(lf));
+            return Err(err);
         }
         let last = ready.lines[..ready.lines.len() - 1]
             .iter()

@@ -1,6 +1,6 @@
 //! The opt-in live export of a session's spans (`guard --otlp`, `proxy --otlp`;
 //! docs/otel.md): the same `execute_tool` spans `toolreplay export --format otlp`
-//! gives of the sealed file, POSTed as OTLP/HTTP JSON to the endpoint the standard
+//! gives of the sealed file, POSTed over OTLP/HTTP to the endpoint the standard
 //! `OTEL_EXPORTER_OTLP_*` variables name. Never on a decision's path, and a failure
 //! never fails the session: it is said once on stderr.
 //!
@@ -12,12 +12,14 @@
 //!   client certificate and key from the `..._CLIENT_CERTIFICATE` and
 //!   `..._CLIENT_KEY` variables).
 //! - Protocol: `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, else `OTEL_EXPORTER_OTLP_PROTOCOL`:
-//!   `http/json` (also the default); `grpc` and `http/protobuf` are refused.
+//!   `http/protobuf` (the default, as the specification says) or `http/json`; `grpc`
+//!   is refused.
 //! - Headers: `OTEL_EXPORTER_OTLP_HEADERS` then `OTEL_EXPORTER_OTLP_TRACES_HEADERS`
 //!   (`key=value,...`, values percent-decoded; names compared without case, the
 //!   traces variable's winning).
 //! - Timeout: `OTEL_EXPORTER_OTLP_TRACES_TIMEOUT`, else `OTEL_EXPORTER_OTLP_TIMEOUT`, in
-//!   milliseconds; 10000 by default, as the specification says.
+//!   milliseconds; 10000 by default, as the specification says; a caller may give a
+//!   shorter budget (the guard's hook).
 
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
@@ -25,12 +27,16 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use toolreplay_core::{OtlpOptions, OtlpRecord, OtlpSpans, line_text, otlp_request, parse_link};
+use toolreplay_core::{
+    CallMeta, Link, OtlpOptions, OtlpRecord, OtlpSpans, line_text, otlp_protobuf, otlp_request,
+    parse_link, read_call_ids,
+};
 
 /// Where and how spans are sent.
 #[derive(Debug)]
 pub(crate) struct Exporter {
     url: String,
+    protobuf: bool,
     headers: Vec<(String, String)>,
     agent: ureq::Agent,
 }
@@ -122,22 +128,29 @@ fn tls_config(env: &dyn Fn(&str) -> Option<String>) -> Result<ureq::tls::TlsConf
 }
 
 impl Exporter {
-    /// The exporter the process environment names, or why there is none.
-    pub(crate) fn from_env() -> Result<Exporter, String> {
-        Exporter::from(&|name| std::env::var(name).ok())
+    /// The exporter the process environment names, or why there is none; one send
+    /// takes at most `budget`, when given, whatever the timeout variables say.
+    pub(crate) fn from_env(budget: Option<Duration>) -> Result<Exporter, String> {
+        Exporter::from(&|name| std::env::var(name).ok(), budget)
     }
 
     /// The exporter the variables `env` gives name, or why there is none.
-    pub(crate) fn from(env: &dyn Fn(&str) -> Option<String>) -> Result<Exporter, String> {
+    pub(crate) fn from(
+        env: &dyn Fn(&str) -> Option<String>,
+        budget: Option<Duration>,
+    ) -> Result<Exporter, String> {
         let protocol = var(env, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
             .or_else(|| var(env, "OTEL_EXPORTER_OTLP_PROTOCOL"))
-            .unwrap_or_else(|| "http/json".to_owned());
-        if protocol.trim() != "http/json" {
-            return Err(format!(
-                "OTLP protocol {:?} is not supported: set OTEL_EXPORTER_OTLP_PROTOCOL=http/json (grpc and http/protobuf are not sent)",
-                protocol.trim()
-            ));
-        }
+            .unwrap_or_else(|| "http/protobuf".to_owned());
+        let protobuf = match protocol.trim() {
+            "http/protobuf" => true,
+            "http/json" => false,
+            other => {
+                return Err(format!(
+                    "OTLP protocol {other:?} is not supported: set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf (the default) or http/json"
+                ));
+            }
+        };
         let url = match var(env, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") {
             Some(url) => url.trim().to_owned(),
             None => match var(env, "OTEL_EXPORTER_OTLP_ENDPOINT") {
@@ -173,29 +186,40 @@ impl Exporter {
             .or_else(|| var(env, "OTEL_EXPORTER_OTLP_TIMEOUT"))
             .and_then(|ms| ms.trim().parse::<u64>().ok())
             .unwrap_or(10_000);
+        let timeout = Duration::from_millis(timeout.max(1));
+        let timeout = budget.map_or(timeout, |budget| timeout.min(budget));
         let config = ureq::Agent::config_builder()
-            .timeout_global(Some(Duration::from_millis(timeout.max(1))))
+            .timeout_global(Some(timeout))
             .http_status_as_error(true)
             .tls_config(tls_config(env)?)
             .build();
         Ok(Exporter {
             url,
+            protobuf,
             headers: headers.into_iter().collect(),
             agent: config.into(),
         })
     }
 
-    /// POSTs one request (OTLP/JSON); `Err` says why it was not taken.
-    pub(crate) fn send(&self, body: &[u8]) -> Result<(), String> {
+    /// POSTs one request ([`otlp_request`]'s OTLP/JSON), in the protocol's encoding;
+    /// `Err` says why it was not taken.
+    pub(crate) fn send(&self, json: &[u8]) -> Result<(), String> {
+        let (body, content_type) = match self.protobuf {
+            true => (
+                std::borrow::Cow::Owned(otlp_protobuf(json).map_err(|err| err.to_string())?),
+                "application/x-protobuf",
+            ),
+            false => (std::borrow::Cow::Borrowed(json), "application/json"),
+        };
         let mut request = self
             .agent
             .post(&self.url)
-            .header("Content-Type", "application/json");
+            .header("Content-Type", content_type);
         for (key, value) in &self.headers {
             request = request.header(key.as_str(), value.as_str());
         }
         request
-            .send(body)
+            .send(&*body)
             .map(drop)
             .map_err(|err| format!("cannot send spans to {}: {err}", self.url))
     }
@@ -238,24 +262,39 @@ impl LinkSpans {
         }
     }
 
+    /// How many links were taken: the index of the next one.
+    pub(crate) fn records(&self) -> u64 {
+        self.spans.records()
+    }
+
     /// The span of the next link, the sealed line `line` (with or without its LF);
     /// `None` for a line that is not a link.
     pub(crate) fn span(&mut self, line: &[u8]) -> Option<Vec<u8>> {
-        let number = self.spans.records() + 1;
-        let bytes = line.strip_suffix(b"\n").unwrap_or(line);
-        let text = line_text(number, bytes).ok()??;
-        let link = parse_link(number, text).ok()?;
+        self.span_with(line, None)
+    }
+
+    /// [`LinkSpans::span`], with what `meta` says of the call (its ids).
+    pub(crate) fn span_with(&mut self, line: &[u8], meta: Option<&CallMeta>) -> Option<Vec<u8>> {
+        let link = link_of(self.spans.records() + 1, line)?;
         Some(self.spans.span(
             &OtlpRecord {
                 tool: &link.tool,
                 args: &link.args,
                 response: &link.response,
                 digest: Some(&link.digest),
-                meta: None,
+                meta,
             },
             &[],
         ))
     }
+}
+
+/// The link of the sealed line `line`, physical line `number`; `None` for a line
+/// that is not a link.
+fn link_of(number: u64, line: &[u8]) -> Option<Link> {
+    let bytes = line.strip_suffix(b"\n").unwrap_or(line);
+    let text = line_text(number, bytes).ok()??;
+    parse_link(number, text).ok()
 }
 
 /// The file beside a session `S.jsonl` that holds how many of its links were sent:
@@ -284,14 +323,36 @@ pub(crate) fn send_pending(exporter: &Exporter, path: &Path, links: u64) -> Resu
     file.seek(SeekFrom::Start(0))
         .and_then(|_| file.read_to_end(&mut bytes))
         .map_err(|err| format!("cannot read {}: {err}", path.display()))?;
+    let lines: Vec<&[u8]> = bytes
+        .split_inclusive(|&b| b == b'\n')
+        .filter(|line| {
+            line_text(1, line.strip_suffix(b"\n").unwrap_or(line)).is_ok_and(|text| text.is_some())
+        })
+        .take(usize::try_from(links).unwrap_or(usize::MAX))
+        .collect();
+    // The calls' ids, as `export` reads them beside the sealed file.
+    let calls = crate::live::calls_path(path);
+    let meta = match std::fs::File::open(&calls) {
+        Ok(file) => {
+            let links: Vec<Option<Link>> = (1..)
+                .zip(&lines)
+                .map(|(number, line)| link_of(number, line))
+                .collect();
+            let digests: Vec<Option<&str>> = links
+                .iter()
+                .map(|link| link.as_ref().map(|link| link.digest.as_str()))
+                .collect();
+            read_call_ids(std::io::BufReader::new(file), &digests)
+                .map_err(|err| format!("{}: {err}", calls.display()))?
+        }
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(err) => return Err(format!("cannot read {}: {err}", calls.display())),
+    };
     let mut spans = LinkSpans::new(false);
     let mut pending = Vec::new();
     let mut seen = 0u64;
-    for line in bytes.split_inclusive(|&b| b == b'\n') {
-        if seen >= links {
-            break;
-        }
-        if let Some(span) = spans.span(line) {
+    for (at, line) in lines.iter().enumerate() {
+        if let Some(span) = spans.span_with(line, meta.get(at)) {
             if seen >= sent {
                 pending.push(span);
             }

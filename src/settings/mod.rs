@@ -551,11 +551,13 @@ fn resolve(command: args::Command, config: &mut Lazy) -> Result<Command, Error> 
             }
         }
         A::Guard(mut a) => {
-            a.otlp = a.otlp || live_otlp("guard", config);
+            // Read by the guard itself, and only where it may send spans: each
+            // event is a process, and most events send nothing.
+            a.config = !config.ignored;
             Command::Guard(a)
         }
         A::Proxy(mut a) => {
-            a.otlp = a.otlp || live_otlp("proxy", config);
+            a.otlp = a.otlp || (!config.ignored && live_otlp("proxy"));
             Command::Proxy(a)
         }
         A::Completions(a) => Command::Completions(a.shell),
@@ -567,8 +569,8 @@ fn resolve(command: args::Command, config: &mut Lazy) -> Result<Command, Error> 
 /// Whether `toolreplay.toml` turns on the live export of `command` (`otlp = true`),
 /// as `--otlp` does. A configuration that cannot be read turns nothing on, said in
 /// one line on stderr: a hook or a proxy does not stop over its telemetry.
-fn live_otlp(command: &str, config: &mut Lazy) -> bool {
-    match config.get() {
+pub(crate) fn live_otlp(command: &str) -> bool {
+    match config::Config::discover() {
         Ok(config) => config.otlp,
         Err(err) => {
             // If stderr is gone there is nobody left to tell.

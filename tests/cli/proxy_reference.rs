@@ -245,3 +245,43 @@ fn reference_everything_server_killed_under_a_call_is_answered_and_sealed() {
         sealed(&dir)
     ));
 }
+
+/// The SDK client's calls through the proxy keep their JSON-RPC ids and the
+/// protocol version `initialize` gave beside the seal, and `export --format otlp`
+/// puts them in the spans: each span's tool, `jsonrpc.request.id` and
+/// `mcp.protocol.version`.
+#[test]
+#[ignore = "needs the MCP SDK and the reference servers: TOOLREPLAY_MCP_PYTHON, TOOLREPLAY_MCP_NPM (.ci/run)"]
+fn reference_filesystem_server_calls_keep_their_request_ids_in_the_exported_spans() {
+    let server_command = server("mcp-server-filesystem");
+    let dir = filesystem_dir();
+    let here = dir.path().display().to_string();
+    session(&dir, "filesystem", Some(&[]), &[&server_command, &here]);
+    let export = dir.run(&["export", "--format", "otlp", "--mcp", "s.jsonl"]);
+    assert_eq!(export.code, 0, "{}", export.text());
+    let attribute = |span: &Value, key: &str| {
+        span["attributes"]
+            .as_array()
+            .expect("attributes")
+            .iter()
+            .find(|attribute| attribute["key"] == key)
+            .map_or("-".to_owned(), |attribute| {
+                attribute["value"]["stringValue"]
+                    .as_str()
+                    .expect("a string")
+                    .to_owned()
+            })
+    };
+    let table: String = super::export::spans(&export.stdout)
+        .iter()
+        .map(|span| {
+            format!(
+                "{} {} {}\n",
+                attribute(span, "gen_ai.tool.name"),
+                attribute(span, "jsonrpc.request.id"),
+                attribute(span, "mcp.protocol.version")
+            )
+        })
+        .collect();
+    assert_snapshot!(table);
+}

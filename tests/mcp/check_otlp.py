@@ -11,6 +11,14 @@ independently of the Rust readers.
         span of a request in one trace; its times must be positive, the end not before
         the start, each event at its span's start. Prints the number of spans.
 
+    check_otlp.py protobuf EXPORT.json BODY...
+        Each BODY is one ExportTraceServiceRequest in protobuf's binary encoding (what
+        a live session sends over OTLP/HTTP by default). Each must parse, and be the
+        deterministic encoding of what it parses to (fields in the order of their
+        numbers, nothing unknown); each holds EXPORT.json's resource and scope, and
+        their spans, in order, must be EXPORT.json's spans, field for field. Prints
+        the number of spans.
+
     check_otlp.py times FORMAT LOG EXPORT.json
         The span of each call of LOG (FORMAT: claude-code, codex, copilot, mcp, or
         gemini, a session's JSON) must start when the log wrote the call and end when
@@ -52,6 +60,46 @@ def attribute(span, key):
         if member["key"] == key:
             return next(iter(member["value"].values()))
     return None
+
+
+def parsed_json(path):
+    """The OTLP/JSON request at `path` as an ExportTraceServiceRequest."""
+    with open(path, encoding="utf-8") as f:
+        request = json.load(f)
+    for span in spans_of(request):
+        span["traceId"] = base64.b64encode(bytes.fromhex(span["traceId"])).decode()
+        span["spanId"] = base64.b64encode(bytes.fromhex(span["spanId"])).decode()
+    return json_format.Parse(json.dumps(request), ExportTraceServiceRequest())
+
+
+def check_protobuf(export, bodies):
+    expected = parsed_json(export)
+    want = [
+        span
+        for resource in expected.resource_spans
+        for scope in resource.scope_spans
+        for span in scope.spans
+    ]
+    got = []
+    for path in bodies:
+        with open(path, "rb") as f:
+            data = f.read()
+        parsed = ExportTraceServiceRequest.FromString(data)
+        if parsed.SerializeToString(deterministic=True) != data:
+            fail(f"{path}: not the deterministic encoding of what it parses to")
+        for resource in parsed.resource_spans:
+            if resource.resource != expected.resource_spans[0].resource:
+                fail(f"{path}: resource {resource.resource} is not the export's")
+            for scope in resource.scope_spans:
+                if scope.scope != expected.resource_spans[0].scope_spans[0].scope:
+                    fail(f"{path}: scope {scope.scope} is not the export's")
+                got.extend(scope.spans)
+    if len(got) != len(want):
+        fail(f"{len(got)} spans sent, {len(want)} exported")
+    for n, (sent, exported) in enumerate(zip(got, want)):
+        if sent != exported:
+            fail(f"span {n}: sent\n{sent}\nexported\n{exported}")
+    return len(got)
 
 
 def check_request(path):
@@ -259,6 +307,8 @@ def check_times(form, log, path):
 def main(args):
     if args[:1] == ["requests"]:
         print(sum(check_request(path) for path in args[1:]))
+    elif args[:1] == ["protobuf"] and len(args) >= 2:
+        print(check_protobuf(args[1], args[2:]))
     elif args[:1] == ["times"] and len(args) == 4:
         print(check_times(args[1], args[2], args[3]))
     else:

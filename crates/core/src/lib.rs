@@ -332,6 +332,7 @@
 
 mod allowed_signers;
 mod attest;
+mod call_ids;
 mod canonical;
 mod chain;
 // Public, and exported only with the `testing` feature: its `atoms` and `sentences`.
@@ -376,6 +377,7 @@ pub use attest::{
     ScopeSummary, SessionPredicate, check as check_attestation, key_id as ssh_key_id,
     pae as dsse_pae, sign as sign_attestation, statement as attestation_statement,
 };
+pub use call_ids::{call_ids_line, parse_call_ids_line, read_call_ids};
 pub use canonical::encode as encode_canonical;
 pub use chain::{BrokenField, GENESIS, Sealer, UnsealedLink, Verdict, Verifier, stated_digest};
 pub use claims::{
@@ -422,7 +424,7 @@ pub use live::{
 };
 pub use otlp::{
     OTLP_SCOPE_NAME, OtlpError, OtlpEvent, OtlpOptions, OtlpRecord, OtlpSpans, SPAN_NANOS,
-    export as export_otlp, otlp_request,
+    export as export_otlp, otlp_protobuf, otlp_request,
 };
 pub use pipeline::{MAX_THREADS, Stop, Threads, run as run_pipeline};
 pub use policy::{DANGEROUS_COMMANDS, PathContext, Policy};
@@ -454,8 +456,8 @@ pub use sshsig::{
     public_key as ssh_public_key,
 };
 pub use transcript::{
-    CanonicalRecordRef, Links, Record, UnplacedRecord, for_each_record, parse_canonical_record,
-    parse_link, parse_record, parse_unplaced_with,
+    CanonicalRecordRef, Link, Links, Record, UnplacedRecord, for_each_record,
+    parse_canonical_record, parse_link, parse_record, parse_unplaced_with,
 };
 
 // Test support for the integration tests and the fuzz targets (feature `testing`):

@@ -50,6 +50,7 @@ use serde::{Deserialize, Serialize};
 use crate::canonical;
 use crate::chain::{GENESIS, Sealer, UnsealedLink};
 use crate::finding::{Finding, finding_message};
+use crate::import::CallMeta;
 use crate::json::Value;
 use crate::scope::{Decision, Scope, Session, SessionState, too_deep};
 use crate::transcript::Link;
@@ -138,6 +139,10 @@ struct Pending {
     /// The subagent that made the call, when one did: its response says so.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     subagent: Option<String>,
+    /// What the front end said of the call besides its id ([`Live::name_next`]):
+    /// for its line of the call ids file, not part of the state.
+    #[serde(skip)]
+    meta: Option<Box<CallMeta>>,
 }
 
 /// A call still waiting for its outcome, as [`Live::waiting`] lists it.
@@ -289,12 +294,23 @@ pub struct Ready {
     pub lines: Vec<u8>,
     /// How many links they are.
     pub links: u64,
+    /// The lines of the call ids file (`S.jsonl.calls`, [`crate::call_ids_line`])
+    /// for those of the links whose calls the front end named, to append as the
+    /// links are.
+    pub calls: Vec<u8>,
 }
 
 impl Ready {
     /// Whether there is nothing to write.
     pub fn is_empty(&self) -> bool {
         self.links == 0
+    }
+
+    /// Puts the lines `next` made ready after these (its links follow them).
+    pub fn extend(&mut self, next: Ready) {
+        self.lines.extend_from_slice(&next.lines);
+        self.links += next.links;
+        self.calls.extend_from_slice(&next.calls);
     }
 }
 
@@ -338,6 +354,8 @@ pub struct Live<'s> {
     ended: Vec<Ended>,
     /// The subagent making the calls decided now.
     subagent: Option<String>,
+    /// What [`Live::name_next`] said of the next call.
+    next: Option<Box<CallMeta>>,
 }
 
 impl<'s> Live<'s> {
@@ -363,6 +381,7 @@ impl<'s> Live<'s> {
             pending,
             ended,
             subagent: None,
+            next: None,
         }
     }
 
@@ -388,6 +407,14 @@ impl<'s> Live<'s> {
     /// marks a subagent's calls. Not part of the state: each call keeps its own.
     pub fn set_subagent(&mut self, subagent: Option<String>) {
         self.subagent = subagent;
+    }
+
+    /// What the front end says of the next call decided or recorded besides its id
+    /// (the proxy: its JSON-RPC request's id and the protocol version): written in
+    /// the call's line of the call ids file ([`Ready::calls`]) when its link is
+    /// sealed. Not part of the state.
+    pub fn name_next(&mut self, meta: CallMeta) {
+        self.next = Some(Box::new(meta));
     }
 
     /// The scope calls are decided against.
@@ -526,6 +553,7 @@ impl<'s> Live<'s> {
             args: ascii(args),
             response,
             subagent,
+            meta: self.next.take(),
         });
         decision
     }
@@ -693,6 +721,13 @@ impl<'s> Live<'s> {
             sealer.seal_link(&mut link);
             ready.lines.extend_from_slice(link.as_ref());
             ready.links += 1;
+            let mut meta = call.meta.map(|meta| *meta).unwrap_or_default();
+            if call.id.is_some() {
+                meta.id = call.id;
+            }
+            if let Some(line) = crate::call_ids::call_ids_line(call.index, sealer.head(), &meta) {
+                ready.calls.extend_from_slice(&line);
+            }
         }
         self.sealed += ready.links;
         sealer.head().clone_into(&mut self.head);
@@ -865,7 +900,7 @@ fn ascii(bytes: Vec<u8>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{Live, LiveError, LiveState, Outcome, Reconcile, Reconciled};
+    use super::{CallMeta, Live, LiveError, LiveState, Outcome, Reconcile, Reconciled};
     use crate::chain::{Sealer, Verdict, Verifier};
     use crate::finding::{Finding, finding_message};
     use crate::json::{self, Value};
@@ -929,6 +964,82 @@ mod tests {
         let out = f(&mut live);
         *state = serde_json::to_string(&live.state()).expect("state");
         out
+    }
+
+    /// The calls the front end named get a line of the call ids file each, with the
+    /// digest of the link they were sealed as: a call completed before an earlier
+    /// one, across a saved state, and one ended with the turn; an unnamed call none.
+    #[test]
+    fn named_calls_are_given_their_call_ids_lines_as_they_are_sealed() {
+        let scope = scope();
+        let mut state = serde_json::to_string(&LiveState::default()).expect("state");
+        let read = value(r#"{"file_path": "/repo/a"}"#);
+        let (first, _) = step(&scope, &mut state, |l| {
+            l.decide(Some("toolu_a"), "Read", &read)
+        });
+        let (second, _) = step(&scope, &mut state, |l| l.decide(None, "Read", &read));
+        let (_, ready) = step(&scope, &mut state, |l| {
+            l.decide(Some("toolu_c"), "Read", &read)
+        });
+        assert!(ready.is_empty());
+        let response = || Outcome::Response(value(r#"{"ok": true}"#));
+        let (_, ready) = step(&scope, &mut state, |l| {
+            l.complete(second.index, response()).expect("pending")
+        });
+        assert!(ready.is_empty() && ready.calls.is_empty());
+        let (_, ready) = step(&scope, &mut state, |l| {
+            l.complete(first.index, response()).expect("pending")
+        });
+        let sealed = links(&ready.lines);
+        assert_eq!(sealed.len(), 2);
+        assert_eq!(
+            String::from_utf8(ready.calls).expect("ASCII"),
+            format!(
+                "{{\"digest\":\"{}\",\"id\":\"toolu_a\",\"index\":0}}\n",
+                sealed[0].digest
+            )
+        );
+        let ready = step(&scope, &mut state, |l| l.end(None));
+        let ended = links(&ready.lines);
+        assert_eq!(
+            String::from_utf8(ready.calls).expect("ASCII"),
+            format!(
+                "{{\"digest\":\"{}\",\"id\":\"toolu_c\",\"index\":2}}\n",
+                ended[0].digest
+            )
+        );
+    }
+
+    /// What the front end says of a call besides its id (a proxy's request id and
+    /// protocol version) is in its call ids line; it is not part of the state.
+    #[test]
+    fn what_is_said_of_the_next_call_is_in_its_call_ids_line() {
+        let scope = scope();
+        let mut live = Live::new(&scope);
+        let read = value(r#"{"file_path": "/repo/a"}"#);
+        live.name_next(CallMeta {
+            jsonrpc_id: Some("7".to_owned()),
+            protocol_version: Some("2025-06-18".to_owned()),
+            ..CallMeta::default()
+        });
+        let (first, _) = live.decide(None, "Read", &read);
+        let (second, _) = live.decide(None, "Read", &read);
+        assert!(!live.state().pending.is_empty());
+        let (_, ready) = live
+            .complete(first.index, Outcome::Response(value("{}")))
+            .expect("pending");
+        let sealed = links(&ready.lines);
+        assert_eq!(
+            String::from_utf8(ready.calls).expect("ASCII"),
+            format!(
+                "{{\"digest\":\"{}\",\"index\":0,\"jsonrpc_id\":\"7\",\"protocol_version\":\"2025-06-18\"}}\n",
+                sealed[0].digest
+            )
+        );
+        let (_, ready) = live
+            .complete(second.index, Outcome::Response(value("{}")))
+            .expect("pending");
+        assert!(ready.calls.is_empty());
     }
 
     /// A subagent's calls, denied, completed or ended with the turn, are marked as

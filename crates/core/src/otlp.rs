@@ -220,6 +220,9 @@ pub enum OtlpError {
     /// The scope's findings could not be kept.
     #[error("cannot keep the findings: {0}")]
     Findings(String),
+    /// A request to encode in protobuf is not one [`otlp_request`] writes.
+    #[error("not an OTLP/JSON request of toolreplay's: {0}")]
+    Encoding(String),
 }
 
 /// The request of every record of `transcript` (read by
@@ -484,4 +487,304 @@ fn attribute_int(out: &mut Vec<u8>, key: &str, value: u64) {
     out.extend_from_slice(b",\"value\":{\"intValue\":\"");
     out.extend_from_slice(value.to_string().as_bytes());
     out.extend_from_slice(b"\"}}");
+}
+
+/// The protobuf encoding (OTLP/HTTP `application/x-protobuf`) of a request
+/// [`otlp_request`] gave: the same `ExportTraceServiceRequest`, field by field, as
+/// the official definitions (`opentelemetry/proto/collector/trace/v1`) read it, each
+/// message's fields in the order of their numbers, as a deterministic protobuf
+/// encoder writes them. Only what [`otlp_request`] writes is taken; anything else is
+/// an error (no span is dropped or changed on the way).
+pub fn otlp_protobuf(request: &[u8]) -> Result<Vec<u8>, OtlpError> {
+    let bad = |what: &str| OtlpError::Encoding(what.to_owned());
+    let text = std::str::from_utf8(request).map_err(|_| bad("the request is not UTF-8"))?;
+    let value = json::parse(text.trim_end()).map_err(|err| bad(&err.to_string()))?;
+    let mut out = Vec::with_capacity(request.len() / 2);
+    for resource in array(&value, "resourceSpans")? {
+        let mut resource_spans = Vec::new();
+        let mut attributes = Vec::new();
+        for attribute in array(object(resource, "resource")?, "attributes")? {
+            message(&mut attributes, 1, &key_value(attribute)?);
+        }
+        message(&mut resource_spans, 1, &attributes);
+        for scope in array(resource, "scopeSpans")? {
+            let mut scope_spans = Vec::new();
+            let named = object(scope, "scope")?;
+            let mut instrumentation = Vec::new();
+            string_field(&mut instrumentation, 1, string(named, "name")?);
+            string_field(&mut instrumentation, 2, string(named, "version")?);
+            message(&mut scope_spans, 1, &instrumentation);
+            for span in array(scope, "spans")? {
+                message(&mut scope_spans, 2, &span_message(span)?);
+            }
+            message(&mut resource_spans, 2, &scope_spans);
+        }
+        message(&mut out, 1, &resource_spans);
+    }
+    Ok(out)
+}
+
+/// The protobuf `Span` of one span's OTLP/JSON.
+fn span_message(span: &Value) -> Result<Vec<u8>, OtlpError> {
+    let mut out = Vec::new();
+    bytes_field(&mut out, 1, &hex_bytes(string(span, "traceId")?)?);
+    bytes_field(&mut out, 2, &hex_bytes(string(span, "spanId")?)?);
+    string_field(&mut out, 5, string(span, "name")?);
+    varint_field(&mut out, 6, unsigned(member_of(span, "kind")?)?);
+    fixed64_field(
+        &mut out,
+        7,
+        unsigned(member_of(span, "startTimeUnixNano")?)?,
+    );
+    fixed64_field(&mut out, 8, unsigned(member_of(span, "endTimeUnixNano")?)?);
+    for attribute in array(span, "attributes")? {
+        message(&mut out, 9, &key_value(attribute)?);
+    }
+    for event in array(span, "events")? {
+        let mut encoded = Vec::new();
+        fixed64_field(
+            &mut encoded,
+            1,
+            unsigned(member_of(event, "timeUnixNano")?)?,
+        );
+        string_field(&mut encoded, 2, string(event, "name")?);
+        for attribute in array(event, "attributes")? {
+            message(&mut encoded, 3, &key_value(attribute)?);
+        }
+        message(&mut out, 11, &encoded);
+    }
+    let status = object(span, "status")?;
+    let mut encoded = Vec::new();
+    if let Some(Value::Str(text)) = field(status, "message") {
+        string_field(&mut encoded, 2, text);
+    }
+    if let Some(code) = field(status, "code") {
+        varint_field(&mut encoded, 3, unsigned(code)?);
+    }
+    // A status given, even unset, is a message present (as the JSON has it).
+    message(&mut out, 15, &encoded);
+    Ok(out)
+}
+
+/// The protobuf `KeyValue` of an attribute: a string or a 64-bit integer.
+fn key_value(attribute: &Value) -> Result<Vec<u8>, OtlpError> {
+    let mut out = Vec::new();
+    string_field(&mut out, 1, string(attribute, "key")?);
+    let value = object(attribute, "value")?;
+    let mut any = Vec::new();
+    // A oneof member is written even when it holds its type's default.
+    match (field(value, "stringValue"), field(value, "intValue")) {
+        (Some(Value::Str(text)), None) => {
+            tag(&mut any, 1, 2);
+            varint(&mut any, text.len() as u64);
+            any.extend_from_slice(text.as_bytes());
+        }
+        (None, Some(number)) => {
+            let number: i64 = match number {
+                Value::Str(digits) => digits.parse().ok(),
+                Value::Int(digits) => digits.parse().ok(),
+                _ => None,
+            }
+            .ok_or_else(|| OtlpError::Encoding("an intValue is not a 64-bit integer".into()))?;
+            tag(&mut any, 3, 0);
+            // int64: two's complement, as protobuf writes a negative one.
+            varint(&mut any, number as u64);
+        }
+        _ => {
+            return Err(OtlpError::Encoding(
+                "an attribute is neither a stringValue nor an intValue".to_owned(),
+            ));
+        }
+    }
+    message(&mut out, 2, &any);
+    Ok(out)
+}
+
+fn field<'v>(value: &'v Value, key: &str) -> Option<&'v Value> {
+    match value {
+        Value::Object(members) => json::member(members, key),
+        _ => None,
+    }
+}
+
+fn member_of<'v>(value: &'v Value, key: &str) -> Result<&'v Value, OtlpError> {
+    field(value, key).ok_or_else(|| OtlpError::Encoding(format!("no {key:?}")))
+}
+
+fn object<'v>(value: &'v Value, key: &str) -> Result<&'v Value, OtlpError> {
+    match member_of(value, key)? {
+        object @ Value::Object(_) => Ok(object),
+        _ => Err(OtlpError::Encoding(format!("{key:?} is not an object"))),
+    }
+}
+
+fn array<'v>(value: &'v Value, key: &str) -> Result<&'v [Value], OtlpError> {
+    match member_of(value, key)? {
+        Value::Array(items) => Ok(items),
+        _ => Err(OtlpError::Encoding(format!("{key:?} is not an array"))),
+    }
+}
+
+fn string<'v>(value: &'v Value, key: &str) -> Result<&'v str, OtlpError> {
+    match member_of(value, key)? {
+        Value::Str(text) => Ok(text),
+        _ => Err(OtlpError::Encoding(format!("{key:?} is not a string"))),
+    }
+}
+
+/// An unsigned integer written as a number or (OTLP/JSON's 64-bit ones) a string.
+fn unsigned(value: &Value) -> Result<u64, OtlpError> {
+    match value {
+        Value::Str(digits) => digits.parse().ok(),
+        Value::Int(digits) => digits.parse().ok(),
+        _ => None,
+    }
+    .ok_or_else(|| OtlpError::Encoding("a number is not an unsigned 64-bit integer".to_owned()))
+}
+
+/// The bytes an id's hex digits write.
+fn hex_bytes(hex: &str) -> Result<Vec<u8>, OtlpError> {
+    let digits = hex.as_bytes();
+    if !digits.len().is_multiple_of(2) {
+        return Err(OtlpError::Encoding(format!("id {hex:?} is not hex")));
+    }
+    digits
+        .chunks(2)
+        .map(|pair| {
+            std::str::from_utf8(pair)
+                .ok()
+                .and_then(|pair| u8::from_str_radix(pair, 16).ok())
+                .ok_or_else(|| OtlpError::Encoding(format!("id {hex:?} is not hex")))
+        })
+        .collect()
+}
+
+fn varint(out: &mut Vec<u8>, mut value: u64) {
+    while value >= 0x80 {
+        out.push((value as u8 & 0x7f) | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+/// A field's key: its number and wire type (0 varint, 1 fixed64, 2 length-delimited).
+fn tag(out: &mut Vec<u8>, number: u32, wire: u8) {
+    varint(out, (u64::from(number) << 3) | u64::from(wire));
+}
+
+/// A proto3 scalar holding its default (0, empty) is not written.
+fn varint_field(out: &mut Vec<u8>, number: u32, value: u64) {
+    if value != 0 {
+        tag(out, number, 0);
+        varint(out, value);
+    }
+}
+
+fn fixed64_field(out: &mut Vec<u8>, number: u32, value: u64) {
+    if value != 0 {
+        tag(out, number, 1);
+        out.extend_from_slice(&value.to_le_bytes());
+    }
+}
+
+fn bytes_field(out: &mut Vec<u8>, number: u32, bytes: &[u8]) {
+    if !bytes.is_empty() {
+        tag(out, number, 2);
+        varint(out, bytes.len() as u64);
+        out.extend_from_slice(bytes);
+    }
+}
+
+fn string_field(out: &mut Vec<u8>, number: u32, text: &str) {
+    bytes_field(out, number, text.as_bytes());
+}
+
+/// An embedded message, written even when empty (it is present).
+fn message(out: &mut Vec<u8>, number: u32, encoded: &[u8]) {
+    tag(out, number, 2);
+    varint(out, encoded.len() as u64);
+    out.extend_from_slice(encoded);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A request of two spans (a string attribute, integers, an empty string, an
+    /// event whose integer is 0, a status and an unset one, a name past ASCII).
+    const REQUEST: &str = r#"{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"toolreplay"}}]},"scopeSpans":[{"scope":{"name":"toolreplay","version":"0.6.0"},"spans":[{"traceId":"00112233445566778899aabbccddeeff","spanId":"0011223344556677","name":"execute_tool Read","kind":1,"startTimeUnixNano":"1000000","endTimeUnixNano":"2000000","attributes":[{"key":"gen_ai.tool.name","value":{"stringValue":"Read"}},{"key":"toolreplay.index","value":{"intValue":"300"}},{"key":"e","value":{"stringValue":""}}],"events":[{"timeUnixNano":"1000000","name":"redundant-call","attributes":[{"key":"toolreplay.related_index","value":{"intValue":"0"}}]}],"status":{"code":2,"message":"denied"}},{"traceId":"00112233445566778899aabbccddeeff","spanId":"8899aabbccddeeff","name":"execute_tool é","kind":1,"startTimeUnixNano":"1700000000000000000","endTimeUnixNano":"1700000000000000000","attributes":[],"events":[],"status":{}}]}]}]}"#;
+
+    fn hex(bytes: &[u8]) -> String {
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    #[test]
+    fn the_protobuf_encoding_is_that_of_the_official_definitions() {
+        // What `ExportTraceServiceRequest.SerializeToString(deterministic=True)` of
+        // the PyPI package `opentelemetry-proto` gives of REQUEST (its ids in base64,
+        // as protobuf's JSON mapping reads bytes).
+        let expected: String = [
+            "0ac8020a1e0a1c0a0c736572766963652e6e616d65120c0a0a746f6f6c7265706c617912a5020a13",
+            "0a0a746f6f6c7265706c61791205302e362e3012c8010a1000112233445566778899aabbccddeeff",
+            "120800112233445566772a11657865637574655f746f6f6c205265616430013940420f0000000000",
+            "4180841e00000000004a1a0a1067656e5f61692e746f6f6c2e6e616d6512060a04526561644a170a",
+            "10746f6f6c7265706c61792e696e646578120318ac024a070a016512020a005a390940420f000000",
+            "0000120e726564756e64616e742d63616c6c1a1e0a18746f6f6c7265706c61792e72656c61746564",
+            "5f696e646578120218007a0a120664656e696564180212430a1000112233445566778899aabbccdd",
+            "eeff12088899aabbccddeeff2a0f657865637574655f746f6f6c20c3a930013900002a36fe9c9717",
+            "4100002a36fe9c97177a00",
+        ]
+        .concat();
+        let encoded = otlp_protobuf(REQUEST.as_bytes()).expect("a request");
+        assert_eq!(hex(&encoded), expected);
+    }
+
+    #[test]
+    fn a_request_of_no_span_is_empty_and_other_shapes_are_refused() {
+        assert_eq!(otlp_protobuf(&otlp_request(&[])), Ok(Vec::new()));
+        let float = REQUEST.replace(r#"{"intValue":"300"}"#, r#"{"doubleValue":0.5}"#);
+        assert_eq!(
+            otlp_protobuf(float.as_bytes()),
+            Err(OtlpError::Encoding(
+                "an attribute is neither a stringValue nor an intValue".to_owned()
+            ))
+        );
+        let odd = REQUEST.replace("0011223344556677\"", "001122334455667\"");
+        assert_eq!(
+            otlp_protobuf(odd.as_bytes()),
+            Err(OtlpError::Encoding(
+                "id \"001122334455667\" is not hex".to_owned()
+            ))
+        );
+    }
+
+    #[test]
+    fn the_spans_of_a_transcript_encode_whole() {
+        let mut spans = OtlpSpans::new(OtlpOptions::default());
+        let record = OtlpRecord {
+            tool: "Read",
+            args: b"{}",
+            response: b"{}",
+            digest: None,
+            meta: None,
+        };
+        let made = vec![spans.span(&record, &[]), spans.span(&record, &[])];
+        let encoded = otlp_protobuf(&otlp_request(&made)).expect("a request");
+        // Two spans, each named (field 5, 17 bytes), the second with its redundant
+        // call as an event.
+        assert_eq!(
+            encoded
+                .windows(19)
+                .filter(|w| *w == b"*\x11execute_tool Read")
+                .count(),
+            2
+        );
+        assert_eq!(
+            encoded
+                .windows(b"redundant-call".len())
+                .filter(|w| *w == b"redundant-call")
+                .count(),
+            1
+        );
+    }
 }

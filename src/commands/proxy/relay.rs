@@ -600,7 +600,8 @@ impl<'s> Relay<'s> {
         if let Some(why) = self.pins.as_ref().and_then(|pins| pins.refusal(&tool)) {
             refusals.push(why);
         }
-        let decided = match self.recorder.decide(&tool, &args) {
+        let ids = super::seal::call_ids(&id, revision.name());
+        let decided = match self.recorder.decide(&tool, &args, ids) {
             Ok(decided) => decided,
             Err(why) => {
                 self.note(&format!(
@@ -652,7 +653,8 @@ impl<'s> Relay<'s> {
         let Ok((tool, args)) = call_parts(params) else {
             return;
         };
-        let Ok(decided) = self.recorder.decide(&tool, &args) else {
+        let ids = super::seal::call_ids(&Value::Null, self.revision.name());
+        let Ok(decided) = self.recorder.decide(&tool, &args, ids) else {
             return;
         };
         let call = Call {

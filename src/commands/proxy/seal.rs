@@ -8,6 +8,7 @@
 use std::ops::Range;
 use std::path::Path;
 
+use toolreplay_core::CallMeta;
 use toolreplay_core::Finding;
 pub(super) use toolreplay_core::LiveOutcome as Outcome;
 use toolreplay_core::Ready;
@@ -38,12 +39,28 @@ pub(super) struct Recorder<'s> {
     /// or a write failed.
     broken: Option<String>,
     /// With `--otlp`: where each block of links appended goes, to become spans.
-    spans: Option<std::sync::mpsc::Sender<Vec<u8>>>,
+    spans: Option<std::sync::mpsc::Sender<Ready>>,
     /// How many links are durable (the rest of the sealed ones are appended and
     /// wait for [`Recorder::sync`]).
     synced: u64,
     /// How many flushes [`Recorder::sync`] made.
     syncs: u64,
+}
+
+/// What the call ids file beside the seal keeps of a `tools/call` request with the
+/// JSON-RPC id `id` (a string, or an integer's digits; `null` for none) made in
+/// the protocol revision `revision`.
+pub(super) fn call_ids(id: &Value, revision: Option<&str>) -> CallMeta {
+    let jsonrpc_id = match id {
+        Value::Str(text) => Some(text.clone()),
+        Value::Int(digits) => Some(digits.to_string()),
+        _ => None,
+    };
+    CallMeta {
+        jsonrpc_id,
+        protocol_version: revision.map(str::to_owned),
+        ..CallMeta::default()
+    }
 }
 
 /// The response of a call the proxy itself refused though the policy allows it
@@ -129,10 +146,17 @@ impl<'s> Recorder<'s> {
             .ok_or_else(|| Error::Unrecorded("the session file is not open".to_owned()))
     }
 
-    /// Decides the next call; `Err` says why no call can be decided (the call is
-    /// refused, unrecorded).
-    pub(super) fn decide(&mut self, tool: &str, args: &Value) -> Result<Decided, Error> {
+    /// Decides the next call, of which the client's request says `call` (its id,
+    /// the protocol version: kept beside the seal, [`call_ids`]); `Err` says why no
+    /// call can be decided (the call is refused, unrecorded).
+    pub(super) fn decide(
+        &mut self,
+        tool: &str,
+        args: &Value,
+        call: CallMeta,
+    ) -> Result<Decided, Error> {
         let session = self.session()?;
+        session.live().name_next(call);
         let (decision, ready) = session.live().decide(None, tool, args);
         self.write(&ready)?;
         Ok(Decided {
@@ -219,7 +243,7 @@ impl<'s> Recorder<'s> {
     }
 
     /// Sends every block of links made durable from now on to `spans`.
-    pub(super) fn send_links_to(&mut self, spans: std::sync::mpsc::Sender<Vec<u8>>) {
+    pub(super) fn send_links_to(&mut self, spans: std::sync::mpsc::Sender<Ready>) {
         self.spans = Some(spans);
     }
 
@@ -233,7 +257,7 @@ impl<'s> Recorder<'s> {
             && !ready.is_empty()
         {
             // The exporting thread may be gone; the session goes on regardless.
-            let _ = spans.send(ready.lines.clone());
+            let _ = spans.send(ready.clone());
         }
         Ok(())
     }
@@ -241,7 +265,7 @@ impl<'s> Recorder<'s> {
 
 #[cfg(test)]
 mod tests {
-    use toolreplay_core::{Scope, parse_json};
+    use toolreplay_core::{CallMeta, Scope, parse_json};
 
     use super::{Outcome, Recorder};
 
@@ -256,7 +280,12 @@ mod tests {
         assert_eq!(recorder.broken(), None);
         let args = parse_json("{}").expect("JSON");
         let calls: Vec<u64> = (0..3)
-            .map(|_| recorder.decide("echo", &args).expect("decided").index)
+            .map(|_| {
+                recorder
+                    .decide("echo", &args, CallMeta::default())
+                    .expect("decided")
+                    .index
+            })
             .collect();
         // The calls end last first: nothing is ready until the first one ends.
         for &index in calls.iter().rev() {

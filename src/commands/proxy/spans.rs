@@ -12,7 +12,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use toolreplay_core::otlp_request;
+use toolreplay_core::{CallMeta, Ready, otlp_request, parse_call_ids_line};
 
 use crate::live::otlp::{Exporter, LinkSpans};
 
@@ -27,8 +27,8 @@ const LINGER: Duration = Duration::from_secs(1);
 /// the trace. Gives where to send blocks of sealed lines, and the thread to join
 /// once they are all sent; `None` (said on stderr) when the environment names no
 /// endpoint this build can send to.
-pub(super) fn start(path: &Path) -> Option<(Sender<Vec<u8>>, JoinHandle<()>)> {
-    let exporter = match Exporter::from_env() {
+pub(super) fn start(path: &Path) -> Option<(Sender<Ready>, JoinHandle<()>)> {
+    let exporter = match Exporter::from_env(None) {
         Ok(exporter) => exporter,
         Err(why) => {
             let _ = writeln!(std::io::stderr().lock(), "toolreplay proxy: --otlp: {why}");
@@ -41,12 +41,12 @@ pub(super) fn start(path: &Path) -> Option<(Sender<Vec<u8>>, JoinHandle<()>)> {
             spans.span(line);
         }
     }
-    let (sender, receiver) = mpsc::channel::<Vec<u8>>();
+    let (sender, receiver) = mpsc::channel::<Ready>();
     let thread = thread::spawn(move || run(&exporter, spans, &receiver));
     Some((sender, thread))
 }
 
-fn run(exporter: &Exporter, mut spans: LinkSpans, receiver: &Receiver<Vec<u8>>) {
+fn run(exporter: &Exporter, mut spans: LinkSpans, receiver: &Receiver<Ready>) {
     let mut pending: Vec<Vec<u8>> = Vec::new();
     let mut since: Option<Instant> = None;
     let mut told = false;
@@ -70,9 +70,22 @@ fn run(exporter: &Exporter, mut spans: LinkSpans, receiver: &Receiver<Vec<u8>>) 
             LINGER.saturating_sub(at.elapsed())
         });
         match receiver.recv_timeout(wait) {
-            Ok(lines) => {
-                for line in lines.split_inclusive(|&b| b == b'\n') {
-                    if let Some(span) = spans.span(line) {
+            Ok(ready) => {
+                // The calls' ids, by index, as `export` reads them beside the seal.
+                let ids: Vec<(u64, CallMeta)> = ready
+                    .calls
+                    .split(|&b| b == b'\n')
+                    .filter_map(|line| std::str::from_utf8(line).ok())
+                    .filter_map(|text| parse_call_ids_line(text).ok())
+                    .map(|(index, _, meta)| (index, meta))
+                    .collect();
+                for line in ready.lines.split_inclusive(|&b| b == b'\n') {
+                    let index = spans.records();
+                    let meta = ids
+                        .iter()
+                        .find(|(at, _)| *at == index)
+                        .map(|(_, meta)| meta);
+                    if let Some(span) = spans.span_with(line, meta) {
                         pending.push(span);
                         since.get_or_insert_with(Instant::now);
                     }
