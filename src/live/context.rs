@@ -4,24 +4,13 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use toolreplay_core::{ContextRecord, GENESIS, Sealer, UnsealedLink, Value};
 use toolreplay_core::{encode_canonical, parse_link};
 
 use crate::error::Error;
-
-/// The context file of the session whose calls' file is `path`: `S.context.jsonl`
-/// for `S.jsonl`.
-pub(crate) fn context_path(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let stem = name.strip_suffix(".jsonl").unwrap_or(&name);
-    path.with_file_name(format!("{stem}.context.jsonl"))
-}
 
 /// The last context a session recorded, kept in its state so that an event tells
 /// whether its context changed without reading the context file.
@@ -136,19 +125,4 @@ fn tail(file: &mut File, path: &Path, size: u64) -> Result<(u64, String, bool), 
             message: format!("its last link has index {}", link.index),
         })?;
     Ok((next, link.digest, lf))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::context_path;
-    use std::path::Path;
-
-    #[test]
-    fn the_context_file_is_beside_the_calls() {
-        assert_eq!(
-            context_path(Path::new("/d/abc.jsonl")),
-            Path::new("/d/abc.context.jsonl")
-        );
-        assert_eq!(context_path(Path::new("s")), Path::new("s.context.jsonl"));
-    }
 }

@@ -217,7 +217,7 @@ impl<'s> SessionFile<'s> {
     /// last one, and the engine reads paths so (a relative root from the directory
     /// the session started in, the first context's `cwd`).
     pub(crate) fn enter(&mut self, record: ContextRecord) -> Result<(), Error> {
-        let file = context::context_path(&self.path);
+        let file = toolreplay_core::input::context_path(&self.path);
         if self.context.is_none() {
             self.context = context::last_context(&file)?;
         }
@@ -243,7 +243,7 @@ impl<'s> SessionFile<'s> {
     /// Appends `entries` (prompts, answers) to the session's context file.
     pub(crate) fn note(&mut self, entries: &[context::ContextEntry]) -> Result<(), Error> {
         context::append(
-            &context::context_path(&self.path),
+            &toolreplay_core::input::context_path(&self.path),
             entries,
             self.options.durable,
         )

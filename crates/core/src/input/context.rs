@@ -166,3 +166,18 @@ pub fn no_messages(path: String, why: &str) -> InputError {
         message: format!("holds no messages: {why}"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::context_path;
+    use std::path::Path;
+
+    #[test]
+    fn the_context_file_is_beside_the_calls() {
+        assert_eq!(
+            context_path(Path::new("/d/abc.jsonl")),
+            Path::new("/d/abc.context.jsonl")
+        );
+        assert_eq!(context_path(Path::new("s")), Path::new("s.context.jsonl"));
+    }
+}
