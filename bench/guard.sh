@@ -4,11 +4,15 @@
 # median and p99 of the wall time of each event, process start included, with
 # fsync (the default) and with --no-fsync. See docs/live.md, "Cost".
 #
-#   bash bench/guard.sh                       # 10 1000 10000 prior calls, 200 events each
+#   bash bench/guard.sh                       # 10 1000 10000 prior calls, 200 events each, 3 runs
 #   PRIOR="10 10000" EVENTS=50 bash bench/guard.sh
 #
+# The last table puts the goal beside its figure: a PreToolUse, --no-fsync, costs
+# under 1 ms above `toolreplay version`, flat in the session's length.
+#
 # Environment: PRIOR (default "10 1000 10000"), EVENTS (timed events per session and
-# mode, default 200: half PreToolUse, half PostToolUse), BENCH_DIR (default
+# mode, default 200: half PreToolUse, half PostToolUse), RUNS (default 3: every row
+# measured RUNS times, round-robin; the tables give medians over the runs), BENCH_DIR (default
 # /tmp/toolreplay-bench-guard), BIN (a toolreplay binary to time; default: build the
 # working tree with `cargo build --release --locked`).
 set -euo pipefail
@@ -18,10 +22,12 @@ repo=$(dirname "$here")
 BENCH_DIR=${BENCH_DIR:-/tmp/toolreplay-bench-guard}
 PRIOR=${PRIOR:-"10 1000 10000"}
 EVENTS=${EVENTS:-200}
+RUNS=${RUNS:-3}
 
 die() { echo "bench: $*" >&2; exit 2; }
 command -v python3 >/dev/null 2>&1 || die "python3 not found"
 [[ $EVENTS =~ ^[1-9][0-9]*$ ]] || die "EVENTS must be a positive integer, got '$EVENTS'"
+[[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a positive integer, got '$RUNS'"
 for n in $PRIOR; do
     [[ $n =~ ^[0-9]+$ ]] || die "PRIOR must hold non-negative integers, got '$n'"
 done
@@ -40,13 +46,14 @@ echo "binary: $BIN ($("$BIN" version))"
 echo "commit: $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 echo
 
-BIN="$BIN" BENCH_DIR="$BENCH_DIR" PRIOR="$PRIOR" EVENTS="$EVENTS" \
+BIN="$BIN" BENCH_DIR="$BENCH_DIR" PRIOR="$PRIOR" EVENTS="$EVENTS" RUNS="$RUNS" \
     POLICY="$repo/samples/claude-code-guard.json" python3 - <<'PY'
 import json, os, shutil, subprocess, statistics, time
 
 bin_ = os.environ["BIN"]
 bench = os.environ["BENCH_DIR"]
 events = int(os.environ["EVENTS"])
+runs = int(os.environ["RUNS"])
 root = "/home/dev/project"
 
 # The sample policy without its budgets, so that no prior call count denies.
@@ -109,35 +116,67 @@ def p99(values):
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
 
-rows = []
-for prior in [int(n) for n in os.environ["PRIOR"].split()]:
-    for mode in ["fsync", "--no-fsync"]:
-        sessions = os.path.join(bench, f"sessions-{prior}")
-        prepare(prior, sessions)
-        args = [bin_, "guard", "--policy", policy_path, "--dir", sessions]
-        if mode != "fsync":
-            args.append("--no-fsync")
-        response = {"type": "text", "file": {"content": "x" * 200, "numLines": 1}}
-        # Untimed: the first event rebuilds the state from the file.
-        guard(args, event("PreToolUse", 0))
-        guard(args, event("PostToolUse", 0, tool_response=response))
-        times = []
-        for i in range(1, events // 2 + 1):
-            times.append(guard(args, event("PreToolUse", i)))
-            times.append(guard(args, event("PostToolUse", i, tool_response=response)))
-        check = subprocess.run([bin_, "verify", os.path.join(sessions, f"{SESSION}.jsonl")],
-                               capture_output=True)
-        if check.stdout != b"chain: intact\n":
-            raise SystemExit("bench: the session does not verify")
-        ms = [t / 1e6 for t in times]
-        rows.append((prior, mode, len(ms), statistics.median(ms), p99(ms), min(ms), max(ms)))
+# One run: every session and mode, then the floor (starting the binary at all).
+def one_run():
+    rows = {}
+    for prior in [int(n) for n in os.environ["PRIOR"].split()]:
+        for mode in ["fsync", "--no-fsync"]:
+            sessions = os.path.join(bench, f"sessions-{prior}")
+            prepare(prior, sessions)
+            args = [bin_, "guard", "--policy", policy_path, "--dir", sessions]
+            if mode != "fsync":
+                args.append("--no-fsync")
+            response = {"type": "text", "file": {"content": "x" * 200, "numLines": 1}}
+            # Untimed: the first event rebuilds the state from the file.
+            guard(args, event("PreToolUse", 0))
+            guard(args, event("PostToolUse", 0, tool_response=response))
+            pre, post = [], []
+            for i in range(1, events // 2 + 1):
+                pre.append(guard(args, event("PreToolUse", i)) / 1e6)
+                post.append(guard(args, event("PostToolUse", i, tool_response=response)) / 1e6)
+            check = subprocess.run([bin_, "verify", os.path.join(sessions, f"{SESSION}.jsonl")],
+                                   capture_output=True)
+            if check.stdout != b"chain: intact\n":
+                raise SystemExit("bench: the session does not verify")
+            rows[(prior, mode)] = (pre, post)
+    floor = [guard([bin_, "version"], b"") / 1e6 for _ in range(100)]
+    return rows, floor
 
-# The floor: starting the binary at all.
-floor = [guard([bin_, "version"], b"") / 1e6 for _ in range(100)]
+results = [one_run() for _ in range(runs)]
+median = statistics.median
 
 print(f"| prior calls | mode | events | median ms | p99 ms | min-max ms |")
 print(f"| ---: | --- | ---: | ---: | ---: | ---: |")
-for prior, mode, n, med, p, lo, hi in rows:
-    print(f"| {prior:,} | {mode} | {n} | {med:.2f} | {p:.2f} | {lo:.2f}-{hi:.2f} |")
-print(f"| - | `toolreplay version` (process start) | 100 | {statistics.median(floor):.2f} | {p99(floor):.2f} | {min(floor):.2f}-{max(floor):.2f} |")
+for key in results[0][0]:
+    prior, mode = key
+    per_run = [rows[key][0] + rows[key][1] for rows, _ in results]
+    every = [t for run in per_run for t in run]
+    print(f"| {prior:,} | {mode} | {len(every)} | {median([median(r) for r in per_run]):.2f} "
+          f"| {median([p99(r) for r in per_run]):.2f} | {min(every):.2f}-{max(every):.2f} |")
+floors = [floor for _, floor in results]
+every = [t for floor in floors for t in floor]
+print(f"| - | `toolreplay version` (process start) | {len(every)} | "
+      f"{median([median(f) for f in floors]):.2f} | {median([p99(f) for f in floors]):.2f} "
+      f"| {min(every):.2f}-{max(every):.2f} |")
+
+# The goal: a PreToolUse without fsync, above `toolreplay version` measured in the
+# same run; the median over the runs of each run's difference of medians.
+print()
+print(f"goals (medians of {runs} runs, each run's PreToolUse --no-fsync median minus its "
+      f"`toolreplay version` median):")
+print()
+print("| what | median ms | goal | met |")
+print("| --- | ---: | --- | --- |")
+added = {}
+for (prior, mode) in results[0][0]:
+    if mode != "--no-fsync":
+        continue
+    added[prior] = median([median(rows[(prior, mode)][0]) - median(floor)
+                           for rows, floor in results])
+    met = "yes" if added[prior] < 1.0 else "no"
+    print(f"| PreToolUse above version, {prior:,} prior calls | {added[prior]:.2f} | < 1 ms | {met} |")
+if len(added) > 1:
+    spread = max(added.values()) - min(added.values())
+    print(f"| flat: largest minus smallest of the rows above | {spread:.2f} | < 0.10 ms | "
+          f"{'yes' if spread < 0.1 else 'no'} |")
 PY

@@ -11,7 +11,11 @@
 # bench/gen_repeats.py's, calls repeating a lot with long lines of random text;
 # "default repeats": both), SIZES (default "10MiB 100MiB 1GiB"), RUNS (default 5),
 # SEED (default: the generator's), BENCH_DIR (default /tmp/toolreplay-bench),
-# REV (default: build the working tree; a commit: build that commit).
+# REV (default: build the working tree; a commit: build that commit), BIN (a
+# toolreplay binary to time instead of building one; not with REV).
+#
+# The last table, "goals", puts each goal of the performance work beside the
+# figure this run measured (medians of RUNS runs, taken side by side).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -23,9 +27,13 @@ SIZES=${SIZES:-"10MiB 100MiB 1GiB"}
 RUNS=${RUNS:-5}
 SEED=${SEED:-20240601}
 SHAPE=${SHAPE:-default}
-COMMANDS=(replay scope scope-policy seal write verify openssl)
+COMMANDS=(replay scope scope-policy samples-scope samples-policy seal write verify openssl)
 SCOPE="$here/scope.json"    # names only: the plain scope audit
 POLICY="$here/policy.json"  # the same scope with a policy using every kind of rule
+# The samples' scope and policy, whose ratio is a goal (see the goals table): names
+# only, and a policy whose small budgets make a finding of almost every call.
+SAMPLES_SCOPE="$repo/samples/scope.json"
+SAMPLES_POLICY="$repo/samples/policy.json"
 
 die() { echo "bench: $*" >&2; exit 2; }
 
@@ -42,6 +50,7 @@ python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' ||
 command -v cargo >/dev/null 2>&1 || die "cargo not found"
 [[ ${BASH_VERSINFO[0]} -ge 5 ]] || die "bash 5 or newer is needed (EPOCHREALTIME)"
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a positive integer, got '$RUNS'"
+[[ $RUNS -ge 3 ]] || echo "bench: RUNS=$RUNS: the goals table wants medians of at least 3 runs" >&2
 [[ $SEED =~ ^[0-9]+$ ]] || die "SEED must be a non-negative integer, got '$SEED'"
 for shape in $SHAPE; do
     [[ $shape == default || $shape == repeats ]] ||
@@ -71,7 +80,12 @@ echo "rustc:         $(rustc --version 2>/dev/null || echo unknown)"
 # while the working tree changes. Either way the binary is copied into BENCH_DIR so
 # that a rebuild during the benchmark cannot change what is measured.
 bin="$BENCH_DIR/toolreplay"
-if [[ -n ${REV:-} ]]; then
+if [[ -n ${BIN:-} ]]; then
+    [[ -z ${REV:-} ]] || die "BIN and REV name two binaries: give one"
+    [[ -x $BIN ]] || die "BIN '$BIN' is not an executable"
+    built=$BIN
+    rev="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown), the binary BIN=$BIN"
+elif [[ -n ${REV:-} ]]; then
     sha=$(git -C "$repo" rev-parse --verify --quiet "$REV^{commit}") ||
         die "REV '$REV' is not a commit of $repo"
     src="$BENCH_DIR/src-${sha:0:12}"
@@ -111,17 +125,41 @@ import statistics, sys
 path, which = sys.argv[1], sys.argv[2]
 rows = [l.rstrip("\n").split("\t") for l in open(path)][1:]
 label = {"replay": "toolreplay replay T", "scope": "toolreplay scope T P",
-         "scope-policy": "toolreplay scope T POLICY", "seal": "toolreplay seal T -o OUT",
+         "scope-policy": "toolreplay scope T POLICY",
+         "samples-scope": "scope T samples/scope", "samples-policy": "scope T samples/policy",
+         "seal": "toolreplay seal T -o OUT",
          "write": "dd S to OUT, fsync",
          "verify": "toolreplay verify S", "openssl": "openssl dgst -sha256 T"}
-order = ["replay", "scope", "scope-policy", "seal", "write", "verify", "openssl"]
+order = ["replay", "scope", "scope-policy", "samples-scope", "samples-policy", "seal", "write",
+         "verify", "openssl"]
 def stats(size, cmd):
     rs = [r for r in rows if r[0] == size and r[2] == cmd]
     wall = [float(r[4]) for r in rs]
     return (int(rs[0][1]), statistics.median(wall), min(wall), max(wall),
             statistics.median(int(r[6]) for r in rs) / 1024,
             statistics.median(float(r[7]) + float(r[8]) for r in rs))
-if which != "growth":
+if which == "goals":
+    # Each goal of the performance work beside what this run measured: a ratio of
+    # medians over the same runs, round-robin, so the load falls on both alike.
+    sizes = list(dict.fromkeys(r[0] for r in rows))
+    goals = [("verify", "verify", "openssl", 0.70, None),
+             ("seal -o", "seal", "openssl", 1.30, None),
+             ("replay", "replay", "openssl", 1.10, False),
+             ("replay, repeats shape", "replay", "openssl", 1.50, True),
+             ("scope samples/policy.json / samples/scope.json", "samples-policy",
+              "samples-scope", 2.00, None)]
+    print(f"| what | size | runs | median s | ratio | goal | met |")
+    print(f"| --- | --- | ---: | ---: | ---: | ---: | --- |")
+    for what, cmd, ref, goal, repeats in goals:
+        for s in sizes:
+            if repeats is not None and s.endswith("-repeats") != repeats:
+                continue
+            runs = sum(1 for r in rows if r[0] == s and r[2] == cmd)
+            med, base = stats(s, cmd)[1], stats(s, ref)[1]
+            unit = "x openssl" if ref == "openssl" else "x"
+            print(f"| {what} | {s} | {runs} | {med:.3f} | {med / base:.2f} | {goal:.2f} {unit} "
+                  f"| {'yes' if med / base <= goal else 'no'} |")
+elif which != "growth":
     ref = stats(which, "openssl")[1]
     print(f"{'command':<26} {'median s':>9} {'min-max s':>15} {'x openssl':>10} "
           f"{'MB/s':>8} {'RSS MiB':>8} {'cpu s':>7}")
@@ -132,6 +170,9 @@ if which != "growth":
     plain, policy = stats(which, "scope"), stats(which, "scope-policy")
     print(f"scope with a policy / plain scope: {policy[1] / plain[1]:.2f}x wall (medians), "
           f"{policy[5] / max(plain[5], 0.01):.2f}x cpu")
+    plain, policy = stats(which, "samples-scope"), stats(which, "samples-policy")
+    print(f"samples/policy.json / samples/scope.json: {policy[1] / plain[1]:.2f}x wall "
+          f"(medians), {policy[5] / max(plain[5], 0.01):.2f}x cpu")
 else:
     sizes = list(dict.fromkeys(r[0] for r in rows))
     print(f"{'command':<26} {'size':>7} {'median s':>9} {'s per GiB':>10} "
@@ -205,6 +246,11 @@ for gsize in $SIZES; do
     "$bin" scope "$T" "$POLICY" > "$efile" || rc=$?
     [[ $rc == 0 || $rc == 1 ]] || die "scope with the policy rejected $T (exit $rc)"
     policy_findings=$(sed -n 's/^findings: //p' "$efile")
+    for scope_file in "$SAMPLES_SCOPE" "$SAMPLES_POLICY"; do
+        rc=0
+        "$bin" scope "$T" "$scope_file" > "$efile" || rc=$?
+        [[ $rc == 0 || $rc == 1 ]] || die "scope with $scope_file rejected $T (exit $rc)"
+    done
     "$bin" seal "$T" -o "$S" || die "sealing $T failed"
     [[ "$("$bin" verify "$S")" == "chain: intact" ]] || die "verify of fresh seal $S is not intact"
 
@@ -219,6 +265,12 @@ for gsize in $SIZES; do
                 scope-policy)
                          measure "$size" "$bytes" scope-policy "$run" "0 1" \
                              "$bin" scope "$T" "$POLICY" ;;
+                samples-scope)
+                         measure "$size" "$bytes" samples-scope "$run" "0 1" \
+                             "$bin" scope "$T" "$SAMPLES_SCOPE" ;;
+                samples-policy)
+                         measure "$size" "$bytes" samples-policy "$run" "0 1" \
+                             "$bin" scope "$T" "$SAMPLES_POLICY" ;;
                 seal)    rm -f "$OUT"
                          measure "$size" "$bytes" seal "$run" "0" "$bin" seal "$T" -o "$OUT" ;;
                 # What writing the sealed file's bytes costs on this disk, with the
@@ -240,6 +292,9 @@ done
 
 echo "== growth (medians; linear time shows as a constant 's per GiB', flat memory as a constant RSS)"
 table growth
+echo
+echo "== goals (medians of $RUNS runs each, taken side by side in this run)"
+table goals
 echo
 echo "load average:  $(cut -d' ' -f1-3 /proc/loadavg) (at end)"
 echo "raw results:   $results"

@@ -657,10 +657,14 @@ mod tests {
                     }
                 }
             }
-            let got = check(&bytes[..], None, Threads::default())
-                .map(|checked| checked.verdict)
-                .map_err(|err| err.to_string());
-            assert_eq!(got, sequential(&bytes), "round {round}");
+            let want = sequential(&bytes);
+            // On one thread, on both cores, and on more threads than blocks under way.
+            for threads in [1, 2, 5] {
+                let got = check(&bytes[..], None, Threads::new(threads))
+                    .map(|checked| checked.verdict)
+                    .map_err(|err| err.to_string());
+                assert_eq!(got, want, "round {round}, {threads} threads");
+            }
         }
     }
 }

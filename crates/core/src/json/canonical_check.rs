@@ -412,6 +412,58 @@ mod tests {
         assert_eq!(canonical_value_len(deep(MAX_DEPTH + 1).as_bytes(), 0), None);
     }
 
+    /// Escapes and non-ASCII characters one after another, and after runs of every
+    /// length around the scanner's chunks: the writer gives what parsing and encoding
+    /// give, the checker accepts that and refuses each way it can be not canonical.
+    #[test]
+    fn escapes_in_a_row_at_every_position() {
+        let pieces = [
+            "\\n\\t\\\"\\\\",
+            "\\u00e9\\u4e2d\\ud83d\\ude00\\u0001\\u007f",
+            "\u{e9}\u{4e2d}\u{1f600}\u{7f}",
+            "\\/\\u0041\\u00E9\\n",
+        ];
+        for run in 0..40 {
+            for piece in pieces {
+                for after in ["", "x", "\\n", "\u{e9}"] {
+                    let text = format!("[\"{}{piece}{after}\"]", "a".repeat(run));
+                    let encoded = canonical::encode(&parse(&text).unwrap());
+                    let mut written = Vec::new();
+                    crate::json::canonicalize(&text, &mut written).unwrap();
+                    assert_eq!(written, encoded, "{text}");
+                    assert_eq!(
+                        canonical_value_len(&encoded, 0),
+                        Some(encoded.len()),
+                        "{text}"
+                    );
+                    agrees(&text);
+                }
+            }
+            // Refused: a short escape of a control character written long, a lone
+            // surrogate, uppercase hex, a raw control byte, a raw non-ASCII character.
+            for bad in [
+                "\\u000a", "\\ud800x", "\\u00E9", "\u{1}", "\u{e9}", "\\ude00",
+            ] {
+                let text = format!("[\"{}\\n{bad}\\n\"]", "a".repeat(run));
+                assert_eq!(canonical_value_len(text.as_bytes(), 0), None, "{text}");
+                agrees(&text);
+            }
+            // Bytes that are not UTF-8, or not all of a character, anywhere in a run.
+            for bad in [
+                &[0xC3u8][..],
+                &[0xFF],
+                &[0xE4, 0xB8],
+                &[0xED, 0xA0, 0x80],
+                &[0x80],
+            ] {
+                let mut bytes = format!("[\"{}", "a".repeat(run)).into_bytes();
+                bytes.extend_from_slice(bad);
+                bytes.extend_from_slice(b"\\n\"]");
+                assert_eq!(canonical_value_len(&bytes, 0), None, "{bytes:?}");
+            }
+        }
+    }
+
     /// The table's answer on every escape is that of the writer's own check.
     #[test]
     fn unicode_escapes_are_told_as_the_writer_tells_them() {
