@@ -139,8 +139,12 @@ pub(crate) struct SessionFile<'s> {
     options: Options,
     /// The last context recorded, when known.
     context: Option<context::LastContext>,
-    /// The call ids file ([`calls_path`]), once a call to record there was sealed.
-    calls: Option<File>,
+    /// The call ids file ([`calls_path`]) and its length, once a call to record there
+    /// was sealed.
+    calls: Option<(File, u64)>,
+    /// Whether the file is known to end with LF: so after an append of this session,
+    /// and the next append need not read the file's last byte again.
+    ends_lf: bool,
 }
 
 impl fmt::Debug for SessionFile<'_> {
@@ -206,6 +210,7 @@ impl<'s> SessionFile<'s> {
             options,
             context: last_context,
             calls: None,
+            ends_lf: false,
         };
         // Calls carried over that are complete and now first in line.
         session.write(&ready)?;
@@ -271,7 +276,7 @@ impl<'s> SessionFile<'s> {
             source,
         })?;
         match &self.calls {
-            Some(calls) => calls.sync_data().map_err(|source| Error::Io {
+            Some((calls, _)) => calls.sync_data().map_err(|source| Error::Io {
                 what: format!("flush {}", shown(&calls_path(&self.path))),
                 source,
             }),
@@ -293,22 +298,23 @@ impl<'s> SessionFile<'s> {
                 .create(true)
                 .open(&path)
                 .map_err(io_error(what))?;
-            self.calls = Some(file);
+            let size = file.metadata().map_err(io_error(what))?.len();
+            self.calls = Some((file, size));
         }
-        let Some(file) = self.calls.as_mut() else {
+        let Some((file, size)) = self.calls.as_mut() else {
             return Ok(());
         };
-        let size = file.metadata().map_err(io_error(what))?.len();
         let written = file
             .write_all(&ready.calls)
             .and_then(|()| if sync { file.sync_data() } else { Ok(()) });
         if let Err(source) = written {
-            let _ = file.set_len(size);
+            let _ = file.set_len(*size);
             return Err(Error::Io {
                 what: what(),
                 source,
             });
         }
+        *size += ready.calls.len() as u64;
         Ok(())
     }
 
@@ -320,7 +326,7 @@ impl<'s> SessionFile<'s> {
             return Ok(());
         }
         // A file that does not end with LF (sealed by hand) gets one first.
-        let lf = self.size > 0 && !preceded_by_lf(&mut self.file, self.size);
+        let lf = self.size > 0 && !self.ends_lf && !preceded_by_lf(&mut self.file, self.size);
         if lf {
             self.size += 1;
         }
@@ -352,6 +358,7 @@ impl<'s> SessionFile<'s> {
             .map_or(0, |at| at + 1);
         self.tail = self.size + last as u64;
         self.size += ready.lines.len() as u64;
+        self.ends_lf = ready.lines.last() == Some(&b'\n');
         Ok(())
     }
 
