@@ -526,24 +526,94 @@ fn a_failed_send_is_one_line_on_stderr_and_the_spans_wait_for_the_next_end() {
     assert_eq!(received[0].spans().len(), 1);
 }
 
-#[test]
-fn grpc_is_refused_in_one_line() {
-    let dir = Dir::new();
+/// The protocol variable asking for OTLP/gRPC.
+const GRPC: (&str, &str) = ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc");
+
+/// A guarded session's first call, then its turn's end with `env`: the end's run.
+fn one_call_then_stop(dir: &Dir, env: &[(&str, &str)]) -> super::Run {
     dir.write("scope.json", POLICY);
     let read = json!({"file_path": "a"});
-    let env = [("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")];
     for event in [
-        pre("toolu_1", "Read", read.clone()),
-        post("toolu_1", "Read", read, json!({})),
+        pre("toolu_1", "Bash", json!({"command": "rm -rf /"})),
+        pre("toolu_2", "Read", read.clone()),
+        post("toolu_2", "Read", read, json!({})),
     ] {
-        assert_eq!(guard(&dir, true, &event, &env).code, 0);
+        let run = guard(dir, true, &event, env);
+        assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{}", run.text());
+        // The denial is decided as ever.
+        assert_eq!(
+            run.stdout.contains("\"deny\""),
+            event.contains("toolu_1"),
+            "{}",
+            run.stdout
+        );
     }
-    let stop = guard(&dir, true, &turn_event("Stop"), &env);
-    assert_eq!(stop.code, 0);
-    assert_eq!(
-        stop.stderr,
-        "toolreplay guard: --otlp: OTLP protocol \"grpc\" is not supported: set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf (the default) or http/json; the spans wait for the next turn's end\n"
+    guard(dir, true, &turn_event("Stop"), env)
+}
+
+#[test]
+fn a_grpc_endpoint_with_nothing_listening_is_one_line_and_changes_no_decision() {
+    // A port nobody listens on: bound, then let go.
+    let closed = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = closed.local_addr().expect("address").port();
+    drop(closed);
+    let dir = Dir::new();
+    let down = format!("http://127.0.0.1:{port}");
+    let stop = one_call_then_stop(&dir, &[("OTEL_EXPORTER_OTLP_ENDPOINT", &down), GRPC]);
+    assert_eq!((stop.code, stop.stdout.as_str()), (0, ""));
+    assert_eq!(stop.stderr.lines().count(), 1, "{}", stop.stderr);
+    // Over gRPC the endpoint is taken as it is: no `/v1/traces` after it.
+    assert!(
+        stop.stderr.starts_with(&format!(
+            "toolreplay guard: --otlp: cannot send spans to {down} over gRPC: cannot connect: "
+        )) && stop
+            .stderr
+            .ends_with("; the spans wait for the next turn's end\n"),
+        "{}",
+        stop.stderr
     );
+    assert!(
+        !dir.path()
+            .join(format!("sessions/{SESSION}.jsonl.otlp"))
+            .exists(),
+        "nothing counted as sent"
+    );
+}
+
+#[test]
+fn a_protocol_or_an_endpoint_that_cannot_be_used_is_refused_in_one_line() {
+    let cases: [&[(&str, &str)]; 5] = [
+        &[("OTEL_EXPORTER_OTLP_PROTOCOL", "http/thrift")],
+        &[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "grpc://127.0.0.1:4317"),
+            GRPC,
+        ],
+        &[
+            ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "ftp://127.0.0.1:4317"),
+            ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "grpc"),
+        ],
+        &[
+            (
+                "OTEL_EXPORTER_OTLP_ENDPOINT",
+                "http://127.0.0.1:4317/v1/traces",
+            ),
+            GRPC,
+        ],
+        &[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4317"),
+            ("OTEL_EXPORTER_OTLP_HEADERS", "bad name=1"),
+            GRPC,
+        ],
+    ];
+    let mut said = String::new();
+    for env in cases {
+        let dir = Dir::new();
+        let stop = one_call_then_stop(&dir, env);
+        assert_eq!((stop.code, stop.stdout.as_str()), (0, ""));
+        assert_eq!(stop.stderr.lines().count(), 1, "{}", stop.stderr);
+        said.push_str(&stop.stderr);
+    }
+    insta::assert_snapshot!("otlp_refused", said);
 }
 
 #[test]
@@ -704,8 +774,8 @@ fn a_configuration_that_cannot_be_read_turns_nothing_on_and_stops_no_hook() {
 }
 
 /// A self-signed certificate for 127.0.0.1 and localhost: the server's TLS
-/// configuration, and the certificate as PEM.
-fn self_signed() -> (Arc<rustls::ServerConfig>, String) {
+/// configuration, the certificate and its private key as PEM.
+fn self_signed() -> (Arc<rustls::ServerConfig>, String, String) {
     let certified =
         rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned(), "localhost".to_owned()])
             .expect("a certificate");
@@ -718,12 +788,16 @@ fn self_signed() -> (Arc<rustls::ServerConfig>, String) {
     .with_no_client_auth()
     .with_single_cert(vec![certified.cert.der().clone()], key)
     .expect("a server configuration");
-    (Arc::new(config), certified.cert.pem())
+    (
+        Arc::new(config),
+        certified.cert.pem(),
+        certified.signing_key.serialize_pem(),
+    )
 }
 
 #[test]
 fn an_https_endpoint_gets_the_spans_checked_against_the_certificate_named() {
-    let (tls, pem) = self_signed();
+    let (tls, pem, _) = self_signed();
     let receiver = Receiver::serve(Some(tls));
     let endpoint = receiver.endpoint();
     assert!(endpoint.starts_with("https://127.0.0.1:"));
@@ -797,4 +871,299 @@ fn an_https_endpoint_gets_the_spans_checked_against_the_certificate_named() {
             empty.display()
         )
     );
+}
+
+/// The independent OTLP/gRPC receiver (tests/mcp/otlp_grpc_server.py, on `grpcio`
+/// and `opentelemetry-proto`) on a free port; it stops when dropped.
+struct GrpcReceiver {
+    child: std::process::Child,
+    port: u16,
+    out: std::path::PathBuf,
+    tls: bool,
+}
+
+const NEEDS_GRPC: &str = "TOOLREPLAY_MCP_PYTHON names a Python with grpcio and opentelemetry-proto";
+
+impl GrpcReceiver {
+    /// A receiver writing the calls it takes to `dir/name`, with the script's
+    /// options `args` (`--cert C --key K`, `--fail CODE MESSAGE`).
+    fn start(dir: &Dir, name: &str, args: &[&str]) -> GrpcReceiver {
+        let python = std::env::var("TOOLREPLAY_MCP_PYTHON").expect(NEEDS_GRPC);
+        let out = dir.path().join(name);
+        let mut child = std::process::Command::new(python)
+            .arg(std::path::Path::new(super::ROOT).join("tests/mcp/otlp_grpc_server.py"))
+            .arg(&out)
+            .args(args)
+            // The handshake the client refuses is not logged.
+            .env("GRPC_VERBOSITY", "NONE")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("run python");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("its output"))
+            .read_line(&mut line)
+            .expect("its port");
+        let port = line.trim().parse().expect("a port");
+        GrpcReceiver {
+            child,
+            port,
+            out,
+            tls: args.contains(&"--cert"),
+        }
+    }
+
+    fn endpoint(&self) -> String {
+        let scheme = if self.tls { "https" } else { "http" };
+        format!("{scheme}://127.0.0.1:{}", self.port)
+    }
+
+    /// Each call taken: `{"request": ..., "metadata": ...}`.
+    fn calls(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.out)
+            .unwrap_or_default()
+            .lines()
+            .map(|line| serde_json::from_str(line).expect("a JSON line"))
+            .collect()
+    }
+
+    /// The spans of each call taken, in order.
+    fn spans(&self) -> Vec<Vec<Value>> {
+        self.calls()
+            .iter()
+            .map(|call| spans(&call["request"].to_string()))
+            .collect()
+    }
+}
+
+impl Drop for GrpcReceiver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `export --format otlp` of the guarded session in `dir` (with `--mcp` for a
+/// proxied one, `s.jsonl`): its spans.
+fn exported(dir: &Dir, mcp: bool) -> Vec<Value> {
+    let file = format!("sessions/{SESSION}.jsonl");
+    let args: &[&str] = match mcp {
+        false => &["export", "--format", "otlp", &file],
+        true => &["export", "--format", "otlp", "--mcp", "s.jsonl"],
+    };
+    let export = dir.run(args);
+    assert_eq!(export.code, 0, "{}", export.text());
+    // Protobuf's JSON mapping, as the receiver writes what it took, leaves out an
+    // empty list (a span's `"events": []`).
+    let mut exported = spans(&export.stdout);
+    for span in &mut exported {
+        span.as_object_mut()
+            .expect("a span")
+            .retain(|_, value| value.as_array().is_none_or(|list| !list.is_empty()));
+    }
+    exported
+}
+
+#[test]
+#[ignore = "needs TOOLREPLAY_MCP_PYTHON, a Python with grpcio and opentelemetry-proto"]
+fn a_guarded_session_sends_its_spans_to_a_grpc_receiver() {
+    let dir = Dir::new();
+    let receiver = GrpcReceiver::start(&dir, "calls.jsonl", &[]);
+    let endpoint = receiver.endpoint();
+    let env = [
+        // The base is the endpoint as it is, over gRPC.
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
+        (
+            "OTEL_EXPORTER_OTLP_HEADERS",
+            "Authorization=Bearer%20token,x-team=qa",
+        ),
+        ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "grpc"),
+    ];
+    let runs = guarded_session(&dir, true, &env);
+    for run in &runs {
+        assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{}", run.text());
+    }
+    assert!(runs[2].stdout.contains("\"deny\""), "{}", runs[2].stdout);
+    let calls = receiver.calls();
+    // One call at the turn's end (two spans), one at the session's end (one).
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    for call in &calls {
+        assert_eq!(call["metadata"]["authorization"], "Bearer token");
+        assert_eq!(call["metadata"]["x-team"], "qa");
+    }
+    let exported = exported(&dir, false);
+    assert_eq!(exported.len(), 3);
+    assert_eq!(
+        receiver.spans(),
+        [exported[..2].to_vec(), exported[2..].to_vec()]
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join(format!("sessions/{SESSION}.jsonl.otlp")))
+            .expect("cursor"),
+        "3\n"
+    );
+}
+
+#[test]
+#[ignore = "needs TOOLREPLAY_MCP_PYTHON, a Python with grpcio and opentelemetry-proto"]
+fn a_proxied_session_sends_its_spans_to_a_grpc_receiver() {
+    let dir = Dir::new();
+    let receiver = GrpcReceiver::start(&dir, "calls.jsonl", &[]);
+    let endpoint = receiver.endpoint();
+    let env = [
+        ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", endpoint.as_str()),
+        GRPC,
+    ];
+    let mut session = Session::fake(&dir, &["--otlp"], &env);
+    session.initialize();
+    for (id, tool) in [
+        (1, "echo"),
+        (2, "delete_everything"),
+        (3, "echo"),
+        (4, "error"),
+    ] {
+        session.ask(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{}}}}}}"#
+        ));
+    }
+    let text = session.end(false);
+    assert!(text.contains("exit: 0"), "{text}");
+    assert!(!text.contains("--otlp"), "{text}");
+    let exported = exported(&dir, true);
+    assert_eq!(exported.len(), 4);
+    assert_eq!(receiver.spans().concat(), exported);
+}
+
+#[test]
+#[ignore = "needs TOOLREPLAY_MCP_PYTHON, a Python with grpcio and opentelemetry-proto"]
+fn a_grpc_receiver_over_tls_gets_the_spans_checked_against_the_certificate_named() {
+    let dir = Dir::new();
+    let (_, cert, key) = self_signed();
+    dir.write("cert.pem", &cert);
+    dir.write("key.pem", &key);
+    let cert = dir.path().join("cert.pem");
+    let key = dir.path().join("key.pem");
+    let cert = cert.to_str().expect("UTF-8");
+    let receiver = GrpcReceiver::start(
+        &dir,
+        "calls.jsonl",
+        &["--cert", cert, "--key", key.to_str().expect("UTF-8")],
+    );
+    let endpoint = receiver.endpoint();
+    assert!(endpoint.starts_with("https://127.0.0.1:"));
+    // Not trusted without the certificate: the send fails, said once.
+    let untrusted = [("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()), GRPC];
+    let stop = one_call_then_stop(&dir, &untrusted);
+    assert_eq!((stop.code, stop.stdout.as_str()), (0, ""));
+    assert_eq!(stop.stderr.lines().count(), 1, "{}", stop.stderr);
+    assert!(
+        stop.stderr.starts_with(&format!(
+            "toolreplay guard: --otlp: cannot send spans to {endpoint} over gRPC: TLS: "
+        )) && stop.stderr.contains("certificate"),
+        "{}",
+        stop.stderr
+    );
+    assert_eq!(receiver.calls().len(), 0);
+    // With it, the next end sends them over TLS.
+    let trusted = [
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
+        ("OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE", cert),
+        GRPC,
+    ];
+    let prompt = guard(&dir, true, &turn_event("UserPromptSubmit"), &trusted);
+    assert_eq!((prompt.code, prompt.stderr.as_str()), (0, ""));
+    assert_eq!(receiver.spans(), [exported(&dir, false)]);
+}
+
+#[test]
+#[ignore = "needs TOOLREPLAY_MCP_PYTHON, a Python with grpcio and opentelemetry-proto"]
+fn a_grpc_error_status_is_one_line_and_the_spans_wait_for_the_next_end() {
+    let dir = Dir::new();
+    let failing = GrpcReceiver::start(
+        &dir,
+        "failed.jsonl",
+        &[
+            "--fail",
+            "UNAVAILABLE",
+            "collector draining: 100% full, réessayez\nplus tard",
+        ],
+    );
+    let endpoint = failing.endpoint();
+    let stop = one_call_then_stop(&dir, &[("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint), GRPC]);
+    assert_eq!((stop.code, stop.stdout.as_str()), (0, ""));
+    assert_eq!(
+        stop.stderr,
+        format!(
+            "toolreplay guard: --otlp: cannot send spans to {endpoint} over gRPC: grpc-status 14 (UNAVAILABLE): collector draining: 100% full, réessayez plus tard; the spans wait for the next turn's end\n"
+        )
+    );
+    // The call was made, and refused: nothing counted as sent.
+    assert_eq!(failing.calls().len(), 1);
+    assert!(
+        !dir.path()
+            .join(format!("sessions/{SESSION}.jsonl.otlp"))
+            .exists()
+    );
+    // The next end sends the same spans to a receiver that takes them.
+    let receiver = GrpcReceiver::start(&dir, "calls.jsonl", &[]);
+    let endpoint = receiver.endpoint();
+    let prompt = guard(
+        &dir,
+        true,
+        &turn_event("UserPromptSubmit"),
+        &[("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint), GRPC],
+    );
+    assert_eq!((prompt.code, prompt.stderr.as_str()), (0, ""));
+    let exported = exported(&dir, false);
+    assert_eq!(failing.spans(), std::slice::from_ref(&exported));
+    assert_eq!(receiver.spans(), [exported]);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join(format!("sessions/{SESSION}.jsonl.otlp")))
+            .expect("cursor"),
+        "2\n"
+    );
+}
+
+/// A client key that is not the client certificate's is said in one line when the
+/// exporter starts, over either protocol, and nothing is sent.
+#[test]
+fn a_client_key_that_is_not_the_certificates_is_one_line() {
+    let (tls, server_cert, _) = self_signed();
+    let (_, cert, _) = self_signed();
+    let (_, _, other_key) = self_signed();
+    let dir = Dir::new();
+    dir.write("ca.pem", &server_cert);
+    dir.write("client.pem", &cert);
+    dir.write("client.key", &other_key);
+    let receiver = Receiver::serve(Some(tls));
+    let endpoint = receiver.endpoint();
+    let ca = dir.path().join("ca.pem");
+    let cert = dir.path().join("client.pem");
+    let key = dir.path().join("client.key");
+    let (cert, key) = (cert.to_str().expect("UTF-8"), key.to_str().expect("UTF-8"));
+    for protocol in ["http/protobuf", "grpc"] {
+        let env = [
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
+            ("OTEL_EXPORTER_OTLP_PROTOCOL", protocol),
+            (
+                "OTEL_EXPORTER_OTLP_CERTIFICATE",
+                ca.to_str().expect("UTF-8"),
+            ),
+            ("OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE", cert),
+            ("OTEL_EXPORTER_OTLP_CLIENT_KEY", key),
+        ];
+        let stop = one_call_then_stop(&Dir::new(), &env);
+        assert_eq!((stop.code, stop.stdout.as_str()), (0, ""));
+        assert_eq!(stop.stderr.lines().count(), 1, "{}", stop.stderr);
+        assert!(
+            stop.stderr.starts_with(&format!(
+                "toolreplay guard: --otlp: OTEL_EXPORTER_OTLP_CLIENT_KEY: {key} is not a key of {cert}: "
+            )) && stop
+                .stderr
+                .ends_with("; the spans wait for the next turn's end\n"),
+            "{}",
+            stop.stderr
+        );
+    }
+    assert_eq!(receiver.received().len(), 0);
 }
