@@ -1167,3 +1167,164 @@ fn a_client_key_that_is_not_the_certificates_is_one_line() {
     }
     assert_eq!(receiver.received().len(), 0);
 }
+
+/// What the HTTP/2 stub answers every call with.
+#[derive(Debug, Clone, Copy)]
+enum StubAnswer {
+    /// 200, an empty message in one frame, `grpc-status: 0` in the trailers.
+    Taken,
+    /// 200 and a frame, but no `grpc-status` anywhere.
+    NoStatus,
+    /// 200, `grpc-status: 0`, and a body that is not one frame.
+    BadFrame,
+}
+
+/// One call the stub took: its method, path, headers and body.
+#[derive(Debug, Clone)]
+struct StubCall {
+    method: String,
+    path: String,
+    headers: hyper::HeaderMap,
+    body: Vec<u8>,
+}
+
+/// A bare HTTP/2 server (hyper's, without TLS) on a free local port, answering
+/// every call with `answer`: to see what a gRPC send puts on the wire, and that an
+/// answer that is not a gRPC success is not taken.
+fn h2_stub(answer: StubAnswer) -> (u16, Arc<Mutex<Vec<StubCall>>>) {
+    use http_body_util::BodyExt as _;
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.set_nonblocking(true).expect("non-blocking");
+    let port = listener.local_addr().expect("address").port();
+    let calls = Arc::new(Mutex::new(Vec::new()));
+    let kept = Arc::clone(&calls);
+    thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).expect("a listener");
+            while let Ok((stream, _)) = listener.accept().await {
+                let kept = Arc::clone(&kept);
+                let service = hyper::service::service_fn(
+                    move |request: hyper::Request<hyper::body::Incoming>| {
+                        let kept = Arc::clone(&kept);
+                        async move {
+                            let (parts, body) = request.into_parts();
+                            let body = body.collect().await?.to_bytes().to_vec();
+                            kept.lock().expect("lock").push(StubCall {
+                                method: parts.method.to_string(),
+                                path: parts.uri.path().to_owned(),
+                                headers: parts.headers,
+                                body,
+                            });
+                            let mut trailers = hyper::HeaderMap::new();
+                            let frame: &'static [u8] = match answer {
+                                StubAnswer::Taken | StubAnswer::NoStatus => &[0, 0, 0, 0, 0],
+                                StubAnswer::BadFrame => &[0, 0, 9],
+                            };
+                            if !matches!(answer, StubAnswer::NoStatus) {
+                                trailers.insert("grpc-status", "0".parse().expect("a value"));
+                            }
+                            let body =
+                                http_body_util::Full::new(hyper::body::Bytes::from_static(frame))
+                                    .with_trailers(std::future::ready(Some(Ok(trailers))));
+                            let response = hyper::Response::builder()
+                                .header("content-type", "application/grpc")
+                                .body(body)
+                                .expect("a response");
+                            Ok::<_, hyper::Error>(response)
+                        }
+                    },
+                );
+                tokio::spawn(async move {
+                    let _ = hyper::server::conn::http2::Builder::new(
+                        hyper_util::rt::TokioExecutor::new(),
+                    )
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                    .await;
+                });
+            }
+        });
+    });
+    (port, calls)
+}
+
+/// What a gRPC send puts on the wire: a POST to the Export method with the gRPC
+/// headers, the guard's budget as `grpc-timeout`, the headers variables as
+/// metadata, and the protobuf request in one frame. An answer with no
+/// `grpc-status`, or whose body is not one frame, is a failed send, said in one
+/// line; the same spans go with the next end, to an endpoint that takes them.
+#[test]
+fn a_grpc_send_is_one_frame_and_only_a_grpc_success_counts() {
+    let dir = Dir::new();
+    let mut said = Vec::new();
+    let mut calls = Vec::new();
+    for answer in [
+        StubAnswer::NoStatus,
+        StubAnswer::BadFrame,
+        StubAnswer::Taken,
+    ] {
+        let (port, taken) = h2_stub(answer);
+        let endpoint = format!("http://127.0.0.1:{port}");
+        let env = [
+            ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", endpoint.as_str()),
+            ("OTEL_EXPORTER_OTLP_HEADERS", "X-Team=qa"),
+            GRPC,
+        ];
+        let end = match answer {
+            StubAnswer::NoStatus => one_call_then_stop(&dir, &env),
+            _ => guard(&dir, true, &turn_event("UserPromptSubmit"), &env),
+        };
+        assert_eq!((end.code, end.stdout.as_str()), (0, ""));
+        said.push(end.stderr.replace(&endpoint, "http://127.0.0.1:PORT"));
+        let taken = taken.lock().expect("lock").clone();
+        assert_eq!(taken.len(), 1, "{answer:?}: {taken:?}");
+        calls.extend(taken);
+    }
+    assert_eq!(
+        said,
+        [
+            "toolreplay guard: --otlp: cannot send spans to http://127.0.0.1:PORT over gRPC: the answer has no grpc-status; the spans wait for the next turn's end\n",
+            "toolreplay guard: --otlp: cannot send spans to http://127.0.0.1:PORT over gRPC: the answer is not one gRPC message frame (3 bytes); the spans wait for the next turn's end\n",
+            "",
+        ]
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join(format!("sessions/{SESSION}.jsonl.otlp")))
+            .expect("cursor"),
+        "2\n"
+    );
+    // Each call is the same request: the two spans export gives, in protobuf.
+    let export = dir.run(&[
+        "export",
+        "--format",
+        "otlp",
+        &format!("sessions/{SESSION}.jsonl"),
+    ]);
+    assert_eq!(export.code, 0, "{}", export.text());
+    let message =
+        toolreplay_core::otlp_protobuf(export.stdout.trim_end().as_bytes()).expect("a request");
+    let mut framed = vec![0];
+    framed.extend_from_slice(&u32::try_from(message.len()).expect("small").to_be_bytes());
+    framed.extend_from_slice(&message);
+    for call in &calls {
+        assert_eq!(call.method, "POST");
+        assert_eq!(
+            call.path,
+            "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
+        );
+        let header = |name: &str| {
+            call.headers
+                .get(name)
+                .map(|value| value.to_str().expect("text"))
+        };
+        assert_eq!(header("content-type"), Some("application/grpc"));
+        assert_eq!(header("te"), Some("trailers"));
+        // The guard's budget of 2 s, under the default 10 s timeout.
+        assert_eq!(header("grpc-timeout"), Some("2000m"));
+        assert_eq!(header("x-team"), Some("qa"));
+        assert_eq!(call.body, framed);
+    }
+}
