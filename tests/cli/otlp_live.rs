@@ -581,6 +581,42 @@ fn a_grpc_endpoint_with_nothing_listening_is_one_line_and_changes_no_decision() 
 }
 
 #[test]
+fn a_grpc_endpoint_that_never_answers_holds_a_turn_end_for_its_budget_only() {
+    // Takes connections and never answers them.
+    let silent = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = silent.local_addr().expect("address").port();
+    thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in silent.incoming() {
+            held.push(stream);
+        }
+    });
+    let dir = Dir::new();
+    let hanging = format!("http://127.0.0.1:{port}");
+    let started = std::time::Instant::now();
+    let stop = one_call_then_stop(
+        &dir,
+        &[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", &hanging),
+            ("OTEL_EXPORTER_OTLP_TIMEOUT", "60000"),
+            GRPC,
+        ],
+    );
+    let took = started.elapsed();
+    assert_eq!((stop.code, stop.stdout.as_str()), (0, ""));
+    assert!(
+        took >= std::time::Duration::from_secs(2) && took < std::time::Duration::from_secs(20),
+        "{took:?}"
+    );
+    assert_eq!(
+        stop.stderr,
+        format!(
+            "toolreplay guard: --otlp: cannot send spans to {hanging} over gRPC: no answer within 2000 ms (the timeout); the spans wait for the next turn's end\n"
+        )
+    );
+}
+
+#[test]
 fn a_protocol_or_an_endpoint_that_cannot_be_used_is_refused_in_one_line() {
     let cases: [&[(&str, &str)]; 5] = [
         &[("OTEL_EXPORTER_OTLP_PROTOCOL", "http/thrift")],
