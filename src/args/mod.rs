@@ -693,8 +693,9 @@ pub(crate) struct GuardArgs {
     #[arg(long)]
     pub fail_open: bool,
     /// Send the session's execute_tool spans (as `export --format otlp` gives them)
-    /// at each turn's end and the session's end, to the OTLP/HTTP endpoint of
-    /// OTEL_EXPORTER_OTLP_ENDPOINT (docs/otel.md); never on a call's path.
+    /// at each turn's end and the session's end, to the OTLP endpoint of
+    /// OTEL_EXPORTER_OTLP_ENDPOINT, over HTTP or gRPC (OTEL_EXPORTER_OTLP_PROTOCOL;
+    /// docs/otel.md); never on a call's path.
     /// Also turned on by `otlp = true` in toolreplay.toml.
     #[arg(long)]
     pub otlp: bool,
@@ -797,8 +798,9 @@ pub(crate) struct ProxyArgs {
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_MESSAGE)]
     pub max_message_bytes: usize,
     /// Send each sealed call's execute_tool span (as `export --format otlp --mcp`
-    /// gives them) in batches from a thread, to the OTLP/HTTP endpoint of
-    /// OTEL_EXPORTER_OTLP_ENDPOINT (docs/otel.md); never on a call's path.
+    /// gives them) in batches from a thread, to the OTLP endpoint of
+    /// OTEL_EXPORTER_OTLP_ENDPOINT, over HTTP or gRPC (OTEL_EXPORTER_OTLP_PROTOCOL;
+    /// docs/otel.md); never on a call's path.
     /// Also turned on by `otlp = true` in toolreplay.toml.
     #[arg(long)]
     pub otlp: bool,

@@ -1,44 +1,67 @@
 //! The opt-in live export of a session's spans (`guard --otlp`, `proxy --otlp`;
 //! docs/otel.md): the same `execute_tool` spans `toolreplay export --format otlp`
-//! gives of the sealed file, POSTed over OTLP/HTTP to the endpoint the standard
-//! `OTEL_EXPORTER_OTLP_*` variables name. Never on a decision's path, and a failure
-//! never fails the session: it is said once on stderr.
+//! gives of the sealed file, sent over OTLP/HTTP or OTLP/gRPC ([`grpc`]) to the
+//! endpoint the standard `OTEL_EXPORTER_OTLP_*` variables name. Never on a decision's
+//! path, and a failure never fails the session: it is said once on stderr.
 //!
+//! - Protocol: `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, else `OTEL_EXPORTER_OTLP_PROTOCOL`:
+//!   `http/protobuf` (the default, as the specification says), `http/json` or `grpc`
+//!   (the unary `TraceService/Export` call over HTTP/2, the protobuf request in one
+//!   gRPC frame).
 //! - Endpoint: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` as it is, else
-//!   `OTEL_EXPORTER_OTLP_ENDPOINT` with `/v1/traces` after it, else
-//!   `http://localhost:4318/v1/traces`; `http://` or `https://` (TLS by rustls, the
-//!   server checked against Mozilla's roots, or only against the PEM certificates of
+//!   `OTEL_EXPORTER_OTLP_ENDPOINT` with `/v1/traces` after it (over gRPC, as it is),
+//!   else `http://localhost:4318/v1/traces` (over gRPC, `http://localhost:4317`);
+//!   `http://` or `https://` (TLS by rustls, the server checked against Mozilla's
+//!   roots, or only against the PEM certificates of
 //!   `OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE` / `OTEL_EXPORTER_OTLP_CERTIFICATE`; a
 //!   client certificate and key from the `..._CLIENT_CERTIFICATE` and
-//!   `..._CLIENT_KEY` variables).
-//! - Protocol: `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, else `OTEL_EXPORTER_OTLP_PROTOCOL`:
-//!   `http/protobuf` (the default, as the specification says) or `http/json`; `grpc`
-//!   is refused.
+//!   `..._CLIENT_KEY` variables; these are read once, by [`Tls`], for either
+//!   protocol). `OTEL_EXPORTER_OTLP_INSECURE` is not read: over gRPC the scheme says
+//!   whether TLS is used.
 //! - Headers: `OTEL_EXPORTER_OTLP_HEADERS` then `OTEL_EXPORTER_OTLP_TRACES_HEADERS`
 //!   (`key=value,...`, values percent-decoded; names compared without case, the
-//!   traces variable's winning).
+//!   traces variable's winning); over gRPC, the call's metadata.
 //! - Timeout: `OTEL_EXPORTER_OTLP_TRACES_TIMEOUT`, else `OTEL_EXPORTER_OTLP_TIMEOUT`, in
 //!   milliseconds; 10000 by default, as the specification says; a caller may give a
-//!   shorter budget (the guard's hook).
+//!   shorter budget (the guard's hook). It holds the whole send; over gRPC it is also
+//!   sent as `grpc-timeout`.
 
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
+
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
 use toolreplay_core::{
     CallMeta, Link, OtlpOptions, OtlpRecord, OtlpSpans, line_text, otlp_protobuf, otlp_request,
     parse_link, read_call_ids,
 };
 
+mod grpc;
+
 /// Where and how spans are sent.
 #[derive(Debug)]
 pub(crate) struct Exporter {
+    /// The endpoint, as messages name it.
     url: String,
-    protobuf: bool,
     headers: Vec<(String, String)>,
-    agent: ureq::Agent,
+    transport: Transport,
+}
+
+/// How a request goes.
+#[derive(Debug)]
+enum Transport {
+    /// OTLP/HTTP: a POST of the protobuf or JSON request.
+    Http { protobuf: bool, agent: ureq::Agent },
+    /// OTLP/gRPC: the unary `Export` call over HTTP/2, within `timeout`.
+    Grpc {
+        endpoint: grpc::Endpoint,
+        tls: Arc<rustls::ClientConfig>,
+        timeout: Duration,
+    },
 }
 
 /// The environment's variable `name`, when set and not empty.
@@ -60,8 +83,8 @@ fn signal_var(env: &dyn Fn(&str) -> Option<String>, what: &str) -> Option<(Strin
 /// The largest certificate or key file read, in bytes.
 const MAX_PEM_BYTES: u64 = 1 << 20;
 
-/// The PEM items of the file the variable `name` names.
-fn pem_items(name: &str, path: &str) -> Result<Vec<ureq::tls::PemItem<'static>>, String> {
+/// The bytes of the file the variable `name` names, at most [`MAX_PEM_BYTES`].
+fn pem_file(name: &str, path: &str) -> Result<Vec<u8>, String> {
     use std::io::Read as _;
     let mut bytes = Vec::new();
     std::fs::File::open(path)
@@ -70,61 +93,112 @@ fn pem_items(name: &str, path: &str) -> Result<Vec<ureq::tls::PemItem<'static>>,
     if bytes.len() as u64 > MAX_PEM_BYTES {
         return Err(format!("{name}: {path} is larger than 1 MiB"));
     }
-    ureq::tls::parse_pem(&bytes)
+    Ok(bytes)
+}
+
+/// The PEM items of `bytes`, the file `path` the variable `name` names.
+fn pem_items(
+    name: &str,
+    path: &str,
+    bytes: &[u8],
+) -> Result<Vec<ureq::tls::PemItem<'static>>, String> {
+    ureq::tls::parse_pem(bytes)
         .collect::<Result<Vec<_>, _>>()
         .map_err(|err| format!("{name}: {path} is not PEM: {err}"))
 }
 
-/// The TLS settings the certificate variables give: the roots to trust (Mozilla's
-/// by default) and the client's certificate, if any.
-fn tls_config(env: &dyn Fn(&str) -> Option<String>) -> Result<ureq::tls::TlsConfig, String> {
-    use ureq::tls::{ClientCert, PemItem, RootCerts, TlsConfig};
-    let mut config = TlsConfig::builder();
-    if let Some((name, path)) = signal_var(env, "CERTIFICATE") {
-        let roots: Vec<_> = pem_items(&name, &path)?
-            .into_iter()
-            .filter_map(|item| match item {
-                PemItem::Certificate(cert) => Some(cert),
-                _ => None,
-            })
-            .collect();
-        if roots.is_empty() {
-            return Err(format!("{name}: {path} holds no PEM certificate"));
-        }
-        config = config.root_certs(RootCerts::new_with_certs(&roots));
+/// The certificates of the PEM file `path` the variable `name` names; `Err` when
+/// it holds none.
+fn pem_certificates(
+    name: &str,
+    path: &str,
+) -> Result<Vec<ureq::tls::Certificate<'static>>, String> {
+    let certificates: Vec<_> = pem_items(name, path, &pem_file(name, path)?)?
+        .into_iter()
+        .filter_map(|item| match item {
+            ureq::tls::PemItem::Certificate(cert) => Some(cert),
+            _ => None,
+        })
+        .collect();
+    if certificates.is_empty() {
+        return Err(format!("{name}: {path} holds no PEM certificate"));
     }
-    match (
-        signal_var(env, "CLIENT_CERTIFICATE"),
-        signal_var(env, "CLIENT_KEY"),
-    ) {
-        (None, None) => {}
-        (Some((cert_name, cert_path)), Some((key_name, key_path))) => {
-            let chain: Vec<_> = pem_items(&cert_name, &cert_path)?
-                .into_iter()
-                .filter_map(|item| match item {
-                    PemItem::Certificate(cert) => Some(cert),
-                    _ => None,
-                })
-                .collect();
-            let key = pem_items(&key_name, &key_path)?
-                .into_iter()
-                .find_map(|item| match item {
-                    PemItem::PrivateKey(key) => Some(key),
-                    _ => None,
-                })
-                .ok_or_else(|| format!("{key_name}: {key_path} holds no PEM private key"))?;
-            if chain.is_empty() {
-                return Err(format!("{cert_name}: {cert_path} holds no PEM certificate"));
+    Ok(certificates)
+}
+
+/// The TLS settings the certificate variables give, read once for every protocol:
+/// the roots to trust (Mozilla's by default, else only the certificates of the file
+/// named) and the client's certificate chain and key, if any; as the OTLP/HTTP
+/// client takes them, and as rustls' client configuration (TLS 1.2 and 1.3, the
+/// `ring` provider, no ALPN protocol yet) for gRPC.
+struct Tls {
+    ureq: ureq::tls::TlsConfig,
+    rustls: Arc<rustls::ClientConfig>,
+}
+
+impl Tls {
+    /// What the certificate variables of `env` name, or why it cannot be used: a
+    /// file that cannot be read or holds nothing of its kind, a client certificate
+    /// without its key (or the other way round), a key that rustls cannot take or
+    /// that is not the certificate's.
+    fn from(env: &dyn Fn(&str) -> Option<String>) -> Result<Tls, String> {
+        use ureq::tls::{ClientCert, PemItem, RootCerts, TlsConfig};
+        let der = |cert: &ureq::tls::Certificate<'_>| CertificateDer::from(cert.der().to_vec());
+        let mut config = TlsConfig::builder();
+        let mut roots = rustls::RootCertStore::empty();
+        match signal_var(env, "CERTIFICATE") {
+            Some((name, path)) => {
+                let certificates = pem_certificates(&name, &path)?;
+                roots.add_parsable_certificates(certificates.iter().map(der));
+                config = config.root_certs(RootCerts::new_with_certs(&certificates));
             }
-            config = config.client_cert(Some(ClientCert::new_with_certs(&chain, key)));
+            None => roots.roots = webpki_roots::TLS_SERVER_ROOTS.to_vec(),
         }
-        (Some((name, _)), None) | (None, Some((name, _))) => {
-            return Err(format!(
-                "{name} is set without its pair (a client certificate needs both OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE and OTEL_EXPORTER_OTLP_CLIENT_KEY)"
-            ));
-        }
+        let builder = rustls::ClientConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .map_err(|err| format!("TLS: {err}"))?
+        .with_root_certificates(roots);
+        let rustls = match (
+            signal_var(env, "CLIENT_CERTIFICATE"),
+            signal_var(env, "CLIENT_KEY"),
+        ) {
+            (None, None) => builder.with_no_client_auth(),
+            (Some((cert_name, cert_path)), Some((key_name, key_path))) => {
+                let chain = pem_certificates(&cert_name, &cert_path)?;
+                let bytes = pem_file(&key_name, &key_path)?;
+                let no_key = || format!("{key_name}: {key_path} holds no PEM private key");
+                let key = pem_items(&key_name, &key_path, &bytes)?
+                    .into_iter()
+                    .find_map(|item| match item {
+                        PemItem::PrivateKey(key) => Some(key),
+                        _ => None,
+                    })
+                    .ok_or_else(no_key)?;
+                let rustls_key = {
+                    use rustls::pki_types::pem::PemObject as _;
+                    PrivateKeyDer::from_pem_slice(&bytes).map_err(|_| no_key())?
+                };
+                let rustls = builder
+                    .with_client_auth_cert(chain.iter().map(der).collect(), rustls_key)
+                    .map_err(|err| {
+                        format!("{key_name}: {key_path} is not a key of {cert_path}: {err}")
+                    })?;
+                config = config.client_cert(Some(ClientCert::new_with_certs(&chain, key)));
+                rustls
+            }
+            (Some((name, _)), None) | (None, Some((name, _))) => {
+                return Err(format!(
+                    "{name} is set without its pair (a client certificate needs both OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE and OTEL_EXPORTER_OTLP_CLIENT_KEY)"
+                ));
+            }
+        };
+        Ok(Tls {
+            ureq: config.build(),
+            rustls: Arc::new(rustls),
+        })
     }
-    Ok(config.build())
 }
 
 impl Exporter {
@@ -142,20 +216,25 @@ impl Exporter {
         let protocol = var(env, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
             .or_else(|| var(env, "OTEL_EXPORTER_OTLP_PROTOCOL"))
             .unwrap_or_else(|| "http/protobuf".to_owned());
-        let protobuf = match protocol.trim() {
-            "http/protobuf" => true,
-            "http/json" => false,
+        let protocol = match protocol.trim() {
+            "http/protobuf" => Protocol::Protobuf,
+            "http/json" => Protocol::Json,
+            "grpc" => Protocol::Grpc,
             other => {
                 return Err(format!(
-                    "OTLP protocol {other:?} is not supported: set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf (the default) or http/json"
+                    "OTLP protocol {other:?} is not supported: set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf (the default), http/json or grpc"
                 ));
             }
         };
+        // Over gRPC either variable names the endpoint as it is; over HTTP the
+        // general one is a base the signal's path goes after.
         let url = match var(env, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") {
             Some(url) => url.trim().to_owned(),
-            None => match var(env, "OTEL_EXPORTER_OTLP_ENDPOINT") {
-                Some(base) => format!("{}/v1/traces", base.trim().trim_end_matches('/')),
-                None => "http://localhost:4318/v1/traces".to_owned(),
+            None => match (var(env, "OTEL_EXPORTER_OTLP_ENDPOINT"), protocol) {
+                (Some(base), Protocol::Grpc) => base.trim().to_owned(),
+                (Some(base), _) => format!("{}/v1/traces", base.trim().trim_end_matches('/')),
+                (None, Protocol::Grpc) => grpc::DEFAULT_ENDPOINT.to_owned(),
+                (None, _) => "http://localhost:4318/v1/traces".to_owned(),
             },
         };
         if !url.starts_with("http://") && !url.starts_with("https://") {
@@ -188,33 +267,56 @@ impl Exporter {
             .unwrap_or(10_000);
         let timeout = Duration::from_millis(timeout.max(1));
         let timeout = budget.map_or(timeout, |budget| timeout.min(budget));
-        let config = ureq::Agent::config_builder()
-            .timeout_global(Some(timeout))
-            .http_status_as_error(true)
-            .tls_config(tls_config(env)?)
-            .build();
+        let tls = Tls::from(env)?;
+        let headers: Vec<(String, String)> = headers.into_iter().collect();
+        let transport = match protocol {
+            Protocol::Grpc => Transport::Grpc {
+                endpoint: grpc::Endpoint::parse(&url, &headers)?,
+                tls: tls.rustls,
+                timeout,
+            },
+            Protocol::Protobuf | Protocol::Json => {
+                let config = ureq::Agent::config_builder()
+                    .timeout_global(Some(timeout))
+                    .http_status_as_error(true)
+                    .tls_config(tls.ureq)
+                    .build();
+                Transport::Http {
+                    protobuf: protocol == Protocol::Protobuf,
+                    agent: config.into(),
+                }
+            }
+        };
         Ok(Exporter {
             url,
-            protobuf,
-            headers: headers.into_iter().collect(),
-            agent: config.into(),
+            headers,
+            transport,
         })
     }
 
-    /// POSTs one request ([`otlp_request`]'s OTLP/JSON), in the protocol's encoding;
+    /// Sends one request ([`otlp_request`]'s OTLP/JSON), in the protocol's encoding;
     /// `Err` says why it was not taken.
     pub(crate) fn send(&self, json: &[u8]) -> Result<(), String> {
-        let (body, content_type) = match self.protobuf {
+        let (protobuf, agent) = match &self.transport {
+            Transport::Http { protobuf, agent } => (*protobuf, agent),
+            Transport::Grpc {
+                endpoint,
+                tls,
+                timeout,
+            } => {
+                let message = otlp_protobuf(json).map_err(|err| err.to_string())?;
+                return grpc::export(endpoint, tls, &message, *timeout)
+                    .map_err(|err| format!("cannot send spans to {} over gRPC: {err}", self.url));
+            }
+        };
+        let (body, content_type) = match protobuf {
             true => (
                 std::borrow::Cow::Owned(otlp_protobuf(json).map_err(|err| err.to_string())?),
                 "application/x-protobuf",
             ),
             false => (std::borrow::Cow::Borrowed(json), "application/json"),
         };
-        let mut request = self
-            .agent
-            .post(&self.url)
-            .header("Content-Type", content_type);
+        let mut request = agent.post(&self.url).header("Content-Type", content_type);
         for (key, value) in &self.headers {
             request = request.header(key.as_str(), value.as_str());
         }
@@ -223,6 +325,14 @@ impl Exporter {
             .map(drop)
             .map_err(|err| format!("cannot send spans to {}: {err}", self.url))
     }
+}
+
+/// The encodings and transports of `OTEL_EXPORTER_OTLP_PROTOCOL`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Protocol {
+    Protobuf,
+    Json,
+    Grpc,
 }
 
 /// `%XX` escapes decoded (as the OTLP headers variable writes values).

@@ -526,24 +526,130 @@ fn a_failed_send_is_one_line_on_stderr_and_the_spans_wait_for_the_next_end() {
     assert_eq!(received[0].spans().len(), 1);
 }
 
-#[test]
-fn grpc_is_refused_in_one_line() {
-    let dir = Dir::new();
+/// The protocol variable asking for OTLP/gRPC.
+const GRPC: (&str, &str) = ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc");
+
+/// A guarded session's first call, then its turn's end with `env`: the end's run.
+fn one_call_then_stop(dir: &Dir, env: &[(&str, &str)]) -> super::Run {
     dir.write("scope.json", POLICY);
     let read = json!({"file_path": "a"});
-    let env = [("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")];
     for event in [
-        pre("toolu_1", "Read", read.clone()),
-        post("toolu_1", "Read", read, json!({})),
+        pre("toolu_1", "Bash", json!({"command": "rm -rf /"})),
+        pre("toolu_2", "Read", read.clone()),
+        post("toolu_2", "Read", read, json!({})),
     ] {
-        assert_eq!(guard(&dir, true, &event, &env).code, 0);
+        let run = guard(dir, true, &event, env);
+        assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{}", run.text());
+        // The denial is decided as ever.
+        assert_eq!(
+            run.stdout.contains("\"deny\""),
+            event.contains("toolu_1"),
+            "{}",
+            run.stdout
+        );
     }
-    let stop = guard(&dir, true, &turn_event("Stop"), &env);
-    assert_eq!(stop.code, 0);
+    guard(dir, true, &turn_event("Stop"), env)
+}
+
+#[test]
+fn a_grpc_endpoint_with_nothing_listening_is_one_line_and_changes_no_decision() {
+    // A port nobody listens on: bound, then let go.
+    let closed = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = closed.local_addr().expect("address").port();
+    drop(closed);
+    let dir = Dir::new();
+    let down = format!("http://127.0.0.1:{port}");
+    let stop = one_call_then_stop(&dir, &[("OTEL_EXPORTER_OTLP_ENDPOINT", &down), GRPC]);
+    assert_eq!((stop.code, stop.stdout.as_str()), (0, ""));
+    assert_eq!(stop.stderr.lines().count(), 1, "{}", stop.stderr);
+    // Over gRPC the endpoint is taken as it is: no `/v1/traces` after it.
+    assert!(
+        stop.stderr.starts_with(&format!(
+            "toolreplay guard: --otlp: cannot send spans to {down} over gRPC: cannot connect: "
+        )) && stop
+            .stderr
+            .ends_with("; the spans wait for the next turn's end\n"),
+        "{}",
+        stop.stderr
+    );
+    assert!(
+        !dir.path()
+            .join(format!("sessions/{SESSION}.jsonl.otlp"))
+            .exists(),
+        "nothing counted as sent"
+    );
+}
+
+#[test]
+fn a_grpc_endpoint_that_never_answers_holds_a_turn_end_for_its_budget_only() {
+    // Takes connections and never answers them.
+    let silent = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = silent.local_addr().expect("address").port();
+    thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in silent.incoming() {
+            held.push(stream);
+        }
+    });
+    let dir = Dir::new();
+    let hanging = format!("http://127.0.0.1:{port}");
+    let started = std::time::Instant::now();
+    let stop = one_call_then_stop(
+        &dir,
+        &[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", &hanging),
+            ("OTEL_EXPORTER_OTLP_TIMEOUT", "60000"),
+            GRPC,
+        ],
+    );
+    let took = started.elapsed();
+    assert_eq!((stop.code, stop.stdout.as_str()), (0, ""));
+    assert!(
+        took >= std::time::Duration::from_secs(2) && took < std::time::Duration::from_secs(20),
+        "{took:?}"
+    );
     assert_eq!(
         stop.stderr,
-        "toolreplay guard: --otlp: OTLP protocol \"grpc\" is not supported: set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf (the default) or http/json; the spans wait for the next turn's end\n"
+        format!(
+            "toolreplay guard: --otlp: cannot send spans to {hanging} over gRPC: no answer within 2000 ms (the timeout); the spans wait for the next turn's end\n"
+        )
     );
+}
+
+#[test]
+fn a_protocol_or_an_endpoint_that_cannot_be_used_is_refused_in_one_line() {
+    let cases: [&[(&str, &str)]; 5] = [
+        &[("OTEL_EXPORTER_OTLP_PROTOCOL", "http/thrift")],
+        &[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "grpc://127.0.0.1:4317"),
+            GRPC,
+        ],
+        &[
+            ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "ftp://127.0.0.1:4317"),
+            ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "grpc"),
+        ],
+        &[
+            (
+                "OTEL_EXPORTER_OTLP_ENDPOINT",
+                "http://127.0.0.1:4317/v1/traces",
+            ),
+            GRPC,
+        ],
+        &[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4317"),
+            ("OTEL_EXPORTER_OTLP_HEADERS", "bad name=1"),
+            GRPC,
+        ],
+    ];
+    let mut said = String::new();
+    for env in cases {
+        let dir = Dir::new();
+        let stop = one_call_then_stop(&dir, env);
+        assert_eq!((stop.code, stop.stdout.as_str()), (0, ""));
+        assert_eq!(stop.stderr.lines().count(), 1, "{}", stop.stderr);
+        said.push_str(&stop.stderr);
+    }
+    insta::assert_snapshot!("otlp_refused", said);
 }
 
 #[test]
@@ -704,8 +810,8 @@ fn a_configuration_that_cannot_be_read_turns_nothing_on_and_stops_no_hook() {
 }
 
 /// A self-signed certificate for 127.0.0.1 and localhost: the server's TLS
-/// configuration, and the certificate as PEM.
-fn self_signed() -> (Arc<rustls::ServerConfig>, String) {
+/// configuration, the certificate and its private key as PEM.
+fn self_signed() -> (Arc<rustls::ServerConfig>, String, String) {
     let certified =
         rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned(), "localhost".to_owned()])
             .expect("a certificate");
@@ -718,12 +824,16 @@ fn self_signed() -> (Arc<rustls::ServerConfig>, String) {
     .with_no_client_auth()
     .with_single_cert(vec![certified.cert.der().clone()], key)
     .expect("a server configuration");
-    (Arc::new(config), certified.cert.pem())
+    (
+        Arc::new(config),
+        certified.cert.pem(),
+        certified.signing_key.serialize_pem(),
+    )
 }
 
 #[test]
 fn an_https_endpoint_gets_the_spans_checked_against_the_certificate_named() {
-    let (tls, pem) = self_signed();
+    let (tls, pem, _) = self_signed();
     let receiver = Receiver::serve(Some(tls));
     let endpoint = receiver.endpoint();
     assert!(endpoint.starts_with("https://127.0.0.1:"));
@@ -797,4 +907,460 @@ fn an_https_endpoint_gets_the_spans_checked_against_the_certificate_named() {
             empty.display()
         )
     );
+}
+
+/// The independent OTLP/gRPC receiver (tests/mcp/otlp_grpc_server.py, on `grpcio`
+/// and `opentelemetry-proto`) on a free port; it stops when dropped.
+struct GrpcReceiver {
+    child: std::process::Child,
+    port: u16,
+    out: std::path::PathBuf,
+    tls: bool,
+}
+
+const NEEDS_GRPC: &str = "TOOLREPLAY_MCP_PYTHON names a Python with grpcio and opentelemetry-proto";
+
+impl GrpcReceiver {
+    /// A receiver writing the calls it takes to `dir/name`, with the script's
+    /// options `args` (`--cert C --key K`, `--fail CODE MESSAGE`).
+    fn start(dir: &Dir, name: &str, args: &[&str]) -> GrpcReceiver {
+        let python = std::env::var("TOOLREPLAY_MCP_PYTHON").expect(NEEDS_GRPC);
+        let out = dir.path().join(name);
+        let mut child = std::process::Command::new(python)
+            .arg(std::path::Path::new(super::ROOT).join("tests/mcp/otlp_grpc_server.py"))
+            .arg(&out)
+            .args(args)
+            // The handshake the client refuses is not logged.
+            .env("GRPC_VERBOSITY", "NONE")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("run python");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("its output"))
+            .read_line(&mut line)
+            .expect("its port");
+        let port = line.trim().parse().expect("a port");
+        GrpcReceiver {
+            child,
+            port,
+            out,
+            tls: args.contains(&"--cert"),
+        }
+    }
+
+    fn endpoint(&self) -> String {
+        let scheme = if self.tls { "https" } else { "http" };
+        format!("{scheme}://127.0.0.1:{}", self.port)
+    }
+
+    /// Each call taken: `{"request": ..., "metadata": ...}`.
+    fn calls(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.out)
+            .unwrap_or_default()
+            .lines()
+            .map(|line| serde_json::from_str(line).expect("a JSON line"))
+            .collect()
+    }
+
+    /// The spans of each call taken, in order.
+    fn spans(&self) -> Vec<Vec<Value>> {
+        self.calls()
+            .iter()
+            .map(|call| spans(&call["request"].to_string()))
+            .collect()
+    }
+}
+
+impl Drop for GrpcReceiver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `export --format otlp` of the guarded session in `dir` (with `--mcp` for a
+/// proxied one, `s.jsonl`): its spans.
+fn exported(dir: &Dir, mcp: bool) -> Vec<Value> {
+    let file = format!("sessions/{SESSION}.jsonl");
+    let args: &[&str] = match mcp {
+        false => &["export", "--format", "otlp", &file],
+        true => &["export", "--format", "otlp", "--mcp", "s.jsonl"],
+    };
+    let export = dir.run(args);
+    assert_eq!(export.code, 0, "{}", export.text());
+    // Protobuf's JSON mapping, as the receiver writes what it took, leaves out an
+    // empty list (a span's `"events": []`).
+    let mut exported = spans(&export.stdout);
+    for span in &mut exported {
+        span.as_object_mut()
+            .expect("a span")
+            .retain(|_, value| value.as_array().is_none_or(|list| !list.is_empty()));
+    }
+    exported
+}
+
+#[test]
+#[ignore = "needs TOOLREPLAY_MCP_PYTHON, a Python with grpcio and opentelemetry-proto"]
+fn a_guarded_session_sends_its_spans_to_a_grpc_receiver() {
+    let dir = Dir::new();
+    let receiver = GrpcReceiver::start(&dir, "calls.jsonl", &[]);
+    let endpoint = receiver.endpoint();
+    let env = [
+        // The base is the endpoint as it is, over gRPC.
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
+        (
+            "OTEL_EXPORTER_OTLP_HEADERS",
+            "Authorization=Bearer%20token,x-team=qa",
+        ),
+        ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "grpc"),
+    ];
+    let runs = guarded_session(&dir, true, &env);
+    for run in &runs {
+        assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{}", run.text());
+    }
+    assert!(runs[2].stdout.contains("\"deny\""), "{}", runs[2].stdout);
+    let calls = receiver.calls();
+    // One call at the turn's end (two spans), one at the session's end (one).
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    for call in &calls {
+        assert_eq!(call["metadata"]["authorization"], "Bearer token");
+        assert_eq!(call["metadata"]["x-team"], "qa");
+    }
+    let exported = exported(&dir, false);
+    assert_eq!(exported.len(), 3);
+    assert_eq!(
+        receiver.spans(),
+        [exported[..2].to_vec(), exported[2..].to_vec()]
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join(format!("sessions/{SESSION}.jsonl.otlp")))
+            .expect("cursor"),
+        "3\n"
+    );
+}
+
+#[test]
+#[ignore = "needs TOOLREPLAY_MCP_PYTHON, a Python with grpcio and opentelemetry-proto"]
+fn a_proxied_session_sends_its_spans_to_a_grpc_receiver() {
+    let dir = Dir::new();
+    let receiver = GrpcReceiver::start(&dir, "calls.jsonl", &[]);
+    let endpoint = receiver.endpoint();
+    let env = [
+        ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", endpoint.as_str()),
+        GRPC,
+    ];
+    let mut session = Session::fake(&dir, &["--otlp"], &env);
+    session.initialize();
+    for (id, tool) in [
+        (1, "echo"),
+        (2, "delete_everything"),
+        (3, "echo"),
+        (4, "error"),
+    ] {
+        session.ask(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{}}}}}}"#
+        ));
+    }
+    let text = session.end(false);
+    assert!(text.contains("exit: 0"), "{text}");
+    assert!(!text.contains("--otlp"), "{text}");
+    let exported = exported(&dir, true);
+    assert_eq!(exported.len(), 4);
+    assert_eq!(receiver.spans().concat(), exported);
+}
+
+#[test]
+#[ignore = "needs TOOLREPLAY_MCP_PYTHON, a Python with grpcio and opentelemetry-proto"]
+fn a_grpc_receiver_over_tls_gets_the_spans_checked_against_the_certificate_named() {
+    let dir = Dir::new();
+    let (_, cert, key) = self_signed();
+    dir.write("cert.pem", &cert);
+    dir.write("key.pem", &key);
+    let cert = dir.path().join("cert.pem");
+    let key = dir.path().join("key.pem");
+    let cert = cert.to_str().expect("UTF-8");
+    let receiver = GrpcReceiver::start(
+        &dir,
+        "calls.jsonl",
+        &["--cert", cert, "--key", key.to_str().expect("UTF-8")],
+    );
+    let endpoint = receiver.endpoint();
+    assert!(endpoint.starts_with("https://127.0.0.1:"));
+    // Not trusted without the certificate: the send fails, said once.
+    let untrusted = [("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()), GRPC];
+    let stop = one_call_then_stop(&dir, &untrusted);
+    assert_eq!((stop.code, stop.stdout.as_str()), (0, ""));
+    assert_eq!(stop.stderr.lines().count(), 1, "{}", stop.stderr);
+    assert!(
+        stop.stderr.starts_with(&format!(
+            "toolreplay guard: --otlp: cannot send spans to {endpoint} over gRPC: TLS: "
+        )) && stop.stderr.contains("certificate"),
+        "{}",
+        stop.stderr
+    );
+    assert_eq!(receiver.calls().len(), 0);
+    // With it, the next end sends them over TLS.
+    let trusted = [
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
+        ("OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE", cert),
+        GRPC,
+    ];
+    let prompt = guard(&dir, true, &turn_event("UserPromptSubmit"), &trusted);
+    assert_eq!((prompt.code, prompt.stderr.as_str()), (0, ""));
+    assert_eq!(receiver.spans(), [exported(&dir, false)]);
+}
+
+#[test]
+#[ignore = "needs TOOLREPLAY_MCP_PYTHON, a Python with grpcio and opentelemetry-proto"]
+fn a_grpc_error_status_is_one_line_and_the_spans_wait_for_the_next_end() {
+    let dir = Dir::new();
+    let failing = GrpcReceiver::start(
+        &dir,
+        "failed.jsonl",
+        &[
+            "--fail",
+            "UNAVAILABLE",
+            "collector draining: 100% full, réessayez\nplus tard",
+        ],
+    );
+    let endpoint = failing.endpoint();
+    let stop = one_call_then_stop(&dir, &[("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint), GRPC]);
+    assert_eq!((stop.code, stop.stdout.as_str()), (0, ""));
+    assert_eq!(
+        stop.stderr,
+        format!(
+            "toolreplay guard: --otlp: cannot send spans to {endpoint} over gRPC: grpc-status 14 (UNAVAILABLE): collector draining: 100% full, réessayez plus tard; the spans wait for the next turn's end\n"
+        )
+    );
+    // The call was made, and refused: nothing counted as sent.
+    assert_eq!(failing.calls().len(), 1);
+    assert!(
+        !dir.path()
+            .join(format!("sessions/{SESSION}.jsonl.otlp"))
+            .exists()
+    );
+    // The next end sends the same spans to a receiver that takes them.
+    let receiver = GrpcReceiver::start(&dir, "calls.jsonl", &[]);
+    let endpoint = receiver.endpoint();
+    let prompt = guard(
+        &dir,
+        true,
+        &turn_event("UserPromptSubmit"),
+        &[("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint), GRPC],
+    );
+    assert_eq!((prompt.code, prompt.stderr.as_str()), (0, ""));
+    let exported = exported(&dir, false);
+    assert_eq!(failing.spans(), std::slice::from_ref(&exported));
+    assert_eq!(receiver.spans(), [exported]);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join(format!("sessions/{SESSION}.jsonl.otlp")))
+            .expect("cursor"),
+        "2\n"
+    );
+}
+
+/// A client key that is not the client certificate's is said in one line when the
+/// exporter starts, over either protocol, and nothing is sent.
+#[test]
+fn a_client_key_that_is_not_the_certificates_is_one_line() {
+    let (tls, server_cert, _) = self_signed();
+    let (_, cert, _) = self_signed();
+    let (_, _, other_key) = self_signed();
+    let dir = Dir::new();
+    dir.write("ca.pem", &server_cert);
+    dir.write("client.pem", &cert);
+    dir.write("client.key", &other_key);
+    let receiver = Receiver::serve(Some(tls));
+    let endpoint = receiver.endpoint();
+    let ca = dir.path().join("ca.pem");
+    let cert = dir.path().join("client.pem");
+    let key = dir.path().join("client.key");
+    let (cert, key) = (cert.to_str().expect("UTF-8"), key.to_str().expect("UTF-8"));
+    for protocol in ["http/protobuf", "grpc"] {
+        let env = [
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
+            ("OTEL_EXPORTER_OTLP_PROTOCOL", protocol),
+            (
+                "OTEL_EXPORTER_OTLP_CERTIFICATE",
+                ca.to_str().expect("UTF-8"),
+            ),
+            ("OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE", cert),
+            ("OTEL_EXPORTER_OTLP_CLIENT_KEY", key),
+        ];
+        let stop = one_call_then_stop(&Dir::new(), &env);
+        assert_eq!((stop.code, stop.stdout.as_str()), (0, ""));
+        assert_eq!(stop.stderr.lines().count(), 1, "{}", stop.stderr);
+        assert!(
+            stop.stderr.starts_with(&format!(
+                "toolreplay guard: --otlp: OTEL_EXPORTER_OTLP_CLIENT_KEY: {key} is not a key of {cert}: "
+            )) && stop
+                .stderr
+                .ends_with("; the spans wait for the next turn's end\n"),
+            "{}",
+            stop.stderr
+        );
+    }
+    assert_eq!(receiver.received().len(), 0);
+}
+
+/// What the HTTP/2 stub answers every call with.
+#[derive(Debug, Clone, Copy)]
+enum StubAnswer {
+    /// 200, an empty message in one frame, `grpc-status: 0` in the trailers.
+    Taken,
+    /// 200 and a frame, but no `grpc-status` anywhere.
+    NoStatus,
+    /// 200, `grpc-status: 0`, and a body that is not one frame.
+    BadFrame,
+}
+
+/// One call the stub took: its method, path, headers and body.
+#[derive(Debug, Clone)]
+struct StubCall {
+    method: String,
+    path: String,
+    headers: hyper::HeaderMap,
+    body: Vec<u8>,
+}
+
+/// A bare HTTP/2 server (hyper's, without TLS) on a free local port, answering
+/// every call with `answer`: to see what a gRPC send puts on the wire, and that an
+/// answer that is not a gRPC success is not taken.
+fn h2_stub(answer: StubAnswer) -> (u16, Arc<Mutex<Vec<StubCall>>>) {
+    use http_body_util::BodyExt as _;
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.set_nonblocking(true).expect("non-blocking");
+    let port = listener.local_addr().expect("address").port();
+    let calls = Arc::new(Mutex::new(Vec::new()));
+    let kept = Arc::clone(&calls);
+    thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).expect("a listener");
+            while let Ok((stream, _)) = listener.accept().await {
+                let kept = Arc::clone(&kept);
+                let service = hyper::service::service_fn(
+                    move |request: hyper::Request<hyper::body::Incoming>| {
+                        let kept = Arc::clone(&kept);
+                        async move {
+                            let (parts, body) = request.into_parts();
+                            let body = body.collect().await?.to_bytes().to_vec();
+                            kept.lock().expect("lock").push(StubCall {
+                                method: parts.method.to_string(),
+                                path: parts.uri.path().to_owned(),
+                                headers: parts.headers,
+                                body,
+                            });
+                            let mut trailers = hyper::HeaderMap::new();
+                            let frame: &'static [u8] = match answer {
+                                StubAnswer::Taken | StubAnswer::NoStatus => &[0, 0, 0, 0, 0],
+                                StubAnswer::BadFrame => &[0, 0, 9],
+                            };
+                            if !matches!(answer, StubAnswer::NoStatus) {
+                                trailers.insert("grpc-status", "0".parse().expect("a value"));
+                            }
+                            let body =
+                                http_body_util::Full::new(hyper::body::Bytes::from_static(frame))
+                                    .with_trailers(std::future::ready(Some(Ok(trailers))));
+                            let response = hyper::Response::builder()
+                                .header("content-type", "application/grpc")
+                                .body(body)
+                                .expect("a response");
+                            Ok::<_, hyper::Error>(response)
+                        }
+                    },
+                );
+                tokio::spawn(async move {
+                    let _ = hyper::server::conn::http2::Builder::new(
+                        hyper_util::rt::TokioExecutor::new(),
+                    )
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                    .await;
+                });
+            }
+        });
+    });
+    (port, calls)
+}
+
+/// What a gRPC send puts on the wire: a POST to the Export method with the gRPC
+/// headers, the guard's budget as `grpc-timeout`, the headers variables as
+/// metadata, and the protobuf request in one frame. An answer with no
+/// `grpc-status`, or whose body is not one frame, is a failed send, said in one
+/// line; the same spans go with the next end, to an endpoint that takes them.
+#[test]
+fn a_grpc_send_is_one_frame_and_only_a_grpc_success_counts() {
+    let dir = Dir::new();
+    let mut said = Vec::new();
+    let mut calls = Vec::new();
+    for answer in [
+        StubAnswer::NoStatus,
+        StubAnswer::BadFrame,
+        StubAnswer::Taken,
+    ] {
+        let (port, taken) = h2_stub(answer);
+        let endpoint = format!("http://127.0.0.1:{port}");
+        let env = [
+            ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", endpoint.as_str()),
+            ("OTEL_EXPORTER_OTLP_HEADERS", "X-Team=qa"),
+            GRPC,
+        ];
+        let end = match answer {
+            StubAnswer::NoStatus => one_call_then_stop(&dir, &env),
+            _ => guard(&dir, true, &turn_event("UserPromptSubmit"), &env),
+        };
+        assert_eq!((end.code, end.stdout.as_str()), (0, ""));
+        said.push(end.stderr.replace(&endpoint, "http://127.0.0.1:PORT"));
+        let taken = taken.lock().expect("lock").clone();
+        assert_eq!(taken.len(), 1, "{answer:?}: {taken:?}");
+        calls.extend(taken);
+    }
+    assert_eq!(
+        said,
+        [
+            "toolreplay guard: --otlp: cannot send spans to http://127.0.0.1:PORT over gRPC: the answer has no grpc-status; the spans wait for the next turn's end\n",
+            "toolreplay guard: --otlp: cannot send spans to http://127.0.0.1:PORT over gRPC: the answer is not one gRPC message frame (3 bytes); the spans wait for the next turn's end\n",
+            "",
+        ]
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join(format!("sessions/{SESSION}.jsonl.otlp")))
+            .expect("cursor"),
+        "2\n"
+    );
+    // Each call is the same request: the two spans export gives, in protobuf.
+    let export = dir.run(&[
+        "export",
+        "--format",
+        "otlp",
+        &format!("sessions/{SESSION}.jsonl"),
+    ]);
+    assert_eq!(export.code, 0, "{}", export.text());
+    let message =
+        toolreplay_core::otlp_protobuf(export.stdout.trim_end().as_bytes()).expect("a request");
+    let mut framed = vec![0];
+    framed.extend_from_slice(&u32::try_from(message.len()).expect("small").to_be_bytes());
+    framed.extend_from_slice(&message);
+    for call in &calls {
+        assert_eq!(call.method, "POST");
+        assert_eq!(
+            call.path,
+            "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
+        );
+        let header = |name: &str| {
+            call.headers
+                .get(name)
+                .map(|value| value.to_str().expect("text"))
+        };
+        assert_eq!(header("content-type"), Some("application/grpc"));
+        assert_eq!(header("te"), Some("trailers"));
+        // The guard's budget of 2 s, under the default 10 s timeout.
+        assert_eq!(header("grpc-timeout"), Some("2000m"));
+        assert_eq!(header("x-team"), Some("qa"));
+        assert_eq!(call.body, framed);
+    }
 }
