@@ -308,6 +308,44 @@ fn messages_other_than_calls_pass_byte_for_byte() {
     assert_snapshot!(session.end(false));
 }
 
+#[test]
+fn a_server_that_stops_reading_gets_every_message_in_order_once_it_reads_again() {
+    let dir = Dir::new();
+    let mut session = Session::fake(&dir, &[], &[]);
+    session.initialize();
+    // The server reads nothing for half a second, while far more than a pipe holds
+    // is sent to it: what the pipe does not take waits in the proxy's queue, and
+    // every message reaches the server whole, once, in the order sent.
+    session.send(r#"{"jsonrpc":"2.0","id":"b","method":"debug/block","params":{"seconds":0.5}}"#);
+    let pad = "x".repeat(100_000);
+    let lines: Vec<String> = (0..30)
+        .map(|i| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{i},"method":"debug/raw","params":{{"pad":"{pad}"}}}}"#
+            )
+        })
+        .collect();
+    for line in &lines {
+        session.send(line);
+    }
+    let blocked: serde_json::Value = serde_json::from_str(&session.recv()).expect("JSON");
+    assert_eq!(blocked["id"], "b");
+    for (i, line) in lines.iter().enumerate() {
+        let answer: serde_json::Value = serde_json::from_str(&session.recv()).expect("JSON");
+        assert_eq!(answer["id"], i);
+        assert!(
+            answer["result"]["line"] == format!("{line}\n"),
+            "message {i} changed"
+        );
+    }
+    let ended = session.end(false);
+    assert!(
+        ended.contains("exit: 0\n--- notes\n--- server stderr\n"),
+        "{}",
+        &ended[ended.len().saturating_sub(500)..]
+    );
+}
+
 // --- timeouts and cancellations
 
 #[test]

@@ -372,14 +372,18 @@ impl Queued {
     }
 }
 
-/// The server's input as the relay writes it: each flushed message is queued for a
-/// thread that writes it to the server, so that the relay goes on reading the
-/// server meanwhile. Dropping it closes the server's input once the queue is
-/// written.
+/// The server's input as the relay writes it. A message goes straight into the
+/// pipe when nothing waits before it and the pipe takes it whole at once (its end
+/// is non-blocking); otherwise what is left is queued for a thread that writes it,
+/// so that the relay never blocks on the server and goes on reading it meanwhile.
+/// Dropping it closes the server's input once the queue is written.
 struct ServerInput {
     line: Vec<u8>,
     queue: Sender<Vec<u8>>,
     queued: Arc<Queued>,
+    /// The pipe, written here while the queue is empty; `None` where it cannot be
+    /// made non-blocking.
+    direct: Option<Arc<ChildStdin>>,
 }
 
 impl Write for ServerInput {
@@ -392,29 +396,105 @@ impl Write for ServerInput {
         if self.line.is_empty() {
             return Ok(());
         }
+        let mut bytes = self
+            .queued
+            .bytes
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        // Nothing queued: the writer thread is idle and waits for the queue, which
+        // only this side fills, so the pipe is this side's until it queues again.
+        if let (Some(0), Some(pipe)) = (*bytes, &self.direct) {
+            let written = write_now(pipe, &self.line)?;
+            if written == self.line.len() {
+                self.line.clear();
+                return Ok(());
+            }
+            self.line.drain(..written);
+        }
         let line = std::mem::take(&mut self.line);
         let len = line.len();
-        self.queued
-            .update(|bytes| *bytes = bytes.map(|queued| queued + len));
+        *bytes = bytes.map(|queued| queued + len);
+        drop(bytes);
+        self.queued.changed.notify_all();
         self.queue
             .send(line)
             .map_err(|_| io::Error::from(io::ErrorKind::BrokenPipe))
     }
 }
 
-fn spawn_server_writer(mut stdin: std::process::ChildStdin, queued: Arc<Queued>) -> ServerInput {
+/// Writes what the non-blocking `pipe` takes of `line` now; gives how much.
+fn write_now(mut pipe: &ChildStdin, line: &[u8]) -> io::Result<usize> {
+    let mut written = 0;
+    while written < line.len() {
+        match pipe.write(&line[written..]) {
+            Ok(0) => return Err(io::Error::from(io::ErrorKind::WriteZero)),
+            Ok(n) => written += n,
+            Err(err) if err.kind() == io::ErrorKind::WouldBlock => break,
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(err),
+        }
+    }
+    Ok(written)
+}
+
+/// Writes all of `line` to `pipe`, waiting for room when it is non-blocking.
+fn write_waiting(mut pipe: &ChildStdin, mut line: &[u8]) -> io::Result<()> {
+    while !line.is_empty() {
+        match pipe.write(line) {
+            Ok(0) => return Err(io::Error::from(io::ErrorKind::WriteZero)),
+            Ok(n) => line = &line[n..],
+            Err(err) if err.kind() == io::ErrorKind::WouldBlock => wait_writable(pipe)?,
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(err),
+        }
+    }
+    Ok(())
+}
+
+/// Makes the proxy's end of the server's input non-blocking (the server's end is
+/// its own and stays as it is); gives whether it is.
+#[cfg(unix)]
+fn set_non_blocking(pipe: &ChildStdin) -> bool {
+    rustix::io::ioctl_fionbio(pipe, true).is_ok()
+}
+
+#[cfg(not(unix))]
+fn set_non_blocking(_: &ChildStdin) -> bool {
+    false
+}
+
+/// Waits until `pipe` takes bytes again (or is broken).
+#[cfg(unix)]
+fn wait_writable(pipe: &ChildStdin) -> io::Result<()> {
+    use rustix::event::{PollFd, PollFlags, poll};
+    let mut fds = [PollFd::new(pipe, PollFlags::OUT)];
+    match poll(&mut fds, None) {
+        Ok(_) | Err(rustix::io::Errno::INTR) => Ok(()),
+        Err(err) => Err(err.into()),
+    }
+}
+
+#[cfg(not(unix))]
+fn wait_writable(_: &ChildStdin) -> io::Result<()> {
+    Err(io::Error::from(io::ErrorKind::WouldBlock))
+}
+
+fn spawn_server_writer(stdin: ChildStdin, queued: Arc<Queued>) -> ServerInput {
     queued.update(|bytes| *bytes = Some(0));
+    let stdin = Arc::new(stdin);
+    let direct = set_non_blocking(&stdin).then(|| Arc::clone(&stdin));
     let (queue, lines): (Sender<Vec<u8>>, Receiver<Vec<u8>>) = mpsc::channel();
     let writer_queued = Arc::clone(&queued);
     thread::spawn(move || {
         for line in lines {
-            if stdin.write_all(&line).and_then(|()| stdin.flush()).is_err() {
+            if write_waiting(&stdin, &line).is_err() {
                 break;
             }
             let len = line.len();
             writer_queued.update(|bytes| *bytes = bytes.map(|queued| queued.saturating_sub(len)));
         }
-        // The server's input closes here; nothing waits for room any more.
+        // The server's input closes here (once the relay's side is dropped too);
+        // nothing waits for room any more.
         drop(stdin);
         writer_queued.update(|bytes| *bytes = None);
     });
@@ -422,6 +502,7 @@ fn spawn_server_writer(mut stdin: std::process::ChildStdin, queued: Arc<Queued>)
         line: Vec::new(),
         queue,
         queued,
+        direct,
     }
 }
 
