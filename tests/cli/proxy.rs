@@ -314,11 +314,12 @@ fn a_server_that_stops_reading_gets_every_message_in_order_once_it_reads_again()
     let mut session = Session::fake(&dir, &[], &[]);
     session.initialize();
     // The server reads nothing for half a second, while far more than a pipe holds
-    // is sent to it: what the pipe does not take waits in the proxy's queue, and
-    // every message reaches the server whole, once, in the order sent.
+    // is sent to it (6 MB: past the 4 MiB the proxy queues, it stops reading the
+    // client): what the pipe does not take waits in the proxy's queue, and every
+    // message reaches the server whole, once, in the order sent.
     session.send(r#"{"jsonrpc":"2.0","id":"b","method":"debug/block","params":{"seconds":0.5}}"#);
     let pad = "x".repeat(100_000);
-    let lines: Vec<String> = (0..30)
+    let lines: Vec<String> = (0..60)
         .map(|i| {
             format!(
                 r#"{{"jsonrpc":"2.0","id":{i},"method":"debug/raw","params":{{"pad":"{pad}"}}}}"#

@@ -11,6 +11,7 @@ mod listen;
 mod pins;
 mod relay;
 mod seal;
+mod source;
 mod spans;
 mod upstream;
 mod wire;
@@ -30,6 +31,7 @@ use crate::printer::Status;
 use pins::Pins;
 use relay::{Ending, Event, Relay, Settings};
 use seal::Recorder;
+use source::Source;
 use wire::{Read, read_line};
 
 /// How long the server gets to exit after its input is closed, and again after
@@ -85,13 +87,35 @@ pub(crate) fn run(args: &ProxyArgs) -> Result<Status, Error> {
         false => None,
     };
     let (events, receiver) = mpsc::sync_channel::<Event>(64);
+    // Both ends on stdio: the relay's thread reads both pipes itself, and a signal
+    // wakes it by a byte on `wake`.
     #[cfg(unix)]
-    forward_signals(events.clone()).map_err(|source| Error::Io {
+    let wake = match listener.is_none() && upstream_url.is_none() {
+        true => Some(
+            std::os::unix::net::UnixStream::pair().map_err(|source| Error::Io {
+                what: "handle SIGINT and SIGTERM".to_owned(),
+                source,
+            })?,
+        ),
+        false => None,
+    };
+    #[cfg(unix)]
+    forward_signals(
+        events.clone(),
+        wake.as_ref()
+            .map(|(_, write)| write.try_clone())
+            .transpose(),
+    )
+    .map_err(|source| Error::Io {
         what: "handle SIGINT and SIGTERM".to_owned(),
         source,
     })?;
+    #[cfg(unix)]
+    let polled = wake.map(|(read, _)| read);
+    #[cfg(not(unix))]
+    let polled: Option<()> = None;
     let credentials = listen::Credentials::default();
-    let (mut server, server_input, room): (Server, Box<dyn Write + Send>, _) =
+    let (mut server, server_input, room, server_output): (Server, Box<dyn Write + Send>, _, _) =
         match (&upstream_url, &runtime) {
             (Some(url), Some(runtime)) => {
                 let (upstream, input) = upstream::start(
@@ -103,16 +127,16 @@ pub(crate) fn run(args: &ProxyArgs) -> Result<Status, Error> {
                     args.call_timeout,
                 )
                 .map_err(Error::Usage)?;
-                (Server::Http(upstream), Box::new(input), None)
+                (Server::Http(upstream), Box::new(input), None, None)
             }
             _ => {
                 let (child, server_in, server_out, server_err) = start_server(&args.command)?;
-                let (input, room) = spawn_server_pumps(
+                let (input, room, output) = spawn_server_pumps(
                     args.max_message_bytes,
-                    &events,
+                    (polled.is_none()).then_some(&events),
                     (server_in, server_out, server_err),
                 );
-                (Server::Child(child), Box::new(input), Some(room))
+                (Server::Child(child), Box::new(input), Some(room), output)
             }
         };
     let mut recorder = Recorder::open(&args.seal, &scope, &policy, !args.no_fsync);
@@ -139,7 +163,7 @@ pub(crate) fn run(args: &ProxyArgs) -> Result<Status, Error> {
                     runtime.handle(),
                     listener,
                     events.clone(),
-                    room,
+                    room.clone(),
                     args.max_message_bytes,
                     Arc::clone(&credentials),
                 )
@@ -155,11 +179,24 @@ pub(crate) fn run(args: &ProxyArgs) -> Result<Status, Error> {
                 (Some(served), Box::new(output))
             }
             _ => {
-                spawn_client_pump(args.max_message_bytes, &events, room);
+                if polled.is_none() {
+                    spawn_client_pump(args.max_message_bytes, &events, room.clone());
+                }
                 (None, Box::new(io::stdout()))
             }
         };
     drop(events);
+    let mut source: Box<dyn Source> = match (polled, server_output, room) {
+        #[cfg(unix)]
+        (Some(wake), Some(output), Some(room)) => Box::new(source::Pipes::new(
+            output,
+            args.max_message_bytes,
+            receiver,
+            wake,
+            room,
+        )),
+        _ => Box::new(receiver),
+    };
     let settings = Settings {
         call_timeout: Some(args.call_timeout),
         on_sensitive: args.on_sensitive,
@@ -172,8 +209,8 @@ pub(crate) fn run(args: &ProxyArgs) -> Result<Status, Error> {
         pins,
         settings,
     );
-    let ending = relay.run(&receiver);
-    let code = end(&mut relay, ending, &receiver, &mut server);
+    let ending = relay.run(&mut *source);
+    let code = end(&mut relay, ending, &mut *source, &mut server);
     if let Some(served) = &served {
         served.finish(GRACE);
     }
@@ -246,28 +283,35 @@ fn start_server(
     Ok((child, server_in, server_out, server_err))
 }
 
-/// Starts the threads that read the server into `events` (each message up to
-/// `limit` bytes) and pass its stderr on; gives the server's input as the relay
-/// writes it, and its queue, which the client's side waits on for room.
+/// Starts the threads that write the server's input, read the server into
+/// `events` when given (each message up to `limit` bytes), and pass its stderr on;
+/// gives the server's input as the relay writes it, its queue, which the client's
+/// side waits on for room, and its output when no thread reads it.
 fn spawn_server_pumps(
     limit: usize,
-    events: &SyncSender<Event>,
+    events: Option<&SyncSender<Event>>,
     (server_in, server_out, server_err): (ChildStdin, ChildStdout, ChildStderr),
-) -> (ServerInput, Arc<Queued>) {
+) -> (ServerInput, Arc<Queued>, Option<ChildStdout>) {
     let queue = Arc::new(Queued::default());
     let server_in = spawn_server_writer(server_in, Arc::clone(&queue));
-    let server_events = events.clone();
-    thread::spawn(move || {
-        pump(
-            BufReader::new(server_out),
-            limit,
-            &server_events,
-            Event::Server,
-            None,
-        )
-    });
+    let server_out = match events {
+        Some(events) => {
+            let server_events = events.clone();
+            thread::spawn(move || {
+                pump(
+                    BufReader::new(server_out),
+                    limit,
+                    &server_events,
+                    Event::Server,
+                    None,
+                )
+            });
+            None
+        }
+        None => Some(server_out),
+    };
     thread::spawn(move || pass_stderr(server_err));
-    (server_in, queue)
+    (server_in, queue, server_out)
 }
 
 /// Starts the thread that reads the client (standard input) into `events`,
@@ -288,12 +332,12 @@ fn spawn_client_pump(limit: usize, events: &SyncSender<Event>, room: Option<Arc<
 
 /// Ends the session the relay ended with `ending`: the calls still pending are
 /// ended, the server stopped; gives the exit status.
-fn end(relay: &mut Relay, ending: Ending, receiver: &Receiver<Event>, server: &mut Server) -> u8 {
+fn end(relay: &mut Relay, ending: Ending, events: &mut dyn Source, server: &mut Server) -> u8 {
     match ending {
         Ending::Client => {
             relay.end_all("the client ended the session first");
             relay.close_server();
-            relay.drain(receiver, GRACE);
+            relay.drain(events, GRACE);
             server.stop();
             0
         }
@@ -547,13 +591,22 @@ fn pass_stderr(err: ChildStderr) {
     }
 }
 
+/// Sends SIGINT and SIGTERM to `events`, with a byte to `wake` when given (the
+/// relay may be waiting in poll(2) rather than on `events`).
 #[cfg(unix)]
-fn forward_signals(events: SyncSender<Event>) -> io::Result<()> {
+fn forward_signals(
+    events: SyncSender<Event>,
+    wake: io::Result<Option<std::os::unix::net::UnixStream>>,
+) -> io::Result<()> {
     use signal_hook::consts::{SIGINT, SIGTERM};
+    let mut wake = wake?;
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
     thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
             let _ = events.send(Event::Signal(signal));
+            if let Some(wake) = wake.as_mut() {
+                let _ = wake.write_all(b"!");
+            }
         }
     });
     Ok(())

@@ -5,7 +5,6 @@
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::io::Write;
 use std::ops::Range;
-use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
 use std::time::{Duration, Instant};
 
 use toolreplay_core::{Finding, FindingKind, SensitiveResponse, finding_message, quote_name};
@@ -17,6 +16,7 @@ use super::answers::{
 };
 use super::pins::Pins;
 use super::seal::{Outcome, Recorder, refused_response};
+use super::source::{Next, Source};
 use super::wire::{self, IdKey, Message, Read, get, id_key};
 
 /// At most this many requests of each side are kept waiting for an answer; a
@@ -217,14 +217,14 @@ impl<'s> Relay<'s> {
     }
 
     /// Relays until the client or the server ends, or a signal comes.
-    pub(super) fn run(&mut self, events: &Receiver<Event>) -> Ending {
+    pub(super) fn run(&mut self, events: &mut dyn Source) -> Ending {
         let mut batch = 0;
         loop {
             // Every event already waiting is handled before the links they made
             // ready are flushed, with one fsync, and their answers move on.
             if batch < BATCH {
-                match events.try_recv() {
-                    Ok(event) => {
+                match events.try_next() {
+                    Next::Event(event) => {
                         batch += 1;
                         if let Some(ending) = self.handle(event) {
                             self.commit();
@@ -232,8 +232,8 @@ impl<'s> Relay<'s> {
                         }
                         continue;
                     }
-                    Err(TryRecvError::Empty) => {}
-                    Err(TryRecvError::Disconnected) => {
+                    Next::Timeout => {}
+                    Next::Closed => {
                         self.commit();
                         return Ending::Client;
                     }
@@ -250,22 +250,13 @@ impl<'s> Relay<'s> {
                 .chain(self.awaiting.iter().map(|(_, call)| call))
                 .filter_map(|call| call.deadline)
                 .min();
-            let event = match deadline {
-                Some(deadline) => {
-                    let wait = deadline.saturating_duration_since(Instant::now());
-                    match events.recv_timeout(wait) {
-                        Ok(event) => event,
-                        Err(RecvTimeoutError::Timeout) => {
-                            self.expire(Instant::now());
-                            continue;
-                        }
-                        Err(RecvTimeoutError::Disconnected) => return Ending::Client,
-                    }
+            let event = match events.next(deadline) {
+                Next::Event(event) => event,
+                Next::Timeout => {
+                    self.expire(Instant::now());
+                    continue;
                 }
-                None => match events.recv() {
-                    Ok(event) => event,
-                    Err(_) => return Ending::Client,
-                },
+                Next::Closed => return Ending::Client,
             };
             batch = 1;
             if let Some(ending) = self.handle(event) {
@@ -353,18 +344,19 @@ impl<'s> Relay<'s> {
 
     /// After the client ended: passes the server's messages on until the server
     /// closes its output or `grace` is over (late answers are dropped).
-    pub(super) fn drain(&mut self, events: &Receiver<Event>, grace: Duration) {
+    pub(super) fn drain(&mut self, events: &mut dyn Source, grace: Duration) {
         let until = Instant::now() + grace;
         loop {
-            let wait = until.saturating_duration_since(Instant::now());
-            match events.recv_timeout(wait) {
-                Ok(Event::Server(Read::Line(line))) => {
+            match events.next(Some(until)) {
+                Next::Event(Event::Server(Read::Line(line))) => {
                     self.server_lines += 1;
                     self.server_message(&line);
                     self.commit();
                 }
-                Ok(Event::Server(Read::End | Read::Failed(_))) | Err(_) => return,
-                Ok(_) => {}
+                Next::Event(Event::Server(Read::End | Read::Failed(_)))
+                | Next::Timeout
+                | Next::Closed => return,
+                Next::Event(_) => {}
             }
         }
     }
