@@ -378,9 +378,8 @@ fn the_protobuf_spans_parse_with_the_official_definitions_as_the_export() {
     assert_eq!(String::from_utf8_lossy(&output.stdout), "3\n");
 }
 
-#[test]
-fn an_endpoint_that_never_answers_holds_a_turn_end_for_its_budget_only() {
-    // Takes connections and never answers them.
+/// The port of an endpoint that takes connections and never answers them.
+fn silent_endpoint() -> u16 {
     let silent = TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = silent.local_addr().expect("address").port();
     thread::spawn(move || {
@@ -389,6 +388,12 @@ fn an_endpoint_that_never_answers_holds_a_turn_end_for_its_budget_only() {
             held.push(stream);
         }
     });
+    port
+}
+
+#[test]
+fn an_endpoint_that_never_answers_holds_a_turn_end_for_its_budget_only() {
+    let port = silent_endpoint();
     let dir = Dir::new();
     dir.write("scope.json", POLICY);
     let hanging = format!("http://127.0.0.1:{port}");
@@ -574,15 +579,7 @@ fn assert_failed_send(dir: &Dir, stop: &super::Run, starts: &str) {
 
 #[test]
 fn a_grpc_endpoint_that_never_answers_holds_a_turn_end_for_its_budget_only() {
-    // Takes connections and never answers them.
-    let silent = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = silent.local_addr().expect("address").port();
-    thread::spawn(move || {
-        let mut held = Vec::new();
-        for stream in silent.incoming() {
-            held.push(stream);
-        }
-    });
+    let port = silent_endpoint();
     let dir = Dir::new();
     let hanging = format!("http://127.0.0.1:{port}");
     let started = std::time::Instant::now();
