@@ -47,16 +47,21 @@ mod grpc;
 pub(crate) struct Exporter {
     /// The endpoint, as messages name it.
     url: String,
-    headers: Vec<(String, String)>,
     transport: Transport,
 }
 
 /// How a request goes.
 #[derive(Debug)]
 enum Transport {
-    /// OTLP/HTTP: a POST of the protobuf or JSON request.
-    Http { protobuf: bool, agent: ureq::Agent },
-    /// OTLP/gRPC: the unary `Export` call over HTTP/2, within `timeout`.
+    /// OTLP/HTTP: a POST of the protobuf or JSON request, with the headers
+    /// variables' pairs.
+    Http {
+        protobuf: bool,
+        agent: ureq::Agent,
+        headers: Vec<(String, String)>,
+    },
+    /// OTLP/gRPC: the unary `Export` call over HTTP/2, within `timeout` (the
+    /// headers variables' pairs are the endpoint's metadata).
     Grpc {
         endpoint: grpc::Endpoint,
         tls: Arc<rustls::ClientConfig>,
@@ -129,8 +134,8 @@ fn pem_certificates(
 /// The TLS settings the certificate variables give, read once for every protocol:
 /// the roots to trust (Mozilla's by default, else only the certificates of the file
 /// named) and the client's certificate chain and key, if any; as the OTLP/HTTP
-/// client takes them, and as rustls' client configuration (TLS 1.2 and 1.3, the
-/// `ring` provider, no ALPN protocol yet) for gRPC.
+/// client takes them, and as rustls' client configuration for gRPC (TLS 1.2 and
+/// 1.3, the `ring` provider, ALPN `h2`).
 struct Tls {
     ureq: ureq::tls::TlsConfig,
     rustls: Arc<rustls::ClientConfig>,
@@ -160,7 +165,7 @@ impl Tls {
         .with_safe_default_protocol_versions()
         .map_err(|err| format!("TLS: {err}"))?
         .with_root_certificates(roots);
-        let rustls = match (
+        let mut rustls = match (
             signal_var(env, "CLIENT_CERTIFICATE"),
             signal_var(env, "CLIENT_KEY"),
         ) {
@@ -194,6 +199,7 @@ impl Tls {
                 ));
             }
         };
+        rustls.alpn_protocols = vec![b"h2".to_vec()];
         Ok(Tls {
             ureq: config.build(),
             rustls: Arc::new(rustls),
@@ -284,40 +290,49 @@ impl Exporter {
                 Transport::Http {
                     protobuf: protocol == Protocol::Protobuf,
                     agent: config.into(),
+                    headers,
                 }
             }
         };
-        Ok(Exporter {
-            url,
-            headers,
-            transport,
-        })
+        Ok(Exporter { url, transport })
     }
 
     /// Sends one request ([`otlp_request`]'s OTLP/JSON), in the protocol's encoding;
     /// `Err` says why it was not taken.
     pub(crate) fn send(&self, json: &[u8]) -> Result<(), String> {
-        let (protobuf, agent) = match &self.transport {
-            Transport::Http { protobuf, agent } => (*protobuf, agent),
+        let protobuf = || otlp_protobuf(json).map_err(|err| err.to_string());
+        let (agent, headers, body, content_type) = match &self.transport {
             Transport::Grpc {
                 endpoint,
                 tls,
                 timeout,
             } => {
-                let message = otlp_protobuf(json).map_err(|err| err.to_string())?;
-                return grpc::export(endpoint, tls, &message, *timeout)
+                return grpc::export(endpoint, tls, &protobuf()?, *timeout)
                     .map_err(|err| format!("cannot send spans to {} over gRPC: {err}", self.url));
             }
-        };
-        let (body, content_type) = match protobuf {
-            true => (
-                std::borrow::Cow::Owned(otlp_protobuf(json).map_err(|err| err.to_string())?),
+            Transport::Http {
+                protobuf: true,
+                agent,
+                headers,
+            } => (
+                agent,
+                headers,
+                std::borrow::Cow::Owned(protobuf()?),
                 "application/x-protobuf",
             ),
-            false => (std::borrow::Cow::Borrowed(json), "application/json"),
+            Transport::Http {
+                protobuf: false,
+                agent,
+                headers,
+            } => (
+                agent,
+                headers,
+                std::borrow::Cow::Borrowed(json),
+                "application/json",
+            ),
         };
         let mut request = agent.post(&self.url).header("Content-Type", content_type);
-        for (key, value) in &self.headers {
+        for (key, value) in headers {
             request = request.header(key.as_str(), value.as_str());
         }
         request

@@ -249,8 +249,8 @@ fn chain(err: &dyn std::error::Error) -> String {
 }
 
 /// Makes the call to `endpoint` with `message` (a protobuf
-/// `ExportTraceServiceRequest`), `https://` with `tls` (ALPN `h2` added), the
-/// metadata of `headers`, within `timeout`.
+/// `ExportTraceServiceRequest`), `https://` with `tls` (which asks for ALPN `h2`),
+/// the endpoint's metadata, within `timeout`.
 pub(super) fn export(
     endpoint: &Endpoint,
     tls: &Arc<rustls::ClientConfig>,
@@ -314,11 +314,9 @@ async fn call(
     if !endpoint.tls {
         return exchange(stream, request).await;
     }
-    let mut config = rustls::ClientConfig::clone(tls);
-    config.alpn_protocols = vec![b"h2".to_vec()];
     let name = rustls::pki_types::ServerName::try_from(endpoint.host.clone())
         .map_err(|err| format!("{:?} is not a TLS server name: {err}", endpoint.host))?;
-    let stream = tokio_rustls::TlsConnector::from(Arc::new(config))
+    let stream = tokio_rustls::TlsConnector::from(Arc::clone(tls))
         .connect(name, stream)
         .await
         .map_err(|err| format!("TLS: {}", chain(&err)))?;
