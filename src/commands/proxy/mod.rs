@@ -88,30 +88,21 @@ pub(crate) fn run(args: &ProxyArgs) -> Result<Status, Error> {
     };
     let (events, receiver) = mpsc::sync_channel::<Event>(64);
     // Both ends on stdio: the relay's thread reads both pipes itself, and a signal
-    // wakes it by a byte on `wake`.
+    // wakes it by a byte on the read end of `polled`.
     #[cfg(unix)]
-    let wake = match listener.is_none() && upstream_url.is_none() {
-        true => Some(
-            std::os::unix::net::UnixStream::pair().map_err(|source| Error::Io {
-                what: "handle SIGINT and SIGTERM".to_owned(),
-                source,
-            })?,
-        ),
-        false => None,
+    let polled = {
+        let signals_error = |source| Error::Io {
+            what: "handle SIGINT and SIGTERM".to_owned(),
+            source,
+        };
+        let wake = match listener.is_none() && upstream_url.is_none() {
+            true => Some(std::os::unix::net::UnixStream::pair().map_err(signals_error)?),
+            false => None,
+        };
+        let (read, write) = wake.unzip();
+        forward_signals(events.clone(), write).map_err(signals_error)?;
+        read
     };
-    #[cfg(unix)]
-    forward_signals(
-        events.clone(),
-        wake.as_ref()
-            .map(|(_, write)| write.try_clone())
-            .transpose(),
-    )
-    .map_err(|source| Error::Io {
-        what: "handle SIGINT and SIGTERM".to_owned(),
-        source,
-    })?;
-    #[cfg(unix)]
-    let polled = wake.map(|(read, _)| read);
     #[cfg(not(unix))]
     let polled: Option<()> = None;
     let credentials = listen::Credentials::default();
@@ -596,10 +587,9 @@ fn pass_stderr(err: ChildStderr) {
 #[cfg(unix)]
 fn forward_signals(
     events: SyncSender<Event>,
-    wake: io::Result<Option<std::os::unix::net::UnixStream>>,
+    mut wake: Option<std::os::unix::net::UnixStream>,
 ) -> io::Result<()> {
     use signal_hook::consts::{SIGINT, SIGTERM};
-    let mut wake = wake?;
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
     thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {

@@ -135,10 +135,13 @@ mod polled {
         /// Waits at most `wait` for a side (or a signal) to have something, and
         /// reads what each side that has something has.
         fn poll(&mut self, wait: Option<Duration>) {
-            let client = !self.client.done() && self.room();
-            let wait = match client || self.client.done() {
-                true => wait,
-                false => Some(wait.map_or(ROOM_CHECK, |wait| wait.min(ROOM_CHECK))),
+            let client_open = !self.client.done();
+            let client = client_open && self.room();
+            // While the server's queue is full, the client's side looks for room
+            // again soon.
+            let wait = match client_open && !client {
+                true => Some(wait.map_or(ROOM_CHECK, |wait| wait.min(ROOM_CHECK))),
+                false => wait,
             };
             let timeout = wait.map(|wait| {
                 Timespec::try_from(wait).unwrap_or(Timespec {
@@ -146,17 +149,19 @@ mod polled {
                     tv_nsec: 0,
                 })
             });
-            let input = PollFlags::IN;
-            let mut fds = Vec::with_capacity(3);
-            fds.push(PollFd::new(&self.wake, input));
-            if client {
-                fds.push(PollFd::from_borrowed_fd(self.client.fd(), input));
-            }
             let server = !self.server.done();
-            if server {
-                fds.push(PollFd::from_borrowed_fd(self.server.fd(), input));
+            let input = PollFlags::IN;
+            // The wake socket first, then the sides looked at; the places after
+            // them (the wake socket again) are not polled.
+            let mut fds = [(); 3].map(|()| PollFd::new(&self.wake, input));
+            let mut polled = 1;
+            for (side, fd) in [(client, self.client.fd()), (server, self.server.fd())] {
+                if side {
+                    fds[polled] = PollFd::from_borrowed_fd(fd, input);
+                    polled += 1;
+                }
             }
-            match poll(&mut fds, timeout.as_ref()) {
+            match poll(&mut fds[..polled], timeout.as_ref()) {
                 Ok(_) => {}
                 Err(rustix::io::Errno::INTR) => return,
                 Err(err) => {
@@ -168,19 +173,18 @@ mod polled {
                     return;
                 }
             }
-            let seen: Vec<PollFlags> = fds.iter().map(PollFd::revents).collect();
-            let mut seen = seen.into_iter();
-            if seen.next().is_some_and(|flags| !flags.is_empty()) {
+            let [wake, first, second] = fds.map(|fd| fd.revents());
+            let (client_flags, server_flags) = match client {
+                true => (first, second),
+                false => (PollFlags::empty(), first),
+            };
+            if !wake.is_empty() {
                 // The signal's byte: the signal itself is in the channel.
                 let mut byte = [0u8; 64];
                 let _ = io::Read::read(&mut self.wake, &mut byte);
             }
-            if client && let Some(flags) = seen.next() {
-                self.client.ready(flags, &mut self.chunk);
-            }
-            if server && let Some(flags) = seen.next() {
-                self.server.ready(flags, &mut self.chunk);
-            }
+            self.client.ready(client_flags, &mut self.chunk);
+            self.server.ready(server_flags, &mut self.chunk);
         }
     }
 
