@@ -641,26 +641,34 @@ fn a_protocol_or_an_endpoint_that_cannot_be_used_is_refused_in_one_line() {
     insta::assert_snapshot!("otlp_refused", said);
 }
 
+/// A `tools/call` request.
+fn tool_call(id: u64, tool: &str, args: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{args}}}}}"#
+    )
+}
+
+/// A session of the fake server through `proxy --otlp` with `env`: four calls
+/// (allowed, denied, allowed, an error), ended cleanly, with no note of the export.
+fn proxied_session(dir: &Dir, env: &[(&str, &str)]) {
+    let mut session = Session::fake(dir, &["--otlp"], env);
+    session.initialize();
+    session.ask(&tool_call(1, "echo", r#"{"a": 1}"#));
+    session.ask(&tool_call(2, "delete_everything", "{}"));
+    session.ask(&tool_call(3, "echo", r#"{"a": 1}"#));
+    session.ask(&tool_call(4, "error", "{}"));
+    let text = session.end(false);
+    assert!(text.contains("exit: 0"), "{text}");
+    assert!(!text.contains("--otlp"), "{text}");
+}
+
 #[test]
 fn a_proxied_session_sends_the_spans_export_gives_of_its_sealed_file() {
     let receiver = Receiver::start();
     let endpoint = receiver.endpoint();
     let dir = Dir::new();
     let env = [("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()), JSON];
-    let mut session = Session::fake(&dir, &["--otlp"], &env);
-    session.initialize();
-    let call = |id: u64, tool: &str, args: &str| {
-        format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{args}}}}}"#
-        )
-    };
-    session.ask(&call(1, "echo", r#"{"a": 1}"#));
-    session.ask(&call(2, "delete_everything", "{}"));
-    session.ask(&call(3, "echo", r#"{"a": 1}"#));
-    session.ask(&call(4, "error", "{}"));
-    let text = session.end(false);
-    assert!(text.contains("exit: 0"), "{text}");
-    assert!(!text.contains("--otlp"), "{text}");
+    proxied_session(&dir, &env);
     let export = dir.run(&["export", "--format", "otlp", "--mcp", "s.jsonl"]);
     assert_eq!(export.code, 0, "{}", export.text());
     let exported = spans(&export.stdout);
@@ -692,7 +700,7 @@ fn a_proxied_session_sends_the_spans_export_gives_of_its_sealed_file() {
     let before = receiver.received().len();
     let mut session = Session::fake(&dir, &["--otlp"], &env);
     session.initialize();
-    session.ask(&call(1, "echo", r#"{"a": 1}"#));
+    session.ask(&tool_call(1, "echo", r#"{"a": 1}"#));
     session.end(false);
     let export = dir.run(&["export", "--format", "otlp", "--mcp", "s.jsonl"]);
     let exported = spans(&export.stdout);
@@ -1039,21 +1047,7 @@ fn a_proxied_session_sends_its_spans_to_a_grpc_receiver() {
         ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", endpoint.as_str()),
         GRPC,
     ];
-    let mut session = Session::fake(&dir, &["--otlp"], &env);
-    session.initialize();
-    for (id, tool) in [
-        (1, "echo"),
-        (2, "delete_everything"),
-        (3, "echo"),
-        (4, "error"),
-    ] {
-        session.ask(&format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{}}}}}}"#
-        ));
-    }
-    let text = session.end(false);
-    assert!(text.contains("exit: 0"), "{text}");
-    assert!(!text.contains("--otlp"), "{text}");
+    proxied_session(&dir, &env);
     let exported = exported(&dir, true);
     assert_eq!(exported.len(), 4);
     assert_eq!(receiver.spans().concat(), exported);
