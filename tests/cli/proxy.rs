@@ -347,6 +347,53 @@ fn a_server_that_stops_reading_gets_every_message_in_order_once_it_reads_again()
     );
 }
 
+#[test]
+fn a_full_queue_takes_the_client_again_as_soon_as_the_server_reads_it() {
+    let dir = Dir::new();
+    let mut session = Session::fake(&dir, &[], &[]);
+    session.initialize();
+    // While the server reads nothing, 6 MB of notifications fill the proxy's queue
+    // past its 4 MiB, and it stops reading the client; then the server reads them
+    // all and writes nothing, so only the queue's room can have the proxy read the
+    // client again, and the request after them be answered.
+    // Written from a thread: should the proxy never read the client again, the
+    // answers below time out instead of the test waiting on a full pipe.
+    let line = format!(
+        r#"{{"jsonrpc":"2.0","method":"debug/sink","params":{{"pad":"{}"}}}}"#,
+        "x".repeat(100_000)
+    );
+    let mut stdin = session.stdin.take().expect("stdin open");
+    let written = line.len();
+    let writer = thread::spawn(move || {
+        let mut all = String::from(
+            r#"{"jsonrpc":"2.0","id":"b","method":"debug/block","params":{"seconds":0.5}}"#,
+        );
+        all.push('\n');
+        for _ in 0..60 {
+            all.push_str(&line);
+            all.push('\n');
+        }
+        all.push_str(r#"{"jsonrpc":"2.0","id":"s","method":"debug/sunk"}"#);
+        all.push('\n');
+        stdin.write_all(all.as_bytes()).expect("write to the proxy");
+        stdin
+    });
+    let blocked: serde_json::Value = serde_json::from_str(&session.recv()).expect("JSON");
+    assert_eq!(blocked["id"], "b");
+    let sunk: serde_json::Value = serde_json::from_str(&session.recv()).expect("JSON");
+    assert_eq!(
+        sunk["result"],
+        serde_json::json!({"count": 60, "bytes": 60 * (written + 1)})
+    );
+    session.stdin = Some(writer.join().expect("the writer"));
+    let ended = session.end(false);
+    assert!(
+        ended.contains("exit: 0\n--- notes\n--- server stderr\n"),
+        "{}",
+        &ended[ended.len().saturating_sub(500)..]
+    );
+}
+
 // --- timeouts and cancellations
 
 #[test]

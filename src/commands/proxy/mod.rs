@@ -87,8 +87,9 @@ pub(crate) fn run(args: &ProxyArgs) -> Result<Status, Error> {
         false => None,
     };
     let (events, receiver) = mpsc::sync_channel::<Event>(64);
-    // Both ends on stdio: the relay's thread reads both pipes itself, and a signal
-    // wakes it by a byte on the read end of `polled`.
+    // Both ends on stdio: the relay's thread reads both pipes itself, and a byte on
+    // the socket pair `polled` wakes it for a signal, or when the server's queue
+    // has room again.
     #[cfg(unix)]
     let polled = {
         let signals_error = |source| Error::Io {
@@ -96,12 +97,18 @@ pub(crate) fn run(args: &ProxyArgs) -> Result<Status, Error> {
             source,
         };
         let wake = match listener.is_none() && upstream_url.is_none() {
-            true => Some(std::os::unix::net::UnixStream::pair().map_err(signals_error)?),
+            true => {
+                let (read, write) =
+                    std::os::unix::net::UnixStream::pair().map_err(signals_error)?;
+                write.set_nonblocking(true).map_err(signals_error)?;
+                Some((read, write))
+            }
             false => None,
         };
-        let (read, write) = wake.unzip();
-        forward_signals(events.clone(), write).map_err(signals_error)?;
-        read
+        let write = wake.as_ref().map(|(_, write)| write.try_clone());
+        forward_signals(events.clone(), write.transpose().map_err(signals_error)?)
+            .map_err(signals_error)?;
+        wake
     };
     #[cfg(not(unix))]
     let polled: Option<()> = None;
@@ -380,25 +387,49 @@ const SERVER_QUEUE: usize = 4 * 1024 * 1024;
 struct Queued {
     bytes: Mutex<Option<usize>>,
     changed: Condvar,
+    /// Where a byte tells the relay's poll of both pipes (stdio) that room came
+    /// back; non-blocking (a byte already there tells it as well).
+    #[cfg(unix)]
+    waker: std::sync::OnceLock<std::os::unix::net::UnixStream>,
+}
+
+/// Whether `bytes` queued leave room for more of the client.
+fn room_in(bytes: Option<usize>) -> bool {
+    bytes.is_none_or(|queued| queued <= SERVER_QUEUE)
 }
 
 impl Queued {
-    fn update(&self, f: impl FnOnce(&mut Option<usize>)) {
-        let mut bytes = self
-            .bytes
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<usize>> {
+        self.bytes
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn update(&self, f: impl FnOnce(&mut Option<usize>)) {
+        let mut bytes = self.lock();
+        let full = !room_in(*bytes);
         f(&mut bytes);
+        let room = room_in(*bytes);
+        drop(bytes);
         self.changed.notify_all();
+        #[cfg(unix)]
+        if full
+            && room
+            && let Some(mut waker) = self.waker.get()
+        {
+            let _ = waker.write(b"+");
+        }
+    }
+
+    /// Whether there is room for more of the client.
+    fn has_room(&self) -> bool {
+        room_in(*self.lock())
     }
 
     /// Waits while more than [`SERVER_QUEUE`] bytes wait for the server.
     fn wait_for_room(&self) {
-        let mut bytes = self
-            .bytes
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        while bytes.is_some_and(|queued| queued > SERVER_QUEUE) {
+        let mut bytes = self.lock();
+        while !room_in(*bytes) {
             bytes = self
                 .changed
                 .wait(bytes)
@@ -431,11 +462,7 @@ impl Write for ServerInput {
         if self.line.is_empty() {
             return Ok(());
         }
-        let mut bytes = self
-            .queued
-            .bytes
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut bytes = self.queued.lock();
         // Nothing queued: the writer thread is idle and waits for the queue, which
         // only this side fills, so the pipe is this side's until it queues again.
         if let (Some(0), Some(pipe)) = (*bytes, &self.direct) {

@@ -67,16 +67,12 @@ mod polled {
     use rustix::event::{PollFd, PollFlags, Timespec, poll};
 
     use super::{Next, Source};
+    use crate::commands::proxy::Queued;
     use crate::commands::proxy::relay::Event;
     use crate::commands::proxy::wire::Read;
-    use crate::commands::proxy::{Queued, SERVER_QUEUE};
 
     /// How much one read takes from a pipe at most.
     const CHUNK: usize = 64 * 1024;
-
-    /// How often the client's side looks again for room in the server's queue
-    /// while it is full (nothing wakes it when the queue drains).
-    const ROOM_CHECK: Duration = Duration::from_millis(10);
 
     /// The client's standard input and the server's standard output, read by the
     /// relay's thread when poll(2) says they have something; the signals come by
@@ -95,14 +91,17 @@ mod polled {
     impl Pipes {
         /// Reads the client from the process's standard input and the server from
         /// `server`, each message up to `limit` bytes; the client only while the
-        /// server's queue `room` has room.
+        /// server's queue `room` has room. A byte on the socket pair `wake` wakes the
+        /// poll: the signal thread's, or the queue's when room comes back (its
+        /// write end goes to the queue).
         pub(in crate::commands::proxy) fn new(
             server: ChildStdout,
             limit: usize,
             signals: Receiver<Event>,
-            wake: UnixStream,
+            (wake, waker): (UnixStream, UnixStream),
             room: Arc<Queued>,
         ) -> Pipes {
+            let _ = room.waker.set(waker);
             Pipes {
                 client: Lines::new(io::stdin().lock(), limit),
                 server: Lines::new(server, limit),
@@ -125,24 +124,12 @@ mod polled {
             }
         }
 
-        /// Whether the server's queue has room for more of the client.
-        fn room(&self) -> bool {
-            self.room.bytes.lock().map_or(true, |bytes| {
-                bytes.is_none_or(|queued| queued <= SERVER_QUEUE)
-            })
-        }
-
         /// Waits at most `wait` for a side (or a signal) to have something, and
         /// reads what each side that has something has.
         fn poll(&mut self, wait: Option<Duration>) {
-            let client_open = !self.client.done();
-            let client = client_open && self.room();
-            // While the server's queue is full, the client's side looks for room
-            // again soon.
-            let wait = match client_open && !client {
-                true => Some(wait.map_or(ROOM_CHECK, |wait| wait.min(ROOM_CHECK))),
-                false => wait,
-            };
+            // While the server's queue is full, the client is not read: the queue
+            // wakes the poll when room comes back.
+            let client = !self.client.done() && self.room.has_room();
             let timeout = wait.map(|wait| {
                 Timespec::try_from(wait).unwrap_or(Timespec {
                     tv_sec: i64::MAX,
@@ -179,7 +166,8 @@ mod polled {
                 false => (PollFlags::empty(), first),
             };
             if !wake.is_empty() {
-                // The signal's byte: the signal itself is in the channel.
+                // A signal's byte (the signal itself is in the channel), or the
+                // queue's: the next look at the client finds its room.
                 let mut byte = [0u8; 64];
                 let _ = io::Read::read(&mut self.wake, &mut byte);
             }
