@@ -308,6 +308,45 @@ fn messages_other_than_calls_pass_byte_for_byte() {
     assert_snapshot!(session.end(false));
 }
 
+/// A request that has the fake server read nothing for half a second.
+const BLOCK: &str = r#"{"jsonrpc":"2.0","id":"b","method":"debug/block","params":{"seconds":0.5}}"#;
+
+impl Session {
+    /// Sends `lines` from a thread, so that a proxy that stops reading its input
+    /// fails the test by an answer that does not come rather than hanging it;
+    /// [`Session::take_back`] waits for it.
+    fn send_in_background(&mut self, lines: Vec<String>) -> JoinHandle<ChildStdin> {
+        let mut stdin = self.stdin.take().expect("stdin open");
+        thread::spawn(move || {
+            for line in lines {
+                stdin
+                    .write_all(line.as_bytes())
+                    .and_then(|()| stdin.write_all(b"\n"))
+                    .expect("write to the proxy");
+            }
+            stdin
+        })
+    }
+
+    fn take_back(&mut self, writer: JoinHandle<ChildStdin>) {
+        self.stdin = Some(writer.join().expect("the writer"));
+    }
+
+    /// The next line, as JSON.
+    fn recv_json(&mut self) -> Value {
+        serde_json::from_str(&self.recv()).expect("JSON")
+    }
+}
+
+/// Checks that the session ended with exit 0 and no note of the proxy.
+fn assert_ended_cleanly(ended: &str) {
+    assert!(
+        ended.contains("exit: 0\n--- notes\n--- server stderr\n"),
+        "{}",
+        &ended[ended.len().saturating_sub(500)..]
+    );
+}
+
 #[test]
 fn a_server_that_stops_reading_gets_every_message_in_order_once_it_reads_again() {
     let dir = Dir::new();
@@ -317,7 +356,6 @@ fn a_server_that_stops_reading_gets_every_message_in_order_once_it_reads_again()
     // is sent to it (6 MB: past the 4 MiB the proxy queues, it stops reading the
     // client): what the pipe does not take waits in the proxy's queue, and every
     // message reaches the server whole, once, in the order sent.
-    session.send(r#"{"jsonrpc":"2.0","id":"b","method":"debug/block","params":{"seconds":0.5}}"#);
     let pad = "x".repeat(100_000);
     let lines: Vec<String> = (0..60)
         .map(|i| {
@@ -326,25 +364,18 @@ fn a_server_that_stops_reading_gets_every_message_in_order_once_it_reads_again()
             )
         })
         .collect();
-    for line in &lines {
-        session.send(line);
-    }
-    let blocked: serde_json::Value = serde_json::from_str(&session.recv()).expect("JSON");
-    assert_eq!(blocked["id"], "b");
+    let writer = session.send_in_background([&[BLOCK.to_owned()], &lines[..]].concat());
+    assert_eq!(session.recv_json()["id"], "b");
     for (i, line) in lines.iter().enumerate() {
-        let answer: serde_json::Value = serde_json::from_str(&session.recv()).expect("JSON");
+        let answer = session.recv_json();
         assert_eq!(answer["id"], i);
         assert!(
             answer["result"]["line"] == format!("{line}\n"),
             "message {i} changed"
         );
     }
-    let ended = session.end(false);
-    assert!(
-        ended.contains("exit: 0\n--- notes\n--- server stderr\n"),
-        "{}",
-        &ended[ended.len().saturating_sub(500)..]
-    );
+    session.take_back(writer);
+    assert_ended_cleanly(&session.end(false));
 }
 
 #[test]
@@ -356,42 +387,21 @@ fn a_full_queue_takes_the_client_again_as_soon_as_the_server_reads_it() {
     // past its 4 MiB, and it stops reading the client; then the server reads them
     // all and writes nothing, so only the queue's room can have the proxy read the
     // client again, and the request after them be answered.
-    // Written from a thread: should the proxy never read the client again, the
-    // answers below time out instead of the test waiting on a full pipe.
     let line = format!(
         r#"{{"jsonrpc":"2.0","method":"debug/sink","params":{{"pad":"{}"}}}}"#,
         "x".repeat(100_000)
     );
-    let mut stdin = session.stdin.take().expect("stdin open");
-    let written = line.len();
-    let writer = thread::spawn(move || {
-        let mut all = String::from(
-            r#"{"jsonrpc":"2.0","id":"b","method":"debug/block","params":{"seconds":0.5}}"#,
-        );
-        all.push('\n');
-        for _ in 0..60 {
-            all.push_str(&line);
-            all.push('\n');
-        }
-        all.push_str(r#"{"jsonrpc":"2.0","id":"s","method":"debug/sunk"}"#);
-        all.push('\n');
-        stdin.write_all(all.as_bytes()).expect("write to the proxy");
-        stdin
-    });
-    let blocked: serde_json::Value = serde_json::from_str(&session.recv()).expect("JSON");
-    assert_eq!(blocked["id"], "b");
-    let sunk: serde_json::Value = serde_json::from_str(&session.recv()).expect("JSON");
+    let mut lines = vec![BLOCK.to_owned()];
+    lines.extend(std::iter::repeat_n(line.clone(), 60));
+    lines.push(r#"{"jsonrpc":"2.0","id":"s","method":"debug/sunk"}"#.to_owned());
+    let writer = session.send_in_background(lines);
+    assert_eq!(session.recv_json()["id"], "b");
     assert_eq!(
-        sunk["result"],
-        serde_json::json!({"count": 60, "bytes": 60 * (written + 1)})
+        session.recv_json()["result"],
+        serde_json::json!({"count": 60, "bytes": 60 * (line.len() + 1)})
     );
-    session.stdin = Some(writer.join().expect("the writer"));
-    let ended = session.end(false);
-    assert!(
-        ended.contains("exit: 0\n--- notes\n--- server stderr\n"),
-        "{}",
-        &ended[ended.len().saturating_sub(500)..]
-    );
+    session.take_back(writer);
+    assert_ended_cleanly(&session.end(false));
 }
 
 // --- timeouts and cancellations
