@@ -16,6 +16,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use toolreplay_core::Findings;
+use toolreplay_core::input::InputError;
 
 use crate::error::Error;
 use crate::output::atomic::AtomicFile;
@@ -46,15 +47,17 @@ impl Baseline {
             let text = err.to_string();
             // The line is said before the message, as in every input error.
             let text = text.rfind(" at line ").map_or(&text[..], |at| &text[..at]);
-            Error::Input {
+            Error::Input(InputError::Input {
                 path: name.clone(),
                 line: err.line() as u64,
                 message: format!("not a baseline: {text}"),
-            }
+            })
         })?;
-        let invalid = |message: String| Error::Invalid {
-            path: name.clone(),
-            message,
+        let invalid = |message: String| {
+            Error::Input(InputError::Invalid {
+                path: name.clone(),
+                message,
+            })
         };
         if file.format_version != 1 {
             return Err(invalid(format!(

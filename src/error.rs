@@ -18,32 +18,10 @@ use crate::render::color::Paint;
 /// An error that stops a command; shown as one `error: ...` line.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum Error {
-    /// The input is not valid: the file, its 1-based physical line, and what is wrong.
-    #[error("{path}:{line}: {message}")]
-    Input {
-        /// The path as given.
-        path: String,
-        /// The 1-based physical line.
-        line: u64,
-        /// What is wrong.
-        message: String,
-    },
-    /// A file could not be opened or read.
-    #[error("{path}: {}", describe_io(.source))]
-    Read {
-        /// The path as given.
-        path: String,
-        /// Why.
-        source: io::Error,
-    },
-    /// A file was read but is not what it must be (a key, a signature, a pinned head).
-    #[error("{path}: {message}")]
-    Invalid {
-        /// The path as given.
-        path: String,
-        /// What is wrong.
-        message: String,
-    },
+    /// An input that could not be read or is not what it must be: a line of it, the
+    /// file, or what was read of it.
+    #[error(transparent)]
+    Input(#[from] InputError),
     /// The sealed transcript's chain is broken, so the command will not go on: the
     /// `verify` report of the verdict, then what was refused. Exit status 1, not 2.
     #[error("{}refused: {path}: the chain is broken; {refused}", crate::render::text::verify(.verdict, Paint::PLAIN))]
@@ -116,24 +94,6 @@ pub(crate) enum Error {
     /// panicked.
     #[error("{0}")]
     Internal(&'static str),
-}
-
-impl From<InputError> for Error {
-    fn from(err: InputError) -> Error {
-        match err {
-            InputError::Input {
-                path,
-                line,
-                message,
-            } => Error::Input {
-                path,
-                line,
-                message,
-            },
-            InputError::Read { path, source } => Error::Read { path, source },
-            InputError::Invalid { path, message } => Error::Invalid { path, message },
-        }
-    }
 }
 
 impl Error {

@@ -15,7 +15,7 @@ use pyo3::prelude::*;
 use toolreplay_core::input::{
     ClaimsInput, ImportOptions, InputError, ScopeFile, Tally, claims_input, context_messages,
     describe_io, display, import_bytes, imported_messages, misspelt_tool, open_file, read_file,
-    read_scope, session_contexts, source_named, source_names, with_format_hint,
+    read_scope, session_contexts, source_named, source_names,
 };
 use toolreplay_core::{
     ImportSource, MAX_IMPORT_BYTES, ReadError, ReplayOptions, Roles, Stop, Threads, Verdict,
@@ -125,25 +125,11 @@ impl Transcript<'_> {
         let Input::Path(path) = self.input else {
             return err.into();
         };
-        match err {
-            InputError::Input {
-                path: name,
-                line,
-                message,
-            } if self.imported.is_none() => {
-                let message = read_file(path, MAX_IMPORT_BYTES, "1 GiB")
-                    .ok()
-                    .and_then(|bytes| with_format_hint(&message, &bytes))
-                    .unwrap_or(message);
-                InputError::Input {
-                    path: name,
-                    line,
-                    message,
-                }
-                .into()
-            }
-            other => other.into(),
+        if self.imported.is_some() {
+            return err.into();
         }
+        err.with_format_hint(|| read_file(path, MAX_IMPORT_BYTES, "1 GiB").ok())
+            .into()
     }
 
     /// Findings placed on the lines of their calls in the log.
@@ -293,20 +279,11 @@ fn seal_lines(input: &Input) -> Result<String, Failure> {
 fn verify_report(path: &Path) -> Result<String, Failure> {
     let input = Input::Path(path.to_owned());
     let name = input.name();
-    let checked =
-        check_sealed(input.reader()?, None, Threads::default()).map_err(|err| match err {
-            // A transcript that was never sealed: its first record has no `prev`.
-            ReadError::Input(err) if err.line == 1 && err.message == "missing field \"prev\"" => {
-                Failure(format!(
-                    "{name}:1: {}: not a sealed transcript; seal it first (toolreplay seal {name} -o sealed.jsonl)",
-                    err.message
-                ))
-            }
-            other => reading(&name, other),
-        })?;
+    let checked = check_sealed(input.reader()?, None, Threads::default())
+        .map_err(|err| Failure::from(InputError::named(name.clone(), err).with_unsealed_hint()))?;
     Ok(verify_json(
         &checked.verdict,
-        &input.name(),
+        &name,
         &VerifyJsonChecks::default(),
     ))
 }

@@ -6,6 +6,7 @@ use std::ffi::OsString;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use toolreplay_core::input::InputError;
 use toolreplay_core::{
     FindingCounts, ImportFormat, ImportSource, ReplayOptions, ScopeSummary, SessionPredicate,
     Threads, Verdict, attestation_statement, audit_replay, sign_attestation,
@@ -46,12 +47,12 @@ pub(super) fn run(
     let head = match (&checked.verdict, checked.head()) {
         (_, Some(head)) => head,
         (Verdict::Broken { position, .. }, None) => {
-            return Err(Error::Invalid {
+            return Err(Error::Input(InputError::Invalid {
                 path: shown(path),
                 message: format!(
                     "the chain is broken at index {position} (toolreplay verify says more); nothing was attested"
                 ),
-            });
+            }));
         }
         (Verdict::Intact { .. }, None) => unreachable!("an intact chain has a head"),
     };
@@ -85,12 +86,12 @@ pub(super) fn run(
     if context.is_file() {
         let checked = super::head::check(&context, None, threads)?;
         if let Verdict::Broken { position, .. } = checked.verdict {
-            return Err(Error::Invalid {
+            return Err(Error::Input(InputError::Invalid {
                 path: shown(&context),
                 message: format!(
                     "the session's context file has a broken chain at index {position}; nothing was attested"
                 ),
-            });
+            }));
         }
         for record in input::read_context(&context)?.records {
             if !predicate.session_policies.contains(&record.policy_digest) {
@@ -120,9 +121,11 @@ pub(super) fn run(
         .map(|name| name.to_string_lossy().into_owned())
         .unwrap_or_else(|| shown(path));
     let statement = attestation_statement(&name, &sha256, &predicate);
-    let envelope = sign_attestation(&key, &statement).map_err(|err| Error::Invalid {
-        path: shown(&options.key),
-        message: err.to_string(),
+    let envelope = sign_attestation(&key, &statement).map_err(|err| {
+        Error::Input(InputError::Invalid {
+            path: shown(&options.key),
+            message: err.to_string(),
+        })
     })?;
 
     let target = match &options.output {

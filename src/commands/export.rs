@@ -5,6 +5,7 @@
 use std::io::Write;
 use std::path::Path;
 
+use toolreplay_core::input::InputError;
 use toolreplay_core::{OtlpOptions, Scope, export_otlp, read_call_ids};
 
 use crate::settings::Judging;
@@ -65,10 +66,10 @@ pub(super) fn run(
     let judged = judging.options(from.is_some());
     let request =
         export_otlp(&transcript, scope.as_ref(), options, judged, &meta).map_err(|err| {
-            Error::Invalid {
+            Error::Input(InputError::Invalid {
                 path: input::display(file),
                 message: err.to_string(),
-            }
+            })
         })?;
     let Some(output) = output else {
         printer.print(&String::from_utf8_lossy(&request))?;

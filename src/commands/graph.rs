@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use std::io::{Cursor, Write};
 use std::path::Path;
 
+use toolreplay_core::input::InputError;
 use toolreplay_core::{CallMeta, Contexts, Scope};
 use toolreplay_core::{
     Graph, GraphNode as Node, GraphTranscript as Transcript, Roles, build_graph,
@@ -66,10 +67,10 @@ fn build(inputs: &GraphInputs, diagnostics: &mut dyn Write) -> Result<(Graph, Tr
     // Replay's findings judge calls as `replay` does on the same input.
     let replay = inputs.judging.options(inputs.from.is_some());
     let graph = build_graph(&transcript, &roles, scope.as_ref(), &replay).map_err(|err| {
-        Error::Invalid {
+        Error::Input(InputError::Invalid {
             path: input::display(&inputs.file),
             message: err.to_string(),
-        }
+        })
     })?;
     Ok((graph, transcript))
 }

@@ -86,17 +86,7 @@ pub(super) fn run(path: &Path, threads: Threads, printer: &mut Printer) -> Resul
 /// that was never sealed (its first record has no `prev`).
 pub(super) fn unsealed_hint(err: Error) -> Error {
     match err {
-        Error::Input {
-            path,
-            line,
-            message,
-        } if line == 1 && message == "missing field \"prev\"" => Error::Input {
-            message: format!(
-                "{message}: not a sealed transcript; seal it first (toolreplay seal {path} -o sealed.jsonl)"
-            ),
-            path,
-            line,
-        },
+        Error::Input(err) => Error::Input(err.with_unsealed_hint()),
         other => other,
     }
 }

@@ -13,6 +13,7 @@ use std::fmt::Write as _;
 use std::io::{self, Write as _};
 use std::path::{Component, Path, PathBuf};
 
+use toolreplay_core::input::InputError;
 use toolreplay_core::{ImportFormat as Format, ImportSource as Source};
 
 use crate::error::Error;
@@ -194,14 +195,14 @@ impl Report {
         if imported.tally.format != Some(Format::ClaudeCode) {
             for log in &job.subagent_logs {
                 self.errors += 1;
-                Error::Invalid {
+                Error::Input(InputError::Invalid {
                     path: display(log),
                     message: format!(
                         "not imported: a subagent log is read with its session {}, which was \
                          read as {format}; import it on its own with --from claude-code",
                         display(&job.input)
                     ),
-                }
+                })
                 .tell(&mut io::stderr().lock());
             }
         }
@@ -232,10 +233,10 @@ fn counted(n: usize, what: &str) -> String {
 /// over an input, none already there without `--overwrite`.
 fn plan(to: &ToFolder, source: Source) -> Result<Vec<Job>, Error> {
     if to.out_dir.exists() && !to.out_dir.is_dir() {
-        return Err(Error::Invalid {
+        return Err(Error::Input(InputError::Invalid {
             path: display(to.out_dir),
             message: "not a folder: --out-dir names the folder the transcripts go to".to_owned(),
-        });
+        }));
     }
     let out_dir = to.out_dir.canonicalize().ok();
     let mut jobs = Vec::new();
@@ -285,7 +286,7 @@ fn plan(to: &ToFolder, source: Source) -> Result<Vec<Job>, Error> {
                 }
             }
             if files.is_empty() {
-                return Err(Error::Invalid {
+                return Err(Error::Input(InputError::Invalid {
                     path: display(input),
                     message: match to.glob {
                         Some(glob) => {
@@ -293,7 +294,7 @@ fn plan(to: &ToFolder, source: Source) -> Result<Vec<Job>, Error> {
                         }
                         None => "a folder with no file to import".to_owned(),
                     },
-                });
+                }));
             }
             for file in files {
                 let relative = relative(&file, input);
@@ -306,10 +307,10 @@ fn plan(to: &ToFolder, source: Source) -> Result<Vec<Job>, Error> {
             }
         } else {
             let Some(name) = input.file_name() else {
-                return Err(Error::Invalid {
+                return Err(Error::Input(InputError::Invalid {
                     path: display(input),
                     message: "names no file".to_owned(),
-                });
+                }));
             };
             jobs.push(Job {
                 output: transcript_name(&to.out_dir.join(name)),
@@ -445,14 +446,14 @@ fn check_inside(jobs: &[Job], out_dir: &Path) -> Result<(), Error> {
             .skip(1)
             .find_map(|folder| folder.canonicalize().ok());
         if existing.is_some_and(|folder| !folder.starts_with(&root)) {
-            return Err(Error::Invalid {
+            return Err(Error::Input(InputError::Invalid {
                 path: display(&job.output),
                 message: format!(
                     "its folder is a symbolic link out of the output folder {}: nothing was \
                      imported",
                     display(out_dir)
                 ),
-            });
+            }));
         }
     }
     Ok(())

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use toolreplay_core::Findings;
+use toolreplay_core::input::InputError;
 
 use crate::args::Format;
 use crate::error::Error;
@@ -359,10 +360,10 @@ fn split_at_placeholder(text: &str) -> Result<(&str, &str), Error> {
 /// Why the spooled report of `name` cannot be read back: an error, never a report
 /// left out.
 fn unreadable(name: &str, why: impl std::fmt::Display) -> Error {
-    Error::Invalid {
+    Error::Input(InputError::Invalid {
         path: name.to_owned(),
         message: format!("its report does not read back: {why}"),
-    }
+    })
 }
 
 /// The next line of `reader` into `line` (cleared first), with its LF; false at the end.

@@ -26,6 +26,7 @@ use std::path::Path;
 
 use toolreplay_core::Findings;
 use toolreplay_core::Stop;
+use toolreplay_core::input::InputError;
 
 use crate::error::Error;
 use crate::printer::{Printer, Status};
@@ -186,8 +187,10 @@ fn stopped(path: &Path, stop: Stop<Error>) -> Error {
 
 /// Reads a small file whole, up to `max` bytes, as text.
 fn read_text(path: &Path, max: u64, what: &str) -> Result<String, Error> {
-    String::from_utf8(crate::input::read_whole(path, max, what)?).map_err(|_| Error::Invalid {
-        path: crate::input::display(path),
-        message: "not valid UTF-8".to_owned(),
+    String::from_utf8(crate::input::read_whole(path, max, what)?).map_err(|_| {
+        Error::Input(InputError::Invalid {
+            path: crate::input::display(path),
+            message: "not valid UTF-8".to_owned(),
+        })
     })
 }

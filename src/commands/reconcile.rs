@@ -10,6 +10,7 @@
 use std::io::{self, Write};
 use std::path::Path;
 
+use toolreplay_core::input::InputError;
 use toolreplay_core::{
     BrokenField, MAX_IMPORT_BYTES, ReconcileAgent, ReconcileReport, Record, Threads, Verdict,
     check_sealed, line_text, parse_json, parse_link, reconcile_calls,
@@ -105,10 +106,12 @@ fn read_sealed(path: &Path, threads: Threads) -> Result<Vec<Record>, Error> {
         });
     }
     let name = input::display(path);
-    let error = |line: u64, message: String| Error::Input {
-        path: name.clone(),
-        line,
-        message,
+    let error = |line: u64, message: String| {
+        Error::Input(InputError::Input {
+            path: name.clone(),
+            line,
+            message,
+        })
     };
     let mut records = Vec::new();
     for (at, bytes) in bytes.split(|&b| b == b'\n').enumerate() {
@@ -140,9 +143,11 @@ fn read_records(path: &Path, transcript: &[u8]) -> Result<Vec<Record>, Error> {
             .and_then(|text| {
                 toolreplay_core::parse_record(index + 1, text, index).map_err(|err| err.message)
             })
-            .map_err(|message| Error::Invalid {
-                path: input::display(path),
-                message: format!("call {index} as imported: {message}"),
+            .map_err(|message| {
+                Error::Input(InputError::Invalid {
+                    path: input::display(path),
+                    message: format!("call {index} as imported: {message}"),
+                })
             })?;
         records.push(record);
     }

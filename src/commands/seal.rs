@@ -28,6 +28,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
+use toolreplay_core::input::InputError;
 use toolreplay_core::{
     CanonicalRecordRef, LineError, ReadError, UnplacedRecord, parse_unplaced_with,
 };
@@ -188,10 +189,10 @@ fn copy(path: &Path, source: &mut impl Read, target: &mut File) -> Result<Option
             Ok(n) => n,
             Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
             Err(source) => {
-                return Err(Error::Read {
+                return Err(Error::Input(InputError::Read {
                     path: shown(path),
                     source,
-                });
+                }));
             }
         };
         last = Some(buf[n - 1]);

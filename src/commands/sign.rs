@@ -5,6 +5,7 @@ use std::ffi::OsString;
 use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 
+use toolreplay_core::input::InputError;
 use toolreplay_core::{
     SigningKey as Key, SigningKeyError as KeyError, Threads, head_statement, sign_message,
 };
@@ -24,10 +25,10 @@ pub(super) const MAX_FILE_BYTES: u64 = 1 << 20;
 pub(super) const MAX_FILE_WHAT: &str = "1 MiB";
 
 fn invalid(path: &Path, message: impl Into<String>) -> Error {
-    Error::Invalid {
+    Error::Input(InputError::Invalid {
         path: shown(path),
         message: message.into(),
-    }
+    })
 }
 
 /// Reads the OpenSSH ed25519 private key at `path`, decrypting it with the
@@ -50,9 +51,11 @@ pub(super) fn read_decrypted_key(path: &Path) -> Result<Key, Error> {
             Ok(passphrase) => passphrase,
             Err(_) if std::io::stdin().is_terminal() => {
                 rpassword::prompt_password(format!("Enter passphrase for {}: ", shown(path)))
-                    .map_err(|source| Error::Read {
-                        path: "the terminal".to_owned(),
-                        source,
+                    .map_err(|source| {
+                        Error::Input(InputError::Read {
+                            path: "the terminal".to_owned(),
+                            source,
+                        })
                     })?
             }
             Err(_) => {

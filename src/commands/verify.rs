@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use toolreplay_core::input::InputError;
 use toolreplay_core::{
     AttestationError, AttestationVerdict, Head, MAX_HEAD_BYTES, Pin, SignatureError,
     SignatureVerdict, Threads, Verdict, check_attestation, check_signature as check_armored,
@@ -75,14 +76,18 @@ fn read_pin(arg: &str) -> Result<Pin, Error> {
         &mut std::io::Read::take(input::open_raw(path)?, MAX_HEAD_BYTES + 1),
         &mut bytes,
     )
-    .map_err(|source| Error::Read {
-        path: shown(path),
-        source,
+    .map_err(|source| {
+        Error::Input(InputError::Read {
+            path: shown(path),
+            source,
+        })
     })?;
-    parse_pin(&bytes).map_err(|err| Error::Input {
-        path: shown(path),
-        line: err.line,
-        message: err.message,
+    parse_pin(&bytes).map_err(|err| {
+        Error::Input(InputError::Input {
+            path: shown(path),
+            line: err.line,
+            message: err.message,
+        })
     })
 }
 
@@ -98,15 +103,15 @@ fn check_signature(check: &SignatureCheck, message: &[u8]) -> Result<SignatureVe
     .into_owned();
     let signers = super::read_text(&check.allowed_signers, MAX_FILE_BYTES, MAX_FILE_WHAT)?;
     check_armored(&armored, &signers, &check.identity, message).map_err(|err| match err {
-        SignatureError::Signers(err) => Error::Input {
+        SignatureError::Signers(err) => Error::Input(InputError::Input {
             path: shown(&check.allowed_signers),
             line: err.line,
             message: err.message,
-        },
-        other => Error::Invalid {
+        }),
+        other => Error::Input(InputError::Invalid {
             path: shown(&check.signature),
             message: other.to_string(),
-        },
+        }),
     })
 }
 
@@ -121,15 +126,15 @@ fn check_attested(
     let signers = super::read_text(&check.allowed_signers, MAX_FILE_BYTES, MAX_FILE_WHAT)?;
     check_attestation(&envelope, &signers, check.identity.as_deref(), sha256, head).map_err(|err| {
         match err {
-            AttestationError::Signers(err) => Error::Input {
+            AttestationError::Signers(err) => Error::Input(InputError::Input {
                 path: shown(&check.allowed_signers),
                 line: err.line,
                 message: err.message,
-            },
-            other => Error::Invalid {
+            }),
+            other => Error::Input(InputError::Invalid {
                 path: shown(&check.attestation),
                 message: other.to_string(),
-            },
+            }),
         }
     })
 }

@@ -153,21 +153,9 @@ impl Transcript {
             return err;
         }
         match err {
-            Error::Input {
-                path,
-                line,
-                message,
-            } => {
-                let message = read_whole(&self.path, toolreplay_core::MAX_IMPORT_BYTES, "1 GiB")
-                    .ok()
-                    .and_then(|bytes| core_input::with_format_hint(&message, &bytes))
-                    .unwrap_or(message);
-                Error::Input {
-                    path,
-                    line,
-                    message,
-                }
-            }
+            Error::Input(err) => Error::Input(err.with_format_hint(|| {
+                read_whole(&self.path, toolreplay_core::MAX_IMPORT_BYTES, "1 GiB").ok()
+            })),
             other => other,
         }
     }

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use globset::GlobMatcher;
 use toolreplay_core::ImportSource as Source;
+use toolreplay_core::input::InputError;
 use toolreplay_core::input::reads_beside;
 
 use crate::error::Error;
@@ -73,7 +74,7 @@ pub(crate) fn expand(
                 fold_subagent_logs(&mut found, source, told);
             }
             if found.is_empty() {
-                return Err(Error::Invalid {
+                return Err(Error::Input(InputError::Invalid {
                     path: display(input),
                     message: match glob {
                         Some(glob) => {
@@ -81,7 +82,7 @@ pub(crate) fn expand(
                         }
                         None => "a folder with no file to audit".to_owned(),
                     },
-                });
+                }));
             }
             files.extend(found);
         } else {
@@ -174,15 +175,17 @@ fn walk(
     depth: usize,
     out: &mut Vec<PathBuf>,
 ) -> Result<(), Error> {
-    let read_error = |source| Error::Read {
-        path: display(folder),
-        source,
+    let read_error = |source| {
+        Error::Input(InputError::Read {
+            path: display(folder),
+            source,
+        })
     };
     if depth > MAX_DEPTH {
-        return Err(Error::Invalid {
+        return Err(Error::Input(InputError::Invalid {
             path: display(folder),
             message: format!("folders nested deeper than {MAX_DEPTH}"),
-        });
+        }));
     }
     let mut entries = Vec::new();
     for entry in std::fs::read_dir(folder).map_err(read_error)? {

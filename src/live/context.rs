@@ -7,6 +7,7 @@ use std::io::Write;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
+use toolreplay_core::input::InputError;
 use toolreplay_core::{ContextRecord, GENESIS, Sealer, UnsealedLink, Value};
 use toolreplay_core::{encode_canonical, parse_link};
 
@@ -110,19 +111,21 @@ fn tail(file: &mut File, path: &Path, size: u64) -> Result<(u64, String, bool), 
     let text = std::str::from_utf8(&line).ok();
     let link = text.and_then(|text| parse_link(1, text).ok());
     let Some(link) = link else {
-        return Err(Error::Invalid {
+        return Err(Error::Input(InputError::Invalid {
             path: crate::input::display(path),
             message: "its last line is not a link of a sealed transcript".to_owned(),
-        });
+        }));
     };
     let next = link
         .index
         .parse::<u64>()
         .ok()
         .and_then(|i| i.checked_add(1))
-        .ok_or_else(|| Error::Invalid {
-            path: crate::input::display(path),
-            message: format!("its last link has index {}", link.index),
+        .ok_or_else(|| {
+            Error::Input(InputError::Invalid {
+                path: crate::input::display(path),
+                message: format!("its last link has index {}", link.index),
+            })
         })?;
     Ok((next, link.digest, lf))
 }

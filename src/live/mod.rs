@@ -41,6 +41,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
+use toolreplay_core::input::InputError;
 use toolreplay_core::{BrokenField, GENESIS, Verdict, Verifier};
 use toolreplay_core::{ContextRecord, Scope};
 use toolreplay_core::{Links, ReadError, line_text, parse_link};
@@ -576,11 +577,11 @@ fn rebuild<'s>(
                 what: format!("read {}", shown(path)),
                 source,
             },
-            ReadError::Input(err) => Error::Input {
+            ReadError::Input(err) => Error::Input(InputError::Input {
                 path: shown(path),
                 line: err.line,
                 message: format!("not a sealed transcript: {}", err.message),
-            },
+            }),
         })?;
         verifier.check(line, &link);
         last_line = line;
@@ -613,17 +614,17 @@ fn rebuild<'s>(
         .map_err(io_error(|| format!("read {}", shown(path))))?
         .len();
     let (live, done) = rebuilt.finish().map_err(|err| match err {
-        LiveError::NotContinued { sealed, head } => Error::Invalid {
+        LiveError::NotContinued { sealed, head } => Error::Input(InputError::Invalid {
             path: shown(path),
             message: format!(
                 "the file does not continue the session state beside it (link {sealed} with digest {head}); remove {} to start over from the file",
                 shown(&beside(path, ".state"))
             ),
-        },
-        other => Error::Invalid {
+        }),
+        other => Error::Input(InputError::Invalid {
             path: shown(path),
             message: other.to_string(),
-        },
+        }),
     })?;
     if let Some(from) = done.moved_from {
         note(&format!(

@@ -13,6 +13,7 @@ use toml::Spanned;
 
 use crate::args::{Format, Rules, Source};
 use crate::error::Error;
+use toolreplay_core::input::InputError;
 
 /// The configuration file's name.
 pub(crate) const FILE_NAME: &str = "toolreplay.toml";
@@ -71,14 +72,18 @@ impl Config {
     pub(crate) fn load(path: &Path) -> Result<Config, Error> {
         let name = crate::naming::display(path);
         let bytes = crate::input::read_whole(path, MAX_BYTES, "1 MiB")?;
-        let text = String::from_utf8(bytes).map_err(|_| Error::Invalid {
-            path: name.clone(),
-            message: "not valid UTF-8".to_owned(),
+        let text = String::from_utf8(bytes).map_err(|_| {
+            Error::Input(InputError::Invalid {
+                path: name.clone(),
+                message: "not valid UTF-8".to_owned(),
+            })
         })?;
-        let at = |span: Option<std::ops::Range<usize>>, message: String| Error::Input {
-            path: name.clone(),
-            line: span.map_or(1, |span| line_of(&text, span.start)),
-            message,
+        let at = |span: Option<std::ops::Range<usize>>, message: String| {
+            Error::Input(InputError::Input {
+                path: name.clone(),
+                line: span.map_or(1, |span| line_of(&text, span.start)),
+                message,
+            })
         };
         let raw: Raw =
             toml::from_str(&text).map_err(|err| at(err.span(), one_line(err.message())))?;

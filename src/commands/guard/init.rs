@@ -9,6 +9,8 @@
 use std::io::Write as _;
 use std::path::Path;
 
+use toolreplay_core::input::InputError;
+
 use super::ordered::Json;
 use super::project::{Project, guard_hook};
 use super::setup::{Setup, Where};
@@ -152,13 +154,13 @@ fn merge(
             continue;
         };
         let Json::Object(members) = hooks else {
-            return Err(Error::Invalid {
+            return Err(Error::Input(InputError::Invalid {
                 path: display(path),
                 message: format!(
                     "\"hooks\" must be an object, found {}; left as it is",
                     hooks.described()
                 ),
-            });
+            }));
         };
         let Json::Array(items) = items else {
             continue;
@@ -166,13 +168,13 @@ fn merge(
         match members.iter_mut().find(|(k, _)| *k == event) {
             Some((_, Json::Array(existing))) => existing.extend(items),
             Some((_, other)) => {
-                return Err(Error::Invalid {
+                return Err(Error::Input(InputError::Invalid {
                     path: display(path),
                     message: format!(
                         "\"hooks\".\"{event}\" must be an array, found {}; left as it is",
                         other.described()
                     ),
-                });
+                }));
             }
             None => members.push((event, Json::Array(items))),
         }

@@ -5,6 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
+use toolreplay_core::input::InputError;
+
 use super::ordered::Json;
 use super::setup::Setup;
 use crate::commands::read_text;
@@ -29,14 +31,14 @@ impl Project {
         if let Some(dir) = dir
             && !dir.is_dir()
         {
-            return Err(Error::Invalid {
+            return Err(Error::Input(InputError::Invalid {
                 path: display(dir),
                 message: if dir.exists() {
                     "not a folder".to_owned()
                 } else {
                     "no such folder".to_owned()
                 },
-            });
+            }));
         }
         Ok(Project {
             dir: dir.map(Path::to_owned),
@@ -105,23 +107,25 @@ impl Project {
             _ => {}
         }
         let text = read_text(&path, MAX_SETTINGS_BYTES, "16 MiB")?;
-        let value = Json::parse(&text).map_err(|err| Error::Invalid {
-            path: display(&path),
-            message: format!("not valid JSON: {err}; left as it is"),
+        let value = Json::parse(&text).map_err(|err| {
+            Error::Input(InputError::Invalid {
+                path: display(&path),
+                message: format!("not valid JSON: {err}; left as it is"),
+            })
         })?;
         if !matches!(value, Json::Object(_)) {
-            return Err(Error::Invalid {
+            return Err(Error::Input(InputError::Invalid {
                 path: display(&path),
                 message: format!(
                     "expected a JSON object, found {}; left as it is",
                     value.described()
                 ),
-            });
+            }));
         }
         if let Some(version) = setup.version {
             let found = value.get("version");
             if found != Some(&Json::Number(version.into())) {
-                return Err(Error::Invalid {
+                return Err(Error::Input(InputError::Invalid {
                     path: display(&path),
                     message: format!(
                         "expected \"version\": {version}, found {}; left as it is",
@@ -131,7 +135,7 @@ impl Project {
                             Some(other) => other.described().to_owned(),
                         }
                     ),
-                });
+                }));
             }
         }
         Ok(Some((text, value)))

@@ -32,6 +32,7 @@ use pins::Pins;
 use relay::{Ending, Event, Relay, Settings};
 use seal::Recorder;
 use source::Source;
+use toolreplay_core::input::InputError;
 use wire::{Read, read_line};
 
 /// How long the server gets to exit after its input is closed, and again after
@@ -49,7 +50,9 @@ pub(crate) fn run(args: &ProxyArgs) -> Result<Status, Error> {
         digest: policy,
     } = input::read_scope(&args.policy).map_err(|err| match err {
         // The proxy names the policy file that cannot start it, not a line of it.
-        Error::Input { path, message, .. } => Error::Invalid { path, message },
+        Error::Input(InputError::Input { path, message, .. }) => {
+            Error::Input(InputError::Invalid { path, message })
+        }
         other => other,
     })?;
     let pins = match &args.pin {

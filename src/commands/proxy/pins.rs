@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use toolreplay_core::Value;
 use toolreplay_core::encode_canonical;
+use toolreplay_core::input::InputError;
 use toolreplay_core::quote_name;
 
 use super::wire::get;
@@ -115,15 +116,17 @@ impl Pins {
             Ok(_) => {}
             Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(pins),
             Err(source) => {
-                return Err(Error::Read {
+                return Err(Error::Input(InputError::Read {
                     path: path.display().to_string(),
                     source,
-                });
+                }));
             }
         }
-        let invalid = |message: String| Error::Invalid {
-            path: path.display().to_string(),
-            message,
+        let invalid = |message: String| {
+            Error::Input(InputError::Invalid {
+                path: path.display().to_string(),
+                message,
+            })
         };
         if bytes.len() as u64 > MAX_PIN_BYTES {
             return Err(invalid(format!("larger than {} MiB", MAX_PIN_BYTES >> 20)));

@@ -146,6 +146,76 @@ impl InputError {
             },
         }
     }
+
+    /// The error of a line of a file read as a transcript, with the hint of
+    /// [`with_format_hint`] when the file's bytes, which `bytes` reads (only then),
+    /// are a log an import recognises; any other error as it is.
+    ///
+    /// ```
+    /// use toolreplay_core::input::InputError;
+    ///
+    /// let err = InputError::Input {
+    ///     path: "t.jsonl".to_owned(),
+    ///     line: 1,
+    ///     message: "missing field \"tool\"".to_owned(),
+    /// };
+    /// let hinted = err.with_format_hint(|| None);
+    /// assert_eq!(hinted.to_string(), "t.jsonl:1: missing field \"tool\"");
+    /// ```
+    pub fn with_format_hint(self, bytes: impl FnOnce() -> Option<Vec<u8>>) -> InputError {
+        match self {
+            InputError::Input {
+                path,
+                line,
+                message,
+            } => {
+                let message = bytes()
+                    .and_then(|bytes| with_format_hint(&message, &bytes))
+                    .unwrap_or(message);
+                InputError::Input {
+                    path,
+                    line,
+                    message,
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// The error of reading a file as a sealed transcript, with the hint to seal it
+    /// when it was never sealed (its first record has no `prev`); any other error as
+    /// it is.
+    ///
+    /// ```
+    /// use toolreplay_core::input::InputError;
+    ///
+    /// let err = InputError::Input {
+    ///     path: "t.jsonl".to_owned(),
+    ///     line: 1,
+    ///     message: "missing field \"prev\"".to_owned(),
+    /// };
+    /// assert_eq!(
+    ///     err.with_unsealed_hint().to_string(),
+    ///     "t.jsonl:1: missing field \"prev\": not a sealed transcript; \
+    ///      seal it first (toolreplay seal t.jsonl -o sealed.jsonl)"
+    /// );
+    /// ```
+    pub fn with_unsealed_hint(self) -> InputError {
+        match self {
+            InputError::Input {
+                path,
+                line,
+                message,
+            } if line == 1 && message == "missing field \"prev\"" => InputError::Input {
+                message: format!(
+                    "{message}: not a sealed transcript; seal it first (toolreplay seal {path} -o sealed.jsonl)"
+                ),
+                path,
+                line,
+            },
+            other => other,
+        }
+    }
 }
 
 /// Opens the file at `path` for reading (a directory is an error); with its length
