@@ -350,24 +350,10 @@ enum Protocol {
     Grpc,
 }
 
-/// `%XX` escapes decoded (as the OTLP headers variable writes values).
+/// `%XX` escapes decoded (as the OTLP headers variable writes values), bytes that
+/// are not UTF-8 replaced.
 fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && let Some(hex) = text.get(i + 1..i + 3)
-            && let Ok(byte) = u8::from_str_radix(hex, 16)
-        {
-            out.push(byte);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    String::from_utf8_lossy(&toolreplay_core::percent_decode(text)).into_owned()
 }
 
 /// The spans of sealed links, one link line at a time, as `export` makes them of

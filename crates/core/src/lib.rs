@@ -351,6 +351,7 @@ mod json;
 mod lines;
 mod live;
 mod otlp;
+mod percent;
 mod pipeline;
 mod policy;
 mod reconcile;
@@ -426,6 +427,7 @@ pub use otlp::{
     OTLP_SCOPE_NAME, OtlpError, OtlpEvent, OtlpOptions, OtlpRecord, OtlpSpans, SPAN_NANOS,
     export as export_otlp, otlp_protobuf, otlp_request,
 };
+pub use percent::percent_decode;
 pub use pipeline::{MAX_THREADS, Stop, Threads, run as run_pipeline};
 pub use policy::{DANGEROUS_COMMANDS, PathContext, Policy};
 pub use reconcile::{

@@ -285,26 +285,7 @@ pub(crate) enum Readings {
 
 /// `text` with every `%XX` escape decoded (bytes that are not UTF-8 replaced).
 fn percent_decoded(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| char::from(b).to_digit(16);
-        if bytes[i] == b'%'
-            && let (Some(hi), Some(lo)) = (
-                bytes.get(i + 1).copied().and_then(hex),
-                bytes.get(i + 2).copied().and_then(hex),
-            )
-        {
-            // Two hex digits are at most 255.
-            out.push(u8::try_from(hi * 16 + lo).unwrap_or(u8::MAX));
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    String::from_utf8_lossy(&crate::percent::percent_decode(text)).into_owned()
 }
 
 /// The readings of `raw` a rule judges, in order: percent-escapes (as written, then
