@@ -720,6 +720,12 @@ fn for_each_argument(
     }
 }
 
+/// The message of a library's error (a glob's or a regex's, which may take several
+/// lines) on one line: each line trimmed, joined by spaces.
+fn one_line(text: &str) -> String {
+    text.lines().map(str::trim).collect::<Vec<_>>().join(" ")
+}
+
 /// The command line of the words `words` (all strings): each quoted for the shell
 /// where it needs to be, joined with spaces.
 fn command_line(words: &[Value]) -> String {

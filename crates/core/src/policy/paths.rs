@@ -32,7 +32,7 @@
 
 use std::borrow::Cow;
 
-use super::Checking;
+use super::{Checking, one_line};
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
 /// A normalised path, or why there is none.
@@ -313,10 +313,6 @@ fn readings(raw: &str, backslash: Readings, percent: Readings) -> Vec<Cow<'_, st
         }
     }
     out
-}
-
-fn one_line(text: &str) -> String {
-    text.lines().map(str::trim).collect::<Vec<_>>().join(" ")
 }
 
 /// Where a session's calls ran: what a path means to the agent's tools. Every field

@@ -9,6 +9,7 @@
 //! The text read is either the joined decoded strings of a response or its canonical
 //! JSON as it is (see [`FirstPassText`]).
 
+use super::super::one_line;
 use super::catalog::Catalog;
 use super::{BUILTINS, DFA_SIZE_LIMIT, SET_SIZE_LIMIT};
 
@@ -755,11 +756,6 @@ impl LiteralSearch {
             LiteralSearch::Chosen(chosen) => chosen.find(aho_corasick::Input::new(hay).span(span)),
         }
     }
-}
-
-/// `text` on one line.
-fn one_line(text: &str) -> String {
-    text.lines().map(str::trim).collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]
