@@ -500,8 +500,9 @@ const DANGEROUS: [(&str, &str); 12] = [
     ),
 ];
 
-/// The ways a command is wrapped: `{}` is the command.
-const WRAPPED: [&str; 9] = [
+/// The ways a command is wrapped: `{}` is the command. The last two are subshells
+/// within a subshell to bash, which its parser would read as arithmetic.
+const WRAPPED: [&str; 11] = [
     "bash -c '{}'",
     "sh -c \"{}\"",
     "env LANG=C {}",
@@ -511,6 +512,8 @@ const WRAPPED: [&str; 9] = [
     "true && ({})",
     "bash -c \"sh -c '{}'\"",
     "ls `{}`",
+    "( ( {} ) )",
+    "(({}) )",
 ];
 
 /// On the policy `init` writes, each dangerous command class is denied, plain and

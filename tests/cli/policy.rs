@@ -584,6 +584,13 @@ fn command_rules_unwrap_and_fail_closed() {
         r#"{"more": ["ls", "sudo ls"]}"#.to_owned(),
         long,
         call(&format!("rm -rf {}", "very-long-name-".repeat(10))),
+        // Subshells within a subshell to bash, arithmetic to its parser.
+        call("( ( sudo rm -rf / ) )"),
+        call("((sudo ls) )"),
+        // Arithmetic to both.
+        call("(( i++ )) && ls"),
+        // A parse that would take the parser hours.
+        call(&format!("{}x", "(( ".repeat(13))),
     ];
     let transcript: Vec<(&str, &str, &str)> = transcript
         .iter()

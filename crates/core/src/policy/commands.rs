@@ -34,7 +34,10 @@
 //! [`MAX_DEPTH`] levels, the nesting of compound commands by [`MAX_NESTING`], and
 //! the text by [`MAX_COMMAND_BYTES`]: past them is a violation, never a deep
 //! recursion (of this module or of the parser). The parser's panics are caught and
-//! are a violation too.
+//! are a violation too. So is a string whose parse could take the parser
+//! exponential time: where two `(` come in a row (an arithmetic command, `((`),
+//! the parser tries each `(` in two ways, so its time doubles with each; the parses
+//! of one command string may hold [`MAX_PARSER_WORK`] such tries in all.
 //!
 //! What cannot be judged is a violation (the rule fails closed): a string the parser
 //! refuses, and, when the rule has `allow` or `deny`, a program word that is not
@@ -60,6 +63,9 @@ pub(crate) const MAX_DEPTH: usize = 16;
 /// another, counted in the text before it is parsed (see [`nesting`]) and in the
 /// parsed program.
 pub(crate) const MAX_NESTING: usize = 32;
+/// The most ways the parser may try the `(` of the strings parsed for one command,
+/// where it tries them both ways (see [`parser_work`]): 2^20, tens of milliseconds.
+pub(crate) const MAX_PARSER_WORK: u64 = 1 << 20;
 /// The most characters of a command shown in a message.
 const MAX_SHOWN: usize = 80;
 
@@ -247,13 +253,15 @@ pub(crate) enum CommandVerdict {
 type Step = Result<(), CommandVerdict>;
 
 /// Where the walk of a command is: how many levels of parsing again and unwrapping
-/// (`depth`) and of nesting (`nest`) it is down, and the top-level simple command it
-/// is within (shown), if it is not at the top.
+/// (`depth`) and of nesting (`nest`) it is down, the top-level simple command it
+/// is within (shown), if it is not at the top, and the text being walked, which
+/// the parsed program's places point into.
 #[derive(Debug, Clone, Copy)]
 struct At<'w> {
     depth: usize,
     nest: usize,
     within: Option<&'w str>,
+    text: &'w str,
 }
 
 impl At<'_> {
@@ -379,6 +387,67 @@ fn nesting(text: &str) -> usize {
         }
     }
     max
+}
+
+/// How many ways the parser may try the `(` of `text`: 2 to the number of `(`
+/// operators once two of them come in a row (where an arithmetic command can start,
+/// each `(` is tried as a group and as a plain token, and a failed try is tried
+/// again as a subshell), 1 otherwise or when the text cannot be tokenized (the
+/// parser says why). The tokens are the parser's own.
+fn parser_work(text: &str) -> u64 {
+    let tokens = guarded(|| {
+        brush_parser::uncached_tokenize_str(text, &options().tokenizer_options())
+            .map_err(|err| err.to_string())
+    });
+    let Ok(tokens) = tokens else { return 1 };
+    let open = |token: &brush_parser::Token| matches!(token, brush_parser::Token::Operator(operator, _) if operator == "(");
+    if !tokens
+        .windows(2)
+        .any(|pair| open(&pair[0]) && open(&pair[1]))
+    {
+        return 1;
+    }
+    let opens = tokens.iter().filter(|token| open(token)).count();
+    u32::try_from(opens)
+        .ok()
+        .and_then(|opens| 1u64.checked_shl(opens))
+        .unwrap_or(u64::MAX)
+}
+
+/// The text inside the outer `(` and `)` of what the parser read as the arithmetic
+/// command `arithmetic` of `text`, when bash reads it as a subshell within a
+/// subshell instead: the parser takes any two `(` in a row for `((` and any two `)`
+/// for `))`, but bash only takes `((` and `))` written together, as in `((i++))`, and
+/// runs `( (sudo x) )` and `((sudo x) )`. `None` when it is arithmetic to bash too.
+/// A place of the parser's that is not in `text` cannot be judged: a violation.
+fn subshells_read_as_arithmetic<'t>(
+    text: &'t str,
+    arithmetic: &ast::ArithmeticCommand,
+) -> Result<Option<&'t str>, CommandVerdict> {
+    // The parser counts places in characters.
+    let byte = |index: usize| match text.char_indices().nth(index) {
+        Some((at, _)) => Some(at),
+        None => (index == text.chars().count()).then_some(text.len()),
+    };
+    let (start, end) = (arithmetic.loc.start.index, arithmetic.loc.end.index);
+    let Some(written) = byte(start)
+        .zip(byte(end))
+        .and_then(|(start, end)| text.get(start..end))
+    else {
+        return Err(CommandVerdict::Unparseable(
+            "the shell parser placed an arithmetic command outside the text".to_owned(),
+        ));
+    };
+    if written.starts_with("((") && written.ends_with("))") {
+        return Ok(None);
+    }
+    // The outer parentheses are one byte each.
+    match written.get(1..written.len().saturating_sub(1)) {
+        Some(inner) if written.starts_with('(') && written.ends_with(')') => Ok(Some(inner)),
+        _ => Err(CommandVerdict::Unparseable(
+            "the shell parser placed an arithmetic command outside its parentheses".to_owned(),
+        )),
+    }
 }
 
 /// Whether `text` has a run of 10 or more digits where the parser reads a number
@@ -648,6 +717,8 @@ struct Judge<'r> {
     /// The aliases being expanded, which are not expanded again within themselves.
     expanding: Vec<String>,
     options: ParserOptions,
+    /// The parser's tries of `(` in the strings parsed so far (see [`parser_work`]).
+    parser_work: u64,
 }
 
 /// Where the shell is, as far as the command string says: its working directory
@@ -693,11 +764,13 @@ impl CommandRule {
             aliases: Vec::new(),
             expanding: Vec::new(),
             options: options(),
+            parser_work: 0,
         };
         let top = At {
             depth: 0,
             nest: 0,
             within: None,
+            text: command,
         };
         match judge.program(command, top) {
             Ok(()) => CommandVerdict::Allowed,
@@ -727,9 +800,24 @@ impl Judge<'_> {
                 "a number too large for the shell parser".to_owned(),
             ));
         }
+        self.parser_work = self.parser_work.saturating_add(parser_work(text));
+        if self.parser_work > MAX_PARSER_WORK {
+            return Err(CommandVerdict::Unparseable(
+                "too many opening parentheses with two in a row (an arithmetic command): \
+                 the time of the shell parser doubles with each"
+                    .to_owned(),
+            ));
+        }
         let program = parse_program(text).map_err(CommandVerdict::Unparseable)?;
         for complete in &program.complete_commands {
-            self.list(complete, At { nest: 0, ..at })?;
+            self.list(
+                complete,
+                At {
+                    nest: 0,
+                    text,
+                    ..at
+                },
+            )?;
         }
         Ok(())
     }
@@ -821,7 +909,11 @@ impl Judge<'_> {
     fn compound(&mut self, compound: &ast::CompoundCommand, at: At<'_>) -> Step {
         use ast::CompoundCommand as C;
         match compound {
-            C::Arithmetic(arithmetic) => self.words_of(&arithmetic.expr.value, at),
+            C::Arithmetic(arithmetic) => match subshells_read_as_arithmetic(at.text, arithmetic)? {
+                // Bash runs it: the shell's reading is judged.
+                Some(inner) => self.in_subshell(|judge| judge.program(inner, at.deeper())),
+                None => self.words_of(&arithmetic.expr.value, at),
+            },
             C::ArithmeticForClause(clause) => {
                 for expr in [&clause.initializer, &clause.condition, &clause.updater]
                     .into_iter()

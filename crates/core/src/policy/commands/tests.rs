@@ -680,7 +680,9 @@ fn nesting_is_bounded_before_the_parser() {
         [
             format!("{}ls{}", "if true; then ".repeat(n), "; fi".repeat(n)),
             format!("{}ls{}", "while true; do ".repeat(n), "; done".repeat(n)),
-            format!("{}ls{}", "(".repeat(n), ")".repeat(n)),
+            // Subshells, never two `(` in a row (see the test of the parser's
+            // exponential time below).
+            format!("{}ls{}", "( :; ".repeat(n), " )".repeat(n)),
             format!("{}ls{}", "{ ".repeat(n), "; }".repeat(n)),
             format!("{}ls{}", "echo \"$(".repeat(n), ")\"".repeat(n)),
             format!(
@@ -724,5 +726,100 @@ proptest::proptest! {
     fn any_unicode_is_decided(text in "\\PC{0,48}") {
         let r = rule(&["rm **"], None, Some(&["**"]));
         let _ = r.check(&text, None, None);
+    }
+}
+
+/// The verdict on the strings whose parse could take the parser exponential time.
+fn too_much_work() -> CommandVerdict {
+    CommandVerdict::Unparseable(
+        "too many opening parentheses with two in a row (an arithmetic command): \
+         the time of the shell parser doubles with each"
+            .to_owned(),
+    )
+}
+
+#[test]
+fn strings_that_would_take_the_parser_exponential_time_are_refused_before_it() {
+    let r = rule(&["sudo **"], None, None);
+    // Each unclosed `(` after two in a row doubles the parser's time: these took
+    // from seconds to hours before they were refused, and each is within the
+    // nesting bound.
+    for command in [
+        "(".repeat(26) + "x",
+        "(( ".repeat(13) + "x",
+        "( ".repeat(30) + ")",
+        // Quoted `)` close nothing for the parser, and keep the nesting low.
+        "(( ".to_owned() + &"( ')' ".repeat(40) + "x",
+        // The same inside a substitution, parsed again on its own.
+        format!("echo `{}x`", "(".repeat(26)),
+    ] {
+        assert!(command.len() < 300);
+        assert_eq!(r.check(&command, None, None), too_much_work(), "{command}");
+    }
+    // The bound is on all the parses of one string together: each of these
+    // shells' strings is ten groups, two in a row, which the parser reads.
+    let groups = format!("{}x{}", "( ".repeat(10), " )".repeat(10));
+    assert_eq!(
+        r.check(&format!("bash -c \"{groups}\""), None, None),
+        CommandVerdict::Allowed
+    );
+    let spread = format!("bash -c \"{groups}\"; ").repeat(1_100);
+    assert_eq!(r.check(&spread, None, None), too_much_work());
+    // Up to it, the parser says what it finds.
+    let verdict = r.check(&("(".repeat(18) + "x"), None, None);
+    assert!(
+        matches!(verdict, CommandVerdict::Unparseable(_)),
+        "{verdict:?}"
+    );
+    assert_ne!(verdict, too_much_work());
+    // Parentheses in words, in arithmetic that closes, in functions and in groups
+    // that are not two in a row are judged as ever.
+    for command in [
+        "python3 -c 'print(((((((((((((((((((((((((1)))))))))))))))))))))))))'".to_owned(),
+        format!("echo $(( {}1{} ))", "(".repeat(30), ")".repeat(30)),
+        "(( (1)+(2)*(3) )) && echo ok".to_owned(),
+        "f() { :; }; ".repeat(40) + "f",
+        "( echo a ); ".repeat(40),
+    ] {
+        assert_eq!(
+            r.check(&command, None, None),
+            CommandVerdict::Allowed,
+            "{command}"
+        );
+    }
+}
+
+/// The parser takes any two `(` in a row for an arithmetic command; bash only takes
+/// `((` written together, closed by `))` written together, and runs the others as
+/// a subshell within a subshell: they are judged as bash runs them.
+#[test]
+fn subshells_the_parser_takes_for_arithmetic_are_judged_as_bash_runs_them() {
+    let r = rule(&["sudo **"], None, None);
+    let denied = |shown: &str| CommandVerdict::Denied(shown.to_owned(), None, "sudo **".to_owned());
+    for (command, shown) in [
+        ("( ( sudo a ) )", "sudo a"),
+        ("((sudo b) )", "sudo b"),
+        ("( (sudo c))", "sudo c"),
+        ("( ( ( sudo d ) ) )", "sudo d"),
+        ("x=1; ( ( sudo e ) ) && echo", "sudo e"),
+        ("é; ( ( sudo f ) )", "sudo f"),
+        ("( ( echo a ) ) | ( ( sudo g ) )", "sudo g"),
+        ("(( $(sudo h) ))", "sudo h"),
+    ] {
+        assert_eq!(r.check(command, None, None), denied(shown), "{command}");
+    }
+    // Arithmetic to bash too: nothing runs but its substitutions.
+    for command in [
+        "((sudo i))",
+        "(( sudo j ))",
+        "( ((sudo k)) )",
+        "(( i++ ))",
+        "((i = 1 + 2)) && echo ok",
+    ] {
+        assert_eq!(
+            r.check(command, None, None),
+            CommandVerdict::Allowed,
+            "{command}"
+        );
     }
 }
