@@ -9,10 +9,13 @@
 //!
 //! Wrappers are unwrapped and both the wrapper and the command it runs are judged:
 //! a shell (`bash`, `sh`, `zsh`, `dash`, `ksh`, `ash`, `mksh`) with `-c STRING` has
-//! its string parsed again, `eval` with literal words has them joined and parsed
-//! again, `env`, `sudo`, `doas`, `xargs`, `nohup`, `nice`, `timeout`, `time`,
-//! `command`, `builtin`, `exec` and `stdbuf` have their options skipped and the
-//! command after them judged, and `find` has the command of each `-exec`,
+//! its string parsed again, and so have the `-c STRING` of `su`, `runuser`, `script`
+//! and `flock` and the action of `trap`; `eval` and `watch` with literal words have
+//! them joined and parsed again; `env`, `sudo`, `doas`, `xargs`, `nohup`, `nice`,
+//! `timeout`, `time`, `command`, `builtin`, `exec`, `stdbuf`, `setsid`, `unbuffer`,
+//! `pkexec`, `ionice`, `runuser -u`, `chroot`, `flock`, `taskset` and `chrt` have
+//! their options (and new root, lock file, CPU mask or priority) skipped and the
+//! command after them judged; and `find` has the command of each `-exec`,
 //! `-execdir`, `-ok` and `-okdir` (up to its `;` or `+`) judged.
 //!
 //! An alias the string defines (`alias x=rm; x -rf /`) is expanded where a later
@@ -509,6 +512,10 @@ enum Inner {
     Words(usize),
     /// This string, parsed again.
     Script(usize),
+    /// The words from this index on, joined by spaces and parsed again (as `eval`
+    /// and `watch` run them), when they are all known before the command runs: in
+    /// the shell itself (`eval`) or in a shell of their own (`watch`).
+    Joined { from: usize, own_shell: bool },
     /// A string to parse again that is not literal.
     Unknown,
 }
@@ -572,10 +579,33 @@ fn find_commands(args: &[Analysed]) -> Vec<(&[Analysed], bool)> {
     found
 }
 
+/// The string after the option `-c` or `--command` among `args`, parsed again, if
+/// there is one (`su`, `runuser`, `script`, `flock`).
+fn command_option(args: &[Analysed]) -> Option<Inner> {
+    let at = args
+        .iter()
+        .position(|arg| matches!(arg.text.as_str(), "-c" | "--command"))?;
+    let script = args.get(at + 1)?;
+    Some(if script.literal {
+        Inner::Script(at + 1)
+    } else {
+        Inner::Unknown
+    })
+}
+
+/// Whether one of `args` is one of `options`: a wrapper's options that make it run
+/// no command (`taskset -p PID`).
+fn has_option(args: &[Analysed], options: &[&str]) -> bool {
+    args.iter().any(|arg| options.contains(&arg.text.as_str()))
+}
+
 /// What the wrapper `name` with arguments `args` runs, if it is a wrapper and runs
 /// something.
 fn unwrap(name: &str, args: &[Analysed]) -> Option<Inner> {
     let words = |at: usize| (at < args.len()).then_some(Inner::Words(at));
+    let joined = |from: usize, own_shell: bool| {
+        (from < args.len()).then_some(Inner::Joined { from, own_shell })
+    };
     match name {
         "bash" | "sh" | "zsh" | "dash" | "ksh" | "ash" | "mksh" => {
             let mut c = false;
@@ -698,6 +728,51 @@ fn unwrap(name: &str, args: &[Analysed]) -> Option<Inner> {
         }
         "exec" => words(after_options(args, "a", &[])),
         "stdbuf" => words(after_options(args, "ioe", &["input", "output", "error"])),
+        "eval" => joined(0, false),
+        // `watch` runs its words joined, through `sh -c`, but with `-x`.
+        "watch" => {
+            let at = after_options(args, "n", &["interval"]);
+            match has_option(&args[..at.min(args.len())], &["-x", "--exec"]) {
+                true => words(at),
+                false => joined(at, true),
+            }
+        }
+        // The action is run when a signal comes, or when the shell exits.
+        "trap" => {
+            let at = after_options(args, "", &[]);
+            let action = args.get(at)?;
+            match (action.literal, action.text.as_str()) {
+                (_, "-" | "") => None,
+                (true, _) => Some(Inner::Script(at)),
+                (false, _) => Some(Inner::Unknown),
+            }
+        }
+        "setsid" | "unbuffer" => words(after_options(args, "", &[])),
+        "pkexec" => words(after_options(args, "", &["user"])),
+        // The new root, then the command.
+        "chroot" => words(after_options(args, "", &[]) + 1),
+        // The lock file, then the command or `-c STRING`.
+        "flock" => command_option(args).or_else(|| {
+            words(after_options(args, "wE", &["timeout", "wait", "conflict-exit-code"]) + 1)
+        }),
+        "su" | "script" => command_option(args),
+        "runuser" => command_option(args).or_else(|| {
+            has_option(args, &["-u", "--user"])
+                .then(|| words(after_options(args, "ugG", &["user", "group", "supp-group"])))
+                .flatten()
+        }),
+        "ionice" if !has_option(args, &["-p", "-P", "-u", "--pid", "--pgid", "--uid"]) => {
+            words(after_options(args, "cn", &["class", "classdata"]))
+        }
+        // The CPU mask or the priority, then the command; `-p` changes a process.
+        "taskset" if !has_option(args, &["-p", "--pid"]) => words(after_options(args, "", &[]) + 1),
+        "chrt" if !has_option(args, &["-p", "--pid"]) => words(
+            after_options(
+                args,
+                "TPD",
+                &["sched-runtime", "sched-period", "sched-deadline"],
+            ) + 1,
+        ),
         _ => None,
     }
 }
@@ -1165,19 +1240,6 @@ impl Judge<'_> {
         }
         let name = basename(&program.text);
         match name {
-            "eval" => {
-                if args.iter().all(Analysed::known) {
-                    let text = args
-                        .iter()
-                        .map(|a| a.text.as_str())
-                        .collect::<Vec<_>>()
-                        .join(" ");
-                    return self.program(&text, at.deeper());
-                }
-                if self.patterns() {
-                    return Err(CommandVerdict::Unknown(shown(words)));
-                }
-            }
             "source" | "." if self.patterns() && args.first().is_some_and(|file| !file.known()) => {
                 return Err(CommandVerdict::Unknown(shown(words)));
             }
@@ -1203,8 +1265,21 @@ impl Judge<'_> {
             Some(Inner::Script(from)) => {
                 self.in_subshell(|judge| judge.program(&args[from].text, at.deeper()))
             }
-            Some(Inner::Unknown) if self.patterns() => Err(CommandVerdict::Unknown(shown(words))),
-            Some(Inner::Unknown) => Ok(()),
+            Some(Inner::Joined { from, own_shell }) if args[from..].iter().all(Analysed::known) => {
+                let text = args[from..]
+                    .iter()
+                    .map(|a| a.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                match own_shell {
+                    true => self.in_subshell(|judge| judge.program(&text, at.deeper())),
+                    false => self.program(&text, at.deeper()),
+                }
+            }
+            Some(Inner::Joined { .. } | Inner::Unknown) if self.patterns() => {
+                Err(CommandVerdict::Unknown(shown(words)))
+            }
+            Some(Inner::Joined { .. } | Inner::Unknown) => Ok(()),
         }
     }
 

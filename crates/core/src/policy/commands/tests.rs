@@ -206,8 +206,21 @@ fn wrappers_are_unwrapped() {
         ("stdbuf -o L rm -rf /", "stdbuf -o L rm -rf /"),
         ("xargs -n 1 -I {} rm -rf {}", "xargs -n 1 -I {} rm -rf {}"),
         ("sudo nohup env rm -rf /", "sudo nohup env rm -rf /"),
+        ("watch -x rm -rf /", "watch -x rm -rf /"),
+        ("setsid -f rm -rf /", "setsid -f rm -rf /"),
+        ("unbuffer rm -rf /", "unbuffer rm -rf /"),
+        ("pkexec --user root rm -rf /", "pkexec --user root rm -rf /"),
+        (
+            "chroot --userspec=a:b /srv rm -rf /",
+            "chroot --userspec=a:b /srv rm -rf /",
+        ),
+        ("flock -w 5 /tmp/l rm -rf /", "flock -w 5 /tmp/l rm -rf /"),
+        ("runuser -u bob -- rm -rf /", "runuser -u bob -- rm -rf /"),
+        ("ionice -c 3 rm -rf /", "ionice -c 3 rm -rf /"),
+        ("taskset -c 0,1 rm -rf /", "taskset -c 0,1 rm -rf /"),
+        ("chrt -f 10 rm -rf /", "chrt -f 10 rm -rf /"),
     ] {
-        let inner = command[command.find("rm").unwrap()..].to_owned();
+        let inner = command[command.find("rm ").unwrap()..].to_owned();
         assert_eq!(r.check(command, None, None), d(&inner, within), "{command}");
     }
     assert_eq!(
@@ -230,11 +243,53 @@ fn wrappers_are_unwrapped() {
         r.check("eval 'rm -rf /'", None, None),
         d("rm -rf /", "eval \"rm -rf /\"")
     );
-    // `command -v` runs nothing.
-    assert_eq!(
-        r.check("command -v rm -rf", None, None),
-        CommandVerdict::Allowed
-    );
+    // Strings run later or in a shell of their own: a trap's action, `watch`'s
+    // words joined, the `-c` string of `su`, `runuser`, `script` and `flock`.
+    for (command, within) in [
+        ("trap 'rm -rf /' EXIT", "trap \"rm -rf /\" EXIT"),
+        (
+            "trap -- 'rm -rf /' INT TERM",
+            "trap -- \"rm -rf /\" INT TERM",
+        ),
+        ("watch -n 1 'ls; rm -rf /'", "watch -n 1 \"ls; rm -rf /\""),
+        ("watch rm -rf /", "watch rm -rf /"),
+        ("su -c 'rm -rf /' root", "su -c \"rm -rf /\" root"),
+        (
+            "runuser -l bob -c 'rm -rf /'",
+            "runuser -l bob -c \"rm -rf /\"",
+        ),
+        (
+            "script -q -c 'rm -rf /' /dev/null",
+            "script -q -c \"rm -rf /\" /dev/null",
+        ),
+        ("flock /tmp/l -c 'rm -rf /'", "flock /tmp/l -c \"rm -rf /\""),
+    ] {
+        assert_eq!(
+            r.check(command, None, None),
+            d("rm -rf /", within),
+            "{command}"
+        );
+    }
+    // What runs nothing: `command -v`, a trap reset or ignored, options that
+    // change a running process, a new root or a lock without a command.
+    for command in [
+        "command -v rm -rf",
+        "trap - EXIT",
+        "trap '' INT",
+        "trap -p",
+        "ionice -p 123",
+        "taskset -p 3 123",
+        "chrt -p 10 123",
+        "chroot /srv",
+        "flock /tmp/l",
+        "su bob",
+    ] {
+        assert_eq!(
+            r.check(command, None, None),
+            CommandVerdict::Allowed,
+            "{command}"
+        );
+    }
     // A shell running a script file is not unwrapped.
     assert_eq!(r.check("bash x.sh -c", None, None), CommandVerdict::Allowed);
 }
