@@ -591,6 +591,8 @@ fn command_rules_unwrap_and_fail_closed() {
         call("(( i++ )) && ls"),
         // A parse that would take the parser hours.
         call(&format!("{}x", "(( ".repeat(13))),
+        // A here-document without a delimiter, on which it would take all memory.
+        call("echo $(cat <<  "),
     ];
     let transcript: Vec<(&str, &str, &str)> = transcript
         .iter()

@@ -392,6 +392,44 @@ fn nesting(text: &str) -> usize {
     max
 }
 
+/// Whether `text` may hold a here-document whose delimiter is empty once quotes
+/// are removed (`cat <<`, `cat << ''`, `cat << #`, where `#` starts a comment): on
+/// one the parser's tokenizer can loop for ever, taking memory without bound. Each `<<` or `<<-` (not `<<<`) is looked at
+/// whatever the quotes around it, so a `<<` in a string just before its closing
+/// quote (`echo "<<"`) counts too.
+fn empty_here_tag(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while let Some(&byte) = bytes.get(i) {
+        if byte != b'<' {
+            i += 1;
+            continue;
+        }
+        let run = bytes[i..].iter().take_while(|&&b| b == b'<').count();
+        i += run;
+        // The tokenizer cuts a run of `<` into `<<<` as long as it can: the run
+        // ends in `<<`, a here-document, when its length is 2 modulo 3.
+        if run % 3 != 2 {
+            continue;
+        }
+        let mut at = i;
+        if bytes.get(at) == Some(&b'-') {
+            at += 1;
+        }
+        while matches!(bytes.get(at), Some(b' ' | b'\t')) {
+            at += 1;
+        }
+        let word = bytes[at..]
+            .iter()
+            .take_while(|b| !b" \t\n;&|()<>".contains(b))
+            .filter(|b| !b"'\"\\$".contains(b));
+        if bytes.get(at) == Some(&b'#') || word.count() == 0 {
+            return true;
+        }
+    }
+    false
+}
+
 /// How many ways the parser may try the `(` of `text`: 2 to the number of `(`
 /// operators once two of them come in a row (where an arithmetic command can start,
 /// each `(` is tried as a group and as a plain token, and a failed try is tried
@@ -873,6 +911,11 @@ impl Judge<'_> {
         if overflowing_number(text) {
             return Err(CommandVerdict::Unparseable(
                 "a number too large for the shell parser".to_owned(),
+            ));
+        }
+        if empty_here_tag(text) {
+            return Err(CommandVerdict::Unparseable(
+                "a here-document without a delimiter word".to_owned(),
             ));
         }
         self.parser_work = self.parser_work.saturating_add(parser_work(text));
