@@ -52,7 +52,8 @@ impl<R: BufRead> Lines<R> {
 /// must be valid UTF-8.
 pub fn line_text(line: u64, bytes: &[u8]) -> Result<Option<&str>, LineError> {
     let bytes = without_bom(line, bytes);
-    if is_blank(line, bytes) {
+    // The mark is taken off once: a second one is the line's text.
+    if blank(bytes) {
         return Ok(None);
     }
     // The fast check says only whether the bytes are valid; std says where not.
@@ -79,7 +80,7 @@ pub(crate) fn non_blank(line: u64, text: &str) -> Option<&str> {
         Some(rest) if line == 1 => rest,
         _ => text,
     };
-    (!is_blank(line, text.as_bytes())).then_some(text)
+    (!blank(text.as_bytes())).then_some(text)
 }
 
 fn without_bom(line: u64, bytes: &[u8]) -> &[u8] {
@@ -90,7 +91,36 @@ fn without_bom(line: u64, bytes: &[u8]) -> &[u8] {
 }
 
 fn is_blank(line: u64, bytes: &[u8]) -> bool {
-    without_bom(line, bytes)
-        .iter()
-        .all(|b| matches!(b, b' ' | b'\t' | b'\r'))
+    blank(without_bom(line, bytes))
+}
+
+/// Whether `bytes` are only spaces, tabs and CRs.
+fn blank(bytes: &[u8]) -> bool {
+    bytes.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Lines, line_text, non_blank};
+
+    /// A byte-order mark is taken off line 1 once: a second one is text, so the
+    /// line is not blank, and a reader of lines never takes it for the end.
+    #[test]
+    fn a_second_byte_order_mark_is_text() {
+        const BOM: &str = "\u{feff}";
+        assert_eq!(line_text(1, BOM.as_bytes()), Ok(None));
+        assert_eq!(line_text(1, format!("{BOM} \t\r").as_bytes()), Ok(None));
+        let twice = format!("{BOM}{BOM}");
+        assert_eq!(line_text(1, twice.as_bytes()), Ok(Some(BOM)));
+        assert_eq!(line_text(2, BOM.as_bytes()), Ok(Some(BOM)));
+        // The same where a block of lines is already known to be UTF-8.
+        assert_eq!(non_blank(1, BOM), None);
+        assert_eq!(non_blank(1, &twice), Some(BOM));
+        assert_eq!(non_blank(2, BOM), Some(BOM));
+        let text = format!("{twice}\n{{}}\n");
+        let mut lines = Lines::new(text.as_bytes());
+        assert_eq!(lines.next_line().ok().flatten(), Some((1, BOM)));
+        assert_eq!(lines.next_line().ok().flatten(), Some((2, "{}")));
+        assert_eq!(lines.next_line().ok().flatten(), None);
+    }
 }
