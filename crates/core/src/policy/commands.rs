@@ -623,9 +623,15 @@ fn command_option(args: &[Analysed]) -> Option<Inner> {
     let at = args
         .iter()
         .position(|arg| matches!(arg.text.as_str(), "-c" | "--command"))?;
-    let script = args.get(at + 1)?;
+    script_at(args, at + 1)
+}
+
+/// The string `args[at]` parsed again as a program, if there is one: one that is
+/// not literal cannot be judged.
+fn script_at(args: &[Analysed], at: usize) -> Option<Inner> {
+    let script = args.get(at)?;
     Some(if script.literal {
-        Inner::Script(at + 1)
+        Inner::Script(at)
     } else {
         Inner::Unknown
     })
@@ -672,12 +678,7 @@ fn unwrap(name: &str, args: &[Analysed]) -> Option<Inner> {
             if !c {
                 return None;
             }
-            let script = args.get(i)?;
-            Some(if script.literal {
-                Inner::Script(i)
-            } else {
-                Inner::Unknown
-            })
+            script_at(args, i)
         }
         "env" => {
             let mut i = 0;
@@ -689,14 +690,7 @@ fn unwrap(name: &str, args: &[Analysed]) -> Option<Inner> {
                         break;
                     }
                     "-u" | "-C" | "--unset" | "--chdir" => i += 2,
-                    "-S" | "--split-string" => {
-                        let script = args.get(i + 1)?;
-                        return Some(if script.literal {
-                            Inner::Script(i + 1)
-                        } else {
-                            Inner::Unknown
-                        });
-                    }
+                    "-S" | "--split-string" => return script_at(args, i + 1),
                     _ if text.starts_with("-S") || text.starts_with("--split-string=") => {
                         return Some(Inner::Unknown);
                     }
@@ -778,11 +772,9 @@ fn unwrap(name: &str, args: &[Analysed]) -> Option<Inner> {
         // The action is run when a signal comes, or when the shell exits.
         "trap" => {
             let at = after_options(args, "", &[]);
-            let action = args.get(at)?;
-            match (action.literal, action.text.as_str()) {
-                (_, "-" | "") => None,
-                (true, _) => Some(Inner::Script(at)),
-                (false, _) => Some(Inner::Unknown),
+            match args.get(at)?.text.as_str() {
+                "-" | "" => None,
+                _ => script_at(args, at),
             }
         }
         "setsid" | "unbuffer" => words(after_options(args, "", &[])),
