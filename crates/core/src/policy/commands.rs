@@ -430,17 +430,11 @@ fn empty_here_tag(text: &str) -> bool {
     false
 }
 
-/// How many ways the parser may try the `(` of `text`: 2 to the number of `(`
+/// How many ways the parser may try the `(` of `tokens`: 2 to the number of `(`
 /// operators once two of them come in a row (where an arithmetic command can start,
 /// each `(` is tried as a group and as a plain token, and a failed try is tried
-/// again as a subshell), 1 otherwise or when the text cannot be tokenized (the
-/// parser says why). The tokens are the parser's own.
-fn parser_work(text: &str) -> u64 {
-    let tokens = guarded(|| {
-        brush_parser::uncached_tokenize_str(text, &options().tokenizer_options())
-            .map_err(|err| err.to_string())
-    });
-    let Ok(tokens) = tokens else { return 1 };
+/// again as a subshell), 1 otherwise.
+fn parser_work(tokens: &[brush_parser::Token]) -> u64 {
     let open = |token: &brush_parser::Token| matches!(token, brush_parser::Token::Operator(operator, _) if operator == "(");
     if !tokens
         .windows(2)
@@ -523,12 +517,36 @@ fn overflowing_number(text: &str) -> bool {
     false
 }
 
-/// Parses `text` as a bash program.
-fn parse_program(text: &str) -> Result<ast::Program, String> {
+/// The parser's tokens of `text`, or why it cannot be read: the parser's own
+/// message, which says where.
+fn tokens(text: &str, options: &ParserOptions) -> Result<Vec<brush_parser::Token>, String> {
     guarded(|| {
-        Parser::new(text.as_bytes(), &options())
+        brush_parser::uncached_tokenize_str(text, &options.tokenizer_options())
+            .map_err(|err| err.to_string())
+    })
+    .map_err(|err| match parse_program(text, options) {
+        Err(message) => message,
+        // Read whole, the text is not found wanting: the tokenizer's own message.
+        Ok(_) => one_line(&err),
+    })
+}
+
+/// Parses `text` as a bash program (tokenizing it again: for error messages).
+fn parse_program(text: &str, options: &ParserOptions) -> Result<ast::Program, String> {
+    guarded(|| {
+        Parser::new(text.as_bytes(), options)
             .parse_program()
             .map_err(|err| one_line(&err.to_string()))
+    })
+}
+
+/// Parses the tokens `tokens` as a bash program.
+fn parse_tokens(
+    tokens: &[brush_parser::Token],
+    options: &ParserOptions,
+) -> Result<ast::Program, String> {
+    guarded(|| {
+        brush_parser::parse_tokens(tokens, options).map_err(|err| one_line(&err.to_string()))
     })
 }
 
@@ -910,7 +928,8 @@ impl Judge<'_> {
                 "a here-document without a delimiter word".to_owned(),
             ));
         }
-        self.parser_work = self.parser_work.saturating_add(parser_work(text));
+        let tokens = tokens(text, &self.options).map_err(CommandVerdict::Unparseable)?;
+        self.parser_work = self.parser_work.saturating_add(parser_work(&tokens));
         if self.parser_work > MAX_PARSER_WORK {
             return Err(CommandVerdict::Unparseable(
                 "too many opening parentheses with two in a row (an arithmetic command): \
@@ -918,7 +937,7 @@ impl Judge<'_> {
                     .to_owned(),
             ));
         }
-        let program = parse_program(text).map_err(CommandVerdict::Unparseable)?;
+        let program = parse_tokens(&tokens, &self.options).map_err(CommandVerdict::Unparseable)?;
         for complete in &program.complete_commands {
             self.list(
                 complete,

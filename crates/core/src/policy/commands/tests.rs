@@ -655,14 +655,29 @@ fn protect_except_takes_a_path_out_of_protect() {
 #[test]
 fn what_cannot_be_judged_is_a_violation() {
     let r = rule(&["sudo **"], None, None);
-    assert!(matches!(
-        r.check("echo 'unterminated", None, None),
-        CommandVerdict::Unparseable(_)
-    ));
-    assert!(matches!(
-        r.check("if then fi )", None, None),
-        CommandVerdict::Unparseable(_)
-    ));
+    // The parser's messages, with where it stopped.
+    for (command, message) in [
+        (
+            "echo 'unterminated",
+            "unterminated single quote at 1,6 (detected near line 1 col 19)",
+        ),
+        ("if then fi )", "syntax error at line 1 col 9"),
+        (
+            "echo $(ls",
+            "unterminated expansion (detected near line 1 col 10)",
+        ),
+        (
+            "cat <<EOF\nx",
+            "unterminated here document sequence; tag(s) [EOF] found at: [1,10] \
+             (detected near line 2 col 2)",
+        ),
+    ] {
+        assert_eq!(
+            r.check(command, None, None),
+            CommandVerdict::Unparseable(message.to_owned()),
+            "{command}"
+        );
+    }
     assert_eq!(
         r.check(&"x".repeat(MAX_COMMAND_BYTES + 1), None, None),
         CommandVerdict::TooLong
