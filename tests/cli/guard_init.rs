@@ -502,7 +502,7 @@ const DANGEROUS: [(&str, &str); 12] = [
 
 /// The ways a command is wrapped: `{}` is the command. The last two are subshells
 /// within a subshell to bash, which its parser would read as arithmetic.
-const WRAPPED: [&str; 11] = [
+const WRAPPED: [&str; 13] = [
     "bash -c '{}'",
     "sh -c \"{}\"",
     "env LANG=C {}",
@@ -514,6 +514,8 @@ const WRAPPED: [&str; 11] = [
     "ls `{}`",
     "( ( {} ) )",
     "(({}) )",
+    "strace -f -o /dev/null {}",
+    "systemd-run --user -p Nice=5 {}",
 ];
 
 /// On the policy `init` writes, each dangerous command class is denied, plain and

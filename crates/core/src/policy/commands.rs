@@ -809,6 +809,106 @@ fn unwrap(name: &str, args: &[Analysed]) -> Option<Inner> {
                 .then(|| words(after_options(args, "ugG", &["user", "group", "supp-group"])))
                 .flatten()
         }),
+        // Tracers and sandboxes run the words after their options; `-p` attaches to
+        // a running process instead.
+        "strace" if !has_option(args, &["-p", "--attach"]) => words(after_options(
+            args,
+            "abeEIoOpPsSuX",
+            &[
+                "trace",
+                "signal",
+                "status",
+                "output",
+                "string-limit",
+                "user",
+                "env",
+                "summary-sort-by",
+                "trace-path",
+                "inject",
+                "fault",
+                "columns",
+                "const-print-style",
+                "silence",
+            ],
+        )),
+        "ltrace" if !has_option(args, &["-p"]) => words(after_options(
+            args,
+            "aADeFlnopsuwx",
+            &["align", "output", "library"],
+        )),
+        "systemd-run" => words(after_options(
+            args,
+            "upEMH",
+            &[
+                "unit",
+                "property",
+                "description",
+                "slice",
+                "uid",
+                "gid",
+                "nice",
+                "working-directory",
+                "setenv",
+                "machine",
+                "host",
+                "service-type",
+                "on-active",
+                "on-boot",
+                "on-startup",
+                "on-unit-active",
+                "on-unit-inactive",
+                "on-calendar",
+                "path-property",
+                "socket-property",
+                "timer-property",
+            ],
+        )),
+        "firejail" | "valgrind" | "fakeroot" | "busybox" | "toybox" | "setpriv" => {
+            words(after_options(args, "", &[]))
+        }
+        "nsenter" => words(after_options(args, "tSG", &["target", "setuid", "setgid"])),
+        "unshare" => words(after_options(
+            args,
+            "SGRw",
+            &[
+                "setuid",
+                "setgid",
+                "root",
+                "wd",
+                "map-user",
+                "map-group",
+                "map-users",
+                "map-groups",
+                "propagation",
+            ],
+        )),
+        "cgexec" => words(after_options(args, "g", &[])),
+        "numactl" => words(after_options(
+            args,
+            "imNCpP",
+            &[
+                "interleave",
+                "membind",
+                "cpunodebind",
+                "physcpubind",
+                "preferred",
+                "preferred-many",
+            ],
+        )),
+        "prlimit" if !has_option(args, &["-p", "--pid"]) => words(after_options(args, "", &[])),
+        // The host, then words joined and run by the shell of the user there.
+        "ssh" => joined(after_options(args, "BbcDEeFIiJLlmOoPpQRSWw", &[]) + 1, true),
+        // `sg GROUP -c STRING`, or `sg GROUP WORDS`, run through `sh -c`.
+        "sg" => {
+            let mut at = after_options(args, "", &[]);
+            if args.get(at).is_some_and(|arg| arg.text == "-") {
+                at += 1;
+            }
+            match args.get(at + 1) {
+                Some(arg) if arg.text == "-c" => script_at(args, at + 2),
+                _ => joined(at + 1, true),
+            }
+        }
         "ionice" if !has_option(args, &["-p", "-P", "-u", "--pid", "--pgid", "--uid"]) => {
             words(after_options(args, "cn", &["class", "classdata"]))
         }

@@ -219,6 +219,37 @@ fn wrappers_are_unwrapped() {
         ("ionice -c 3 rm -rf /", "ionice -c 3 rm -rf /"),
         ("taskset -c 0,1 rm -rf /", "taskset -c 0,1 rm -rf /"),
         ("chrt -f 10 rm -rf /", "chrt -f 10 rm -rf /"),
+        (
+            "strace -f -e trace=open -o /tmp/t rm -rf /",
+            "strace -f -e trace=open -o /tmp/t rm -rf /",
+        ),
+        ("ltrace -o out -n 2 rm -rf /", "ltrace -o out -n 2 rm -rf /"),
+        (
+            "systemd-run --user -p MemoryMax=1G --unit x rm -rf /",
+            "systemd-run --user -p MemoryMax=1G --unit x rm -rf /",
+        ),
+        (
+            "firejail --noprofile rm -rf /",
+            "firejail --noprofile rm -rf /",
+        ),
+        (
+            "valgrind --leak-check=full rm -rf /",
+            "valgrind --leak-check=full rm -rf /",
+        ),
+        ("fakeroot -- rm -rf /", "fakeroot -- rm -rf /"),
+        ("busybox rm -rf /", "busybox rm -rf /"),
+        ("nsenter -t 1 -m rm -rf /", "nsenter -t 1 -m rm -rf /"),
+        ("unshare -r -w /tmp rm -rf /", "unshare -r -w /tmp rm -rf /"),
+        ("cgexec -g cpu:grp rm -rf /", "cgexec -g cpu:grp rm -rf /"),
+        ("numactl -N 0 rm -rf /", "numactl -N 0 rm -rf /"),
+        (
+            "prlimit --nofile=10 rm -rf /",
+            "prlimit --nofile=10 rm -rf /",
+        ),
+        (
+            "setpriv --reuid=1000 rm -rf /",
+            "setpriv --reuid=1000 rm -rf /",
+        ),
     ] {
         let inner = command[command.find("rm ").unwrap()..].to_owned();
         assert_eq!(r.check(command, None, None), d(&inner, within), "{command}");
@@ -263,6 +294,11 @@ fn wrappers_are_unwrapped() {
             "script -q -c \"rm -rf /\" /dev/null",
         ),
         ("flock /tmp/l -c 'rm -rf /'", "flock /tmp/l -c \"rm -rf /\""),
+        // A remote command: the words after the host, joined.
+        ("ssh -p 22 host rm -rf /", "ssh -p 22 host rm -rf /"),
+        ("ssh host 'ls; rm -rf /'", "ssh host \"ls; rm -rf /\""),
+        ("sg wheel -c 'rm -rf /'", "sg wheel -c \"rm -rf /\""),
+        ("sg - wheel 'rm -rf /'", "sg - wheel \"rm -rf /\""),
     ] {
         assert_eq!(
             r.check(command, None, None),
@@ -283,6 +319,11 @@ fn wrappers_are_unwrapped() {
         "chroot /srv",
         "flock /tmp/l",
         "su bob",
+        "strace -p 123 -o /tmp/t",
+        "ltrace -p 123",
+        "prlimit -p 123 --nofile=10",
+        "ssh -i key host",
+        "sg wheel",
     ] {
         assert_eq!(
             r.check(command, None, None),
