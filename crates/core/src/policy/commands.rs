@@ -394,14 +394,37 @@ fn nesting(text: &str) -> usize {
 
 /// Whether `text` may hold a here-document whose delimiter is empty once quotes
 /// are removed (`cat <<`, `cat << ''`, `cat << #`, where `#` starts a comment): on
-/// one the parser's tokenizer can loop for ever, taking memory without bound. Each `<<` or `<<-` (not `<<<`) is looked at
-/// whatever the quotes around it, so a `<<` in a string just before its closing
-/// quote (`echo "<<"`) counts too.
+/// one the parser's tokenizer can loop for ever, taking memory without bound.
+///
+/// A `<<` inside quotes is text (`echo "<<"`), as long as where the quotes are is
+/// sure: from the first expansion that opens a context of its own (`$(`, `${`,
+/// `` ` ``, `$'`, `$"`, `$[`), comment sign or here-document on, every `<<` or `<<-`
+/// (not `<<<`) is looked at whatever the quotes around it.
 fn empty_here_tag(text: &str) -> bool {
     let bytes = text.as_bytes();
+    let mut quote: Option<u8> = None;
+    let mut sure = true;
     let mut i = 0;
     while let Some(&byte) = bytes.get(i) {
-        if byte != b'<' {
+        if sure {
+            let next = bytes.get(i + 1).copied();
+            match (quote, byte) {
+                (Some(b'\''), b'\'') => quote = None,
+                (Some(b'\''), _) => {}
+                (_, b'\\') if matches!(next, Some(b'\'' | b'"' | b'\\')) => i += 1,
+                (_, b'`') => sure = false,
+                (_, b'$') if matches!(next, Some(b'(' | b'{')) => sure = false,
+                (None, b'$') if matches!(next, Some(b'\'' | b'"' | b'[')) => sure = false,
+                (None, b'#') => sure = false,
+                (Some(b'"'), b'"') => quote = None,
+                (None, b'\'' | b'"') => quote = Some(byte),
+                _ => {}
+            }
+            if quote.is_some() || byte != b'<' {
+                i += 1;
+                continue;
+            }
+        } else if byte != b'<' {
             i += 1;
             continue;
         }
@@ -426,6 +449,8 @@ fn empty_here_tag(text: &str) -> bool {
         if bytes.get(at) == Some(&b'#') || word.count() == 0 {
             return true;
         }
+        // Its body, which may follow, is not read for quotes.
+        sure = false;
     }
     false
 }

@@ -954,6 +954,18 @@ fn here_documents_without_a_delimiter_are_refused_before_the_parser() {
         "cat <<",
         "x<<<<<\"\";EOF$(",
         "cat <<<<<<<<''",
+        // Quotes before it, closed.
+        "echo '<<' \"<<\"; cat << ''",
+        "echo \\\"; cat <<",
+        // Where the quotes are is not sure after an expansion with a context of its
+        // own, a comment sign or a here-document (whose body is not read for them).
+        "echo \"$(cat <<  \"",
+        "echo \"`cat <<  \"",
+        "echo \"${x:-$(cat <<  )}\"",
+        "echo $'\\'' \"<<\"",
+        "echo $\"\" '<<'",
+        "ls # it's\ncat <<  ",
+        "cat <<EOF\n'\nEOF\ncat <<",
     ] {
         assert_eq!(r.check(command, None, None), refused, "{command:?}");
     }
@@ -970,5 +982,21 @@ fn here_documents_without_a_delimiter_are_refused_before_the_parser() {
         "cat <<a#b\nhi\na#b",
     ] {
         assert_ne!(r.check(command, None, None), refused, "{command:?}");
+    }
+    // A `<<` inside quotes is text.
+    for command in [
+        "echo \"<<\"",
+        "echo '<<'",
+        "grep -n \"<<\" src/*.rs",
+        "echo \"<<-\"; echo '<<'\"<<\"",
+        "echo \"\\\"<<\"",
+        "echo \"$x <<\" 'a\\' \"<<\"",
+        "git commit -m \"docs: a << b\"",
+    ] {
+        assert_eq!(
+            r.check(command, None, None),
+            CommandVerdict::Allowed,
+            "{command:?}"
+        );
     }
 }
