@@ -288,7 +288,7 @@ impl At<'_> {
 /// A word after analysis: its text after quote removal (an expansion kept as
 /// written), whether it is known before the command runs, its text as a path (with
 /// `~` for `$HOME`), and the programs and words its expansions hold.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct Analysed {
     text: String,
     /// The word as written.
@@ -585,6 +585,189 @@ fn is_assignment(text: &str) -> bool {
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// What a setting makes a later program run: a command string in its value, or
+/// something that cannot be judged (a value not known before the command runs, a
+/// folder of hooks, a shell's start-up file).
+#[derive(Debug, PartialEq, Eq)]
+enum Runs {
+    Program(String),
+    Unknown,
+}
+
+/// Whether `value` is one of git's boolean values (`core.fsmonitor=false`,
+/// `pager.log=true`): such a value runs nothing.
+fn git_bool(value: &str) -> bool {
+    matches!(
+        value.to_ascii_lowercase().as_str(),
+        "" | "true" | "false" | "yes" | "no" | "on" | "off" | "1" | "0"
+    )
+}
+
+/// What git's configuration key `key` (any case) set to `value` runs: the keys
+/// whose value git runs as a command (through the shell when it has to), an alias
+/// starting with `!`, a credential helper starting with `!` or `/`. Keys that make
+/// git run what cannot be judged here (a folder of hooks, the `ext::` transport)
+/// are [`Runs::Unknown`].
+fn git_setting(key: &str, value: &str) -> Option<Runs> {
+    let key = key.to_ascii_lowercase();
+    let (section, rest) = key.split_once('.')?;
+    let name = rest.rsplit('.').next().unwrap_or(rest);
+    let program = |text: &str| Some(Runs::Program(text.to_owned()));
+    match (section, name) {
+        ("alias", _) => value.strip_prefix('!').and_then(program),
+        ("credential", "helper") => match value.strip_prefix('!') {
+            Some(snippet) => program(snippet),
+            None if value.starts_with('/') => program(value),
+            None => None,
+        },
+        ("core", "hookspath") => Some(Runs::Unknown),
+        // The `ext::` transport runs the command in its address.
+        ("protocol", "allow") if (rest == "allow" || rest == "ext.allow") && value != "never" => {
+            Some(Runs::Unknown)
+        }
+        ("core" | "pager", _) | ("uploadpack", "packobjectshook") if git_bool(value) => None,
+        ("core", "pager" | "editor" | "sshcommand" | "askpass" | "fsmonitor" | "gitproxy")
+        | ("pager", _)
+        | ("sequence", "editor")
+        | ("diff", "external" | "command" | "textconv")
+        | ("interactive", "difffilter")
+        | ("gpg", "program")
+        | ("merge", "driver")
+        | ("filter", "clean" | "smudge" | "process")
+        | ("difftool" | "mergetool" | "browser" | "man", "cmd" | "path")
+        | ("sendemail", "sendmailcmd" | "tocmd" | "cccmd")
+        | ("remote", "uploadpack" | "receivepack" | "proxy")
+        | ("uploadpack", "packobjectshook") => program(value),
+        _ => None,
+    }
+}
+
+/// What the environment variable `name` set to `value` makes a program run: the
+/// pagers, editors and helpers that git, ssh, `less` and `man` run, and the files a
+/// shell reads when it starts ([`Runs::Unknown`]).
+fn env_setting(name: &str, value: &str) -> Option<Runs> {
+    match name {
+        "GIT_SSH_COMMAND"
+        | "GIT_SSH"
+        | "GIT_PAGER"
+        | "GIT_EDITOR"
+        | "GIT_SEQUENCE_EDITOR"
+        | "GIT_EXTERNAL_DIFF"
+        | "GIT_ASKPASS"
+        | "SSH_ASKPASS"
+        | "GIT_PROXY_COMMAND"
+        | "PAGER"
+        | "MANPAGER"
+        | "EDITOR"
+        | "VISUAL"
+        | "PROMPT_COMMAND"
+            if !value.is_empty() =>
+        {
+            Some(Runs::Program(value.to_owned()))
+        }
+        // `less` runs `|COMMAND` (or `||COMMAND`) with the file's name for `%s`.
+        "LESSOPEN" | "LESSCLOSE" => {
+            let command = value.trim_start_matches('|').trim_start_matches('-');
+            (!command.is_empty()).then(|| Runs::Program(command.to_owned()))
+        }
+        "BASH_ENV" | "ENV" | "GIT_CONFIG_PARAMETERS" | "GIT_CONFIG_COUNT" | "LD_PRELOAD"
+            if !value.is_empty() =>
+        {
+            Some(Runs::Unknown)
+        }
+        _ => None,
+    }
+}
+
+/// What the assignment word `word` (`NAME=VALUE`) makes a later program run, by
+/// [`env_setting`]; a value not known before the command runs is unknown.
+fn assignment_runs(word: &Analysed) -> Option<Runs> {
+    let (name, value) = word.text.split_once('=')?;
+    let runs = env_setting(name, value)?;
+    Some(if word.known() { runs } else { Runs::Unknown })
+}
+
+/// What the settings among the arguments `args` of the program `name` make a later
+/// program run: the assignments of `env`, `export`, `declare`, `typeset`, `local`
+/// and `readonly`; git's `-c KEY=VALUE` and `--config-env KEY=VAR` before its
+/// subcommand, and `git config [set] KEY VALUE`.
+fn settings(name: &str, args: &[Analysed]) -> Vec<Runs> {
+    let assignments = |args: &[Analysed]| -> Vec<Runs> {
+        args.iter()
+            .filter(|arg| is_assignment(&arg.text))
+            .filter_map(assignment_runs)
+            .collect()
+    };
+    match name {
+        "env" | "export" | "declare" | "typeset" | "local" | "readonly" => assignments(args),
+        "git" => git_settings(args),
+        _ => Vec::new(),
+    }
+}
+
+/// The settings of git's arguments `args` (see [`settings`]).
+fn git_settings(args: &[Analysed]) -> Vec<Runs> {
+    let mut found = Vec::new();
+    let mut setting = |pair: &Analysed, from_env: bool| {
+        let Some((key, value)) = pair.text.split_once('=') else {
+            return;
+        };
+        if let Some(runs) = git_setting(key, if from_env { "" } else { value }) {
+            let known = pair.known() && !from_env;
+            found.push(if known { runs } else { Runs::Unknown });
+        } else if from_env && git_setting(key, "x").is_some() {
+            // The value comes from the environment.
+            found.push(Runs::Unknown);
+        }
+    };
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        let text = arg.text.as_str();
+        match text {
+            "-c" | "--config-env" => {
+                if let Some(pair) = args.get(i + 1) {
+                    setting(pair, text == "--config-env");
+                }
+                i += 2;
+            }
+            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--exec-path" => i += 2,
+            _ if text.starts_with("--config-env=") => {
+                let pair = Analysed {
+                    text: text["--config-env=".len()..].to_owned(),
+                    ..arg.clone()
+                };
+                setting(&pair, true);
+                i += 1;
+            }
+            _ if text.starts_with('-') => i += 1,
+            "config" => {
+                let rest = &args[i + 1..];
+                let mut at = 0;
+                while let Some(arg) = rest.get(at) {
+                    match arg.text.as_str() {
+                        "set" if at == 0 => at += 1,
+                        "-f" | "--file" | "--blob" | "--type" | "--comment" | "--value" => at += 2,
+                        option if option.starts_with('-') => at += 1,
+                        _ => break,
+                    }
+                }
+                if let (Some(key), Some(value)) = (rest.get(at), rest.get(at + 1))
+                    && let Some(runs) = git_setting(&key.text, &value.text)
+                {
+                    found.push(if key.known() && value.known() {
+                        runs
+                    } else {
+                        Runs::Unknown
+                    });
+                }
+                break;
+            }
+            _ => break,
+        }
+    }
+    found
 }
 
 /// What a wrapper runs.
@@ -1310,6 +1493,7 @@ impl Judge<'_> {
         let mut words = Vec::new();
         let mut redirects = Vec::new();
         let mut substitutions = Vec::new();
+        let mut assignments = Vec::new();
         // The prefix: assignments and redirections before the program.
         for item in simple.prefix.iter().flat_map(|p| p.0.iter()) {
             match item {
@@ -1319,6 +1503,9 @@ impl Judge<'_> {
                     let analysed = self.analyse(&word.value)?;
                     self.protect(&analysed.path)?;
                     self.expansions(&analysed, at)?;
+                    if let Some(runs) = assignment_runs(&analysed) {
+                        assignments.push((runs, analysed));
+                    }
                 }
                 ast::CommandPrefixOrSuffixItem::ProcessSubstitution(_, subshell) => {
                     substitutions.push(subshell);
@@ -1351,6 +1538,17 @@ impl Judge<'_> {
                 }
             }
         }
+        // A setting is shown with the command it is set for.
+        for (runs, assignment) in assignments {
+            let mut all = vec![assignment];
+            all.extend(words.iter().cloned());
+            let shown_all = shown(&all);
+            let at = At {
+                within: at.within.or(Some(&shown_all)),
+                ..at
+            };
+            self.setting(runs, &all, at)?;
+        }
         let shown_here = (!words.is_empty()).then(|| shown(&words));
         let inner = at.within.is_some();
         let at = At {
@@ -1373,6 +1571,16 @@ impl Judge<'_> {
     /// Judges the simple command of `words`, where the walk is `at` (its `within`
     /// the top-level command, the command itself when it is at the top; `inner`
     /// tells it is not), then what it runs if it is a wrapper.
+    /// Judges what a setting in the command `words` makes a later program run, as a
+    /// program of its own shell.
+    fn setting(&mut self, runs: Runs, words: &[Analysed], at: At<'_>) -> Step {
+        match runs {
+            Runs::Program(text) => self.in_subshell(|judge| judge.program(&text, at.deeper())),
+            Runs::Unknown if self.patterns() => Err(CommandVerdict::Unknown(shown(words))),
+            Runs::Unknown => Ok(()),
+        }
+    }
+
     fn judge(&mut self, words: &[Analysed], at: At<'_>, inner: bool) -> Step {
         if at.depth > MAX_DEPTH {
             return Err(CommandVerdict::TooDeep(MAX_DEPTH));
@@ -1437,6 +1645,9 @@ impl Judge<'_> {
             "alias" => self.define_aliases(args),
             "cd" | "pushd" | "popd" => self.change_directory(name, args),
             _ => {}
+        }
+        for runs in settings(name, args) {
+            self.setting(runs, words, at)?;
         }
         match unwrap(name, args) {
             None => Ok(()),

@@ -1000,3 +1000,123 @@ fn here_documents_without_a_delimiter_are_refused_before_the_parser() {
         );
     }
 }
+
+/// Commands in settings are judged: git's configuration keys that run a command
+/// (`-c`, `--config-env`, `git config`), and the environment variables that make git,
+/// ssh, `less` and editors run one, wherever they are assigned.
+#[test]
+fn commands_in_settings_are_judged() {
+    let r = rule(&["rm ** -rf **"], None, None);
+    let d = |within: &str| denied("rm -rf /", Some(within), "rm ** -rf **");
+    for (command, within) in [
+        (
+            "git -c core.pager='rm -rf /' log",
+            "git -c \"core.pager=rm -rf /\" log",
+        ),
+        (
+            "git -c CORE.PAGER='rm -rf /' log",
+            "git -c \"CORE.PAGER=rm -rf /\" log",
+        ),
+        (
+            "git -c alias.x='!rm -rf /' x",
+            "git -c \"alias.x=!rm -rf /\" x",
+        ),
+        (
+            "git -C /tmp -c core.sshCommand='rm -rf /' fetch",
+            "git -C /tmp -c \"core.sshCommand=rm -rf /\" fetch",
+        ),
+        (
+            "git -c credential.helper='!rm -rf /' push",
+            "git -c \"credential.helper=!rm -rf /\" push",
+        ),
+        (
+            "git -c filter.x.smudge='rm -rf /' checkout .",
+            "git -c \"filter.x.smudge=rm -rf /\" checkout .",
+        ),
+        (
+            "git config --global core.sshCommand 'rm -rf /'",
+            "git config --global core.sshCommand \"rm -rf /\"",
+        ),
+        (
+            "git config set diff.tool.command 'rm -rf /'",
+            "git config set diff.tool.command \"rm -rf /\"",
+        ),
+        (
+            "sudo git -c core.editor='rm -rf /' commit",
+            "sudo git -c \"core.editor=rm -rf /\" commit",
+        ),
+        (
+            "GIT_SSH_COMMAND='rm -rf /' git fetch",
+            "\"GIT_SSH_COMMAND=rm -rf /\" git fetch",
+        ),
+        (
+            "X=1 GIT_EDITOR='rm -rf /' git commit",
+            "\"GIT_EDITOR=rm -rf /\" git commit",
+        ),
+        (
+            "env GIT_PAGER='rm -rf /' git log",
+            "env \"GIT_PAGER=rm -rf /\" git log",
+        ),
+        ("export EDITOR='rm -rf /'", "export \"EDITOR=rm -rf /\""),
+        (
+            "declare -x VISUAL='rm -rf /'",
+            "declare -x \"VISUAL=rm -rf /\"",
+        ),
+        ("PAGER='rm -rf /'", "\"PAGER=rm -rf /\""),
+        (
+            "LESSOPEN='|rm -rf /' less f",
+            "\"LESSOPEN=|rm -rf /\" less f",
+        ),
+    ] {
+        assert_eq!(r.check(command, None, None), d(within), "{command}");
+    }
+    // Settings whose command cannot be judged: from the environment, a folder of
+    // hooks, a shell's start-up file, a value not known before the command runs.
+    for command in [
+        "git --config-env=core.pager=X log",
+        "git --config-env core.editor=X commit",
+        "git -c core.hooksPath=/tmp/h commit",
+        "git -c protocol.ext.allow=always clone ext::x",
+        "git -c protocol.allow=always clone ext::x",
+        "git -c core.pager=\"$P\" log",
+        "BASH_ENV=/tmp/x bash -c ls",
+        "GIT_PAGER=\"$P\" git log",
+        "LD_PRELOAD=./x.so ls",
+    ] {
+        assert_eq!(
+            r.check(command, None, None),
+            CommandVerdict::Unknown(command.to_owned()),
+            "{command}"
+        );
+    }
+    // Settings that run nothing, or nothing denied.
+    for command in [
+        "git -c alias.st=status st",
+        "git -c core.fsmonitor=false status",
+        "git -c pager.log=false log",
+        "git -c credential.helper=store push",
+        "git -c user.name=x commit",
+        "git -c protocol.ext.allow=never fetch",
+        "git log -c core.pager=x",
+        "git config core.editor",
+        "GIT_EDITOR=true git rebase --continue",
+        "GIT_PAGER=cat git log",
+        "export PAGER",
+    ] {
+        assert_eq!(
+            r.check(command, None, None),
+            CommandVerdict::Allowed,
+            "{command}"
+        );
+    }
+    // With only `protect`, a setting's command is judged for paths.
+    let protect = rule(&[], None, Some(&[".claude/**"]));
+    assert!(matches!(
+        protect.check("git -c core.pager='cat .claude/x' log", None, None),
+        CommandVerdict::Protected(..)
+    ));
+    assert_eq!(
+        protect.check("git -c core.hooksPath=/tmp/h commit", None, None),
+        CommandVerdict::Allowed
+    );
+}
