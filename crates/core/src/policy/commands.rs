@@ -915,12 +915,26 @@ fn unwrap(name: &str, args: &[Analysed]) -> Option<Inner> {
                         i += 1;
                         break;
                     }
-                    "-u" | "-C" | "--unset" | "--chdir" => i += 2,
-                    "-S" | "--split-string" => return script_at(args, i + 1),
-                    _ if text.starts_with("-S") || text.starts_with("--split-string=") => {
-                        return Some(Inner::Unknown);
+                    "--unset" | "--chdir" => i += 2,
+                    "--split-string" => return script_at(args, i + 1),
+                    _ if text.starts_with("--split-string=") => return Some(Inner::Unknown),
+                    _ if text.starts_with("--") => i += 1,
+                    // A group of short options (`-iS`, `-iu NAME`): `-u` and `-C`
+                    // take a value and `-S` the string to split, as the next word or
+                    // the rest of this one.
+                    _ if text.starts_with('-') && text.len() > 1 => {
+                        let letters = &text[1..];
+                        match letters.find(['u', 'C', 'S']) {
+                            Some(at) if letters[at..].starts_with('S') => {
+                                return match at + 1 == letters.len() {
+                                    true => script_at(args, i + 1),
+                                    false => Some(Inner::Unknown),
+                                };
+                            }
+                            Some(at) if at + 1 == letters.len() => i += 2,
+                            _ => i += 1,
+                        }
                     }
-                    _ if text.starts_with('-') && text.len() > 1 => i += 1,
                     _ if is_assignment(text) => i += 1,
                     _ => break,
                 }

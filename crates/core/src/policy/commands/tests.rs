@@ -197,6 +197,12 @@ fn wrappers_are_unwrapped() {
         ("sudo -Eu root rm -rf /", "sudo -Eu root rm -rf /"),
         ("env -i X=1 rm -rf /", "env -i X=1 rm -rf /"),
         ("env -u HOME -- rm -rf /", "env -u HOME -- rm -rf /"),
+        ("env -iu HOME rm -rf /", "env -iu HOME rm -rf /"),
+        (
+            "env -uHOME -iC /tmp rm -rf /",
+            "env -uHOME -iC /tmp rm -rf /",
+        ),
+        ("env --chdir /tmp rm -rf /", "env --chdir /tmp rm -rf /"),
         ("doas -u root rm -rf /", "doas -u root rm -rf /"),
         ("nohup rm -rf /", "nohup rm -rf /"),
         ("nice -n 10 rm -rf /", "nice -n 10 rm -rf /"),
@@ -294,6 +300,12 @@ fn wrappers_are_unwrapped() {
             "script -q -c \"rm -rf /\" /dev/null",
         ),
         ("flock /tmp/l -c 'rm -rf /'", "flock /tmp/l -c \"rm -rf /\""),
+        ("env -S 'rm -rf /'", "env -S \"rm -rf /\""),
+        ("env -iS 'rm -rf /'", "env -iS \"rm -rf /\""),
+        (
+            "env --split-string 'rm -rf /'",
+            "env --split-string \"rm -rf /\"",
+        ),
         // A remote command: the words after the host, joined.
         ("ssh -p 22 host rm -rf /", "ssh -p 22 host rm -rf /"),
         ("ssh host 'ls; rm -rf /'", "ssh host \"ls; rm -rf /\""),
@@ -328,6 +340,13 @@ fn wrappers_are_unwrapped() {
         assert_eq!(
             r.check(command, None, None),
             CommandVerdict::Allowed,
+            "{command}"
+        );
+    }
+    // A string to split attached to its option is not read.
+    for command in ["env -iS'rm -rf /'", "env --split-string='rm -rf /'"] {
+        assert!(
+            matches!(r.check(command, None, None), CommandVerdict::Unknown(_)),
             "{command}"
         );
     }
