@@ -877,7 +877,8 @@ fn unwrap(name: &str, args: &[Analysed]) -> Option<Inner> {
         (from < args.len()).then_some(Inner::Joined { from, own_shell })
     };
     match name {
-        "bash" | "sh" | "zsh" | "dash" | "ksh" | "ash" | "mksh" => {
+        "bash" | "sh" | "zsh" | "dash" | "ksh" | "ash" | "mksh" | "fish" | "csh" | "tcsh"
+        | "yash" => {
             let mut c = false;
             let mut i = 0;
             while let Some(arg) = args.get(i) {

@@ -277,6 +277,14 @@ fn wrappers_are_unwrapped() {
         d("rm -rf /", "bash -c \"sh -c 'rm -rf /'\"")
     );
     assert_eq!(
+        r.check("fish -c 'rm -rf /'", None, None),
+        d("rm -rf /", "fish -c \"rm -rf /\"")
+    );
+    assert_eq!(
+        r.check("tcsh -fc 'rm -rf /'", None, None),
+        d("rm -rf /", "tcsh -fc \"rm -rf /\"")
+    );
+    assert_eq!(
         r.check("eval 'rm -rf /'", None, None),
         d("rm -rf /", "eval \"rm -rf /\"")
     );
