@@ -593,6 +593,13 @@ fn command_rules_unwrap_and_fail_closed() {
         call(&format!("{}x", "(( ".repeat(13))),
         // A here-document without a delimiter, on which it would take all memory.
         call("echo $(cat <<  "),
+        // Substitutions nested in double-quoted strings: minutes, then hours.
+        call(&format!(
+            "x {}e{}; sudo ls",
+            "\"c $(".repeat(30),
+            ")\"".repeat(30)
+        )),
+        call("echo \"<<\" && git -c core.pager='rm -rf /' log"),
     ];
     let transcript: Vec<(&str, &str, &str)> = transcript
         .iter()

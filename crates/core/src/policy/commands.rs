@@ -40,7 +40,9 @@
 //! are a violation too. So is a string whose parse could take the parser
 //! exponential time: where two `(` come in a row (an arithmetic command, `((`),
 //! the parser tries each `(` in two ways, so its time doubles with each; the parses
-//! of one command string may hold [`MAX_PARSER_WORK`] such tries in all.
+//! of one command string may hold [`MAX_PARSER_WORK`] such tries in all. Nested
+//! substitutions and subscripts multiply its time too (`"a $("b $(...)")"`,
+//! `${A[${B[0]}]}`): see [`MAX_EXPANSION_WORK`].
 //!
 //! What cannot be judged is a violation (the rule fails closed): a string the parser
 //! refuses, and, when the rule has `allow` or `deny`, a program word that is not
@@ -69,6 +71,10 @@ pub(crate) const MAX_NESTING: usize = 32;
 /// The most ways the parser may try the `(` of the strings parsed for one command,
 /// where it tries them both ways (see [`parser_work`]): 2^20, tens of milliseconds.
 pub(crate) const MAX_PARSER_WORK: u64 = 1 << 20;
+/// The most work the parser may do on the expansions of one command string, as
+/// [`expansion_work`] counts it: 2^12 (12 levels of substitutions in double-quoted
+/// strings, 6 within a subscript, 1 within two).
+pub(crate) const MAX_EXPANSION_WORK: u64 = 1 << 12;
 /// The most characters of a command shown in a message.
 const MAX_SHOWN: usize = 80;
 
@@ -453,6 +459,167 @@ fn empty_here_tag(text: &str) -> bool {
         sure = false;
     }
     false
+}
+
+/// The parser's work on the expansions of `text`, as a bound: the most, at any
+/// place in it, of 2 to the number of `$(` and `${` opened in double-quoted
+/// strings and open there, times 40 to the number of subscripted parameter
+/// expansions open there (`${NAME[`, but `[@]` and
+/// `[*]`). The parser reads a substitution nested in a double-quoted string once
+/// for each way the string may go on, and a subscript once for each way its
+/// expansion may, so its time doubles with each level of the one and multiplies by
+/// about forty with each of the other.
+///
+/// `text` is read with its quotes while where they are is sure, and never less
+/// deep than the parser reads it: from a here-document, a comment sign, a `case` or
+/// a `)` that closes nothing on, every `$(` and `${` opens one level more, whatever
+/// the quotes.
+fn expansion_work(text: &str) -> u64 {
+    let bytes = text.as_bytes();
+    let mut stack: Vec<Context> = Vec::new();
+    // The substitutions and parameter expansions open, and the subscripted ones.
+    let (mut depth, mut subscripts) = (0u32, 0u32);
+    let mut max = 1u64;
+    let mut unsure = false;
+    let mut i = 0;
+    while let Some(&byte) = bytes.get(i) {
+        let next = bytes.get(i + 1).copied();
+        let opening = match (byte, next) {
+            (b'$', Some(b'(')) => Some(Context::Substitution { counted: false }),
+            (b'$', Some(b'{')) => Some(Context::Parameter {
+                subscript: subscript_at(&bytes[i + 2..]),
+                counted: false,
+            }),
+            _ => None,
+        };
+        // A level counts in a double-quoted string, or anywhere once unsure.
+        let counted = |context: Option<Context>| match context {
+            Some(Context::Substitution { .. }) => Some(Context::Substitution { counted: true }),
+            Some(Context::Parameter { subscript, .. }) => Some(Context::Parameter {
+                subscript,
+                counted: true,
+            }),
+            other => other,
+        };
+        let word_start =
+            i == 0 || bytes[i - 1].is_ascii_whitespace() || b";&|(".contains(&bytes[i - 1]);
+        let top = stack.last().copied();
+        let mut push = None;
+        let mut pop = false;
+        match top {
+            _ if unsure => push = counted(opening),
+            Some(Context::Single) => pop = byte == b'\'',
+            Some(Context::AnsiC) => match byte {
+                b'\\' => i += 1,
+                b'\'' => pop = true,
+                _ => {}
+            },
+            Some(Context::Double) => match byte {
+                b'\\' => i += 1,
+                b'"' => pop = true,
+                b'`' => push = Some(Context::Backquote),
+                _ => push = counted(opening),
+            },
+            _ => match (byte, next) {
+                (b'\\', _) => i += 1,
+                (b'\'', _) => push = Some(Context::Single),
+                (b'"', _) => push = Some(Context::Double),
+                (b'$', Some(b'\'')) => push = Some(Context::AnsiC),
+                (b'$', Some(b'"')) => push = Some(Context::Double),
+                (b'`', _) if top == Some(Context::Backquote) => pop = true,
+                (b'`', _) => push = Some(Context::Backquote),
+                (b'(', _) => push = Some(Context::Paren),
+                (b')', _) if matches!(top, Some(Context::Substitution { .. } | Context::Paren)) => {
+                    pop = true;
+                }
+                (b'}', _) if matches!(top, Some(Context::Parameter { .. })) => pop = true,
+                // A `)` closing nothing (a `case` pattern), a here-document, a comment:
+                // where the quotes are is not sure from here on.
+                (b')', _) | (b'<', Some(b'<')) => unsure = true,
+                (b'#', _) if word_start => unsure = true,
+                (b'c', _)
+                    if word_start
+                        && bytes[i..].starts_with(b"case")
+                        && bytes.get(i + 4).is_none_or(|b| b.is_ascii_whitespace()) =>
+                {
+                    unsure = true;
+                }
+                _ => push = opening,
+            },
+        }
+        if pop && let Some(context) = stack.pop() {
+            match context {
+                Context::Substitution { counted } => depth -= u32::from(counted),
+                Context::Parameter { subscript, counted } => {
+                    depth -= u32::from(counted);
+                    subscripts -= u32::from(subscript);
+                }
+                _ => {}
+            }
+        }
+        if let Some(context) = push {
+            match context {
+                Context::Substitution { counted } => depth += u32::from(counted),
+                Context::Parameter { subscript, counted } => {
+                    depth += u32::from(counted);
+                    subscripts += u32::from(subscript);
+                }
+                _ => {}
+            }
+            let work = 1u64
+                .checked_shl(depth)
+                .and_then(|work| work.checked_mul(40u64.checked_pow(subscripts)?))
+                .unwrap_or(u64::MAX);
+            max = max.max(work);
+            // `$(`, `${`, `$'` and `$"` take two bytes.
+            if byte == b'$' {
+                i += 1;
+            }
+            // Where the quotes are not sure, nothing closes: only the count matters.
+            if !unsure {
+                stack.push(context);
+            }
+        }
+        i += 1;
+    }
+    max
+}
+
+/// Whether the parameter expansion whose text after `${` is `rest` is subscripted:
+/// an optional `!` or `#`, a name, then `[` but not `[@]` or `[*]`.
+fn subscript_at(rest: &[u8]) -> bool {
+    let rest = rest
+        .strip_prefix(b"!")
+        .or_else(|| rest.strip_prefix(b"#"))
+        .unwrap_or(rest);
+    let name = rest
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+        .count();
+    name > 0
+        && rest.get(name) == Some(&b'[')
+        && !matches!(rest.get(name + 1..name + 3), Some(b"@]" | b"*]"))
+}
+
+/// Where the reading of [`expansion_work`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Context {
+    Single,
+    AnsiC,
+    Double,
+    Backquote,
+    /// `$(` or `$((`, and whether it counts as a level (opened in a double-quoted
+    /// string).
+    Substitution {
+        counted: bool,
+    },
+    /// `${`, whether it is subscripted, and whether it counts as a level.
+    Parameter {
+        subscript: bool,
+        counted: bool,
+    },
+    /// `(`, or the second `(` of `$((`.
+    Paren,
 }
 
 /// How many ways the parser may try the `(` of `tokens`: 2 to the number of `(`
@@ -1249,6 +1416,13 @@ impl Judge<'_> {
         if empty_here_tag(text) {
             return Err(CommandVerdict::Unparseable(
                 "a here-document without a delimiter word".to_owned(),
+            ));
+        }
+        if expansion_work(text) > MAX_EXPANSION_WORK {
+            return Err(CommandVerdict::Unparseable(
+                "substitutions nested too deep for the shell parser, whose time doubles with \
+                 each level and multiplies by forty with each subscript (${NAME[...]})"
+                    .to_owned(),
             ));
         }
         let tokens = tokens(text, &self.options).map_err(CommandVerdict::Unparseable)?;

@@ -822,7 +822,9 @@ fn nesting_is_bounded_before_the_parser() {
             // exponential time below).
             format!("{}ls{}", "( :; ".repeat(n), " )".repeat(n)),
             format!("{}ls{}", "{ ".repeat(n), "; }".repeat(n)),
-            format!("{}ls{}", "echo \"$(".repeat(n), ")\"".repeat(n)),
+            // Substitutions in double-quoted strings are bounded sooner (see the
+            // test of the expansions' work below).
+            format!("{}ls{}", "echo $(".repeat(n), ")".repeat(n)),
             format!(
                 "{}ls{}",
                 "( if true; then { ".repeat(n / 3),
@@ -1146,4 +1148,48 @@ fn commands_in_settings_are_judged() {
         protect.check("git -c core.hooksPath=/tmp/h commit", None, None),
         CommandVerdict::Allowed
     );
+}
+
+/// Strings on which the parser's time grows exponentially are refused before it:
+/// substitutions nested in double-quoted strings, subscripts in subscripts, however
+/// quoted closers, comments or `case` patterns try to hide the nesting.
+#[test]
+fn expansion_work_is_bounded_before_the_parser() {
+    let r = rule(&["sudo **"], None, None);
+    let refused = CommandVerdict::Unparseable(
+        "substitutions nested too deep for the shell parser, whose time doubles with each \
+         level and multiplies by forty with each subscript (${NAME[...]})"
+            .to_owned(),
+    );
+    let nest =
+        |k: usize, open: &str, close: &str| format!("x {}e{}", open.repeat(k), close.repeat(k));
+    for command in [
+        nest(13, "\"c $(", ")\""),
+        nest(30, "\"c $(", ")\""),
+        nest(MAX_NESTING, "echo \"$(", ")\""),
+        nest(3, "${D[\" $(", ")\"]}"),
+        nest(4, "${D[", "]}"),
+        nest(5, "${D[$(", ")]}"),
+        format!("y ${{D[{}]}}", nest(7, "\"c $(", ")\"")),
+        format!("y ${{D[${{E[{}]}}]}}", nest(2, "\"c $(", ")\"")),
+        // Closers the parser reads as text.
+        nest(15, "\"c $( ')' ", ")\""),
+        nest(15, "\"c $( \\) ", ")\""),
+        // Where the quotes are is not sure after these: every `$(` counts.
+        format!("# it's\n{}", nest(15, "\"c $(", ")\"")),
+        format!("case a in a) {}", nest(15, "\"c $(", ")\"")),
+        format!("cat <<E\n'\nE\n{}", nest(15, "\"c $(", ")\"")),
+    ] {
+        assert_eq!(r.check(&command, None, None), refused, "{command}");
+    }
+    for command in [
+        nest(12, "\"c $(", ")\""),
+        "cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd".to_owned(),
+        "for i in \"${!a[@]}\"; do echo \"${a[$i]} ${b[$i]}\"; done".to_owned(),
+        "git commit -m \"$(cat <<'EOF'\nfeat: `x` (y) ${z} $(w)\nEOF\n)\"".to_owned(),
+        "echo \"${PIPESTATUS[0]} ${PIPESTATUS[1]}\"".to_owned(),
+        "case \"$1\" in a) echo \"$(date)\";; esac".to_owned(),
+    ] {
+        assert_ne!(r.check(&command, None, None), refused, "{command}");
+    }
 }
