@@ -600,6 +600,13 @@ fn command_rules_unwrap_and_fail_closed() {
             ")\"".repeat(30)
         )),
         call("echo \"<<\" && git -c core.pager='rm -rf /' log"),
+        // Nesting hidden from the count before the parser by quoted closers: deeper
+        // than the parser's stack on the thread that reads the transcript.
+        call(&format!(
+            "{}ls{}",
+            "( echo ')'; ".repeat(3000),
+            " )".repeat(3000)
+        )),
     ];
     let transcript: Vec<(&str, &str, &str)> = transcript
         .iter()

@@ -75,6 +75,10 @@ pub(crate) const MAX_PARSER_WORK: u64 = 1 << 20;
 /// [`expansion_work`] counts it: 2^12 (12 levels of substitutions in double-quoted
 /// strings, 6 within a subscript, 1 within two).
 pub(crate) const MAX_EXPANSION_WORK: u64 = 1 << 12;
+/// The stack of the thread that judges a command string that may nest deeper than
+/// [`MAX_NESTING`] (see [`openings`]): room for the parser's recursion on the
+/// deepest nesting [`MAX_COMMAND_BYTES`] can hold. Only the pages used are taken.
+const DEEP_STACK_BYTES: usize = 1 << 30;
 /// The most characters of a command shown in a message.
 const MAX_SHOWN: usize = 80;
 
@@ -396,6 +400,18 @@ fn nesting(text: &str) -> usize {
         }
     }
     max
+}
+
+/// How many brackets, backquotes and compound commands `text` opens, whatever the
+/// quotes and whatever closes them (see [`nesting`]): a bound on how deep the
+/// parser may nest that quoted closers cannot lower.
+fn openings(text: &str) -> usize {
+    text.split(|c: char| c.is_whitespace() || ";|&<>".contains(c))
+        .map(|word| {
+            let keyword = matches!(word, "if" | "while" | "until" | "for" | "select" | "case");
+            usize::from(keyword) + word.bytes().filter(|b| b"({[`".contains(b)).count()
+        })
+        .sum()
 }
 
 /// Whether `text` may hold a here-document whose delimiter is empty once quotes
@@ -1359,6 +1375,30 @@ impl CommandRule {
         if self.deny.is_empty() && self.allow.is_none() && self.protect.is_none() {
             return CommandVerdict::Allowed;
         }
+        if openings(command) <= MAX_NESTING {
+            return self.check_here(command, home, cwd);
+        }
+        // The parser's recursion follows the nesting, which the bound checked before
+        // it counts whatever the quotes (quoted closers lower that count): text that
+        // may nest deeper is judged on a thread whose stack holds the deepest
+        // nesting a string of MAX_COMMAND_BYTES can have.
+        std::thread::scope(|scope| {
+            std::thread::Builder::new()
+                .name("toolreplay-commands".to_owned())
+                .stack_size(DEEP_STACK_BYTES)
+                .spawn_scoped(scope, || self.check_here(command, home, cwd))
+                .map_err(|_| "no thread could be started to parse it".to_owned())
+                .and_then(|thread| {
+                    thread
+                        .join()
+                        .map_err(|_| "the shell parser failed on it".to_owned())
+                })
+                .unwrap_or_else(CommandVerdict::Unparseable)
+        })
+    }
+
+    /// [`CommandRule::check`] on this thread.
+    fn check_here(&self, command: &str, home: Option<&str>, cwd: Option<&str>) -> CommandVerdict {
         let absolute = |dir: Option<&str>| match dir.map(normalise) {
             Some(Normalised::Path(path)) if path.starts_with('/') => Some(path),
             _ => None,

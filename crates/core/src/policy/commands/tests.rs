@@ -1193,3 +1193,32 @@ fn expansion_work_is_bounded_before_the_parser() {
         assert_ne!(r.check(&command, None, None), refused, "{command}");
     }
 }
+
+/// Nesting that quoted closers or keywords in words hide from the count before the
+/// parser (`( echo ')'; ( echo ')'; ...`) is parsed on a stack that holds it: the
+/// judging ends with a verdict, never a stack overflow.
+#[test]
+fn nesting_hidden_from_the_count_does_not_overflow_the_stack() {
+    let r = rule(&["sudo **"], None, None);
+    let fill = |open: &str, middle: &str, close: &str| {
+        let n = (MAX_COMMAND_BYTES - middle.len()) / (open.len() + close.len());
+        format!("{}{middle}{}", open.repeat(n), close.repeat(n))
+    };
+    for command in [
+        fill("( echo ')'; ", "ls", " )"),
+        fill("if echo fi; then ", "ls;", " fi;"),
+        fill("while echo done; do ", "ls;", " done;"),
+        fill("echo $( ')' ", "ls", " )"),
+        fill("{ echo '}'; ", "ls;", " }"),
+    ] {
+        assert!(command.len() <= MAX_COMMAND_BYTES);
+        assert!(
+            matches!(
+                r.check(&command, None, None),
+                CommandVerdict::TooDeep(MAX_NESTING | MAX_DEPTH)
+            ),
+            "{}",
+            &command[..40]
+        );
+    }
+}
