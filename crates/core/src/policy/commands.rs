@@ -487,9 +487,10 @@ fn empty_here_tag(text: &str) -> bool {
 /// about forty with each of the other.
 ///
 /// `text` is read with its quotes while where they are is sure, and never less
-/// deep than the parser reads it: from a here-document, a comment sign, a `case` or
-/// a `)` that closes nothing on, every `$(` and `${` opens one level more, whatever
-/// the quotes.
+/// deep than the parser reads it: the body of a here-document whose delimiter is
+/// quoted whole is passed over as text; from any other here-document, a comment
+/// sign, a `case` or a `)` that closes nothing on, every `$(` and `${` opens one
+/// level more, whatever the quotes.
 fn expansion_work(text: &str) -> u64 {
     let bytes = text.as_bytes();
     let mut stack: Vec<Context> = Vec::new();
@@ -497,6 +498,9 @@ fn expansion_work(text: &str) -> u64 {
     let (mut depth, mut subscripts) = (0u32, 0u32);
     let mut max = 1u64;
     let mut unsure = false;
+    // The quoted here-documents whose bodies start after the line: each delimiter,
+    // and whether tabs before it are taken off (`<<-`).
+    let mut pending: Vec<(&[u8], bool)> = Vec::new();
     let mut i = 0;
     while let Some(&byte) = bytes.get(i) {
         let next = bytes.get(i + 1).copied();
@@ -520,6 +524,15 @@ fn expansion_work(text: &str) -> u64 {
         let word_start =
             i == 0 || bytes[i - 1].is_ascii_whitespace() || b";&|(".contains(&bytes[i - 1]);
         let top = stack.last().copied();
+        let quoted = matches!(
+            top,
+            Some(Context::Single | Context::Double | Context::AnsiC)
+        );
+        if byte == b'\n' && !unsure && !quoted && !pending.is_empty() {
+            i = after_here_documents(bytes, i + 1, &pending);
+            pending.clear();
+            continue;
+        }
         let mut push = None;
         let mut pop = false;
         match top {
@@ -551,7 +564,17 @@ fn expansion_work(text: &str) -> u64 {
                 (b'}', _) if matches!(top, Some(Context::Parameter { .. })) => pop = true,
                 // A `)` closing nothing (a `case` pattern), a here-document, a comment:
                 // where the quotes are is not sure from here on.
-                (b')', _) | (b'<', Some(b'<')) => unsure = true,
+                (b')', _) => unsure = true,
+                (b'<', Some(b'<')) if bytes.get(i + 2) == Some(&b'<') => i += 2,
+                // A here-document whose delimiter is quoted: its body is text, to
+                // pass over at the end of the line. Any other: unsure.
+                (b'<', Some(b'<')) => match quoted_here_document(&bytes[i + 2..]) {
+                    Some((length, delimiter, tabs)) => {
+                        pending.push((delimiter, tabs));
+                        i += 1 + length;
+                    }
+                    None => unsure = true,
+                },
                 (b'#', _) if word_start => unsure = true,
                 (b'c', _)
                     if word_start
@@ -599,6 +622,61 @@ fn expansion_work(text: &str) -> u64 {
         i += 1;
     }
     max
+}
+
+/// The here-document operator's word after `<<`, `rest`, when it is a delimiter
+/// quoted whole or in part and plain once unquoted (letters, digits, `_`, `.`,
+/// `-`): the bytes it takes (with `-` and blanks), the delimiter, and whether tabs
+/// before the closing line are taken off (`<<-`). `None` for any other.
+fn quoted_here_document(rest: &[u8]) -> Option<(usize, &[u8], bool)> {
+    let tabs = rest.first() == Some(&b'-');
+    let start = usize::from(tabs)
+        + rest
+            .iter()
+            .skip(usize::from(tabs))
+            .take_while(|b| matches!(b, b' ' | b'\t'))
+            .count();
+    let length = rest[start..]
+        .iter()
+        .take_while(|b| !b.is_ascii_whitespace() && !b";&|<>()".contains(b))
+        .count();
+    let word = &rest[start..start + length];
+    let quote = |b: &u8| matches!(b, b'\'' | b'"');
+    // The quotes must be around the whole word, the only form read here.
+    let inner = word.strip_prefix(b"'").and_then(|w| w.strip_suffix(b"'"));
+    let inner = inner.or_else(|| word.strip_prefix(b"\"").and_then(|w| w.strip_suffix(b"\"")));
+    let delimiter = inner?;
+    (!delimiter.is_empty()
+        && !delimiter.iter().any(quote)
+        && delimiter
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(b)))
+    .then_some((start + length, delimiter, tabs))
+}
+
+/// Where the text after the bodies of the here-documents `pending` goes on, their
+/// first line starting at `from`: each ends after the line that is its delimiter
+/// (tabs before it taken off for `<<-`), or at the end of the text.
+fn after_here_documents(bytes: &[u8], mut from: usize, pending: &[(&[u8], bool)]) -> usize {
+    for &(delimiter, tabs) in pending {
+        while from < bytes.len() {
+            let end = bytes[from..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(bytes.len(), |at| from + at);
+            let mut line = &bytes[from..end];
+            if tabs {
+                while let Some(rest) = line.strip_prefix(b"\t") {
+                    line = rest;
+                }
+            }
+            from = (end + 1).min(bytes.len());
+            if line == delimiter {
+                break;
+            }
+        }
+    }
+    from
 }
 
 /// Whether the parameter expansion whose text after `${` is `rest` is subscripted:

@@ -1179,6 +1179,9 @@ fn expansion_work_is_bounded_before_the_parser() {
         format!("# it's\n{}", nest(15, "\"c $(", ")\"")),
         format!("case a in a) {}", nest(15, "\"c $(", ")\"")),
         format!("cat <<E\n'\nE\n{}", nest(15, "\"c $(", ")\"")),
+        // After a quoted here-document's body, the reading goes on.
+        format!("cat <<'E'\n'\nE\n{}", nest(13, "\"c $(", ")\"")),
+        format!("cat <<-\"E\"\n)\n\tE\n{}", nest(13, "\"c $(", ")\"")),
     ] {
         assert_eq!(r.check(&command, None, None), refused, "{command}");
     }
@@ -1188,6 +1191,11 @@ fn expansion_work_is_bounded_before_the_parser() {
         "for i in \"${!a[@]}\"; do echo \"${a[$i]} ${b[$i]}\"; done".to_owned(),
         "git commit -m \"$(cat <<'EOF'\nfeat: `x` (y) ${z} $(w)\nEOF\n)\"".to_owned(),
         "echo \"${PIPESTATUS[0]} ${PIPESTATUS[1]}\"".to_owned(),
+        // A quoted here-document's body is text, whatever it holds.
+        format!(
+            "gh pr create --body \"$(cat <<'EOF'\n{}\nEOF\n)\" && ls",
+            "Set `${HOME}` to `$(pwd)` (#1); ".repeat(40)
+        ),
         "case \"$1\" in a) echo \"$(date)\";; esac".to_owned(),
     ] {
         assert_ne!(r.check(&command, None, None), refused, "{command}");
