@@ -975,12 +975,14 @@ fn git_settings(args: &[Analysed]) -> Vec<Runs> {
         let Some((key, value)) = pair.text.split_once('=') else {
             return;
         };
-        if let Some(runs) = git_setting(key, if from_env { "" } else { value }) {
-            let known = pair.known() && !from_env;
-            found.push(if known { runs } else { Runs::Unknown });
-        } else if from_env && git_setting(key, "x").is_some() {
-            // The value comes from the environment.
-            found.push(Runs::Unknown);
+        if from_env {
+            // The value comes from the environment: any that runs a command may be
+            // there (`!x` makes every such key run one).
+            if git_setting(key, "!x").is_some() {
+                found.push(Runs::Unknown);
+            }
+        } else if let Some(runs) = git_setting(key, value) {
+            found.push(if pair.known() { runs } else { Runs::Unknown });
         }
     };
     let mut i = 0;

@@ -1104,6 +1104,7 @@ fn commands_in_settings_are_judged() {
     for command in [
         "git --config-env=core.pager=X log",
         "git --config-env core.editor=X commit",
+        "git --config-env=alias.x=X x",
         "git -c core.hooksPath=/tmp/h commit",
         "git -c protocol.ext.allow=always clone ext::x",
         "git -c protocol.allow=always clone ext::x",
