@@ -562,6 +562,8 @@ fn expansion_work(text: &str) -> u64 {
                     pop = true;
                 }
                 (b'}', _) if matches!(top, Some(Context::Parameter { .. })) => pop = true,
+                // A subscript ends at its `]`, whatever `}` comes before.
+                (b']', _) if top == Some(Context::Subscript) => pop = true,
                 // A `)` closing nothing (a `case` pattern), a here-document, a comment:
                 // where the quotes are is not sure from here on.
                 (b')', _) => unsure = true,
@@ -617,6 +619,12 @@ fn expansion_work(text: &str) -> u64 {
             // Where the quotes are not sure, nothing closes: only the count matters.
             if !unsure {
                 stack.push(context);
+                if let Context::Parameter {
+                    subscript: true, ..
+                } = context
+                {
+                    stack.push(Context::Subscript);
+                }
             }
         }
         i += 1;
@@ -714,6 +722,8 @@ enum Context {
     },
     /// `(`, or the second `(` of `$((`.
     Paren,
+    /// The subscript of a parameter expansion, up to its `]`.
+    Subscript,
 }
 
 /// How many ways the parser may try the `(` of `tokens`: 2 to the number of `(`

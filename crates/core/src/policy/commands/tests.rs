@@ -1180,6 +1180,8 @@ fn expansion_work_is_bounded_before_the_parser() {
         format!("# it's\n{}", nest(15, "\"c $(", ")\"")),
         format!("case a in a) {}", nest(15, "\"c $(", ")\"")),
         format!("cat <<E\n'\nE\n{}", nest(15, "\"c $(", ")\"")),
+        // A subscript ends at its `]`: a `}` before it closes nothing.
+        "x ${a[}b ${a[}b ${a[}b ]}".to_owned(),
         // After a quoted here-document's body, the reading goes on.
         format!("cat <<'E'\n'\nE\n{}", nest(13, "\"c $(", ")\"")),
         format!("cat <<-\"E\"\n)\n\tE\n{}", nest(13, "\"c $(", ")\"")),
@@ -1192,6 +1194,7 @@ fn expansion_work_is_bounded_before_the_parser() {
         "for i in \"${!a[@]}\"; do echo \"${a[$i]} ${b[$i]}\"; done".to_owned(),
         "git commit -m \"$(cat <<'EOF'\nfeat: `x` (y) ${z} $(w)\nEOF\n)\"".to_owned(),
         "echo \"${PIPESTATUS[0]} ${PIPESTATUS[1]}\"".to_owned(),
+        "echo \"${a[0]} ${a[1]} ${a[2]} ${b[${c[0]}]}\"".to_owned(),
         // A quoted here-document's body is text, whatever it holds.
         format!(
             "gh pr create --body \"$(cat <<'EOF'\n{}\nEOF\n)\" && ls",
