@@ -76,7 +76,7 @@ pub(crate) const MAX_PARSER_WORK: u64 = 1 << 20;
 /// strings, 6 within a subscript, 1 within two).
 pub(crate) const MAX_EXPANSION_WORK: u64 = 1 << 12;
 /// The stack of the thread that judges a command string that may nest deeper than
-/// [`MAX_NESTING`] (see [`openings`]): room for the parser's recursion on the
+/// [`MAX_NESTING`] (see [`Nesting::openings`]): room for the parser's recursion on the
 /// deepest nesting [`MAX_COMMAND_BYTES`] can hold. Only the pages used are taken.
 const DEEP_STACK_BYTES: usize = 1 << 30;
 /// The most characters of a command shown in a message.
@@ -377,13 +377,16 @@ fn one_line(text: &str) -> String {
 }
 
 /// The deepest nesting of brackets and compound commands in `text` (`(`, `{`, `[`,
-/// backticks, `if`, `while`, `until`, `for`, `select`, `case`), counted whatever
-/// the quotes: a bound checked before the parser, whose recursion follows it.
-fn nesting(text: &str) -> usize {
-    let (mut depth, mut max) = (0usize, 0usize);
+/// backticks, `if`, `while`, `until`, `for`, `select`, `case`), and how many it
+/// opens in all, counted whatever the quotes: bounds checked before the parser,
+/// whose recursion follows the nesting.
+fn nesting(text: &str) -> Nesting {
+    let mut nesting = Nesting::default();
+    let mut depth = 0usize;
     let mut open = |depth: &mut usize| {
         *depth += 1;
-        max = max.max(*depth);
+        nesting.deepest = nesting.deepest.max(*depth);
+        nesting.openings += 1;
     };
     for word in text.split(|c: char| c.is_whitespace() || ";|&<>".contains(c)) {
         match word {
@@ -399,19 +402,17 @@ fn nesting(text: &str) -> usize {
             }
         }
     }
-    max
+    nesting
 }
 
-/// How many brackets, backquotes and compound commands `text` opens, whatever the
-/// quotes and whatever closes them (see [`nesting`]): a bound on how deep the
-/// parser may nest that quoted closers cannot lower.
-fn openings(text: &str) -> usize {
-    text.split(|c: char| c.is_whitespace() || ";|&<>".contains(c))
-        .map(|word| {
-            let keyword = matches!(word, "if" | "while" | "until" | "for" | "select" | "case");
-            usize::from(keyword) + word.bytes().filter(|b| b"({[`".contains(b)).count()
-        })
-        .sum()
+/// What [`nesting`] counts in a text.
+#[derive(Debug, Default, Clone, Copy)]
+struct Nesting {
+    /// The deepest nesting, closers taken off.
+    deepest: usize,
+    /// How many it opens in all, whatever closes them: a bound on how deep the
+    /// parser may nest that quoted closers cannot lower.
+    openings: usize,
 }
 
 /// Whether `text` may hold a here-document whose delimiter is empty once quotes
@@ -1465,7 +1466,7 @@ impl CommandRule {
         if self.deny.is_empty() && self.allow.is_none() && self.protect.is_none() {
             return CommandVerdict::Allowed;
         }
-        if openings(command) <= MAX_NESTING {
+        if nesting(command).openings <= MAX_NESTING {
             return self.check_here(command, home, cwd);
         }
         // The parser's recursion follows the nesting, which the bound checked before
@@ -1535,7 +1536,7 @@ impl Judge<'_> {
         if text.len() > MAX_COMMAND_BYTES {
             return Err(CommandVerdict::TooLong);
         }
-        if nesting(text) > MAX_NESTING {
+        if nesting(text).deepest > MAX_NESTING {
             return Err(CommandVerdict::TooDeep(MAX_NESTING));
         }
         if overflowing_number(text) {
