@@ -859,15 +859,6 @@ fn is_assignment(text: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// What a setting makes a later program run: a command string in its value, or
-/// something that cannot be judged (a value not known before the command runs, a
-/// folder of hooks, a shell's start-up file).
-#[derive(Debug, PartialEq, Eq)]
-enum Runs {
-    Program(String),
-    Unknown,
-}
-
 /// Whether `value` is one of git's boolean values (`core.fsmonitor=false`,
 /// `pager.log=true`): such a value runs nothing.
 fn git_bool(value: &str) -> bool {
@@ -881,12 +872,12 @@ fn git_bool(value: &str) -> bool {
 /// whose value git runs as a command (through the shell when it has to), an alias
 /// starting with `!`, a credential helper starting with `!` or `/`. Keys that make
 /// git run what cannot be judged here (a folder of hooks, the `ext::` transport)
-/// are [`Runs::Unknown`].
-fn git_setting(key: &str, value: &str) -> Option<Runs> {
+/// are [`Inner::Unknown`].
+fn git_setting(key: &str, value: &str) -> Option<Inner> {
     let key = key.to_ascii_lowercase();
     let (section, rest) = key.split_once('.')?;
     let name = rest.rsplit('.').next().unwrap_or(rest);
-    let program = |text: &str| Some(Runs::Program(text.to_owned()));
+    let program = |text: &str| Some(Inner::Text(text.to_owned()));
     match (section, name) {
         ("alias", _) => value.strip_prefix('!').and_then(program),
         ("credential", "helper") => match value.strip_prefix('!') {
@@ -894,10 +885,10 @@ fn git_setting(key: &str, value: &str) -> Option<Runs> {
             None if value.starts_with('/') => program(value),
             None => None,
         },
-        ("core", "hookspath") => Some(Runs::Unknown),
+        ("core", "hookspath") => Some(Inner::Unknown),
         // The `ext::` transport runs the command in its address.
         ("protocol", "allow") if (rest == "allow" || rest == "ext.allow") && value != "never" => {
-            Some(Runs::Unknown)
+            Some(Inner::Unknown)
         }
         ("core" | "pager", _) | ("uploadpack", "packobjectshook") if git_bool(value) => None,
         ("core", "pager" | "editor" | "sshcommand" | "askpass" | "fsmonitor" | "gitproxy")
@@ -918,8 +909,8 @@ fn git_setting(key: &str, value: &str) -> Option<Runs> {
 
 /// What the environment variable `name` set to `value` makes a program run: the
 /// pagers, editors and helpers that git, ssh, `less` and `man` run, and the files a
-/// shell reads when it starts ([`Runs::Unknown`]).
-fn env_setting(name: &str, value: &str) -> Option<Runs> {
+/// shell reads when it starts ([`Inner::Unknown`]).
+fn env_setting(name: &str, value: &str) -> Option<Inner> {
     match name {
         "GIT_SSH_COMMAND"
         | "GIT_SSH"
@@ -937,17 +928,17 @@ fn env_setting(name: &str, value: &str) -> Option<Runs> {
         | "PROMPT_COMMAND"
             if !value.is_empty() =>
         {
-            Some(Runs::Program(value.to_owned()))
+            Some(Inner::Text(value.to_owned()))
         }
         // `less` runs `|COMMAND` (or `||COMMAND`) with the file's name for `%s`.
         "LESSOPEN" | "LESSCLOSE" => {
             let command = value.trim_start_matches('|').trim_start_matches('-');
-            (!command.is_empty()).then(|| Runs::Program(command.to_owned()))
+            (!command.is_empty()).then(|| Inner::Text(command.to_owned()))
         }
         "BASH_ENV" | "ENV" | "GIT_CONFIG_PARAMETERS" | "GIT_CONFIG_COUNT" | "LD_PRELOAD"
             if !value.is_empty() =>
         {
-            Some(Runs::Unknown)
+            Some(Inner::Unknown)
         }
         _ => None,
     }
@@ -955,18 +946,18 @@ fn env_setting(name: &str, value: &str) -> Option<Runs> {
 
 /// What the assignment word `word` (`NAME=VALUE`) makes a later program run, by
 /// [`env_setting`]; a value not known before the command runs is unknown.
-fn assignment_runs(word: &Analysed) -> Option<Runs> {
+fn assignment_runs(word: &Analysed) -> Option<Inner> {
     let (name, value) = word.text.split_once('=')?;
     let runs = env_setting(name, value)?;
-    Some(if word.known() { runs } else { Runs::Unknown })
+    Some(if word.known() { runs } else { Inner::Unknown })
 }
 
 /// What the settings among the arguments `args` of the program `name` make a later
 /// program run: the assignments of `env`, `export`, `declare`, `typeset`, `local`
 /// and `readonly`; git's `-c KEY=VALUE` and `--config-env KEY=VAR` before its
 /// subcommand, and `git config [set] KEY VALUE`.
-fn settings(name: &str, args: &[Analysed]) -> Vec<Runs> {
-    let assignments = |args: &[Analysed]| -> Vec<Runs> {
+fn settings(name: &str, args: &[Analysed]) -> Vec<Inner> {
+    let assignments = |args: &[Analysed]| -> Vec<Inner> {
         args.iter()
             .filter(|arg| is_assignment(&arg.text))
             .filter_map(assignment_runs)
@@ -980,20 +971,22 @@ fn settings(name: &str, args: &[Analysed]) -> Vec<Runs> {
 }
 
 /// The settings of git's arguments `args` (see [`settings`]).
-fn git_settings(args: &[Analysed]) -> Vec<Runs> {
+fn git_settings(args: &[Analysed]) -> Vec<Inner> {
     let mut found = Vec::new();
-    let mut setting = |pair: &Analysed, from_env: bool| {
-        let Some((key, value)) = pair.text.split_once('=') else {
+    // `KEY=VALUE`, whether it is known before the command runs, and whether the
+    // value is the name of an environment variable (`--config-env`).
+    let mut setting = |pair: &str, known: bool, from_env: bool| {
+        let Some((key, value)) = pair.split_once('=') else {
             return;
         };
         if from_env {
             // The value comes from the environment: any that runs a command may be
             // there (`!x` makes every such key run one).
             if git_setting(key, "!x").is_some() {
-                found.push(Runs::Unknown);
+                found.push(Inner::Unknown);
             }
         } else if let Some(runs) = git_setting(key, value) {
-            found.push(if pair.known() { runs } else { Runs::Unknown });
+            found.push(if known { runs } else { Inner::Unknown });
         }
     };
     let mut i = 0;
@@ -1002,17 +995,13 @@ fn git_settings(args: &[Analysed]) -> Vec<Runs> {
         match text {
             "-c" | "--config-env" => {
                 if let Some(pair) = args.get(i + 1) {
-                    setting(pair, text == "--config-env");
+                    setting(&pair.text, pair.known(), text == "--config-env");
                 }
                 i += 2;
             }
             "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--exec-path" => i += 2,
             _ if text.starts_with("--config-env=") => {
-                let pair = Analysed {
-                    text: text["--config-env=".len()..].to_owned(),
-                    ..arg.clone()
-                };
-                setting(&pair, true);
+                setting(&text["--config-env=".len()..], arg.known(), true);
                 i += 1;
             }
             _ if text.starts_with('-') => i += 1,
@@ -1033,7 +1022,7 @@ fn git_settings(args: &[Analysed]) -> Vec<Runs> {
                     found.push(if key.known() && value.known() {
                         runs
                     } else {
-                        Runs::Unknown
+                        Inner::Unknown
                     });
                 }
                 break;
@@ -1044,7 +1033,7 @@ fn git_settings(args: &[Analysed]) -> Vec<Runs> {
     found
 }
 
-/// What a wrapper runs.
+/// What a wrapper or a setting runs. The indices are into the wrapper's arguments.
 enum Inner {
     /// The words from this index on.
     Words(usize),
@@ -1054,7 +1043,12 @@ enum Inner {
     /// and `watch` run them), when they are all known before the command runs: in
     /// the shell itself (`eval`) or in a shell of their own (`watch`).
     Joined { from: usize, own_shell: bool },
-    /// A string to parse again that is not literal.
+    /// A command string a setting holds (`GIT_SSH_COMMAND`, `git -c core.pager`),
+    /// parsed again in a shell of its own.
+    Text(String),
+    /// What cannot be judged: a string to parse again that is not literal, a
+    /// setting's value not known before the command runs, a folder of hooks, a
+    /// shell's start-up file.
     Unknown,
 }
 
@@ -1466,8 +1460,9 @@ impl CommandRule {
         if self.deny.is_empty() && self.allow.is_none() && self.protect.is_none() {
             return CommandVerdict::Allowed;
         }
-        if nesting(command).openings <= MAX_NESTING {
-            return self.check_here(command, home, cwd);
+        let nesting = nesting(command);
+        if nesting.openings <= MAX_NESTING {
+            return self.check_here(command, nesting, home, cwd);
         }
         // The parser's recursion follows the nesting, which the bound checked before
         // it counts whatever the quotes (quoted closers lower that count): text that
@@ -1477,7 +1472,7 @@ impl CommandRule {
             std::thread::Builder::new()
                 .name("toolreplay-commands".to_owned())
                 .stack_size(DEEP_STACK_BYTES)
-                .spawn_scoped(scope, || self.check_here(command, home, cwd))
+                .spawn_scoped(scope, || self.check_here(command, nesting, home, cwd))
                 .map_err(|_| "no thread could be started to parse it".to_owned())
                 .and_then(|thread| {
                     thread
@@ -1488,8 +1483,14 @@ impl CommandRule {
         })
     }
 
-    /// [`CommandRule::check`] on this thread.
-    fn check_here(&self, command: &str, home: Option<&str>, cwd: Option<&str>) -> CommandVerdict {
+    /// [`CommandRule::check`] on this thread, `nesting` counted in `command`.
+    fn check_here(
+        &self,
+        command: &str,
+        nesting: Nesting,
+        home: Option<&str>,
+        cwd: Option<&str>,
+    ) -> CommandVerdict {
         let absolute = |dir: Option<&str>| match dir.map(normalise) {
             Some(Normalised::Path(path)) if path.starts_with('/') => Some(path),
             _ => None,
@@ -1516,7 +1517,7 @@ impl CommandRule {
             within: None,
             text: command,
         };
-        match judge.program(command, top) {
+        match judge.program_nesting(command, top, nesting) {
             Ok(()) => CommandVerdict::Allowed,
             Err(verdict) => verdict,
         }
@@ -1530,13 +1531,18 @@ impl Judge<'_> {
 
     /// Judges the program `text`, where the walk is `at` (its nesting counted anew).
     fn program(&mut self, text: &str, at: At<'_>) -> Step {
+        self.program_nesting(text, at, nesting(text))
+    }
+
+    /// [`Judge::program`], `nesting` counted in `text` already.
+    fn program_nesting(&mut self, text: &str, at: At<'_>, nesting: Nesting) -> Step {
         if at.depth > MAX_DEPTH {
             return Err(CommandVerdict::TooDeep(MAX_DEPTH));
         }
         if text.len() > MAX_COMMAND_BYTES {
             return Err(CommandVerdict::TooLong);
         }
-        if nesting(text).deepest > MAX_NESTING {
+        if nesting.deepest > MAX_NESTING {
             return Err(CommandVerdict::TooDeep(MAX_NESTING));
         }
         if overflowing_number(text) {
@@ -1867,7 +1873,7 @@ impl Judge<'_> {
                 within: at.within.or(Some(&shown_all)),
                 ..at
             };
-            self.setting(runs, &all, at)?;
+            self.run(runs, &all, &[], at)?;
         }
         let shown_here = (!words.is_empty()).then(|| shown(&words));
         let inner = at.within.is_some();
@@ -1891,16 +1897,6 @@ impl Judge<'_> {
     /// Judges the simple command of `words`, where the walk is `at` (its `within`
     /// the top-level command, the command itself when it is at the top; `inner`
     /// tells it is not), then what it runs if it is a wrapper.
-    /// Judges what a setting in the command `words` makes a later program run, as a
-    /// program of its own shell.
-    fn setting(&mut self, runs: Runs, words: &[Analysed], at: At<'_>) -> Step {
-        match runs {
-            Runs::Program(text) => self.in_subshell(|judge| judge.program(&text, at.deeper())),
-            Runs::Unknown if self.patterns() => Err(CommandVerdict::Unknown(shown(words))),
-            Runs::Unknown => Ok(()),
-        }
-    }
-
     fn judge(&mut self, words: &[Analysed], at: At<'_>, inner: bool) -> Step {
         if at.depth > MAX_DEPTH {
             return Err(CommandVerdict::TooDeep(MAX_DEPTH));
@@ -1967,15 +1963,24 @@ impl Judge<'_> {
             _ => {}
         }
         for runs in settings(name, args) {
-            self.setting(runs, words, at)?;
+            self.run(runs, words, args, at)?;
         }
         match unwrap(name, args) {
             None => Ok(()),
-            Some(Inner::Words(from)) => self.judge(&args[from..], at.deeper(), true),
-            Some(Inner::Script(from)) => {
+            Some(inner) => self.run(inner, words, args, at),
+        }
+    }
+
+    /// Judges what the command `words` runs besides its program: `inner`, whose
+    /// indices are into `args`, the arguments of a wrapper.
+    fn run(&mut self, inner: Inner, words: &[Analysed], args: &[Analysed], at: At<'_>) -> Step {
+        match inner {
+            Inner::Words(from) => self.judge(&args[from..], at.deeper(), true),
+            Inner::Script(from) => {
                 self.in_subshell(|judge| judge.program(&args[from].text, at.deeper()))
             }
-            Some(Inner::Joined { from, own_shell }) if args[from..].iter().all(Analysed::known) => {
+            Inner::Text(text) => self.in_subshell(|judge| judge.program(&text, at.deeper())),
+            Inner::Joined { from, own_shell } if args[from..].iter().all(Analysed::known) => {
                 let text = args[from..]
                     .iter()
                     .map(|a| a.text.as_str())
@@ -1986,10 +1991,10 @@ impl Judge<'_> {
                     false => self.program(&text, at.deeper()),
                 }
             }
-            Some(Inner::Joined { .. } | Inner::Unknown) if self.patterns() => {
+            Inner::Joined { .. } | Inner::Unknown if self.patterns() => {
                 Err(CommandVerdict::Unknown(shown(words)))
             }
-            Some(Inner::Joined { .. } | Inner::Unknown) => Ok(()),
+            Inner::Joined { .. } | Inner::Unknown => Ok(()),
         }
     }
 
