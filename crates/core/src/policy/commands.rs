@@ -423,6 +423,10 @@ struct Nesting {
 /// sure: from the first expansion that opens a context of its own (`$(`, `${`,
 /// `` ` ``, `$'`, `$"`, `$[`), comment sign or here-document on, every `<<` or `<<-`
 /// (not `<<<`) is looked at whatever the quotes around it.
+///
+/// This reading is coarser than [`expansion_work`]'s on purpose: a here-document it
+/// missed would take memory without bound, so it trusts no reading of quotes,
+/// here-document bodies or `$'...'` that the tokenizer might not share.
 fn empty_here_tag(text: &str) -> bool {
     let bytes = text.as_bytes();
     let mut quote: Option<u8> = None;
