@@ -1043,10 +1043,14 @@ enum Inner {
     Words(usize),
     /// This string, parsed again.
     Script(usize),
-    /// The words from this index on, joined by spaces and parsed again (as `eval`
-    /// and `watch` run them), when they are all known before the command runs: in
-    /// the shell itself (`eval`) or in a shell of their own (`watch`).
-    Joined { from: usize, own_shell: bool },
+    /// The words from `from` up to `to`, joined by spaces and parsed again (as
+    /// `eval` and `watch` run them), when they are all known before the command
+    /// runs: in the shell itself (`eval`) or in a shell of their own (`watch`).
+    Joined {
+        from: usize,
+        to: usize,
+        own_shell: bool,
+    },
     /// A command string a setting holds (`GIT_SSH_COMMAND`, `git -c core.pager`),
     /// parsed again in a shell of its own.
     Text(String),
@@ -1141,12 +1145,44 @@ fn has_option(args: &[Analysed], options: &[&str]) -> bool {
     args.iter().any(|arg| options.contains(&arg.text.as_str()))
 }
 
+/// The index after the subcommand among a tool's arguments `args`, when it is one of
+/// `names`, after the tool's own options (`short` and `long` those with a value).
+fn subcommand(args: &[Analysed], short: &str, long: &[&str], names: &[&str]) -> Option<usize> {
+    let at = after_options(args, short, long);
+    names
+        .contains(&args.get(at)?.text.as_str())
+        .then_some(at + 1)
+}
+
+/// The index of the first of `args` that is one of `options`, after `from`.
+fn option_at(args: &[Analysed], from: usize, options: &[&str]) -> Option<usize> {
+    let at = args
+        .get(from..)?
+        .iter()
+        .position(|arg| options.contains(&arg.text.as_str()))?;
+    Some(from + at)
+}
+
+/// The name GNU's tools are known by, for their names with a `g` before them, as
+/// Homebrew installs them on macOS (`gtimeout`, `gxargs`, `gfind`).
+fn gnu_name(name: &str) -> &str {
+    match name {
+        "genv" | "gnice" | "gnohup" | "gstdbuf" | "gtimeout" | "gchroot" | "gtime" | "gxargs"
+        | "gfind" => &name[1..],
+        _ => name,
+    }
+}
+
 /// What the wrapper `name` with arguments `args` runs, if it is a wrapper and runs
 /// something.
 fn unwrap(name: &str, args: &[Analysed]) -> Option<Inner> {
     let words = |at: usize| (at < args.len()).then_some(Inner::Words(at));
     let joined = |from: usize, own_shell: bool| {
-        (from < args.len()).then_some(Inner::Joined { from, own_shell })
+        (from < args.len()).then_some(Inner::Joined {
+            from,
+            to: args.len(),
+            own_shell,
+        })
     };
     match name {
         "bash" | "sh" | "zsh" | "dash" | "ksh" | "ash" | "mksh" | "fish" | "csh" | "tcsh"
@@ -1402,6 +1438,192 @@ fn unwrap(name: &str, args: &[Analysed]) -> Option<Inner> {
             match args.get(at + 1) {
                 Some(arg) if arg.text == "-c" => script_at(args, at + 2),
                 _ => joined(at + 1, true),
+            }
+        }
+        // macOS: keeping the machine awake, another architecture, a sandbox.
+        "caffeinate" => words(after_options(args, "tw", &[])),
+        "arch" => {
+            let mut i = 0;
+            while let Some(arg) = args.get(i) {
+                match arg.text.as_str() {
+                    "-arch" | "-d" | "-e" => i += 2,
+                    text if text.starts_with('-') => i += 1,
+                    _ => break,
+                }
+            }
+            words(i)
+        }
+        "sandbox-exec" => words(after_options(args, "fnpD", &[])),
+        // The runners of language environments and of secrets: the words after
+        // their subcommand and its options, or after `--`.
+        "uv" => {
+            let at = subcommand(
+                args,
+                "",
+                &["directory", "project", "cache-dir", "config-file", "color"],
+                &["run"],
+            )?;
+            words(
+                at + after_options(
+                    &args[at..],
+                    "pPCfi",
+                    &[
+                        "with",
+                        "with-editable",
+                        "with-requirements",
+                        "python",
+                        "project",
+                        "directory",
+                        "env-file",
+                        "extra",
+                        "group",
+                        "only-group",
+                        "no-group",
+                        "package",
+                        "index",
+                        "default-index",
+                        "index-url",
+                        "extra-index-url",
+                        "find-links",
+                        "config-file",
+                        "cache-dir",
+                        "index-strategy",
+                        "keyring-provider",
+                        "resolution",
+                        "prerelease",
+                        "fork-strategy",
+                        "exclude-newer",
+                        "link-mode",
+                        "python-platform",
+                        "refresh-package",
+                        "reinstall-package",
+                        "upgrade-package",
+                        "no-build-package",
+                        "no-binary-package",
+                        "config-setting",
+                        "color",
+                        "allow-insecure-host",
+                    ],
+                ),
+            )
+        }
+        "poetry" => {
+            let at = subcommand(args, "CP", &["directory", "project"], &["run"])?;
+            words(at + after_options(&args[at..], "", &[]))
+        }
+        "pipenv" => {
+            let at = subcommand(args, "", &["python"], &["run"])?;
+            words(at + after_options(&args[at..], "", &[]))
+        }
+        "pdm" => {
+            let at = subcommand(args, "", &[], &["run"])?;
+            words(at + after_options(&args[at..], "p", &["project", "venv"]))
+        }
+        "bundle" => {
+            let at = subcommand(args, "", &[], &["exec"])?;
+            words(at + after_options(&args[at..], "", &[]))
+        }
+        "conda" | "mamba" | "micromamba" => {
+            let at = subcommand(args, "", &[], &["run"])?;
+            words(at + after_options(&args[at..], "np", &["name", "prefix", "cwd"]))
+        }
+        "asdf" => words(subcommand(args, "", &[], &["exec"])?),
+        // `direnv exec DIR WORDS`.
+        "direnv" => words(subcommand(args, "", &[], &["exec"])? + 1),
+        // `nix-shell --run STRING`; `nix develop` and `nix shell` with `--command
+        // WORDS`.
+        "nix-shell" => script_at(args, option_at(args, 0, &["--run", "--command"])? + 1),
+        "nix" => {
+            let at = subcommand(args, "", &[], &["develop", "shell"])?;
+            words(option_at(args, at, &["-c", "--command"])? + 1)
+        }
+        // `mise exec TOOLS -- WORDS` or `-c STRING`.
+        "mise" | "rtx" => {
+            let at = subcommand(args, "C", &["cd"], &["exec", "x"])?;
+            match option_at(args, at, &["-c", "--command"]) {
+                Some(c) => script_at(args, c + 1),
+                None => words(option_at(args, at, &["--"])? + 1),
+            }
+        }
+        // `op run -- WORDS`, `doppler run -- WORDS` or `--command STRING`,
+        // `aws-vault exec PROFILE -- WORDS`, `dotenvx run -- WORDS`.
+        "op" | "doppler" | "dotenvx" | "aws-vault" => {
+            let names: &[&str] = if name == "aws-vault" {
+                &["exec"]
+            } else {
+                &["run"]
+            };
+            let at = subcommand(args, "", &[], names)?;
+            match option_at(args, at, &["--command"]) {
+                Some(c) if name == "doppler" => script_at(args, c + 1),
+                _ => match option_at(args, at, &["--"]) {
+                    Some(dashes) => words(dashes + 1),
+                    None if name == "aws-vault" => words(
+                        at + 1
+                            + after_options(
+                                &args[(at + 1).min(args.len())..],
+                                "",
+                                &["duration", "region", "mfa-token", "prompt"],
+                            ),
+                    ),
+                    None => words(at + after_options(&args[at..], "f", &["env-file", "env"])),
+                },
+            }
+        }
+        // `dotenv -e FILE -- WORDS`.
+        "dotenv" => words(after_options(args, "ecv", &[])),
+        // GNU parallel runs its words up to `:::`, joined, in a shell of its own,
+        // with each argument after it.
+        "parallel" => {
+            let from = after_options(
+                args,
+                "aCdEIjLnNPSsW",
+                &[
+                    "arg-file",
+                    "colsep",
+                    "delimiter",
+                    "eof",
+                    "jobs",
+                    "max-lines",
+                    "max-args",
+                    "max-replace-args",
+                    "max-procs",
+                    "sshlogin",
+                    "sshloginfile",
+                    "max-chars",
+                    "workdir",
+                    "wd",
+                    "joblog",
+                    "results",
+                    "tmpdir",
+                    "timeout",
+                    "retries",
+                    "delay",
+                    "halt",
+                    "memfree",
+                    "load",
+                    "nice",
+                    "tagstring",
+                    "basefile",
+                    "return",
+                    "env",
+                    "rpl",
+                    "limit",
+                    "block",
+                    "recstart",
+                    "recend",
+                ],
+            );
+            let to = option_at(args, from, &[":::", "::::", ":::+", "::::+"]).unwrap_or(args.len());
+            match (from < to, to < args.len()) {
+                (true, _) => Some(Inner::Joined {
+                    from,
+                    to,
+                    own_shell: true,
+                }),
+                // No command: each argument is one (`parallel ::: 'cmd 1' 'cmd 2'`).
+                (false, true) => Some(Inner::Unknown),
+                (false, false) => None,
             }
         }
         "ionice" if !has_option(args, &["-p", "-P", "-u", "--pid", "--pgid", "--uid"]) => {
@@ -1945,7 +2167,7 @@ impl Judge<'_> {
         for arg in args {
             self.protect(&arg.path)?;
         }
-        let name = basename(&program.text);
+        let name = gnu_name(basename(&program.text));
         match name {
             "source" | "." if self.patterns() && args.first().is_some_and(|file| !file.known()) => {
                 return Err(CommandVerdict::Unknown(shown(words)));
@@ -1984,8 +2206,12 @@ impl Judge<'_> {
                 self.in_subshell(|judge| judge.program(&args[from].text, at.deeper()))
             }
             Inner::Text(text) => self.in_subshell(|judge| judge.program(&text, at.deeper())),
-            Inner::Joined { from, own_shell } if args[from..].iter().all(Analysed::known) => {
-                let text = args[from..]
+            Inner::Joined {
+                from,
+                to,
+                own_shell,
+            } if args[from..to].iter().all(Analysed::known) => {
+                let text = args[from..to]
                     .iter()
                     .map(|a| a.text.as_str())
                     .collect::<Vec<_>>()

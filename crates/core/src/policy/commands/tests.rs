@@ -256,6 +256,68 @@ fn wrappers_are_unwrapped() {
             "setpriv --reuid=1000 rm -rf /",
             "setpriv --reuid=1000 rm -rf /",
         ),
+        (
+            "caffeinate -i -t 60 rm -rf /",
+            "caffeinate -i -t 60 rm -rf /",
+        ),
+        ("arch -x86_64 rm -rf /", "arch -x86_64 rm -rf /"),
+        (
+            "arch -arch arm64 -e A=1 rm -rf /",
+            "arch -arch arm64 -e A=1 rm -rf /",
+        ),
+        (
+            "sandbox-exec -f p.sb -D A=1 rm -rf /",
+            "sandbox-exec -f p.sb -D A=1 rm -rf /",
+        ),
+        (
+            "uv run --with requests -p 3.12 rm -rf /",
+            "uv run --with requests -p 3.12 rm -rf /",
+        ),
+        (
+            "uv --directory x run --frozen -- rm -rf /",
+            "uv --directory x run --frozen -- rm -rf /",
+        ),
+        ("poetry -C x run rm -rf /", "poetry -C x run rm -rf /"),
+        ("pipenv run rm -rf /", "pipenv run rm -rf /"),
+        ("pdm run -p . rm -rf /", "pdm run -p . rm -rf /"),
+        ("bundle exec rm -rf /", "bundle exec rm -rf /"),
+        ("conda run -n base rm -rf /", "conda run -n base rm -rf /"),
+        (
+            "micromamba run -p /opt/env rm -rf /",
+            "micromamba run -p /opt/env rm -rf /",
+        ),
+        ("asdf exec rm -rf /", "asdf exec rm -rf /"),
+        ("direnv exec /tmp rm -rf /", "direnv exec /tmp rm -rf /"),
+        (
+            "nix develop .#dev -c rm -rf /",
+            "nix develop .#dev -c rm -rf /",
+        ),
+        (
+            "nix shell nixpkgs#hello --command rm -rf /",
+            "nix shell nixpkgs#hello --command rm -rf /",
+        ),
+        ("mise x node@20 -- rm -rf /", "mise x node@20 -- rm -rf /"),
+        (
+            "op run --env-file .env -- rm -rf /",
+            "op run --env-file .env -- rm -rf /",
+        ),
+        ("doppler run -- rm -rf /", "doppler run -- rm -rf /"),
+        (
+            "dotenvx run -f .env -- rm -rf /",
+            "dotenvx run -f .env -- rm -rf /",
+        ),
+        (
+            "aws-vault exec prod -- rm -rf /",
+            "aws-vault exec prod -- rm -rf /",
+        ),
+        (
+            "aws-vault exec prod rm -rf /",
+            "aws-vault exec prod rm -rf /",
+        ),
+        ("dotenv -e .env -- rm -rf /", "dotenv -e .env -- rm -rf /"),
+        ("gtimeout 5 rm -rf /", "gtimeout 5 rm -rf /"),
+        ("gxargs -n 1 rm -rf /", "gxargs -n 1 rm -rf /"),
+        ("genv -i rm -rf /", "genv -i rm -rf /"),
     ] {
         let inner = command[command.find("rm ").unwrap()..].to_owned();
         assert_eq!(r.check(command, None, None), d(&inner, within), "{command}");
@@ -318,6 +380,24 @@ fn wrappers_are_unwrapped() {
         ("ssh -p 22 host rm -rf /", "ssh -p 22 host rm -rf /"),
         ("ssh host 'ls; rm -rf /'", "ssh host \"ls; rm -rf /\""),
         ("sg wheel -c 'rm -rf /'", "sg wheel -c \"rm -rf /\""),
+        (
+            "nix-shell -p hello --run 'rm -rf /'",
+            "nix-shell -p hello --run \"rm -rf /\"",
+        ),
+        ("mise exec -c 'rm -rf /'", "mise exec -c \"rm -rf /\""),
+        (
+            "doppler run --command 'rm -rf /'",
+            "doppler run --command \"rm -rf /\"",
+        ),
+        // GNU parallel: its words up to `:::`, joined, in a shell of their own.
+        (
+            "parallel -j 4 'rm -rf /' ::: a b",
+            "parallel -j 4 \"rm -rf /\" ::: a b",
+        ),
+        (
+            "parallel rm -rf / ::: *.log",
+            "parallel rm -rf / ::: \"*.log\"",
+        ),
         ("sg - wheel 'rm -rf /'", "sg - wheel \"rm -rf /\""),
     ] {
         assert_eq!(
@@ -344,6 +424,14 @@ fn wrappers_are_unwrapped() {
         "prlimit -p 123 --nofile=10",
         "ssh -i key host",
         "sg wheel",
+        "caffeinate -w 123",
+        "uv pip install rm",
+        "uv run",
+        "poetry install",
+        "nix build .#rm",
+        "mise exec node@20",
+        "parallel --version",
+        "gfind . -name rm",
     ] {
         assert_eq!(
             r.check(command, None, None),
@@ -351,8 +439,13 @@ fn wrappers_are_unwrapped() {
             "{command}"
         );
     }
-    // A string to split attached to its option is not read.
-    for command in ["env -iS'rm -rf /'", "env --split-string='rm -rf /'"] {
+    // A string to split attached to its option is not read; GNU parallel without a
+    // command runs each of its arguments.
+    for command in [
+        "env -iS'rm -rf /'",
+        "env --split-string='rm -rf /'",
+        "parallel ::: 'rm -rf /' ls",
+    ] {
         assert!(
             matches!(r.check(command, None, None), CommandVerdict::Unknown(_)),
             "{command}"
@@ -379,6 +472,10 @@ fn inner_commands_are_judged() {
         (
             "find . -exec rm -rf {} +",
             Some(("rm -rf {}", Some("find . -exec rm -rf {} +"))),
+        ),
+        (
+            "gfind . -exec rm -rf {} +",
+            Some(("rm -rf {}", Some("gfind . -exec rm -rf {} +"))),
         ),
         (
             "find . -execdir rm -rf {} \\;",
