@@ -502,7 +502,7 @@ const DANGEROUS: [(&str, &str); 12] = [
 
 /// The ways a command is wrapped: `{}` is the command. The last two are subshells
 /// within a subshell to bash, which its parser would read as arithmetic.
-const WRAPPED: [&str; 15] = [
+const WRAPPED: [&str; 17] = [
     "bash -c '{}'",
     "sh -c \"{}\"",
     "env LANG=C {}",
@@ -518,6 +518,8 @@ const WRAPPED: [&str; 15] = [
     "systemd-run --user -p Nice=5 {}",
     "GIT_SSH_COMMAND='{}' git fetch",
     "git -c core.pager='{}' log",
+    "uv run --with rich {}",
+    "parallel -j 2 '{}' ::: x",
 ];
 
 /// On the policy `init` writes, each dangerous command class is denied, plain and
