@@ -1626,6 +1626,44 @@ fn unwrap(name: &str, args: &[Analysed]) -> Option<Inner> {
                 (false, false) => None,
             }
         }
+        // Terminal multiplexers run their words in a window of their own, through
+        // the shell when they are one string. Keys typed or commands sent into a
+        // session (`tmux send-keys`, `screen -X stuff`) run what cannot be judged.
+        "tmux" => {
+            let at = after_options(args, "LSfTc", &[]);
+            if let Some(c) = option_at(&args[..at], 0, &["-c"]) {
+                return script_at(args, c + 1);
+            }
+            let rest = at + 1;
+            // Each subcommand's letters that take a value.
+            let letters = match args.get(at)?.text.as_str() {
+                "new-session" | "new" => "cefFnstxy",
+                "new-window" | "neww" => "ceFnt",
+                "split-window" | "splitw" => "celtFp",
+                "respawn-pane" | "respawnp" | "respawn-window" | "respawnw" => "cet",
+                "display-popup" | "popup" => "bcdehsStTwxy",
+                "run-shell" | "run" => "cdt",
+                "pipe-pane" | "pipep" => "t",
+                "if-shell" | "if" => {
+                    return script_at(args, rest + after_options(&args[rest..], "t", &[]));
+                }
+                "send-keys" | "send" => return Some(Inner::Unknown),
+                _ => return None,
+            };
+            joined(rest + after_options(&args[rest..], letters, &[]), true)
+        }
+        "screen" if has_option(args, &["-X", "-Q"]) => Some(Inner::Unknown),
+        // Attaching to, listing or wiping sessions runs no new command.
+        "screen"
+            if !has_option(
+                args,
+                &[
+                    "-r", "-R", "-x", "-d", "-D", "-ls", "-list", "-wipe", "-RR", "-DR", "-dr",
+                ],
+            ) =>
+        {
+            words(after_options(args, "SceEhpstT", &["Logfile"]))
+        }
         "ionice" if !has_option(args, &["-p", "-P", "-u", "--pid", "--pgid", "--uid"]) => {
             words(after_options(args, "cn", &["class", "classdata"]))
         }

@@ -318,6 +318,7 @@ fn wrappers_are_unwrapped() {
         ("gtimeout 5 rm -rf /", "gtimeout 5 rm -rf /"),
         ("gxargs -n 1 rm -rf /", "gxargs -n 1 rm -rf /"),
         ("genv -i rm -rf /", "genv -i rm -rf /"),
+        ("screen -dmS job rm -rf /", "screen -dmS job rm -rf /"),
     ] {
         let inner = command[command.find("rm ").unwrap()..].to_owned();
         assert_eq!(r.check(command, None, None), d(&inner, within), "{command}");
@@ -385,6 +386,28 @@ fn wrappers_are_unwrapped() {
             "nix-shell -p hello --run \"rm -rf /\"",
         ),
         ("mise exec -c 'rm -rf /'", "mise exec -c \"rm -rf /\""),
+        // Terminal multiplexers: their words, joined, in a window of their own.
+        (
+            "tmux new-session -d -s job 'rm -rf /'",
+            "tmux new-session -d -s job \"rm -rf /\"",
+        ),
+        (
+            "tmux -L sock new -d rm -rf /",
+            "tmux -L sock new -d rm -rf /",
+        ),
+        (
+            "tmux split-window -h rm -rf /",
+            "tmux split-window -h rm -rf /",
+        ),
+        (
+            "tmux run-shell -b 'rm -rf /'",
+            "tmux run-shell -b \"rm -rf /\"",
+        ),
+        (
+            "tmux if-shell 'rm -rf /' 'new-window'",
+            "tmux if-shell \"rm -rf /\" new-window",
+        ),
+        ("tmux -c 'rm -rf /'", "tmux -c \"rm -rf /\""),
         (
             "doppler run --command 'rm -rf /'",
             "doppler run --command \"rm -rf /\"",
@@ -432,6 +455,11 @@ fn wrappers_are_unwrapped() {
         "mise exec node@20",
         "parallel --version",
         "gfind . -name rm",
+        "tmux new-session -d -s job",
+        "tmux attach -t rm",
+        "tmux kill-session -t rm",
+        "screen -r rm",
+        "screen -ls",
     ] {
         assert_eq!(
             r.check(command, None, None),
@@ -445,6 +473,8 @@ fn wrappers_are_unwrapped() {
         "env -iS'rm -rf /'",
         "env --split-string='rm -rf /'",
         "parallel ::: 'rm -rf /' ls",
+        "tmux send-keys -t job 'rm -rf /' Enter",
+        "screen -S job -X stuff 'rm -rf /'",
     ] {
         assert!(
             matches!(r.check(command, None, None), CommandVerdict::Unknown(_)),
