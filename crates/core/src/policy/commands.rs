@@ -956,10 +956,12 @@ fn assignment_runs(word: &Analysed) -> Option<Inner> {
     Some(if word.known() { runs } else { Inner::Unknown })
 }
 
-/// What the settings among the arguments `args` of the program `name` make a later
-/// program run: the assignments of `env`, `export`, `declare`, `typeset`, `local`
-/// and `readonly`; git's `-c KEY=VALUE` and `--config-env KEY=VAR` before its
-/// subcommand, and `git config [set] KEY VALUE`.
+/// What the settings and options among the arguments `args` of the program `name`
+/// make it or a later program run: the assignments of `env`, `export`, `declare`,
+/// `typeset`, `local` and `readonly`; git's `-c KEY=VALUE` and `--config-env
+/// KEY=VAR` before its subcommand, `git config [set] KEY VALUE` and the commands its
+/// subcommands take ([`git_subcommand`]); the options whose value is a command
+/// (`rsync -e`, `ssh -o ProxyCommand=`, `tar --to-command`, `zip -TT`).
 fn settings(name: &str, args: &[Analysed]) -> Vec<Inner> {
     let assignments = |args: &[Analysed]| -> Vec<Inner> {
         args.iter()
@@ -970,6 +972,178 @@ fn settings(name: &str, args: &[Analysed]) -> Vec<Inner> {
     match name {
         "env" | "export" | "declare" | "typeset" | "local" | "readonly" => assignments(args),
         "git" => git_settings(args),
+        "rsync" => option_commands(args, &["-e", "--rsh", "--rsync-path"]),
+        "ssh" => ssh_options(args),
+        "scp" | "sftp" => {
+            let mut found = option_commands(args, &["-S"]);
+            found.extend(ssh_options(args));
+            found
+        }
+        "tar" | "gtar" | "bsdtar" => {
+            let mut found = option_commands(
+                args,
+                &[
+                    "--to-command",
+                    "--use-compress-program",
+                    "-I",
+                    "--info-script",
+                    "--new-volume-script",
+                    "-F",
+                ],
+            );
+            // `--checkpoint-action=exec=COMMAND`.
+            for arg in args {
+                if let Some(command) = arg.text.strip_prefix("--checkpoint-action=exec=") {
+                    found.push(known_text(command, arg.known()));
+                }
+            }
+            found
+        }
+        "zip" => option_commands(args, &["-TT", "--unzip-command"]),
+        _ => Vec::new(),
+    }
+}
+
+/// A command string to judge, when it is known before the command runs.
+fn known_text(text: &str, known: bool) -> Inner {
+    match known {
+        true => Inner::Text(text.to_owned()),
+        false => Inner::Unknown,
+    }
+}
+
+/// The values of the options `options` among `args`, each a command string the
+/// program runs: a long option's as `--name VALUE` or `--name=VALUE`, a short one's
+/// as `-x VALUE`, `-xVALUE`, or in a group of short options (`-avze VALUE`); an
+/// option of more letters after one `-` (`-TT`) as the next word. Options end at
+/// `--`.
+fn option_commands(args: &[Analysed], options: &[&str]) -> Vec<Inner> {
+    let mut found = Vec::new();
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        let text = arg.text.as_str();
+        if text == "--" {
+            break;
+        }
+        let next = |i: usize| args.get(i + 1).map(|v| known_text(&v.text, v.known()));
+        let mut value = None;
+        let mut step = 1;
+        for option in options {
+            let short = option.len() == 2 && !option.starts_with("--");
+            if text == *option {
+                value = next(i);
+                step = 2;
+            } else if !short
+                && option.starts_with("--")
+                && let Some(rest) = text.strip_prefix(option).and_then(|r| r.strip_prefix('='))
+            {
+                value = Some(known_text(rest, arg.known()));
+            } else if short
+                && !text.starts_with("--")
+                && text.len() > 2
+                && let Some(letters) = text.strip_prefix('-')
+                && letters.bytes().all(|b| b.is_ascii_alphanumeric())
+                && let Some(at) = letters.find(&option[1..])
+            {
+                let rest = &letters[at + 1..];
+                if rest.is_empty() {
+                    value = next(i);
+                    step = 2;
+                } else {
+                    value = Some(known_text(rest, arg.known()));
+                }
+            } else {
+                continue;
+            }
+            break;
+        }
+        found.extend(value);
+        i += step;
+    }
+    found
+}
+
+/// The commands of ssh's `-o` options among `args` (`-o ProxyCommand=...`,
+/// `-oLocalCommand ...`): `ProxyCommand`, `LocalCommand`, `KnownHostsCommand` and
+/// `RemoteCommand`, keys in any case, but `none`.
+fn ssh_options(args: &[Analysed]) -> Vec<Inner> {
+    let mut found = Vec::new();
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        let (option, known) = match arg.text.strip_prefix("-o") {
+            Some("") => match args.get(i + 1) {
+                Some(value) => {
+                    i += 1;
+                    (value.text.as_str(), value.known())
+                }
+                None => break,
+            },
+            Some(option) => (option, arg.known()),
+            None => {
+                i += 1;
+                continue;
+            }
+        };
+        i += 1;
+        let option = option.trim_start();
+        let at = option.find(['=', ' ', '\t']).unwrap_or(option.len());
+        let key = option[..at].to_ascii_lowercase();
+        let value = option[at..].trim_start_matches(['=', ' ', '\t']);
+        if matches!(
+            key.as_str(),
+            "proxycommand" | "localcommand" | "knownhostscommand" | "remotecommand"
+        ) && !value.eq_ignore_ascii_case("none")
+            && !value.is_empty()
+        {
+            found.push(known_text(value, known));
+        }
+    }
+    found
+}
+
+/// What git's subcommand `name` with arguments `args`, which start at `offset` among
+/// git's, runs besides git: the command of `--upload-pack` (`clone`, also `-u`;
+/// `fetch`, `pull`, `ls-remote`), `--receive-pack` and `--exec` (`push`), `--exec`
+/// (`archive`; `rebase`, also `-x`), `--extcmd` and `-x` (`difftool`) and the filters
+/// of `filter-branch`; `submodule foreach`'s words joined, as its shell runs them,
+/// and `bisect run`'s words.
+fn git_subcommand(name: &str, args: &[Analysed], offset: usize) -> Vec<Inner> {
+    match name {
+        "clone" => option_commands(args, &["--upload-pack", "-u"]),
+        "fetch" | "pull" | "ls-remote" => option_commands(args, &["--upload-pack"]),
+        "push" => option_commands(args, &["--receive-pack", "--exec"]),
+        "archive" => option_commands(args, &["--exec"]),
+        "rebase" => option_commands(args, &["--exec", "-x"]),
+        "difftool" => option_commands(args, &["--extcmd", "-x"]),
+        "filter-branch" => option_commands(
+            args,
+            &[
+                "--env-filter",
+                "--tree-filter",
+                "--index-filter",
+                "--parent-filter",
+                "--msg-filter",
+                "--commit-filter",
+                "--tag-name-filter",
+            ],
+        ),
+        "submodule" => {
+            let Some(at) = args.iter().position(|arg| arg.text == "foreach") else {
+                return Vec::new();
+            };
+            let from = at + 1 + after_options(&args[at + 1..], "", &[]);
+            match from < args.len() {
+                true => vec![Inner::Joined {
+                    from: offset + from,
+                    to: offset + args.len(),
+                    own_shell: true,
+                }],
+                false => Vec::new(),
+            }
+        }
+        "bisect" if args.first().is_some_and(|arg| arg.text == "run") && args.len() > 1 => {
+            vec![Inner::Words(offset + 1)]
+        }
         _ => Vec::new(),
     }
 }
@@ -1031,7 +1205,10 @@ fn git_settings(args: &[Analysed]) -> Vec<Inner> {
                 }
                 break;
             }
-            _ => break,
+            subcommand => {
+                found.extend(git_subcommand(subcommand, &args[i + 1..], i + 1));
+                break;
+            }
         }
     }
     found

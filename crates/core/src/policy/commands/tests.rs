@@ -1361,3 +1361,131 @@ fn nesting_hidden_from_the_count_does_not_overflow_the_stack() {
         );
     }
 }
+
+/// Commands in options are judged: the options whose value is a command string the
+/// program runs, and the commands git's subcommands take.
+#[test]
+fn commands_in_options_are_judged() {
+    let r = rule(&["rm ** -rf **"], None, None);
+    let d = |within: &str| denied("rm -rf /", Some(within), "rm ** -rf **");
+    for (command, within) in [
+        ("rsync -e 'rm -rf /' a b:c", "rsync -e \"rm -rf /\" a b:c"),
+        (
+            "rsync -avze 'rm -rf /' a b:c",
+            "rsync -avze \"rm -rf /\" a b:c",
+        ),
+        (
+            "rsync --rsh='rm -rf /' a b:c",
+            "rsync \"--rsh=rm -rf /\" a b:c",
+        ),
+        (
+            "rsync --rsync-path 'rm -rf /' a b:c",
+            "rsync --rsync-path \"rm -rf /\" a b:c",
+        ),
+        (
+            "ssh -o ProxyCommand='rm -rf /' host",
+            "ssh -o \"ProxyCommand=rm -rf /\" host",
+        ),
+        (
+            "ssh -oLocalCommand='rm -rf /' -o PermitLocalCommand=yes host",
+            "ssh \"-oLocalCommand=rm -rf /\" -o PermitLocalCommand=yes host",
+        ),
+        ("scp -S 'rm -rf /' a b:c", "scp -S \"rm -rf /\" a b:c"),
+        (
+            "sftp -o 'proxycommand rm -rf /' host",
+            "sftp -o \"proxycommand rm -rf /\" host",
+        ),
+        (
+            "tar --to-command='rm -rf /' -xf a.tar",
+            "tar \"--to-command=rm -rf /\" -xf a.tar",
+        ),
+        (
+            "tar -I 'rm -rf /' -cf a.tar d",
+            "tar -I \"rm -rf /\" -cf a.tar d",
+        ),
+        (
+            "tar -cf a.tar --checkpoint-action=exec='rm -rf /' d",
+            "tar -cf a.tar \"--checkpoint-action=exec=rm -rf /\" d",
+        ),
+        (
+            "zip -TT 'rm -rf /' -T a.zip f",
+            "zip -TT \"rm -rf /\" -T a.zip f",
+        ),
+        (
+            "git clone --upload-pack='rm -rf /' url",
+            "git clone \"--upload-pack=rm -rf /\" url",
+        ),
+        (
+            "git clone -u 'rm -rf /' url",
+            "git clone -u \"rm -rf /\" url",
+        ),
+        (
+            "git fetch --upload-pack 'rm -rf /' origin",
+            "git fetch --upload-pack \"rm -rf /\" origin",
+        ),
+        (
+            "git push --receive-pack='rm -rf /' origin",
+            "git push \"--receive-pack=rm -rf /\" origin",
+        ),
+        (
+            "git rebase -x 'rm -rf /' main",
+            "git rebase -x \"rm -rf /\" main",
+        ),
+        (
+            "git -C x rebase --exec 'rm -rf /' main",
+            "git -C x rebase --exec \"rm -rf /\" main",
+        ),
+        ("git difftool -x 'rm -rf /'", "git difftool -x \"rm -rf /\""),
+        (
+            "git filter-branch --tree-filter 'rm -rf /' HEAD",
+            "git filter-branch --tree-filter \"rm -rf /\" HEAD",
+        ),
+        (
+            "git submodule foreach 'rm -rf /'",
+            "git submodule foreach \"rm -rf /\"",
+        ),
+        (
+            "git submodule foreach --recursive rm -rf /",
+            "git submodule foreach --recursive rm -rf /",
+        ),
+        ("git bisect run rm -rf /", "git bisect run rm -rf /"),
+    ] {
+        assert_eq!(r.check(command, None, None), d(within), "{command}");
+    }
+    // Values not known before the command runs.
+    for command in [
+        "rsync -e \"$SSH\" a b:c",
+        "ssh -o ProxyCommand=\"$P\" host",
+        "git rebase -x \"$CMD\" main",
+    ] {
+        assert_eq!(
+            r.check(command, None, None),
+            CommandVerdict::Unknown(command.to_owned()),
+            "{command}"
+        );
+    }
+    // Options that run nothing, or nothing denied.
+    for command in [
+        "rsync -av --delete a/ b:c",
+        "rsync -e 'ssh -p 2222' a b:c",
+        "ssh -o ProxyCommand=none host",
+        "ssh -o StrictHostKeyChecking=no host ls",
+        "tar -xzf a.tgz -C d",
+        "tar -I zstd -cf a.tar.zst d",
+        "zip -r a.zip d",
+        "git clone url",
+        "git push -u origin main",
+        "git rebase -i main",
+        "git rebase -x 'cargo test' main",
+        "git submodule update --init",
+        "git submodule foreach",
+        "git bisect start",
+        "git bisect run",
+    ] {
+        assert_eq!(
+            r.check(command, None, None),
+            CommandVerdict::Allowed,
+            "{command}"
+        );
+    }
+}
