@@ -1004,6 +1004,14 @@ fn settings(name: &str, args: &[Analysed]) -> Vec<Inner> {
     }
 }
 
+/// Whether reading the file `path` reads what another program writes: standard
+/// input or another open file (`/dev/stdin`, `/dev/fd/N`, `/proc/self/fd/N`).
+fn standard_input(path: &str) -> bool {
+    path == "/dev/stdin"
+        || path.starts_with("/dev/fd/")
+        || (path.starts_with("/proc/") && path.contains("/fd/"))
+}
+
 /// A command string to judge, when it is known before the command runs.
 fn known_text(text: &str, known: bool) -> Inner {
     match known {
@@ -2384,7 +2392,12 @@ impl Judge<'_> {
         }
         let name = gnu_name(basename(&program.text));
         match name {
-            "source" | "." if self.patterns() && args.first().is_some_and(|file| !file.known()) => {
+            "source" | "."
+                if self.patterns()
+                    && args
+                        .first()
+                        .is_some_and(|file| !file.known() || standard_input(&file.text)) =>
+            {
                 return Err(CommandVerdict::Unknown(shown(words)));
             }
             "find" => {

@@ -1452,11 +1452,15 @@ fn commands_in_options_are_judged() {
     ] {
         assert_eq!(r.check(command, None, None), d(within), "{command}");
     }
-    // Values not known before the command runs.
+    // Values not known before the command runs, and files whose contents are not.
     for command in [
         "rsync -e \"$SSH\" a b:c",
         "ssh -o ProxyCommand=\"$P\" host",
         "git rebase -x \"$CMD\" main",
+        // What `source` reads from standard input or another open file.
+        "source /dev/stdin",
+        ". /dev/fd/3",
+        "source /proc/self/fd/0",
     ] {
         assert_eq!(
             r.check(command, None, None),
