@@ -1000,6 +1000,7 @@ fn settings(name: &str, args: &[Analysed]) -> Vec<Inner> {
             found
         }
         "zip" => option_commands(args, &["-TT", "--unzip-command"]),
+        "man" => option_commands(args, &["-P", "--pager"]),
         _ => Vec::new(),
     }
 }
@@ -1071,6 +1072,29 @@ fn option_commands(args: &[Analysed], options: &[&str]) -> Vec<Inner> {
     found
 }
 
+/// The values of the options `options` among `args` that take one only in their own
+/// word (`-OVALUE`, `--name=VALUE`), each a command string the program runs.
+fn attached_option_commands(args: &[Analysed], options: &[&str]) -> Vec<Inner> {
+    let mut found = Vec::new();
+    for arg in args {
+        let text = arg.text.as_str();
+        if text == "--" {
+            break;
+        }
+        for option in options {
+            let value = match option.starts_with("--") {
+                true => text.strip_prefix(option).and_then(|r| r.strip_prefix('=')),
+                false => text.strip_prefix(option).filter(|r| !r.is_empty()),
+            };
+            if let Some(value) = value {
+                found.push(known_text(value, arg.known()));
+                break;
+            }
+        }
+    }
+    found
+}
+
 /// The commands of ssh's `-o` options among `args` (`-o ProxyCommand=...`,
 /// `-oLocalCommand ...`): `ProxyCommand`, `LocalCommand`, `KnownHostsCommand` and
 /// `RemoteCommand`, keys in any case, but `none`.
@@ -1123,6 +1147,8 @@ fn git_subcommand(name: &str, args: &[Analysed], offset: usize) -> Vec<Inner> {
         "archive" => option_commands(args, &["--exec"]),
         "rebase" => option_commands(args, &["--exec", "-x"]),
         "difftool" => option_commands(args, &["--extcmd", "-x"]),
+        // Its value is optional: only in the option's own word.
+        "grep" => attached_option_commands(args, &["-O", "--open-files-in-pager"]),
         "filter-branch" => option_commands(
             args,
             &[
@@ -1757,9 +1783,9 @@ fn unwrap(name: &str, args: &[Analysed]) -> Option<Inner> {
         }
         // `dotenv -e FILE -- WORDS`.
         "dotenv" => words(after_options(args, "ecv", &[])),
-        // GNU parallel runs its words up to `:::`, joined, in a shell of its own,
-        // with each argument after it.
-        "parallel" => {
+        // GNU parallel (and its `sem`) runs its words up to `:::`, joined, in a
+        // shell of its own, with each argument after it.
+        "parallel" | "sem" => {
             let from = after_options(
                 args,
                 "aCdEIjLnNPSsW",
@@ -1810,6 +1836,49 @@ fn unwrap(name: &str, args: &[Analysed]) -> Option<Inner> {
                 (false, true) => Some(Inner::Unknown),
                 (false, false) => None,
             }
+        }
+        // Tools that run the words after their options: moreutils' `chronic` and
+        // `ifne`, `catchsegv`, D-Bus's session runners, `ssh-agent`, `xvfb-run`,
+        // runit's `chpst`, daemontools' `softlimit`, `setarch` and its `linux32`
+        // and `linux64`, SELinux's `runcon`, `faketime` and `lckdo` after their
+        // time and lock file.
+        "chronic" | "ifne" | "catchsegv" | "dbus-run-session" | "dbus-launch" | "linux32"
+        | "linux64" => words(after_options(args, "", &[])),
+        "ssh-agent" => words(after_options(args, "aEtPO", &[])),
+        "xvfb-run" => words(after_options(
+            args,
+            "efnpsw",
+            &[
+                "error-file",
+                "auth-file",
+                "server-num",
+                "xauth-protocol",
+                "server-args",
+                "wait",
+            ],
+        )),
+        "chpst" => words(after_options(args, "uUbe/CnlLmdopfcr", &[])),
+        "softlimit" => words(after_options(args, "acdflmoprst", &[])),
+        "setarch" if args.first().is_some_and(|arch| !arch.text.starts_with('-')) => {
+            words(1 + after_options(&args[1..], "", &[]))
+        }
+        "runcon" => match args.first() {
+            Some(context) if !context.text.starts_with('-') => words(1),
+            _ => words(after_options(
+                args,
+                "urtl",
+                &["user", "role", "type", "range"],
+            )),
+        },
+        "faketime" => words(after_options(args, "p", &[]) + 1),
+        "lckdo" => words(after_options(args, "W", &[]) + 1),
+        // Terminal emulators run the words after `-e` (`xterm -e WORDS`), or after
+        // `--` or `-x` (`gnome-terminal -- WORDS`).
+        "xterm" | "uxterm" | "urxvt" | "rxvt" | "konsole" | "alacritty" | "terminator" => {
+            words(option_at(args, 0, &["-e", "--command"])? + 1)
+        }
+        "gnome-terminal" | "mate-terminal" | "xfce4-terminal" => {
+            words(option_at(args, 0, &["--", "-x", "--execute"])? + 1)
         }
         // Terminal multiplexers run their words in a window of their own, through
         // the shell when they are one string. Keys typed or commands sent into a

@@ -319,6 +319,25 @@ fn wrappers_are_unwrapped() {
         ("gxargs -n 1 rm -rf /", "gxargs -n 1 rm -rf /"),
         ("genv -i rm -rf /", "genv -i rm -rf /"),
         ("screen -dmS job rm -rf /", "screen -dmS job rm -rf /"),
+        ("chronic -e rm -rf /", "chronic -e rm -rf /"),
+        ("ifne -n rm -rf /", "ifne -n rm -rf /"),
+        ("catchsegv rm -rf /", "catchsegv rm -rf /"),
+        (
+            "dbus-run-session -- rm -rf /",
+            "dbus-run-session -- rm -rf /",
+        ),
+        ("ssh-agent -t 60 rm -rf /", "ssh-agent -t 60 rm -rf /"),
+        ("xvfb-run -a -s x rm -rf /", "xvfb-run -a -s x rm -rf /"),
+        ("chpst -u bob rm -rf /", "chpst -u bob rm -rf /"),
+        ("softlimit -m 100 rm -rf /", "softlimit -m 100 rm -rf /"),
+        ("setarch x86_64 -R rm -rf /", "setarch x86_64 -R rm -rf /"),
+        ("linux32 rm -rf /", "linux32 rm -rf /"),
+        ("runcon u:r:t:s0 rm -rf /", "runcon u:r:t:s0 rm -rf /"),
+        ("runcon -t t rm -rf /", "runcon -t t rm -rf /"),
+        ("faketime -f +1d rm -rf /", "faketime -f +1d rm -rf /"),
+        ("lckdo -q /tmp/l rm -rf /", "lckdo -q /tmp/l rm -rf /"),
+        ("konsole --hold -e rm -rf /", "konsole --hold -e rm -rf /"),
+        ("gnome-terminal -- rm -rf /", "gnome-terminal -- rm -rf /"),
     ] {
         let inner = command[command.find("rm ").unwrap()..].to_owned();
         assert_eq!(r.check(command, None, None), d(&inner, within), "{command}");
@@ -473,6 +492,7 @@ fn wrappers_are_unwrapped() {
         "env -iS'rm -rf /'",
         "env --split-string='rm -rf /'",
         "parallel ::: 'rm -rf /' ls",
+        "sem -j 2 ::: 'rm -rf /'",
         "tmux send-keys -t job 'rm -rf /' Enter",
         "screen -S job -X stuff 'rm -rf /'",
     ] {
@@ -1449,6 +1469,8 @@ fn commands_in_options_are_judged() {
             "git submodule foreach --recursive rm -rf /",
         ),
         ("git bisect run rm -rf /", "git bisect run rm -rf /"),
+        ("git grep -O'rm -rf /' x", "git grep \"-Orm -rf /\" x"),
+        ("man -P 'rm -rf /' ls", "man -P \"rm -rf /\" ls"),
     ] {
         assert_eq!(r.check(command, None, None), d(within), "{command}");
     }
@@ -1485,6 +1507,11 @@ fn commands_in_options_are_judged() {
         "git submodule foreach",
         "git bisect start",
         "git bisect run",
+        "git grep -O x",
+        "sem --wait",
+        "setarch --list",
+        "ssh-agent -s",
+        "xterm -hold",
     ] {
         assert_eq!(
             r.check(command, None, None),
