@@ -1330,13 +1330,39 @@ fn find_commands(args: &[Analysed]) -> Vec<(&[Analysed], bool)> {
     found
 }
 
-/// The string after the option `-c` or `--command` among `args`, parsed again, if
-/// there is one (`su`, `runuser`, `script`, `flock`).
-fn command_option(args: &[Analysed]) -> Option<Inner> {
-    let at = args
-        .iter()
-        .position(|arg| matches!(arg.text.as_str(), "-c" | "--command"))?;
-    script_at(args, at + 1)
+/// The string of the option `-c` or `--command` among `args`, parsed again, if there
+/// is one (`su`, `runuser`, `script`, `flock`): the next word, or the rest of its own
+/// (`--command=STRING`, `-cSTRING`), also where `c` ends a group of short options
+/// (`-lc STRING`). `letters` are the tool's other short options that take a value,
+/// which end a group. Options end at `--`.
+fn command_option(args: &[Analysed], letters: &str) -> Option<Inner> {
+    for (i, arg) in args.iter().enumerate() {
+        let text = arg.text.as_str();
+        match text {
+            "--" => return None,
+            "-c" | "--command" => return script_at(args, i + 1),
+            _ if text.starts_with("--command=") => {
+                return Some(known_text(&text["--command=".len()..], arg.known()));
+            }
+            _ if text.starts_with("--") => {}
+            _ if text.len() > 1 && text.starts_with('-') => {
+                for (at, letter) in text.char_indices().skip(1) {
+                    let rest = &text[at + letter.len_utf8()..];
+                    if letter == 'c' {
+                        return match rest.is_empty() {
+                            true => script_at(args, i + 1),
+                            false => Some(known_text(rest, arg.known())),
+                        };
+                    }
+                    if letters.contains(letter) {
+                        break;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The string `args[at]` parsed again as a program, if there is one: one that is
@@ -1520,7 +1546,11 @@ fn unwrap(name: &str, args: &[Analysed]) -> Option<Inner> {
         }
         "exec" => words(after_options(args, "a", &[])),
         "stdbuf" => words(after_options(args, "ioe", &["input", "output", "error"])),
-        "eval" => joined(0, false),
+        // `eval -- WORDS` as bash reads it.
+        "eval" => joined(
+            usize::from(args.first().is_some_and(|arg| arg.text == "--")),
+            false,
+        ),
         // `watch` runs its words joined, through `sh -c`, but with `-x`.
         "watch" => {
             let at = after_options(args, "n", &["interval"]);
@@ -1542,11 +1572,12 @@ fn unwrap(name: &str, args: &[Analysed]) -> Option<Inner> {
         // The new root, then the command.
         "chroot" => words(after_options(args, "", &[]) + 1),
         // The lock file, then the command or `-c STRING`.
-        "flock" => command_option(args).or_else(|| {
+        "flock" => command_option(args, "wE").or_else(|| {
             words(after_options(args, "wE", &["timeout", "wait", "conflict-exit-code"]) + 1)
         }),
-        "su" | "script" => command_option(args),
-        "runuser" => command_option(args).or_else(|| {
+        "su" => command_option(args, "sgGw"),
+        "script" => command_option(args, "EIOBTtmo"),
+        "runuser" => command_option(args, "sgGwu").or_else(|| {
             has_option(args, &["-u", "--user"])
                 .then(|| words(after_options(args, "ugG", &["user", "group", "supp-group"])))
                 .flatten()

@@ -390,6 +390,14 @@ fn wrappers_are_unwrapped() {
             "script -q -c \"rm -rf /\" /dev/null",
         ),
         ("flock /tmp/l -c 'rm -rf /'", "flock /tmp/l -c \"rm -rf /\""),
+        // `c` ending a group of short options, or with its string attached.
+        (
+            "script -qc 'rm -rf /' /dev/null",
+            "script -qc \"rm -rf /\" /dev/null",
+        ),
+        ("su -lc 'rm -rf /' root", "su -lc \"rm -rf /\" root"),
+        ("su --command='rm -rf /'", "su \"--command=rm -rf /\""),
+        ("eval -- 'rm -rf /'", "eval -- \"rm -rf /\""),
         ("env -S 'rm -rf /'", "env -S \"rm -rf /\""),
         ("env -iS 'rm -rf /'", "env -iS \"rm -rf /\""),
         (
@@ -461,6 +469,8 @@ fn wrappers_are_unwrapped() {
         "chroot /srv",
         "flock /tmp/l",
         "su bob",
+        "su -s /bin/zsh bob",
+        "su -sc bob",
         "strace -p 123 -o /tmp/t",
         "ltrace -p 123",
         "prlimit -p 123 --nofile=10",
