@@ -507,7 +507,7 @@ const DANGEROUS: [(&str, &str); 14] = [
 
 /// The ways a command is wrapped: `{}` is the command. The last two are subshells
 /// within a subshell to bash, which its parser would read as arithmetic.
-const WRAPPED: [&str; 17] = [
+const WRAPPED: [&str; 20] = [
     "bash -c '{}'",
     "sh -c \"{}\"",
     "env LANG=C {}",
@@ -525,6 +525,9 @@ const WRAPPED: [&str; 17] = [
     "git -c core.pager='{}' log",
     "uv run --with rich {}",
     "parallel -j 2 '{}' ::: x",
+    "git rebase -x '{}' main",
+    "rsync -e '{}' a b:c",
+    "tmux new-session -d '{}'",
 ];
 
 /// On the policy `init` writes, each dangerous command class is denied, plain and
