@@ -973,10 +973,13 @@ fn settings(name: &str, args: &[Analysed]) -> Vec<Inner> {
         "env" | "export" | "declare" | "typeset" | "local" | "readonly" => assignments(args),
         "git" => git_settings(args),
         "rsync" => option_commands(args, &["-e", "--rsh", "--rsync-path"]),
-        "ssh" => ssh_options(args),
+        // Their options end at the host or the first file.
+        "ssh" => ssh_options(&args[..after_options(args, SSH_VALUES, &[])]),
         "scp" | "sftp" => {
-            let mut found = option_commands(args, &["-S"]);
-            found.extend(ssh_options(args));
+            let options = &args[..after_options(args, "BbcDFiJlPoRSsX", &[])];
+            // `-S` runs the program that connects, `-D` a local sftp server.
+            let mut found = option_commands(options, &["-S", "-D"]);
+            found.extend(ssh_options(options));
             found
         }
         "tar" | "gtar" | "bsdtar" => {
@@ -1094,6 +1097,9 @@ fn attached_option_commands(args: &[Analysed], options: &[&str]) -> Vec<Inner> {
     }
     found
 }
+
+/// The letters of ssh's options that take a value.
+const SSH_VALUES: &str = "BbcDEeFIiJLlmOoPpQRSWw";
 
 /// The commands of ssh's `-o` options among `args` (`-o ProxyCommand=...`,
 /// `-oLocalCommand ...`): `ProxyCommand`, `LocalCommand`, `KnownHostsCommand` and
@@ -1670,7 +1676,7 @@ fn unwrap(name: &str, args: &[Analysed]) -> Option<Inner> {
         )),
         "prlimit" if !has_option(args, &["-p", "--pid"]) => words(after_options(args, "", &[])),
         // The host, then words joined and run by the shell of the user there.
-        "ssh" => joined(after_options(args, "BbcDEeFIiJLlmOoPpQRSWw", &[]) + 1, true),
+        "ssh" => joined(after_options(args, SSH_VALUES, &[]) + 1, true),
         // `sg GROUP -c STRING`, or `sg GROUP WORDS`, run through `sh -c`.
         "sg" => {
             let mut at = after_options(args, "", &[]);

@@ -1421,6 +1421,7 @@ fn commands_in_options_are_judged() {
             "ssh \"-oLocalCommand=rm -rf /\" -o PermitLocalCommand=yes host",
         ),
         ("scp -S 'rm -rf /' a b:c", "scp -S \"rm -rf /\" a b:c"),
+        ("sftp -D 'rm -rf /' host", "sftp -D \"rm -rf /\" host"),
         (
             "sftp -o 'proxycommand rm -rf /' host",
             "sftp -o \"proxycommand rm -rf /\" host",
@@ -1506,6 +1507,8 @@ fn commands_in_options_are_judged() {
         "rsync -e 'ssh -p 2222' a b:c",
         "ssh -o ProxyCommand=none host",
         "ssh -o StrictHostKeyChecking=no host ls",
+        "ssh host ls -o ProxyCommand=x",
+        "scp a b:c -S x",
         "tar -xzf a.tgz -C d",
         "tar -I zstd -cf a.tar.zst d",
         "zip -r a.zip d",
