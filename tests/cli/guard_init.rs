@@ -479,7 +479,7 @@ fn the_policy_as_written_lets_ordinary_work_through() {
 }
 
 /// The dangerous command classes of the policy `init` writes, each one command.
-const DANGEROUS: [(&str, &str); 14] = [
+const DANGEROUS: [(&str, &str); 15] = [
     ("recursive force delete", "rm -rf build"),
     ("privilege", "sudo apt-get install jq"),
     (
@@ -499,6 +499,7 @@ const DANGEROUS: [(&str, &str); 14] = [
     ("raw disk", "dd if=/dev/zero of=/dev/sda bs=1M"),
     ("the hooks", "echo {} > .claude/settings.json"),
     ("the policy", "cp /tmp/p.json .claude/toolreplay-scope.json"),
+    ("the hooks' folder", "mv .claude /tmp/c"),
     (
         "the user's settings",
         "sed -i s/guard// ~/.claude/settings.json",

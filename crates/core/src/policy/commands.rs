@@ -238,6 +238,63 @@ pub(crate) struct CommandRule {
     pub protect: Option<Globs>,
     /// Globs that take a path out of `protect` (`protect_except`), if given.
     pub protect_except: Option<Globs>,
+    /// The folders that hold what `protect` names, made from it when first used.
+    pub folders: std::sync::OnceLock<Folders>,
+}
+
+/// The folders that hold a protected path: of each glob of a rule's `protect`, each
+/// leading part that ends in a plain name (`**/.claude` of `**/.claude/settings.json`,
+/// `/dev` of `/dev/sd*`), but `~` and `/`: removing or moving one removes or moves
+/// what it holds.
+#[derive(Debug)]
+pub(crate) struct Folders {
+    globs: Globs,
+    /// The glob of `protect` each folder's glob comes from.
+    of: Vec<String>,
+}
+
+impl Folders {
+    fn new(protect: &Globs) -> Folders {
+        let (mut texts, mut of) = (Vec::new(), Vec::new());
+        for text in protect.texts() {
+            let parts: Vec<&str> = text.split('/').collect();
+            for end in 1..parts.len() {
+                let last = parts[end - 1];
+                if last.is_empty()
+                    || last == "~"
+                    || last.contains(['*', '?', '[', ']', '{', '}', '\\'])
+                {
+                    continue;
+                }
+                let folder = parts[..end].join("/");
+                if !texts.contains(&folder) {
+                    texts.push(folder);
+                    of.push(text.clone());
+                }
+            }
+        }
+        // A leading part that is not a glob of its own (`{a/b,c}/x` cut at its
+        // first `/`) is left out.
+        let globs = loop {
+            match Globs::with_case(&texts, false, Checking::Now) {
+                Ok(globs) => break globs,
+                Err((at, _)) => {
+                    texts.remove(at);
+                    of.remove(at);
+                }
+            }
+        };
+        Folders { globs, of }
+    }
+
+    /// The glob of `protect` whose folder `path` is, if any; every path when the
+    /// list could not be built (fail closed).
+    fn first_match(&self, path: &str) -> Option<&str> {
+        match self.globs.first_index(path) {
+            Ok(at) => at.map(|at| self.of[at].as_str()),
+            Err(()) => self.of.first().map(String::as_str),
+        }
+    }
 }
 
 /// What a command rule says about one command string.
@@ -2493,10 +2550,13 @@ impl Judge<'_> {
                 return Err(CommandVerdict::NotAllowed(shown(words), within()));
             }
         }
-        for arg in args {
-            self.protect(&arg.path)?;
-        }
         let name = gnu_name(basename(&program.text));
+        // Going into a folder touches nothing in it: what is named after it is
+        // judged from there. A wrapper's words are judged again as what it runs.
+        let folders = !matches!(name, "cd" | "pushd") && unwrap(name, args).is_none();
+        for arg in args {
+            self.protect_path(&arg.path, folders)?;
+        }
         match name {
             "source" | "."
                 if self.patterns()
@@ -2666,6 +2726,11 @@ impl Judge<'_> {
     /// protected path, or a folder holding one: as written, after `=` if it holds
     /// one, and in the forms the home and working directories give it.
     fn protect(&self, path: &str) -> Step {
+        self.protect_path(path, true)
+    }
+
+    /// [`Judge::protect`], the folders that hold a protected path too when `folders`.
+    fn protect_path(&self, path: &str, folders: bool) -> Step {
         let Some(globs) = &self.rule.protect else {
             return Ok(());
         };
@@ -2728,6 +2793,17 @@ impl Judge<'_> {
                     .first_match_unless(&candidate, except)
                     .or_else(|| globs.first_match_unless(&held, except))
                 {
+                    return Err(CommandVerdict::Protected(candidate, glob.to_owned()));
+                }
+                // A folder that holds a protected path.
+                if !folders {
+                    continue;
+                }
+                let holding = self.rule.folders.get_or_init(|| Folders::new(globs));
+                let excepted = except.is_some_and(|except| {
+                    !except.broken() && except.first_match(&candidate).is_some()
+                });
+                if !excepted && let Some(glob) = holding.first_match(&candidate) {
                     return Err(CommandVerdict::Protected(candidate, glob.to_owned()));
                 }
             }

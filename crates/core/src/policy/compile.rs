@@ -534,6 +534,7 @@ fn command_rule(
             allow,
             protect,
             protect_except,
+            folders: std::sync::OnceLock::new(),
         },
     ))
 }

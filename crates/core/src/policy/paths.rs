@@ -175,6 +175,24 @@ impl Globs {
         })
     }
 
+    /// The globs as written.
+    pub(crate) fn texts(&self) -> &[String] {
+        &self.texts
+    }
+
+    /// The index of the first glob (in the order given) that matches `path`; `Err`
+    /// when the list could not be built.
+    pub(crate) fn first_index(&self, path: &str) -> Result<Option<usize>, ()> {
+        if self.texts.is_empty() {
+            return Ok(None);
+        }
+        let set = self.built().as_ref().map_err(|_| ())?;
+        if !set.is_match(path) {
+            return Ok(None);
+        }
+        Ok(set.matches(path).first().copied())
+    }
+
     /// Whether the list could not be built (it then allows nothing).
     pub(crate) fn broken(&self) -> bool {
         !self.texts.is_empty() && self.built().is_err()

@@ -14,6 +14,7 @@ fn rule(deny: &[&str], allow: Option<&[&str]>, protect: Option<&[&str]>) -> Comm
         allow: allow.map(patterns),
         protect: protect.map(globs),
         protect_except: None,
+        folders: std::sync::OnceLock::new(),
     }
 }
 
@@ -678,12 +679,12 @@ fn the_working_directory_follows_cd() {
         // `find -execdir` runs where the file is; its words are `find`'s own
         // arguments too, read where `find` runs.
         (
-            "cd conf; find . -execdir cat a.key \\;",
+            "cd conf; find -execdir cat a.key \\;",
             None,
             Some("conf/a.key"),
         ),
         (
-            "cd conf; find . -exec cat a.key \\;",
+            "cd conf; find -exec cat a.key \\;",
             None,
             Some("conf/a.key"),
         ),
@@ -1528,6 +1529,53 @@ fn commands_in_options_are_judged() {
     ] {
         assert_eq!(
             r.check(command, None, None),
+            CommandVerdict::Allowed,
+            "{command}"
+        );
+    }
+}
+
+/// A folder that holds a protected path is protected too: removing, moving or
+/// writing over it reaches what it holds. Going into it is not, nor a folder that
+/// only a wildcard part of a glob names, the home or the root.
+#[test]
+fn folders_that_hold_protected_paths_are_protected() {
+    let r = rule(
+        &[],
+        None,
+        Some(&["**/.claude/settings.json", "/dev/sd*", "~/.claude/**"]),
+    );
+    let claude = |path: &str| {
+        CommandVerdict::Protected(path.to_owned(), "**/.claude/settings.json".to_owned())
+    };
+    for (command, expected) in [
+        ("rm -r .claude", claude(".claude")),
+        ("mv .claude .c2", claude(".claude")),
+        ("rm -r ./.claude/", claude(".claude")),
+        ("git rm -r -q .claude", claude(".claude")),
+        ("tar -xf x.tar -C .claude", claude(".claude")),
+        ("rsync -a x/ .claude/", claude(".claude")),
+        ("sudo mv sub/.claude /tmp", claude("sub/.claude")),
+        ("cd .claude && rm -r ../.claude", claude(".claude")),
+        (
+            "ls /dev",
+            CommandVerdict::Protected("/dev".to_owned(), "/dev/sd*".to_owned()),
+        ),
+    ] {
+        assert_eq!(r.check(command, None, None), expected, "{command}");
+    }
+    for command in [
+        "cd .claude && ls",
+        "pushd .claude",
+        "mkdir -p .claude/agents",
+        "cat .claude/agents/x.md",
+        "ls ~",
+        "ls /",
+        "cp -r src dst",
+        "echo x > /dev/null",
+    ] {
+        assert_eq!(
+            r.check(command, Some("/home/u"), None),
             CommandVerdict::Allowed,
             "{command}"
         );
