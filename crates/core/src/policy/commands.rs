@@ -1073,6 +1073,60 @@ fn standard_input(path: &str) -> bool {
         || (path.starts_with("/proc/") && path.contains("/fd/"))
 }
 
+/// Whether the path `pattern`, a word with wildcards, braces or classes the shell
+/// expands, may name a path the glob `protect` matches: compared part by part, from
+/// the end when `protect` starts with `**/`, from the start otherwise (its `**`
+/// matching the rest). A part of the word must match a plain part it faces (a
+/// leading `.` only when written, as the shell's wildcards match it), and is taken
+/// to match a part with wildcards unless the plain text they start with differs; a
+/// part that is no glob matches any (fail closed).
+fn glob_may_name(pattern: &str, protect: &str) -> bool {
+    let words: Vec<&str> = pattern.split('/').collect();
+    let parts: Vec<&str> = protect.split('/').collect();
+    let meets = |word: &str, part: &str| {
+        let special = ['*', '?', '[', ']', '{', '}', '\\'];
+        if let Some(at) = part.find(special) {
+            // Two globs meet unless the plain text they start with differs.
+            let (a, b) = (
+                &part[..at],
+                &word[..word.find(special).unwrap_or(word.len())],
+            );
+            return a.starts_with(b) || b.starts_with(a);
+        }
+        if word == part {
+            return true;
+        }
+        // The shell's wildcards match a leading `.` only when it is written.
+        if part.starts_with('.') && !word.starts_with(['.', '{']) {
+            return false;
+        }
+        GlobBuilder::new(word)
+            .literal_separator(true)
+            .build()
+            .map_or(true, |glob| glob.compile_matcher().is_match(part))
+    };
+    match parts.split_first() {
+        Some((&"**", tail)) => {
+            words.len() >= tail.len()
+                && (words[words.len() - tail.len()..].iter())
+                    .zip(tail)
+                    .all(|(word, part)| meets(word, part))
+        }
+        _ => {
+            for (at, part) in parts.iter().enumerate() {
+                if *part == "**" {
+                    return true;
+                }
+                match words.get(at) {
+                    Some(word) if meets(word, part) => {}
+                    _ => return false,
+                }
+            }
+            words.len() == parts.len()
+        }
+    }
+}
+
 /// A command string to judge, when it is known before the command runs.
 fn known_text(text: &str, known: bool) -> Inner {
     match known {
@@ -2354,7 +2408,7 @@ impl Judge<'_> {
                 ast::IoFileRedirectTarget::Filename(word)
                 | ast::IoFileRedirectTarget::Duplicate(word) => {
                     let analysed = self.analyse(&word.value)?;
-                    self.protect(&analysed.path)?;
+                    self.protect(&analysed)?;
                     self.expansions(&analysed, at)
                 }
                 ast::IoFileRedirectTarget::Fd(_) => Ok(()),
@@ -2364,7 +2418,7 @@ impl Judge<'_> {
             },
             ast::IoRedirect::OutputAndError(word, _) => {
                 let analysed = self.analyse(&word.value)?;
-                self.protect(&analysed.path)?;
+                self.protect(&analysed)?;
                 self.expansions(&analysed, at)
             }
             ast::IoRedirect::HereString(_, word) => self.expansions_of(&word.value, at),
@@ -2439,7 +2493,7 @@ impl Judge<'_> {
                 ast::CommandPrefixOrSuffixItem::Word(word)
                 | ast::CommandPrefixOrSuffixItem::AssignmentWord(_, word) => {
                     let analysed = self.analyse(&word.value)?;
-                    self.protect(&analysed.path)?;
+                    self.protect(&analysed)?;
                     self.expansions(&analysed, at)?;
                     if let Some(runs) = assignment_runs(&analysed) {
                         assignments.push((runs, analysed));
@@ -2555,7 +2609,7 @@ impl Judge<'_> {
         // judged from there. A wrapper's words are judged again as what it runs.
         let folders = !matches!(name, "cd" | "pushd") && unwrap(name, args).is_none();
         for arg in args {
-            self.protect_path(&arg.path, folders)?;
+            self.protect_path(arg, folders)?;
         }
         match name {
             "source" | "."
@@ -2725,12 +2779,13 @@ impl Judge<'_> {
     /// Whether the word `path` (as a path, `~` for the home directory) names a
     /// protected path, or a folder holding one: as written, after `=` if it holds
     /// one, and in the forms the home and working directories give it.
-    fn protect(&self, path: &str) -> Step {
-        self.protect_path(path, true)
+    fn protect(&self, word: &Analysed) -> Step {
+        self.protect_path(word, true)
     }
 
     /// [`Judge::protect`], the folders that hold a protected path too when `folders`.
-    fn protect_path(&self, path: &str, folders: bool) -> Step {
+    fn protect_path(&self, word: &Analysed, folders: bool) -> Step {
+        let path = word.path.as_str();
         let Some(globs) = &self.rule.protect else {
             return Ok(());
         };
@@ -2795,11 +2850,27 @@ impl Judge<'_> {
                 {
                     return Err(CommandVerdict::Protected(candidate, glob.to_owned()));
                 }
+                // A word with wildcards, braces or classes names what it may expand
+                // to.
+                if word.glob
+                    && let Some(glob) = globs
+                        .texts()
+                        .iter()
+                        .find(|glob| glob_may_name(&candidate, glob))
+                {
+                    return Err(CommandVerdict::Protected(candidate, glob.clone()));
+                }
                 // A folder that holds a protected path.
                 if !folders {
                     continue;
                 }
                 let holding = self.rule.folders.get_or_init(|| Folders::new(globs));
+                if word.glob
+                    && let Some(at) = (holding.globs.texts().iter())
+                        .position(|folder| glob_may_name(&candidate, folder))
+                {
+                    return Err(CommandVerdict::Protected(candidate, holding.of[at].clone()));
+                }
                 let excepted = except.is_some_and(|except| {
                     !except.broken() && except.first_match(&candidate).is_some()
                 });

@@ -1581,3 +1581,64 @@ fn folders_that_hold_protected_paths_are_protected() {
         );
     }
 }
+
+/// A word with wildcards, braces or classes names what it may expand to: each part
+/// against the part of a protect glob it faces, a leading `.` only when written.
+#[test]
+fn words_with_wildcards_name_what_they_may_expand_to() {
+    let r = rule(
+        &[],
+        None,
+        Some(&["**/.claude/settings.json", "/dev/sd*", "~/.claude/**"]),
+    );
+    let settings = |path: &str| {
+        CommandVerdict::Protected(path.to_owned(), "**/.claude/settings.json".to_owned())
+    };
+    for (command, expected) in [
+        (
+            "echo x > .cl*/settings.json",
+            settings(".cl*/settings.json"),
+        ),
+        (
+            "echo x > .claude/settings.jso?",
+            settings(".claude/settings.jso?"),
+        ),
+        (
+            "echo x > .claude/settings.js[o]n",
+            settings(".claude/settings.js[o]n"),
+        ),
+        (
+            "echo x > .claude/{settings,x}.json",
+            settings(".claude/{settings,x}.json"),
+        ),
+        ("cat a/.*/settings.json", settings("a/.*/settings.json")),
+        // The folder that holds one.
+        ("rm -r .c*", settings(".c*")),
+        (
+            "cat /dev/s?a",
+            CommandVerdict::Protected("/dev/s?a".to_owned(), "/dev/sd*".to_owned()),
+        ),
+        (
+            "cat ~/.cl*/x",
+            CommandVerdict::Protected("~/.cl*/x".to_owned(), "~/.claude/**".to_owned()),
+        ),
+    ] {
+        assert_eq!(r.check(command, None, None), expected, "{command}");
+    }
+    for command in [
+        "ls *",
+        "cp -r * /tmp",
+        "cat */settings.json",
+        "rm *.o",
+        "ls src/*.rs",
+        "ls .claude/agents/*.md",
+        "echo '.cl*/settings.json'",
+        "cat /dev/tty*",
+    ] {
+        assert_eq!(
+            r.check(command, None, None),
+            CommandVerdict::Allowed,
+            "{command}"
+        );
+    }
+}
