@@ -526,10 +526,12 @@ fn empty_here_tag(text: &str) -> bool {
         while matches!(bytes.get(at), Some(b' ' | b'\t')) {
             at += 1;
         }
-        let word = bytes[at..]
-            .iter()
-            .take_while(|b| !b" \t\n;&|()<>".contains(b))
-            .filter(|b| !b"'\"\\$".contains(b));
+        // Any other white space ends the word there too (a form feed before a
+        // comment made the tokenizer loop).
+        let word = text[at..]
+            .chars()
+            .take_while(|c| !c.is_whitespace() && !";&|()<>".contains(*c))
+            .filter(|c| !"'\"\\$".contains(*c));
         if bytes.get(at) == Some(&b'#') || word.count() == 0 {
             return true;
         }

@@ -1153,6 +1153,14 @@ fn here_documents_without_a_delimiter_are_refused_before_the_parser() {
         "echo $\"\" '<<'",
         "ls # it's\ncat <<  ",
         "cat <<EOF\n'\nEOF\ncat <<",
+        // White space other than blanks ends the delimiter before it starts (a form
+        // feed before a comment made the tokenizer loop).
+        "o<<\x0c x;#",
+        "o00<<\x0c<><<<<<<<<<<dpath | #laudpath | ls",
+        "cat <<\x0b x",
+        "cat <<\u{a0}x",
+        "cat <<\u{2003} #",
+        "cat <<'\x0c'",
     ] {
         assert_eq!(r.check(command, None, None), refused, "{command:?}");
     }
@@ -1167,6 +1175,7 @@ fn here_documents_without_a_delimiter_are_refused_before_the_parser() {
         "cat <<-\"EOF\"\n\thi\n\tEOF",
         "cat <<\\EOF\nhi\nEOF",
         "cat <<a#b\nhi\na#b",
+        "cat <<a\x0cb\nhi\na",
     ] {
         assert_ne!(r.check(command, None, None), refused, "{command:?}");
     }
