@@ -419,6 +419,10 @@ fn options() -> ParserOptions {
     ParserOptions {
         // Tildes are read by this module.
         tilde_expansion_at_word_start: true,
+        // Off in bash unless `shopt -s extglob` ran before the line is read (never
+        // in `bash -c`); the word parser's time on nested `+(`, `?(` and the like
+        // grows exponentially.
+        enable_extended_globbing: false,
         ..ParserOptions::default()
     }
 }

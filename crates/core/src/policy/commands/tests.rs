@@ -1651,3 +1651,24 @@ fn words_with_wildcards_name_what_they_may_expand_to() {
         );
     }
 }
+
+/// Extended globs (`+(a|b)`, `?(x)`) are read as bash reads them without `shopt -s
+/// extglob`, which `bash -c` never has: as a syntax error. With them on, the word
+/// parser's time grew exponentially with nested ones (an 848-byte command took 69
+/// seconds, found by fuzzing the policy target).
+#[test]
+fn extended_globs_are_off_as_in_bash() {
+    let r = rule(&["rm ** -rf **"], None, None);
+    for command in ["ls +(a|b)", "ls !(x)", "echo @(y)"] {
+        assert!(
+            matches!(r.check(command, None, None), CommandVerdict::Unparseable(_)),
+            "{command}"
+        );
+    }
+    for command in ["ls *.rs", "echo '+(a|b)'", "ls a?b"] {
+        assert!(
+            !matches!(r.check(command, None, None), CommandVerdict::Unparseable(_)),
+            "{command}"
+        );
+    }
+}
