@@ -58,7 +58,7 @@ use brush_parser::{Parser, ParserOptions};
 use globset::{GlobBuilder, GlobMatcher};
 
 use super::Checking;
-use super::paths::{Globs, Normalised, inside, normalise};
+use super::paths::{Globs, Normalised, excepts, inside, normalise};
 
 /// The longest command string parsed, in bytes.
 pub(crate) const MAX_COMMAND_BYTES: usize = 64 * 1024;
@@ -1144,8 +1144,9 @@ fn known_text(text: &str, known: bool) -> Inner {
 /// The values of the options `options` among `args`, each a command string the
 /// program runs: a long option's as `--name VALUE` or `--name=VALUE`, a short one's
 /// as `-x VALUE`, `-xVALUE`, or in a group of short options (`-avze VALUE`); an
-/// option of more letters after one `-` (`-TT`) as the next word. Options end at
-/// `--`.
+/// option of more letters after one `-` (`-TT`) as the next word. An option
+/// written with a `=` after it (`-O=`) takes an optional value, so only in its own
+/// word (`-OVALUE`, `--name=VALUE`). Options end at `--`.
 fn option_commands(args: &[Analysed], options: &[&str]) -> Vec<Inner> {
     let mut found = Vec::new();
     let mut i = 0;
@@ -1158,6 +1159,18 @@ fn option_commands(args: &[Analysed], options: &[&str]) -> Vec<Inner> {
         let mut value = None;
         let mut step = 1;
         for option in options {
+            if let Some(option) = option.strip_suffix('=') {
+                let rest = text.strip_prefix(option).filter(|rest| !rest.is_empty());
+                let rest = match option.starts_with("--") {
+                    true => rest.and_then(|rest| rest.strip_prefix('=')),
+                    false => rest,
+                };
+                match rest {
+                    Some(rest) => value = Some(known_text(rest, arg.known())),
+                    None => continue,
+                }
+                break;
+            }
             let short = option.len() == 2 && !option.starts_with("--");
             if text == *option {
                 value = next(i);
@@ -1188,29 +1201,6 @@ fn option_commands(args: &[Analysed], options: &[&str]) -> Vec<Inner> {
         }
         found.extend(value);
         i += step;
-    }
-    found
-}
-
-/// The values of the options `options` among `args` that take one only in their own
-/// word (`-OVALUE`, `--name=VALUE`), each a command string the program runs.
-fn attached_option_commands(args: &[Analysed], options: &[&str]) -> Vec<Inner> {
-    let mut found = Vec::new();
-    for arg in args {
-        let text = arg.text.as_str();
-        if text == "--" {
-            break;
-        }
-        for option in options {
-            let value = match option.starts_with("--") {
-                true => text.strip_prefix(option).and_then(|r| r.strip_prefix('=')),
-                false => text.strip_prefix(option).filter(|r| !r.is_empty()),
-            };
-            if let Some(value) = value {
-                found.push(known_text(value, arg.known()));
-                break;
-            }
-        }
     }
     found
 }
@@ -1271,7 +1261,7 @@ fn git_subcommand(name: &str, args: &[Analysed], offset: usize) -> Vec<Inner> {
         "rebase" => option_commands(args, &["--exec", "-x"]),
         "difftool" => option_commands(args, &["--extcmd", "-x"]),
         // Its value is optional: only in the option's own word.
-        "grep" => attached_option_commands(args, &["-O", "--open-files-in-pager"]),
+        "grep" => option_commands(args, &["-O=", "--open-files-in-pager="]),
         "filter-branch" => option_commands(
             args,
             &[
@@ -2877,10 +2867,9 @@ impl Judge<'_> {
                 {
                     return Err(CommandVerdict::Protected(candidate, holding.of[at].clone()));
                 }
-                let excepted = except.is_some_and(|except| {
-                    !except.broken() && except.first_match(&candidate).is_some()
-                });
-                if !excepted && let Some(glob) = holding.first_match(&candidate) {
+                if !excepts(except, &candidate)
+                    && let Some(glob) = holding.first_match(&candidate)
+                {
                     return Err(CommandVerdict::Protected(candidate, glob.to_owned()));
                 }
             }

@@ -220,10 +220,14 @@ impl Globs {
     /// built takes nothing out: fail closed.
     pub(crate) fn first_match_unless(&self, path: &str, except: Option<&Globs>) -> Option<&str> {
         let glob = self.first_match(path)?;
-        let excepted =
-            except.is_some_and(|except| !except.broken() && except.first_match(path).is_some());
-        (!excepted).then_some(glob)
+        (!excepts(except, path)).then_some(glob)
     }
+}
+
+/// Whether the list `except` takes `path` out of another; one that could not be built
+/// takes nothing out: fail closed.
+pub(crate) fn excepts(except: Option<&Globs>, path: &str) -> bool {
+    except.is_some_and(|except| !except.broken() && except.first_match(path).is_some())
 }
 
 /// The most globs a list may hold.
