@@ -2603,7 +2603,8 @@ impl Judge<'_> {
         let name = gnu_name(basename(&program.text));
         // Going into a folder touches nothing in it: what is named after it is
         // judged from there. A wrapper's words are judged again as what it runs.
-        let folders = !matches!(name, "cd" | "pushd") && unwrap(name, args).is_none();
+        let inner = unwrap(name, args);
+        let folders = !matches!(name, "cd" | "pushd") && inner.is_none();
         for arg in args {
             self.protect_path(arg, folders)?;
         }
@@ -2635,7 +2636,7 @@ impl Judge<'_> {
         for runs in settings(name, args) {
             self.run(runs, words, args, at)?;
         }
-        match unwrap(name, args) {
+        match inner {
             None => Ok(()),
             Some(inner) => self.run(inner, words, args, at),
         }
