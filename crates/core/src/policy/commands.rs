@@ -1035,13 +1035,14 @@ fn settings(name: &str, args: &[Analysed]) -> Vec<Inner> {
     match name {
         "env" | "export" | "declare" | "typeset" | "local" | "readonly" => assignments(args),
         "git" => git_settings(args),
-        "rsync" => option_commands(args, &["-e", "--rsh", "--rsync-path"]),
+        "rsync" => option_commands(args, &["-e", "--rsh", "--rsync-path"], "BfMT@"),
         // Their options end at the host or the first file.
         "ssh" => ssh_options(&args[..after_options(args, SSH_VALUES, &[])]),
         "scp" | "sftp" => {
-            let options = &args[..after_options(args, "BbcDFiJlPoRSsX", &[])];
+            const VALUES: &str = "BbcDFiJlPoRSsX";
+            let options = &args[..after_options(args, VALUES, &[])];
             // `-S` runs the program that connects, `-D` a local sftp server.
-            let mut found = option_commands(options, &["-S", "-D"]);
+            let mut found = option_commands(options, &["-S", "-D"], VALUES);
             found.extend(ssh_options(options));
             found
         }
@@ -1056,6 +1057,7 @@ fn settings(name: &str, args: &[Analysed]) -> Vec<Inner> {
                     "--new-volume-script",
                     "-F",
                 ],
+                "bCfgHKLNTVX",
             );
             // `--checkpoint-action=exec=COMMAND`.
             for arg in args {
@@ -1065,8 +1067,8 @@ fn settings(name: &str, args: &[Analysed]) -> Vec<Inner> {
             }
             found
         }
-        "zip" => option_commands(args, &["-TT", "--unzip-command"]),
-        "man" => option_commands(args, &["-P", "--pager"]),
+        "zip" => option_commands(args, &["-TT", "--unzip-command"], ""),
+        "man" => option_commands(args, &["-P", "--pager"], "CMmSepLREr"),
         _ => Vec::new(),
     }
 }
@@ -1142,65 +1144,66 @@ fn known_text(text: &str, known: bool) -> Inner {
 }
 
 /// The values of the options `options` among `args`, each a command string the
-/// program runs: a long option's as `--name VALUE` or `--name=VALUE`, a short one's
-/// as `-x VALUE`, `-xVALUE`, or in a group of short options (`-avze VALUE`); an
-/// option of more letters after one `-` (`-TT`) as the next word. An option
-/// written with a `=` after it (`-O=`) takes an optional value, so only in its own
-/// word (`-OVALUE`, `--name=VALUE`). Options end at `--`.
-fn option_commands(args: &[Analysed], options: &[&str]) -> Vec<Inner> {
+/// program runs: a long option's as `--name VALUE` or `--name=VALUE`; a short one's
+/// as `-x VALUE` or `-xVALUE`, also where it ends or starts a group of short options
+/// (`-avze VALUE`, `-lcVALUE`); an option of more letters after one `-` (`-TT`) as
+/// the next word. `values` are the tool's other short options that take a value: one
+/// of them ends a group, the rest of which is its value. An option written with a
+/// `=` after it (`-O=`) takes an optional value, so only in its own word (`-OVALUE`,
+/// `--name=VALUE`). Options end at `--`.
+fn option_commands(args: &[Analysed], options: &[&str], values: &str) -> Vec<Inner> {
     let mut found = Vec::new();
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         let text = arg.text.as_str();
+        i += 1;
         if text == "--" {
             break;
         }
-        let next = |i: usize| args.get(i + 1).map(|v| known_text(&v.text, v.known()));
-        let mut value = None;
-        let mut step = 1;
-        for option in options {
-            if let Some(option) = option.strip_suffix('=') {
-                let rest = text.strip_prefix(option).filter(|rest| !rest.is_empty());
-                let rest = match option.starts_with("--") {
-                    true => rest.and_then(|rest| rest.strip_prefix('=')),
-                    false => rest,
+        // The value: in this word, or the next word's.
+        let mut own = None;
+        let mut next = false;
+        if text.starts_with("--") {
+            for option in options.iter().filter(|option| option.starts_with("--")) {
+                let (name, optional) = match option.strip_suffix('=') {
+                    Some(name) => (name, true),
+                    None => (*option, false),
                 };
-                match rest {
-                    Some(rest) => value = Some(known_text(rest, arg.known())),
-                    None => continue,
+                match text.strip_prefix(name) {
+                    Some("") if !optional => next = true,
+                    Some(rest) if rest.starts_with('=') => own = Some(&rest[1..]),
+                    _ => continue,
                 }
                 break;
             }
-            let short = option.len() == 2 && !option.starts_with("--");
-            if text == *option {
-                value = next(i);
-                step = 2;
-            } else if !short
-                && option.starts_with("--")
-                && let Some(rest) = text.strip_prefix(option).and_then(|r| r.strip_prefix('='))
-            {
-                value = Some(known_text(rest, arg.known()));
-            } else if short
-                && !text.starts_with("--")
-                && text.len() > 2
-                && let Some(letters) = text.strip_prefix('-')
-                && letters.bytes().all(|b| b.is_ascii_alphanumeric())
-                && let Some(at) = letters.find(&option[1..])
-            {
-                let rest = &letters[at + 1..];
-                if rest.is_empty() {
-                    value = next(i);
-                    step = 2;
-                } else {
-                    value = Some(known_text(rest, arg.known()));
+        } else if options.contains(&text) {
+            // `-x` or `-TT` as a word of its own.
+            next = true;
+        } else if let Some(letters) = text.strip_prefix('-') {
+            for (at, letter) in letters.char_indices() {
+                let rest = &letters[at + letter.len_utf8()..];
+                let option = options.iter().find(|option| {
+                    let option = option.strip_suffix('=').unwrap_or(option);
+                    option.len() == 2 && option[1..].starts_with(letter)
+                });
+                if let Some(option) = option {
+                    match rest.is_empty() {
+                        true => next = !option.ends_with('='),
+                        false => own = Some(rest),
+                    }
+                    break;
                 }
-            } else {
-                continue;
+                if values.contains(letter) {
+                    break;
+                }
             }
-            break;
         }
-        found.extend(value);
-        i += step;
+        if let Some(value) = own {
+            found.push(known_text(value, arg.known()));
+        } else if next && let Some(value) = args.get(i) {
+            found.push(known_text(&value.text, value.known()));
+            i += 1;
+        }
     }
     found
 }
@@ -1254,14 +1257,14 @@ fn ssh_options(args: &[Analysed]) -> Vec<Inner> {
 /// and `bisect run`'s words.
 fn git_subcommand(name: &str, args: &[Analysed], offset: usize) -> Vec<Inner> {
     match name {
-        "clone" => option_commands(args, &["--upload-pack", "-u"]),
-        "fetch" | "pull" | "ls-remote" => option_commands(args, &["--upload-pack"]),
-        "push" => option_commands(args, &["--receive-pack", "--exec"]),
-        "archive" => option_commands(args, &["--exec"]),
-        "rebase" => option_commands(args, &["--exec", "-x"]),
-        "difftool" => option_commands(args, &["--extcmd", "-x"]),
+        "clone" => option_commands(args, &["--upload-pack", "-u"], "obcj"),
+        "fetch" | "pull" | "ls-remote" => option_commands(args, &["--upload-pack"], ""),
+        "push" => option_commands(args, &["--receive-pack", "--exec"], "o"),
+        "archive" => option_commands(args, &["--exec"], "o"),
+        "rebase" => option_commands(args, &["--exec", "-x"], "sXC"),
+        "difftool" => option_commands(args, &["--extcmd", "-x"], "t"),
         // Its value is optional: only in the option's own word.
-        "grep" => option_commands(args, &["-O=", "--open-files-in-pager="]),
+        "grep" => option_commands(args, &["-O=", "--open-files-in-pager="], "efABCm"),
         "filter-branch" => option_commands(
             args,
             &[
@@ -1273,6 +1276,7 @@ fn git_subcommand(name: &str, args: &[Analysed], offset: usize) -> Vec<Inner> {
                 "--commit-filter",
                 "--tag-name-filter",
             ],
+            "d",
         ),
         "submodule" => {
             let Some(at) = args.iter().position(|arg| arg.text == "foreach") else {
@@ -1443,39 +1447,47 @@ fn find_commands(args: &[Analysed]) -> Vec<(&[Analysed], bool)> {
     found
 }
 
-/// The string of the option `-c` or `--command` among `args`, parsed again, if there
-/// is one (`su`, `runuser`, `script`, `flock`): the next word, or the rest of its own
-/// (`--command=STRING`, `-cSTRING`), also where `c` ends a group of short options
-/// (`-lc STRING`). `letters` are the tool's other short options that take a value,
-/// which end a group. Options end at `--`.
-fn command_option(args: &[Analysed], letters: &str) -> Option<Inner> {
-    for (i, arg) in args.iter().enumerate() {
+/// What `su` or `runuser` (without `-u`) runs: the string of its last `-c` or
+/// `--command`, as it keeps the last. Words after the user go to the user's shell
+/// as its arguments (`su root -- -c STRING`), which cannot be judged.
+fn su_runs(args: &[Analysed]) -> Option<Inner> {
+    // Its options that take a value, `-c` among them, as getopt reads them
+    // anywhere before `--`.
+    const SHORT: &str = "cgGswu";
+    const LONG: &[&str] = &[
+        "--command",
+        "--session-command",
+        "--group",
+        "--supp-group",
+        "--shell",
+        "--whitelist-environment",
+        "--user",
+    ];
+    let mut positional = Vec::new();
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
         let text = arg.text.as_str();
-        match text {
-            "--" => return None,
-            "-c" | "--command" => return script_at(args, i + 1),
-            _ if text.starts_with("--command=") => {
-                return Some(known_text(&text["--command=".len()..], arg.known()));
+        i += 1;
+        if text == "--" {
+            positional.extend(&args[i..]);
+            break;
+        }
+        if text.starts_with("--") {
+            i += usize::from(LONG.contains(&text));
+        } else if let Some(letters) = text.strip_prefix('-').filter(|l| !l.is_empty()) {
+            if let Some(at) = letters.find(|c| SHORT.contains(c)) {
+                i += usize::from(at + 1 == letters.len());
             }
-            _ if text.starts_with("--") => {}
-            _ if text.len() > 1 && text.starts_with('-') => {
-                for (at, letter) in text.char_indices().skip(1) {
-                    let rest = &text[at + letter.len_utf8()..];
-                    if letter == 'c' {
-                        return match rest.is_empty() {
-                            true => script_at(args, i + 1),
-                            false => Some(known_text(rest, arg.known())),
-                        };
-                    }
-                    if letters.contains(letter) {
-                        break;
-                    }
-                }
-            }
-            _ => {}
+        } else {
+            positional.push(arg);
         }
     }
-    None
+    // `-` (a login shell), then the user.
+    let login = positional.first().is_some_and(|arg| arg.text == "-");
+    if positional.len() > 1 + usize::from(login) {
+        return Some(Inner::Unknown);
+    }
+    option_commands(args, &["-c", "--command"], "gGswu").pop()
 }
 
 /// The string `args[at]` parsed again as a program, if there is one: one that is
@@ -1684,17 +1696,20 @@ fn unwrap(name: &str, args: &[Analysed]) -> Option<Inner> {
         "pkexec" => words(after_options(args, "", &["user"])),
         // The new root, then the command.
         "chroot" => words(after_options(args, "", &[]) + 1),
-        // The lock file, then the command or `-c STRING`.
-        "flock" => command_option(args, "wE").or_else(|| {
-            words(after_options(args, "wE", &["timeout", "wait", "conflict-exit-code"]) + 1)
-        }),
-        "su" => command_option(args, "sgGw"),
-        "script" => command_option(args, "EIOBTtmo"),
-        "runuser" => command_option(args, "sgGwu").or_else(|| {
-            has_option(args, &["-u", "--user"])
-                .then(|| words(after_options(args, "ugG", &["user", "group", "supp-group"])))
-                .flatten()
-        }),
+        // The lock file, then the command or `-c STRING` (only there).
+        "flock" => {
+            let file = after_options(args, "wE", &["timeout", "wait", "conflict-exit-code"]);
+            match args.get(file + 1)?.text.as_str() {
+                "-c" | "--command" => script_at(args, file + 2),
+                _ => words(file + 1),
+            }
+        }
+        "runuser" if has_option(args, &["-u", "--user"]) => {
+            words(after_options(args, "ugG", &["user", "group", "supp-group"]))
+        }
+        "su" | "runuser" => su_runs(args),
+        // The last `-c` string, as it keeps the last.
+        "script" => option_commands(args, &["-c", "--command"], "EIOBTtmo").pop(),
         // Tracers and sandboxes run the words after their options; `-p` attaches to
         // a running process instead.
         "strace" if !has_option(args, &["-p", "--attach"]) => words(after_options(

@@ -1492,6 +1492,18 @@ fn commands_in_options_are_judged() {
         ("git bisect run rm -rf /", "git bisect run rm -rf /"),
         ("git grep -O'rm -rf /' x", "git grep \"-Orm -rf /\" x"),
         ("man -P 'rm -rf /' ls", "man -P \"rm -rf /\" ls"),
+        // Attached to its letter, whatever the value holds, or in a group.
+        ("rsync -ve'rm -rf /' a b:c", "rsync \"-verm -rf /\" a b:c"),
+        ("git grep -iO'rm -rf /' x", "git grep \"-iOrm -rf /\" x"),
+        // The last `-c` of `su` and `script`, which is the one they run.
+        (
+            "su -c ls -c 'rm -rf /' root",
+            "su -c ls -c \"rm -rf /\" root",
+        ),
+        (
+            "script -c ls -qc 'rm -rf /' /dev/null",
+            "script -c ls -qc \"rm -rf /\" /dev/null",
+        ),
     ] {
         assert_eq!(r.check(command, None, None), d(within), "{command}");
     }
@@ -1504,6 +1516,10 @@ fn commands_in_options_are_judged() {
         "source /dev/stdin",
         ". /dev/fd/3",
         "source /proc/self/fd/0",
+        // Words after the user go to the user's shell as its arguments.
+        "su root -- -c x",
+        "su - root x.sh",
+        "runuser bob -- -c x",
     ] {
         assert_eq!(
             r.check(command, None, None),
@@ -1535,6 +1551,13 @@ fn commands_in_options_are_judged() {
         "setarch --list",
         "ssh-agent -s",
         "xterm -hold",
+        // A letter that takes a value ends a group: `-s`'s strategy is `x`.
+        "git rebase -sx 'rm -rf /' main",
+        "rsync -Be 'rm -rf /' a b:c",
+        // `flock`'s `-c` is the word after the lock file, or a word of the command.
+        "flock /tmp/l ls -c 'rm -rf /'",
+        "su - root -c ls",
+        "su -s /bin/sh -c ls root",
     ] {
         assert_eq!(
             r.check(command, None, None),
