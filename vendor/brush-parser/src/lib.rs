@@ -5,6 +5,7 @@
 
 pub mod arithmetic;
 pub mod ast;
+pub mod budget;
 pub mod pattern;
 pub mod prompt;
 pub mod readline_binding;

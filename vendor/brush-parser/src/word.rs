@@ -528,7 +528,19 @@ pub fn parse(
     word: &str,
     options: &ParserOptions,
 ) -> Result<Vec<WordPieceWithSource>, error::WordParseError> {
+    // With a budget, a word takes its steps whatever was parsed before it.
+    if crate::budget::left().is_some() {
+        return uncached_parse(word, options);
+    }
     cacheable_parse(word.to_owned(), options.to_owned())
+}
+
+fn uncached_parse(
+    word: &str,
+    options: &ParserOptions,
+) -> Result<Vec<WordPieceWithSource>, error::WordParseError> {
+    expansion_parser::unexpanded_word(word, options)
+        .map_err(|err| error::WordParseError::Word(word.to_owned(), err.into()))
 }
 
 #[cached::proc_macro::cached(size = 64, result = true)]
@@ -538,8 +550,7 @@ fn cacheable_parse(
 ) -> Result<Vec<WordPieceWithSource>, error::WordParseError> {
     tracing::debug!(target: "expansion", "Parsing word '{}'", word);
 
-    let pieces = expansion_parser::unexpanded_word(word.as_str(), &options)
-        .map_err(|err| error::WordParseError::Word(word.clone(), err.into()))?;
+    let pieces = uncached_parse(word.as_str(), &options)?;
 
     tracing::debug!(target: "expansion", "Parsed word '{}' => {{{:?}}}", word, pieces);
 
@@ -731,6 +742,9 @@ peg::parser! {
         // we reach the provided stop condition, which typically denotes the end of the containing
         // arithmetic expression.
         rule arithmetic_word_piece<T>(stop_condition: rule<T>) =
+            step() arithmetic_word_piece_unbudgeted(<stop_condition()>)
+
+        rule arithmetic_word_piece_unbudgeted<T>(stop_condition: rule<T>) =
             // This branch matches a parenthesized piece; we consume the opening parenthesis and
             // delegate the rest to a helper rule. We don't worry about the stop condition passed
             // into us, because if we see an opening parenthesis then we *must* find its closing
@@ -758,7 +772,19 @@ peg::parser! {
                 WordPieceWithSource { piece, start_index, end_index }
             }
 
+        // A step of the budget (`crate::budget`): fails once it is spent.
+        rule step() = #{|_input, pos| {
+            if crate::budget::step() {
+                peg::RuleResult::Matched(pos, ())
+            } else {
+                peg::RuleResult::Failed
+            }
+        }}
+
         rule word_piece<T>(stop_condition: rule<T>, in_command: bool) -> WordPiece =
+            step() p:word_piece_unbudgeted(<stop_condition()>, in_command) { p }
+
+        rule word_piece_unbudgeted<T>(stop_condition: rule<T>, in_command: bool) -> WordPiece =
             // Rules that match quoted text.
             s:double_quoted_sequence() { WordPiece::DoubleQuotedSequence(s) } /
             s:single_quoted_literal_text() { WordPiece::SingleQuotedText(s.to_owned()) } /
@@ -774,12 +800,18 @@ peg::parser! {
             unquoted_literal_text(<stop_condition()>, in_command)
 
         rule dollar_sign_word_piece() -> WordPiece =
+            step() p:dollar_sign_word_piece_unbudgeted() { p }
+
+        rule dollar_sign_word_piece_unbudgeted() -> WordPiece =
             arithmetic_expansion() /
             legacy_arithmetic_expansion() /
             command_substitution() /
             parameter_expansion()
 
         rule double_quoted_word_piece() -> WordPiece =
+            step() p:double_quoted_word_piece_unbudgeted() { p }
+
+        rule double_quoted_word_piece_unbudgeted() -> WordPiece =
             arithmetic_expansion() /
             legacy_arithmetic_expansion() /
             command_substitution() /
@@ -803,16 +835,19 @@ peg::parser! {
             }
 
         rule single_quoted_literal_text() -> &'input str =
-            "\'" inner:$([^'\'']*) "\'" { inner }
+            "\'" inner:$((step() [^'\''])*) "\'" { inner }
 
         rule ansi_c_quoted_text() -> &'input str =
-            r"$'" inner:$((r"\\" / r"\'" / [^'\''])*) r"'" { inner }
+            r"$'" inner:$((step() (r"\\" / r"\'" / [^'\'']))*) r"'" { inner }
 
         rule unquoted_literal_text<T>(stop_condition: rule<T>, in_command: bool) -> WordPiece =
             s:$(unquoted_literal_text_piece(<stop_condition()>, in_command)+) { WordPiece::Text(s.to_owned()) }
 
         // TODO(parser): Find a way to remove the special-case logic for extglob + subshell commands
         rule unquoted_literal_text_piece<T>(stop_condition: rule<T>, in_command: bool) =
+            step() unquoted_literal_text_piece_unbudgeted(<stop_condition()>, in_command)
+
+        rule unquoted_literal_text_piece_unbudgeted<T>(stop_condition: rule<T>, in_command: bool) =
             is_true(in_command) extglob_pattern() /
             is_true(in_command) subshell_command() /
             !stop_condition() !normal_escape_sequence() !enabled_tilde_expr_after_colon() [^'\'' | '\"' | '$' | '`'] {}
@@ -864,6 +899,9 @@ peg::parser! {
             }
 
         rule heredoc_word_piece() -> WordPiece =
+            step() p:heredoc_word_piece_unbudgeted() { p }
+
+        rule heredoc_word_piece_unbudgeted() -> WordPiece =
             arithmetic_expansion() /
             legacy_arithmetic_expansion() /
             command_substitution() /
@@ -1074,12 +1112,15 @@ peg::parser! {
             $(command_piece()*)
 
         pub(crate) rule command_piece() -> () =
+            step() command_piece_unbudgeted()
+
+        rule command_piece_unbudgeted() -> () =
             word_piece(<[')']>, true /*in_command*/) {} /
             ([' ' | '\t'])+ {} /
             ['\'' | '`'] {}
 
         rule backquoted_command() -> String =
-            chars:(backquoted_char()*) { chars.into_iter().collect() }
+            chars:((step() c:backquoted_char() { c })*) { chars.into_iter().collect() }
 
         rule backquoted_char() -> &'input str =
             "\\`" { "`" } /

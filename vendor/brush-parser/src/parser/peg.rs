@@ -89,6 +89,9 @@ peg::parser! {
 
         // N.B. We needed to move the function definition branch up to avoid conflicts with array assignment syntax.
         rule command() -> ast::Command =
+            step() c:command_unbudgeted() { c }
+
+        rule command_unbudgeted() -> ast::Command =
             f:function_definition() { ast::Command::Function(f) } /
             c:simple_command() { ast::Command::Simple(c) } /
             c:compound_command() r:redirect_list()? { ast::Command::Compound(c, r) } /
@@ -124,6 +127,9 @@ peg::parser! {
             raw_expr:$(arithmetic_expression_piece()*) { ast::UnexpandedArithmeticExpr { value: raw_expr } }
 
         rule arithmetic_expression_piece() =
+            step() arithmetic_expression_piece_unbudgeted()
+
+        rule arithmetic_expression_piece_unbudgeted() =
             // Allow a parenthesized expression (with matching opening and closing parens).
             specific_operator("(") (!specific_operator(")") arithmetic_expression_piece())* specific_operator(")") {} /
             // Otherwise consume any token that's neither the normal end of the entire arithmetic expression, nor an
@@ -699,10 +705,19 @@ peg::parser! {
         // Helpers
         //
         rule specific_operator(expected: &str) -> &'input Token =
-            [Token::Operator(w, _) if w.as_str() == expected]
+            step() t:[Token::Operator(w, _) if w.as_str() == expected] { t }
 
         rule specific_word(expected: &str) -> &'input Token =
-            [Token::Word(w, _) if w.as_str() == expected]
+            step() t:[Token::Word(w, _) if w.as_str() == expected] { t }
+
+        // A step of the budget (`crate::budget`): fails once it is spent.
+        rule step() = #{|_input, pos| {
+            if crate::budget::step() {
+                ::peg::RuleResult::Matched(pos, ())
+            } else {
+                ::peg::RuleResult::Failed
+            }
+        }}
 
         rule non_posix_extensions_enabled() -> () =
             &[_] {? if !parser_options.sh_mode { Ok(()) } else { Err("posix") } }
