@@ -37,12 +37,11 @@
 //! [`MAX_DEPTH`] levels, the nesting of compound commands by [`MAX_NESTING`], and
 //! the text by [`MAX_COMMAND_BYTES`]: past them is a violation, never a deep
 //! recursion (of this module or of the parser). The parser's panics are caught and
-//! are a violation too. So is a string whose parse could take the parser
-//! exponential time: where two `(` come in a row (an arithmetic command, `((`),
-//! the parser tries each `(` in two ways, so its time doubles with each; the parses
-//! of one command string may hold [`MAX_PARSER_WORK`] such tries in all. Nested
-//! substitutions and subscripts multiply its time too (`"a $("b $(...)")"`,
-//! `${A[${B[0]}]}`): see [`MAX_EXPANSION_WORK`].
+//! are a violation too. So is a string on which the parser takes more than
+//! [`MAX_PARSER_STEPS`] steps in all, its parses of the nested strings included: the
+//! parser backtracks, and its time grows exponentially on some strings (runs of `(`
+//! after `((` or within `$(` and `$[`, substitutions nested in double-quoted strings,
+//! subscripts in subscripts).
 //!
 //! What cannot be judged is a violation (the rule fails closed): a string the parser
 //! refuses, and, when the rule has `allow` or `deny`, a program word that is not
@@ -65,18 +64,15 @@ pub(crate) const MAX_COMMAND_BYTES: usize = 64 * 1024;
 /// The most levels of parsing again and unwrapping (`bash -c`, `sudo`, `$(...)`).
 pub(crate) const MAX_DEPTH: usize = 16;
 /// The most levels of compound commands, brackets and substitutions nested in one
-/// another, counted in the text before it is parsed (see [`nesting`]) and in the
-/// parsed program.
+/// another in the parsed program; also the most [`openings`] of a text parsed on a
+/// thread's own stack.
 pub(crate) const MAX_NESTING: usize = 32;
-/// The most ways the parser may try the `(` of the strings parsed for one command,
-/// where it tries them both ways (see [`parser_work`]): 2^20, tens of milliseconds.
-pub(crate) const MAX_PARSER_WORK: u64 = 1 << 20;
-/// The most work the parser may do on the expansions of one command string, as
-/// [`expansion_work`] counts it: 2^12 (12 levels of substitutions in double-quoted
-/// strings, 6 within a subscript, 1 within two).
-pub(crate) const MAX_EXPANSION_WORK: u64 = 1 << 12;
+/// The most steps the shell parser may take on the strings parsed for one command
+/// (see [`brush_parser::budget`]): each try of a piece of a word, of a character
+/// of quoted text, of a token.
+pub(crate) const MAX_PARSER_STEPS: u64 = 1 << 22;
 /// The stack of the thread that judges a command string that may nest deeper than
-/// [`MAX_NESTING`] (see [`Nesting::openings`]): room for the parser's recursion on the
+/// [`MAX_NESTING`] (see [`openings`]): room for the parser's recursion on the
 /// deepest nesting [`MAX_COMMAND_BYTES`] can hold. Only the pages used are taken.
 const DEEP_STACK_BYTES: usize = 1 << 30;
 /// The most characters of a command shown in a message.
@@ -427,53 +423,59 @@ fn options() -> ParserOptions {
     }
 }
 
-/// Calls `f`, a panic of the parser turned into an error.
+/// Calls `f`, a panic of the parser turned into an error, and so a spent budget of
+/// its steps (see [`StepBudget`]), whatever `f` returned.
 fn guarded<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
-    catch_unwind(AssertUnwindSafe(f))
-        .unwrap_or_else(|_| Err("the shell parser failed on it".to_owned()))
+    let result = catch_unwind(AssertUnwindSafe(f))
+        .unwrap_or_else(|_| Err("the shell parser failed on it".to_owned()));
+    match brush_parser::budget::left() {
+        Some(0) => Err(format!(
+            "more than {MAX_PARSER_STEPS} steps of the shell parser, whose time grows \
+             exponentially on some strings"
+        )),
+        _ => result,
+    }
+}
+
+/// The budget of the shell parser's steps on this thread while it lives: set to
+/// [`MAX_PARSER_STEPS`] when made, taken off when dropped.
+struct StepBudget;
+
+impl StepBudget {
+    fn set() -> StepBudget {
+        brush_parser::budget::set(Some(MAX_PARSER_STEPS));
+        StepBudget
+    }
+}
+
+impl Drop for StepBudget {
+    fn drop(&mut self) {
+        brush_parser::budget::set(None);
+    }
 }
 
 fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The deepest nesting of brackets and compound commands in `text` (`(`, `{`, `[`,
-/// backticks, `if`, `while`, `until`, `for`, `select`, `case`), and how many it
-/// opens in all, counted whatever the quotes: bounds checked before the parser,
-/// whose recursion follows the nesting.
-fn nesting(text: &str) -> Nesting {
-    let mut nesting = Nesting::default();
-    let mut depth = 0usize;
-    let mut open = |depth: &mut usize| {
-        *depth += 1;
-        nesting.deepest = nesting.deepest.max(*depth);
-        nesting.openings += 1;
-    };
+/// How many brackets and compound commands `text` opens (`(`, `{`, `[`, backticks,
+/// `if`, `while`, `until`, `for`, `select`, `case`), whatever closes them and
+/// whatever the quotes: a bound on how deep the parser, whose recursion follows the
+/// nesting, may nest on it, which quoted closers cannot lower. Words in quoted text
+/// count too (a commit message's `if` and `for`): past [`MAX_NESTING`], the text is
+/// parsed on a stack that holds any nesting, and bounded by what the parser finds.
+fn openings(text: &str) -> usize {
+    let mut openings = 0;
     for word in text.split(|c: char| c.is_whitespace() || ";|&<>".contains(c)) {
-        match word {
-            "if" | "while" | "until" | "for" | "select" | "case" => open(&mut depth),
-            "fi" | "done" | "esac" => depth = depth.saturating_sub(1),
-            _ => {}
+        if matches!(word, "if" | "while" | "until" | "for" | "select" | "case") {
+            openings += 1;
         }
-        for b in word.bytes() {
-            match b {
-                b'(' | b'{' | b'[' | b'`' => open(&mut depth),
-                b')' | b'}' | b']' => depth = depth.saturating_sub(1),
-                _ => {}
-            }
-        }
+        openings += word
+            .bytes()
+            .filter(|b| matches!(b, b'(' | b'{' | b'[' | b'`'))
+            .count();
     }
-    nesting
-}
-
-/// What [`nesting`] counts in a text.
-#[derive(Debug, Default, Clone, Copy)]
-struct Nesting {
-    /// The deepest nesting, closers taken off.
-    deepest: usize,
-    /// How many it opens in all, whatever closes them: a bound on how deep the
-    /// parser may nest that quoted closers cannot lower.
-    openings: usize,
+    openings
 }
 
 /// Whether `text` may hold a here-document whose delimiter is empty once quotes
@@ -485,9 +487,10 @@ struct Nesting {
 /// `` ` ``, `$'`, `$"`, `$[`), comment sign or here-document on, every `<<` or `<<-`
 /// (not `<<<`) is looked at whatever the quotes around it.
 ///
-/// This reading is coarser than [`expansion_work`]'s on purpose: a here-document it
-/// missed would take memory without bound, so it trusts no reading of quotes,
-/// here-document bodies or `$'...'` that the tokenizer might not share.
+/// The reading is coarse on purpose: a here-document it missed would take memory
+/// without bound (the tokenizer takes no steps of the parser's budget), so it
+/// trusts no reading of quotes, here-document bodies or `$'...'` that the
+/// tokenizer might not share.
 fn empty_here_tag(text: &str) -> bool {
     let bytes = text.as_bytes();
     let mut quote: Option<u8> = None;
@@ -543,274 +546,6 @@ fn empty_here_tag(text: &str) -> bool {
         sure = false;
     }
     false
-}
-
-/// The parser's work on the expansions of `text`, as a bound: the most, at any
-/// place in it, of 2 to the number of `$(` and `${` opened in double-quoted
-/// strings and open there, times 40 to the number of subscripted parameter
-/// expansions open there (`${NAME[`, but `[@]` and
-/// `[*]`). The parser reads a substitution nested in a double-quoted string once
-/// for each way the string may go on, and a subscript once for each way its
-/// expansion may, so its time doubles with each level of the one and multiplies by
-/// about forty with each of the other.
-///
-/// `text` is read with its quotes while where they are is sure, and never less
-/// deep than the parser reads it: the body of a here-document whose delimiter is
-/// quoted whole is passed over as text; from any other here-document, a comment
-/// sign, a `case` or a `)` that closes nothing on, every `$(` and `${` opens one
-/// level more, whatever the quotes.
-fn expansion_work(text: &str) -> u64 {
-    let bytes = text.as_bytes();
-    let mut stack: Vec<Context> = Vec::new();
-    // The substitutions and parameter expansions open, and the subscripted ones.
-    let (mut depth, mut subscripts) = (0u32, 0u32);
-    let mut max = 1u64;
-    let mut unsure = false;
-    // The quoted here-documents whose bodies start after the line: each delimiter,
-    // and whether tabs before it are taken off (`<<-`).
-    let mut pending: Vec<(&[u8], bool)> = Vec::new();
-    let mut i = 0;
-    while let Some(&byte) = bytes.get(i) {
-        let next = bytes.get(i + 1).copied();
-        let opening = match (byte, next) {
-            (b'$', Some(b'(')) => Some(Context::Substitution { counted: false }),
-            (b'$', Some(b'{')) => Some(Context::Parameter {
-                subscript: subscript_at(&bytes[i + 2..]),
-                counted: false,
-            }),
-            _ => None,
-        };
-        // A level counts in a double-quoted string, or anywhere once unsure.
-        let counted = |context: Option<Context>| match context {
-            Some(Context::Substitution { .. }) => Some(Context::Substitution { counted: true }),
-            Some(Context::Parameter { subscript, .. }) => Some(Context::Parameter {
-                subscript,
-                counted: true,
-            }),
-            other => other,
-        };
-        let word_start =
-            i == 0 || bytes[i - 1].is_ascii_whitespace() || b";&|(".contains(&bytes[i - 1]);
-        let top = stack.last().copied();
-        let quoted = matches!(
-            top,
-            Some(Context::Single | Context::Double | Context::AnsiC)
-        );
-        if byte == b'\n' && !unsure && !quoted && !pending.is_empty() {
-            i = after_here_documents(bytes, i + 1, &pending);
-            pending.clear();
-            continue;
-        }
-        let mut push = None;
-        let mut pop = false;
-        match top {
-            _ if unsure => push = counted(opening),
-            Some(Context::Single) => pop = byte == b'\'',
-            Some(Context::AnsiC) => match byte {
-                b'\\' => i += 1,
-                b'\'' => pop = true,
-                _ => {}
-            },
-            Some(Context::Double) => match byte {
-                b'\\' => i += 1,
-                b'"' => pop = true,
-                b'`' => push = Some(Context::Backquote),
-                _ => push = counted(opening),
-            },
-            _ => match (byte, next) {
-                (b'\\', _) => i += 1,
-                (b'\'', _) => push = Some(Context::Single),
-                (b'"', _) => push = Some(Context::Double),
-                (b'$', Some(b'\'')) => push = Some(Context::AnsiC),
-                (b'$', Some(b'"')) => push = Some(Context::Double),
-                (b'`', _) if top == Some(Context::Backquote) => pop = true,
-                (b'`', _) => push = Some(Context::Backquote),
-                (b'(', _) => push = Some(Context::Paren),
-                (b')', _) if matches!(top, Some(Context::Substitution { .. } | Context::Paren)) => {
-                    pop = true;
-                }
-                (b'}', _) if matches!(top, Some(Context::Parameter { .. })) => pop = true,
-                // A subscript ends at its `]`, whatever `}` comes before.
-                (b']', _) if top == Some(Context::Subscript) => pop = true,
-                // A `)` closing nothing (a `case` pattern), a here-document, a comment:
-                // where the quotes are is not sure from here on.
-                (b')', _) => unsure = true,
-                (b'<', Some(b'<')) if bytes.get(i + 2) == Some(&b'<') => i += 2,
-                // A here-document whose delimiter is quoted: its body is text, to
-                // pass over at the end of the line. Any other: unsure.
-                (b'<', Some(b'<')) => match quoted_here_document(&bytes[i + 2..]) {
-                    Some((length, delimiter, tabs)) => {
-                        pending.push((delimiter, tabs));
-                        i += 1 + length;
-                    }
-                    None => unsure = true,
-                },
-                (b'#', _) if word_start => unsure = true,
-                (b'c', _)
-                    if word_start
-                        && bytes[i..].starts_with(b"case")
-                        && bytes.get(i + 4).is_none_or(|b| b.is_ascii_whitespace()) =>
-                {
-                    unsure = true;
-                }
-                _ => push = opening,
-            },
-        }
-        if pop && let Some(context) = stack.pop() {
-            match context {
-                Context::Substitution { counted } => depth -= u32::from(counted),
-                Context::Parameter { subscript, counted } => {
-                    depth -= u32::from(counted);
-                    subscripts -= u32::from(subscript);
-                }
-                _ => {}
-            }
-        }
-        if let Some(context) = push {
-            match context {
-                Context::Substitution { counted } => depth += u32::from(counted),
-                Context::Parameter { subscript, counted } => {
-                    depth += u32::from(counted);
-                    subscripts += u32::from(subscript);
-                }
-                _ => {}
-            }
-            let work = 1u64
-                .checked_shl(depth)
-                .and_then(|work| work.checked_mul(40u64.checked_pow(subscripts)?))
-                .unwrap_or(u64::MAX);
-            max = max.max(work);
-            // `$(`, `${`, `$'` and `$"` take two bytes.
-            if byte == b'$' {
-                i += 1;
-            }
-            // Where the quotes are not sure, nothing closes: only the count matters.
-            if !unsure {
-                stack.push(context);
-                if let Context::Parameter {
-                    subscript: true, ..
-                } = context
-                {
-                    stack.push(Context::Subscript);
-                }
-            }
-        }
-        i += 1;
-    }
-    max
-}
-
-/// The here-document operator's word after `<<`, `rest`, when it is a delimiter
-/// quoted whole or in part and plain once unquoted (letters, digits, `_`, `.`,
-/// `-`): the bytes it takes (with `-` and blanks), the delimiter, and whether tabs
-/// before the closing line are taken off (`<<-`). `None` for any other.
-fn quoted_here_document(rest: &[u8]) -> Option<(usize, &[u8], bool)> {
-    let tabs = rest.first() == Some(&b'-');
-    let start = usize::from(tabs)
-        + rest
-            .iter()
-            .skip(usize::from(tabs))
-            .take_while(|b| matches!(b, b' ' | b'\t'))
-            .count();
-    let length = rest[start..]
-        .iter()
-        .take_while(|b| !b.is_ascii_whitespace() && !b";&|<>()".contains(b))
-        .count();
-    let word = &rest[start..start + length];
-    let quote = |b: &u8| matches!(b, b'\'' | b'"');
-    // The quotes must be around the whole word, the only form read here.
-    let inner = word.strip_prefix(b"'").and_then(|w| w.strip_suffix(b"'"));
-    let inner = inner.or_else(|| word.strip_prefix(b"\"").and_then(|w| w.strip_suffix(b"\"")));
-    let delimiter = inner?;
-    (!delimiter.is_empty()
-        && !delimiter.iter().any(quote)
-        && delimiter
-            .iter()
-            .all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(b)))
-    .then_some((start + length, delimiter, tabs))
-}
-
-/// Where the text after the bodies of the here-documents `pending` goes on, their
-/// first line starting at `from`: each ends after the line that is its delimiter
-/// (tabs before it taken off for `<<-`), or at the end of the text.
-fn after_here_documents(bytes: &[u8], mut from: usize, pending: &[(&[u8], bool)]) -> usize {
-    for &(delimiter, tabs) in pending {
-        while from < bytes.len() {
-            let end = bytes[from..]
-                .iter()
-                .position(|&b| b == b'\n')
-                .map_or(bytes.len(), |at| from + at);
-            let mut line = &bytes[from..end];
-            if tabs {
-                while let Some(rest) = line.strip_prefix(b"\t") {
-                    line = rest;
-                }
-            }
-            from = (end + 1).min(bytes.len());
-            if line == delimiter {
-                break;
-            }
-        }
-    }
-    from
-}
-
-/// Whether the parameter expansion whose text after `${` is `rest` is subscripted:
-/// an optional `!` or `#`, a name, then `[` but not `[@]` or `[*]`.
-fn subscript_at(rest: &[u8]) -> bool {
-    let rest = rest
-        .strip_prefix(b"!")
-        .or_else(|| rest.strip_prefix(b"#"))
-        .unwrap_or(rest);
-    let name = rest
-        .iter()
-        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
-        .count();
-    name > 0
-        && rest.get(name) == Some(&b'[')
-        && !matches!(rest.get(name + 1..name + 3), Some(b"@]" | b"*]"))
-}
-
-/// Where the reading of [`expansion_work`] is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Context {
-    Single,
-    AnsiC,
-    Double,
-    Backquote,
-    /// `$(` or `$((`, and whether it counts as a level (opened in a double-quoted
-    /// string).
-    Substitution {
-        counted: bool,
-    },
-    /// `${`, whether it is subscripted, and whether it counts as a level.
-    Parameter {
-        subscript: bool,
-        counted: bool,
-    },
-    /// `(`, or the second `(` of `$((`.
-    Paren,
-    /// The subscript of a parameter expansion, up to its `]`.
-    Subscript,
-}
-
-/// How many ways the parser may try the `(` of `tokens`: 2 to the number of `(`
-/// operators once two of them come in a row (where an arithmetic command can start,
-/// each `(` is tried as a group and as a plain token, and a failed try is tried
-/// again as a subshell), 1 otherwise.
-fn parser_work(tokens: &[brush_parser::Token]) -> u64 {
-    let open = |token: &brush_parser::Token| matches!(token, brush_parser::Token::Operator(operator, _) if operator == "(");
-    if !tokens
-        .windows(2)
-        .any(|pair| open(&pair[0]) && open(&pair[1]))
-    {
-        return 1;
-    }
-    let opens = tokens.iter().filter(|token| open(token)).count();
-    u32::try_from(opens)
-        .ok()
-        .and_then(|opens| 1u64.checked_shl(opens))
-        .unwrap_or(u64::MAX)
 }
 
 /// The text inside the outer `(` and `)` of what the parser read as the arithmetic
@@ -2108,8 +1843,8 @@ struct Judge<'r> {
     /// The aliases being expanded, which are not expanded again within themselves.
     expanding: Vec<String>,
     options: ParserOptions,
-    /// The parser's tries of `(` in the strings parsed so far (see [`parser_work`]).
-    parser_work: u64,
+    /// Whether this thread's stack holds any nesting (see [`CommandRule::check`]).
+    deep: bool,
 }
 
 /// Where the shell is, as far as the command string says: its working directory
@@ -2137,19 +1872,20 @@ impl CommandRule {
         if self.deny.is_empty() && self.allow.is_none() && self.protect.is_none() {
             return CommandVerdict::Allowed;
         }
-        let nesting = nesting(command);
-        if nesting.openings <= MAX_NESTING {
-            return self.check_here(command, nesting, home, cwd);
+        let openings = openings(command);
+        if openings <= MAX_NESTING {
+            return self.check_here(command, openings, false, home, cwd);
         }
-        // The parser's recursion follows the nesting, which the bound checked before
-        // it counts whatever the quotes (quoted closers lower that count): text that
-        // may nest deeper is judged on a thread whose stack holds the deepest
-        // nesting a string of MAX_COMMAND_BYTES can have.
+        // The parser's recursion follows the nesting: text that may nest deeper than
+        // the bound is judged on a thread whose stack holds the deepest nesting a
+        // string of MAX_COMMAND_BYTES can have.
         std::thread::scope(|scope| {
             std::thread::Builder::new()
                 .name("toolreplay-commands".to_owned())
                 .stack_size(DEEP_STACK_BYTES)
-                .spawn_scoped(scope, || self.check_here(command, nesting, home, cwd))
+                .spawn_scoped(scope, || {
+                    self.check_here(command, openings, true, home, cwd)
+                })
                 .map_err(|_| "no thread could be started to parse it".to_owned())
                 .and_then(|thread| {
                     thread
@@ -2160,11 +1896,13 @@ impl CommandRule {
         })
     }
 
-    /// [`CommandRule::check`] on this thread, `nesting` counted in `command`.
+    /// [`CommandRule::check`] on this thread, `openings` counted in `command`;
+    /// `deep` when the thread's stack holds any nesting.
     fn check_here(
         &self,
         command: &str,
-        nesting: Nesting,
+        openings: usize,
+        deep: bool,
         home: Option<&str>,
         cwd: Option<&str>,
     ) -> CommandVerdict {
@@ -2173,6 +1911,7 @@ impl CommandRule {
             _ => None,
         };
         let start = absolute(cwd);
+        let _budget = StepBudget::set();
         let mut judge = Judge {
             rule: self,
             home: absolute(home),
@@ -2186,7 +1925,7 @@ impl CommandRule {
             aliases: Vec::new(),
             expanding: Vec::new(),
             options: options(),
-            parser_work: 0,
+            deep,
         };
         let top = At {
             depth: 0,
@@ -2194,7 +1933,7 @@ impl CommandRule {
             within: None,
             text: command,
         };
-        match judge.program_nesting(command, top, nesting) {
+        match judge.program_openings(command, top, openings) {
             Ok(()) => CommandVerdict::Allowed,
             Err(verdict) => verdict,
         }
@@ -2208,18 +1947,20 @@ impl Judge<'_> {
 
     /// Judges the program `text`, where the walk is `at` (its nesting counted anew).
     fn program(&mut self, text: &str, at: At<'_>) -> Step {
-        self.program_nesting(text, at, nesting(text))
+        self.program_openings(text, at, openings(text))
     }
 
-    /// [`Judge::program`], `nesting` counted in `text` already.
-    fn program_nesting(&mut self, text: &str, at: At<'_>, nesting: Nesting) -> Step {
+    /// [`Judge::program`], [`openings`] counted in `text` already.
+    fn program_openings(&mut self, text: &str, at: At<'_>, openings: usize) -> Step {
         if at.depth > MAX_DEPTH {
             return Err(CommandVerdict::TooDeep(MAX_DEPTH));
         }
         if text.len() > MAX_COMMAND_BYTES {
             return Err(CommandVerdict::TooLong);
         }
-        if nesting.deepest > MAX_NESTING {
+        // A string made while judging (an alias's value, `$'\x28'` unquoted) may
+        // open more than the text it came from.
+        if openings > MAX_NESTING && !self.deep {
             return Err(CommandVerdict::TooDeep(MAX_NESTING));
         }
         if overflowing_number(text) {
@@ -2232,22 +1973,7 @@ impl Judge<'_> {
                 "a here-document without a delimiter word".to_owned(),
             ));
         }
-        if expansion_work(text) > MAX_EXPANSION_WORK {
-            return Err(CommandVerdict::Unparseable(
-                "substitutions nested too deep for the shell parser, whose time doubles with \
-                 each level and multiplies by forty with each subscript (${NAME[...]})"
-                    .to_owned(),
-            ));
-        }
         let tokens = tokens(text, &self.options).map_err(CommandVerdict::Unparseable)?;
-        self.parser_work = self.parser_work.saturating_add(parser_work(&tokens));
-        if self.parser_work > MAX_PARSER_WORK {
-            return Err(CommandVerdict::Unparseable(
-                "too many opening parentheses with two in a row (an arithmetic command): \
-                 the time of the shell parser doubles with each"
-                    .to_owned(),
-            ));
-        }
         let program = parse_tokens(&tokens, &self.options).map_err(CommandVerdict::Unparseable)?;
         for complete in &program.complete_commands {
             self.list(

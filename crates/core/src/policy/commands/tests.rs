@@ -1,4 +1,7 @@
-use super::{CommandRule, CommandVerdict, MAX_COMMAND_BYTES, MAX_DEPTH, MAX_NESTING, Pattern};
+use super::{
+    CommandRule, CommandVerdict, MAX_COMMAND_BYTES, MAX_DEPTH, MAX_NESTING, MAX_PARSER_STEPS,
+    Pattern,
+};
 use crate::policy::Checking;
 use crate::policy::paths::Globs;
 
@@ -924,13 +927,20 @@ fn what_cannot_be_judged_is_a_violation() {
     );
     let deep = format!(
         "{}ls{}",
-        "(".repeat(MAX_NESTING + 1),
-        ")".repeat(MAX_NESTING + 1)
+        "( :; ".repeat(MAX_NESTING + 1),
+        " )".repeat(MAX_NESTING + 1)
     );
     assert_eq!(
         r.check(&deep, None, None),
         CommandVerdict::TooDeep(MAX_NESTING)
     );
+    // Written together, `((` is arithmetic to bash, which runs nothing.
+    let arithmetic = format!(
+        "{}ls{}",
+        "(".repeat(MAX_NESTING + 1),
+        ")".repeat(MAX_NESTING + 1)
+    );
+    assert_eq!(r.check(&arithmetic, None, None), CommandVerdict::Allowed);
     // Numbers the parser would overflow on are refused before it.
     for command in [
         "ls ~+99999999999999999999999/x",
@@ -966,10 +976,10 @@ fn long_commands_are_shown_bounded() {
     assert!(shown.ends_with("..."));
 }
 
-/// Nesting up to the bound parses within a test thread's stack; past it, it is not
-/// parsed.
+/// Nesting up to the bound parses within a test thread's stack; past it, it is a
+/// violation.
 #[test]
-fn nesting_is_bounded_before_the_parser() {
+fn nesting_is_bounded() {
     let r = rule(&["sudo **"], None, None);
     let n = MAX_NESTING;
     let at = |n: usize| {
@@ -980,9 +990,6 @@ fn nesting_is_bounded_before_the_parser() {
             // exponential time below).
             format!("{}ls{}", "( :; ".repeat(n), " )".repeat(n)),
             format!("{}ls{}", "{ ".repeat(n), "; }".repeat(n)),
-            // Substitutions in double-quoted strings are bounded sooner (see the
-            // test of the expansions' work below).
-            format!("{}ls{}", "echo $(".repeat(n), ")".repeat(n)),
             format!(
                 "{}ls{}",
                 "( if true; then { ".repeat(n / 3),
@@ -1007,6 +1014,24 @@ fn nesting_is_bounded_before_the_parser() {
             "{command}"
         );
     }
+    // Substitutions are parsed again, one level each.
+    let substitutions = format!("{}ls{}", "echo $(".repeat(n), ")".repeat(n));
+    assert_eq!(
+        r.check(&substitutions, None, None),
+        CommandVerdict::TooDeep(MAX_DEPTH)
+    );
+    // What quoted text opens and never closes does not nest: a commit message with
+    // many `if`, `for` and backticks.
+    let message = "Fix `parse` for the case if `x` is empty, while `y` is not. ".repeat(20);
+    assert_eq!(
+        r.check(
+            &format!("git commit -m \"$(cat <<'EOF'\n{message}\nEOF\n)\""),
+            None,
+            None
+        ),
+        CommandVerdict::Allowed
+    );
+
     // Long flat lists are no deeper.
     let list = "ls && ".repeat(5_000) + "ls";
     assert_eq!(r.check(&list, None, None), CommandVerdict::Allowed);
@@ -1027,57 +1052,84 @@ proptest::proptest! {
     }
 }
 
-/// The verdict on the strings whose parse could take the parser exponential time.
-fn too_much_work() -> CommandVerdict {
-    CommandVerdict::Unparseable(
-        "too many opening parentheses with two in a row (an arithmetic command): \
-         the time of the shell parser doubles with each"
-            .to_owned(),
-    )
+/// The verdict on the strings on which the parser takes more steps than its budget.
+fn too_many_steps() -> CommandVerdict {
+    CommandVerdict::Unparseable(format!(
+        "more than {MAX_PARSER_STEPS} steps of the shell parser, whose time grows \
+         exponentially on some strings"
+    ))
 }
 
+/// Strings on which the parser's time grows exponentially are refused by the budget
+/// of its steps, wherever they hide: runs of `(` after `((` or in a substitution,
+/// with quoted closers among them, substitutions nested in double-quoted strings
+/// and in subscripts. Each of these took from seconds to hours before the budget,
+/// and each is within the nesting bound.
 #[test]
-fn strings_that_would_take_the_parser_exponential_time_are_refused_before_it() {
+fn strings_that_would_take_the_parser_exponential_time_are_refused_by_its_budget() {
     let r = rule(&["sudo **"], None, None);
-    // Each unclosed `(` after two in a row doubles the parser's time: these took
-    // from seconds to hours before they were refused, and each is within the
-    // nesting bound.
+    let nest =
+        |k: usize, open: &str, close: &str| format!("x {}e{}", open.repeat(k), close.repeat(k));
+    // `$[` and runs of `(` within a substitution in a double-quoted string, with
+    // quoted `)` among them (found by fuzzing: 79 bytes took 1 second, and each `(`
+    // more doubled it).
+    let legacy = |k: usize| {
+        format!(
+            "\"$($[{}')'( ( ')' ( ( ')' ( ( ')' ( ')' ( ??( ')' ( ')' ( ')' (?????])\" ",
+            "(".repeat(k)
+        )
+    };
     for command in [
         "(".repeat(26) + "x",
+        "(".repeat(18) + "x",
         "(( ".repeat(13) + "x",
         "( ".repeat(30) + ")",
         // Quoted `)` close nothing for the parser, and keep the nesting low.
         "(( ".to_owned() + &"( ')' ".repeat(40) + "x",
         // The same inside a substitution, parsed again on its own.
         format!("echo `{}x`", "(".repeat(26)),
+        legacy(5),
+        legacy(14),
+        format!("sudo bash -c {}", legacy(9)),
+        nest(30, "\"c $(", ")\""),
+        nest(5, "${D[$(", ")]}"),
     ] {
         assert!(command.len() < 300);
-        assert_eq!(r.check(&command, None, None), too_much_work(), "{command}");
+        assert_eq!(r.check(&command, None, None), too_many_steps(), "{command}");
     }
-    // The bound is on all the parses of one string together: each of these
-    // shells' strings is ten groups, two in a row, which the parser reads.
-    let groups = format!("{}x{}", "( ".repeat(10), " )".repeat(10));
-    assert_eq!(
-        r.check(&format!("bash -c \"{groups}\""), None, None),
-        CommandVerdict::Allowed
-    );
-    let spread = format!("bash -c \"{groups}\"; ").repeat(1_100);
-    assert_eq!(r.check(&spread, None, None), too_much_work());
-    // Up to it, the parser says what it finds.
-    let verdict = r.check(&("(".repeat(18) + "x"), None, None);
-    assert!(
-        matches!(verdict, CommandVerdict::Unparseable(_)),
-        "{verdict:?}"
-    );
-    assert_ne!(verdict, too_much_work());
-    // Parentheses in words, in arithmetic that closes, in functions and in groups
-    // that are not two in a row are judged as ever.
+    // The budget is for all the parses of one string together: one of these is
+    // judged, four are refused.
+    assert_eq!(r.check(&legacy(3), None, None), CommandVerdict::Allowed);
+    assert_eq!(r.check(&legacy(3).repeat(4), None, None), too_many_steps());
+    // Bash reads all of these, and so does the parser within its budget.
     for command in [
         "python3 -c 'print(((((((((((((((((((((((((1)))))))))))))))))))))))))'".to_owned(),
         format!("echo $(( {}1{} ))", "(".repeat(30), ")".repeat(30)),
         "(( (1)+(2)*(3) )) && echo ok".to_owned(),
         "f() { :; }; ".repeat(40) + "f",
         "( echo a ); ".repeat(40),
+        format!("bash -c \"{}x{}\"; ", "( ".repeat(10), " )".repeat(10)).repeat(1_100),
+        nest(4, "${D[", "]}"),
+        "cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd".to_owned(),
+        "for i in \"${!a[@]}\"; do echo \"${a[$i]} ${b[$i]}\"; done".to_owned(),
+        "git commit -m \"$(cat <<'EOF'\nfeat: `x` (y) ${z} $(w)\nEOF\n)\"".to_owned(),
+        "echo \"${PIPESTATUS[0]} ${PIPESTATUS[1]}\"".to_owned(),
+        "echo \"${a[0]} ${a[1]} ${a[2]} ${b[${c[0]}]}\"".to_owned(),
+        format!(
+            "gh pr create --body \"$(cat <<'EOF'\n{}\nEOF\n)\" && ls",
+            "Set `${HOME}` to `$(pwd)` (#1); ".repeat(40)
+        ),
+        "case \"$1\" in a) echo \"$(date)\";; esac".to_owned(),
+        // Many expansions after a here-document, a comment or a `case`: a count of
+        // levels before the parser took each for one level more, and refused these.
+        format!(
+            "cat > .env <<EOF\n{}EOF",
+            (1..=40)
+                .map(|i| format!("V{i}=${{V{i}}}\n"))
+                .collect::<String>()
+        ),
+        format!("# build\n{}", "echo \"${HOME}\" $(pwd)\n".repeat(40)),
+        format!("case $x in a) ;; esac\n{}", "echo \"$(date)\"\n".repeat(40)),
     ] {
         assert_eq!(
             r.check(&command, None, None),
@@ -1085,291 +1137,17 @@ fn strings_that_would_take_the_parser_exponential_time_are_refused_before_it() {
             "{command}"
         );
     }
-}
-
-/// The parser takes any two `(` in a row for an arithmetic command; bash only takes
-/// `((` written together, closed by `))` written together, and runs the others as
-/// a subshell within a subshell: they are judged as bash runs them.
-#[test]
-fn subshells_the_parser_takes_for_arithmetic_are_judged_as_bash_runs_them() {
-    let r = rule(&["sudo **"], None, None);
-    let denied = |shown: &str| CommandVerdict::Denied(shown.to_owned(), None, "sudo **".to_owned());
-    for (command, shown) in [
-        ("( ( sudo a ) )", "sudo a"),
-        ("((sudo b) )", "sudo b"),
-        ("( (sudo c))", "sudo c"),
-        ("( ( ( sudo d ) ) )", "sudo d"),
-        ("x=1; ( ( sudo e ) ) && echo", "sudo e"),
-        ("é; ( ( sudo f ) )", "sudo f"),
-        ("( ( echo a ) ) | ( ( sudo g ) )", "sudo g"),
-        ("(( $(sudo h) ))", "sudo h"),
-    ] {
-        assert_eq!(r.check(command, None, None), denied(shown), "{command}");
-    }
-    // Arithmetic to bash too: nothing runs but its substitutions.
-    for command in [
-        "((sudo i))",
-        "(( sudo j ))",
-        "( ((sudo k)) )",
-        "(( i++ ))",
-        "((i = 1 + 2)) && echo ok",
-    ] {
-        assert_eq!(
-            r.check(command, None, None),
-            CommandVerdict::Allowed,
-            "{command}"
-        );
-    }
-}
-
-/// On a here-document whose delimiter is empty once quotes are removed, the
-/// parser's tokenizer can loop for ever, taking memory without bound (`$(<<  `
-/// took 3.4 GB in 4 s): such strings are refused before it.
-#[test]
-fn here_documents_without_a_delimiter_are_refused_before_the_parser() {
-    let r = rule(&["sudo **"], None, None);
-    let refused =
-        CommandVerdict::Unparseable("a here-document without a delimiter word".to_owned());
-    for command in [
-        "$(<<  ",
-        "echo $(cat <<  ",
-        "$(cat <<-  ",
-        "$(cat << \t",
-        "cat << ''  ",
-        "$(cat <<  #",
-        "cat << #x",
-        "cat <<",
-        "x<<<<<\"\";EOF$(",
-        "cat <<<<<<<<''",
-        // Quotes before it, closed.
-        "echo '<<' \"<<\"; cat << ''",
-        "echo \\\"; cat <<",
-        // Where the quotes are is not sure after an expansion with a context of its
-        // own, a comment sign or a here-document (whose body is not read for them).
-        "echo \"$(cat <<  \"",
-        "echo \"`cat <<  \"",
-        "echo \"${x:-$(cat <<  )}\"",
-        "echo $'\\'' \"<<\"",
-        "echo $\"\" '<<'",
-        "ls # it's\ncat <<  ",
-        "cat <<EOF\n'\nEOF\ncat <<",
-        // White space other than blanks ends the delimiter before it starts (a form
-        // feed before a comment made the tokenizer loop).
-        "o<<\x0c x;#",
-        "o00<<\x0c<><<<<<<<<<<dpath | #laudpath | ls",
-        "cat <<\x0b x",
-        "cat <<\u{a0}x",
-        "cat <<\u{2003} #",
-        "cat <<'\x0c'",
-    ] {
-        assert_eq!(r.check(command, None, None), refused, "{command:?}");
-    }
-    // Here-strings, delimiters, shifts: read by the parser as ever.
-    for command in [
-        "cat <<< hi",
-        "cat <<<\"$x\"",
-        "cat <<<< x",
-        "echo $((1<<2))",
-        "python3 -c 'print(1 << 2)'",
-        "cat <<'EOF'\nhi\nEOF",
-        "cat <<-\"EOF\"\n\thi\n\tEOF",
-        "cat <<\\EOF\nhi\nEOF",
-        "cat <<a#b\nhi\na#b",
-        "cat <<a\x0cb\nhi\na",
-    ] {
-        assert_ne!(r.check(command, None, None), refused, "{command:?}");
-    }
-    // A `<<` inside quotes is text.
-    for command in [
-        "echo \"<<\"",
-        "echo '<<'",
-        "grep -n \"<<\" src/*.rs",
-        "echo \"<<-\"; echo '<<'\"<<\"",
-        "echo \"\\\"<<\"",
-        "echo \"$x <<\" 'a\\' \"<<\"",
-        "git commit -m \"docs: a << b\"",
-    ] {
-        assert_eq!(
-            r.check(command, None, None),
-            CommandVerdict::Allowed,
-            "{command:?}"
-        );
-    }
-}
-
-/// Commands in settings are judged: git's configuration keys that run a command
-/// (`-c`, `--config-env`, `git config`), and the environment variables that make git,
-/// ssh, `less` and editors run one, wherever they are assigned.
-#[test]
-fn commands_in_settings_are_judged() {
-    let r = rule(&["rm ** -rf **"], None, None);
-    let d = |within: &str| denied("rm -rf /", Some(within), "rm ** -rf **");
-    for (command, within) in [
-        (
-            "git -c core.pager='rm -rf /' log",
-            "git -c \"core.pager=rm -rf /\" log",
-        ),
-        (
-            "git -c CORE.PAGER='rm -rf /' log",
-            "git -c \"CORE.PAGER=rm -rf /\" log",
-        ),
-        (
-            "git -c alias.x='!rm -rf /' x",
-            "git -c \"alias.x=!rm -rf /\" x",
-        ),
-        (
-            "git -C /tmp -c core.sshCommand='rm -rf /' fetch",
-            "git -C /tmp -c \"core.sshCommand=rm -rf /\" fetch",
-        ),
-        (
-            "git -c credential.helper='!rm -rf /' push",
-            "git -c \"credential.helper=!rm -rf /\" push",
-        ),
-        (
-            "git -c filter.x.smudge='rm -rf /' checkout .",
-            "git -c \"filter.x.smudge=rm -rf /\" checkout .",
-        ),
-        (
-            "git config --global core.sshCommand 'rm -rf /'",
-            "git config --global core.sshCommand \"rm -rf /\"",
-        ),
-        (
-            "git config set diff.tool.command 'rm -rf /'",
-            "git config set diff.tool.command \"rm -rf /\"",
-        ),
-        (
-            "sudo git -c core.editor='rm -rf /' commit",
-            "sudo git -c \"core.editor=rm -rf /\" commit",
-        ),
-        (
-            "GIT_SSH_COMMAND='rm -rf /' git fetch",
-            "\"GIT_SSH_COMMAND=rm -rf /\" git fetch",
-        ),
-        (
-            "X=1 GIT_EDITOR='rm -rf /' git commit",
-            "\"GIT_EDITOR=rm -rf /\" git commit",
-        ),
-        (
-            "env GIT_PAGER='rm -rf /' git log",
-            "env \"GIT_PAGER=rm -rf /\" git log",
-        ),
-        ("export EDITOR='rm -rf /'", "export \"EDITOR=rm -rf /\""),
-        (
-            "declare -x VISUAL='rm -rf /'",
-            "declare -x \"VISUAL=rm -rf /\"",
-        ),
-        ("PAGER='rm -rf /'", "\"PAGER=rm -rf /\""),
-        (
-            "LESSOPEN='|rm -rf /' less f",
-            "\"LESSOPEN=|rm -rf /\" less f",
-        ),
-    ] {
-        assert_eq!(r.check(command, None, None), d(within), "{command}");
-    }
-    // Settings whose command cannot be judged: from the environment, a folder of
-    // hooks, a shell's start-up file, a value not known before the command runs.
-    for command in [
-        "git --config-env=core.pager=X log",
-        "git --config-env core.editor=X commit",
-        "git --config-env=alias.x=X x",
-        "git -c core.hooksPath=/tmp/h commit",
-        "git -c protocol.ext.allow=always clone ext::x",
-        "git -c protocol.allow=always clone ext::x",
-        "git -c core.pager=\"$P\" log",
-        "BASH_ENV=/tmp/x bash -c ls",
-        "GIT_PAGER=\"$P\" git log",
-        "LD_PRELOAD=./x.so ls",
-    ] {
-        assert_eq!(
-            r.check(command, None, None),
-            CommandVerdict::Unknown(command.to_owned()),
-            "{command}"
-        );
-    }
-    // Settings that run nothing, or nothing denied.
-    for command in [
-        "git -c alias.st=status st",
-        "git -c core.fsmonitor=false status",
-        "git -c pager.log=false log",
-        "git -c credential.helper=store push",
-        "git -c user.name=x commit",
-        "git -c protocol.ext.allow=never fetch",
-        "git log -c core.pager=x",
-        "git config core.editor",
-        "GIT_EDITOR=true git rebase --continue",
-        "GIT_PAGER=cat git log",
-        "export PAGER",
-    ] {
-        assert_eq!(
-            r.check(command, None, None),
-            CommandVerdict::Allowed,
-            "{command}"
-        );
-    }
-    // With only `protect`, a setting's command is judged for paths.
-    let protect = rule(&[], None, Some(&[".claude/**"]));
-    assert!(matches!(
-        protect.check("git -c core.pager='cat .claude/x' log", None, None),
-        CommandVerdict::Protected(..)
-    ));
-    assert_eq!(
-        protect.check("git -c core.hooksPath=/tmp/h commit", None, None),
-        CommandVerdict::Allowed
-    );
-}
-
-/// Strings on which the parser's time grows exponentially are refused before it:
-/// substitutions nested in double-quoted strings, subscripts in subscripts, however
-/// quoted closers, comments or `case` patterns try to hide the nesting.
-#[test]
-fn expansion_work_is_bounded_before_the_parser() {
-    let r = rule(&["sudo **"], None, None);
-    let refused = CommandVerdict::Unparseable(
-        "substitutions nested too deep for the shell parser, whose time doubles with each \
-         level and multiplies by forty with each subscript (${NAME[...]})"
-            .to_owned(),
-    );
-    let nest =
-        |k: usize, open: &str, close: &str| format!("x {}e{}", open.repeat(k), close.repeat(k));
+    // Substitutions nested in double-quoted strings are read as deep as bash reads
+    // them; their programs here are not known before they run.
     for command in [
         nest(13, "\"c $(", ")\""),
-        nest(30, "\"c $(", ")\""),
-        nest(MAX_NESTING, "echo \"$(", ")\""),
-        nest(3, "${D[\" $(", ")\"]}"),
-        nest(4, "${D[", "]}"),
-        nest(5, "${D[$(", ")]}"),
+        format!("# it's\n{}", nest(14, "\"c $(", ")\"")),
         format!("y ${{D[{}]}}", nest(7, "\"c $(", ")\"")),
-        format!("y ${{D[${{E[{}]}}]}}", nest(2, "\"c $(", ")\"")),
-        // Closers the parser reads as text.
-        nest(15, "\"c $( ')' ", ")\""),
-        nest(15, "\"c $( \\) ", ")\""),
-        // Where the quotes are is not sure after these: every `$(` counts.
-        format!("# it's\n{}", nest(15, "\"c $(", ")\"")),
-        format!("case a in a) {}", nest(15, "\"c $(", ")\"")),
-        format!("cat <<E\n'\nE\n{}", nest(15, "\"c $(", ")\"")),
-        // A subscript ends at its `]`: a `}` before it closes nothing.
-        "x ${a[}b ${a[}b ${a[}b ]}".to_owned(),
-        // After a quoted here-document's body, the reading goes on.
-        format!("cat <<'E'\n'\nE\n{}", nest(13, "\"c $(", ")\"")),
-        format!("cat <<-\"E\"\n)\n\tE\n{}", nest(13, "\"c $(", ")\"")),
     ] {
-        assert_eq!(r.check(&command, None, None), refused, "{command}");
-    }
-    for command in [
-        nest(12, "\"c $(", ")\""),
-        "cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd".to_owned(),
-        "for i in \"${!a[@]}\"; do echo \"${a[$i]} ${b[$i]}\"; done".to_owned(),
-        "git commit -m \"$(cat <<'EOF'\nfeat: `x` (y) ${z} $(w)\nEOF\n)\"".to_owned(),
-        "echo \"${PIPESTATUS[0]} ${PIPESTATUS[1]}\"".to_owned(),
-        "echo \"${a[0]} ${a[1]} ${a[2]} ${b[${c[0]}]}\"".to_owned(),
-        // A quoted here-document's body is text, whatever it holds.
-        format!(
-            "gh pr create --body \"$(cat <<'EOF'\n{}\nEOF\n)\" && ls",
-            "Set `${HOME}` to `$(pwd)` (#1); ".repeat(40)
-        ),
-        "case \"$1\" in a) echo \"$(date)\";; esac".to_owned(),
-    ] {
-        assert_ne!(r.check(&command, None, None), refused, "{command}");
+        assert!(
+            matches!(r.check(&command, None, None), CommandVerdict::Unknown(_)),
+            "{command}"
+        );
     }
 }
 
