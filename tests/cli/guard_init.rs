@@ -479,7 +479,7 @@ fn the_policy_as_written_lets_ordinary_work_through() {
 }
 
 /// The dangerous command classes of the policy `init` writes, each one command.
-const DANGEROUS: [(&str, &str); 15] = [
+const DANGEROUS: [(&str, &str); 16] = [
     ("recursive force delete", "rm -rf build"),
     ("privilege", "sudo apt-get install jq"),
     (
@@ -494,6 +494,7 @@ const DANGEROUS: [(&str, &str); 15] = [
     ("force push", "git push --force origin main"),
     ("hard reset", "git reset --hard HEAD~3"),
     ("clean", "git clean -fdx"),
+    ("discarded changes", "git checkout -- ."),
     ("world-writable", "chmod -R 777 ."),
     ("file system", "mkfs.ext4 /dev/sdb1"),
     ("raw disk", "dd if=/dev/zero of=/dev/sda bs=1M"),
