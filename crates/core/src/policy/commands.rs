@@ -816,23 +816,63 @@ fn standard_input(path: &str) -> bool {
         || (path.starts_with("/proc/") && path.contains("/fd/"))
 }
 
-/// Whether the path `pattern`, a word with wildcards, braces or classes the shell
-/// expands, may name a path the glob `protect` matches: compared part by part, from
-/// the end when `protect` starts with `**/`, from the start otherwise (its `**`
-/// matching the rest). A part of the word must match a plain part it faces (a
-/// leading `.` only when written, as the shell's wildcards match it), and is taken
-/// to match a part with wildcards unless the plain text they start with differs; a
-/// part that is no glob matches any (fail closed).
-fn glob_may_name(pattern: &str, protect: &str) -> bool {
-    let words: Vec<&str> = pattern.split('/').collect();
-    let parts: Vec<&str> = protect.split('/').collect();
-    let meets = |word: &str, part: &str| {
-        let special = ['*', '?', '[', ']', '{', '}', '\\'];
-        if let Some(at) = part.find(special) {
+/// A path with wildcards, braces or classes, as the shell expands it, split into
+/// its parts, each compiled as a glob when first needed and kept for every glob it
+/// is held against.
+struct WildPath<'a> {
+    parts: Vec<&'a str>,
+    globs: Vec<std::cell::OnceCell<Option<GlobMatcher>>>,
+}
+
+/// The characters that make a part of a word a pattern.
+const WILD: [char; 7] = ['*', '?', '[', ']', '{', '}', '\\'];
+
+impl<'a> WildPath<'a> {
+    fn new(path: &'a str) -> WildPath<'a> {
+        let parts: Vec<&str> = path.split('/').collect();
+        let globs = parts.iter().map(|_| std::cell::OnceCell::new()).collect();
+        WildPath { parts, globs }
+    }
+
+    /// Whether this path may name a path the glob `protect` matches: compared part
+    /// by part, from the end when `protect` starts with `**/`, from the start
+    /// otherwise (its `**` matching the rest). A part of the path must match a
+    /// plain part it faces (a leading `.` only when written, as the shell's
+    /// wildcards match it), and is taken to match a part with wildcards unless the
+    /// plain text they start with differs; a part that is no glob matches any
+    /// (fail closed).
+    fn may_name(&self, protect: &str) -> bool {
+        let parts: Vec<&str> = protect.split('/').collect();
+        let words = self.parts.len();
+        match parts.split_first() {
+            Some((&"**", tail)) => {
+                words >= tail.len()
+                    && (words - tail.len()..words)
+                        .zip(tail)
+                        .all(|(at, part)| self.meets(at, part))
+            }
+            _ => {
+                for (at, part) in parts.iter().enumerate() {
+                    if *part == "**" {
+                        return true;
+                    }
+                    if at >= words || !self.meets(at, part) {
+                        return false;
+                    }
+                }
+                words == parts.len()
+            }
+        }
+    }
+
+    /// Whether the part `at` of this path may match the part `part` of a glob.
+    fn meets(&self, at: usize, part: &str) -> bool {
+        let word = self.parts[at];
+        if let Some(wild) = part.find(WILD) {
             // Two globs meet unless the plain text they start with differs.
             let (a, b) = (
-                &part[..at],
-                &word[..word.find(special).unwrap_or(word.len())],
+                &part[..wild],
+                &word[..word.find(WILD).unwrap_or(word.len())],
             );
             return a.starts_with(b) || b.starts_with(a);
         }
@@ -843,30 +883,30 @@ fn glob_may_name(pattern: &str, protect: &str) -> bool {
         if part.starts_with('.') && !word.starts_with(['.', '{']) {
             return false;
         }
-        GlobBuilder::new(word)
-            .literal_separator(true)
-            .build()
-            .map_or(true, |glob| glob.compile_matcher().is_match(part))
-    };
-    match parts.split_first() {
-        Some((&"**", tail)) => {
-            words.len() >= tail.len()
-                && (words[words.len() - tail.len()..].iter())
-                    .zip(tail)
-                    .all(|(word, part)| meets(word, part))
-        }
-        _ => {
-            for (at, part) in parts.iter().enumerate() {
-                if *part == "**" {
-                    return true;
-                }
-                match words.get(at) {
-                    Some(word) if meets(word, part) => {}
-                    _ => return false,
-                }
+        // What comes before the first wildcard and after the last is matched as it
+        // is (without escapes, whose text is not): a part without it is no match,
+        // and needs no glob.
+        if !word.contains('\\') {
+            let first = word.find(WILD).unwrap_or(word.len());
+            let last = word.rfind(WILD).map_or(word.len(), |at| at + 1);
+            let (prefix, suffix) = (&word[..first], &word[last.max(first)..]);
+            if part.len() < prefix.len() + suffix.len()
+                || !part.starts_with(prefix)
+                || !part.ends_with(suffix)
+            {
+                return false;
             }
-            words.len() == parts.len()
         }
+        self.globs[at]
+            .get_or_init(|| {
+                GlobBuilder::new(word)
+                    .literal_separator(true)
+                    .build()
+                    .ok()
+                    .map(|glob| glob.compile_matcher())
+            })
+            .as_ref()
+            .is_none_or(|glob| glob.is_match(part))
     }
 }
 
@@ -2590,11 +2630,9 @@ impl Judge<'_> {
                 }
                 // A word with wildcards, braces or classes names what it may expand
                 // to.
-                if word.glob
-                    && let Some(glob) = globs
-                        .texts()
-                        .iter()
-                        .find(|glob| glob_may_name(&candidate, glob))
+                let wild = word.glob.then(|| WildPath::new(&candidate));
+                if let Some(wild) = &wild
+                    && let Some(glob) = globs.texts().iter().find(|glob| wild.may_name(glob))
                 {
                     return Err(CommandVerdict::Protected(candidate, glob.clone()));
                 }
@@ -2603,9 +2641,9 @@ impl Judge<'_> {
                     continue;
                 }
                 let holding = self.rule.folders.get_or_init(|| Folders::new(globs));
-                if word.glob
-                    && let Some(at) = (holding.globs.texts().iter())
-                        .position(|folder| glob_may_name(&candidate, folder))
+                if let Some(wild) = &wild
+                    && let Some(at) =
+                        (holding.globs.texts().iter()).position(|folder| wild.may_name(folder))
                 {
                     return Err(CommandVerdict::Protected(candidate, holding.of[at].clone()));
                 }

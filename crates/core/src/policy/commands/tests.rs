@@ -1432,6 +1432,11 @@ fn words_with_wildcards_name_what_they_may_expand_to() {
             "cat ~/.cl*/x",
             CommandVerdict::Protected("~/.cl*/x".to_owned(), "~/.claude/**".to_owned()),
         ),
+        // What comes before and after the wildcards, escapes among them.
+        ("cat .claude/*.json", settings(".claude/*.json")),
+        ("cat .claude/s*n", settings(".claude/s*n")),
+        ("cat .claude/se[t]*", settings(".claude/se[t]*")),
+        ("cat .claude/se\\t*", settings(".claude/set*")),
     ] {
         assert_eq!(r.check(command, None, None), expected, "{command}");
     }
@@ -1444,6 +1449,11 @@ fn words_with_wildcards_name_what_they_may_expand_to() {
         "ls .claude/agents/*.md",
         "echo '.cl*/settings.json'",
         "cat /dev/tty*",
+        "cat .claude/*.txt",
+        "cat .claude/x*.json",
+        "cat .claude/s*x",
+        // Many words, each held against every glob.
+        &"ls a* s*n src/*/x* ".repeat(3_000),
     ] {
         assert_eq!(
             r.check(command, None, None),
