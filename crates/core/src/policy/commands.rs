@@ -57,7 +57,7 @@ use brush_parser::{Parser, ParserOptions};
 use globset::{GlobBuilder, GlobMatcher};
 
 use super::Checking;
-use super::paths::{Globs, Normalised, excepts, inside, normalise};
+use super::paths::{self, Globs, Normalised, excepts, inside, normalise};
 
 /// The longest command string parsed, in bytes.
 pub(crate) const MAX_COMMAND_BYTES: usize = 64 * 1024;
@@ -263,23 +263,18 @@ impl Folders {
                     continue;
                 }
                 let folder = parts[..end].join("/");
-                if !texts.contains(&folder) {
+                // A leading part that is not a glob of its own (`{a/b,c}/x` cut at
+                // its first `/`) is left out.
+                if !texts.contains(&folder) && paths::glob(&folder, false).is_ok() {
                     texts.push(folder);
                     of.push(text.clone());
                 }
             }
         }
-        // A leading part that is not a glob of its own (`{a/b,c}/x` cut at its
-        // first `/`) is left out.
-        let globs = loop {
-            match Globs::with_case(&texts, false, Checking::Now) {
-                Ok(globs) => break globs,
-                Err((at, _)) => {
-                    texts.remove(at);
-                    of.remove(at);
-                }
-            }
-        };
+        // Each compiles on its own; a list too large to build names every path
+        // (fail closed).
+        let globs = Globs::with_case(&texts, false, Checking::Now)
+            .unwrap_or_else(|(_, why)| Globs::unbuilt(&texts, why));
         Folders { globs, of }
     }
 

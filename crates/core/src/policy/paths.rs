@@ -175,6 +175,19 @@ impl Globs {
         })
     }
 
+    /// A list of `globs` that could not be built, for `why`: it matches every path
+    /// and allows none (fail closed).
+    pub(crate) fn unbuilt(globs: &[String], why: String) -> Globs {
+        let set = std::sync::OnceLock::new();
+        let _ = set.set(Err(why));
+        Globs {
+            globs: Vec::new(),
+            set,
+            texts: globs.to_vec(),
+            case_insensitive: false,
+        }
+    }
+
     /// The globs as written.
     pub(crate) fn texts(&self) -> &[String] {
         &self.texts
@@ -283,7 +296,7 @@ pub(crate) fn inside(path: &str, root: &str, fold: bool) -> Option<String> {
     })
 }
 
-fn glob(text: &str, case_insensitive: bool) -> Result<Glob, String> {
+pub(crate) fn glob(text: &str, case_insensitive: bool) -> Result<Glob, String> {
     GlobBuilder::new(text)
         .literal_separator(true)
         .backslash_escape(true)

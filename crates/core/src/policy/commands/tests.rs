@@ -1392,6 +1392,35 @@ fn folders_that_hold_protected_paths_are_protected() {
     }
 }
 
+/// A glob whose leading parts are no glob of their own (`{a/b,c}/x` cut at its first
+/// `/`) gives no folder there, and the others still do.
+#[test]
+fn folders_of_globs_cut_inside_braces_are_left_out() {
+    // `{k/a` (of `{k/a/b,k}/id_rsa` cut after `a`) is no glob.
+    let r = rule(
+        &[],
+        None,
+        Some(&["{k/a/b,k}/id_rsa", "**/.claude/settings.json"]),
+    );
+    for (command, glob) in [
+        ("rm -r .claude", "**/.claude/settings.json"),
+        ("cat k/id_rsa", "{k/a/b,k}/id_rsa"),
+        ("cat k/a/b/id_rsa", "{k/a/b,k}/id_rsa"),
+    ] {
+        assert!(
+            matches!(r.check(command, None, None), CommandVerdict::Protected(_, g) if g == glob),
+            "{command}"
+        );
+    }
+    for command in ["rm -r k/a", "ls k/b"] {
+        assert_eq!(
+            r.check(command, None, None),
+            CommandVerdict::Allowed,
+            "{command}"
+        );
+    }
+}
+
 /// A word with wildcards, braces or classes names what it may expand to: each part
 /// against the part of a protect glob it faces, a leading `.` only when written.
 #[test]
