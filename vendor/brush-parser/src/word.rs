@@ -944,10 +944,10 @@ peg::parser! {
         rule tilde_expression() -> TildeExpr =
             &tilde_terminator() { TildeExpr::Home } /
             "+" &tilde_terminator() { TildeExpr::WorkingDir } /
-            plus:("+"?) n:$(['0'..='9']*) &tilde_terminator() { TildeExpr::NthDirFromTopOfDirStack { n: n.parse().unwrap(), plus_used: plus.is_some() } } /
+            plus:("+"?) n:$((step() ['0'..='9'])*) &tilde_terminator() { TildeExpr::NthDirFromTopOfDirStack { n: n.parse().unwrap(), plus_used: plus.is_some() } } /
             "-" &tilde_terminator() { TildeExpr::OldWorkingDir } /
-            "-" n:$(['0'..='9']*) &tilde_terminator() { TildeExpr::NthDirFromBottomOfDirStack { n: n.parse().unwrap() } } /
-            user:$(portable_filename_char()*) &tilde_terminator() { TildeExpr::UserHome(user.to_owned()) }
+            "-" n:$((step() ['0'..='9'])*) &tilde_terminator() { TildeExpr::NthDirFromBottomOfDirStack { n: n.parse().unwrap() } } /
+            user:$((step() portable_filename_char())*) &tilde_terminator() { TildeExpr::UserHome(user.to_owned()) }
 
         rule tilde_terminator() = ['/' | ':' | ';' | '}'] / ![_]
 
@@ -1087,7 +1087,7 @@ peg::parser! {
             p:variable_name() { Parameter::Named(p.to_owned()) }
 
         rule positional_parameter() -> u32 =
-            n:$(['1'..='9'](['0'..='9']*)) {? n.parse().or(Err("u32")) }
+            n:$(['1'..='9']((step() ['0'..='9'])*)) {? n.parse().or(Err("u32")) }
         rule unbraced_positional_parameter() -> u32 =
             n:$(['1'..='9']) {? n.parse().or(Err("u32")) }
 
@@ -1102,7 +1102,7 @@ peg::parser! {
             "0" { SpecialParameter::ShellName }
 
         rule variable_name() -> &'input str =
-            $(!['0'..='9'] ['_' | '0'..='9' | 'a'..='z' | 'A'..='Z']+)
+            $(!['0'..='9'] (step() ['_' | '0'..='9' | 'a'..='z' | 'A'..='Z'])+)
 
         pub(crate) rule command_substitution() -> WordPiece =
             "$(" c:command() ")" { WordPiece::CommandSubstitution(c.to_owned()) } /
@@ -1116,7 +1116,7 @@ peg::parser! {
 
         rule command_piece_unbudgeted() -> () =
             word_piece(<[')']>, true /*in_command*/) {} /
-            ([' ' | '\t'])+ {} /
+            (step() [' ' | '\t'])+ {} /
             ['\'' | '`'] {}
 
         rule backquoted_command() -> String =
@@ -1174,10 +1174,10 @@ peg::parser! {
             }
 
         pub(crate) rule literal_array_element() -> (Option<String>, String) =
-            "[" inner:$((!"]" [_])*) "]=" value:$([_]*) {
+            "[" inner:$((step() !"]" [_])*) "]=" value:$((step() [_])*) {
                 (Some(inner.to_owned()), value.to_owned())
             } /
-            value:$([_]+) {
+            value:$((step() [_])+) {
                 (None, value.to_owned())
             }
 
@@ -1197,7 +1197,7 @@ peg::parser! {
             $(arithmetic_word(<"]">))
 
         rule assigned_scalar_name() -> &'input str =
-            $(alpha_or_underscore() non_first_variable_char()*)
+            $(alpha_or_underscore() (step() non_first_variable_char())*)
 
         rule non_first_variable_char() -> () =
             ['_' | '0'..='9' | 'a'..='z' | 'A'..='Z'] {}
@@ -1206,7 +1206,7 @@ peg::parser! {
             ['_' | 'a'..='z' | 'A'..='Z'] {}
 
         rule assigned_scalar_value() -> ast::AssignmentValue =
-            v:$([_]*) { ast::AssignmentValue::Scalar(ast::Word::from(v.to_owned())) }
+            v:$((step() [_])*) { ast::AssignmentValue::Scalar(ast::Word::from(v.to_owned())) }
     }
 }
 
