@@ -1217,9 +1217,10 @@ fn find_commands(args: &[Analysed]) -> Vec<(&[Analysed], bool)> {
     found
 }
 
-/// What `su` or `runuser` (without `-u`) runs: the string of its last `-c` or
-/// `--command`, as it keeps the last. Words after the user go to the user's shell
-/// as its arguments (`su root -- -c STRING`), which cannot be judged.
+/// What `su` or `runuser` (without `-u`) runs: the string of its last `-c`,
+/// `--command` or `--session-command`, as it keeps the last. Words after the user
+/// go to the user's shell as its arguments (`su root -- -c STRING`), which cannot be
+/// judged.
 fn su_runs(args: &[Analysed]) -> Option<Inner> {
     // Its options that take a value, `-c` among them, as getopt reads them
     // anywhere before `--`.
@@ -1257,7 +1258,7 @@ fn su_runs(args: &[Analysed]) -> Option<Inner> {
     if positional.len() > 1 + usize::from(login) {
         return Some(Inner::Unknown);
     }
-    option_commands(args, &["-c", "--command"], "gGswu").pop()
+    option_commands(args, &["-c", "--command", "--session-command"], "gGswu").pop()
 }
 
 /// The string `args[at]` parsed again as a program, if there is one: one that is

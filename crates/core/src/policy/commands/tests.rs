@@ -1279,6 +1279,10 @@ fn commands_in_options_are_judged() {
             "su -c ls -c \"rm -rf /\" root",
         ),
         (
+            "su --session-command 'rm -rf /' root",
+            "su --session-command \"rm -rf /\" root",
+        ),
+        (
             "script -c ls -qc 'rm -rf /' /dev/null",
             "script -c ls -qc \"rm -rf /\" /dev/null",
         ),
