@@ -1463,6 +1463,18 @@ fn unwrap(name: &str, args: &[Analysed]) -> Option<Inner> {
                 _ => script_at(args, at),
             }
         }
+        // They run later the commands they read from standard input or a file
+        // (`-f FILE`), which cannot be judged; but when they list, show or remove
+        // jobs.
+        "at" | "batch" => {
+            let at = after_options(args, "qfutM", &[]);
+            let listing = args[..at.min(args.len())].iter().any(|arg| {
+                !arg.text.starts_with("--")
+                    && arg.text.starts_with('-')
+                    && arg.text.contains(['l', 'r', 'd', 'c', 'V'])
+            });
+            (!listing).then_some(Inner::Unknown)
+        }
         "setsid" | "unbuffer" => words(after_options(args, "", &[])),
         "pkexec" => words(after_options(args, "", &["user"])),
         // The new root, then the command.

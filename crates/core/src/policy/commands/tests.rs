@@ -1298,6 +1298,10 @@ fn commands_in_options_are_judged() {
         "source /dev/stdin",
         ". /dev/fd/3",
         "source /proc/self/fd/0",
+        // Commands run later from standard input or a file.
+        "at now",
+        "at -f job.sh 10:00",
+        "batch",
         // Words after the user go to the user's shell as its arguments.
         "su root -- -c x",
         "su - root x.sh",
@@ -1336,6 +1340,10 @@ fn commands_in_options_are_judged() {
         // A letter that takes a value ends a group: `-s`'s strategy is `x`.
         "git rebase -sx 'rm -rf /' main",
         "rsync -Be 'rm -rf /' a b:c",
+        // Listing, showing or removing jobs runs nothing.
+        "at -l",
+        "at -c 3",
+        "at -r 3",
         // `flock`'s `-c` is the word after the lock file, or a word of the command.
         "flock /tmp/l ls -c 'rm -rf /'",
         "su - root -c ls",
