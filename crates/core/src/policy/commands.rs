@@ -57,7 +57,7 @@ use brush_parser::{Parser, ParserOptions};
 use globset::{GlobBuilder, GlobMatcher};
 
 use super::Checking;
-use super::paths::{self, Globs, Normalised, excepts, inside, normalise};
+use super::paths::{self, Globs, Normalised, WILD, excepts, inside, normalise};
 
 /// The longest command string parsed, in bytes.
 pub(crate) const MAX_COMMAND_BYTES: usize = 64 * 1024;
@@ -105,7 +105,7 @@ enum WordGlob {
 
 impl WordGlob {
     fn new(text: &str, checking: Checking) -> Result<WordGlob, String> {
-        if !text.contains(['*', '?', '[', ']', '{', '}', '\\']) {
+        if !text.contains(WILD) {
             return Ok(WordGlob::Literal(text.to_owned()));
         }
         let glob = match checking {
@@ -256,10 +256,7 @@ impl Folders {
             let parts: Vec<&str> = text.split('/').collect();
             for end in 1..parts.len() {
                 let last = parts[end - 1];
-                if last.is_empty()
-                    || last == "~"
-                    || last.contains(['*', '?', '[', ']', '{', '}', '\\'])
-                {
+                if last.is_empty() || last == "~" || last.contains(WILD) {
                     continue;
                 }
                 let folder = parts[..end].join("/");
@@ -818,9 +815,6 @@ struct WildPath<'a> {
     parts: Vec<&'a str>,
     globs: Vec<std::cell::OnceCell<Option<GlobMatcher>>>,
 }
-
-/// The characters that make a part of a word a pattern.
-const WILD: [char; 7] = ['*', '?', '[', ']', '{', '}', '\\'];
 
 impl<'a> WildPath<'a> {
     fn new(path: &'a str) -> WildPath<'a> {

@@ -251,12 +251,15 @@ pub(crate) const MAX_GLOBS: usize = 100_000;
 /// are matched together by one automaton whose cost grows with their number.
 pub(crate) const MAX_WILDCARD_GLOBS: usize = 1_000;
 
+/// The characters that make a glob's text (or a part of it) a pattern.
+pub(crate) const WILD: [char; 7] = ['*', '?', '[', ']', '{', '}', '\\'];
+
 /// Whether matching `glob` costs more than a hash lookup: it has a wildcard, a
 /// class, alternatives or an escape other than a leading `**/` or trailing `/**`.
 fn has_wildcards(glob: &str) -> bool {
     let glob = glob.strip_prefix("**/").unwrap_or(glob);
     let glob = glob.strip_suffix("/**").unwrap_or(glob);
-    glob.contains(['*', '?', '[', ']', '{', '}', '\\'])
+    glob.contains(WILD)
 }
 
 /// Refuses a glob list too large to match in bounded time per path.
