@@ -8,11 +8,12 @@
 #
 # Environment: CALLS (default 2000), BURST (default 10000), BENCH_DIR (default
 # /tmp/toolreplay-proxy-bench), BIN (default: build target/release/toolreplay),
-# SDK_CALLS (default 300: round trips per SDK row), RUNS (default 3: runs of the
-# goal's two rows, round-robin). With the MCP SDKs (see below), the last table puts
-# the goal beside its figure: the proxy adds under 0.1 ms to the median round trip
-# of the SDK's client to server-filesystem over stdio, without fsync, and under
-# 0.5 ms to the p99.
+# SDK_CALLS (default 300: round trips per SDK row, and rounds per goal run), RUNS
+# (default 3: runs of the goal's sessions). With the MCP SDKs (see below), the last
+# table puts the goal beside its figure: the proxy adds under 0.1 ms to the median
+# round trip of the SDK's client to server-filesystem over stdio, without fsync, and
+# under 0.5 ms to the p99; beside it, what a relay that only copies (bench/relay.rs,
+# built with rustc) adds.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -154,38 +155,62 @@ for row in sys.argv[1:]:
 PY
 
 # --- The goal: what the proxy adds (--no-fsync) to the SDK client's round trip to
-# server-filesystem over stdio. Straight and through the proxy in turn, RUNS times;
-# each run's added median and p99 are the differences of the two rows' figures, and
-# the table gives the median over the runs.
+# server-filesystem over stdio. RUNS runs of bench/proxy_paired.py: one client with
+# three sessions, taking turns call by call (so that what the machine does meanwhile
+# falls on all three alike): the server straight, behind bench/relay.rs (a relay that
+# only copies: the floor of any process in the path), and behind the proxy. Each
+# run's added median and p99 are the differences from the straight session's; the
+# table gives the median over the runs, and each process's CPU time per call.
+rustc -O --edition 2021 "$here/relay.rs" -o relay ||
+    { echo "bench: cannot build bench/relay.rs with rustc" >&2; exit 1; }
 goal_runs=()
 fs_args="{\"path\": \"$PWD/notes.txt\"}"
 for ((run = 1; run <= RUNS; run++)); do
-    straight=$(sdk read_text_file "$fs_args" stdio "$fs" "$PWD")
-    proxied=$(sdk read_text_file "$fs_args" stdio "$BIN" proxy --policy sdk-scope.json --seal s.jsonl --no-fsync -- "$fs" "$PWD")
+    fresh
+    goal_runs+=("$("$py" "$here/proxy_paired.py" "$SDK_CALLS" read_text_file "$fs_args" \
+        straight :: "$fs" "$PWD" :: relay :: "$PWD/relay" "$fs" "$PWD" \
+        :: proxy :: "$BIN" proxy --policy sdk-scope.json --seal s.jsonl --no-fsync -- "$fs" "$PWD" \
+        2>> sdk-stderr.txt)" ) || { tail -20 sdk-stderr.txt >&2; exit 1; }
     "$BIN" verify s.jsonl >/dev/null
-    goal_runs+=("$straight|$proxied")
 done
 "$py" - "$SDK_CALLS" "${goal_runs[@]}" <<'PY'
 import json, statistics, sys
-calls, runs = sys.argv[1], [r.split("|", 1) for r in sys.argv[2:]]
-added = {"median_us": [], "p99_us": []}
+calls, runs = sys.argv[1], [json.loads(r) for r in sys.argv[2:]]
+added = {(who, key): [] for who in ("relay", "proxy") for key in ("median_us", "p99_us")}
 print()
 print(f"goals: server-filesystem over stdio, the SDK's client, --no-fsync; {len(runs)} runs "
-      f"of {calls} round trips straight and through the proxy, in turn")
+      f"of {calls} rounds, each a call straight, one through bench/relay.rs and one "
+      f"through the proxy, in turn")
 print()
-print("| run | straight median | proxy median | straight p99 | proxy p99 |")
-print("| ---: | ---: | ---: | ---: | ---: |")
-for i, (straight, proxied) in enumerate(runs, 1):
-    s, p = json.loads(straight), json.loads(proxied)
-    for key in added:
-        added[key].append(p[key] - s[key])
-    print(f"| {i} | {s['median_us'] / 1000:.3f} ms | {p['median_us'] / 1000:.3f} ms "
-          f"| {s['p99_us'] / 1000:.3f} ms | {p['p99_us'] / 1000:.3f} ms |")
+print("| run | straight median | relay median | proxy median | straight p99 | relay p99 "
+      "| proxy p99 | CPU per call: server, relay, proxy |")
+print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+
+
+def cpu(figures, who):
+    """The CPU time per call of the session's first process, in µs."""
+    spent = figures[who]["cpu_us_per_call"]
+    return "?" if not spent else f"{next(iter(spent.values())):.0f} µs"
+
+
+for i, run in enumerate(runs, 1):
+    for who in ("relay", "proxy"):
+        for key in ("median_us", "p99_us"):
+            added[(who, key)].append(run[who][key] - run["straight"][key])
+    ms = lambda who, key: f"{run[who][key] / 1000:.3f} ms"
+    print(f"| {i} | {ms('straight', 'median_us')} | {ms('relay', 'median_us')} "
+          f"| {ms('proxy', 'median_us')} | {ms('straight', 'p99_us')} | {ms('relay', 'p99_us')} "
+          f"| {ms('proxy', 'p99_us')} | {cpu(run, 'straight')}, {cpu(run, 'relay')}, "
+          f"{cpu(run, 'proxy')} |")
 print()
 print("| what | median over the runs | goal | met |")
 print("| --- | ---: | --- | --- |")
-for key, name, goal in [("median_us", "added to the median round trip", 0.1),
-                        ("p99_us", "added to the p99 round trip", 0.5)]:
-    value = statistics.median(added[key]) / 1000
-    print(f"| {name} | {value:.3f} ms | < {goal} ms | {'yes' if value < goal else 'no'} |")
+for who, key, name, goal in [
+        ("relay", "median_us", "a relay that only copies adds to the median round trip", None),
+        ("proxy", "median_us", "the proxy adds to the median round trip", 0.1),
+        ("relay", "p99_us", "a relay that only copies adds to the p99 round trip", None),
+        ("proxy", "p99_us", "the proxy adds to the p99 round trip", 0.5)]:
+    value = statistics.median(added[(who, key)]) / 1000
+    met = "" if goal is None else ("yes" if value < goal else "no")
+    print(f"| {name} | {value:.3f} ms | {'' if goal is None else f'< {goal} ms'} | {met} |")
 PY
