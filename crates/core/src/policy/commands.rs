@@ -253,18 +253,31 @@ impl Folders {
     fn new(protect: &Globs) -> Folders {
         let (mut texts, mut of) = (Vec::new(), Vec::new());
         for text in protect.texts() {
-            let parts: Vec<&str> = text.split('/').collect();
-            for end in 1..parts.len() {
-                let last = parts[end - 1];
-                if last.is_empty() || last == "~" || last.contains(WILD) {
-                    continue;
+            // Each alternative on its own: `{k/a/b,k}/id_rsa` is held in `k/a/b`,
+            // `k/a` and `k`.
+            let alternatives = match paths::alternatives(text) {
+                Ok(alternatives) => alternatives,
+                Err(why) => {
+                    // Folders that cannot be told: every path is one (fail closed).
+                    let why = format!("protect glob '{text}': {why}");
+                    return Folders {
+                        globs: Globs::unbuilt(std::slice::from_ref(text), why),
+                        of: vec![text.clone()],
+                    };
                 }
-                let folder = parts[..end].join("/");
-                // A leading part that is not a glob of its own (`{a/b,c}/x` cut at
-                // its first `/`) is left out.
-                if !texts.contains(&folder) && paths::glob(&folder, false).is_ok() {
-                    texts.push(folder);
-                    of.push(text.clone());
+            };
+            for alternative in &alternatives {
+                let parts: Vec<&str> = alternative.split('/').collect();
+                for end in 1..parts.len() {
+                    let last = parts[end - 1];
+                    if last.is_empty() || last == "~" || last.contains(WILD) {
+                        continue;
+                    }
+                    let folder = parts[..end].join("/");
+                    if !texts.contains(&folder) && paths::glob(&folder, false).is_ok() {
+                        texts.push(folder);
+                        of.push(text.clone());
+                    }
                 }
             }
         }

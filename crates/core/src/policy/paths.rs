@@ -251,6 +251,84 @@ pub(crate) const MAX_GLOBS: usize = 100_000;
 /// are matched together by one automaton whose cost grows with their number.
 pub(crate) const MAX_WILDCARD_GLOBS: usize = 1_000;
 
+/// The most texts [`alternatives`] makes of one glob.
+pub(crate) const MAX_ALTERNATIVES: usize = 1_024;
+
+/// The texts a glob's alternatives (`{a,b}`, nested too) stand for, each without
+/// them: `{k/a/b,k}/id_rsa` is `k/a/b/id_rsa` and `k/id_rsa`. A `{`, `,` or `}`
+/// escaped by `\` or inside a class (`[{]`) is a character; a `{` never closed is
+/// one too. More than [`MAX_ALTERNATIVES`] texts, or alternatives nested more than
+/// 32 deep, is an error.
+pub(crate) fn alternatives(text: &str) -> Result<Vec<String>, String> {
+    let too_many =
+        || format!("its alternatives make more than {MAX_ALTERNATIVES} globs or 32 groups");
+    expand_alternatives(text, 0).ok_or_else(too_many)
+}
+
+fn expand_alternatives(text: &str, depth: usize) -> Option<Vec<String>> {
+    if depth > 32 {
+        return None;
+    }
+    let Some((open, close, commas)) = first_group(text) else {
+        return Some(vec![text.to_owned()]);
+    };
+    let (prefix, rest) = (&text[..open], &text[close + 1..]);
+    let rests = expand_alternatives(rest, depth + 1)?;
+    let mut found = Vec::new();
+    let mut from = open + 1;
+    for end in commas.into_iter().chain([close]) {
+        for option in expand_alternatives(&text[from..end], depth + 1)? {
+            for rest in &rests {
+                if found.len() == MAX_ALTERNATIVES {
+                    return None;
+                }
+                found.push(format!("{prefix}{option}{rest}"));
+            }
+        }
+        from = end + 1;
+    }
+    Some(found)
+}
+
+/// Where the first group of alternatives of `text` opens and closes, and the commas
+/// between its alternatives, skipping escapes and classes.
+fn first_group(text: &str) -> Option<(usize, usize, Vec<usize>)> {
+    let bytes = text.as_bytes();
+    let (mut at, mut open, mut depth, mut commas) = (0, None, 0usize, Vec::new());
+    while at < bytes.len() {
+        match bytes[at] {
+            b'\\' => at += 1,
+            b'[' => {
+                // A class ends at the first `]` after its first character.
+                let start = at + 1 + usize::from(matches!(bytes.get(at + 1), Some(b'!' | b'^')));
+                if let Some(end) = bytes
+                    .get(start + 1..)
+                    .and_then(|b| b.iter().position(|&c| c == b']'))
+                {
+                    at = start + 1 + end;
+                }
+            }
+            b'{' => {
+                if depth == 0 {
+                    open = Some(at);
+                }
+                depth += 1;
+            }
+            b',' if depth == 1 => commas.push(at),
+            b'}' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    return open.map(|open| (open, at, commas));
+                }
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    // Never closed: no group (the glob itself is refused as written).
+    None
+}
+
 /// The characters that make a glob's text (or a part of it) a pattern.
 pub(crate) const WILD: [char; 7] = ['*', '?', '[', ']', '{', '}', '\\'];
 
@@ -688,6 +766,38 @@ mod tests {
         ] {
             assert_eq!(rule.check(path, &none()), verdict, "{path}");
         }
+    }
+
+    #[test]
+    fn alternatives_are_each_text_a_glob_stands_for() {
+        let of = |text: &str| super::alternatives(text).unwrap();
+        assert_eq!(of("a/b"), ["a/b"]);
+        assert_eq!(of("{k/a/b,k}/id_rsa"), ["k/a/b/id_rsa", "k/id_rsa"]);
+        assert_eq!(of("{a,b}/{c,d}"), ["a/c", "a/d", "b/c", "b/d"]);
+        assert_eq!(of("x/{a,{b,c}/d}/e"), ["x/a/e", "x/b/d/e", "x/c/d/e"]);
+        assert_eq!(of("{,.}env"), ["env", ".env"]);
+        // Escaped, in a class or never closed: characters.
+        assert_eq!(of("a\\{b,c}"), ["a\\{b,c}"]);
+        assert_eq!(of("[{,]x{y,z}"), ["[{,]xy", "[{,]xz"]);
+        assert_eq!(of("[!}]{y,z}"), ["[!}]y", "[!}]z"]);
+        assert_eq!(of("[]{]{y,z}"), ["[]{]y", "[]{]z"]);
+        assert_eq!(of("{a,b"), ["{a,b"]);
+        // Bounded: 1024 texts, 32 groups.
+        assert_eq!(
+            super::alternatives(&"{a,b}".repeat(10)).unwrap().len(),
+            1024
+        );
+        for text in [
+            "{a,b}".repeat(11),
+            "{a}".repeat(33),
+            "{".repeat(40) + &"}".repeat(40),
+        ] {
+            assert_eq!(
+                super::alternatives(&text).unwrap_err(),
+                "its alternatives make more than 1024 globs or 32 groups"
+            );
+        }
+        assert_eq!(of(&"{a}".repeat(32)), ["a".repeat(32)]);
     }
 
     #[test]

@@ -1404,33 +1404,57 @@ fn folders_that_hold_protected_paths_are_protected() {
     }
 }
 
-/// A glob whose leading parts are no glob of their own (`{a/b,c}/x` cut at its first
-/// `/`) gives no folder there, and the others still do.
+/// Each alternative of a protect glob gives its folders: `{k/a/b,k}/id_rsa` is held in
+/// `k/a/b`, `k/a` and `k`, and `{a,b}/secret` in `a` and `b`.
 #[test]
-fn folders_of_globs_cut_inside_braces_are_left_out() {
-    // `{k/a` (of `{k/a/b,k}/id_rsa` cut after `a`) is no glob.
+fn folders_of_each_alternative_of_a_glob_are_protected() {
     let r = rule(
         &[],
         None,
-        Some(&["{k/a/b,k}/id_rsa", "**/.claude/settings.json"]),
+        Some(&[
+            "{k/a/b,k}/id_rsa",
+            "**/.claude/settings.json",
+            "{a,b}/secret",
+            "x/{y,[{]z}/key",
+        ]),
     );
-    for (command, glob) in [
-        ("rm -r .claude", "**/.claude/settings.json"),
-        ("cat k/id_rsa", "{k/a/b,k}/id_rsa"),
-        ("cat k/a/b/id_rsa", "{k/a/b,k}/id_rsa"),
+    for (command, path, glob) in [
+        ("rm -r .claude", ".claude", "**/.claude/settings.json"),
+        ("cat k/id_rsa", "k/id_rsa", "{k/a/b,k}/id_rsa"),
+        ("cat k/a/b/id_rsa", "k/a/b/id_rsa", "{k/a/b,k}/id_rsa"),
+        ("rm -r k/a", "k/a", "{k/a/b,k}/id_rsa"),
+        ("rm -r k/a/b", "k/a/b", "{k/a/b,k}/id_rsa"),
+        ("mv k /tmp/k", "k", "{k/a/b,k}/id_rsa"),
+        ("rm -r a", "a", "{a,b}/secret"),
+        ("rm -r b/", "b", "{a,b}/secret"),
+        ("rm -r x/y", "x/y", "x/{y,[{]z}/key"),
     ] {
-        assert!(
-            matches!(r.check(command, None, None), CommandVerdict::Protected(_, g) if g == glob),
+        assert_eq!(
+            r.check(command, None, None),
+            CommandVerdict::Protected(path.to_owned(), glob.to_owned()),
             "{command}"
         );
     }
-    for command in ["rm -r k/a", "ls k/b"] {
+    for command in ["ls k/b", "cat k/a/x", "rm -r c", "rm -r x/z"] {
         assert_eq!(
             r.check(command, None, None),
             CommandVerdict::Allowed,
             "{command}"
         );
     }
+}
+
+/// Folders that cannot be told, when a glob's alternatives are too many, are every
+/// path (fail closed).
+#[test]
+fn folders_of_too_many_alternatives_are_every_path() {
+    let many = "{a,b}".repeat(11) + "/key";
+    let r = rule(&[], None, Some(&[many.as_str()]));
+    let verdict = r.check("ls src", None, None);
+    assert!(
+        matches!(&verdict, CommandVerdict::Protected(path, glob) if path == "src" && *glob == many),
+        "{verdict:?}"
+    );
 }
 
 /// A word with wildcards, braces or classes names what it may expand to: each part
