@@ -241,32 +241,39 @@ pub(crate) struct CommandRule {
 /// The folders that hold a protected path: of each glob of a rule's `protect`, each
 /// leading part that ends in a plain name (`**/.claude` of `**/.claude/settings.json`,
 /// `/dev` of `/dev/sd*`), but `~` and `/`: removing or moving one removes or moves
-/// what it holds.
+/// what it holds. Each alternative of a glob gives its own (`{k/a/b,k}/id_rsa` is held
+/// in `k/a/b`, `k/a` and `k`).
 #[derive(Debug)]
 pub(crate) struct Folders {
     globs: Globs,
     /// The glob of `protect` each folder's glob comes from.
     of: Vec<String>,
+    /// The alternatives of each glob of `protect`, in its order ([`paths::alternatives`]);
+    /// `None` for one whose alternatives are too many.
+    alternatives: Vec<Option<Vec<String>>>,
 }
 
 impl Folders {
     fn new(protect: &Globs) -> Folders {
-        let (mut texts, mut of) = (Vec::new(), Vec::new());
-        for text in protect.texts() {
-            // Each alternative on its own: `{k/a/b,k}/id_rsa` is held in `k/a/b`,
-            // `k/a` and `k`.
-            let alternatives = match paths::alternatives(text) {
-                Ok(alternatives) => alternatives,
-                Err(why) => {
-                    // Folders that cannot be told: every path is one (fail closed).
-                    let why = format!("protect glob '{text}': {why}");
-                    return Folders {
-                        globs: Globs::unbuilt(std::slice::from_ref(text), why),
-                        of: vec![text.clone()],
-                    };
-                }
+        let alternatives: Vec<Option<Vec<String>>> = (protect.texts().iter())
+            .map(|text| paths::alternatives(text).ok())
+            .collect();
+        if let Some(at) = alternatives.iter().position(Option::is_none) {
+            // Folders that cannot be told: every path is one (fail closed).
+            let text = &protect.texts()[at];
+            let why = paths::alternatives(text).err().unwrap_or_default();
+            return Folders {
+                globs: Globs::unbuilt(
+                    std::slice::from_ref(text),
+                    format!("protect glob '{text}': {why}"),
+                ),
+                of: vec![text.clone()],
+                alternatives,
             };
-            for alternative in &alternatives {
+        }
+        let (mut texts, mut of) = (Vec::new(), Vec::new());
+        for (text, alternatives) in protect.texts().iter().zip(&alternatives) {
+            for alternative in alternatives.iter().flatten() {
                 let parts: Vec<&str> = alternative.split('/').collect();
                 for end in 1..parts.len() {
                     let last = parts[end - 1];
@@ -285,7 +292,11 @@ impl Folders {
         // (fail closed).
         let globs = Globs::with_case(&texts, false, Checking::Now)
             .unwrap_or_else(|(_, why)| Globs::unbuilt(&texts, why));
-        Folders { globs, of }
+        Folders {
+            globs,
+            of,
+            alternatives,
+        }
     }
 
     /// The glob of `protect` whose folder `path` is, if any; every path when the
@@ -295,6 +306,20 @@ impl Folders {
             Ok(at) => at.map(|at| self.of[at].as_str()),
             Err(()) => self.of.first().map(String::as_str),
         }
+    }
+
+    /// The first glob of `protect` (of `texts`) that one of `paths`, the paths a word
+    /// with wildcards or braces stands for, may name; a glob whose alternatives were
+    /// too many to tell is named by every word (fail closed).
+    fn may_be_named<'t>(&self, texts: &'t [String], paths: &[WildPath<'_>]) -> Option<&'t str> {
+        (texts.iter().zip(&self.alternatives))
+            .find(|(_, alternatives)| match alternatives {
+                Some(alternatives) => {
+                    (alternatives.iter()).any(|glob| paths.iter().any(|path| path.may_name(glob)))
+                }
+                None => true,
+            })
+            .map(|(text, _)| text.as_str())
     }
 }
 
@@ -819,6 +844,75 @@ fn standard_input(path: &str) -> bool {
     path == "/dev/stdin"
         || path.starts_with("/dev/fd/")
         || (path.starts_with("/proc/") && path.contains("/fd/"))
+}
+
+/// The paths a word with braces may stand for, as the shell expands it, each a glob:
+/// each alternative of `{a,b}` (nested too), and a sequence (`{1..9}`, `{a..f..2}`)
+/// as what it may give: `*` for numbers, each character between its two letters
+/// for letters. `None` when they are more than [`paths::MAX_ALTERNATIVES`].
+fn word_alternatives(word: &str) -> Option<Vec<String>> {
+    paths::alternatives(&sequences_as_globs(word)).ok()
+}
+
+/// `word` with each sequence expression of the shell's brace expansion (`{x..y}` or
+/// `{x..y..step}`, of two integers or two ASCII letters) written as alternatives
+/// or a wildcard that stand for at least what it gives.
+fn sequences_as_globs(word: &str) -> String {
+    let mut out = String::with_capacity(word.len());
+    let mut rest = word;
+    while let Some(open) = rest.find(['{', '\\']) {
+        let (before, from) = rest.split_at(open);
+        out.push_str(before);
+        if let Some(escaped) = from.strip_prefix('\\') {
+            // An escape and what it escapes, as they are.
+            let len = escaped.chars().next().map_or(1, |c| 1 + c.len_utf8());
+            out.push_str(&from[..len]);
+            rest = &from[len..];
+            continue;
+        }
+        let sequence = from[1..]
+            .find(['{', '}'])
+            .filter(|&end| from.as_bytes()[1 + end] == b'}' && !before.ends_with('$'))
+            .and_then(|end| Some((sequence_glob(&from[1..1 + end])?, end)));
+        match sequence {
+            Some((glob, end)) => {
+                out.push_str(&glob);
+                rest = &from[end + 2..];
+            }
+            None => {
+                out.push('{');
+                rest = &from[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The glob for the inside of a sequence expression, if `inside` is one.
+fn sequence_glob(inside: &str) -> Option<String> {
+    let mut ends = inside.split("..");
+    let (from, to, step) = (ends.next()?, ends.next()?, ends.next());
+    let integer = |text: &str| {
+        let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+        !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+    };
+    if ends.next().is_some() || step.is_some_and(|step| !integer(step)) {
+        return None;
+    }
+    if integer(from) && integer(to) {
+        return Some("*".to_owned());
+    }
+    let letter = |text: &str| match text.as_bytes() {
+        &[b] if b.is_ascii_alphabetic() => Some(b),
+        _ => None,
+    };
+    let (a, b) = (letter(from)?, letter(to)?);
+    let each = (a.min(b)..=a.max(b)).map(|c| match c {
+        b'[' | b']' | b'\\' | b'{' | b'}' | b',' | b'*' | b'?' => format!("\\{}", c as char),
+        _ => (c as char).to_string(),
+    });
+    Some(format!("{{{}}}", each.collect::<Vec<_>>().join(",")))
 }
 
 /// A path with wildcards, braces or classes, as the shell expands it, split into
@@ -1900,7 +1994,17 @@ struct Judge<'r> {
     options: ParserOptions,
     /// Whether this thread's stack holds any nesting (see [`CommandRule::check`]).
     deep: bool,
+    /// The paths the braces of the string's words made so far, at most
+    /// [`MAX_BRACE_PATHS`].
+    brace_paths: std::cell::Cell<usize>,
 }
+
+/// The most paths the braces of one command string's words are expanded to.
+const MAX_BRACE_PATHS: usize = 16_384;
+
+/// Why a string whose words' braces make too many paths is not judged (a violation).
+const BRACE_PATHS_SPENT: &str =
+    "the braces of its words make more than 16384 paths, or one word more than 1024";
 
 /// Where the shell is, as far as the command string says: its working directory
 /// (absolute; relative to the session's when that is not known; `None` when the
@@ -1981,6 +2085,7 @@ impl CommandRule {
             expanding: Vec::new(),
             options: options(),
             deep,
+            brace_paths: std::cell::Cell::new(0),
         };
         let top = At {
             depth: 0,
@@ -2576,6 +2681,18 @@ impl Judge<'_> {
         self.protect_path(word, true)
     }
 
+    /// The paths the braces of `word` make ([`word_alternatives`]), counted against
+    /// the string's [`MAX_BRACE_PATHS`]; `None` past them.
+    fn brace_paths(&self, word: &str) -> Option<Vec<String>> {
+        if !word.contains('{') {
+            return Some(vec![word.to_owned()]);
+        }
+        let paths = word_alternatives(word)?;
+        let made = self.brace_paths.get() + paths.len();
+        self.brace_paths.set(made.min(MAX_BRACE_PATHS + 1));
+        (made <= MAX_BRACE_PATHS).then_some(paths)
+    }
+
     /// [`Judge::protect`], the folders that hold a protected path too when `folders`.
     fn protect_path(&self, word: &Analysed, folders: bool) -> Step {
         let path = word.path.as_str();
@@ -2632,6 +2749,9 @@ impl Judge<'_> {
                 }
             }
             candidates.extend(more);
+            // Each once (the word read from an unknown working directory is itself).
+            let mut seen = std::collections::HashSet::new();
+            candidates.retain(|candidate| seen.insert(candidate.clone()));
             for candidate in candidates {
                 // A folder is protected when what it holds is: a name no glob
                 // spells stands for its files.
@@ -2643,22 +2763,29 @@ impl Judge<'_> {
                 {
                     return Err(CommandVerdict::Protected(candidate, glob.to_owned()));
                 }
+                let holding = self.rule.folders.get_or_init(|| Folders::new(globs));
                 // A word with wildcards, braces or classes names what it may expand
-                // to.
-                let wild = word.glob.then(|| WildPath::new(&candidate));
+                // to: each path its braces stand for.
+                let expanded = match word.glob {
+                    true => Some(self.brace_paths(&candidate).ok_or_else(|| {
+                        CommandVerdict::Unparseable(BRACE_PATHS_SPENT.to_owned())
+                    })?),
+                    false => None,
+                };
+                let wild: Option<Vec<WildPath<'_>>> = (expanded.as_ref())
+                    .map(|paths| paths.iter().map(|path| WildPath::new(path)).collect());
                 if let Some(wild) = &wild
-                    && let Some(glob) = globs.texts().iter().find(|glob| wild.may_name(glob))
+                    && let Some(glob) = holding.may_be_named(globs.texts(), wild)
                 {
-                    return Err(CommandVerdict::Protected(candidate, glob.clone()));
+                    return Err(CommandVerdict::Protected(candidate, glob.to_owned()));
                 }
                 // A folder that holds a protected path.
                 if !folders {
                     continue;
                 }
-                let holding = self.rule.folders.get_or_init(|| Folders::new(globs));
                 if let Some(wild) = &wild
-                    && let Some(at) =
-                        (holding.globs.texts().iter()).position(|folder| wild.may_name(folder))
+                    && let Some(at) = (holding.globs.texts().iter())
+                        .position(|folder| wild.iter().any(|path| path.may_name(folder)))
                 {
                     return Err(CommandVerdict::Protected(candidate, holding.of[at].clone()));
                 }

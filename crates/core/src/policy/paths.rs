@@ -254,14 +254,18 @@ pub(crate) const MAX_WILDCARD_GLOBS: usize = 1_000;
 /// The most texts [`alternatives`] makes of one glob.
 pub(crate) const MAX_ALTERNATIVES: usize = 1_024;
 
+/// The most bytes of texts [`alternatives`] makes of one glob, or of one group in it.
+const MAX_ALTERNATIVE_BYTES: usize = 256 * 1024;
+
 /// The texts a glob's alternatives (`{a,b}`, nested too) stand for, each without
 /// them: `{k/a/b,k}/id_rsa` is `k/a/b/id_rsa` and `k/id_rsa`. A `{`, `,` or `}`
 /// escaped by `\` or inside a class (`[{]`) is a character; a `{` never closed is
-/// one too. More than [`MAX_ALTERNATIVES`] texts, or alternatives nested more than
-/// 32 deep, is an error.
+/// one too. More than [`MAX_ALTERNATIVES`] texts (or 256 KiB of them), or more than
+/// 32 groups nested or in a row, is an error.
 pub(crate) fn alternatives(text: &str) -> Result<Vec<String>, String> {
-    let too_many =
-        || format!("its alternatives make more than {MAX_ALTERNATIVES} globs or 32 groups");
+    let too_many = || {
+        format!("its alternatives make more than {MAX_ALTERNATIVES} globs, 256 KiB or 32 groups")
+    };
     expand_alternatives(text, 0).ok_or_else(too_many)
 }
 
@@ -274,15 +278,17 @@ fn expand_alternatives(text: &str, depth: usize) -> Option<Vec<String>> {
     };
     let (prefix, rest) = (&text[..open], &text[close + 1..]);
     let rests = expand_alternatives(rest, depth + 1)?;
-    let mut found = Vec::new();
+    let (mut found, mut bytes) = (Vec::new(), 0);
     let mut from = open + 1;
     for end in commas.into_iter().chain([close]) {
         for option in expand_alternatives(&text[from..end], depth + 1)? {
             for rest in &rests {
-                if found.len() == MAX_ALTERNATIVES {
+                let one = format!("{prefix}{option}{rest}");
+                bytes += one.len();
+                if found.len() == MAX_ALTERNATIVES || bytes > MAX_ALTERNATIVE_BYTES {
                     return None;
                 }
-                found.push(format!("{prefix}{option}{rest}"));
+                found.push(one);
             }
         }
         from = end + 1;
@@ -794,10 +800,19 @@ mod tests {
         ] {
             assert_eq!(
                 super::alternatives(&text).unwrap_err(),
-                "its alternatives make more than 1024 globs or 32 groups"
+                "its alternatives make more than 1024 globs, 256 KiB or 32 groups"
             );
         }
         assert_eq!(of(&"{a}".repeat(32)), ["a".repeat(32)]);
+        // 512 texts of 600 bytes: more than 256 KiB.
+        let long = "{a,b}".repeat(9) + &"x".repeat(600);
+        assert!(super::alternatives(&long).is_err());
+        assert_eq!(
+            super::alternatives(&long[..long.len() - 200])
+                .unwrap()
+                .len(),
+            512
+        );
     }
 
     #[test]

@@ -1457,6 +1457,111 @@ fn folders_of_too_many_alternatives_are_every_path() {
     );
 }
 
+/// A word's braces name each path the shell makes of them: alternatives (with a `/`
+/// inside them too) and sequences of letters or numbers, against each alternative of
+/// a protect glob.
+#[test]
+fn words_with_braces_name_each_path_they_expand_to() {
+    let r = rule(
+        &[],
+        None,
+        Some(&["**/.env", "{k/a/b,k}/id_rsa", "logs/run[0-9].key"]),
+    );
+    let protected =
+        |path: &str, glob: &str| CommandVerdict::Protected(path.to_owned(), glob.to_owned());
+    for (command, expected) in [
+        ("cat .e{n..n}v", protected(".e{n..n}v", "**/.env")),
+        ("cat .{e..e}nv", protected(".{e..e}nv", "**/.env")),
+        ("cat .e{a..z..3}v", protected(".e{a..z..3}v", "**/.env")),
+        ("cat x/.e{N..p}v", protected("x/.e{N..p}v", "**/.env")),
+        ("cat {.,x}env", protected("{.,x}env", "**/.env")),
+        (
+            "cat {k,j}/id_rsa",
+            protected("{k,j}/id_rsa", "{k/a/b,k}/id_rsa"),
+        ),
+        (
+            "cat {x,k/id_rsa}",
+            protected("{x,k/id_rsa}", "{k/a/b,k}/id_rsa"),
+        ),
+        ("cat k/id_rs?", protected("k/id_rs?", "{k/a/b,k}/id_rsa")),
+        ("cat k/*", protected("k/*", "{k/a/b,k}/id_rsa")),
+        (
+            "cat logs/run{1..3}.key",
+            protected("logs/run{1..3}.key", "logs/run[0-9].key"),
+        ),
+        ("rm -r {j,k/a}", protected("{j,k/a}", "{k/a/b,k}/id_rsa")),
+    ] {
+        assert_eq!(r.check(command, None, None), expected, "{command}");
+    }
+    for command in [
+        "cat .e{a..c}v",
+        "ls file{1..3}.txt",
+        "echo {a..bc} {!..#}",
+        "ls src/{a,b}.rs",
+        "cat {j,x}/id_rsa",
+        "cat logs/x{1..3}.key",
+        "echo ${HOME}",
+    ] {
+        assert_eq!(
+            r.check(command, None, None),
+            CommandVerdict::Allowed,
+            "{command}"
+        );
+    }
+}
+
+#[test]
+fn sequences_are_written_as_what_they_may_give() {
+    for (word, glob) in [
+        ("x{1..3}", "x*"),
+        ("x{-5..+5..2}y", "x*y"),
+        ("{a..c}", "{a,b,c}"),
+        ("{c..a..2}", "{a,b,c}"),
+        ("{Z..a}", "{Z,\\[,\\\\,\\],^,_,`,a}"),
+        // Not sequences: as they are.
+        ("{a..bc}", "{a..bc}"),
+        ("{1..3..x}", "{1..3..x}"),
+        ("{!..#}", "{!..#}"),
+        ("${a..b}", "${a..b}"),
+        ("\\{1..3}", "\\{1..3}"),
+        ("{a,{1..2}}", "{a,*}"),
+        ("é{1..2}", "é*"),
+    ] {
+        assert_eq!(super::sequences_as_globs(word), glob, "{word}");
+    }
+}
+
+/// Braces that make more paths than can be judged, in one word or in all the words
+/// of a string, are a violation.
+#[test]
+fn words_whose_braces_make_too_many_paths_are_not_judged() {
+    let r = rule(&[], None, Some(&["**/.env"]));
+    let spent = CommandVerdict::Unparseable(super::BRACE_PATHS_SPENT.to_owned());
+    let word = "{a,b}".repeat(10);
+    assert_eq!(
+        r.check(&format!("ls {word}"), None, None),
+        CommandVerdict::Allowed
+    );
+    assert_eq!(r.check(&format!("ls {word}{{c,d}}"), None, None), spent);
+    // 16 words of 1024 paths each are judged, the 17th is not.
+    let words = |n: usize| {
+        (0..n)
+            .map(|i| format!("{word}{i}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert_eq!(
+        r.check(&format!("ls {}", words(16)), None, None),
+        CommandVerdict::Allowed
+    );
+    assert_eq!(r.check(&format!("ls {}", words(17)), None, None), spent);
+    // Words without braces, or quoted ones, make no paths to count.
+    assert_eq!(
+        r.check(&format!("ls {} '{word}' x* y?", words(16)), None, None),
+        CommandVerdict::Allowed
+    );
+}
+
 /// A word with wildcards, braces or classes names what it may expand to: each part
 /// against the part of a protect glob it faces, a leading `.` only when written.
 #[test]
