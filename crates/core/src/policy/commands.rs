@@ -846,73 +846,154 @@ fn standard_input(path: &str) -> bool {
         || (path.starts_with("/proc/") && path.contains("/fd/"))
 }
 
-/// The paths a word with braces may stand for, as the shell expands it, each a glob:
-/// each alternative of `{a,b}` (nested too), and a sequence (`{1..9}`, `{a..f..2}`)
-/// as what it may give: `*` for numbers, each character between its two letters
-/// for letters. `None` when they are more than [`paths::MAX_ALTERNATIVES`].
-fn word_alternatives(word: &str) -> Option<Vec<String>> {
-    paths::alternatives(&sequences_as_globs(word)).ok()
+/// The most words the braces of one word are expanded to.
+const MAX_WORD_BRACES: usize = 1_024;
+
+/// The words the shell's brace expansion makes of `word`, in its order: each
+/// alternative of `{a,b}` (nested too), each item of a sequence (`{1..10..3}`,
+/// `{01..3}`, `{a..e}`), none for a group that is neither (`{a}`, `{x..y..z}`), and
+/// no empty word. A `{` after `$` or `\` opens no group. `None` when they are more
+/// than [`MAX_WORD_BRACES`], or take more than 16,384 steps.
+fn shell_braces(word: &str) -> Option<Vec<String>> {
+    let (mut done, mut todo, mut steps) = (Vec::new(), vec![word.to_owned()], 0);
+    while let Some(text) = todo.pop() {
+        steps += 1;
+        if steps > MAX_BRACE_PATHS {
+            return None;
+        }
+        match brace_group(&text).ok()? {
+            None => {
+                if !text.is_empty() {
+                    done.push(text);
+                }
+            }
+            Some((open, close, items)) => {
+                if done.len() + todo.len() + items.len() > MAX_WORD_BRACES {
+                    return None;
+                }
+                let (before, after) = (&text[..open], &text[close + 1..]);
+                // Last first, so that the first is expanded next.
+                todo.extend(
+                    items
+                        .iter()
+                        .rev()
+                        .map(|item| format!("{before}{item}{after}")),
+                );
+            }
+        }
+    }
+    Some(done)
 }
 
-/// `word` with each sequence expression of the shell's brace expansion (`{x..y}` or
-/// `{x..y..step}`, of two integers or two ASCII letters) written as alternatives
-/// or a wildcard that stand for at least what it gives.
-fn sequences_as_globs(word: &str) -> String {
-    let mut out = String::with_capacity(word.len());
-    let mut rest = word;
-    while let Some(open) = rest.find(['{', '\\']) {
-        let (before, from) = rest.split_at(open);
-        out.push_str(before);
-        if let Some(escaped) = from.strip_prefix('\\') {
-            // An escape and what it escapes, as they are.
-            let len = escaped.chars().next().map_or(1, |c| 1 + c.len_utf8());
-            out.push_str(&from[..len]);
-            rest = &from[len..];
+/// A group of braces the shell expands: where it opens and closes, and its items.
+type Group = (usize, usize, Vec<String>);
+
+/// The first group of `text` the shell expands; `Err` for a sequence of more than
+/// [`MAX_WORD_BRACES`] items.
+fn brace_group(text: &str) -> Result<Option<Group>, ()> {
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(open) = (from..bytes.len()).find(|&at| bytes[at] == b'{' && !escaped(bytes, at))
+    {
+        from = open + 1;
+        if open > 0 && bytes[open - 1] == b'$' {
             continue;
         }
-        let sequence = from[1..]
-            .find(['{', '}'])
-            .filter(|&end| from.as_bytes()[1 + end] == b'}' && !before.ends_with('$'))
-            .and_then(|end| Some((sequence_glob(&from[1..1 + end])?, end)));
-        match sequence {
-            Some((glob, end)) => {
-                out.push_str(&glob);
-                rest = &from[end + 2..];
+        // Its `}`, and the commas between its items, groups inside it skipped.
+        let (mut depth, mut commas, mut close) = (0usize, Vec::new(), None);
+        let mut at = open + 1;
+        while at < bytes.len() {
+            match bytes[at] {
+                b'\\' => at += 1,
+                b'{' => depth += 1,
+                b'}' if depth == 0 => {
+                    close = Some(at);
+                    break;
+                }
+                b'}' => depth -= 1,
+                b',' if depth == 0 => commas.push(at),
+                _ => {}
             }
-            None => {
-                out.push('{');
-                rest = &from[1..];
+            at += 1;
+        }
+        let Some(close) = close else {
+            continue;
+        };
+        if !commas.is_empty() {
+            let mut items = Vec::with_capacity(commas.len() + 1);
+            let mut start = open + 1;
+            for end in commas.into_iter().chain([close]) {
+                items.push(text[start..end].to_owned());
+                start = end + 1;
             }
+            return Ok(Some((open, close, items)));
+        }
+        if let Some(items) = sequence(&text[open + 1..close]) {
+            return Ok(Some((open, close, items?)));
         }
     }
-    out.push_str(rest);
-    out
+    Ok(None)
 }
 
-/// The glob for the inside of a sequence expression, if `inside` is one.
-fn sequence_glob(inside: &str) -> Option<String> {
+/// Whether the byte at `at` follows an odd run of backslashes.
+fn escaped(bytes: &[u8], at: usize) -> bool {
+    bytes[..at]
+        .iter()
+        .rev()
+        .take_while(|&&b| b == b'\\')
+        .count()
+        % 2
+        == 1
+}
+
+/// The items of a sequence expression's inside (`1..10..3`, `01..3`, `a..e`), as
+/// the shell makes them, if it is one: `Err` when they are more than
+/// [`MAX_WORD_BRACES`].
+fn sequence(inside: &str) -> Option<Result<Vec<String>, ()>> {
     let mut ends = inside.split("..");
     let (from, to, step) = (ends.next()?, ends.next()?, ends.next());
-    let integer = |text: &str| {
-        let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
-        !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
-    };
-    if ends.next().is_some() || step.is_some_and(|step| !integer(step)) {
+    if ends.next().is_some() {
         return None;
     }
-    if integer(from) && integer(to) {
-        return Some("*".to_owned());
+    let integer = |text: &str| -> Option<i64> {
+        let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        text.strip_prefix('+').unwrap_or(text).parse().ok()
+    };
+    let step = match step {
+        Some(step) => integer(step)?.unsigned_abs().clamp(1, i64::MAX as u64),
+        None => 1,
+    };
+    let items = |a: i64, b: i64| {
+        let count = a.abs_diff(b) / step + 1;
+        let down = b < a;
+        let each = (0..count.min(MAX_WORD_BRACES as u64) as i64).map(move |i| {
+            let offset = i.saturating_mul(step as i64);
+            if down { a - offset } else { a + offset }
+        });
+        if count <= MAX_WORD_BRACES as u64 {
+            Ok(each)
+        } else {
+            Err(())
+        }
+    };
+    if let (Some(a), Some(b)) = (integer(from), integer(to)) {
+        // A leading zero pads every item to the wider of the two as written.
+        let padded = [from, to].iter().any(|end| {
+            let digits = end.trim_start_matches(['-', '+']);
+            digits.len() > 1 && digits.starts_with('0')
+        });
+        let width = if padded { from.len().max(to.len()) } else { 0 };
+        return Some(items(a, b).map(|items| items.map(|n| format!("{n:0width$}")).collect()));
     }
     let letter = |text: &str| match text.as_bytes() {
-        &[b] if b.is_ascii_alphabetic() => Some(b),
+        &[b] if b.is_ascii_alphabetic() => Some(i64::from(b)),
         _ => None,
     };
     let (a, b) = (letter(from)?, letter(to)?);
-    let each = (a.min(b)..=a.max(b)).map(|c| match c {
-        b'[' | b']' | b'\\' | b'{' | b'}' | b',' | b'*' | b'?' => format!("\\{}", c as char),
-        _ => (c as char).to_string(),
-    });
-    Some(format!("{{{}}}", each.collect::<Vec<_>>().join(",")))
+    Some(items(a, b).map(|items| items.map(|c| char::from(c as u8).to_string()).collect()))
 }
 
 /// A path with wildcards, braces or classes, as the shell expands it, split into
@@ -2427,6 +2508,9 @@ impl Judge<'_> {
                 }
             }
         }
+        // Braces make words before anything else reads them (`rm {-rf,x} /` runs
+        // `rm -rf x /`).
+        let words = self.braces_expanded(words)?;
         // A setting is shown with the command it is set for.
         for (runs, assignment) in assignments {
             let mut all = vec![assignment];
@@ -2681,16 +2765,60 @@ impl Judge<'_> {
         self.protect_path(word, true)
     }
 
-    /// The paths the braces of `word` make ([`word_alternatives`]), counted against
-    /// the string's [`MAX_BRACE_PATHS`]; `None` past them.
+    /// The paths the braces of `word` make ([`shell_braces`]), counted against the
+    /// string's [`MAX_BRACE_PATHS`]; `None` past them.
     fn brace_paths(&self, word: &str) -> Option<Vec<String>> {
         if !word.contains('{') {
             return Some(vec![word.to_owned()]);
         }
-        let paths = word_alternatives(word)?;
+        let paths = shell_braces(word)?;
         let made = self.brace_paths.get() + paths.len();
         self.brace_paths.set(made.min(MAX_BRACE_PATHS + 1));
         (made <= MAX_BRACE_PATHS).then_some(paths)
+    }
+
+    /// `words` with each word's unquoted braces expanded into the words the shell
+    /// makes of them ([`shell_braces`]), counted against [`MAX_BRACE_PATHS`].
+    fn braces_expanded(&self, words: Vec<Analysed>) -> Result<Vec<Analysed>, CommandVerdict> {
+        let braces = |word: &Analysed| word.glob && word.text.contains('{');
+        if !words.iter().any(braces) {
+            return Ok(words);
+        }
+        let mut out = Vec::with_capacity(words.len());
+        for word in words {
+            if !braces(&word) {
+                out.push(word);
+                continue;
+            }
+            let texts = self
+                .brace_paths(&word.text)
+                .ok_or_else(|| CommandVerdict::Unparseable(BRACE_PATHS_SPENT.to_owned()))?;
+            // The path differs from the text only by a leading `~` for `$HOME`.
+            let paths = (word.path != word.text)
+                .then(|| shell_braces(&word.path))
+                .flatten()
+                .filter(|paths| paths.len() == texts.len());
+            for (at, text) in texts.into_iter().enumerate() {
+                let path = paths
+                    .as_ref()
+                    .map_or_else(|| text.clone(), |paths| paths[at].clone());
+                // What the word runs is judged once, with its first word.
+                let (scripts, words) = match at {
+                    0 => (word.scripts.clone(), word.words.clone()),
+                    _ => Default::default(),
+                };
+                out.push(Analysed {
+                    glob: has_glob(&text),
+                    text,
+                    path,
+                    written: word.written.clone(),
+                    literal: word.literal,
+                    scripts,
+                    words,
+                });
+            }
+        }
+        Ok(out)
     }
 
     /// [`Judge::protect`], the folders that hold a protected path too when `folders`.

@@ -721,7 +721,13 @@ fn programs_not_known_before_they_run() {
         r.check("/bin/[r]m a", None, None),
         unknown("\"/bin/[r]m\" a")
     );
-    assert_eq!(r.check("{rm,-rf,/}", None, None), unknown("{rm,-rf,/}"));
+    // Braces make known words: `rm -rf /` runs, which this rule allows.
+    assert_eq!(r.check("{rm,-rf,/}", None, None), CommandVerdict::Allowed);
+    assert_eq!(
+        r.check("{sudo,ls}", None, None),
+        CommandVerdict::Denied("sudo ls".to_owned(), None, "sudo **".to_owned())
+    );
+    assert_eq!(r.check("{/bin/r?,x}", None, None), unknown("\"/bin/r?\" x"));
     assert_eq!(
         r.check("$'\\x72m' -rf /", None, None),
         unknown("$'\\x72m' -rf /")
@@ -1469,27 +1475,33 @@ fn words_with_braces_name_each_path_they_expand_to() {
     );
     let protected =
         |path: &str, glob: &str| CommandVerdict::Protected(path.to_owned(), glob.to_owned());
+    // Each word the braces make is named, as the shell passes it.
     for (command, expected) in [
-        ("cat .e{n..n}v", protected(".e{n..n}v", "**/.env")),
-        ("cat .{e..e}nv", protected(".{e..e}nv", "**/.env")),
-        ("cat .e{a..z..3}v", protected(".e{a..z..3}v", "**/.env")),
-        ("cat x/.e{N..p}v", protected("x/.e{N..p}v", "**/.env")),
-        ("cat {.,x}env", protected("{.,x}env", "**/.env")),
+        ("cat .e{n..n}v", protected(".env", "**/.env")),
+        ("cat .{e..e}nv", protected(".env", "**/.env")),
+        ("cat .e{b..z..3}v", protected(".env", "**/.env")),
+        ("cat x/.e{N..p}v", protected("x/.env", "**/.env")),
+        ("cat {.,x}env", protected(".env", "**/.env")),
+        ("echo x > .e{n..n}v", protected(".e{n..n}v", "**/.env")),
         (
             "cat {k,j}/id_rsa",
-            protected("{k,j}/id_rsa", "{k/a/b,k}/id_rsa"),
+            protected("k/id_rsa", "{k/a/b,k}/id_rsa"),
         ),
         (
             "cat {x,k/id_rsa}",
-            protected("{x,k/id_rsa}", "{k/a/b,k}/id_rsa"),
+            protected("k/id_rsa", "{k/a/b,k}/id_rsa"),
         ),
         ("cat k/id_rs?", protected("k/id_rs?", "{k/a/b,k}/id_rsa")),
         ("cat k/*", protected("k/*", "{k/a/b,k}/id_rsa")),
         (
             "cat logs/run{1..3}.key",
-            protected("logs/run{1..3}.key", "logs/run[0-9].key"),
+            protected("logs/run1.key", "logs/run[0-9].key"),
         ),
-        ("rm -r {j,k/a}", protected("{j,k/a}", "{k/a/b,k}/id_rsa")),
+        ("rm -r {j,k/a}", protected("k/a", "{k/a/b,k}/id_rsa")),
+        (
+            "cat {j,k}/id_rs?",
+            protected("k/id_rs?", "{k/a/b,k}/id_rsa"),
+        ),
     ] {
         assert_eq!(r.check(command, None, None), expected, "{command}");
     }
@@ -1510,24 +1522,113 @@ fn words_with_braces_name_each_path_they_expand_to() {
     }
 }
 
+/// Brace expansion as bash 5 makes it (each case checked against bash).
 #[test]
-fn sequences_are_written_as_what_they_may_give() {
-    for (word, glob) in [
-        ("x{1..3}", "x*"),
-        ("x{-5..+5..2}y", "x*y"),
-        ("{a..c}", "{a,b,c}"),
-        ("{c..a..2}", "{a,b,c}"),
-        ("{Z..a}", "{Z,\\[,\\\\,\\],^,_,`,a}"),
-        // Not sequences: as they are.
-        ("{a..bc}", "{a..bc}"),
-        ("{1..3..x}", "{1..3..x}"),
-        ("{!..#}", "{!..#}"),
-        ("${a..b}", "${a..b}"),
-        ("\\{1..3}", "\\{1..3}"),
-        ("{a,{1..2}}", "{a,*}"),
-        ("é{1..2}", "é*"),
+fn braces_make_the_words_the_shell_makes() {
+    for (word, words) in [
+        ("{-rf,x}", &["-rf", "x"][..]),
+        ("a{b,c}d", &["abd", "acd"]),
+        ("{a{b,c}}", &["{ab}", "{ac}"]),
+        ("{a}", &["{a}"]),
+        ("{a,}", &["a"]),
+        ("{,a}b", &["b", "ab"]),
+        ("x{1..3}", &["x1", "x2", "x3"]),
+        ("{01..3}", &["01", "02", "03"]),
+        ("{1..03}", &["01", "02", "03"]),
+        ("{-1..2}", &["-1", "0", "1", "2"]),
+        ("{3..1}", &["3", "2", "1"]),
+        ("{1..10..3}", &["1", "4", "7", "10"]),
+        ("{a..e..2}", &["a", "c", "e"]),
+        ("{e..a}", &["e", "d", "c", "b", "a"]),
+        ("{1..3..0}", &["1", "2", "3"]),
+        ("{1..2..-1}", &["1", "2"]),
+        ("--{f..f}orce", &["--force"]),
+        ("{a,b}{1..2}", &["a1", "a2", "b1", "b2"]),
+        ("\\{a,b}", &["\\{a,b}"]),
+        ("{a,{b,c}}", &["a", "b", "c"]),
+        ("{a..b}{,x}", &["a", "ax", "b", "bx"]),
+        ("${a,b}", &["${a,b}"]),
+        ("{-01..1}", &["-01", "000", "001"]),
+        ("{+1..2}", &["1", "2"]),
+        ("a{b}c{d,e}", &["a{b}cd", "a{b}ce"]),
+        ("{x..y..z}", &["{x..y..z}"]),
+        ("{ab..cd}", &["{ab..cd}"]),
+        ("{9..11}", &["9", "10", "11"]),
+        (
+            "{Y..b}",
+            &["Y", "Z", "[", "\\", "]", "^", "_", "`", "a", "b"],
+        ),
+        ("{a,b", &["{a,b"]),
     ] {
-        assert_eq!(super::sequences_as_globs(word), glob, "{word}");
+        assert_eq!(super::shell_braces(word).unwrap(), words, "{word}");
+    }
+    // Bounded: 1024 words, and as many steps as MAX_BRACE_PATHS.
+    assert_eq!(
+        super::shell_braces(&"{a,b}".repeat(10)).unwrap().len(),
+        1024
+    );
+    assert_eq!(super::shell_braces(&"{a,b}".repeat(11)), None);
+    assert_eq!(super::shell_braces("{1..1025}"), None);
+    assert_eq!(super::shell_braces("{1..9223372036854775807}"), None);
+    assert_eq!(super::shell_braces(&"{1..1}".repeat(20_000)), None);
+    assert_eq!(
+        super::shell_braces(&"{1..1}".repeat(100)).unwrap(),
+        ["1".repeat(100)]
+    );
+}
+
+/// Deny patterns are held against the words braces make, as the shell runs them.
+#[test]
+fn deny_patterns_see_the_words_braces_make() {
+    let r = rule(
+        &[
+            "rm ** -rf **",
+            "git ** push ** --force **",
+            "find ** -delete **",
+            "sudo **",
+        ],
+        None,
+        None,
+    );
+    for (command, runs, pattern) in [
+        ("rm {-rf,x} /tmp/x", "rm -rf x /tmp/x", "rm ** -rf **"),
+        ("rm -{r..r}f /tmp/x", "rm -rf /tmp/x", "rm ** -rf **"),
+        ("{rm,-rf} /", "rm -rf /", "rm ** -rf **"),
+        (
+            "git push --{f..f}orce",
+            "git push --force",
+            "git ** push ** --force **",
+        ),
+        (
+            "git {push,--force}",
+            "git push --force",
+            "git ** push ** --force **",
+        ),
+        (
+            "find . -{d..d}elete",
+            "find . -delete",
+            "find ** -delete **",
+        ),
+        ("sudo{,} ls", "sudo sudo ls", "sudo **"),
+    ] {
+        assert_eq!(
+            r.check(command, None, None),
+            CommandVerdict::Denied(runs.to_owned(), None, pattern.to_owned()),
+            "{command}"
+        );
+    }
+    for command in [
+        "rm {-r,x} y",
+        "ls {a,b}",
+        "mkdir -p src/{a,b}/{c,d}",
+        "echo '{-rf,x}'",
+        "rm \\{-rf,x}",
+    ] {
+        assert_eq!(
+            r.check(command, None, None),
+            CommandVerdict::Allowed,
+            "{command}"
+        );
     }
 }
 
