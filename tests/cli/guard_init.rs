@@ -479,8 +479,9 @@ fn the_policy_as_written_lets_ordinary_work_through() {
 }
 
 /// The dangerous command classes of the policy `init` writes, each one command.
-const DANGEROUS: [(&str, &str); 17] = [
+const DANGEROUS: [(&str, &str); 19] = [
     ("recursive force delete", "rm -rf build"),
+    ("recursive force delete, in braces", "rm {-rf,-v} build"),
     ("privilege", "sudo apt-get install jq"),
     (
         "download into a shell",
@@ -496,6 +497,10 @@ const DANGEROUS: [(&str, &str); 17] = [
     ),
     ("find and delete", "find . -name '*.tmp' -delete"),
     ("force push", "git push --force origin main"),
+    (
+        "force push, in a sequence",
+        "git push --{f..f}orce origin main",
+    ),
     ("hard reset", "git reset --hard HEAD~3"),
     ("clean", "git clean -fdx"),
     ("discarded changes", "git checkout -- ."),
