@@ -853,12 +853,15 @@ const MAX_WORD_BRACES: usize = 1_024;
 /// alternative of `{a,b}` (nested too), each item of a sequence (`{1..10..3}`,
 /// `{01..3}`, `{a..e}`), none for a group that is neither (`{a}`, `{x..y..z}`), and
 /// no empty word. A `{` after `$` or `\` opens no group. `None` when they are more
-/// than [`MAX_WORD_BRACES`], or take more than 16,384 steps.
+/// than [`MAX_WORD_BRACES`], or take more than [`MAX_BRACE_PATHS`] steps or 4 MiB of
+/// text read.
 fn shell_braces(word: &str) -> Option<Vec<String>> {
-    let (mut done, mut todo, mut steps) = (Vec::new(), vec![word.to_owned()], 0);
+    let (mut done, mut todo) = (Vec::new(), vec![word.to_owned()]);
+    let (mut steps, mut read) = (0, 0);
     while let Some(text) = todo.pop() {
         steps += 1;
-        if steps > MAX_BRACE_PATHS {
+        read += text.len();
+        if steps > MAX_BRACE_PATHS || read > 4 << 20 {
             return None;
         }
         match brace_group(&text).ok()? {
@@ -889,61 +892,52 @@ fn shell_braces(word: &str) -> Option<Vec<String>> {
 type Group = (usize, usize, Vec<String>);
 
 /// The first group of `text` the shell expands; `Err` for a sequence of more than
-/// [`MAX_WORD_BRACES`] items.
+/// [`MAX_WORD_BRACES`] items. One pass pairs the braces and finds the commas of each
+/// pair; a `{` never closed is a character.
 fn brace_group(text: &str) -> Result<Option<Group>, ()> {
     let bytes = text.as_bytes();
-    let mut from = 0;
-    while let Some(open) = (from..bytes.len()).find(|&at| bytes[at] == b'{' && !escaped(bytes, at))
-    {
-        from = open + 1;
-        if open > 0 && bytes[open - 1] == b'$' {
-            continue;
-        }
-        // Its `}`, and the commas between its items, groups inside it skipped.
-        let (mut depth, mut commas, mut close) = (0usize, Vec::new(), None);
-        let mut at = open + 1;
-        while at < bytes.len() {
-            match bytes[at] {
-                b'\\' => at += 1,
-                b'{' => depth += 1,
-                b'}' if depth == 0 => {
-                    close = Some(at);
-                    break;
+    // The open braces, each with its commas; the pairs closed, by their `{`.
+    let mut open: Vec<(usize, Vec<usize>)> = Vec::new();
+    let mut pairs: Vec<(usize, usize, Vec<usize>)> = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'\\' => at += 1,
+            b'{' => open.push((at, Vec::new())),
+            b'}' => {
+                if let Some((start, commas)) = open.pop() {
+                    pairs.push((start, at, commas));
                 }
-                b'}' => depth -= 1,
-                b',' if depth == 0 => commas.push(at),
-                _ => {}
             }
-            at += 1;
+            b',' => {
+                if let Some((_, commas)) = open.last_mut() {
+                    commas.push(at);
+                }
+            }
+            _ => {}
         }
-        let Some(close) = close else {
+        at += 1;
+    }
+    pairs.sort_unstable_by_key(|&(start, ..)| start);
+    for (start, close, commas) in pairs {
+        // `${...}` is a parameter's expansion.
+        if start > 0 && bytes[start - 1] == b'$' {
             continue;
-        };
+        }
         if !commas.is_empty() {
             let mut items = Vec::with_capacity(commas.len() + 1);
-            let mut start = open + 1;
+            let mut from = start + 1;
             for end in commas.into_iter().chain([close]) {
-                items.push(text[start..end].to_owned());
-                start = end + 1;
+                items.push(text[from..end].to_owned());
+                from = end + 1;
             }
-            return Ok(Some((open, close, items)));
+            return Ok(Some((start, close, items)));
         }
-        if let Some(items) = sequence(&text[open + 1..close]) {
-            return Ok(Some((open, close, items?)));
+        if let Some(items) = sequence(&text[start + 1..close]) {
+            return Ok(Some((start, close, items?)));
         }
     }
     Ok(None)
-}
-
-/// Whether the byte at `at` follows an odd run of backslashes.
-fn escaped(bytes: &[u8], at: usize) -> bool {
-    bytes[..at]
-        .iter()
-        .rev()
-        .take_while(|&&b| b == b'\\')
-        .count()
-        % 2
-        == 1
 }
 
 /// The items of a sequence expression's inside (`1..10..3`, `01..3`, `a..e`), as
