@@ -36,7 +36,7 @@ const POLICY_JSON: &str = r#"{
       "args_schema": {"type": "object", "properties": {"path": {"type": "string"}}},
       "paths": [{"args": ["/path"], "root": "/work", "allow": ["src/**"], "deny": ["**/.env"]}],
       "urls": [{"args": ["/url"], "allow_hosts": ["*.example.org"], "deny_hosts": ["evil.example.org"]}],
-      "commands": [{"args": ["/command"], "deny": ["rm ** -*[rR]* **", "sudo **"], "allow": ["ls **", "git **", "echo **"], "protect": [".claude/**", "~/.claude/**"]}],
+      "commands": [{"args": ["/command"], "deny": ["rm ** -*[rR]* **", "sudo **"], "allow": ["ls **", "git **", "echo **"], "protect": [".claude/**", "~/.claude/**", "{k/a/b,k}/id_{rsa,ed25519}"]}],
       "response_detectors": ["secrets", "personal-data", "ticket", "host", "digits"]
     },
     "decoding": {
