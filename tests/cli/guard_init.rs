@@ -479,7 +479,7 @@ fn the_policy_as_written_lets_ordinary_work_through() {
 }
 
 /// The dangerous command classes of the policy `init` writes, each one command.
-const DANGEROUS: [(&str, &str); 19] = [
+const DANGEROUS: [(&str, &str); 21] = [
     ("recursive force delete", "rm -rf build"),
     ("recursive force delete, in braces", "rm {-rf,-v} build"),
     ("privilege", "sudo apt-get install jq"),
@@ -504,6 +504,8 @@ const DANGEROUS: [(&str, &str); 19] = [
     ("hard reset", "git reset --hard HEAD~3"),
     ("clean", "git clean -fdx"),
     ("discarded changes", "git checkout -- ."),
+    ("dropped stash", "git stash drop stash@{0}"),
+    ("the user's crontab", "crontab -r"),
     ("world-writable", "chmod -R 777 ."),
     ("file system", "mkfs.ext4 /dev/sdb1"),
     ("raw disk", "dd if=/dev/zero of=/dev/sda bs=1M"),
