@@ -308,15 +308,13 @@ impl Folders {
         }
     }
 
-    /// The first glob of `protect` (of `texts`) that one of `paths`, the paths a word
-    /// with wildcards or braces stands for, may name; a glob whose alternatives were
-    /// too many to tell is named by every word (fail closed).
-    fn may_be_named<'t>(&self, texts: &'t [String], paths: &[WildPath<'_>]) -> Option<&'t str> {
+    /// The first glob of `protect` (of `texts`) that `path`, a path with wildcards
+    /// or classes, may name; a glob whose alternatives were too many to tell is named
+    /// by every such path (fail closed).
+    fn may_be_named<'t>(&self, texts: &'t [String], path: &WildPath<'_>) -> Option<&'t str> {
         (texts.iter().zip(&self.alternatives))
             .find(|(_, alternatives)| match alternatives {
-                Some(alternatives) => {
-                    (alternatives.iter()).any(|glob| paths.iter().any(|path| path.may_name(glob)))
-                }
+                Some(alternatives) => alternatives.iter().any(|glob| path.may_name(glob)),
                 None => true,
             })
             .map(|(text, _)| text.as_str())
@@ -393,6 +391,21 @@ struct Analysed {
     scripts: Vec<String>,
     /// Words to analyse again (parameter defaults, arithmetic), in order.
     words: Vec<String>,
+    /// The word as brace expansion reads it ([`shell_braces`]): unquoted text as
+    /// it is, every other piece with its special characters escaped by `\`, and
+    /// `\"` for an empty quoted piece (which keeps an empty word the braces make).
+    braces: String,
+    /// Whether braces made this word of the one written, and the first of them.
+    made: Made,
+}
+
+/// Whether a word is as written or one of those its braces made.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum Made {
+    #[default]
+    Written,
+    First,
+    Later,
 }
 
 impl Analysed {
@@ -401,11 +414,15 @@ impl Analysed {
     }
 
     /// The word as a message shows it: as is when plain, in double quotes when it
-    /// holds spaces or quotes, as written when not literal.
+    /// holds spaces or quotes, as written when not literal (its expansions as
+    /// written when braces made it).
     fn shown(&self, out: &mut String) {
         let plain = |c: char| c.is_alphanumeric() || "_./:=@%+,-~^#{}".contains(c);
         if !self.literal {
-            out.push_str(&self.written);
+            out.push_str(match self.made {
+                Made::Written => &self.written,
+                Made::First | Made::Later => &self.text,
+            });
         } else if !self.text.is_empty() && self.text.chars().all(plain) {
             out.push_str(&self.text);
         } else {
@@ -849,12 +866,14 @@ fn standard_input(path: &str) -> bool {
 /// The most words the braces of one word are expanded to.
 const MAX_WORD_BRACES: usize = 1_024;
 
-/// The words the shell's brace expansion makes of `word`, in its order: each
-/// alternative of `{a,b}` (nested too), each item of a sequence (`{1..10..3}`,
-/// `{01..3}`, `{a..e}`), none for a group that is neither (`{a}`, `{x..y..z}`), and
-/// no empty word. A `{` after `$` or `\` opens no group. `None` when they are more
-/// than [`MAX_WORD_BRACES`], or take more than [`MAX_BRACE_PATHS`] steps or 4 MiB of
-/// text read.
+/// The words the shell's brace expansion makes of `word` (as [`Analysed::braces`]
+/// writes it: a character after `\` is quoted), in its order and with their
+/// escapes kept ([`unescaped`] removes them): each alternative of `{a,b}` (nested
+/// too), each item of a sequence (`{1..10..3}`, `{01..3}`, `{a..e}`), none for a
+/// group that is neither (`{a}`, `{x..y..z}`). A quoted brace, comma or `..` is a
+/// character, and so is a `{` after an unquoted `$`. `None` when they are more than
+/// [`MAX_WORD_BRACES`], or take more than [`MAX_BRACE_PATHS`] steps or 4 MiB of text
+/// read.
 fn shell_braces(word: &str) -> Option<Vec<String>> {
     let (mut done, mut todo) = (Vec::new(), vec![word.to_owned()]);
     let (mut steps, mut read) = (0, 0);
@@ -865,11 +884,7 @@ fn shell_braces(word: &str) -> Option<Vec<String>> {
             return None;
         }
         match brace_group(&text).ok()? {
-            None => {
-                if !text.is_empty() {
-                    done.push(text);
-                }
-            }
+            None => done.push(text),
             Some((open, close, items)) => {
                 if done.len() + todo.len() + items.len() > MAX_WORD_BRACES {
                     return None;
@@ -888,6 +903,45 @@ fn shell_braces(word: &str) -> Option<Vec<String>> {
     Some(done)
 }
 
+/// The text of a word [`shell_braces`] made, its escapes removed; `None` for an
+/// empty one no quotes keep (the shell drops it: `{a,}` makes `a`, `""{a,}` makes
+/// `a` and an empty word).
+fn unescaped(word: &str) -> Option<String> {
+    let mut out = String::with_capacity(word.len());
+    let mut quoted = false;
+    let mut chars = word.chars();
+    while let Some(c) = chars.next() {
+        match (c, c == '\\' && chars.as_str().starts_with('"')) {
+            ('\\', true) => {
+                chars.next();
+                quoted = true;
+            }
+            ('\\', false) => out.extend(chars.next()),
+            (c, _) => out.push(c),
+        }
+    }
+    (!out.is_empty() || quoted).then_some(out)
+}
+
+/// Whether a word [`shell_braces`] made expands as a pattern ([`has_glob`]) by its
+/// unquoted characters.
+fn has_unquoted_glob(word: &str) -> bool {
+    if !word.contains('\\') {
+        return has_glob(word);
+    }
+    let mut plain = String::with_capacity(word.len());
+    let mut chars = word.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            chars.next();
+            plain.push('_');
+        } else {
+            plain.push(c);
+        }
+    }
+    has_glob(&plain)
+}
+
 /// A group of braces the shell expands: where it opens and closes, and its items.
 type Group = (usize, usize, Vec<String>);
 
@@ -896,21 +950,26 @@ type Group = (usize, usize, Vec<String>);
 /// pair; a `{` never closed is a character.
 fn brace_group(text: &str) -> Result<Option<Group>, ()> {
     let bytes = text.as_bytes();
-    // The open braces, each with its commas; the pairs closed, by their `{`.
-    let mut open: Vec<(usize, Vec<usize>)> = Vec::new();
+    // The open braces, each with its commas and whether an unquoted `$` is before
+    // it (`${...}` is a parameter's expansion); the pairs closed, by their `{`.
+    let mut open: Vec<(usize, Vec<usize>, bool)> = Vec::new();
     let mut pairs: Vec<(usize, usize, Vec<usize>)> = Vec::new();
+    let mut dollar = None;
     let mut at = 0;
     while at < bytes.len() {
         match bytes[at] {
             b'\\' => at += 1,
-            b'{' => open.push((at, Vec::new())),
+            b'$' => dollar = Some(at + 1),
+            b'{' => open.push((at, Vec::new(), dollar == Some(at))),
             b'}' => {
-                if let Some((start, commas)) = open.pop() {
+                if let Some((start, commas, parameter)) = open.pop()
+                    && !parameter
+                {
                     pairs.push((start, at, commas));
                 }
             }
             b',' => {
-                if let Some((_, commas)) = open.last_mut() {
+                if let Some((_, commas, _)) = open.last_mut() {
                     commas.push(at);
                 }
             }
@@ -920,10 +979,6 @@ fn brace_group(text: &str) -> Result<Option<Group>, ()> {
     }
     pairs.sort_unstable_by_key(|&(start, ..)| start);
     for (start, close, commas) in pairs {
-        // `${...}` is a parameter's expansion.
-        if start > 0 && bytes[start - 1] == b'$' {
-            continue;
-        }
         if !commas.is_empty() {
             let mut items = Vec::with_capacity(commas.len() + 1);
             let mut from = start + 1;
@@ -987,7 +1042,12 @@ fn sequence(inside: &str) -> Option<Result<Vec<String>, ()>> {
         _ => None,
     };
     let (a, b) = (letter(from)?, letter(to)?);
-    Some(items(a, b).map(|items| items.map(|c| char::from(c as u8).to_string()).collect()))
+    // The `\` between `Z` and `a` is a character, as [`Analysed::braces`] writes one.
+    let item = |c: i64| match char::from(c as u8) {
+        '\\' => "\\\\".to_owned(),
+        c => c.to_string(),
+    };
+    Some(items(a, b).map(|items| items.map(item).collect()))
 }
 
 /// A path with wildcards, braces or classes, as the shell expands it, split into
@@ -2378,21 +2438,13 @@ impl Judge<'_> {
         match redirect {
             ast::IoRedirect::File(_, _, target) => match target {
                 ast::IoFileRedirectTarget::Filename(word)
-                | ast::IoFileRedirectTarget::Duplicate(word) => {
-                    let analysed = self.analyse(&word.value)?;
-                    self.protect(&analysed)?;
-                    self.expansions(&analysed, at)
-                }
+                | ast::IoFileRedirectTarget::Duplicate(word) => self.target(&word.value, at),
                 ast::IoFileRedirectTarget::Fd(_) => Ok(()),
                 ast::IoFileRedirectTarget::ProcessSubstitution(_, subshell) => {
                     self.in_subshell(|judge| judge.list(&subshell.list, at.nested()))
                 }
             },
-            ast::IoRedirect::OutputAndError(word, _) => {
-                let analysed = self.analyse(&word.value)?;
-                self.protect(&analysed)?;
-                self.expansions(&analysed, at)
-            }
+            ast::IoRedirect::OutputAndError(word, _) => self.target(&word.value, at),
             ast::IoRedirect::HereString(_, word) => self.expansions_of(&word.value, at),
             ast::IoRedirect::HereDocument(_, doc) => {
                 if !doc.requires_expansion {
@@ -2408,6 +2460,18 @@ impl Judge<'_> {
                 self.expansions(&analysed, at)
             }
         }
+    }
+
+    /// Judges the target of a redirection, the word `text`: each path its braces make
+    /// (more than one is an error of the shell's, but each is held to the rule), and
+    /// the programs in it.
+    fn target(&mut self, text: &str, at: At<'_>) -> Step {
+        let analysed = self.analyse(text)?;
+        for target in self.braces_expanded(vec![analysed])? {
+            self.protect(&target)?;
+            self.expansions(&target, at)?;
+        }
+        Ok(())
     }
 
     /// Analyses the word `text`.
@@ -2679,9 +2743,10 @@ impl Judge<'_> {
             };
         };
         // A wrapper in the value (`alias s='sudo '`) has the command after it
-        // judged, an alias there expanded too.
+        // judged, an alias there expanded too; its arguments as written, whose
+        // braces are expanded after it.
         let mut text = value;
-        for arg in args {
+        for arg in args.iter().filter(|arg| arg.made != Made::Later) {
             text.push(' ');
             text.push_str(&arg.written);
         }
@@ -2759,56 +2824,65 @@ impl Judge<'_> {
         self.protect_path(word, true)
     }
 
-    /// The paths the braces of `word` make ([`shell_braces`]), counted against the
-    /// string's [`MAX_BRACE_PATHS`]; `None` past them.
-    fn brace_paths(&self, word: &str) -> Option<Vec<String>> {
-        if !word.contains('{') {
-            return Some(vec![word.to_owned()]);
-        }
-        let paths = shell_braces(word)?;
-        let made = self.brace_paths.get() + paths.len();
-        self.brace_paths.set(made.min(MAX_BRACE_PATHS + 1));
-        (made <= MAX_BRACE_PATHS).then_some(paths)
-    }
-
     /// `words` with each word's unquoted braces expanded into the words the shell
     /// makes of them ([`shell_braces`]), counted against [`MAX_BRACE_PATHS`].
     fn braces_expanded(&self, words: Vec<Analysed>) -> Result<Vec<Analysed>, CommandVerdict> {
-        let braces = |word: &Analysed| word.glob && word.text.contains('{');
+        let braces = |word: &Analysed| word.braces.contains('{');
         if !words.iter().any(braces) {
             return Ok(words);
         }
         let mut out = Vec::with_capacity(words.len());
-        for word in words {
+        for mut word in words {
             if !braces(&word) {
                 out.push(word);
                 continue;
             }
-            let texts = self
-                .brace_paths(&word.text)
-                .ok_or_else(|| CommandVerdict::Unparseable(BRACE_PATHS_SPENT.to_owned()))?;
-            // The path differs from the text only by a leading `~` for `$HOME`.
-            let paths = (word.path != word.text)
-                .then(|| shell_braces(&word.path))
+            let spent = || CommandVerdict::Unparseable(BRACE_PATHS_SPENT.to_owned());
+            let made = shell_braces(&word.braces).ok_or_else(spent)?;
+            if made == [word.braces.as_str()] {
+                out.push(word);
+                continue;
+            }
+            let total = self.brace_paths.get() + made.len();
+            self.brace_paths.set(total.min(MAX_BRACE_PATHS + 1));
+            if total > MAX_BRACE_PATHS {
+                return Err(spent());
+            }
+            // The path differs from the text only by the `~` it has for a leading
+            // `$HOME`, which braces leave as it is.
+            let home = (word.path != word.text)
+                .then(|| (word.text.len() + 1).checked_sub(word.path.len()))
                 .flatten()
-                .filter(|paths| paths.len() == texts.len());
-            for (at, text) in texts.into_iter().enumerate() {
-                let path = paths
-                    .as_ref()
-                    .map_or_else(|| text.clone(), |paths| paths[at].clone());
-                // What the word runs is judged once, with its first word.
-                let (scripts, words) = match at {
-                    0 => (word.scripts.clone(), word.words.clone()),
-                    _ => Default::default(),
+                .and_then(|end| word.text.get(..end));
+            // What the word runs is judged once, with its first word.
+            let (mut scripts, mut runs) = (
+                std::mem::take(&mut word.scripts),
+                std::mem::take(&mut word.words),
+            );
+            let mut first = true;
+            for braces in made {
+                let Some(text) = unescaped(&braces) else {
+                    continue;
+                };
+                let made = if std::mem::take(&mut first) {
+                    Made::First
+                } else {
+                    Made::Later
+                };
+                let path = match home.and_then(|home| text.strip_prefix(home)) {
+                    Some(rest) => format!("~{rest}"),
+                    None => text.clone(),
                 };
                 out.push(Analysed {
-                    glob: has_glob(&text),
+                    glob: has_unquoted_glob(&braces),
                     text,
                     path,
                     written: word.written.clone(),
                     literal: word.literal,
-                    scripts,
-                    words,
+                    scripts: std::mem::take(&mut scripts),
+                    words: std::mem::take(&mut runs),
+                    braces,
+                    made,
                 });
             }
         }
@@ -2885,17 +2959,13 @@ impl Judge<'_> {
                 {
                     return Err(CommandVerdict::Protected(candidate, glob.to_owned()));
                 }
+                if !word.glob && !folders {
+                    continue;
+                }
                 let holding = self.rule.folders.get_or_init(|| Folders::new(globs));
-                // A word with wildcards, braces or classes names what it may expand
-                // to: each path its braces stand for.
-                let expanded = match word.glob {
-                    true => Some(self.brace_paths(&candidate).ok_or_else(|| {
-                        CommandVerdict::Unparseable(BRACE_PATHS_SPENT.to_owned())
-                    })?),
-                    false => None,
-                };
-                let wild: Option<Vec<WildPath<'_>>> = (expanded.as_ref())
-                    .map(|paths| paths.iter().map(|path| WildPath::new(path)).collect());
+                // A word with wildcards or classes names what it may expand to (its
+                // braces made words of their own before).
+                let wild = word.glob.then(|| WildPath::new(&candidate));
                 if let Some(wild) = &wild
                     && let Some(glob) = holding.may_be_named(globs.texts(), wild)
                 {
@@ -2906,8 +2976,8 @@ impl Judge<'_> {
                     continue;
                 }
                 if let Some(wild) = &wild
-                    && let Some(at) = (holding.globs.texts().iter())
-                        .position(|folder| wild.iter().any(|path| path.may_name(folder)))
+                    && let Some(at) =
+                        (holding.globs.texts().iter()).position(|folder| wild.may_name(folder))
                 {
                     return Err(CommandVerdict::Protected(candidate, holding.of[at].clone()));
                 }
@@ -2947,6 +3017,7 @@ fn collect(source: &str, pieces: &[word::WordPieceWithSource], quoted: bool, out
     };
     for piece in pieces {
         let start = out.text.is_empty() && out.path.is_empty();
+        let (text_before, braces_before) = (out.text.len(), out.braces.len());
         match &piece.piece {
             WordPiece::Text(text) => {
                 if !quoted && has_glob(text) {
@@ -3032,8 +3103,37 @@ fn collect(source: &str, pieces: &[word::WordPieceWithSource], quoted: bool, out
                 out.words.push(expr.value.clone());
             }
         }
+        // What brace expansion reads: unquoted text as it is, the rest escaped (a
+        // double-quoted sequence's pieces are added by the call above).
+        let piece = &piece.piece;
+        let quotes = matches!(
+            piece,
+            WordPiece::SingleQuotedText(_)
+                | WordPiece::AnsiCQuotedText(_)
+                | WordPiece::DoubleQuotedSequence(_)
+                | WordPiece::GettextDoubleQuotedSequence(_)
+        );
+        if !matches!(
+            piece,
+            WordPiece::DoubleQuotedSequence(_) | WordPiece::GettextDoubleQuotedSequence(_)
+        ) {
+            let plain = !quoted && matches!(piece, WordPiece::Text(_));
+            for c in out.text[text_before..].chars() {
+                if c == '\\' || (!plain && BRACE_SPECIALS.contains(c)) {
+                    out.braces.push('\\');
+                }
+                out.braces.push(c);
+            }
+        }
+        if quotes && out.braces.len() == braces_before {
+            out.braces.push_str("\\\"");
+        }
     }
 }
+
+/// The characters brace expansion reads as its own ([`shell_braces`]), or as a
+/// pattern's after it: escaped where quoted.
+const BRACE_SPECIALS: &str = "\\{},.$*?[]";
 
 #[cfg(test)]
 mod tests;

@@ -1482,7 +1482,23 @@ fn words_with_braces_name_each_path_they_expand_to() {
         ("cat .e{b..z..3}v", protected(".env", "**/.env")),
         ("cat x/.e{N..p}v", protected("x/.env", "**/.env")),
         ("cat {.,x}env", protected(".env", "**/.env")),
-        ("echo x > .e{n..n}v", protected(".e{n..n}v", "**/.env")),
+        // A redirection's target too (bash refuses one that makes more than one
+        // word; each is named all the same).
+        ("echo x > .e{n..n}v", protected(".env", "**/.env")),
+        ("echo x >> {a,.env}", protected(".env", "**/.env")),
+        (
+            "cat < k/id_{rsa,x}",
+            protected("k/id_rsa", "{k/a/b,k}/id_rsa"),
+        ),
+        ("{ echo; } > .e{n..n}v", protected(".env", "**/.env")),
+        // Quoted pieces inside and around the braces.
+        ("cat {x,\".env\"}", protected(".env", "**/.env")),
+        ("cat '.e'{n,x}\"v\"", protected(".env", "**/.env")),
+        (
+            "cat {\"k\",j}/id_rsa",
+            protected("k/id_rsa", "{k/a/b,k}/id_rsa"),
+        ),
+        ("cat \"$HOME\"/{x,.env}", protected("~/.env", "**/.env")),
         (
             "cat {k,j}/id_rsa",
             protected("k/id_rsa", "{k/a/b,k}/id_rsa"),
@@ -1513,6 +1529,11 @@ fn words_with_braces_name_each_path_they_expand_to() {
         "cat {j,x}/id_rsa",
         "cat logs/x{1..3}.key",
         "echo ${HOME}",
+        // Quoted braces, commas and dots are characters: one word each.
+        "cat '{'x,.env}",
+        "cat {x\",\".env}",
+        "cat {x,.env\"}\"",
+        "cat .e{n\"..\"n}v",
     ] {
         assert_eq!(
             r.check(command, None, None),
@@ -1544,7 +1565,16 @@ fn braces_make_the_words_the_shell_makes() {
         ("{1..2..-1}", &["1", "2"]),
         ("--{f..f}orce", &["--force"]),
         ("{a,b}{1..2}", &["a1", "a2", "b1", "b2"]),
-        ("\\{a,b}", &["\\{a,b}"]),
+        ("\\{a,b}", &["{a,b}"]),
+        // Quoted (escaped) characters are no part of a group, and an empty quoted
+        // piece keeps its word.
+        ("{a,b\\}", &["{a,b}"]),
+        ("{a\\,b}", &["{a,b}"]),
+        ("{1\\.\\.3}", &["{1..3}"]),
+        ("\\\"{a,}", &["a", ""]),
+        ("{a,\\\\}", &["a", "\\"]),
+        ("\\${a,b}", &["$a", "$b"]),
+        ("{x${a,b}y,z}", &["x${a,b}y", "z"]),
         ("{a,{b,c}}", &["a", "b", "c"]),
         ("{a..b}{,x}", &["a", "ax", "b", "bx"]),
         ("${a,b}", &["${a,b}"]),
@@ -1560,7 +1590,10 @@ fn braces_make_the_words_the_shell_makes() {
         ),
         ("{a,b", &["{a,b"]),
     ] {
-        assert_eq!(super::shell_braces(word).unwrap(), words, "{word}");
+        let made: Vec<String> = (super::shell_braces(word).unwrap().iter())
+            .filter_map(|word| super::unescaped(word))
+            .collect();
+        assert_eq!(made, words, "{word}");
     }
     // Bounded: 1024 words, and as many steps as MAX_BRACE_PATHS.
     assert_eq!(
@@ -1610,6 +1643,24 @@ fn deny_patterns_see_the_words_braces_make() {
             "find ** -delete **",
         ),
         ("sudo{,} ls", "sudo sudo ls", "sudo **"),
+        // Quoted pieces inside a group are part of its words.
+        ("rm {-rf,\"x\"} /", "rm -rf x /", "rm ** -rf **"),
+        ("{\"rm\",-rf} /", "rm -rf /", "rm ** -rf **"),
+        (
+            "git push {'--force',x}",
+            "git push --force x",
+            "git ** push ** --force **",
+        ),
+        ("rm -{r\"\"f,x} /", "rm -rf -x /", "rm ** -rf **"),
+        // An empty quoted piece keeps the empty word it makes; an unquoted one not.
+        ("rm -rf ''{/,}", "rm -rf / \"\"", "rm ** -rf **"),
+        ("rm -rf {/,}", "rm -rf /", "rm ** -rf **"),
+        // Braces that make a word of a parameter's expansion.
+        (
+            "rm -rf ${HOME}{/,/x}",
+            "rm -rf ${HOME}/ ${HOME}/x",
+            "rm ** -rf **",
+        ),
     ] {
         assert_eq!(
             r.check(command, None, None),
@@ -1617,12 +1668,28 @@ fn deny_patterns_see_the_words_braces_make() {
             "{command}"
         );
     }
+    // An alias is expanded before braces are, so that its arguments' braces are
+    // expanded once.
+    assert_eq!(
+        r.check("alias r=rm; r {-rf,y} /", None, None),
+        CommandVerdict::Denied(
+            "rm -rf y /".to_owned(),
+            Some("r -rf y /".to_owned()),
+            "rm ** -rf **".to_owned()
+        )
+    );
     for command in [
         "rm {-r,x} y",
         "ls {a,b}",
         "mkdir -p src/{a,b}/{c,d}",
         "echo '{-rf,x}'",
         "rm \\{-rf,x}",
+        // A quoted brace, comma or `..` opens, splits or makes no group.
+        "rm \"{\"-rf,x}",
+        "rm {-rf\",\"x}",
+        "rm {-rf,x\"}\"",
+        "rm -{r\"..\"r}f",
+        "rm $'{'-rf,x}",
     ] {
         assert_eq!(
             r.check(command, None, None),
@@ -1690,7 +1757,7 @@ fn words_with_wildcards_name_what_they_may_expand_to() {
         ),
         (
             "echo x > .claude/{settings,x}.json",
-            settings(".claude/{settings,x}.json"),
+            settings(".claude/settings.json"),
         ),
         ("cat a/.*/settings.json", settings("a/.*/settings.json")),
         // The folder that holds one.
