@@ -479,9 +479,13 @@ fn the_policy_as_written_lets_ordinary_work_through() {
 }
 
 /// The dangerous command classes of the policy `init` writes, each one command.
-const DANGEROUS: [(&str, &str); 21] = [
+const DANGEROUS: [(&str, &str); 23] = [
     ("recursive force delete", "rm -rf build"),
     ("recursive force delete, in braces", "rm {-rf,-v} build"),
+    (
+        "recursive force delete, in braces with quotes",
+        "rm {-rf,\"-v\"} build",
+    ),
     ("privilege", "sudo apt-get install jq"),
     (
         "download into a shell",
@@ -510,6 +514,10 @@ const DANGEROUS: [(&str, &str); 21] = [
     ("file system", "mkfs.ext4 /dev/sdb1"),
     ("raw disk", "dd if=/dev/zero of=/dev/sda bs=1M"),
     ("the hooks", "echo {} > .claude/settings.json"),
+    (
+        "the hooks, in a sequence",
+        "echo {} > .claude/settings.js{o..o}n",
+    ),
     ("the policy", "cp /tmp/p.json .claude/toolreplay-scope.json"),
     ("the hooks' folder", "mv .claude /tmp/c"),
     (
