@@ -3005,6 +3005,87 @@ fn has_glob(text: &str) -> bool {
             .is_some_and(|rest| rest.contains('}') && (rest.contains(',') || rest.contains("..")))
 }
 
+/// The text bash makes of the inside of an ANSI-C quoted string (`$'...'`, as
+/// written): `\n`, `\t` and the other letters, `\\`, `\'`, `\"`, `\?`, octal
+/// (`\101`), hexadecimal (`\x41`), Unicode (`\u00e9`, `\U0001F600`) and control
+/// (`\cA`, `\c?`) escapes, another escape kept as written, and the text cut at the
+/// first NUL as bash cuts it. `None` when what it makes is not UTF-8, or for a `\c`
+/// before a `\`.
+fn ansi_c(inside: &str) -> Option<String> {
+    let bytes = inside.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(bytes.len());
+    // Up to `most` digits of `radix` from `at`: their value and how many.
+    let digits = |at: usize, radix: u32, most: usize| {
+        let found = (bytes.get(at..).unwrap_or_default().iter())
+            .take(most)
+            .take_while(|b| char::from(**b).is_digit(radix))
+            .count();
+        let value = (bytes[at..at + found].iter()).fold(0u32, |value, b| {
+            value * radix + char::from(*b).to_digit(radix).unwrap_or(0)
+        });
+        (value, found)
+    };
+    let mut at = 0;
+    while at < bytes.len() {
+        let (byte, next) = (bytes[at], bytes.get(at + 1).copied());
+        at += 1;
+        let Some(escaped) = next.filter(|_| byte == b'\\') else {
+            out.push(byte);
+            continue;
+        };
+        at += 1;
+        match escaped {
+            b'a' => out.push(0x07),
+            b'b' => out.push(0x08),
+            b'e' | b'E' => out.push(0x1b),
+            b'f' => out.push(0x0c),
+            b'n' => out.push(b'\n'),
+            b'r' => out.push(b'\r'),
+            b't' => out.push(b'\t'),
+            b'v' => out.push(0x0b),
+            b'\\' | b'\'' | b'"' | b'?' => out.push(escaped),
+            b'0'..=b'7' => {
+                let (value, found) = digits(at - 1, 8, 3);
+                at += found - 1;
+                out.push((value & 0xff) as u8);
+            }
+            b'x' | b'u' | b'U' => {
+                let most = match escaped {
+                    b'x' => 2,
+                    b'u' => 4,
+                    _ => 8,
+                };
+                let (value, found) = digits(at, 16, most);
+                at += found;
+                if found == 0 {
+                    out.extend([b'\\', escaped]);
+                } else if escaped == b'x' {
+                    out.push(value as u8);
+                } else {
+                    let mut buffer = [0; 4];
+                    out.extend(char::from_u32(value)?.encode_utf8(&mut buffer).as_bytes());
+                }
+            }
+            b'c' => match bytes.get(at) {
+                None => out.extend([b'\\', b'c']),
+                Some(&control) if control.is_ascii() && control != b'\\' => {
+                    at += 1;
+                    out.push(match control {
+                        b'?' => 0x7f,
+                        _ => control.to_ascii_uppercase() & 0x1f,
+                    });
+                }
+                Some(_) => return None,
+            },
+            _ => out.extend([b'\\', escaped]),
+        }
+    }
+    if let Some(end) = out.iter().position(|&byte| byte == 0) {
+        out.truncate(end);
+    }
+    String::from_utf8(out).ok()
+}
+
 /// Adds the pieces of the word `source` to `out`: text after quote removal,
 /// expansions as written (and the word then not literal), substitutions to judge.
 /// `quoted` tells the pieces are inside double quotes (or a here-document).
@@ -3030,17 +3111,18 @@ fn collect(source: &str, pieces: &[word::WordPieceWithSource], quoted: bool, out
                 out.text.push_str(text);
                 out.path.push_str(text);
             }
-            WordPiece::AnsiCQuotedText(text) => {
-                if text.contains('\\') {
+            WordPiece::AnsiCQuotedText(text) => match ansi_c(text) {
+                Some(text) => {
+                    out.text.push_str(&text);
+                    out.path.push_str(&text);
+                }
+                None => {
                     out.literal = false;
                     let written = raw(piece);
                     out.text.push_str(&written);
                     out.path.push_str(&written);
-                } else {
-                    out.text.push_str(text);
-                    out.path.push_str(text);
                 }
-            }
+            },
             WordPiece::DoubleQuotedSequence(inner)
             | WordPiece::GettextDoubleQuotedSequence(inner) => {
                 collect(source, inner, true, out);

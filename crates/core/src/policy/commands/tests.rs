@@ -728,9 +728,15 @@ fn programs_not_known_before_they_run() {
         CommandVerdict::Denied("sudo ls".to_owned(), None, "sudo **".to_owned())
     );
     assert_eq!(r.check("{/bin/r?,x}", None, None), unknown("\"/bin/r?\" x"));
+    // An ANSI-C string is known as bash decodes it, unless it makes bytes that are
+    // not UTF-8.
     assert_eq!(
         r.check("$'\\x72m' -rf /", None, None),
-        unknown("$'\\x72m' -rf /")
+        CommandVerdict::Allowed
+    );
+    assert_eq!(
+        r.check("$'\\x72\\xff' -rf /", None, None),
+        unknown("$'\\x72\\xff' -rf /")
     );
     assert_eq!(r.check("$'rm' x", None, None), CommandVerdict::Allowed);
     assert_eq!(r.check("'r*' x", None, None), CommandVerdict::Allowed);
@@ -1820,4 +1826,78 @@ fn extended_globs_are_off_as_in_bash() {
             "{command}"
         );
     }
+}
+
+/// ANSI-C strings as bash 5 decodes them (each case checked against bash's
+/// `printf %s $'...'`).
+#[test]
+fn ansi_c_strings_are_what_bash_makes_of_them() {
+    for (inside, made) in [
+        (r"\x72m", Some("rm")),
+        (r"\162\155", Some("rm")),
+        (
+            r"\a\b\e\E\f\n\r\t\v",
+            Some("\x07\x08\x1b\x1b\x0c\n\r\t\x0b"),
+        ),
+        (r#"\\\'\"\?"#, Some("\\'\"?")),
+        (r"\c?\ca\cA\c[\c1", Some("\x7f\x01\x01\x1b\x11")),
+        (r"\c", Some(r"\c")),
+        (r"a\0b", Some("a")),
+        (r"\400x", Some("")),
+        (r"\x", Some(r"\x")),
+        (r"\xg", Some(r"\xg")),
+        (r"\x4", Some("\x04")),
+        (r"\x414", Some("A4")),
+        (r"\u", Some(r"\u")),
+        (r"\u41", Some("A")),
+        (r"\u00e9", Some("\u{e9}")),
+        (r"\U0001F600", Some("\u{1F600}")),
+        (r"\U", Some(r"\U")),
+        (r"\101", Some("A")),
+        (r"\1011", Some("A1")),
+        (r"\q\8", Some(r"\q\8")),
+        ("\\\u{e9}", Some("\\\u{e9}")),
+        (r"\xc3\xa9", Some("\u{e9}")),
+        // Not UTF-8, or a control escape bash reads with more of what follows.
+        (r"\xff", None),
+        (r"\uD800", None),
+        (r"\U110000", None),
+        (r"\c\\", None),
+    ] {
+        assert_eq!(super::ansi_c(inside).as_deref(), made, "{inside}");
+    }
+}
+
+/// Deny patterns and protect see what an ANSI-C string makes, in any word.
+#[test]
+fn deny_patterns_see_what_ansi_c_strings_make() {
+    let r = rule(
+        &["rm ** -rf **", "git ** push ** --force **"],
+        None,
+        Some(&["**/.env"]),
+    );
+    for (command, runs, pattern) in [
+        ("rm -$'\\x72'f /", "rm -rf /", "rm ** -rf **"),
+        ("$'\\162\\155' -rf /", "rm -rf /", "rm ** -rf **"),
+        (
+            "git push $'--\\u0066orce'",
+            "git push --force",
+            "git ** push ** --force **",
+        ),
+    ] {
+        assert_eq!(
+            r.check(command, None, None),
+            CommandVerdict::Denied(runs.to_owned(), None, pattern.to_owned()),
+            "{command}"
+        );
+    }
+    assert_eq!(
+        r.check("cat $'.e\\x6ev'", None, None),
+        CommandVerdict::Protected(".env".to_owned(), "**/.env".to_owned())
+    );
+    // A control letter is not the letter.
+    assert_eq!(
+        r.check("rm $'-\\cr'f /", None, None),
+        CommandVerdict::Allowed
+    );
 }
