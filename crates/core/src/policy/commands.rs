@@ -397,7 +397,43 @@ struct Analysed {
     braces: String,
     /// Whether braces made this word of the one written, and the first of them.
     made: Made,
+    /// The shell variables the word expands as `$NAME` or `${NAME}`, or with a
+    /// value for when unset or set (`${NAME:-WORD}`, `${NAME:=WORD}`,
+    /// `${NAME:+WORD}`, and without `:`), in order.
+    parameters: Vec<String>,
+    /// Those values, each with its variable: a value the word may take in its place.
+    defaults: Vec<(String, String)>,
 }
+
+/// How a word's variables are read: with a value for each of those the string
+/// assigned ([`Judge::variants`]), `None` for each as written.
+#[derive(Clone, Copy)]
+struct Reading<'v> {
+    values: Option<&'v Values>,
+    /// Whether an unquoted value is split into fields (not in an assignment's value),
+    /// and where: at whitespace and at these characters (the string's `IFS`).
+    split: Option<&'v str>,
+    /// The bytes of values read into words so far, for the whole string.
+    bytes: Option<&'v std::cell::Cell<usize>>,
+}
+
+impl Reading<'_> {
+    const WRITTEN: Reading<'static> = Reading {
+        values: None,
+        split: None,
+        bytes: None,
+    };
+}
+
+/// The most bytes of values a string's words are read with, in all.
+const MAX_VALUE_BYTES: usize = 16 << 20;
+
+/// One value for each shell variable a command's words are read with.
+type Values = std::collections::BTreeMap<String, String>;
+
+/// Where an unquoted variable's value splits a word into fields, in the text of an
+/// [`Analysed`] read with values (no value of a shell variable holds a NUL).
+const FIELD: char = '\0';
 
 /// Whether a word is as written or one of those its braces made.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -694,6 +730,11 @@ fn parse_tokens(
     guarded(|| {
         brush_parser::parse_tokens(tokens, options).map_err(|err| one_line(&err.to_string()))
     })
+}
+
+/// `text` in single quotes, as the shell reads it back.
+fn quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
 }
 
 /// Whether `text` is `NAME=...`.
@@ -2132,7 +2173,33 @@ struct Judge<'r> {
     /// The paths the braces of the string's words made so far, at most
     /// [`MAX_BRACE_PATHS`].
     brace_paths: std::cell::Cell<usize>,
+    /// Each shell variable the string assigns (see [`Judge::assigns`]), with its
+    /// value as written, in order, at most [`MAX_ASSIGNED`]; `None` once the string
+    /// has been read whole, on its second reading.
+    assigned: Option<Vec<(String, String)>>,
+    /// The values known before the command runs that those variables may hold, at
+    /// most [`MAX_VALUES`] each: a command that expands one is judged with each too.
+    values: std::collections::BTreeMap<String, Vec<String>>,
+    /// The bytes of values read into words so far ([`MAX_VALUE_BYTES`]).
+    value_bytes: std::cell::Cell<usize>,
+    /// The readings of words with values left to the string ([`MAX_READINGS`]).
+    readings_left: std::cell::Cell<usize>,
 }
+
+/// The most assignments of shell variables a string's values are read from.
+const MAX_ASSIGNED: usize = 1_024;
+
+/// The most values known before the command runs of one variable.
+const MAX_VALUES: usize = 1_024;
+
+/// The most readings of words with values, in all the string.
+const MAX_READINGS: usize = 16_384;
+
+/// The most times the string's assignments are read again with the values found.
+const MAX_ROUNDS: usize = 64;
+
+/// Why a string whose variables take too many values is not judged (a violation).
+const VALUES_SPENT: &str = "its variables take more values than can be judged (1024 assignments, 1024 values of one, 16384 readings of words with them or 16 MiB of their text, or 64 rounds of reading its assignments)";
 
 /// The most paths the braces of one command string's words are expanded to.
 const MAX_BRACE_PATHS: usize = 16_384;
@@ -2221,12 +2288,47 @@ impl CommandRule {
             options: options(),
             deep,
             brace_paths: std::cell::Cell::new(0),
+            assigned: Some(Vec::new()),
+            values: std::collections::BTreeMap::new(),
+            value_bytes: std::cell::Cell::new(0),
+            readings_left: std::cell::Cell::new(MAX_READINGS),
         };
         let top = At {
             depth: 0,
             nest: 0,
             within: None,
             text: command,
+        };
+        if let Err(verdict) = judge.program_openings(command, top, openings) {
+            return verdict;
+        }
+        // What the string assigns its variables is known once it is read whole (a
+        // loop assigns after the command it runs again): the commands that expand
+        // them are judged again, with each value they may hold.
+        let assigned = judge.assigned.take().unwrap_or_default();
+        if assigned.is_empty() {
+            return CommandVerdict::Allowed;
+        }
+        let values = match judge.resolved(&assigned) {
+            Ok(values) if values.is_empty() => return CommandVerdict::Allowed,
+            Ok(values) => values,
+            Err(verdict) => return verdict,
+        };
+        drop(_budget);
+        let _budget = StepBudget::set();
+        let mut judge = Judge {
+            place: Place {
+                cwd: Some(judge.start.clone().unwrap_or_else(|| ".".to_owned())),
+                ..Place::default()
+            },
+            aliases: Vec::new(),
+            expanding: Vec::new(),
+            brace_paths: std::cell::Cell::new(0),
+            assigned: None,
+            values,
+            value_bytes: std::cell::Cell::new(0),
+            readings_left: std::cell::Cell::new(MAX_READINGS),
+            ..judge
         };
         match judge.program_openings(command, top, openings) {
             Ok(()) => CommandVerdict::Allowed,
@@ -2389,6 +2491,15 @@ impl Judge<'_> {
             C::ForClause(clause) => {
                 for value in clause.values.iter().flatten() {
                     self.expansions_of(&value.value, at)?;
+                    // Each word of the list is a value of the loop's variable.
+                    let analysed = self.analyse(&value.value)?;
+                    for word in self.braces_expanded(vec![analysed])? {
+                        let text = match word.literal {
+                            true => quoted(&word.text),
+                            false => word.written,
+                        };
+                        self.assigns(&clause.variable_name, &text)?;
+                    }
                 }
                 self.list(&clause.body.list, at)
             }
@@ -2456,7 +2567,13 @@ impl Judge<'_> {
                 })
                 .map_err(CommandVerdict::Unparseable)?;
                 let mut analysed = Analysed::default();
-                collect(&doc.doc.value, &pieces, true, &mut analysed);
+                collect(
+                    &doc.doc.value,
+                    &pieces,
+                    true,
+                    Reading::WRITTEN,
+                    &mut analysed,
+                );
                 self.expansions(&analysed, at)
             }
         }
@@ -2467,15 +2584,42 @@ impl Judge<'_> {
     /// the programs in it.
     fn target(&mut self, text: &str, at: At<'_>) -> Step {
         let analysed = self.analyse(text)?;
+        for (name, value) in &analysed.defaults {
+            self.assigns(name, value)?;
+        }
+        let names = self.assigned_names(std::slice::from_ref(&analysed));
         for target in self.braces_expanded(vec![analysed])? {
             self.protect(&target)?;
             self.expansions(&target, at)?;
+        }
+        if names.is_empty() {
+            return Ok(());
+        }
+        let (spent, ifs) = (
+            || CommandVerdict::Unparseable(VALUES_SPENT.to_owned()),
+            self.ifs(),
+        );
+        for values in self.readings(&names, &self.values).ok_or_else(spent)? {
+            let read = self.analyse_reading(text, self.reading(&values, Some(&ifs)))?;
+            self.values_spent()?;
+            for target in fields(self.braces_expanded(vec![read])?) {
+                self.protect(&target)?;
+            }
         }
         Ok(())
     }
 
     /// Analyses the word `text`.
     fn analyse(&self, text: &str) -> Result<Analysed, CommandVerdict> {
+        self.analyse_reading(text, Reading::WRITTEN)
+    }
+
+    /// Analyses the word `text`, its variables read as `reading` says.
+    fn analyse_reading(
+        &self,
+        text: &str,
+        reading: Reading<'_>,
+    ) -> Result<Analysed, CommandVerdict> {
         let pieces =
             guarded(|| word::parse(text, &self.options).map_err(|err| one_line(&err.to_string())))
                 .map_err(CommandVerdict::Unparseable)?;
@@ -2484,8 +2628,196 @@ impl Judge<'_> {
             written: text.to_owned(),
             ..Analysed::default()
         };
-        collect(text, &pieces, false, &mut analysed);
+        collect(text, &pieces, false, reading, &mut analysed);
         Ok(analysed)
+    }
+
+    /// Notes that the string assigns `value` (as written) to the variable `name`, and
+    /// the values it may give it, read with those known so far (`X=-; X=${X}r`
+    /// gives `X` the values `-` and `-r`).
+    fn assigns(&mut self, name: &str, value: &str) -> Step {
+        let Some(assigned) = &mut self.assigned else {
+            return Ok(());
+        };
+        if assigned.len() == MAX_ASSIGNED {
+            return Err(CommandVerdict::Unparseable(VALUES_SPENT.to_owned()));
+        }
+        assigned.push((name.to_owned(), value.to_owned()));
+        let mut values = std::mem::take(&mut self.values);
+        let step = self.evaluate(name, value, &mut values, None).map(drop);
+        self.values = values;
+        step
+    }
+
+    /// Adds to `values` what the assignment of `written` to `name` may give it, read
+    /// with `values` (but with `own`'s values of `name` itself, when given): whether
+    /// it added any.
+    fn evaluate(
+        &self,
+        name: &str,
+        written: &str,
+        values: &mut std::collections::BTreeMap<String, Vec<String>>,
+        own: Option<&std::collections::BTreeMap<String, Vec<String>>>,
+    ) -> Result<bool, CommandVerdict> {
+        let spent = || CommandVerdict::Unparseable(VALUES_SPENT.to_owned());
+        let analysed = self.analyse(written)?;
+        let mut found = Vec::new();
+        if analysed.literal {
+            found.push(analysed.text);
+        } else if analysed.parameters.iter().any(|p| values.contains_key(p)) {
+            let swapped;
+            let read = match own {
+                Some(own) if analysed.parameters.iter().any(|p| p == name) => {
+                    let mut read = values.clone();
+                    read.remove(name);
+                    if let Some(known) = own.get(name) {
+                        read.insert(name.to_owned(), known.clone());
+                    }
+                    swapped = read;
+                    &swapped
+                }
+                _ => &*values,
+            };
+            for reading in self
+                .readings(&analysed.parameters, read)
+                .ok_or_else(spent)?
+            {
+                let analysed = self.analyse_reading(written, self.reading(&reading, None))?;
+                if analysed.literal {
+                    found.push(analysed.text);
+                }
+            }
+        }
+        self.values_spent()?;
+        let known = values.entry(name.to_owned()).or_default();
+        let mut more = false;
+        for value in found {
+            if !known.contains(&value) {
+                if known.len() == MAX_VALUES {
+                    return Err(spent());
+                }
+                known.push(value);
+                more = true;
+            }
+        }
+        Ok(more)
+    }
+
+    /// The variables `words` expand that the string assigns values to, once the
+    /// string is read whole (none before).
+    fn assigned_names(&self, words: &[Analysed]) -> Vec<String> {
+        if self.assigned.is_some() {
+            return Vec::new();
+        }
+        let mut names: Vec<String> = Vec::new();
+        for name in words.iter().flat_map(|word| &word.parameters) {
+            if self.values.contains_key(name) && !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+        names
+    }
+
+    /// The characters the string's `IFS` may hold: an unquoted value is split at
+    /// them, besides whitespace.
+    fn ifs(&self) -> String {
+        (self.values.get("IFS").into_iter().flatten())
+            .flat_map(|value| value.chars())
+            .collect()
+    }
+
+    /// Each way of giving `names` (those of them `values` has, each once) one of their
+    /// values, counted against the string's [`MAX_READINGS`]; `None` past them.
+    fn readings(
+        &self,
+        names: &[String],
+        values: &std::collections::BTreeMap<String, Vec<String>>,
+    ) -> Option<Vec<Values>> {
+        let made = readings(names, values, self.readings_left.get())?;
+        self.readings_left
+            .set(self.readings_left.get() - made.len());
+        Some(made)
+    }
+
+    /// How the words of a command are read with `values`, split where `split` says.
+    fn reading<'v>(&'v self, values: &'v Values, split: Option<&'v str>) -> Reading<'v> {
+        Reading {
+            values: Some(values),
+            split,
+            bytes: Some(&self.value_bytes),
+        }
+    }
+
+    /// A violation once the values read into words are more than
+    /// [`MAX_VALUE_BYTES`].
+    fn values_spent(&self) -> Step {
+        match self.value_bytes.get() > MAX_VALUE_BYTES {
+            true => Err(CommandVerdict::Unparseable(VALUES_SPENT.to_owned())),
+            false => Ok(()),
+        }
+    }
+
+    /// The values known before the command runs that each variable of `assigned`
+    /// may hold, once the string is read whole: those found while reading it, and
+    /// those its assignments give with them until they give no more (a loop assigns
+    /// after the command it runs again: `while :; do rm $B /; B=$A; A=-rf; done`).
+    /// An assignment of a variable's own value (`X=${X}f`) is read again with the
+    /// values found while reading only, so that it does not grow without end.
+    fn resolved(
+        &self,
+        assigned: &[(String, String)],
+    ) -> Result<std::collections::BTreeMap<String, Vec<String>>, CommandVerdict> {
+        let first = &self.values;
+        let mut values = first.clone();
+        for _ in 0..MAX_ROUNDS {
+            let mut more = false;
+            for (name, written) in assigned {
+                more |= self.evaluate(name, written, &mut values, Some(first))?;
+            }
+            if !more {
+                values.retain(|_, known| !known.is_empty());
+                return Ok(values);
+            }
+        }
+        Err(CommandVerdict::Unparseable(VALUES_SPENT.to_owned()))
+    }
+
+    /// Judges `words` (the command's words before braces, `sources` the text of each
+    /// as written, `None` for one made here) again with each value the variables
+    /// they expand may hold: `X=-rf; rm $X /` runs `rm -rf /`.
+    fn variants(&mut self, words: &[Analysed], sources: &[Option<&str>], at: At<'_>) -> Step {
+        let names = self.assigned_names(words);
+        if names.is_empty() {
+            return Ok(());
+        }
+        let (spent, ifs) = (
+            || CommandVerdict::Unparseable(VALUES_SPENT.to_owned()),
+            self.ifs(),
+        );
+        let shown_here = shown(words);
+        let at = At {
+            within: at.within.or(Some(&shown_here)),
+            ..at
+        };
+        for values in self.readings(&names, &self.values).ok_or_else(spent)? {
+            let mut read = Vec::with_capacity(words.len());
+            for (word, source) in words.iter().zip(sources) {
+                read.push(match source {
+                    Some(text) if !word.parameters.is_empty() => {
+                        self.analyse_reading(text, self.reading(&values, Some(&ifs)))?
+                    }
+                    _ => word.clone(),
+                });
+            }
+            self.values_spent()?;
+            let read = fields(self.braces_expanded(read)?);
+            // What the command changes (its directory, aliases) is the written one's.
+            let (place, aliases) = (self.place.clone(), self.aliases.clone());
+            let step = self.judge(&read, at, true);
+            (self.place, self.aliases) = (place, aliases);
+            step?;
+        }
+        Ok(())
     }
 
     /// Judges the programs in the expansions of the word `text`.
@@ -2519,6 +2851,8 @@ impl Judge<'_> {
 
     fn simple(&mut self, simple: &ast::SimpleCommand, at: At<'_>) -> Step {
         let mut words = Vec::new();
+        // The text of each word as written, `None` for one made here.
+        let mut sources: Vec<Option<&str>> = Vec::new();
         let mut redirects = Vec::new();
         let mut substitutions = Vec::new();
         let mut assignments = Vec::new();
@@ -2528,6 +2862,17 @@ impl Judge<'_> {
                 ast::CommandPrefixOrSuffixItem::IoRedirect(redirect) => redirects.push(redirect),
                 ast::CommandPrefixOrSuffixItem::Word(word)
                 | ast::CommandPrefixOrSuffixItem::AssignmentWord(_, word) => {
+                    // An assignment alone sets the shell's variable.
+                    if let ast::CommandPrefixOrSuffixItem::AssignmentWord(assignment, _) = item
+                        && simple.word_or_name.is_none()
+                        && let ast::AssignmentName::VariableName(name) = &assignment.name
+                        && let ast::AssignmentValue::Scalar(value) = &assignment.value
+                    {
+                        match assignment.append {
+                            true => self.assigns(name, &format!("${{{name}}}{}", value.value))?,
+                            false => self.assigns(name, &value.value)?,
+                        }
+                    }
                     let analysed = self.analyse(&word.value)?;
                     self.protect(&analysed)?;
                     self.expansions(&analysed, at)?;
@@ -2542,6 +2887,7 @@ impl Judge<'_> {
         }
         if let Some(word) = &simple.word_or_name {
             words.push(self.analyse(&word.value)?);
+            sources.push(Some(&word.value));
         }
         for item in simple.suffix.iter().flat_map(|s| s.0.iter()) {
             match item {
@@ -2549,6 +2895,7 @@ impl Judge<'_> {
                 ast::CommandPrefixOrSuffixItem::Word(word)
                 | ast::CommandPrefixOrSuffixItem::AssignmentWord(_, word) => {
                     words.push(self.analyse(&word.value)?);
+                    sources.push(Some(&word.value));
                 }
                 ast::CommandPrefixOrSuffixItem::ProcessSubstitution(kind, subshell) => {
                     // Judged where it stands, and shown as a word.
@@ -2562,13 +2909,60 @@ impl Judge<'_> {
                         literal: false,
                         ..Analysed::default()
                     });
+                    sources.push(None);
                     substitutions.push(subshell);
                 }
             }
         }
+        // A value for when a variable is unset or set is one it may take.
+        for (name, value) in words
+            .iter()
+            .flat_map(|word| word.defaults.clone())
+            .collect::<Vec<_>>()
+        {
+            self.assigns(&name, &value)?;
+        }
+        // Read with the values the string gives its variables, after as written.
+        let written = (self.assigned.is_none() && !self.values.is_empty()).then(|| words.clone());
         // Braces make words before anything else reads them (`rm {-rf,x} /` runs
         // `rm -rf x /`).
         let words = self.braces_expanded(words)?;
+        // `read NAME <<< WORD` gives each name the word (its first line, split
+        // among them: each may hold it whole).
+        if let Some((program, args)) = words.split_first()
+            && program.text == "read"
+        {
+            let mut strings = redirects.iter().filter_map(|redirect| match redirect {
+                ast::IoRedirect::HereString(_, word) => Some(word.value.as_str()),
+                _ => None,
+            });
+            if let Some(string) = strings.next_back() {
+                for name in &args[after_options(args, "adinNptu", &[]).min(args.len())..] {
+                    if is_assignment(&format!("{}=", name.text)) {
+                        self.assigns(&name.text, string)?;
+                    }
+                }
+            }
+        }
+        if let Some(program) = words.first()
+            && matches!(
+                program.text.as_str(),
+                "export" | "declare" | "typeset" | "local" | "readonly"
+            )
+        {
+            for arg in &words[1..] {
+                let Some((name, value)) = arg.written.split_once('=') else {
+                    continue;
+                };
+                match name.strip_suffix('+') {
+                    Some(name) if is_assignment(&format!("{name}=")) => {
+                        self.assigns(name, &format!("${{{name}}}{value}"))?;
+                    }
+                    _ if is_assignment(&arg.written) => self.assigns(name, value)?,
+                    _ => {}
+                }
+            }
+        }
         // A setting is shown with the command it is set for.
         for (runs, assignment) in assignments {
             let mut all = vec![assignment];
@@ -2587,6 +2981,9 @@ impl Judge<'_> {
             ..at
         };
         self.judge(&words, at, inner)?;
+        if let Some(written) = written {
+            self.variants(&written, &sources, at)?;
+        }
         for redirect in redirects {
             self.redirect(redirect, at)?;
         }
@@ -2883,6 +3280,8 @@ impl Judge<'_> {
                     words: std::mem::take(&mut runs),
                     braces,
                     made,
+                    parameters: word.parameters.clone(),
+                    defaults: Vec::new(),
                 });
             }
         }
@@ -3086,10 +3485,88 @@ fn ansi_c(inside: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
+/// Each way of giving `names` (those of them `values` has, each once) one of their
+/// values; `None` past `most` ways.
+fn readings(
+    names: &[String],
+    values: &std::collections::BTreeMap<String, Vec<String>>,
+    most: usize,
+) -> Option<Vec<Values>> {
+    let mut out = vec![Values::new()];
+    for name in names {
+        let Some(known) = values.get(name) else {
+            continue;
+        };
+        if out[0].contains_key(name) {
+            continue;
+        }
+        if out.len() * known.len() > most {
+            return None;
+        }
+        out = (out.iter())
+            .flat_map(|reading| {
+                known.iter().map(move |value| {
+                    let mut reading = reading.clone();
+                    reading.insert(name.clone(), value.clone());
+                    reading
+                })
+            })
+            .collect();
+    }
+    Some(out)
+}
+
+/// `words` with each word split into the fields its variables' unquoted values
+/// make ([`FIELD`]), an empty one dropped as the shell drops it.
+fn fields(words: Vec<Analysed>) -> Vec<Analysed> {
+    if !words.iter().any(|word| word.text.contains(FIELD)) {
+        return words;
+    }
+    let mut out = Vec::with_capacity(words.len());
+    for mut word in words {
+        if !word.text.contains(FIELD) {
+            out.push(word);
+            continue;
+        }
+        let (mut scripts, mut runs) = (
+            std::mem::take(&mut word.scripts),
+            std::mem::take(&mut word.words),
+        );
+        let parts = (word.text.split(FIELD))
+            .zip(word.path.split(FIELD))
+            .zip(word.braces.split(FIELD));
+        for ((text, path), braces) in parts {
+            if text.is_empty() {
+                continue;
+            }
+            out.push(Analysed {
+                text: text.to_owned(),
+                path: path.to_owned(),
+                glob: has_unquoted_glob(braces),
+                braces: braces.to_owned(),
+                written: word.written.clone(),
+                literal: word.literal,
+                scripts: std::mem::take(&mut scripts),
+                words: std::mem::take(&mut runs),
+                made: word.made,
+                parameters: word.parameters.clone(),
+                defaults: Vec::new(),
+            });
+        }
+    }
+    out
+}
+
 /// Adds the pieces of the word `source` to `out`: text after quote removal,
 /// expansions as written (and the word then not literal), substitutions to judge.
 /// `quoted` tells the pieces are inside double quotes (or a here-document).
-fn collect(source: &str, pieces: &[word::WordPieceWithSource], quoted: bool, out: &mut Analysed) {
+fn collect(
+    source: &str,
+    pieces: &[word::WordPieceWithSource],
+    quoted: bool,
+    reading: Reading<'_>,
+    out: &mut Analysed,
+) {
     let raw = |piece: &word::WordPieceWithSource| {
         source
             .get(piece.start_index..piece.end_index)
@@ -3125,7 +3602,7 @@ fn collect(source: &str, pieces: &[word::WordPieceWithSource], quoted: bool, out
             },
             WordPiece::DoubleQuotedSequence(inner)
             | WordPiece::GettextDoubleQuotedSequence(inner) => {
-                collect(source, inner, true, out);
+                collect(source, inner, true, reading, out);
             }
             WordPiece::TildeExpansion(TildeExpr::Home) => {
                 out.text.push('~');
@@ -3136,6 +3613,7 @@ fn collect(source: &str, pieces: &[word::WordPieceWithSource], quoted: bool, out
                 out.text.push_str(&written);
                 out.path.push_str(&written);
             }
+            WordPiece::ParameterExpansion(expr) if substituted(expr, reading, quoted, out) => {}
             WordPiece::ParameterExpansion(expr) => {
                 out.literal = false;
                 let written = raw(piece);
@@ -3211,6 +3689,72 @@ fn collect(source: &str, pieces: &[word::WordPieceWithSource], quoted: bool, out
             out.braces.push_str("\\\"");
         }
     }
+}
+
+/// Notes the variable `expr` expands if it is a plain `$NAME` or `${NAME}`, and adds
+/// to `out` the value `reading` gives it, if any: whether it did (split into fields
+/// where `reading` says, a wildcard in it then unquoted).
+fn substituted(
+    expr: &ParameterExpr,
+    reading: Reading<'_>,
+    quoted: bool,
+    out: &mut Analysed,
+) -> bool {
+    let (name, default) = match expr {
+        ParameterExpr::Parameter {
+            parameter: Parameter::Named(name),
+            indirect: false,
+        } => (name, None),
+        ParameterExpr::UseDefaultValues {
+            parameter: Parameter::Named(name),
+            indirect: false,
+            default_value,
+            ..
+        }
+        | ParameterExpr::AssignDefaultValues {
+            parameter: Parameter::Named(name),
+            indirect: false,
+            default_value,
+            ..
+        } => (name, default_value.as_ref()),
+        ParameterExpr::UseAlternativeValue {
+            parameter: Parameter::Named(name),
+            indirect: false,
+            alternative_value,
+            ..
+        } => (name, alternative_value.as_ref()),
+        _ => return false,
+    };
+    if let Some(default) = default {
+        let default = (name.clone(), default.clone());
+        if !out.defaults.contains(&default) {
+            out.defaults.push(default);
+        }
+    }
+    if !out.parameters.contains(name) {
+        out.parameters.push(name.clone());
+    }
+    let Some(value) = reading.values.and_then(|values| values.get(name)) else {
+        return false;
+    };
+    // Past the bytes a string's values may make, as written (the reader then fails).
+    if let Some(bytes) = reading.bytes {
+        bytes.set(bytes.get().saturating_add(value.len()));
+        if bytes.get() > MAX_VALUE_BYTES {
+            return false;
+        }
+    }
+    let split = reading.split.filter(|_| !quoted);
+    out.glob |= split.is_some() && has_glob(value);
+    for c in value.chars() {
+        let c = match split {
+            Some(ifs) if matches!(c, ' ' | '\t' | '\n') || ifs.contains(c) => FIELD,
+            _ => c,
+        };
+        out.text.push(c);
+        out.path.push(c);
+    }
+    true
 }
 
 /// The characters brace expansion reads as its own ([`shell_braces`]), or as a

@@ -1901,3 +1901,140 @@ fn deny_patterns_see_what_ansi_c_strings_make() {
         CommandVerdict::Allowed
     );
 }
+
+/// A command that expands a variable the string assigns is judged with each value
+/// the string may give it too, split into fields where unquoted.
+#[test]
+fn commands_are_judged_with_the_values_the_string_gives_their_variables() {
+    let r = rule(
+        &["rm ** -rf **", "git ** push ** -f **"],
+        None,
+        Some(&["**/.env"]),
+    );
+    let denied = |runs: &str, within: &str, pattern: &str| {
+        CommandVerdict::Denied(runs.to_owned(), Some(within.to_owned()), pattern.to_owned())
+    };
+    let rm = |within: &str| denied("rm -rf /", within, "rm ** -rf **");
+    for (command, expected) in [
+        ("X=-rf; rm $X /", rm("rm $X /")),
+        ("X=-rf; rm \"${X}\" /", rm("rm \"${X}\" /")),
+        ("x='-rf /'; rm $x", rm("rm $x")),
+        ("export X=-rf; rm $X /", rm("rm $X /")),
+        ("declare -x X=-rf; rm $X /", rm("rm $X /")),
+        ("readonly X=-rf && rm $X /", rm("rm $X /")),
+        // Values made of values, in order and in a loop, and in a branch.
+        ("A=-rf; B=$A; rm $B /", rm("rm $B /")),
+        ("X=-; X=${X}r; X=${X}f; rm $X /", rm("rm $X /")),
+        (
+            "while :; do rm $C /; C=$B; B=$A; A=-rf; done",
+            rm("rm $C /"),
+        ),
+        (
+            "for i in 1 2 3 4 5 6; do rm $F /; F=$E; E=$D; D=$C; C=$B; B=$A; A=-rf; done",
+            rm("rm $F /"),
+        ),
+        ("while :; do rm $X /; X=${X}f; X=-r; done", rm("rm $X /")),
+        ("true || X=-rf; rm $X /", rm("rm $X /")),
+        ("X=-rf; (X=ok); rm $X /", rm("rm $X /")),
+        (
+            "O=-f; git push $O origin main",
+            denied(
+                "git push -f origin main",
+                "git push $O origin main",
+                "git ** push ** -f **",
+            ),
+        ),
+        // Appended to, a loop's list, and a value for when unset or set.
+        ("X=-r; X+=f; rm $X /", rm("rm $X /")),
+        ("export X=-r; export X+=f; rm $X /", rm("rm $X /")),
+        ("for X in a -rf; do rm $X /; done", rm("rm $X /")),
+        ("for X in {x,-rf}; do rm $X /; done", rm("rm $X /")),
+        ("rm ${X:--rf} /", rm("rm ${X:--rf} /")),
+        ("read -r X <<< -rf; rm $X /", rm("rm $X /")),
+        ("read -p p X Y <<< \"-rf /\"; rm $Y", rm("rm $Y")),
+        ("rm ${X-'-rf'} /", rm("rm ${X-'-rf'} /")),
+        ("rm ${X:=-rf} /", rm("rm ${X:=-rf} /")),
+        ("X=1; rm ${X:+-rf} /", rm("rm ${X:+-rf} /")),
+        (
+            "cat ${F:-.env}",
+            CommandVerdict::Protected(".env".to_owned(), "**/.env".to_owned()),
+        ),
+        // In a wrapper's string.
+        ("X=-rf; bash -c 'rm $X /'", rm("bash -c \"rm \\$X /\"")),
+        // Protect, arguments and redirections, split at the string's IFS.
+        (
+            "F=.env; cat $F",
+            CommandVerdict::Protected(".env".to_owned(), "**/.env".to_owned()),
+        ),
+        (
+            "F=.env; echo x > \"$F\"",
+            CommandVerdict::Protected(".env".to_owned(), "**/.env".to_owned()),
+        ),
+        (
+            "IFS=,; F=a,.env; cat $F",
+            CommandVerdict::Protected(".env".to_owned(), "**/.env".to_owned()),
+        ),
+    ] {
+        assert_eq!(r.check(command, None, None), expected, "{command}");
+    }
+    for command in [
+        "X=safe; rm $X",
+        "d=build; rm -r \"$d\"",
+        "tmp=$(mktemp); rm -f \"$tmp\"",
+        // Quoted, a value is one word.
+        "x='-rf /'; rm \"$x\"",
+        // A value set for one command only is not the shell's.
+        "X=-rf env; rm $X /",
+        "X=$(pwd); rm $X /",
+        "A=x; A=$A:y; A=$A:z; echo $A",
+        "F=-O2; for i in 1 2; do F=\"$F -g\"; done; cc $F x.c",
+        "F=.env.example; cat $F",
+        "for f in *.txt; do rm -f \"$f\"; done",
+        "for X in 'a b' c; do rm $X; done",
+        "rm ${X:-build}",
+    ] {
+        assert_eq!(
+            r.check(command, None, None),
+            CommandVerdict::Allowed,
+            "{command}"
+        );
+    }
+    // Bounded: 1024 values of a variable, 16384 readings of words in all, 16 MiB of
+    // values read; past them the string is a violation.
+    let spent = CommandVerdict::Unparseable(super::VALUES_SPENT.to_owned());
+    let values = |n: usize| (0..n).map(|i| format!("X=v{i}; ")).collect::<String>();
+    assert_eq!(
+        r.check(&format!("{}echo $X", values(1024)), None, None),
+        CommandVerdict::Allowed
+    );
+    assert_eq!(
+        r.check(&format!("{}echo $X", values(1025)), None, None),
+        spent
+    );
+    let names: Vec<String> = (0..15).map(|i| format!("V{i}")).collect();
+    let two = names
+        .iter()
+        .map(|n| format!("{n}=a; {n}=b; "))
+        .collect::<String>();
+    let used = |n: usize| {
+        names[..n]
+            .iter()
+            .map(|n| format!(" ${n}"))
+            .collect::<String>()
+    };
+    assert_eq!(
+        r.check(&format!("{two}echo{}", used(14)), None, None),
+        CommandVerdict::Allowed
+    );
+    assert_eq!(
+        r.check(&format!("{two}echo{}", used(15)), None, None),
+        spent
+    );
+    let doubling = format!("A=x; {}echo $A", "A=$A$A$A$A; ".repeat(20));
+    assert_eq!(r.check(&doubling, None, None), spent);
+    // Two variables that feed each other grow without end.
+    assert_eq!(
+        r.check("A=x; while :; do A=$B:; B=$A; done; echo $A", None, None),
+        spent
+    );
+}
