@@ -52,7 +52,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use brush_parser::ast;
-use brush_parser::word::{self, Parameter, ParameterExpr, TildeExpr, WordPiece};
+use brush_parser::word::{self, Parameter, ParameterExpr, SpecialParameter, TildeExpr, WordPiece};
 use brush_parser::{Parser, ParserOptions};
 use globset::{GlobBuilder, GlobMatcher};
 
@@ -2182,6 +2182,8 @@ struct Judge<'r> {
     values: std::collections::BTreeMap<String, Vec<String>>,
     /// The bytes of values read into words so far ([`MAX_VALUE_BYTES`]).
     value_bytes: std::cell::Cell<usize>,
+    /// The functions the string defines, whose calls give positional parameters.
+    functions: Vec<String>,
     /// The readings of words with values left to the string ([`MAX_READINGS`]).
     readings_left: std::cell::Cell<usize>,
 }
@@ -2291,6 +2293,7 @@ impl CommandRule {
             assigned: Some(Vec::new()),
             values: std::collections::BTreeMap::new(),
             value_bytes: std::cell::Cell::new(0),
+            functions: Vec::new(),
             readings_left: std::cell::Cell::new(MAX_READINGS),
         };
         let top = At {
@@ -2435,7 +2438,11 @@ impl Judge<'_> {
                 self.redirects(redirects.as_ref(), at)
             }
             ast::Command::Function(function) => {
-                // The body runs where the function is called, not here.
+                // The body runs where the function is called, not here; its calls
+                // give it their arguments.
+                if !self.functions.contains(&function.fname.value) {
+                    self.functions.push(function.fname.value.clone());
+                }
                 let ast::FunctionBody(body, redirects) = &function.body;
                 self.in_subshell(|judge| {
                     judge.compound(body, at.nested())?;
@@ -2630,6 +2637,35 @@ impl Judge<'_> {
         };
         collect(text, &pieces, false, reading, &mut analysed);
         Ok(analysed)
+    }
+
+    /// Notes that the string gives the positional parameters `args`: each by its
+    /// number, and all of them together as `@` and `*` when each is known.
+    fn positional(&mut self, args: &[Analysed]) -> Step {
+        if self.assigned.is_none() || args.is_empty() {
+            return Ok(());
+        }
+        for (at, arg) in args.iter().enumerate() {
+            let text = match arg.literal {
+                true => quoted(&arg.text),
+                false => arg.written.clone(),
+            };
+            self.assigns(&(at + 1).to_string(), &text)?;
+        }
+        if args.iter().all(|arg| arg.literal) {
+            let all: Vec<&str> = args.iter().map(|arg| arg.text.as_str()).collect();
+            let all = all.join(&FIELD.to_string());
+            for name in ["@", "*"] {
+                let known = self.values.entry(name.to_owned()).or_default();
+                if !known.contains(&all) {
+                    if known.len() == MAX_VALUES {
+                        return Err(CommandVerdict::Unparseable(VALUES_SPENT.to_owned()));
+                    }
+                    known.push(all.clone());
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Notes that the string assigns `value` (as written) to the variable `name`, and
@@ -2927,6 +2963,24 @@ impl Judge<'_> {
         // Braces make words before anything else reads them (`rm {-rf,x} /` runs
         // `rm -rf x /`).
         let words = self.braces_expanded(words)?;
+        // The positional parameters of `set -- ARGS` (or `set ARGS`), and those a
+        // function the string defines is called with.
+        if let Some((program, args)) = words.split_first() {
+            if program.text == "set" {
+                let from = match args.iter().position(|arg| arg.text == "--") {
+                    Some(at) => Some(at + 1),
+                    None => args
+                        .first()
+                        .is_some_and(|arg| !arg.text.starts_with(['-', '+']))
+                        .then_some(0),
+                };
+                if let Some(from) = from {
+                    self.positional(&args[from..])?;
+                }
+            } else if self.functions.contains(&program.text) {
+                self.positional(args)?;
+            }
+        }
         // `read NAME <<< WORD` gives each name the word (its first line, split
         // among them: each may hold it whole).
         if let Some((program, args)) = words.split_first()
@@ -3088,6 +3142,10 @@ impl Judge<'_> {
         match inner {
             Inner::Words(from) => self.judge(&args[from..], at.deeper(), true),
             Inner::Script(from) => {
+                // `sh -c SCRIPT NAME ARGS` gives the script its positional parameters.
+                if let Some(given) = args.get(from + 2..) {
+                    self.positional(given)?;
+                }
                 self.in_subshell(|judge| judge.program(&args[from].text, at.deeper()))
             }
             Inner::Text(text) => self.in_subshell(|judge| judge.program(&text, at.deeper())),
@@ -3700,30 +3758,33 @@ fn substituted(
     quoted: bool,
     out: &mut Analysed,
 ) -> bool {
-    let (name, default) = match expr {
+    let (parameter, default) = match expr {
         ParameterExpr::Parameter {
-            parameter: Parameter::Named(name),
+            parameter,
             indirect: false,
-        } => (name, None),
+        } => (parameter, None),
         ParameterExpr::UseDefaultValues {
-            parameter: Parameter::Named(name),
+            parameter,
             indirect: false,
             default_value,
             ..
         }
         | ParameterExpr::AssignDefaultValues {
-            parameter: Parameter::Named(name),
+            parameter,
             indirect: false,
             default_value,
             ..
-        } => (name, default_value.as_ref()),
+        } => (parameter, default_value.as_ref()),
         ParameterExpr::UseAlternativeValue {
-            parameter: Parameter::Named(name),
+            parameter,
             indirect: false,
             alternative_value,
             ..
-        } => (name, alternative_value.as_ref()),
+        } => (parameter, alternative_value.as_ref()),
         _ => return false,
+    };
+    let Some(name) = variable(parameter) else {
+        return false;
     };
     if let Some(default) = default {
         let default = (name.clone(), default.clone());
@@ -3731,10 +3792,10 @@ fn substituted(
             out.defaults.push(default);
         }
     }
-    if !out.parameters.contains(name) {
+    if !out.parameters.contains(&name) {
         out.parameters.push(name.clone());
     }
-    let Some(value) = reading.values.and_then(|values| values.get(name)) else {
+    let Some(value) = reading.values.and_then(|values| values.get(&name)) else {
         return false;
     };
     // Past the bytes a string's values may make, as written (the reader then fails).
@@ -3749,12 +3810,28 @@ fn substituted(
     for c in value.chars() {
         let c = match split {
             Some(ifs) if matches!(c, ' ' | '\t' | '\n') || ifs.contains(c) => FIELD,
+            // `"$*"` joins the arguments with a space, `"$@"` keeps each a word.
+            _ if c == FIELD && name == "*" && quoted => ' ',
             _ => c,
         };
         out.text.push(c);
         out.path.push(c);
     }
     true
+}
+
+/// The name a variable of the string is known by in [`Judge::values`]: its own, the
+/// number of a positional parameter (`$1`), and `@` and `*` for all of them (whose
+/// value holds a [`FIELD`] between each two).
+fn variable(parameter: &Parameter) -> Option<String> {
+    match parameter {
+        Parameter::Named(name) => Some(name.clone()),
+        Parameter::Positional(n) if *n > 0 => Some(n.to_string()),
+        Parameter::Special(SpecialParameter::AllPositionalParameters { concatenate }) => {
+            Some(if *concatenate { "*" } else { "@" }.to_owned())
+        }
+        _ => None,
+    }
 }
 
 /// The characters brace expansion reads as its own ([`shell_braces`]), or as a

@@ -1959,6 +1959,24 @@ fn commands_are_judged_with_the_values_the_string_gives_their_variables() {
             "cat ${F:-.env}",
             CommandVerdict::Protected(".env".to_owned(), "**/.env".to_owned()),
         ),
+        // Positional parameters: of set, of a function the string defines, of a
+        // shell's string.
+        ("set -- -rf; rm $1 /", rm("rm $1 /")),
+        ("f() { rm $1 /; }; f -rf", rm("rm $1 /")),
+        ("f() { rm \"$@\"; }; f -rf /", rm("rm \"$@\"")),
+        ("f() { rm $*; }; f -rf /", rm("rm $*")),
+        (
+            "function f { rm \"${2}\" /; }; f x -rf",
+            rm("rm \"${2}\" /"),
+        ),
+        (
+            "bash -c 'rm $1 /' sh -rf",
+            rm("bash -c \"rm \\$1 /\" sh -rf"),
+        ),
+        (
+            "x() { cat \"$1\"; }; x a/.env",
+            CommandVerdict::Protected("a/.env".to_owned(), "**/.env".to_owned()),
+        ),
         // In a wrapper's string.
         ("X=-rf; bash -c 'rm $X /'", rm("bash -c \"rm \\$X /\"")),
         // Protect, arguments and redirections, split at the string's IFS.
@@ -1992,6 +2010,9 @@ fn commands_are_judged_with_the_values_the_string_gives_their_variables() {
         "for f in *.txt; do rm -f \"$f\"; done",
         "for X in 'a b' c; do rm $X; done",
         "rm ${X:-build}",
+        "f() { rm -r \"$@\"; }; f build dist",
+        "set -e; rm $1",
+        "f() { echo \"$*\"; }; f -rf /",
     ] {
         assert_eq!(
             r.check(command, None, None),
