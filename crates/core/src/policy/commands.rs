@@ -403,6 +403,8 @@ struct Analysed {
     parameters: Vec<String>,
     /// Those values, each with its variable: a value the word may take in its place.
     defaults: Vec<(String, String)>,
+    /// The command substitutions of the word, each as written with its script.
+    outputs: Vec<(String, String)>,
 }
 
 /// How a word's variables are read: with a value for each of those the string
@@ -2309,7 +2311,7 @@ impl CommandRule {
         // loop assigns after the command it runs again): the commands that expand
         // them are judged again, with each value they may hold.
         let assigned = judge.assigned.take().unwrap_or_default();
-        if assigned.is_empty() {
+        if assigned.is_empty() && judge.values.is_empty() {
             return CommandVerdict::Allowed;
         }
         let values = match judge.resolved(&assigned) {
@@ -2591,9 +2593,7 @@ impl Judge<'_> {
     /// the programs in it.
     fn target(&mut self, text: &str, at: At<'_>) -> Step {
         let analysed = self.analyse(text)?;
-        for (name, value) in &analysed.defaults {
-            self.assigns(name, value)?;
-        }
+        self.note_values(std::slice::from_ref(&analysed))?;
         let names = self.assigned_names(std::slice::from_ref(&analysed));
         for target in self.braces_expanded(vec![analysed])? {
             self.protect(&target)?;
@@ -2639,6 +2639,117 @@ impl Judge<'_> {
         Ok(analysed)
     }
 
+    /// Notes the values `words` give their variables for when unset or set, and what
+    /// their command substitutions print, where that is known ([`Judge::output`]).
+    fn note_values(&mut self, words: &[Analysed]) -> Step {
+        if self.assigned.is_none() {
+            return Ok(());
+        }
+        for word in words {
+            for (name, value) in &word.defaults {
+                self.assigns(name, value)?;
+            }
+            for (written, script) in &word.outputs {
+                if let Some(output) = self.output(script) {
+                    self.knows(written, output)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Notes that what is known as `name` may hold `value`, known before the
+    /// command runs.
+    fn knows(&mut self, name: &str, value: String) -> Step {
+        let known = self.values.entry(name.to_owned()).or_default();
+        if !known.contains(&value) {
+            if known.len() == MAX_VALUES {
+                return Err(CommandVerdict::Unparseable(VALUES_SPENT.to_owned()));
+            }
+            known.push(value);
+        }
+        Ok(())
+    }
+
+    /// What `script`, a command substitution, prints, when it is one `echo` or
+    /// `printf` of words known before it runs: `echo` (with `-n`, or `-e` and `-E`
+    /// on words without `\`) its words joined by spaces; `printf` its format when
+    /// that holds no `%` or `\`, and with `%s` or `%s\n` its words, each once in
+    /// turn. The newlines at its end are cut, as the shell cuts them.
+    fn output(&self, script: &str) -> Option<String> {
+        // Only a plain command is read: nothing nested, nothing run after it.
+        let plain = script.trim_start();
+        if !(plain.starts_with("echo") || plain.starts_with("printf"))
+            || plain.len() > 4096
+            || plain.contains(['$', '`', '(', ')', ';', '|', '&', '<', '>', '\n', '#'])
+        {
+            return None;
+        }
+        let tokens = tokens(script, &self.options).ok()?;
+        let program = parse_tokens(&tokens, &self.options).ok()?;
+        let [complete] = &program.complete_commands[..] else {
+            return None;
+        };
+        let [ast::CompoundListItem(and_or, _)] = &complete.0[..] else {
+            return None;
+        };
+        let ([ast::Command::Simple(simple)], true) =
+            (&and_or.first.seq[..], and_or.additional.is_empty())
+        else {
+            return None;
+        };
+        if simple.prefix.is_some() {
+            return None;
+        }
+        let mut words = vec![self.analyse(&simple.word_or_name.as_ref()?.value).ok()?];
+        for item in simple.suffix.iter().flat_map(|suffix| suffix.0.iter()) {
+            match item {
+                ast::CommandPrefixOrSuffixItem::Word(word) => {
+                    words.push(self.analyse(&word.value).ok()?);
+                }
+                _ => return None,
+            }
+        }
+        let words = self.braces_expanded(words).ok()?;
+        if !words.iter().all(Analysed::known) {
+            return None;
+        }
+        let texts: Vec<&str> = words.iter().map(|word| word.text.as_str()).collect();
+        let printed = match texts[..] {
+            ["echo", ref args @ ..] => {
+                let options = (args.iter())
+                    .take_while(|arg| {
+                        arg.len() > 1
+                            && arg.starts_with('-')
+                            && arg[1..].chars().all(|c| matches!(c, 'n' | 'e' | 'E'))
+                    })
+                    .count();
+                let args = &args[options..];
+                if args.iter().any(|arg| arg.contains('\\')) {
+                    return None;
+                }
+                args.join(" ")
+            }
+            ["printf", ref rest @ ..] => {
+                let (format, args) = match rest {
+                    ["--", format, args @ ..] => (*format, args),
+                    [format, args @ ..] if !format.starts_with('-') || *format == "-" => {
+                        (*format, args)
+                    }
+                    _ => return None,
+                };
+                match format {
+                    "%s" => args.concat(),
+                    "%s\\n" => args.iter().map(|arg| format!("{arg}\n")).collect(),
+                    _ if !format.contains(['%', '\\']) => format.to_owned(),
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        Some(printed.trim_end_matches('\n').to_owned())
+    }
+
     /// Notes that the string gives the positional parameters `args`: each by its
     /// number, and all of them together as `@` and `*` when each is known.
     fn positional(&mut self, args: &[Analysed]) -> Step {
@@ -2655,15 +2766,8 @@ impl Judge<'_> {
         if args.iter().all(|arg| arg.literal) {
             let all: Vec<&str> = args.iter().map(|arg| arg.text.as_str()).collect();
             let all = all.join(&FIELD.to_string());
-            for name in ["@", "*"] {
-                let known = self.values.entry(name.to_owned()).or_default();
-                if !known.contains(&all) {
-                    if known.len() == MAX_VALUES {
-                        return Err(CommandVerdict::Unparseable(VALUES_SPENT.to_owned()));
-                    }
-                    known.push(all.clone());
-                }
-            }
+            self.knows("@", all.clone())?;
+            self.knows("*", all)?;
         }
         Ok(())
     }
@@ -2679,6 +2783,8 @@ impl Judge<'_> {
             return Err(CommandVerdict::Unparseable(VALUES_SPENT.to_owned()));
         }
         assigned.push((name.to_owned(), value.to_owned()));
+        let analysed = self.analyse(value)?;
+        self.note_values(std::slice::from_ref(&analysed))?;
         let mut values = std::mem::take(&mut self.values);
         let step = self.evaluate(name, value, &mut values, None).map(drop);
         self.values = values;
@@ -2950,14 +3056,9 @@ impl Judge<'_> {
                 }
             }
         }
-        // A value for when a variable is unset or set is one it may take.
-        for (name, value) in words
-            .iter()
-            .flat_map(|word| word.defaults.clone())
-            .collect::<Vec<_>>()
-        {
-            self.assigns(&name, &value)?;
-        }
+        // A value for when a variable is unset or set is one it may take, and what a
+        // command substitution prints, when known, is its value.
+        self.note_values(&words)?;
         // Read with the values the string gives its variables, after as written.
         let written = (self.assigned.is_none() && !self.values.is_empty()).then(|| words.clone());
         // Braces make words before anything else reads them (`rm {-rf,x} /` runs
@@ -3340,6 +3441,7 @@ impl Judge<'_> {
                     made,
                     parameters: word.parameters.clone(),
                     defaults: Vec::new(),
+                    outputs: Vec::new(),
                 });
             }
         }
@@ -3609,6 +3711,7 @@ fn fields(words: Vec<Analysed>) -> Vec<Analysed> {
                 made: word.made,
                 parameters: word.parameters.clone(),
                 defaults: Vec::new(),
+                outputs: Vec::new(),
             });
         }
     }
@@ -3697,11 +3800,19 @@ fn collect(
             }
             WordPiece::CommandSubstitution(script)
             | WordPiece::BackquotedCommandSubstitution(script) => {
-                out.literal = false;
+                // Known by what it is written as, with the output it prints when
+                // that is known ([`Judge::output`]).
                 let written = raw(piece);
-                out.text.push_str(&written);
-                out.path.push_str(&written);
+                if !out.parameters.contains(&written) {
+                    out.parameters.push(written.clone());
+                    out.outputs.push((written.clone(), script.clone()));
+                }
                 out.scripts.push(script.clone());
+                if !substitute(&written, reading, quoted, out) {
+                    out.literal = false;
+                    out.text.push_str(&written);
+                    out.path.push_str(&written);
+                }
             }
             WordPiece::EscapeSequence(text) => {
                 let escaped = text.strip_prefix('\\').unwrap_or(text);
@@ -3795,7 +3906,14 @@ fn substituted(
     if !out.parameters.contains(&name) {
         out.parameters.push(name.clone());
     }
-    let Some(value) = reading.values.and_then(|values| values.get(&name)) else {
+    substitute(&name, reading, quoted, out)
+}
+
+/// Adds to `out` the value `reading` gives what is known as `name` (a variable, or a
+/// command substitution as written), if any: whether it did (split into fields
+/// where `reading` says, a wildcard in it then unquoted).
+fn substitute(name: &str, reading: Reading<'_>, quoted: bool, out: &mut Analysed) -> bool {
+    let Some(value) = reading.values.and_then(|values| values.get(name)) else {
         return false;
     };
     // Past the bytes a string's values may make, as written (the reader then fails).

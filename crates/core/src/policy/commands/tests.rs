@@ -1977,6 +1977,22 @@ fn commands_are_judged_with_the_values_the_string_gives_their_variables() {
             "x() { cat \"$1\"; }; x a/.env",
             CommandVerdict::Protected("a/.env".to_owned(), "**/.env".to_owned()),
         ),
+        // What a command substitution of echo or printf of known words prints.
+        ("rm $(echo -rf) /", rm("rm $(echo -rf) /")),
+        ("rm `echo -n -rf` /", rm("rm `echo -n -rf` /")),
+        ("rm $(echo -rf /)", rm("rm $(echo -rf /)")),
+        ("rm $(printf %s -rf) /", rm("rm $(printf %s -rf) /")),
+        ("rm $(printf -- -rf) /", rm("rm $(printf -- -rf) /")),
+        (
+            "rm $(printf '%s\\n' -rf /)",
+            rm("rm $(printf '%s\\n' -rf /)"),
+        ),
+        ("X=$(echo -rf); rm $X /", rm("rm $X /")),
+        ("for X in $(echo -rf); do rm $X /; done", rm("rm $X /")),
+        (
+            "cat $(echo a/.env)",
+            CommandVerdict::Protected("a/.env".to_owned(), "**/.env".to_owned()),
+        ),
         // In a wrapper's string.
         ("X=-rf; bash -c 'rm $X /'", rm("bash -c \"rm \\$X /\"")),
         // Protect, arguments and redirections, split at the string's IFS.
@@ -2013,6 +2029,13 @@ fn commands_are_judged_with_the_values_the_string_gives_their_variables() {
         "f() { rm -r \"$@\"; }; f build dist",
         "set -e; rm $1",
         "f() { echo \"$*\"; }; f -rf /",
+        // Not known: another program, escapes, a format with conversions, options.
+        "rm $(cat list) /",
+        "rm $(echo -e '-rf\\n/')",
+        "rm $(printf %d -rf) /",
+        "rm $(printf -rf) /",
+        "rm $(echo -rf | tr -d f) /",
+        "git commit -m \"$(echo fix)\"",
     ] {
         assert_eq!(
             r.check(command, None, None),
