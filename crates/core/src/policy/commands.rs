@@ -3283,33 +3283,35 @@ impl Judge<'_> {
         if self.expanding.contains(&program.text) {
             return Ok(());
         }
-        let Some((_, value)) = self
-            .aliases
-            .iter()
-            .rev()
-            .find(|(name, _)| *name == program.text)
-        else {
-            return Ok(());
-        };
-        let Some(value) = value.clone() else {
-            return if self.patterns() {
-                Err(CommandVerdict::Unknown(shown(words)))
-            } else {
-                Ok(())
-            };
-        };
-        // A wrapper in the value (`alias s='sudo '`) has the command after it
-        // judged, an alias there expanded too; its arguments as written, whose
-        // braces are expanded after it.
-        let mut text = value;
-        for arg in args.iter().filter(|arg| arg.made != Made::Later) {
-            text.push(' ');
-            text.push_str(&arg.written);
+        // Each value the string gave the alias before, in a branch too.
+        let mut values: Vec<Option<String>> = Vec::new();
+        for (name, value) in &self.aliases {
+            if *name == program.text && !values.contains(value) {
+                values.push(value.clone());
+            }
         }
-        self.expanding.push(program.text.clone());
-        let step = self.program(&text, at.deeper());
-        self.expanding.pop();
-        step
+        for value in values {
+            let Some(value) = value else {
+                return if self.patterns() {
+                    Err(CommandVerdict::Unknown(shown(words)))
+                } else {
+                    Ok(())
+                };
+            };
+            // A wrapper in the value (`alias s='sudo '`) has the command after it
+            // judged, an alias there expanded too; its arguments as written, whose
+            // braces are expanded after it.
+            let mut text = value;
+            for arg in args.iter().filter(|arg| arg.made != Made::Later) {
+                text.push(' ');
+                text.push_str(&arg.written);
+            }
+            self.expanding.push(program.text.clone());
+            let step = self.program(&text, at.deeper());
+            self.expanding.pop();
+            step?;
+        }
+        Ok(())
     }
 
     /// Notes the aliases `alias NAME=VALUE ...` defines.

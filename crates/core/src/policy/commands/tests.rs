@@ -592,6 +592,15 @@ fn inner_commands_are_judged() {
             Some(("curl y", Some("s x y"))),
         ),
         ("alias ls='ls -la'; ls", None),
+        // Each value given before, in a branch too.
+        (
+            "alias x=rm; false && alias x=echo; x -rf /",
+            Some(("rm -rf /", Some("x -rf /"))),
+        ),
+        (
+            "alias x=echo; true || alias x=rm; x -rf /",
+            Some(("rm -rf /", Some("x -rf /"))),
+        ),
         ("alias x=rm; echo x -rf /", None),
         // Used before it is defined: not expanded, as bash does not.
         ("x -rf /; alias x=rm", None),
