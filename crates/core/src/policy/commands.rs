@@ -52,7 +52,9 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use brush_parser::ast;
-use brush_parser::word::{self, Parameter, ParameterExpr, SpecialParameter, TildeExpr, WordPiece};
+use brush_parser::word::{
+    self, Parameter, ParameterExpr, SpecialParameter, SubstringMatchKind, TildeExpr, WordPiece,
+};
 use brush_parser::{Parser, ParserOptions};
 use globset::{GlobBuilder, GlobMatcher};
 
@@ -3894,6 +3896,75 @@ fn substituted(
             alternative_value,
             ..
         } => (parameter, alternative_value.as_ref()),
+        ParameterExpr::ParameterLength {
+            parameter,
+            indirect: false,
+        }
+        | ParameterExpr::RemoveSmallestSuffixPattern {
+            parameter,
+            indirect: false,
+            ..
+        }
+        | ParameterExpr::RemoveLargestSuffixPattern {
+            parameter,
+            indirect: false,
+            ..
+        }
+        | ParameterExpr::RemoveSmallestPrefixPattern {
+            parameter,
+            indirect: false,
+            ..
+        }
+        | ParameterExpr::RemoveLargestPrefixPattern {
+            parameter,
+            indirect: false,
+            ..
+        }
+        | ParameterExpr::Substring {
+            parameter,
+            indirect: false,
+            ..
+        }
+        | ParameterExpr::UppercaseFirstChar {
+            parameter,
+            indirect: false,
+            ..
+        }
+        | ParameterExpr::UppercasePattern {
+            parameter,
+            indirect: false,
+            ..
+        }
+        | ParameterExpr::LowercaseFirstChar {
+            parameter,
+            indirect: false,
+            ..
+        }
+        | ParameterExpr::LowercasePattern {
+            parameter,
+            indirect: false,
+            ..
+        }
+        | ParameterExpr::ReplaceSubstring {
+            parameter,
+            indirect: false,
+            ..
+        } => {
+            // What it makes of a known value, when that can be told.
+            let Some(name) = variable(parameter) else {
+                return false;
+            };
+            if !out.parameters.contains(&name) {
+                out.parameters.push(name.clone());
+            }
+            let Some(value) = reading.values.and_then(|values| values.get(&name)) else {
+                return false;
+            };
+            let Some(value) = operated(expr, value) else {
+                return false;
+            };
+            return push_value(&name, &value, reading, quoted, out);
+        }
         _ => return false,
     };
     let Some(name) = variable(parameter) else {
@@ -3915,9 +3986,126 @@ fn substituted(
 /// command substitution as written), if any: whether it did (split into fields
 /// where `reading` says, a wildcard in it then unquoted).
 fn substitute(name: &str, reading: Reading<'_>, quoted: bool, out: &mut Analysed) -> bool {
-    let Some(value) = reading.values.and_then(|values| values.get(name)) else {
-        return false;
-    };
+    match reading.values.and_then(|values| values.get(name)) {
+        Some(value) => push_value(name, value, reading, quoted, out),
+        None => false,
+    }
+}
+
+/// What an expansion that changes a value makes of `value`, when its pattern and
+/// replacement are plain text and its numbers plain integers: `${#X}`, `${X%p}`,
+/// `${X%%p}`, `${X#p}`, `${X##p}`, `${X:offset}`, `${X:offset:length}`, `${X^}`,
+/// `${X^^}`, `${X,}`, `${X,,}`, `${X/p/r}`, `${X//p/r}`, `${X/#p/r}`, `${X/%p/r}`.
+fn operated(expr: &ParameterExpr, value: &str) -> Option<String> {
+    fn plain(text: &str) -> bool {
+        !text.chars().any(|c| "*?[]\\$`'\"(){}!&|;<>".contains(c))
+    }
+    fn pattern(pattern: Option<&str>) -> Option<&str> {
+        pattern.filter(|pattern| !pattern.is_empty() && plain(pattern))
+    }
+    let number = |text: &str| text.trim().parse::<i64>().ok();
+    let chars: Vec<char> = value.chars().collect();
+    Some(match expr {
+        ParameterExpr::ParameterLength { .. } => chars.len().to_string(),
+        ParameterExpr::RemoveSmallestSuffixPattern { pattern: p, .. }
+        | ParameterExpr::RemoveLargestSuffixPattern { pattern: p, .. } => {
+            let p = pattern(p.as_deref())?;
+            value.strip_suffix(p).unwrap_or(value).to_owned()
+        }
+        ParameterExpr::RemoveSmallestPrefixPattern { pattern: p, .. }
+        | ParameterExpr::RemoveLargestPrefixPattern { pattern: p, .. } => {
+            let p = pattern(p.as_deref())?;
+            value.strip_prefix(p).unwrap_or(value).to_owned()
+        }
+        ParameterExpr::Substring { offset, length, .. } => {
+            let count = chars.len() as i64;
+            let offset = number(&offset.value)?;
+            let start = if offset < 0 {
+                (count + offset).max(0)
+            } else {
+                offset.min(count)
+            };
+            let end = match length {
+                None => count,
+                Some(length) => {
+                    let length = number(&length.value)?;
+                    let end = if length < 0 {
+                        count + length
+                    } else {
+                        start.saturating_add(length)
+                    };
+                    if end < start {
+                        return None;
+                    }
+                    end.min(count)
+                }
+            };
+            chars[start as usize..end as usize].iter().collect()
+        }
+        // Without a pattern (the parser gives an empty one).
+        ParameterExpr::UppercaseFirstChar { pattern: p, .. }
+        | ParameterExpr::LowercaseFirstChar { pattern: p, .. }
+            if p.as_deref().is_none_or(str::is_empty) =>
+        {
+            let upper = matches!(expr, ParameterExpr::UppercaseFirstChar { .. });
+            let mut out = String::with_capacity(value.len());
+            for (at, c) in chars.iter().enumerate() {
+                match (at, upper) {
+                    (0, true) => out.extend(c.to_uppercase()),
+                    (0, false) => out.extend(c.to_lowercase()),
+                    _ => out.push(*c),
+                }
+            }
+            out
+        }
+        ParameterExpr::UppercasePattern { pattern: p, .. }
+            if p.as_deref().is_none_or(str::is_empty) =>
+        {
+            value.to_uppercase()
+        }
+        ParameterExpr::LowercasePattern { pattern: p, .. }
+            if p.as_deref().is_none_or(str::is_empty) =>
+        {
+            value.to_lowercase()
+        }
+        ParameterExpr::ReplaceSubstring {
+            pattern: p,
+            replacement,
+            match_kind,
+            ..
+        } => {
+            let p = pattern(Some(p))?;
+            let with = replacement.as_deref().unwrap_or("");
+            if !plain(with) {
+                return None;
+            }
+            match match_kind {
+                SubstringMatchKind::Prefix => match value.strip_prefix(p) {
+                    Some(rest) => format!("{with}{rest}"),
+                    None => value.to_owned(),
+                },
+                SubstringMatchKind::Suffix => match value.strip_suffix(p) {
+                    Some(rest) => format!("{rest}{with}"),
+                    None => value.to_owned(),
+                },
+                SubstringMatchKind::FirstOccurrence => value.replacen(p, with, 1),
+                SubstringMatchKind::Anywhere => value.replace(p, with),
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// Adds `value`, the value of what is known as `name`, to `out`, split into fields
+/// where `reading` says (a wildcard in it then unquoted); `false`, adding nothing,
+/// past the string's bytes of values.
+fn push_value(
+    name: &str,
+    value: &str,
+    reading: Reading<'_>,
+    quoted: bool,
+    out: &mut Analysed,
+) -> bool {
     // Past the bytes a string's values may make, as written (the reader then fails).
     if let Some(bytes) = reading.bytes {
         bytes.set(bytes.get().saturating_add(value.len()));

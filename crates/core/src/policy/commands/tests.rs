@@ -1986,6 +1986,18 @@ fn commands_are_judged_with_the_values_the_string_gives_their_variables() {
             "x() { cat \"$1\"; }; x a/.env",
             CommandVerdict::Protected("a/.env".to_owned(), "**/.env".to_owned()),
         ),
+        // What an expansion that changes a known value makes of it.
+        ("X=-RF; rm ${X,,} /", rm("rm ${X,,} /")),
+        ("X=-xf; rm ${X/x/r} /", rm("rm ${X/x/r} /")),
+        ("X=-zrzf; rm ${X//z/} /", rm("rm ${X//z/} /")),
+        ("X=a-rfb; rm ${X:1:3} /", rm("rm ${X:1:3} /")),
+        ("X=a-rf; rm ${X: -3} /", rm("rm ${X: -3} /")),
+        ("X=-rfxx; rm ${X:0:-2} /", rm("rm ${X:0:-2} /")),
+        ("X=-rf.txt; rm ${X%.txt} /", rm("rm ${X%.txt} /")),
+        ("X=ab-rf; rm ${X##ab} /", rm("rm ${X##ab} /")),
+        ("X=zf; rm ${X/#z/-r} /", rm("rm ${X/#z/-r} /")),
+        ("X=-rz; rm ${X/%z/f} /", rm("rm ${X/%z/f} /")),
+        ("X=-r; rm ${X}${X:0:0}f /", rm("rm ${X}${X:0:0}f /")),
         // What a command substitution of echo or printf of known words prints.
         ("rm $(echo -rf) /", rm("rm $(echo -rf) /")),
         ("rm `echo -n -rf` /", rm("rm `echo -n -rf` /")),
@@ -2045,6 +2057,10 @@ fn commands_are_judged_with_the_values_the_string_gives_their_variables() {
         "rm $(printf -rf) /",
         "rm $(echo -rf | tr -d f) /",
         "git commit -m \"$(echo fix)\"",
+        // Not told: a pattern with wildcards, a case change with a pattern.
+        "X=-rfz; rm ${X%z*} /",
+        "X=-RF; rm ${X,,[A-Z]} /",
+        "name=notes.txt; cp $name ${name%.txt}.bak",
     ] {
         assert_eq!(
             r.check(command, None, None),
