@@ -1,0 +1,735 @@
+//! What a command string gives a value, read with it: shell variables, positional
+//! parameters and the output of a plain `echo` or `printf` (see [`Judge::variants`]).
+
+use super::*;
+
+/// How a word's variables are read: with a value for each of those the string
+/// assigned ([`Judge::variants`]), `None` for each as written.
+#[derive(Clone, Copy)]
+pub(super) struct Reading<'v> {
+    pub(super) values: Option<&'v Values>,
+    /// Whether an unquoted value is split into fields (not in an assignment's value),
+    /// and where: at whitespace and at these characters (the string's `IFS`).
+    pub(super) split: Option<&'v str>,
+    /// The bytes of values read into words so far, for the whole string.
+    pub(super) bytes: Option<&'v std::cell::Cell<usize>>,
+}
+
+impl Reading<'_> {
+    pub(super) const WRITTEN: Reading<'static> = Reading {
+        values: None,
+        split: None,
+        bytes: None,
+    };
+}
+
+/// The most bytes of values a string's words are read with, in all.
+pub(super) const MAX_VALUE_BYTES: usize = 16 << 20;
+
+/// One value for each shell variable a command's words are read with.
+pub(super) type Values = std::collections::BTreeMap<String, String>;
+
+/// Where an unquoted variable's value splits a word into fields, in the text of an
+/// [`Analysed`] read with values (no value of a shell variable holds a NUL).
+pub(super) const FIELD: char = '\0';
+
+/// The most assignments of shell variables a string's values are read from.
+pub(super) const MAX_ASSIGNED: usize = 1_024;
+
+/// The most values known before the command runs of one variable.
+pub(super) const MAX_VALUES: usize = 1_024;
+
+/// The most readings of words with values, in all the string.
+pub(super) const MAX_READINGS: usize = 16_384;
+
+/// The most times the string's assignments are read again with the values found.
+pub(super) const MAX_ROUNDS: usize = 64;
+
+/// Why a string whose variables take too many values is not judged (a violation).
+pub(super) const VALUES_SPENT: &str = "its variables take more values than can be judged (1024 assignments, 1024 values of one, 16384 readings of words with them or 16 MiB of their text, or 64 rounds of reading its assignments)";
+
+impl Judge<'_> {
+    /// Notes the values `words` give their variables for when unset or set, and what
+    /// their command substitutions print, where that is known ([`Judge::output`]).
+    pub(super) fn note_values(&mut self, words: &[Analysed]) -> Step {
+        if self.assigned.is_none() {
+            return Ok(());
+        }
+        for word in words {
+            for (name, value) in &word.defaults {
+                self.assigns(name, value)?;
+            }
+            for (written, script) in &word.outputs {
+                if let Some(output) = self.output(script) {
+                    self.knows(written, output)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Notes that what is known as `name` may hold `value`, known before the
+    /// command runs.
+    pub(super) fn knows(&mut self, name: &str, value: String) -> Step {
+        let known = self.values.entry(name.to_owned()).or_default();
+        if !known.contains(&value) {
+            if known.len() == MAX_VALUES {
+                return Err(CommandVerdict::Unparseable(VALUES_SPENT.to_owned()));
+            }
+            known.push(value);
+        }
+        Ok(())
+    }
+
+    /// What `script`, a command substitution, prints, when it is one `echo` or
+    /// `printf` of words known before it runs: `echo` (with `-n`, or `-e` and `-E`
+    /// on words without `\`) its words joined by spaces; `printf` its format when
+    /// that holds no `%` or `\`, and with `%s` or `%s\n` its words, each once in
+    /// turn. The newlines at its end are cut, as the shell cuts them.
+    pub(super) fn output(&self, script: &str) -> Option<String> {
+        // Only a plain command is read: nothing nested, nothing run after it.
+        let plain = script.trim_start();
+        if !(plain.starts_with("echo") || plain.starts_with("printf"))
+            || plain.len() > 4096
+            || plain.contains(['$', '`', '(', ')', ';', '|', '&', '<', '>', '\n', '#'])
+        {
+            return None;
+        }
+        let tokens = tokens(script, &self.options).ok()?;
+        let program = parse_tokens(&tokens, &self.options).ok()?;
+        let [complete] = &program.complete_commands[..] else {
+            return None;
+        };
+        let [ast::CompoundListItem(and_or, _)] = &complete.0[..] else {
+            return None;
+        };
+        let ([ast::Command::Simple(simple)], true) =
+            (&and_or.first.seq[..], and_or.additional.is_empty())
+        else {
+            return None;
+        };
+        if simple.prefix.is_some() {
+            return None;
+        }
+        let mut words = vec![self.analyse(&simple.word_or_name.as_ref()?.value).ok()?];
+        for item in simple.suffix.iter().flat_map(|suffix| suffix.0.iter()) {
+            match item {
+                ast::CommandPrefixOrSuffixItem::Word(word) => {
+                    words.push(self.analyse(&word.value).ok()?);
+                }
+                _ => return None,
+            }
+        }
+        let words = self.braces_expanded(words).ok()?;
+        if !words.iter().all(Analysed::known) {
+            return None;
+        }
+        let texts: Vec<&str> = words.iter().map(|word| word.text.as_str()).collect();
+        let printed = match texts[..] {
+            ["echo", ref args @ ..] => {
+                let options = (args.iter())
+                    .take_while(|arg| {
+                        arg.len() > 1
+                            && arg.starts_with('-')
+                            && arg[1..].chars().all(|c| matches!(c, 'n' | 'e' | 'E'))
+                    })
+                    .count();
+                let args = &args[options..];
+                if args.iter().any(|arg| arg.contains('\\')) {
+                    return None;
+                }
+                args.join(" ")
+            }
+            ["printf", ref rest @ ..] => {
+                let (format, args) = match rest {
+                    ["--", format, args @ ..] => (*format, args),
+                    [format, args @ ..] if !format.starts_with('-') || *format == "-" => {
+                        (*format, args)
+                    }
+                    _ => return None,
+                };
+                match format {
+                    "%s" => args.concat(),
+                    "%s\\n" => args.iter().map(|arg| format!("{arg}\n")).collect(),
+                    _ if !format.contains(['%', '\\']) => format.to_owned(),
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        Some(printed.trim_end_matches('\n').to_owned())
+    }
+
+    /// Notes that the string gives the positional parameters `args`: each by its
+    /// number, and all of them together as `@` and `*` when each is known.
+    pub(super) fn positional(&mut self, args: &[Analysed]) -> Step {
+        if self.assigned.is_none() || args.is_empty() {
+            return Ok(());
+        }
+        for (at, arg) in args.iter().enumerate() {
+            let text = match arg.literal {
+                true => quoted(&arg.text),
+                false => arg.written.clone(),
+            };
+            self.assigns(&(at + 1).to_string(), &text)?;
+        }
+        if args.iter().all(|arg| arg.literal) {
+            let all: Vec<&str> = args.iter().map(|arg| arg.text.as_str()).collect();
+            let all = all.join(&FIELD.to_string());
+            self.knows("@", all.clone())?;
+            self.knows("*", all)?;
+        }
+        Ok(())
+    }
+
+    /// Notes that the string assigns `value` (as written) to the variable `name`, and
+    /// the values it may give it, read with those known so far (`X=-; X=${X}r`
+    /// gives `X` the values `-` and `-r`).
+    pub(super) fn assigns(&mut self, name: &str, value: &str) -> Step {
+        let Some(assigned) = &mut self.assigned else {
+            return Ok(());
+        };
+        if assigned.len() == MAX_ASSIGNED {
+            return Err(CommandVerdict::Unparseable(VALUES_SPENT.to_owned()));
+        }
+        assigned.push((name.to_owned(), value.to_owned()));
+        let analysed = self.analyse(value)?;
+        self.note_values(std::slice::from_ref(&analysed))?;
+        let mut values = std::mem::take(&mut self.values);
+        let step = self.evaluate(name, value, &mut values, None).map(drop);
+        self.values = values;
+        step
+    }
+
+    /// Adds to `values` what the assignment of `written` to `name` may give it, read
+    /// with `values` (but with `own`'s values of `name` itself, when given): whether
+    /// it added any.
+    pub(super) fn evaluate(
+        &self,
+        name: &str,
+        written: &str,
+        values: &mut std::collections::BTreeMap<String, Vec<String>>,
+        own: Option<&std::collections::BTreeMap<String, Vec<String>>>,
+    ) -> Result<bool, CommandVerdict> {
+        let spent = || CommandVerdict::Unparseable(VALUES_SPENT.to_owned());
+        let analysed = self.analyse(written)?;
+        let mut found = Vec::new();
+        if analysed.literal {
+            found.push(analysed.text);
+        } else if analysed.parameters.iter().any(|p| values.contains_key(p)) {
+            let swapped;
+            let read = match own {
+                Some(own) if analysed.parameters.iter().any(|p| p == name) => {
+                    let mut read = values.clone();
+                    read.remove(name);
+                    if let Some(known) = own.get(name) {
+                        read.insert(name.to_owned(), known.clone());
+                    }
+                    swapped = read;
+                    &swapped
+                }
+                _ => &*values,
+            };
+            for reading in self
+                .readings(&analysed.parameters, read)
+                .ok_or_else(spent)?
+            {
+                let analysed = self.analyse_reading(written, self.reading(&reading, None))?;
+                if analysed.literal {
+                    found.push(analysed.text);
+                }
+            }
+        }
+        self.values_spent()?;
+        let known = values.entry(name.to_owned()).or_default();
+        let mut more = false;
+        for value in found {
+            if !known.contains(&value) {
+                if known.len() == MAX_VALUES {
+                    return Err(spent());
+                }
+                known.push(value);
+                more = true;
+            }
+        }
+        Ok(more)
+    }
+
+    /// The variables `words` expand that the string assigns values to, once the
+    /// string is read whole (none before).
+    pub(super) fn assigned_names(&self, words: &[Analysed]) -> Vec<String> {
+        if self.assigned.is_some() {
+            return Vec::new();
+        }
+        let mut names: Vec<String> = Vec::new();
+        for name in words.iter().flat_map(|word| &word.parameters) {
+            if self.values.contains_key(name) && !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+        names
+    }
+
+    /// The characters the string's `IFS` may hold: an unquoted value is split at
+    /// them, besides whitespace.
+    pub(super) fn ifs(&self) -> String {
+        (self.values.get("IFS").into_iter().flatten())
+            .flat_map(|value| value.chars())
+            .collect()
+    }
+
+    /// Each way of giving `names` (those of them `values` has, each once) one of their
+    /// values, counted against the string's [`MAX_READINGS`]; `None` past them.
+    pub(super) fn readings(
+        &self,
+        names: &[String],
+        values: &std::collections::BTreeMap<String, Vec<String>>,
+    ) -> Option<Vec<Values>> {
+        let made = readings(names, values, self.readings_left.get())?;
+        self.readings_left
+            .set(self.readings_left.get() - made.len());
+        Some(made)
+    }
+
+    /// How the words of a command are read with `values`, split where `split` says.
+    pub(super) fn reading<'v>(&'v self, values: &'v Values, split: Option<&'v str>) -> Reading<'v> {
+        Reading {
+            values: Some(values),
+            split,
+            bytes: Some(&self.value_bytes),
+        }
+    }
+
+    /// A violation once the values read into words are more than
+    /// [`MAX_VALUE_BYTES`].
+    pub(super) fn values_spent(&self) -> Step {
+        match self.value_bytes.get() > MAX_VALUE_BYTES {
+            true => Err(CommandVerdict::Unparseable(VALUES_SPENT.to_owned())),
+            false => Ok(()),
+        }
+    }
+
+    /// The values known before the command runs that each variable of `assigned`
+    /// may hold, once the string is read whole: those found while reading it, and
+    /// those its assignments give with them until they give no more (a loop assigns
+    /// after the command it runs again: `while :; do rm $B /; B=$A; A=-rf; done`).
+    /// An assignment of a variable's own value (`X=${X}f`) is read again with the
+    /// values found while reading only, so that it does not grow without end.
+    pub(super) fn resolved(
+        &self,
+        assigned: &[(String, String)],
+    ) -> Result<std::collections::BTreeMap<String, Vec<String>>, CommandVerdict> {
+        let first = &self.values;
+        let mut values = first.clone();
+        for _ in 0..MAX_ROUNDS {
+            let mut more = false;
+            for (name, written) in assigned {
+                more |= self.evaluate(name, written, &mut values, Some(first))?;
+            }
+            if !more {
+                values.retain(|_, known| !known.is_empty());
+                return Ok(values);
+            }
+        }
+        Err(CommandVerdict::Unparseable(VALUES_SPENT.to_owned()))
+    }
+
+    /// Judges `words` (the command's words before braces, `sources` the text of each
+    /// as written, `None` for one made here) again with each value the variables
+    /// they expand may hold: `X=-rf; rm $X /` runs `rm -rf /`.
+    pub(super) fn variants(
+        &mut self,
+        words: &[Analysed],
+        sources: &[Option<&str>],
+        at: At<'_>,
+    ) -> Step {
+        let names = self.assigned_names(words);
+        if names.is_empty() {
+            return Ok(());
+        }
+        let (spent, ifs) = (
+            || CommandVerdict::Unparseable(VALUES_SPENT.to_owned()),
+            self.ifs(),
+        );
+        let shown_here = shown(words);
+        let at = At {
+            within: at.within.or(Some(&shown_here)),
+            ..at
+        };
+        for values in self.readings(&names, &self.values).ok_or_else(spent)? {
+            let mut read = Vec::with_capacity(words.len());
+            for (word, source) in words.iter().zip(sources) {
+                read.push(match source {
+                    Some(text) if !word.parameters.is_empty() => {
+                        self.analyse_reading(text, self.reading(&values, Some(&ifs)))?
+                    }
+                    _ => word.clone(),
+                });
+            }
+            self.values_spent()?;
+            let read = fields(self.braces_expanded(read)?);
+            // What the command changes (its directory, aliases) is the written one's.
+            let (place, aliases) = (self.place.clone(), self.aliases.clone());
+            let step = self.judge(&read, at, true);
+            (self.place, self.aliases) = (place, aliases);
+            step?;
+        }
+        Ok(())
+    }
+}
+
+/// Each way of giving `names` (those of them `values` has, each once) one of their
+/// values; `None` past `most` ways.
+pub(super) fn readings(
+    names: &[String],
+    values: &std::collections::BTreeMap<String, Vec<String>>,
+    most: usize,
+) -> Option<Vec<Values>> {
+    let mut out = vec![Values::new()];
+    for name in names {
+        let Some(known) = values.get(name) else {
+            continue;
+        };
+        if out[0].contains_key(name) {
+            continue;
+        }
+        if out.len() * known.len() > most {
+            return None;
+        }
+        out = (out.iter())
+            .flat_map(|reading| {
+                known.iter().map(move |value| {
+                    let mut reading = reading.clone();
+                    reading.insert(name.clone(), value.clone());
+                    reading
+                })
+            })
+            .collect();
+    }
+    Some(out)
+}
+
+/// `words` with each word split into the fields its variables' unquoted values
+/// make ([`FIELD`]), an empty one dropped as the shell drops it.
+pub(super) fn fields(words: Vec<Analysed>) -> Vec<Analysed> {
+    if !words.iter().any(|word| word.text.contains(FIELD)) {
+        return words;
+    }
+    let mut out = Vec::with_capacity(words.len());
+    for mut word in words {
+        if !word.text.contains(FIELD) {
+            out.push(word);
+            continue;
+        }
+        let (mut scripts, mut runs) = (
+            std::mem::take(&mut word.scripts),
+            std::mem::take(&mut word.words),
+        );
+        let parts = (word.text.split(FIELD))
+            .zip(word.path.split(FIELD))
+            .zip(word.braces.split(FIELD));
+        for ((text, path), braces) in parts {
+            if text.is_empty() {
+                continue;
+            }
+            out.push(Analysed {
+                text: text.to_owned(),
+                path: path.to_owned(),
+                glob: has_unquoted_glob(braces),
+                braces: braces.to_owned(),
+                written: word.written.clone(),
+                literal: word.literal,
+                scripts: std::mem::take(&mut scripts),
+                words: std::mem::take(&mut runs),
+                made: word.made,
+                parameters: word.parameters.clone(),
+                defaults: Vec::new(),
+                outputs: Vec::new(),
+            });
+        }
+    }
+    out
+}
+
+/// Notes the variable `expr` expands if it is a plain `$NAME` or `${NAME}`, and adds
+/// to `out` the value `reading` gives it, if any: whether it did (split into fields
+/// where `reading` says, a wildcard in it then unquoted).
+pub(super) fn substituted(
+    expr: &ParameterExpr,
+    reading: Reading<'_>,
+    quoted: bool,
+    out: &mut Analysed,
+) -> bool {
+    let (parameter, default) = match expr {
+        ParameterExpr::Parameter {
+            parameter,
+            indirect: false,
+        } => (parameter, None),
+        ParameterExpr::UseDefaultValues {
+            parameter,
+            indirect: false,
+            default_value,
+            ..
+        }
+        | ParameterExpr::AssignDefaultValues {
+            parameter,
+            indirect: false,
+            default_value,
+            ..
+        } => (parameter, default_value.as_ref()),
+        ParameterExpr::UseAlternativeValue {
+            parameter,
+            indirect: false,
+            alternative_value,
+            ..
+        } => (parameter, alternative_value.as_ref()),
+        ParameterExpr::ParameterLength {
+            parameter,
+            indirect: false,
+        }
+        | ParameterExpr::RemoveSmallestSuffixPattern {
+            parameter,
+            indirect: false,
+            ..
+        }
+        | ParameterExpr::RemoveLargestSuffixPattern {
+            parameter,
+            indirect: false,
+            ..
+        }
+        | ParameterExpr::RemoveSmallestPrefixPattern {
+            parameter,
+            indirect: false,
+            ..
+        }
+        | ParameterExpr::RemoveLargestPrefixPattern {
+            parameter,
+            indirect: false,
+            ..
+        }
+        | ParameterExpr::Substring {
+            parameter,
+            indirect: false,
+            ..
+        }
+        | ParameterExpr::UppercaseFirstChar {
+            parameter,
+            indirect: false,
+            ..
+        }
+        | ParameterExpr::UppercasePattern {
+            parameter,
+            indirect: false,
+            ..
+        }
+        | ParameterExpr::LowercaseFirstChar {
+            parameter,
+            indirect: false,
+            ..
+        }
+        | ParameterExpr::LowercasePattern {
+            parameter,
+            indirect: false,
+            ..
+        }
+        | ParameterExpr::ReplaceSubstring {
+            parameter,
+            indirect: false,
+            ..
+        } => {
+            // What it makes of a known value, when that can be told.
+            let Some(name) = variable(parameter) else {
+                return false;
+            };
+            if !out.parameters.contains(&name) {
+                out.parameters.push(name.clone());
+            }
+            let Some(value) = reading.values.and_then(|values| values.get(&name)) else {
+                return false;
+            };
+            let Some(value) = operated(expr, value) else {
+                return false;
+            };
+            return push_value(&name, &value, reading, quoted, out);
+        }
+        _ => return false,
+    };
+    let Some(name) = variable(parameter) else {
+        return false;
+    };
+    if let Some(default) = default {
+        let default = (name.clone(), default.clone());
+        if !out.defaults.contains(&default) {
+            out.defaults.push(default);
+        }
+    }
+    if !out.parameters.contains(&name) {
+        out.parameters.push(name.clone());
+    }
+    substitute(&name, reading, quoted, out)
+}
+
+/// Adds to `out` the value `reading` gives what is known as `name` (a variable, or a
+/// command substitution as written), if any: whether it did (split into fields
+/// where `reading` says, a wildcard in it then unquoted).
+pub(super) fn substitute(
+    name: &str,
+    reading: Reading<'_>,
+    quoted: bool,
+    out: &mut Analysed,
+) -> bool {
+    match reading.values.and_then(|values| values.get(name)) {
+        Some(value) => push_value(name, value, reading, quoted, out),
+        None => false,
+    }
+}
+
+/// What an expansion that changes a value makes of `value`, when its pattern and
+/// replacement are plain text and its numbers plain integers: `${#X}`, `${X%p}`,
+/// `${X%%p}`, `${X#p}`, `${X##p}`, `${X:offset}`, `${X:offset:length}`, `${X^}`,
+/// `${X^^}`, `${X,}`, `${X,,}`, `${X/p/r}`, `${X//p/r}`, `${X/#p/r}`, `${X/%p/r}`.
+pub(super) fn operated(expr: &ParameterExpr, value: &str) -> Option<String> {
+    fn plain(text: &str) -> bool {
+        !text.chars().any(|c| "*?[]\\$`'\"(){}!&|;<>".contains(c))
+    }
+    fn pattern(pattern: Option<&str>) -> Option<&str> {
+        pattern.filter(|pattern| !pattern.is_empty() && plain(pattern))
+    }
+    let number = |text: &str| text.trim().parse::<i64>().ok();
+    let chars: Vec<char> = value.chars().collect();
+    Some(match expr {
+        ParameterExpr::ParameterLength { .. } => chars.len().to_string(),
+        ParameterExpr::RemoveSmallestSuffixPattern { pattern: p, .. }
+        | ParameterExpr::RemoveLargestSuffixPattern { pattern: p, .. } => {
+            let p = pattern(p.as_deref())?;
+            value.strip_suffix(p).unwrap_or(value).to_owned()
+        }
+        ParameterExpr::RemoveSmallestPrefixPattern { pattern: p, .. }
+        | ParameterExpr::RemoveLargestPrefixPattern { pattern: p, .. } => {
+            let p = pattern(p.as_deref())?;
+            value.strip_prefix(p).unwrap_or(value).to_owned()
+        }
+        ParameterExpr::Substring { offset, length, .. } => {
+            let count = chars.len() as i64;
+            let offset = number(&offset.value)?;
+            let start = if offset < 0 {
+                (count + offset).max(0)
+            } else {
+                offset.min(count)
+            };
+            let end = match length {
+                None => count,
+                Some(length) => {
+                    let length = number(&length.value)?;
+                    let end = if length < 0 {
+                        count + length
+                    } else {
+                        start.saturating_add(length)
+                    };
+                    if end < start {
+                        return None;
+                    }
+                    end.min(count)
+                }
+            };
+            chars[start as usize..end as usize].iter().collect()
+        }
+        // Without a pattern (the parser gives an empty one).
+        ParameterExpr::UppercaseFirstChar { pattern: p, .. }
+        | ParameterExpr::LowercaseFirstChar { pattern: p, .. }
+            if p.as_deref().is_none_or(str::is_empty) =>
+        {
+            let upper = matches!(expr, ParameterExpr::UppercaseFirstChar { .. });
+            let mut out = String::with_capacity(value.len());
+            for (at, c) in chars.iter().enumerate() {
+                match (at, upper) {
+                    (0, true) => out.extend(c.to_uppercase()),
+                    (0, false) => out.extend(c.to_lowercase()),
+                    _ => out.push(*c),
+                }
+            }
+            out
+        }
+        ParameterExpr::UppercasePattern { pattern: p, .. }
+            if p.as_deref().is_none_or(str::is_empty) =>
+        {
+            value.to_uppercase()
+        }
+        ParameterExpr::LowercasePattern { pattern: p, .. }
+            if p.as_deref().is_none_or(str::is_empty) =>
+        {
+            value.to_lowercase()
+        }
+        ParameterExpr::ReplaceSubstring {
+            pattern: p,
+            replacement,
+            match_kind,
+            ..
+        } => {
+            let p = pattern(Some(p))?;
+            let with = replacement.as_deref().unwrap_or("");
+            if !plain(with) {
+                return None;
+            }
+            match match_kind {
+                SubstringMatchKind::Prefix => match value.strip_prefix(p) {
+                    Some(rest) => format!("{with}{rest}"),
+                    None => value.to_owned(),
+                },
+                SubstringMatchKind::Suffix => match value.strip_suffix(p) {
+                    Some(rest) => format!("{rest}{with}"),
+                    None => value.to_owned(),
+                },
+                SubstringMatchKind::FirstOccurrence => value.replacen(p, with, 1),
+                SubstringMatchKind::Anywhere => value.replace(p, with),
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// Adds `value`, the value of what is known as `name`, to `out`, split into fields
+/// where `reading` says (a wildcard in it then unquoted); `false`, adding nothing,
+/// past the string's bytes of values.
+pub(super) fn push_value(
+    name: &str,
+    value: &str,
+    reading: Reading<'_>,
+    quoted: bool,
+    out: &mut Analysed,
+) -> bool {
+    // Past the bytes a string's values may make, as written (the reader then fails).
+    if let Some(bytes) = reading.bytes {
+        bytes.set(bytes.get().saturating_add(value.len()));
+        if bytes.get() > MAX_VALUE_BYTES {
+            return false;
+        }
+    }
+    let split = reading.split.filter(|_| !quoted);
+    out.glob |= split.is_some() && has_glob(value);
+    for c in value.chars() {
+        let c = match split {
+            Some(ifs) if matches!(c, ' ' | '\t' | '\n') || ifs.contains(c) => FIELD,
+            // `"$*"` joins the arguments with a space, `"$@"` keeps each a word.
+            _ if c == FIELD && name == "*" && quoted => ' ',
+            _ => c,
+        };
+        out.text.push(c);
+        out.path.push(c);
+    }
+    true
+}
+
+/// The name a variable of the string is known by in [`Judge::values`]: its own, the
+/// number of a positional parameter (`$1`), and `@` and `*` for all of them (whose
+/// value holds a [`FIELD`] between each two).
+pub(super) fn variable(parameter: &Parameter) -> Option<String> {
+    match parameter {
+        Parameter::Named(name) => Some(name.clone()),
+        Parameter::Positional(n) if *n > 0 => Some(n.to_string()),
+        Parameter::Special(SpecialParameter::AllPositionalParameters { concatenate }) => {
+            Some(if *concatenate { "*" } else { "@" }.to_owned())
+        }
+        _ => None,
+    }
+}
