@@ -1965,7 +1965,7 @@ fn commands_are_judged_with_the_values_the_string_gives_their_variables() {
         ("rm ${X:=-rf} /", rm("rm ${X:=-rf} /")),
         ("X=1; rm ${X:+-rf} /", rm("rm ${X:+-rf} /")),
         (
-            "cat ${F:-.env}",
+            "cat ${F:-.e}nv",
             CommandVerdict::Protected(".env".to_owned(), "**/.env".to_owned()),
         ),
         // Positional parameters: of set, of a function the string defines, of a
@@ -1983,7 +1983,7 @@ fn commands_are_judged_with_the_values_the_string_gives_their_variables() {
             rm("bash -c \"rm \\$1 /\" sh -rf"),
         ),
         (
-            "x() { cat \"$1\"; }; x a/.env",
+            "x() { cat \"$1\"nv; }; x a/.e",
             CommandVerdict::Protected("a/.env".to_owned(), "**/.env".to_owned()),
         ),
         // What an expansion that changes a known value makes of it.
@@ -2011,18 +2011,19 @@ fn commands_are_judged_with_the_values_the_string_gives_their_variables() {
         ("X=$(echo -rf); rm $X /", rm("rm $X /")),
         ("for X in $(echo -rf); do rm $X /; done", rm("rm $X /")),
         (
-            "cat $(echo a/.env)",
+            "cat $(echo a/.e)nv",
             CommandVerdict::Protected("a/.env".to_owned(), "**/.env".to_owned()),
         ),
         // In a wrapper's string.
         ("X=-rf; bash -c 'rm $X /'", rm("bash -c \"rm \\$X /\"")),
-        // Protect, arguments and redirections, split at the string's IFS.
+        // Protect, arguments and redirections, split at the string's IFS (each
+        // value no protected path on its own).
         (
-            "F=.env; cat $F",
+            "F=.e; cat ${F}nv",
             CommandVerdict::Protected(".env".to_owned(), "**/.env".to_owned()),
         ),
         (
-            "F=.env; echo x > \"$F\"",
+            "F=.e; echo x > \"${F}nv\"",
             CommandVerdict::Protected(".env".to_owned(), "**/.env".to_owned()),
         ),
         (
