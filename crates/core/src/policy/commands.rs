@@ -706,11 +706,6 @@ fn parse_tokens(
     })
 }
 
-/// `text` in single quotes, as the shell reads it back.
-fn quoted(text: &str) -> String {
-    format!("'{}'", text.replace('\'', r"'\''"))
-}
-
 /// Whether `text` is `NAME=...`.
 fn is_assignment(text: &str) -> bool {
     let Some((name, _)) = text.split_once('=') else {
@@ -2153,7 +2148,7 @@ struct Judge<'r> {
     assigned: Option<Vec<(String, String)>>,
     /// The values known before the command runs that those variables may hold, at
     /// most [`MAX_VALUES`] each: a command that expands one is judged with each too.
-    values: std::collections::BTreeMap<String, Vec<String>>,
+    values: Known,
     /// The bytes of values read into words so far ([`MAX_VALUE_BYTES`]).
     value_bytes: std::cell::Cell<usize>,
     /// The functions the string defines, whose calls give positional parameters.
@@ -2460,11 +2455,7 @@ impl Judge<'_> {
                     // Each word of the list is a value of the loop's variable.
                     let analysed = self.analyse(&value.value)?;
                     for word in self.braces_expanded(vec![analysed])? {
-                        let text = match word.literal {
-                            true => quoted(&word.text),
-                            false => word.written,
-                        };
-                        self.assigns(&clause.variable_name, &text)?;
+                        self.gives(&clause.variable_name, &word)?;
                     }
                 }
                 self.list(&clause.body.list, at)

@@ -29,6 +29,22 @@ pub(super) const MAX_VALUE_BYTES: usize = 16 << 20;
 /// One value for each shell variable a command's words are read with.
 pub(super) type Values = std::collections::BTreeMap<String, String>;
 
+/// The values known before the command runs that each name may hold.
+pub(super) type Known = std::collections::BTreeMap<String, Vec<String>>;
+
+/// Adds `value` to `known` if it is not there: whether it added it; a violation
+/// past [`MAX_VALUES`].
+fn add(known: &mut Vec<String>, value: String) -> Result<bool, CommandVerdict> {
+    if known.contains(&value) {
+        return Ok(false);
+    }
+    if known.len() == MAX_VALUES {
+        return Err(CommandVerdict::Unparseable(VALUES_SPENT.to_owned()));
+    }
+    known.push(value);
+    Ok(true)
+}
+
 /// Where an unquoted variable's value splits a word into fields, in the text of an
 /// [`Analysed`] read with values (no value of a shell variable holds a NUL).
 pub(super) const FIELD: char = '\0';
@@ -71,14 +87,17 @@ impl Judge<'_> {
     /// Notes that what is known as `name` may hold `value`, known before the
     /// command runs.
     pub(super) fn knows(&mut self, name: &str, value: String) -> Step {
-        let known = self.values.entry(name.to_owned()).or_default();
-        if !known.contains(&value) {
-            if known.len() == MAX_VALUES {
-                return Err(CommandVerdict::Unparseable(VALUES_SPENT.to_owned()));
-            }
-            known.push(value);
+        add(self.values.entry(name.to_owned()).or_default(), value).map(drop)
+    }
+
+    /// Notes that the string gives `name` the value of `word`: known when literal,
+    /// read as an assignment of it as written otherwise.
+    pub(super) fn gives(&mut self, name: &str, word: &Analysed) -> Step {
+        match (self.assigned.is_some(), word.literal) {
+            (false, _) => Ok(()),
+            (true, true) => self.knows(name, word.text.clone()),
+            (true, false) => self.assigns(name, &word.written),
         }
-        Ok(())
     }
 
     /// What `script`, a command substitution, prints, when it is one `echo` or
@@ -167,11 +186,7 @@ impl Judge<'_> {
             return Ok(());
         }
         for (at, arg) in args.iter().enumerate() {
-            let text = match arg.literal {
-                true => quoted(&arg.text),
-                false => arg.written.clone(),
-            };
-            self.assigns(&(at + 1).to_string(), &text)?;
+            self.gives(&(at + 1).to_string(), arg)?;
         }
         if args.iter().all(|arg| arg.literal) {
             let all: Vec<&str> = args.iter().map(|arg| arg.text.as_str()).collect();
@@ -196,26 +211,26 @@ impl Judge<'_> {
         let analysed = self.analyse(value)?;
         self.note_values(std::slice::from_ref(&analysed))?;
         let mut values = std::mem::take(&mut self.values);
-        let step = self.evaluate(name, value, &mut values, None).map(drop);
+        let step = self.evaluate(name, value, &analysed, &mut values, None);
         self.values = values;
-        step
+        step.map(drop)
     }
 
-    /// Adds to `values` what the assignment of `written` to `name` may give it, read
-    /// with `values` (but with `own`'s values of `name` itself, when given): whether
-    /// it added any.
+    /// Adds to `values` what the assignment of `written` (`analysed`) to `name` may
+    /// give it, read with `values` (but with `own`'s values of `name` itself, when
+    /// given): whether it added any.
     pub(super) fn evaluate(
         &self,
         name: &str,
         written: &str,
-        values: &mut std::collections::BTreeMap<String, Vec<String>>,
-        own: Option<&std::collections::BTreeMap<String, Vec<String>>>,
+        analysed: &Analysed,
+        values: &mut Known,
+        own: Option<&Known>,
     ) -> Result<bool, CommandVerdict> {
         let spent = || CommandVerdict::Unparseable(VALUES_SPENT.to_owned());
-        let analysed = self.analyse(written)?;
         let mut found = Vec::new();
         if analysed.literal {
-            found.push(analysed.text);
+            found.push(analysed.text.clone());
         } else if analysed.parameters.iter().any(|p| values.contains_key(p)) {
             let swapped;
             let read = match own {
@@ -244,13 +259,7 @@ impl Judge<'_> {
         let known = values.entry(name.to_owned()).or_default();
         let mut more = false;
         for value in found {
-            if !known.contains(&value) {
-                if known.len() == MAX_VALUES {
-                    return Err(spent());
-                }
-                known.push(value);
-                more = true;
-            }
+            more |= add(known, value)?;
         }
         Ok(more)
     }
@@ -280,11 +289,7 @@ impl Judge<'_> {
 
     /// Each way of giving `names` (those of them `values` has, each once) one of their
     /// values, counted against the string's [`MAX_READINGS`]; `None` past them.
-    pub(super) fn readings(
-        &self,
-        names: &[String],
-        values: &std::collections::BTreeMap<String, Vec<String>>,
-    ) -> Option<Vec<Values>> {
+    pub(super) fn readings(&self, names: &[String], values: &Known) -> Option<Vec<Values>> {
         let made = readings(names, values, self.readings_left.get())?;
         self.readings_left
             .set(self.readings_left.get() - made.len());
@@ -315,16 +320,22 @@ impl Judge<'_> {
     /// after the command it runs again: `while :; do rm $B /; B=$A; A=-rf; done`).
     /// An assignment of a variable's own value (`X=${X}f`) is read again with the
     /// values found while reading only, so that it does not grow without end.
-    pub(super) fn resolved(
-        &self,
-        assigned: &[(String, String)],
-    ) -> Result<std::collections::BTreeMap<String, Vec<String>>, CommandVerdict> {
+    pub(super) fn resolved(&self, assigned: &[(String, String)]) -> Result<Known, CommandVerdict> {
         let first = &self.values;
         let mut values = first.clone();
+        // A literal value was found while reading; the others are read again, each
+        // analysed once.
+        let mut read = Vec::new();
+        for (name, written) in assigned {
+            let analysed = self.analyse(written)?;
+            if !analysed.literal {
+                read.push((name, written, analysed));
+            }
+        }
         for _ in 0..MAX_ROUNDS {
             let mut more = false;
-            for (name, written) in assigned {
-                more |= self.evaluate(name, written, &mut values, Some(first))?;
+            for (name, written, analysed) in &read {
+                more |= self.evaluate(name, written, analysed, &mut values, Some(first))?;
             }
             if !more {
                 values.retain(|_, known| !known.is_empty());
@@ -380,11 +391,7 @@ impl Judge<'_> {
 
 /// Each way of giving `names` (those of them `values` has, each once) one of their
 /// values; `None` past `most` ways.
-pub(super) fn readings(
-    names: &[String],
-    values: &std::collections::BTreeMap<String, Vec<String>>,
-    most: usize,
-) -> Option<Vec<Values>> {
+pub(super) fn readings(names: &[String], values: &Known, most: usize) -> Option<Vec<Values>> {
     let mut out = vec![Values::new()];
     for name in names {
         let Some(known) = values.get(name) else {
