@@ -1435,6 +1435,37 @@ fn after_options(args: &[Analysed], short: &str, long: &[&str]) -> usize {
     i
 }
 
+/// The value of the short option `letter` among the options of `args` (the last one
+/// given), `short` the letters that take a value as [`after_options`] reads them.
+fn option_value<'a>(args: &'a [Analysed], letter: char, short: &str) -> Option<&'a str> {
+    let mut found = None;
+    let mut i = 0;
+    while i < after_options(args, short, &[]) {
+        let text = args[i].text.as_str();
+        i += 1;
+        if text.starts_with("--") {
+            continue;
+        }
+        for (at, c) in text.char_indices().skip(1) {
+            if short.contains(c) {
+                let rest = &text[at + c.len_utf8()..];
+                let value = match rest.is_empty() {
+                    true => {
+                        i += 1;
+                        args.get(i - 1).map(|arg| arg.text.as_str())
+                    }
+                    false => Some(rest),
+                };
+                if c == letter {
+                    found = value;
+                }
+                break;
+            }
+        }
+    }
+    found
+}
+
 /// The commands `find` with arguments `args` runs: the words after each `-exec`,
 /// `-execdir`, `-ok` and `-okdir` up to the `;` or `+` that ends them (or the end),
 /// each with whether it runs in the folder of the file found.
@@ -2145,7 +2176,7 @@ struct Judge<'r> {
     /// Each shell variable the string assigns (see [`Judge::assigns`]), with its
     /// value as written, in order, at most [`MAX_ASSIGNED`]; `None` once the string
     /// has been read whole, on its second reading.
-    assigned: Option<Vec<(String, String)>>,
+    assigned: Option<Vec<(String, Given)>>,
     /// The values known before the command runs that those variables may hold, at
     /// most [`MAX_VALUES`] each: a command that expands one is judged with each too.
     values: Known,
@@ -2623,6 +2654,8 @@ impl Judge<'_> {
         let mut redirects = Vec::new();
         let mut substitutions = Vec::new();
         let mut assignments = Vec::new();
+        // The assignments after the program (`declare A=(...)`), each with its word.
+        let mut suffix_assignments = Vec::new();
         // The prefix: assignments and redirections before the program.
         for item in simple.prefix.iter().flat_map(|p| p.0.iter()) {
             match item {
@@ -2632,13 +2665,8 @@ impl Judge<'_> {
                     // An assignment alone sets the shell's variable.
                     if let ast::CommandPrefixOrSuffixItem::AssignmentWord(assignment, _) = item
                         && simple.word_or_name.is_none()
-                        && let ast::AssignmentName::VariableName(name) = &assignment.name
-                        && let ast::AssignmentValue::Scalar(value) = &assignment.value
                     {
-                        match assignment.append {
-                            true => self.assigns(name, &format!("${{{name}}}{}", value.value))?,
-                            false => self.assigns(name, &value.value)?,
-                        }
+                        self.assignment(assignment)?;
                     }
                     let analysed = self.analyse(&word.value)?;
                     self.protect(&analysed)?;
@@ -2661,6 +2689,9 @@ impl Judge<'_> {
                 ast::CommandPrefixOrSuffixItem::IoRedirect(redirect) => redirects.push(redirect),
                 ast::CommandPrefixOrSuffixItem::Word(word)
                 | ast::CommandPrefixOrSuffixItem::AssignmentWord(_, word) => {
+                    if let ast::CommandPrefixOrSuffixItem::AssignmentWord(assignment, _) = item {
+                        suffix_assignments.push((word.value.as_str(), assignment));
+                    }
                     words.push(self.analyse(&word.value)?);
                     sources.push(Some(&word.value));
                 }
@@ -2708,20 +2739,51 @@ impl Judge<'_> {
             }
         }
         // `read NAME <<< WORD` gives each name the word (its first line, split
-        // among them: each may hold it whole).
-        if let Some((program, args)) = words.split_first()
-            && program.text == "read"
-        {
-            let mut strings = redirects.iter().filter_map(|redirect| match redirect {
+        // among them: each may hold it whole), `read -a NAME` its fields, `mapfile
+        // NAME` (`readarray`) its lines.
+        let here_string = (redirects.iter())
+            .filter_map(|redirect| match redirect {
                 ast::IoRedirect::HereString(_, word) => Some(word.value.as_str()),
                 _ => None,
-            });
-            if let Some(string) = strings.next_back() {
-                for name in &args[after_options(args, "adinNptu", &[]).min(args.len())..] {
-                    if is_assignment(&format!("{}=", name.text)) {
-                        self.assigns(&name.text, string)?;
+            })
+            .next_back();
+        if let (Some((program, args)), Some(string)) = (words.split_first(), here_string) {
+            let names = |options: &str| {
+                let from = after_options(args, options, &[]).min(args.len());
+                (args[from..].iter())
+                    .map(|arg| arg.text.as_str())
+                    .filter(|name| is_assignment(&format!("{name}=")))
+            };
+            match program.text.as_str() {
+                "read" => {
+                    if let Some(array) = option_value(args, 'a', "adinNptu")
+                        && is_assignment(&format!("{array}="))
+                    {
+                        self.array_read(array, string, Cut::Fields)?;
+                    }
+                    for name in names("adinNptu") {
+                        self.assigns(name, string)?;
                     }
                 }
+                "mapfile" | "readarray" => {
+                    let name = names("dnOsuCc").next().unwrap_or("MAPFILE");
+                    self.array_read(name, string, Cut::Lines)?;
+                }
+                _ => {}
+            }
+        }
+        // `printf -v NAME ...` gives the name what it prints, when that is known.
+        if let [program, option, name, rest @ ..] = &words[..]
+            && program.text == "printf"
+            && option.text == "-v"
+            && is_assignment(&format!("{}=", name.text))
+            && !rest.is_empty()
+            && rest.iter().all(Analysed::known)
+        {
+            let mut texts = vec!["printf"];
+            texts.extend(rest.iter().map(|word| word.text.as_str()));
+            if let Some(printed) = printed(&texts) {
+                self.knows(&name.text, printed)?;
             }
         }
         if let Some(program) = words.first()
@@ -2730,7 +2792,15 @@ impl Judge<'_> {
                 "export" | "declare" | "typeset" | "local" | "readonly"
             )
         {
+            // Each as the parser read it (an array's elements too), the others
+            // (`declare "X=-rf"`) by their text.
+            for (_, assignment) in &suffix_assignments {
+                self.assignment(assignment)?;
+            }
             for arg in &words[1..] {
+                if (suffix_assignments.iter()).any(|(written, _)| *written == arg.written) {
+                    continue;
+                }
                 let Some((name, value)) = arg.written.split_once('=') else {
                     continue;
                 };

@@ -2108,3 +2108,130 @@ fn commands_are_judged_with_the_values_the_string_gives_their_variables() {
         spent
     );
 }
+
+#[test]
+fn commands_are_judged_with_the_elements_the_string_gives_its_arrays() {
+    let r = rule(
+        &["rm ** -rf **", "rm ** -r ** -f **", "git ** push ** -f **"],
+        None,
+        Some(&["**/.env"]),
+    );
+    let denied = |runs: &str, within: &str, pattern: &str| {
+        CommandVerdict::Denied(runs.to_owned(), Some(within.to_owned()), pattern.to_owned())
+    };
+    let rm = |within: &str| denied("rm -rf /", within, "rm ** -rf **");
+    let rm_r_f = |within: &str| denied("rm -r -f /", within, "rm ** -r ** -f **");
+    let protected = || CommandVerdict::Protected(".env".to_owned(), "**/.env".to_owned());
+    for (command, expected) in [
+        // All the elements, quoted or not, joined or not.
+        ("A=(-rf /); rm \"${A[@]}\"", rm("rm \"${A[@]}\"")),
+        ("A=(-rf /); rm ${A[@]}", rm("rm ${A[@]}")),
+        ("A=(-rf /); rm ${A[*]}", rm("rm ${A[*]}")),
+        ("A=(-r -f); rm \"${A[@]}\" /", rm_r_f("rm \"${A[@]}\" /")),
+        ("A=('-rf /'); rm ${A[@]}", rm("rm ${A[@]}")),
+        // An element's fields, the value of another variable among them.
+        ("X='-rf /'; A=($X); rm \"${A[@]}\"", rm("rm \"${A[@]}\"")),
+        ("X=-rf; A=(\"$X\" /); rm \"${A[@]}\"", rm("rm \"${A[@]}\"")),
+        // One element: by its index, the first as the array's own, by a key or an
+        // index that is not a plain integer.
+        ("A=(-rf); rm $A /", rm("rm $A /")),
+        ("A=(-rf); rm ${A[0]} /", rm("rm ${A[0]} /")),
+        ("A=(x -rf); rm ${A[1]} /", rm("rm ${A[1]} /")),
+        ("A=(x [5]=-rf); rm ${A[5]} /", rm("rm ${A[5]} /")),
+        ("A=(x -rf); rm ${A[$i]} /", rm("rm ${A[$i]} /")),
+        ("A=(x -rf); rm ${A[i+1]} /", rm("rm ${A[i+1]} /")),
+        ("declare -A M=([k]=-rf); rm ${M[k]} /", rm("rm ${M[k]} /")),
+        // Declared, appended to, one element at a time.
+        ("declare -a A=(-rf /); rm ${A[@]}", rm("rm ${A[@]}")),
+        ("local A=(-rf); rm ${A[@]} /", rm("rm ${A[@]} /")),
+        (
+            "A=(-r); A+=(-f); rm \"${A[@]}\" /",
+            rm_r_f("rm \"${A[@]}\" /"),
+        ),
+        (
+            "A[0]=-r; A[1]=-f; rm \"${A[@]}\" /",
+            rm_r_f("rm \"${A[@]}\" /"),
+        ),
+        ("A[2]=-r; A[2]+=f; rm ${A[2]} /", rm("rm ${A[2]} /")),
+        ("A[3]=-rf; rm ${A[@]} /", rm("rm ${A[@]} /")),
+        // In a loop, given after the command that uses it.
+        (
+            "while :; do rm \"${A[@]}\"; A=(-rf /); done",
+            rm("rm \"${A[@]}\""),
+        ),
+        // What an expansion of all the elements makes of them.
+        ("A=(x -rf /); rm \"${A[@]:1}\"", rm("rm \"${A[@]:1}\"")),
+        ("A=(-rf / x); rm \"${A[@]:0:2}\"", rm("rm \"${A[@]:0:2}\"")),
+        ("A=(-RF /); rm \"${A[@],,}\"", rm("rm \"${A[@],,}\"")),
+        ("A=(-rx /); rm \"${A[@]/x/f}\"", rm("rm \"${A[@]/x/f}\"")),
+        ("set -- x -rf /; rm \"${@:2}\"", rm("rm \"${@:2}\"")),
+        ("set -- -rf / x; rm \"${@: -3:2}\"", rm("rm \"${@: -3:2}\"")),
+        // Read into an array: fields, lines.
+        (
+            "read -a A <<< '-rf /'; rm \"${A[@]}\"",
+            rm("rm \"${A[@]}\""),
+        ),
+        (
+            "read -ra A <<< '-rf /'; rm \"${A[@]}\"",
+            rm("rm \"${A[@]}\""),
+        ),
+        ("read -r -a A <<< '-rf /'; rm ${A[@]}", rm("rm ${A[@]}")),
+        ("mapfile -t A <<< -rf; rm ${A[@]} /", rm("rm ${A[@]} /")),
+        (
+            "readarray -t <<< -rf; rm ${MAPFILE[@]} /",
+            rm("rm ${MAPFILE[@]} /"),
+        ),
+        // What printf -v gives its variable.
+        ("printf -v X %s -rf; rm $X /", rm("rm $X /")),
+        ("printf -v X -- -rf; rm $X /", rm("rm $X /")),
+        // Protect, arguments and redirections (each element no protected path on its
+        // own).
+        ("A=(.e nv); cat \"${A[0]}${A[1]}\"", protected()),
+        ("A=(a .e); echo x > ${A[1]}nv", protected()),
+        ("read -a A <<< '.e x'; cat ${A[0]}nv", protected()),
+    ] {
+        assert_eq!(r.check(command, None, None), expected, "{command}");
+    }
+    for command in [
+        "A=(build dist); rm -r \"${A[@]}\"",
+        "files=(a.txt b.txt); for f in \"${files[@]}\"; do cat \"$f\"; done",
+        "A=(-rf /); echo \"${A[@]}\"",
+        "A=(-rf /); rm ${#A[@]}",
+        // Quoted and joined, the elements are one word.
+        "A=(-r -f); rm \"${A[*]}\" /",
+        // An element set for one command only is not the shell's.
+        "A=(x); A[1]=-rf env; rm ${A[1]} /",
+        // Not known: the keys, a pattern with wildcards, read from a pipe.
+        "A=(-rf /); rm ${!A[@]}",
+        "A=(-rfz /); rm \"${A[@]%z*}\"",
+        "echo -rf | read -a A; rm ${A[@]} /",
+        // printf -v of a format with conversions.
+        "printf -v X %d 1; rm $X",
+        "printf -v X -rf; rm $X /",
+    ] {
+        assert_eq!(
+            r.check(command, None, None),
+            CommandVerdict::Allowed,
+            "{command}"
+        );
+    }
+    // Bounded: each way of taking one value of each element counts against the
+    // values of one name.
+    let spent = CommandVerdict::Unparseable(super::VALUES_SPENT.to_owned());
+    let values =
+        |name: &str, n: usize| (0..n).map(|i| format!("{name}=v{i}; ")).collect::<String>();
+    let product = |n: usize| {
+        format!(
+            "{}{}A=(\"$X\" \"$Y\"); echo \"${{A[@]}}\"",
+            values("X", n),
+            values("Y", 32)
+        )
+    };
+    assert_eq!(r.check(&product(32), None, None), CommandVerdict::Allowed);
+    assert_eq!(r.check(&product(33), None, None), spent);
+    let elements = (0..300).map(|i| format!("v{i} ")).collect::<String>();
+    assert_eq!(
+        r.check(&format!("A=({elements}); rm \"${{A[@]}}\""), None, None),
+        CommandVerdict::Allowed
+    );
+}

@@ -32,6 +32,99 @@ pub(super) type Values = std::collections::BTreeMap<String, String>;
 /// The values known before the command runs that each name may hold.
 pub(super) type Known = std::collections::BTreeMap<String, Vec<String>>;
 
+/// What an assignment gives its variable, as written: the words of its value, each
+/// split into fields by its unquoted expansions when `true` (an array's elements),
+/// joined by [`FIELD`], and cut as `cut` says.
+#[derive(Debug, Clone)]
+pub(super) struct Given {
+    pub(super) parts: Vec<(String, bool)>,
+    pub(super) cut: Cut,
+    /// Which of the fields the cut makes it gives.
+    pub(super) take: Take,
+}
+
+impl Given {
+    /// The value of `X=WORD`.
+    pub(super) fn word(written: &str) -> Given {
+        Given {
+            parts: vec![(written.to_owned(), false)],
+            cut: Cut::Whole,
+            take: Take::All,
+        }
+    }
+
+    /// All the words of `parts`, joined as fields.
+    fn all(parts: Vec<(String, bool)>) -> Given {
+        Given {
+            parts,
+            cut: Cut::Whole,
+            take: Take::All,
+        }
+    }
+}
+
+/// Which of the fields of a value cut into an array's elements an assignment gives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Take {
+    /// All of them, as one value (all the elements).
+    All,
+    /// Each, as a value of its own (any element).
+    Each,
+    /// The first (the element at `0`).
+    First,
+}
+
+/// How the value an assignment makes is cut into the fields of an array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Cut {
+    /// As it is.
+    Whole,
+    /// At whitespace and the string's `IFS` (`read -a NAME <<< WORD`).
+    Fields,
+    /// At each newline, the last one dropped (`mapfile -t NAME <<< WORD`).
+    Lines,
+}
+
+/// The name the elements of the array `name` are known by together ([`variable`]).
+pub(super) fn all(name: &str) -> String {
+    format!("{name}[@]")
+}
+
+/// The name that stands for any element of the array `name`, read where its index
+/// is not a plain integer ([`variable`]).
+pub(super) fn any(name: &str) -> String {
+    format!("{name}[]")
+}
+
+/// The name an element of the array `name` is known by at the index written
+/// `index`: the array's own for `0` (`$A` is `${A[0]}`), `A[N]` for another plain
+/// integer, [`any`] for the others (a key, or arithmetic).
+pub(super) fn element(name: &str, index: &str) -> String {
+    match index.trim().parse::<i64>() {
+        Ok(0) => name.to_owned(),
+        Ok(n) if n > 0 => format!("{name}[{n}]"),
+        _ => any(name),
+    }
+}
+
+/// The values `values` knows of what is known as `name`: an element of an array
+/// whose index has none may hold the values of any ([`any`]).
+pub(super) fn lookup<'k>(values: &'k Known, name: &str) -> Option<&'k Vec<String>> {
+    values.get(name).or_else(|| {
+        let array = name.strip_suffix(']')?.split_once('[')?.0;
+        values.get(&any(array))
+    })
+}
+
+/// The expansion that reads what is known as the element `key` of `name`.
+fn element_expansion(name: &str, key: &str) -> String {
+    match key.strip_prefix(name) {
+        Some("") => format!("${{{name}}}"),
+        Some("[]") => format!("${{{name}[_]}}"),
+        _ => format!("${{{key}}}"),
+    }
+}
+
 /// Adds `value` to `known` if it is not there: whether it added it; a violation
 /// past [`MAX_VALUES`].
 fn add(known: &mut Vec<String>, value: String) -> Result<bool, CommandVerdict> {
@@ -101,10 +194,8 @@ impl Judge<'_> {
     }
 
     /// What `script`, a command substitution, prints, when it is one `echo` or
-    /// `printf` of words known before it runs: `echo` (with `-n`, or `-e` and `-E`
-    /// on words without `\`) its words joined by spaces; `printf` its format when
-    /// that holds no `%` or `\`, and with `%s` or `%s\n` its words, each once in
-    /// turn. The newlines at its end are cut, as the shell cuts them.
+    /// `printf` of words known before it runs ([`printed`]). The newlines at its end
+    /// are cut, as the shell cuts them.
     pub(super) fn output(&self, script: &str) -> Option<String> {
         // Only a plain command is read: nothing nested, nothing run after it.
         let plain = script.trim_start();
@@ -144,43 +235,11 @@ impl Judge<'_> {
             return None;
         }
         let texts: Vec<&str> = words.iter().map(|word| word.text.as_str()).collect();
-        let printed = match texts[..] {
-            ["echo", ref args @ ..] => {
-                let options = (args.iter())
-                    .take_while(|arg| {
-                        arg.len() > 1
-                            && arg.starts_with('-')
-                            && arg[1..].chars().all(|c| matches!(c, 'n' | 'e' | 'E'))
-                    })
-                    .count();
-                let args = &args[options..];
-                if args.iter().any(|arg| arg.contains('\\')) {
-                    return None;
-                }
-                args.join(" ")
-            }
-            ["printf", ref rest @ ..] => {
-                let (format, args) = match rest {
-                    ["--", format, args @ ..] => (*format, args),
-                    [format, args @ ..] if !format.starts_with('-') || *format == "-" => {
-                        (*format, args)
-                    }
-                    _ => return None,
-                };
-                match format {
-                    "%s" => args.concat(),
-                    "%s\\n" => args.iter().map(|arg| format!("{arg}\n")).collect(),
-                    _ if !format.contains(['%', '\\']) => format.to_owned(),
-                    _ => return None,
-                }
-            }
-            _ => return None,
-        };
-        Some(printed.trim_end_matches('\n').to_owned())
+        Some(printed(&texts)?.trim_end_matches('\n').to_owned())
     }
 
     /// Notes that the string gives the positional parameters `args`: each by its
-    /// number, and all of them together as `@` and `*` when each is known.
+    /// number, and all of them together as `@` (`$*` too) when each is known.
     pub(super) fn positional(&mut self, args: &[Analysed]) -> Step {
         if self.assigned.is_none() || args.is_empty() {
             return Ok(());
@@ -191,8 +250,7 @@ impl Judge<'_> {
         if args.iter().all(|arg| arg.literal) {
             let all: Vec<&str> = args.iter().map(|arg| arg.text.as_str()).collect();
             let all = all.join(&FIELD.to_string());
-            self.knows("@", all.clone())?;
-            self.knows("*", all)?;
+            self.knows("@", all)?;
         }
         Ok(())
     }
@@ -201,37 +259,224 @@ impl Judge<'_> {
     /// the values it may give it, read with those known so far (`X=-; X=${X}r`
     /// gives `X` the values `-` and `-r`).
     pub(super) fn assigns(&mut self, name: &str, value: &str) -> Step {
-        let Some(assigned) = &mut self.assigned else {
-            return Ok(());
-        };
-        if assigned.len() == MAX_ASSIGNED {
-            return Err(CommandVerdict::Unparseable(VALUES_SPENT.to_owned()));
+        self.assigns_given(name, Given::word(value))
+    }
+
+    /// Notes that the string gives the variable `name` what `given` makes, and the
+    /// values it may give it, read with those known so far.
+    pub(super) fn assigns_given(&mut self, name: &str, given: Given) -> Step {
+        match &self.assigned {
+            None => return Ok(()),
+            Some(assigned) if assigned.len() == MAX_ASSIGNED => {
+                return Err(CommandVerdict::Unparseable(VALUES_SPENT.to_owned()));
+            }
+            Some(_) => {}
         }
-        assigned.push((name.to_owned(), value.to_owned()));
-        let analysed = self.analyse(value)?;
-        self.note_values(std::slice::from_ref(&analysed))?;
+        let mut analysed = Vec::with_capacity(given.parts.len());
+        for (written, _) in &given.parts {
+            analysed.push(self.analyse(written)?);
+        }
+        self.note_values(&analysed)?;
         let mut values = std::mem::take(&mut self.values);
-        let step = self.evaluate(name, value, &analysed, &mut values, None);
+        let step = self.evaluate(name, &given, &analysed, &mut values, None);
         self.values = values;
+        if let Some(assigned) = &mut self.assigned {
+            assigned.push((name.to_owned(), given));
+        }
         step.map(drop)
     }
 
-    /// Adds to `values` what the assignment of `written` (`analysed`) to `name` may
-    /// give it, read with `values` (but with `own`'s values of `name` itself, when
-    /// given): whether it added any.
+    /// Notes what the shell assignment `assignment` gives: a variable its value
+    /// (`X=W`, `X+=W`), an array its elements (`A=(W...)`, `A+=(W...)`, `A=([K]=W)`),
+    /// or one element (`A[K]=W`).
+    pub(super) fn assignment(&mut self, assignment: &ast::Assignment) -> Step {
+        if self.assigned.is_none() {
+            return Ok(());
+        }
+        let append = assignment.append;
+        match (&assignment.name, &assignment.value) {
+            (ast::AssignmentName::VariableName(name), ast::AssignmentValue::Scalar(value)) => {
+                match append {
+                    true => self.assigns(name, &format!("${{{name}}}{}", value.value)),
+                    false => self.assigns(name, &value.value),
+                }
+            }
+            (
+                ast::AssignmentName::ArrayElementName(name, index),
+                ast::AssignmentValue::Scalar(value),
+            ) => {
+                let key = element(name, index);
+                let value = match append {
+                    true => format!("{}{}", element_expansion(name, &key), value.value),
+                    false => value.value.clone(),
+                };
+                self.assigns(&key, &value)?;
+                if key != any(name) {
+                    self.assigns(&any(name), &value)?;
+                }
+                // All the elements: this one alone, or after those known.
+                let own = (format!("\"${{{}}}\"", all(name)), true);
+                let value = (value, false);
+                self.assigns_given(&all(name), Given::all(vec![value.clone()]))?;
+                self.assigns_given(&all(name), Given::all(vec![own, value]))
+            }
+            (name, ast::AssignmentValue::Array(elements)) => {
+                let (ast::AssignmentName::VariableName(name)
+                | ast::AssignmentName::ArrayElementName(name, _)) = name;
+                self.array(name, elements, append)
+            }
+        }
+    }
+
+    /// Notes what `NAME=(ELEMENTS)` (or `NAME+=(ELEMENTS)`, `append`) gives: each
+    /// element at its index (split into fields unless given a key, as the shell
+    /// splits it), and all of them together.
+    fn array(
+        &mut self,
+        name: &str,
+        elements: &[(Option<ast::Word>, ast::Word)],
+        append: bool,
+    ) -> Step {
+        let mut parts = Vec::with_capacity(elements.len());
+        // Appended elements follow those there: their indices are not known.
+        let mut index = (!append).then_some(0i64);
+        for (key, word) in elements {
+            if let Some(key) = key {
+                index = key.value.trim().parse().ok();
+            }
+            let key_of = match index {
+                Some(index) => element(name, &index.to_string()),
+                None => any(name),
+            };
+            let analysed = self.analyse(&word.value)?;
+            self.gives(&key_of, &analysed)?;
+            if key_of != any(name) {
+                self.gives(&any(name), &analysed)?;
+            }
+            parts.push((word.value.clone(), key.is_none()));
+            index = index.and_then(|index| index.checked_add(1));
+        }
+        if append {
+            let mut with = vec![(format!("\"${{{}}}\"", all(name)), true)];
+            with.extend(parts.iter().cloned());
+            self.assigns_given(&all(name), Given::all(with))?;
+        }
+        self.assigns_given(&all(name), Given::all(parts))
+    }
+
+    /// Notes what `read -a NAME <<< WORD` (`Cut::Fields`) or `mapfile NAME <<< WORD`
+    /// (`Cut::Lines`) gives the array `name`: `word`'s value cut into its elements.
+    pub(super) fn array_read(&mut self, name: &str, word: &str, cut: Cut) -> Step {
+        for (key, take) in [
+            (all(name), Take::All),
+            (any(name), Take::Each),
+            (name.to_owned(), Take::First),
+        ] {
+            let parts = vec![(word.to_owned(), false)];
+            self.assigns_given(&key, Given { parts, cut, take })?;
+        }
+        Ok(())
+    }
+
+    /// Adds to `values` what the assignment of `given` (its parts `analysed`) to
+    /// `name` may give it, read with `values` (but with `own`'s values of `name`
+    /// itself, when given): whether it added any.
     pub(super) fn evaluate(
         &self,
         name: &str,
-        written: &str,
-        analysed: &Analysed,
+        given: &Given,
+        analysed: &[Analysed],
         values: &mut Known,
         own: Option<&Known>,
     ) -> Result<bool, CommandVerdict> {
         let spent = || CommandVerdict::Unparseable(VALUES_SPENT.to_owned());
+        let ifs = self.ifs();
+        let mut parts = Vec::with_capacity(analysed.len());
+        for ((written, split), analysed) in given.parts.iter().zip(analysed) {
+            let split = split.then_some(ifs.as_str());
+            parts.push(self.part(name, written, split, analysed, values, own)?);
+        }
+        self.values_spent()?;
+        // Each way of taking one value of each part, joined as fields.
+        let mut found = vec![String::new()];
+        for (at, part) in parts.iter().enumerate() {
+            let heads: usize = found.iter().map(String::len).sum();
+            let tails: usize = part.iter().map(String::len).sum();
+            let bytes = (heads.saturating_mul(part.len()))
+                .saturating_add(tails.saturating_mul(found.len()))
+                .saturating_add(found.len().saturating_mul(part.len()));
+            if found.len().saturating_mul(part.len()) > MAX_VALUES
+                || self.value_bytes.get().saturating_add(bytes) > MAX_VALUE_BYTES
+            {
+                return Err(spent());
+            }
+            self.value_bytes.set(self.value_bytes.get() + bytes);
+            found = (found.iter())
+                .flat_map(|head| {
+                    part.iter().map(move |value| match at {
+                        0 => value.clone(),
+                        _ => format!("{head}{FIELD}{value}"),
+                    })
+                })
+                .collect();
+        }
+        let known = values.entry(name.to_owned()).or_default();
+        let mut more = false;
+        for value in found {
+            let value = match given.cut {
+                Cut::Whole => value,
+                Cut::Fields => (value.chars())
+                    .map(
+                        |c| match matches!(c, ' ' | '\t' | '\n') || ifs.contains(c) {
+                            true => FIELD,
+                            false => c,
+                        },
+                    )
+                    .collect(),
+                Cut::Lines => value
+                    .strip_suffix('\n')
+                    .unwrap_or(&value)
+                    .replace('\n', &FIELD.to_string()),
+            };
+            let mut fields = value.split(FIELD).filter(|field| !field.is_empty());
+            match given.take {
+                Take::All => more |= add(known, value.clone())?,
+                Take::First => {
+                    if let Some(first) = fields.next() {
+                        more |= add(known, first.to_owned())?;
+                    }
+                }
+                Take::Each => {
+                    for field in fields {
+                        more |= add(known, field.to_owned())?;
+                    }
+                }
+            }
+        }
+        Ok(more)
+    }
+
+    /// The values the word `written` (`analysed`), a part of what is assigned to
+    /// `name`, may have, read with `values` (see [`Judge::evaluate`]) and split
+    /// where `split` says.
+    fn part(
+        &self,
+        name: &str,
+        written: &str,
+        split: Option<&str>,
+        analysed: &Analysed,
+        values: &Known,
+        own: Option<&Known>,
+    ) -> Result<Vec<String>, CommandVerdict> {
+        let spent = || CommandVerdict::Unparseable(VALUES_SPENT.to_owned());
         let mut found = Vec::new();
         if analysed.literal {
             found.push(analysed.text.clone());
-        } else if analysed.parameters.iter().any(|p| values.contains_key(p)) {
+        } else if analysed
+            .parameters
+            .iter()
+            .any(|p| lookup(values, p).is_some())
+        {
             let swapped;
             let read = match own {
                 Some(own) if analysed.parameters.iter().any(|p| p == name) => {
@@ -243,25 +488,19 @@ impl Judge<'_> {
                     swapped = read;
                     &swapped
                 }
-                _ => &*values,
+                _ => values,
             };
             for reading in self
                 .readings(&analysed.parameters, read)
                 .ok_or_else(spent)?
             {
-                let analysed = self.analyse_reading(written, self.reading(&reading, None))?;
-                if analysed.literal {
+                let analysed = self.analyse_reading(written, self.reading(&reading, split))?;
+                if analysed.literal && !found.contains(&analysed.text) {
                     found.push(analysed.text);
                 }
             }
         }
-        self.values_spent()?;
-        let known = values.entry(name.to_owned()).or_default();
-        let mut more = false;
-        for value in found {
-            more |= add(known, value)?;
-        }
-        Ok(more)
+        Ok(found)
     }
 
     /// The variables `words` expand that the string assigns values to, once the
@@ -272,7 +511,7 @@ impl Judge<'_> {
         }
         let mut names: Vec<String> = Vec::new();
         for name in words.iter().flat_map(|word| &word.parameters) {
-            if self.values.contains_key(name) && !names.contains(name) {
+            if lookup(&self.values, name).is_some() && !names.contains(name) {
                 names.push(name.clone());
             }
         }
@@ -320,22 +559,25 @@ impl Judge<'_> {
     /// after the command it runs again: `while :; do rm $B /; B=$A; A=-rf; done`).
     /// An assignment of a variable's own value (`X=${X}f`) is read again with the
     /// values found while reading only, so that it does not grow without end.
-    pub(super) fn resolved(&self, assigned: &[(String, String)]) -> Result<Known, CommandVerdict> {
+    pub(super) fn resolved(&self, assigned: &[(String, Given)]) -> Result<Known, CommandVerdict> {
         let first = &self.values;
         let mut values = first.clone();
         // A literal value was found while reading; the others are read again, each
         // analysed once.
         let mut read = Vec::new();
-        for (name, written) in assigned {
-            let analysed = self.analyse(written)?;
-            if !analysed.literal {
-                read.push((name, written, analysed));
+        for (name, given) in assigned {
+            let mut analysed = Vec::with_capacity(given.parts.len());
+            for (written, _) in &given.parts {
+                analysed.push(self.analyse(written)?);
+            }
+            if !analysed.iter().all(|part| part.literal) {
+                read.push((name, given, analysed));
             }
         }
         for _ in 0..MAX_ROUNDS {
             let mut more = false;
-            for (name, written, analysed) in &read {
-                more |= self.evaluate(name, written, analysed, &mut values, Some(first))?;
+            for (name, given, analysed) in &read {
+                more |= self.evaluate(name, given, analysed, &mut values, Some(first))?;
             }
             if !more {
                 values.retain(|_, known| !known.is_empty());
@@ -389,12 +631,51 @@ impl Judge<'_> {
     }
 }
 
+/// What the command of the known words `texts` prints, when it is an `echo` (with
+/// `-n`, or `-e` and `-E` on words without `\`) of its words joined by spaces, or a
+/// `printf` of a format that holds no `%` or `\`, or of `%s` or `%s\n` with its
+/// words, each once in turn.
+pub(super) fn printed(texts: &[&str]) -> Option<String> {
+    Some(match texts[..] {
+        ["echo", ref args @ ..] => {
+            let options = (args.iter())
+                .take_while(|arg| {
+                    arg.len() > 1
+                        && arg.starts_with('-')
+                        && arg[1..].chars().all(|c| matches!(c, 'n' | 'e' | 'E'))
+                })
+                .count();
+            let args = &args[options..];
+            if args.iter().any(|arg| arg.contains('\\')) {
+                return None;
+            }
+            args.join(" ")
+        }
+        ["printf", ref rest @ ..] => {
+            let (format, args) = match rest {
+                ["--", format, args @ ..] => (*format, args),
+                [format, args @ ..] if !format.starts_with('-') || *format == "-" => {
+                    (*format, args)
+                }
+                _ => return None,
+            };
+            match format {
+                "%s" => args.concat(),
+                "%s\\n" => args.iter().map(|arg| format!("{arg}\n")).collect(),
+                _ if !format.contains(['%', '\\']) => format.to_owned(),
+                _ => return None,
+            }
+        }
+        _ => return None,
+    })
+}
+
 /// Each way of giving `names` (those of them `values` has, each once) one of their
 /// values; `None` past `most` ways.
 pub(super) fn readings(names: &[String], values: &Known, most: usize) -> Option<Vec<Values>> {
     let mut out = vec![Values::new()];
     for name in names {
-        let Some(known) = values.get(name) else {
+        let Some(known) = lookup(values, name) else {
             continue;
         };
         if out[0].contains_key(name) {
@@ -554,10 +835,10 @@ pub(super) fn substituted(
             let Some(value) = reading.values.and_then(|values| values.get(&name)) else {
                 return false;
             };
-            let Some(value) = operated(expr, value) else {
+            let Some(value) = operated(expr, &name, value) else {
                 return false;
             };
-            return push_value(&name, &value, reading, quoted, out);
+            return push_value(&value, joined(parameter), reading, quoted, out);
         }
         _ => return false,
     };
@@ -573,7 +854,23 @@ pub(super) fn substituted(
     if !out.parameters.contains(&name) {
         out.parameters.push(name.clone());
     }
-    substitute(&name, reading, quoted, out)
+    match reading.values.and_then(|values| values.get(&name)) {
+        Some(value) => push_value(value, joined(parameter), reading, quoted, out),
+        None => false,
+    }
+}
+
+/// Whether `parameter` joins the fields of its value into one word when quoted
+/// (`"$*"`, `"${A[*]}"`).
+fn joined(parameter: &Parameter) -> bool {
+    matches!(
+        parameter,
+        Parameter::Special(SpecialParameter::AllPositionalParameters { concatenate: true })
+            | Parameter::NamedWithAllIndices {
+                concatenate: true,
+                ..
+            }
+    )
 }
 
 /// Adds to `out` the value `reading` gives what is known as `name` (a variable, or a
@@ -586,23 +883,53 @@ pub(super) fn substitute(
     out: &mut Analysed,
 ) -> bool {
     match reading.values.and_then(|values| values.get(name)) {
-        Some(value) => push_value(name, value, reading, quoted, out),
+        Some(value) => push_value(value, false, reading, quoted, out),
         None => false,
     }
 }
 
-/// What an expansion that changes a value makes of `value`, when its pattern and
-/// replacement are plain text and its numbers plain integers: `${#X}`, `${X%p}`,
-/// `${X%%p}`, `${X#p}`, `${X##p}`, `${X:offset}`, `${X:offset:length}`, `${X^}`,
-/// `${X^^}`, `${X,}`, `${X,,}`, `${X/p/r}`, `${X//p/r}`, `${X/#p/r}`, `${X/%p/r}`.
-pub(super) fn operated(expr: &ParameterExpr, value: &str) -> Option<String> {
+/// What an expansion that changes a value makes of `value`, the value of what is
+/// known as `name`, when its pattern and replacement are plain text and its numbers
+/// plain integers: `${#X}`, `${X%p}`, `${X%%p}`, `${X#p}`, `${X##p}`,
+/// `${X:offset}`, `${X:offset:length}`, `${X^}`, `${X^^}`, `${X,}`, `${X,,}`,
+/// `${X/p/r}`, `${X//p/r}`, `${X/#p/r}`, `${X/%p/r}`. Of all the positional
+/// parameters or an array's elements, a length counts them, an offset and length
+/// take some of them (`$0` not known), and the others change each.
+pub(super) fn operated(expr: &ParameterExpr, name: &str, value: &str) -> Option<String> {
+    if name == "@" || name.ends_with("[@]") {
+        let mut fields: Vec<&str> = match value.is_empty() {
+            true => Vec::new(),
+            false => value.split(FIELD).collect(),
+        };
+        return match expr {
+            ParameterExpr::ParameterLength { .. } => Some(fields.len().to_string()),
+            ParameterExpr::Substring { offset, length, .. } => {
+                // `${@:1}` starts at `$1`: `$0` is not known.
+                let from = usize::from(name == "@");
+                let count = (fields.len() + from) as i64;
+                let (start, end) =
+                    slice(count, &offset.value, length.as_ref().map(|l| &l.value[..]))?;
+                if (start as usize) < from {
+                    return None;
+                }
+                fields = fields[start as usize - from..end as usize - from].to_vec();
+                Some(fields.join(&FIELD.to_string()))
+            }
+            _ => {
+                let mut out = Vec::with_capacity(fields.len());
+                for field in fields {
+                    out.push(operated(expr, "", field)?);
+                }
+                Some(out.join(&FIELD.to_string()))
+            }
+        };
+    }
     fn plain(text: &str) -> bool {
         !text.chars().any(|c| "*?[]\\$`'\"(){}!&|;<>".contains(c))
     }
     fn pattern(pattern: Option<&str>) -> Option<&str> {
         pattern.filter(|pattern| !pattern.is_empty() && plain(pattern))
     }
-    let number = |text: &str| text.trim().parse::<i64>().ok();
     let chars: Vec<char> = value.chars().collect();
     Some(match expr {
         ParameterExpr::ParameterLength { .. } => chars.len().to_string(),
@@ -618,27 +945,7 @@ pub(super) fn operated(expr: &ParameterExpr, value: &str) -> Option<String> {
         }
         ParameterExpr::Substring { offset, length, .. } => {
             let count = chars.len() as i64;
-            let offset = number(&offset.value)?;
-            let start = if offset < 0 {
-                (count + offset).max(0)
-            } else {
-                offset.min(count)
-            };
-            let end = match length {
-                None => count,
-                Some(length) => {
-                    let length = number(&length.value)?;
-                    let end = if length < 0 {
-                        count + length
-                    } else {
-                        start.saturating_add(length)
-                    };
-                    if end < start {
-                        return None;
-                    }
-                    end.min(count)
-                }
-            };
+            let (start, end) = slice(count, &offset.value, length.as_ref().map(|l| &l.value[..]))?;
             chars[start as usize..end as usize].iter().collect()
         }
         // Without a pattern (the parser gives an empty one).
@@ -695,12 +1002,40 @@ pub(super) fn operated(expr: &ParameterExpr, value: &str) -> Option<String> {
     })
 }
 
-/// Adds `value`, the value of what is known as `name`, to `out`, split into fields
-/// where `reading` says (a wildcard in it then unquoted); `false`, adding nothing,
-/// past the string's bytes of values.
+/// Where `${X:offset:length}` starts and ends in `count` characters (or fields), when
+/// its numbers are plain integers (negative ones counted from the end).
+fn slice(count: i64, offset: &str, length: Option<&str>) -> Option<(i64, i64)> {
+    let number = |text: &str| text.trim().parse::<i64>().ok();
+    let offset = number(offset)?;
+    let start = if offset < 0 {
+        count.saturating_add(offset).max(0)
+    } else {
+        offset.min(count)
+    };
+    let end = match length {
+        None => count,
+        Some(length) => {
+            let length = number(length)?;
+            let end = if length < 0 {
+                count.saturating_add(length)
+            } else {
+                start.saturating_add(length)
+            };
+            if end < start {
+                return None;
+            }
+            end.min(count)
+        }
+    };
+    Some((start, end))
+}
+
+/// Adds `value` to `out`, split into fields where `reading` says (a wildcard in it
+/// then unquoted), its fields joined by a space when `joined` and quoted; `false`,
+/// adding nothing, past the string's bytes of values.
 pub(super) fn push_value(
-    name: &str,
     value: &str,
+    joined: bool,
     reading: Reading<'_>,
     quoted: bool,
     out: &mut Analysed,
@@ -718,7 +1053,7 @@ pub(super) fn push_value(
         let c = match split {
             Some(ifs) if matches!(c, ' ' | '\t' | '\n') || ifs.contains(c) => FIELD,
             // `"$*"` joins the arguments with a space, `"$@"` keeps each a word.
-            _ if c == FIELD && name == "*" && quoted => ' ',
+            _ if c == FIELD && joined && quoted => ' ',
             _ => c,
         };
         out.text.push(c);
@@ -728,15 +1063,18 @@ pub(super) fn push_value(
 }
 
 /// The name a variable of the string is known by in [`Judge::values`]: its own, the
-/// number of a positional parameter (`$1`), and `@` and `*` for all of them (whose
-/// value holds a [`FIELD`] between each two).
+/// number of a positional parameter (`$1`), `@` for all of them (`$*` too), an
+/// array's element as [`element`] names it and `A[@]` for all its elements (`A[*]`
+/// too; the value of those that stand for many holds a [`FIELD`] between each two).
 pub(super) fn variable(parameter: &Parameter) -> Option<String> {
     match parameter {
         Parameter::Named(name) => Some(name.clone()),
         Parameter::Positional(n) if *n > 0 => Some(n.to_string()),
-        Parameter::Special(SpecialParameter::AllPositionalParameters { concatenate }) => {
-            Some(if *concatenate { "*" } else { "@" }.to_owned())
+        Parameter::Special(SpecialParameter::AllPositionalParameters { .. }) => {
+            Some("@".to_owned())
         }
+        Parameter::NamedWithIndex { name, index } => Some(element(name, index)),
+        Parameter::NamedWithAllIndices { name, .. } => Some(all(name)),
         _ => None,
     }
 }
