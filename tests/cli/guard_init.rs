@@ -479,7 +479,7 @@ fn the_policy_as_written_lets_ordinary_work_through() {
 }
 
 /// The dangerous command classes of the policy `init` writes, each one command.
-const DANGEROUS: [(&str, &str); 23] = [
+const DANGEROUS: [(&str, &str); 24] = [
     ("recursive force delete", "rm -rf build"),
     ("recursive force delete, in braces", "rm {-rf,-v} build"),
     (
@@ -524,10 +524,16 @@ const DANGEROUS: [(&str, &str); 23] = [
         "the user's settings",
         "sed -i s/guard// ~/.claude/settings.json",
     ),
+    (
+        "recursive force delete, its options in an array",
+        "A=(-rf build); rm \"${A[@]}\"",
+    ),
 ];
 
-/// The ways a command is wrapped: `{}` is the command. The last two are subshells
-/// within a subshell to bash, which its parser would read as arithmetic.
+/// The ways a command is wrapped: `{}` is the command. `((` in two of them is
+/// subshells within a subshell to bash, which its parser would read as arithmetic.
+/// Those that end in ` {}` run its first command only, and wrap only the classes of
+/// one command.
 const WRAPPED: [&str; 20] = [
     "bash -c '{}'",
     "sh -c \"{}\"",
@@ -565,10 +571,17 @@ fn the_policy_denies_each_dangerous_command_wrapped_or_not() {
     };
     let bash = |command: &str| json!({"command": command, "description": "Run it"});
     let mut plain = String::new();
+    let mut calls = 0;
     for (class, command) in DANGEROUS {
         let answers = session.call("Bash", bash(command), json!({}));
+        calls += 1;
         plain.push_str(&format!("=== {class}: {command}\n{}\n", answers.concat()));
+        let list = command.contains(';');
         for wrapper in WRAPPED {
+            if list && wrapper.ends_with(" {}") {
+                continue;
+            }
+            calls += 1;
             let wrapped = wrapper.replace("{}", command);
             let answers = session.call("Bash", bash(&wrapped), json!({}));
             assert!(
@@ -580,7 +593,8 @@ fn the_policy_denies_each_dangerous_command_wrapped_or_not() {
     assert_snapshot!("dangerous_plain", plain);
     let sealed = format!(".claude/toolreplay/{}.jsonl", session.id);
     let (_, denied) = audited_as_decided(&dir, &sealed, POLICY);
-    assert_eq!(denied, DANGEROUS.len() * (WRAPPED.len() + 1));
+    assert_eq!(denied, calls);
+    assert_eq!(calls, 23 * (WRAPPED.len() + 1) + 1 + 14);
 }
 
 /// How each agent but Claude Code is set up: its files, a hooks file a user may
