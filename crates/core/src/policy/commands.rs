@@ -3490,6 +3490,7 @@ const BRACE_SPECIALS: &str = "\\{},.$*?[]";
 
 mod values;
 use values::*;
+mod wildcards;
 
 #[cfg(test)]
 mod tests;

@@ -1998,6 +1998,11 @@ fn commands_are_judged_with_the_values_the_string_gives_their_variables() {
         ("X=zf; rm ${X/#z/-r} /", rm("rm ${X/#z/-r} /")),
         ("X=-rz; rm ${X/%z/f} /", rm("rm ${X/%z/f} /")),
         ("X=-r; rm ${X}${X:0:0}f /", rm("rm ${X}${X:0:0}f /")),
+        // With wildcards in its pattern.
+        ("X=-rfz; rm ${X%z*} /", rm("rm ${X%z*} /")),
+        ("X=-RF; rm ${X,,[A-Z]} /", rm("rm ${X,,[A-Z]} /")),
+        ("X=-rxyx; rm ${X/x*/f} /", rm("rm ${X/x*/f} /")),
+        ("X=x-rf.y; Y=${X#?}; rm ${Y%.*} /", rm("rm ${Y%.*} /")),
         // What a command substitution of echo or printf of known words prints.
         ("rm $(echo -rf) /", rm("rm $(echo -rf) /")),
         ("rm `echo -n -rf` /", rm("rm `echo -n -rf` /")),
@@ -2058,9 +2063,9 @@ fn commands_are_judged_with_the_values_the_string_gives_their_variables() {
         "rm $(printf -rf) /",
         "rm $(echo -rf | tr -d f) /",
         "git commit -m \"$(echo fix)\"",
-        // Not told: a pattern with wildcards, a case change with a pattern.
-        "X=-rfz; rm ${X%z*} /",
-        "X=-RF; rm ${X,,[A-Z]} /",
+        // Not told: a transformation, quotes in a pattern.
+        "X=-RF; rm ${X@L} /",
+        "X=-rfz; rm ${X%'z'} /",
         "name=notes.txt; cp $name ${name%.txt}.bak",
     ] {
         assert_eq!(
@@ -2102,6 +2107,14 @@ fn commands_are_judged_with_the_values_the_string_gives_their_variables() {
     );
     let doubling = format!("A=x; {}echo $A", "A=$A$A$A$A; ".repeat(20));
     assert_eq!(r.check(&doubling, None, None), spent);
+    // Matching a pattern with wildcards counts as the values' text does: at each
+    // place of the value in turn, to its end.
+    let matching = |n: usize| format!("X={}; echo ${{X//*b*/c}}", "a".repeat(n));
+    assert_eq!(
+        r.check(&matching(1_000), None, None),
+        CommandVerdict::Allowed
+    );
+    assert_eq!(r.check(&matching(8_000), None, None), spent);
     // Two variables that feed each other grow without end.
     assert_eq!(
         r.check("A=x; while :; do A=$B:; B=$A; done; echo $A", None, None),
@@ -2164,6 +2177,7 @@ fn commands_are_judged_with_the_elements_the_string_gives_its_arrays() {
         ("A=(-rf / x); rm \"${A[@]:0:2}\"", rm("rm \"${A[@]:0:2}\"")),
         ("A=(-RF /); rm \"${A[@],,}\"", rm("rm \"${A[@],,}\"")),
         ("A=(-rx /); rm \"${A[@]/x/f}\"", rm("rm \"${A[@]/x/f}\"")),
+        ("A=(-rfz /); rm \"${A[@]%z*}\"", rm("rm \"${A[@]%z*}\"")),
         ("set -- x -rf /; rm \"${@:2}\"", rm("rm \"${@:2}\"")),
         ("set -- -rf / x; rm \"${@: -3:2}\"", rm("rm \"${@: -3:2}\"")),
         // Read into an array: fields, lines.
@@ -2201,9 +2215,8 @@ fn commands_are_judged_with_the_elements_the_string_gives_its_arrays() {
         "A=(-r -f); rm \"${A[*]}\" /",
         // An element set for one command only is not the shell's.
         "A=(x); A[1]=-rf env; rm ${A[1]} /",
-        // Not known: the keys, a pattern with wildcards, read from a pipe.
+        // Not known: the keys, read from a pipe.
         "A=(-rf /); rm ${!A[@]}",
-        "A=(-rfz /); rm \"${A[@]%z*}\"",
         "echo -rf | read -a A; rm ${A[@]} /",
         // printf -v of a format with conversions.
         "printf -v X %d 1; rm $X",
@@ -2234,4 +2247,61 @@ fn commands_are_judged_with_the_elements_the_string_gives_its_arrays() {
         r.check(&format!("A=({elements}); rm \"${{A[@]}}\""), None, None),
         CommandVerdict::Allowed
     );
+}
+
+/// What an expansion with a pattern makes of a value, each as bash 5 makes it
+/// (`X=VALUE bash -c 'printf %s "EXPANSION"'`).
+#[test]
+fn expansions_with_patterns_make_what_bash_makes() {
+    for (value, expansion, made) in [
+        ("a.b.c", "${X%.*}", "a.b"),
+        ("a.b.c", "${X%%.*}", "a"),
+        ("a.b.c", "${X#*.}", "b.c"),
+        ("a.b.c", "${X##*.}", "c"),
+        ("-rfz", "${X%z*}", "-rf"),
+        ("-rfzz", "${X%%z*}", "-rf"),
+        ("xx-rf", "${X##x}", "x-rf"),
+        ("xx-rf", "${X##*x}", "-rf"),
+        ("abc", "${X%[bc]}", "ab"),
+        ("abc", "${X%%[!a]*}", "a"),
+        ("abc", "${X#?}", "bc"),
+        ("abc", "${X#[[:alpha:]]}", "bc"),
+        ("a*b", "${X%\\*b}", "a"),
+        ("-rx", "${X/x/f}", "-rf"),
+        ("-rxyx", "${X/x*/f}", "-rf"),
+        ("-rxyx", "${X//x/f}", "-rfyf"),
+        ("-rxyx", "${X//[xy]/f}", "-rfff"),
+        ("-rxyx", "${X/#-r/-R}", "-Rxyx"),
+        ("x-rf", "${X/#?/}", "-rf"),
+        ("-rfxy", "${X/%x?/}", "-rf"),
+        ("-rfab", "${X/%[a-b]*/}", "-rf"),
+        ("-RF", "${X,,[A-Z]}", "-rf"),
+        ("-RF", "${X,,[F]}", "-Rf"),
+        ("-rf", "${X^^[r]}", "-Rf"),
+        ("rf", "${X^[r]}", "Rf"),
+        ("rf", "${X^[f]}", "rf"),
+        ("RF", "${X,[R]}", "rF"),
+        ("-rf", "${X/[-]/}", "rf"),
+        ("abcabc", "${X//b?/Z}", "aZaZ"),
+        ("abcabc", "${X/*/Z}", "Z"),
+        ("abcabc", "${X//*/Z}", "Z"),
+        ("ab]c", "${X//[]]/-}", "ab-c"),
+    ] {
+        let pieces = brush_parser::word::parse(expansion, &super::options()).unwrap();
+        let [
+            brush_parser::word::WordPieceWithSource {
+                piece: brush_parser::word::WordPiece::ParameterExpansion(expr),
+                ..
+            },
+        ] = &pieces[..]
+        else {
+            panic!("{expansion} is not one expansion");
+        };
+        let work = std::cell::Cell::new(0);
+        assert_eq!(
+            super::values::operated(expr, "X", value, &work).as_deref(),
+            Some(made),
+            "{expansion} of {value}"
+        );
+    }
 }

@@ -1,7 +1,9 @@
 //! What a command string gives a value, read with it: shell variables, positional
 //! parameters and the output of a plain `echo` or `printf` (see [`Judge::variants`]).
 
+use super::wildcards::Wildcards;
 use super::*;
+use std::cell::Cell;
 
 /// How a word's variables are read: with a value for each of those the string
 /// assigned ([`Judge::variants`]), `None` for each as written.
@@ -835,7 +837,9 @@ pub(super) fn substituted(
             let Some(value) = reading.values.and_then(|values| values.get(&name)) else {
                 return false;
             };
-            let Some(value) = operated(expr, &name, value) else {
+            let unbounded = Cell::new(0);
+            let work = reading.bytes.unwrap_or(&unbounded);
+            let Some(value) = operated(expr, &name, value, work) else {
                 return false;
             };
             return push_value(&value, joined(parameter), reading, quoted, out);
@@ -895,7 +899,12 @@ pub(super) fn substitute(
 /// `${X/p/r}`, `${X//p/r}`, `${X/#p/r}`, `${X/%p/r}`. Of all the positional
 /// parameters or an array's elements, a length counts them, an offset and length
 /// take some of them (`$0` not known), and the others change each.
-pub(super) fn operated(expr: &ParameterExpr, name: &str, value: &str) -> Option<String> {
+pub(super) fn operated(
+    expr: &ParameterExpr,
+    name: &str,
+    value: &str,
+    work: &Cell<usize>,
+) -> Option<String> {
     if name == "@" || name.ends_with("[@]") {
         let mut fields: Vec<&str> = match value.is_empty() {
             true => Vec::new(),
@@ -918,7 +927,7 @@ pub(super) fn operated(expr: &ParameterExpr, name: &str, value: &str) -> Option<
             _ => {
                 let mut out = Vec::with_capacity(fields.len());
                 for field in fields {
-                    out.push(operated(expr, "", field)?);
+                    out.push(operated(expr, "", field, work)?);
                 }
                 Some(out.join(&FIELD.to_string()))
             }
@@ -927,52 +936,74 @@ pub(super) fn operated(expr: &ParameterExpr, name: &str, value: &str) -> Option<
     fn plain(text: &str) -> bool {
         !text.chars().any(|c| "*?[]\\$`'\"(){}!&|;<>".contains(c))
     }
-    fn pattern(pattern: Option<&str>) -> Option<&str> {
-        pattern.filter(|pattern| !pattern.is_empty() && plain(pattern))
-    }
     let chars: Vec<char> = value.chars().collect();
+    // The lengths of the shortest and longest start (or end) of `chars[from..]`
+    // that `pattern` matches, its work charged to the string's bytes of values.
+    let matched = |pattern: &Wildcards, from: usize, from_end: bool| {
+        pattern.matched(&chars[from..], from_end, work, MAX_VALUE_BYTES)
+    };
+    // Whether `pattern` matches the character `c`.
+    let one = |pattern: &Wildcards, c: char| {
+        Some(pattern.matched(&[c], false, work, MAX_VALUE_BYTES)?.1 == Some(1))
+    };
+    let taken = |from: usize, to: usize| chars[from..to].iter().collect::<String>();
     Some(match expr {
         ParameterExpr::ParameterLength { .. } => chars.len().to_string(),
         ParameterExpr::RemoveSmallestSuffixPattern { pattern: p, .. }
-        | ParameterExpr::RemoveLargestSuffixPattern { pattern: p, .. } => {
-            let p = pattern(p.as_deref())?;
-            value.strip_suffix(p).unwrap_or(value).to_owned()
-        }
-        ParameterExpr::RemoveSmallestPrefixPattern { pattern: p, .. }
+        | ParameterExpr::RemoveLargestSuffixPattern { pattern: p, .. }
+        | ParameterExpr::RemoveSmallestPrefixPattern { pattern: p, .. }
         | ParameterExpr::RemoveLargestPrefixPattern { pattern: p, .. } => {
-            let p = pattern(p.as_deref())?;
-            value.strip_prefix(p).unwrap_or(value).to_owned()
+            let pattern = Wildcards::parse(p.as_deref().unwrap_or(""))?;
+            let (suffix, smallest) = match expr {
+                ParameterExpr::RemoveSmallestSuffixPattern { .. } => (true, true),
+                ParameterExpr::RemoveLargestSuffixPattern { .. } => (true, false),
+                ParameterExpr::RemoveSmallestPrefixPattern { .. } => (false, true),
+                _ => (false, false),
+            };
+            let (shortest, longest) = matched(&pattern, 0, suffix)?;
+            match (if smallest { shortest } else { longest }, suffix) {
+                (None, _) => value.to_owned(),
+                (Some(cut), true) => taken(0, chars.len() - cut),
+                (Some(cut), false) => taken(cut, chars.len()),
+            }
         }
         ParameterExpr::Substring { offset, length, .. } => {
             let count = chars.len() as i64;
             let (start, end) = slice(count, &offset.value, length.as_ref().map(|l| &l.value[..]))?;
             chars[start as usize..end as usize].iter().collect()
         }
-        // Without a pattern (the parser gives an empty one).
+        // Each character the pattern matches (any, without one), the first only
+        // with `^` and `,`.
         ParameterExpr::UppercaseFirstChar { pattern: p, .. }
         | ParameterExpr::LowercaseFirstChar { pattern: p, .. }
-            if p.as_deref().is_none_or(str::is_empty) =>
-        {
-            let upper = matches!(expr, ParameterExpr::UppercaseFirstChar { .. });
+        | ParameterExpr::UppercasePattern { pattern: p, .. }
+        | ParameterExpr::LowercasePattern { pattern: p, .. } => {
+            let pattern = match p.as_deref().unwrap_or("") {
+                "" => None,
+                p => Some(Wildcards::parse(p)?),
+            };
+            let upper = matches!(
+                expr,
+                ParameterExpr::UppercaseFirstChar { .. } | ParameterExpr::UppercasePattern { .. }
+            );
+            let first = matches!(
+                expr,
+                ParameterExpr::UppercaseFirstChar { .. } | ParameterExpr::LowercaseFirstChar { .. }
+            );
             let mut out = String::with_capacity(value.len());
-            for (at, c) in chars.iter().enumerate() {
-                match (at, upper) {
-                    (0, true) => out.extend(c.to_uppercase()),
-                    (0, false) => out.extend(c.to_lowercase()),
-                    _ => out.push(*c),
+            for (at, &c) in chars.iter().enumerate() {
+                let changed = (at == 0 || !first)
+                    && match &pattern {
+                        None => true,
+                        Some(pattern) => one(pattern, c)?,
+                    };
+                match (changed, upper) {
+                    (false, _) => out.push(c),
+                    (true, true) => out.extend(c.to_uppercase()),
+                    (true, false) => out.extend(c.to_lowercase()),
                 }
             }
             out
-        }
-        ParameterExpr::UppercasePattern { pattern: p, .. }
-            if p.as_deref().is_none_or(str::is_empty) =>
-        {
-            value.to_uppercase()
-        }
-        ParameterExpr::LowercasePattern { pattern: p, .. }
-            if p.as_deref().is_none_or(str::is_empty) =>
-        {
-            value.to_lowercase()
         }
         ParameterExpr::ReplaceSubstring {
             pattern: p,
@@ -980,22 +1011,50 @@ pub(super) fn operated(expr: &ParameterExpr, name: &str, value: &str) -> Option<
             match_kind,
             ..
         } => {
-            let p = pattern(Some(p))?;
+            let pattern = Wildcards::parse(p).filter(|_| !p.is_empty())?;
             let with = replacement.as_deref().unwrap_or("");
             if !plain(with) {
                 return None;
             }
-            match match_kind {
-                SubstringMatchKind::Prefix => match value.strip_prefix(p) {
+            match (match_kind, pattern.text()) {
+                (SubstringMatchKind::Prefix, Some(p)) => match value.strip_prefix(&p) {
                     Some(rest) => format!("{with}{rest}"),
                     None => value.to_owned(),
                 },
-                SubstringMatchKind::Suffix => match value.strip_suffix(p) {
+                (SubstringMatchKind::Suffix, Some(p)) => match value.strip_suffix(&p) {
                     Some(rest) => format!("{rest}{with}"),
                     None => value.to_owned(),
                 },
-                SubstringMatchKind::FirstOccurrence => value.replacen(p, with, 1),
-                SubstringMatchKind::Anywhere => value.replace(p, with),
+                (SubstringMatchKind::FirstOccurrence, Some(p)) => value.replacen(&p, with, 1),
+                (SubstringMatchKind::Anywhere, Some(p)) => value.replace(&p, with),
+                // With wildcards: the longest match at the start, at the end, or at
+                // the first place (each place in turn) where one starts.
+                (SubstringMatchKind::Prefix, None) => match matched(&pattern, 0, false)?.1 {
+                    Some(cut) => format!("{with}{}", taken(cut, chars.len())),
+                    None => value.to_owned(),
+                },
+                (SubstringMatchKind::Suffix, None) => match matched(&pattern, 0, true)?.1 {
+                    Some(cut) => format!("{}{with}", taken(0, chars.len() - cut)),
+                    None => value.to_owned(),
+                },
+                (kind, None) => {
+                    let all = matches!(kind, SubstringMatchKind::Anywhere);
+                    let (mut out, mut at, mut done) = (String::new(), 0, false);
+                    while at < chars.len() {
+                        match matched(&pattern, at, false)?.1 {
+                            Some(length) if length > 0 && !done => {
+                                out.push_str(with);
+                                at += length;
+                                done = !all;
+                            }
+                            _ => {
+                                out.push(chars[at]);
+                                at += 1;
+                            }
+                        }
+                    }
+                    out
+                }
             }
         }
         _ => return None,
