@@ -53,7 +53,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use brush_parser::ast;
 use brush_parser::word::{
-    self, Parameter, ParameterExpr, SpecialParameter, SubstringMatchKind, TildeExpr, WordPiece,
+    self, Parameter, ParameterExpr, ParameterTransformOp, SpecialParameter, SubstringMatchKind,
+    TildeExpr, WordPiece,
 };
 use brush_parser::{Parser, ParserOptions};
 use globset::{GlobBuilder, GlobMatcher};

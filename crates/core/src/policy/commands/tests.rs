@@ -2002,6 +2002,10 @@ fn commands_are_judged_with_the_values_the_string_gives_their_variables() {
         ("X=-rfz; rm ${X%z*} /", rm("rm ${X%z*} /")),
         ("X=-RF; rm ${X,,[A-Z]} /", rm("rm ${X,,[A-Z]} /")),
         ("X=-rxyx; rm ${X/x*/f} /", rm("rm ${X/x*/f} /")),
+        // A transformation.
+        ("X=-RF; rm ${X@L} /", rm("rm ${X@L} /")),
+        ("X=-rf; rm ${X@P} /", rm("rm ${X@P} /")),
+        ("X='-\\x72f'; rm ${X@E} /", rm("rm ${X@E} /")),
         ("X=x-rf.y; Y=${X#?}; rm ${Y%.*} /", rm("rm ${Y%.*} /")),
         // What a command substitution of echo or printf of known words prints.
         ("rm $(echo -rf) /", rm("rm $(echo -rf) /")),
@@ -2063,9 +2067,10 @@ fn commands_are_judged_with_the_values_the_string_gives_their_variables() {
         "rm $(printf -rf) /",
         "rm $(echo -rf | tr -d f) /",
         "git commit -m \"$(echo fix)\"",
-        // Not told: a transformation, quotes in a pattern.
-        "X=-RF; rm ${X@L} /",
+        // Not told: quotes in a pattern, a prompt's expansion; quoted by @Q.
         "X=-rfz; rm ${X%'z'} /",
+        "X='-rf\\'; rm ${X@P} /",
+        "X=-rf; rm ${X@Q} /",
         "name=notes.txt; cp $name ${name%.txt}.bak",
     ] {
         assert_eq!(
@@ -2249,10 +2254,11 @@ fn commands_are_judged_with_the_elements_the_string_gives_its_arrays() {
     );
 }
 
-/// What an expansion with a pattern makes of a value, each as bash 5 makes it
+/// What an expansion with a pattern or a transformation makes of a value, each as
+/// bash 5 makes it
 /// (`X=VALUE bash -c 'printf %s "EXPANSION"'`).
 #[test]
-fn expansions_with_patterns_make_what_bash_makes() {
+fn expansions_that_change_a_value_make_what_bash_makes() {
     for (value, expansion, made) in [
         ("a.b.c", "${X%.*}", "a.b"),
         ("a.b.c", "${X%%.*}", "a"),
@@ -2286,6 +2292,14 @@ fn expansions_with_patterns_make_what_bash_makes() {
         ("abcabc", "${X/*/Z}", "Z"),
         ("abcabc", "${X//*/Z}", "Z"),
         ("ab]c", "${X//[]]/-}", "ab-c"),
+        ("it's", "${X@U}", "IT'S"),
+        ("it's", "${X@u}", "It's"),
+        ("it's", "${X@Q}", "'it'\\''s'"),
+        ("-RF", "${X@L}", "-rf"),
+        ("-\\x72f", "${X@U}", "-\\X72F"),
+        ("-\\x72f", "${X@E}", "-rf"),
+        ("-\\162f", "${X@E}", "-rf"),
+        ("a\\tb", "${X@E}", "a\tb"),
     ] {
         let pieces = brush_parser::word::parse(expansion, &super::options()).unwrap();
         let [

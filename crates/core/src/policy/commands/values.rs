@@ -826,6 +826,11 @@ pub(super) fn substituted(
             parameter,
             indirect: false,
             ..
+        }
+        | ParameterExpr::Transform {
+            parameter,
+            indirect: false,
+            ..
         } => {
             // What it makes of a known value, when that can be told.
             let Some(name) = variable(parameter) else {
@@ -893,12 +898,15 @@ pub(super) fn substitute(
 }
 
 /// What an expansion that changes a value makes of `value`, the value of what is
-/// known as `name`, when its pattern and replacement are plain text and its numbers
-/// plain integers: `${#X}`, `${X%p}`, `${X%%p}`, `${X#p}`, `${X##p}`,
-/// `${X:offset}`, `${X:offset:length}`, `${X^}`, `${X^^}`, `${X,}`, `${X,,}`,
-/// `${X/p/r}`, `${X//p/r}`, `${X/#p/r}`, `${X/%p/r}`. Of all the positional
-/// parameters or an array's elements, a length counts them, an offset and length
-/// take some of them (`$0` not known), and the others change each.
+/// known as `name`, when its pattern is read ([`Wildcards::parse`]), its
+/// replacement plain text and its numbers plain integers: `${#X}`, `${X%p}`,
+/// `${X%%p}`, `${X#p}`, `${X##p}`, `${X:offset}`, `${X:offset:length}`, `${X^p}`,
+/// `${X^^p}`, `${X,p}`, `${X,,p}` (`p` may be none), `${X/p/r}`, `${X//p/r}`,
+/// `${X/#p/r}`, `${X/%p/r}`, `${X@U}`, `${X@L}`, `${X@u}`, `${X@E}`, `${X@Q}` and
+/// `${X@P}` (of text without `\`, `$`, a backquote or `!`).
+/// Of all the positional parameters or an array's elements, a length counts them,
+/// an offset and length take some of them (`$0` not known), and the others change
+/// each. `work` is charged for the pattern's matching.
 pub(super) fn operated(
     expr: &ParameterExpr,
     name: &str,
@@ -1057,6 +1065,30 @@ pub(super) fn operated(
                 }
             }
         }
+        ParameterExpr::Transform { op, .. } => match op {
+            ParameterTransformOp::ToUpperCase => value.to_uppercase(),
+            ParameterTransformOp::ToLowerCase => value.to_lowercase(),
+            ParameterTransformOp::CapitalizeInitial => {
+                let mut out = String::with_capacity(value.len());
+                for (at, c) in chars.iter().enumerate() {
+                    match at {
+                        0 => out.extend(c.to_uppercase()),
+                        _ => out.push(*c),
+                    }
+                }
+                out
+            }
+            ParameterTransformOp::ExpandEscapeSequences => ansi_c(value)?,
+            // A prompt's expansion leaves text without escapes, expansions or `!`.
+            ParameterTransformOp::PromptExpand if !value.contains(['\\', '$', '`', '!']) => {
+                value.to_owned()
+            }
+            // Quoted as bash quotes a value without control characters.
+            ParameterTransformOp::Quoted if !value.chars().any(char::is_control) => {
+                format!("'{}'", value.replace('\'', "'\\''"))
+            }
+            _ => return None,
+        },
         _ => return None,
     })
 }
