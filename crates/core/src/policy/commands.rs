@@ -1596,36 +1596,10 @@ fn unwrap(name: &str, args: &[Analysed]) -> Option<Inner> {
         })
     };
     match name {
-        "bash" | "sh" | "zsh" | "dash" | "ksh" | "ash" | "mksh" | "fish" | "csh" | "tcsh"
-        | "yash" => {
-            let mut c = false;
-            let mut i = 0;
-            while let Some(arg) = args.get(i) {
-                let text = arg.text.as_str();
-                if text == "--" || text == "-" {
-                    i += 1;
-                    break;
-                }
-                if matches!(text, "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file") {
-                    i += 2;
-                    continue;
-                }
-                if text.starts_with("--") {
-                    i += 1;
-                    continue;
-                }
-                if (text.starts_with('-') || text.starts_with('+')) && text.len() > 1 {
-                    c |= text.starts_with('-') && text.contains('c');
-                    i += 1;
-                    continue;
-                }
-                break;
-            }
-            if !c {
-                return None;
-            }
-            script_at(args, i)
-        }
+        _ if is_shell(name) => match shell_operands(args) {
+            (i, true) => script_at(args, i),
+            (_, false) => None,
+        },
         "env" => {
             let mut i = 0;
             while let Some(arg) = args.get(i) {
@@ -2187,6 +2161,21 @@ struct Judge<'r> {
     functions: Vec<String>,
     /// The readings of words with values left to the string ([`MAX_READINGS`]).
     readings_left: std::cell::Cell<usize>,
+    /// The files the string writes text known before it runs to, at most
+    /// [`MAX_WRITES`] (see [`Judge::writes`]), found while it is first read.
+    files: Vec<Written>,
+    /// The bytes of their text ([`MAX_WRITTEN_BYTES`]).
+    written_bytes: usize,
+    /// The texts the command being judged may read on its standard input, when
+    /// known ([`Judge::stdin_of`]).
+    stdin: Vec<String>,
+    /// What the command before the one being judged in a pipeline prints, when
+    /// known ([`Judge::printed_by`]).
+    piped: Option<String>,
+    /// Whether the command being judged is read with values ([`Judge::variants`]).
+    variant: bool,
+    /// The scripts judged running so far ([`MAX_SCRIPT_RUNS`]).
+    scripts_run: usize,
 }
 
 /// The most paths the braces of one command string's words are expanded to.
@@ -2281,6 +2270,12 @@ impl CommandRule {
             value_bytes: std::cell::Cell::new(0),
             functions: Vec::new(),
             readings_left: std::cell::Cell::new(MAX_READINGS),
+            files: Vec::new(),
+            written_bytes: 0,
+            stdin: Vec::new(),
+            piped: None,
+            variant: false,
+            scripts_run: 0,
         };
         let top = At {
             depth: 0,
@@ -2291,15 +2286,18 @@ impl CommandRule {
         if let Err(verdict) = judge.program_openings(command, top, openings) {
             return verdict;
         }
-        // What the string assigns its variables is known once it is read whole (a
-        // loop assigns after the command it runs again): the commands that expand
-        // them are judged again, with each value they may hold.
+        // What the string assigns its variables and writes to files is known once
+        // it is read whole (a loop assigns after the command it runs again): the
+        // commands that expand them or run the files are judged again, with each
+        // value they may hold.
         let assigned = judge.assigned.take().unwrap_or_default();
-        if assigned.is_empty() && judge.values.is_empty() {
+        if assigned.is_empty() && judge.values.is_empty() && judge.files.is_empty() {
             return CommandVerdict::Allowed;
         }
         let values = match judge.resolved(&assigned) {
-            Ok(values) if values.is_empty() => return CommandVerdict::Allowed,
+            Ok(values) if values.is_empty() && judge.files.is_empty() => {
+                return CommandVerdict::Allowed;
+            }
             Ok(values) => values,
             Err(verdict) => return verdict,
         };
@@ -2317,6 +2315,10 @@ impl CommandRule {
             values,
             value_bytes: std::cell::Cell::new(0),
             readings_left: std::cell::Cell::new(MAX_READINGS),
+            stdin: Vec::new(),
+            piped: None,
+            variant: false,
+            scripts_run: 0,
             ..judge
         };
         match judge.program_openings(command, top, openings) {
@@ -2395,13 +2397,20 @@ impl Judge<'_> {
     }
 
     fn pipeline(&mut self, pipeline: &ast::Pipeline, at: At<'_>) -> Step {
-        // Each command of a pipeline of several runs in a subshell of its own.
+        // Each command of a pipeline of several runs in a subshell of its own, and
+        // reads what the one before prints.
         let alone = pipeline.seq.len() == 1;
+        let mut printed = None;
         for command in &pipeline.seq {
-            if alone {
-                self.command(command, at)?;
-            } else {
-                self.in_subshell(|judge| judge.command(command, at))?;
+            self.piped = printed.take();
+            let step = match alone {
+                true => self.command(command, at),
+                false => self.in_subshell(|judge| judge.command(command, at)),
+            };
+            self.piped = None;
+            step?;
+            if let ast::Command::Simple(simple) = command {
+                printed = self.printed_by(simple);
             }
         }
         Ok(())
@@ -2570,30 +2579,43 @@ impl Judge<'_> {
 
     /// Judges the target of a redirection, the word `text`: each path its braces make
     /// (more than one is an error of the shell's, but each is held to the rule), and
-    /// the programs in it.
+    /// the programs in it; then each path it makes read with values.
     fn target(&mut self, text: &str, at: At<'_>) -> Step {
         let analysed = self.analyse(text)?;
         self.note_values(std::slice::from_ref(&analysed))?;
-        let names = self.assigned_names(std::slice::from_ref(&analysed));
-        for target in self.braces_expanded(vec![analysed])? {
+        for target in self.braces_expanded(vec![analysed.clone()])? {
             self.protect(&target)?;
             self.expansions(&target, at)?;
         }
+        for target in self.read_with_values(text, &analysed)? {
+            self.protect(&target)?;
+        }
+        Ok(())
+    }
+
+    /// The words the word `text` (`analysed`) makes read with each value its
+    /// variables may hold, split into fields and their braces expanded; none when
+    /// it expands none the string gives a value, or before the string is read whole.
+    fn read_with_values(
+        &self,
+        text: &str,
+        analysed: &Analysed,
+    ) -> Result<Vec<Analysed>, CommandVerdict> {
+        let names = self.assigned_names(std::slice::from_ref(analysed));
         if names.is_empty() {
-            return Ok(());
+            return Ok(Vec::new());
         }
         let (spent, ifs) = (
             || CommandVerdict::Unparseable(VALUES_SPENT.to_owned()),
             self.ifs(),
         );
+        let mut out = Vec::new();
         for values in self.readings(&names, &self.values).ok_or_else(spent)? {
             let read = self.analyse_reading(text, self.reading(&values, Some(&ifs)))?;
             self.values_spent()?;
-            for target in fields(self.braces_expanded(vec![read])?) {
-                self.protect(&target)?;
-            }
+            out.extend(fields(self.braces_expanded(vec![read])?));
         }
-        Ok(())
+        Ok(out)
     }
 
     /// Analyses the word `text`.
@@ -2649,6 +2671,9 @@ impl Judge<'_> {
     }
 
     fn simple(&mut self, simple: &ast::SimpleCommand, at: At<'_>) -> Step {
+        // What the command before it in a pipeline prints, if known: not what the
+        // commands in its words read.
+        let piped = self.piped.take();
         let mut words = Vec::new();
         // The text of each word as written, `None` for one made here.
         let mut sources: Vec<Option<&str>> = Vec::new();
@@ -2825,16 +2850,23 @@ impl Judge<'_> {
             };
             self.run(runs, &all, &[], at)?;
         }
+        // What it reads on its standard input, and the files it writes.
+        self.piped = piped;
+        let stdin = self.stdin_of(&redirects);
+        self.piped = None;
+        self.writes(&words, &redirects, &stdin)?;
         let shown_here = (!words.is_empty()).then(|| shown(&words));
         let inner = at.within.is_some();
         let at = At {
             within: at.within.or(shown_here.as_deref()),
             ..at
         };
+        let outer = std::mem::replace(&mut self.stdin, stdin);
         self.judge(&words, at, inner)?;
         if let Some(written) = written {
             self.variants(&written, &sources, at)?;
         }
+        self.stdin = outer;
         for redirect in redirects {
             self.redirect(redirect, at)?;
         }
@@ -2924,6 +2956,7 @@ impl Judge<'_> {
             "cd" | "pushd" | "popd" => self.change_directory(name, args),
             _ => {}
         }
+        self.run_scripts(name, program, args, at)?;
         for runs in settings(name, args) {
             self.run(runs, words, args, at)?;
         }
@@ -3489,6 +3522,8 @@ fn collect(
 /// pattern's after it: escaped where quoted.
 const BRACE_SPECIALS: &str = "\\{},.$*?[]";
 
+mod scripts;
+use scripts::*;
 mod values;
 use values::*;
 mod wildcards;

@@ -2319,3 +2319,130 @@ fn expansions_that_change_a_value_make_what_bash_makes() {
         );
     }
 }
+
+#[test]
+fn scripts_the_string_writes_are_judged_where_it_runs_them() {
+    let r = rule(
+        &["rm ** -rf **", "git ** push ** -f **"],
+        None,
+        Some(&["**/.env"]),
+    );
+    let denied = |runs: &str, within: &str, pattern: &str| {
+        CommandVerdict::Denied(runs.to_owned(), Some(within.to_owned()), pattern.to_owned())
+    };
+    let rm = |within: &str| denied("rm -rf /", within, "rm ** -rf **");
+    for (command, expected) in [
+        // Written by echo, printf, a here-document into cat, tee; run by a shell,
+        // source, ., as a path.
+        ("echo 'rm -rf /' > x.sh; bash x.sh", rm("bash x.sh")),
+        ("echo rm -rf / >x.sh && sh -e x.sh", rm("sh -e x.sh")),
+        (
+            "cat > x.sh <<'EOF'\nset -e\nrm -rf /\nEOF\nbash x.sh",
+            rm("bash x.sh"),
+        ),
+        (
+            "cat <<-EOF > x.sh\n\trm -rf /\n\tEOF\nsh ./x.sh",
+            rm("sh ./x.sh"),
+        ),
+        (
+            "printf 'rm -rf /' > x.sh && chmod +x x.sh && ./x.sh",
+            rm("./x.sh"),
+        ),
+        (
+            "echo 'git push -f' > x.sh; source x.sh",
+            denied("git push -f", "source x.sh", "git ** push ** -f **"),
+        ),
+        ("echo 'rm -rf /' | tee x.sh; sh x.sh", rm("sh x.sh")),
+        ("tee -a x.sh <<< 'rm -rf /'; . x.sh", rm(". x.sh")),
+        ("cat <<< 'rm -rf /' > x.sh; bash x.sh", rm("bash x.sh")),
+        ("echo 'rm -rf /' &> x.sh; bash x.sh", rm("bash x.sh")),
+        // Added to the file's end, in pieces.
+        (
+            "printf 'rm -r' > x.sh; printf 'f /' >> x.sh; bash x.sh",
+            rm("bash x.sh"),
+        ),
+        // With its arguments, run by a wrapper, from another folder.
+        ("echo 'rm $1 /' > x.sh; bash x.sh -rf", rm("bash x.sh -rf")),
+        (
+            "echo 'rm -rf /' > x.sh; timeout 9 bash x.sh",
+            rm("timeout 9 bash x.sh"),
+        ),
+        (
+            "cd /tmp; echo 'rm -rf /' > x.sh; cd /; bash /tmp/x.sh",
+            rm("bash /tmp/x.sh"),
+        ),
+        // Run before it is written, in a loop.
+        (
+            "while :; do bash x.sh; echo 'rm -rf /' > x.sh; done",
+            rm("bash x.sh"),
+        ),
+        // Named by a variable.
+        ("F=x.sh; echo 'rm -rf /' > $F; bash $F", rm("bash $F")),
+        // Read on a shell's standard input.
+        ("bash <<< 'rm -rf /'", rm("bash")),
+        ("sh <<'EOF'\nrm -rf /\nEOF", rm("sh")),
+        ("echo 'rm -rf /' | bash", rm("bash")),
+        ("printf 'rm -rf /' | sh -s", rm("sh -s")),
+        ("echo 'rm -rf /' > x.sh; bash < x.sh", rm("bash")),
+        // Protect.
+        (
+            "echo 'cat .env' > x.sh; bash x.sh",
+            CommandVerdict::Protected(".env".to_owned(), "**/.env".to_owned()),
+        ),
+        // A script that runs itself is as deep as the nesting may go.
+        (
+            "echo 'bash x.sh' > x.sh; bash x.sh",
+            CommandVerdict::TooDeep(MAX_DEPTH),
+        ),
+    ] {
+        assert_eq!(r.check(command, None, Some("/work")), expected, "{command}");
+    }
+    for command in [
+        "echo 'echo hi' > x.sh; bash x.sh",
+        "cat > build.sh <<'EOF'\nset -e\ncargo build --release\nEOF\nbash build.sh",
+        // Written, not run; run, another file; printed elsewhere.
+        "echo 'rm -rf /' > notes.txt",
+        "echo 'rm -rf /' > x.sh; bash y.sh",
+        "echo 'rm -rf /' > x.sh; bash -c 'echo x.sh'",
+        "echo 'rm -rf /' >&2 | bash",
+        // A program on the PATH is not the file of that name here.
+        "echo 'rm -rf /' > x.sh; x.sh",
+        // Not known: another program's output, a variable's.
+        "cat notes.txt > x.sh; bash x.sh",
+        "echo \"$CMD\" > x.sh; bash x.sh",
+    ] {
+        assert_eq!(
+            r.check(command, None, Some("/work")),
+            CommandVerdict::Allowed,
+            "{command}"
+        );
+    }
+    // Bounded: 1024 writes; past them the string is a violation.
+    let writes = |n: usize| {
+        (0..n)
+            .map(|i| format!("echo x > f{i}; "))
+            .collect::<String>()
+    };
+    assert_eq!(r.check(&writes(1024), None, None), CommandVerdict::Allowed);
+    assert_eq!(
+        r.check(&writes(1025), None, None),
+        CommandVerdict::Unparseable(super::scripts::WRITES_SPENT.to_owned())
+    );
+    // 1024 runs of scripts: each script runs the next one four times (341 runs of
+    // five scripts, 1365 of six).
+    let runs = |n: usize| {
+        let mut command = String::new();
+        for i in 0..n {
+            command.push_str(&format!(
+                "echo 'bash {}.sh; bash {0}.sh; bash {0}.sh; bash {0}.sh' > {i}.sh; ",
+                i + 1
+            ));
+        }
+        command + "bash 0.sh"
+    };
+    assert_eq!(r.check(&runs(5), None, None), CommandVerdict::Allowed);
+    assert_eq!(
+        r.check(&runs(6), None, None),
+        CommandVerdict::Unparseable(super::scripts::WRITES_SPENT.to_owned())
+    );
+}

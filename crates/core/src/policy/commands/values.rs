@@ -625,7 +625,9 @@ impl Judge<'_> {
             let read = fields(self.braces_expanded(read)?);
             // What the command changes (its directory, aliases) is the written one's.
             let (place, aliases) = (self.place.clone(), self.aliases.clone());
+            self.variant = true;
             let step = self.judge(&read, at, true);
+            self.variant = false;
             (self.place, self.aliases) = (place, aliases);
             step?;
         }

@@ -1,0 +1,328 @@
+//! Scripts the command string writes and runs: a file written with text known
+//! before it runs (`echo 'rm -rf /' > x.sh`, a here-document into `cat > x.sh`,
+//! `tee x.sh`) is judged as a command string where the string runs it (`bash x.sh`,
+//! `source x.sh`, `./x.sh`), and so is what a shell reads on its standard input
+//! when that is known (`bash <<< 'rm -rf /'`, `echo 'rm -rf /' | sh`).
+
+use super::*;
+
+/// A file the string writes, with the text it writes.
+#[derive(Debug, Clone)]
+pub(super) struct Written {
+    /// The file's path, absolute where the shell's folder is known, after `?/` where
+    /// it is not (see [`Judge::file_key`]).
+    key: String,
+    text: String,
+    /// Whether the text is added at the file's end (`>>`, `tee -a`).
+    append: bool,
+}
+
+/// The most writes of files with known text a string is read with.
+pub(super) const MAX_WRITES: usize = 1_024;
+
+/// The most bytes of text those writes hold, in all.
+pub(super) const MAX_WRITTEN_BYTES: usize = 16 << 20;
+
+/// The most scripts a string is judged running, each time one runs.
+pub(super) const MAX_SCRIPT_RUNS: usize = 1_024;
+
+/// Why a string that writes or runs more than can be judged is not judged (a
+/// violation).
+pub(super) const WRITES_SPENT: &str = "it writes or runs more scripts than can be judged (1024 writes, 16 MiB of their text or 1024 runs)";
+
+/// Where the operands of a shell's arguments start, after its options (and the
+/// values of `-o`, `-O`, `--rcfile` and `--init-file`), and whether `-c` is among
+/// them.
+pub(super) fn shell_operands(args: &[Analysed]) -> (usize, bool) {
+    let mut c = false;
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        let text = arg.text.as_str();
+        if text == "--" || text == "-" {
+            return (i + 1, c);
+        }
+        if matches!(text, "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file") {
+            i += 2;
+            continue;
+        }
+        if text.starts_with("--") {
+            i += 1;
+            continue;
+        }
+        if (text.starts_with('-') || text.starts_with('+')) && text.len() > 1 {
+            c |= text.starts_with('-') && text.contains('c');
+            i += 1;
+            continue;
+        }
+        break;
+    }
+    (i, c)
+}
+
+/// Whether `name` is a shell.
+pub(super) fn is_shell(name: &str) -> bool {
+    matches!(
+        name,
+        "bash" | "sh" | "zsh" | "dash" | "ksh" | "ash" | "mksh" | "fish" | "csh" | "tcsh" | "yash"
+    )
+}
+
+impl Judge<'_> {
+    /// The key a file named `text` is known by: its path made absolute from where
+    /// the shell is, and normalised (`?/` and the path as written where the shell's
+    /// folder is not known).
+    pub(super) fn file_key(&self, text: &str) -> Option<String> {
+        if text.is_empty() || text.contains(FIELD) {
+            return None;
+        }
+        let path = match (text.starts_with(['/', '~']), &self.place.cwd) {
+            (true, _) => text.to_owned(),
+            (false, Some(cwd)) => format!("{cwd}/{text}"),
+            (false, None) => return Some(format!("?/{text}")),
+        };
+        match normalise(&path) {
+            Normalised::Path(path) => Some(path),
+            _ => None,
+        }
+    }
+
+    /// What the simple command `simple` prints, when that is known before it runs:
+    /// an `echo` or `printf` of known words ([`printed`]), or a `cat` of what it
+    /// reads on its standard input (a here-document or a here-string).
+    pub(super) fn printed_by(&self, simple: &ast::SimpleCommand) -> Option<String> {
+        let program = self.analyse(&simple.word_or_name.as_ref()?.value).ok()?;
+        if !matches!(program.text.as_str(), "echo" | "printf" | "cat") {
+            return None;
+        }
+        let mut words = vec![program];
+        let mut redirects = Vec::new();
+        for item in (simple.prefix.iter().flat_map(|prefix| prefix.0.iter()))
+            .chain(simple.suffix.iter().flat_map(|suffix| suffix.0.iter()))
+        {
+            match item {
+                ast::CommandPrefixOrSuffixItem::IoRedirect(redirect) => redirects.push(redirect),
+                ast::CommandPrefixOrSuffixItem::Word(word) => {
+                    words.push(self.analyse(&word.value).ok()?);
+                }
+                // A setting for the command only prints nothing.
+                ast::CommandPrefixOrSuffixItem::AssignmentWord(..) => {}
+                ast::CommandPrefixOrSuffixItem::ProcessSubstitution(..) => return None,
+            }
+        }
+        // Printed elsewhere, it is not what the pipe carries.
+        let elsewhere = |redirect: &&ast::IoRedirect| match redirect {
+            ast::IoRedirect::File(None | Some(1), kind, _) => !matches!(
+                kind,
+                ast::IoFileRedirectKind::Read | ast::IoFileRedirectKind::DuplicateInput
+            ),
+            ast::IoRedirect::OutputAndError(..) => true,
+            _ => false,
+        };
+        if redirects.iter().any(elsewhere) {
+            return None;
+        }
+        let words = self.braces_expanded(words).ok()?;
+        let stdin = self.stdin_of(&redirects);
+        let mut printed = self.output_of(&words, &stdin);
+        (printed.len() == 1).then(|| printed.remove(0))
+    }
+
+    /// What a command of `words` prints, when known: an `echo` or `printf` of known
+    /// words, or a `cat` with no file of each text `stdin` may hold.
+    fn output_of(&self, words: &[Analysed], stdin: &[String]) -> Vec<String> {
+        if !words.iter().all(Analysed::known) {
+            return Vec::new();
+        }
+        let texts: Vec<&str> = words.iter().map(|word| word.text.as_str()).collect();
+        match texts[..] {
+            ["cat"] | ["cat", "-"] => stdin.to_vec(),
+            _ => printed(&texts).into_iter().collect(),
+        }
+    }
+
+    /// The texts the command of `redirects` may read on its standard input: its
+    /// last here-document (its tabs removed with `<<-`) or here-string, a file the
+    /// string writes (`< x.sh`), or else what the command before it in a pipeline
+    /// prints ([`Judge::piped`]); none when not known.
+    pub(super) fn stdin_of(&self, redirects: &[&ast::IoRedirect]) -> Vec<String> {
+        for redirect in redirects.iter().rev() {
+            match redirect {
+                ast::IoRedirect::HereDocument(None | Some(0), doc) => {
+                    let text = &doc.doc.value;
+                    return vec![match doc.remove_tabs {
+                        true => (text.split_inclusive('\n'))
+                            .map(|line| line.trim_start_matches('\t'))
+                            .collect(),
+                        false => text.clone(),
+                    }];
+                }
+                ast::IoRedirect::HereString(None | Some(0), word) => {
+                    return match self.analyse(&word.value) {
+                        Ok(word) if word.literal => vec![format!("{}\n", word.text)],
+                        _ => Vec::new(),
+                    };
+                }
+                ast::IoRedirect::File(
+                    None | Some(0),
+                    ast::IoFileRedirectKind::Read,
+                    ast::IoFileRedirectTarget::Filename(word),
+                ) => {
+                    return match self.analyse(&word.value) {
+                        Ok(word) if word.known() => self.file_texts(&word.text),
+                        _ => Vec::new(),
+                    };
+                }
+                _ => {}
+            }
+        }
+        self.piped.iter().cloned().collect()
+    }
+
+    /// Notes the files the command of `words` with `redirects` writes text known
+    /// before it runs to: what it prints, to its output's redirections, and what
+    /// `tee` reads (`stdin`), to its files; when the string is read again with
+    /// values, to the redirections that expand a variable, with each of them.
+    pub(super) fn writes(
+        &mut self,
+        words: &[Analysed],
+        redirects: &[&ast::IoRedirect],
+        stdin: &[String],
+    ) -> Step {
+        if words.is_empty() {
+            return Ok(());
+        }
+        let again = self.assigned.is_none();
+        let mut targets = Vec::new();
+        for redirect in redirects {
+            match redirect {
+                ast::IoRedirect::File(
+                    None | Some(1),
+                    kind @ (ast::IoFileRedirectKind::Write
+                    | ast::IoFileRedirectKind::Append
+                    | ast::IoFileRedirectKind::Clobber),
+                    ast::IoFileRedirectTarget::Filename(word),
+                ) => targets.push((&word.value, matches!(kind, ast::IoFileRedirectKind::Append))),
+                ast::IoRedirect::OutputAndError(word, append) => {
+                    targets.push((&word.value, *append));
+                }
+                _ => {}
+            }
+        }
+        let tee = words[0].text == "tee";
+        if targets.is_empty() && !tee {
+            return Ok(());
+        }
+        let mut found = Vec::new();
+        let printed = self.output_of(words, stdin);
+        for (target, append) in targets {
+            let analysed = self.analyse(target)?;
+            let files = match again {
+                false => self.braces_expanded(vec![analysed])?,
+                true => self.read_with_values(target, &analysed)?,
+            };
+            for file in files.iter().filter(|file| file.known()) {
+                for text in &printed {
+                    found.push((file.text.clone(), text.clone(), append));
+                }
+            }
+        }
+        if tee && !again {
+            let args = &words[1..];
+            let from = after_options(args, "", &[]).min(args.len());
+            let append = (args[..from].iter()).any(|arg| {
+                arg.text == "--append" || (!arg.text.starts_with("--") && arg.text.contains('a'))
+            });
+            for file in args[from..].iter().filter(|file| file.known()) {
+                for text in stdin {
+                    found.push((file.text.clone(), text.clone(), append));
+                }
+            }
+        }
+        for (file, text, append) in found {
+            let Some(key) = self.file_key(&file) else {
+                continue;
+            };
+            let written = Written { key, text, append };
+            if (self.files.iter()).any(|file| {
+                (&file.key, &file.text, file.append)
+                    == (&written.key, &written.text, written.append)
+            }) {
+                continue;
+            }
+            let bytes = self.written_bytes.saturating_add(written.text.len());
+            if self.files.len() == MAX_WRITES || bytes > MAX_WRITTEN_BYTES {
+                return Err(CommandVerdict::Unparseable(WRITES_SPENT.to_owned()));
+            }
+            self.written_bytes = bytes;
+            self.files.push(written);
+        }
+        Ok(())
+    }
+
+    /// The texts the string writes to the file named `text`: each write, and all of
+    /// them in order when one adds to the file's end.
+    pub(super) fn file_texts(&self, text: &str) -> Vec<String> {
+        if self.files.is_empty() {
+            return Vec::new();
+        }
+        let Some(key) = self.file_key(text) else {
+            return Vec::new();
+        };
+        let writes: Vec<&Written> = self.files.iter().filter(|file| file.key == key).collect();
+        let mut texts: Vec<String> = Vec::new();
+        for write in &writes {
+            if !texts.contains(&write.text) {
+                texts.push(write.text.clone());
+            }
+        }
+        if writes.len() > 1 && writes.iter().any(|write| write.append) {
+            texts.push(writes.iter().map(|write| write.text.as_str()).collect());
+        }
+        texts
+    }
+
+    /// Judges the scripts the command `program` (`name`) with `args` runs, where
+    /// their text is known: the file of a shell without `-c` (or what it reads on
+    /// its standard input, without one), of `source` and `.`, or the program itself
+    /// when it is a path, each with the arguments after it as its positional
+    /// parameters.
+    pub(super) fn run_scripts(
+        &mut self,
+        name: &str,
+        program: &Analysed,
+        args: &[Analysed],
+        at: At<'_>,
+    ) -> Step {
+        let (file, given) = if is_shell(name) {
+            let (from, c) = shell_operands(args);
+            if c {
+                return Ok(());
+            }
+            (args.get(from), args.get(from + 1..).unwrap_or_default())
+        } else if matches!(name, "source" | ".") {
+            (args.first(), args.get(1..).unwrap_or_default())
+        } else if program.text.contains('/') {
+            (Some(program), args)
+        } else {
+            return Ok(());
+        };
+        // Read with values, a file written as it is was judged as written already.
+        if self.variant && file.is_some_and(|file| file.parameters.is_empty()) {
+            return Ok(());
+        }
+        let texts = match file {
+            Some(file) if file.known() => self.file_texts(&file.text),
+            Some(_) => return Ok(()),
+            None => self.stdin.clone(),
+        };
+        for text in texts {
+            self.scripts_run += 1;
+            if self.scripts_run > MAX_SCRIPT_RUNS {
+                return Err(CommandVerdict::Unparseable(WRITES_SPENT.to_owned()));
+            }
+            self.positional(given)?;
+            self.in_subshell(|judge| judge.program(&text, at.deeper()))?;
+        }
+        Ok(())
+    }
+}
