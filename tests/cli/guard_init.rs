@@ -479,7 +479,7 @@ fn the_policy_as_written_lets_ordinary_work_through() {
 }
 
 /// The dangerous command classes of the policy `init` writes, each one command.
-const DANGEROUS: [(&str, &str); 24] = [
+const DANGEROUS: [(&str, &str); 25] = [
     ("recursive force delete", "rm -rf build"),
     ("recursive force delete, in braces", "rm {-rf,-v} build"),
     (
@@ -527,6 +527,10 @@ const DANGEROUS: [(&str, &str); 24] = [
     (
         "recursive force delete, its options in an array",
         "A=(-rf build); rm \"${A[@]}\"",
+    ),
+    (
+        "recursive force delete, in a script it writes",
+        "echo rm -rf build > x.sh; bash x.sh",
     ),
 ];
 
@@ -594,7 +598,7 @@ fn the_policy_denies_each_dangerous_command_wrapped_or_not() {
     let sealed = format!(".claude/toolreplay/{}.jsonl", session.id);
     let (_, denied) = audited_as_decided(&dir, &sealed, POLICY);
     assert_eq!(denied, calls);
-    assert_eq!(calls, 23 * (WRAPPED.len() + 1) + 1 + 14);
+    assert_eq!(calls, 23 * (WRAPPED.len() + 1) + 2 * (1 + 14));
 }
 
 /// How each agent but Claude Code is set up: its files, a hooks file a user may
