@@ -2401,7 +2401,10 @@ impl Judge<'_> {
         // reads what the one before prints.
         let alone = pipeline.seq.len() == 1;
         let mut printed = None;
-        for command in &pipeline.seq {
+        for (at_end, command) in (pipeline.seq.iter())
+            .enumerate()
+            .map(|(i, c)| (i + 1 == pipeline.seq.len(), c))
+        {
             self.piped = printed.take();
             let step = match alone {
                 true => self.command(command, at),
@@ -2409,7 +2412,7 @@ impl Judge<'_> {
             };
             self.piped = None;
             step?;
-            if let ast::Command::Simple(simple) = command {
+            if let (false, ast::Command::Simple(simple)) = (at_end, command) {
                 printed = self.printed_by(simple);
             }
         }
