@@ -1661,21 +1661,7 @@ fn unwrap(name: &str, args: &[Analysed]) -> Option<Inner> {
             words(i)
         }
         "doas" => words(after_options(args, "uC", &[])),
-        "xargs" => words(after_options(
-            args,
-            "InPdLsaE",
-            &[
-                "max-args",
-                "max-procs",
-                "delimiter",
-                "max-lines",
-                "max-chars",
-                "arg-file",
-                "eof",
-                "replace",
-                "process-slot-var",
-            ],
-        )),
+        "xargs" => words(after_options(args, XARGS_SHORT, &XARGS_LONG)),
         "nohup" | "builtin" => words(after_options(args, "", &[])),
         "nice" => words(after_options(args, "n", &["adjustment"])),
         "timeout" => {
@@ -2590,34 +2576,20 @@ impl Judge<'_> {
             self.protect(&target)?;
             self.expansions(&target, at)?;
         }
-        for target in self.read_with_values(text, &analysed)? {
+        for target in self.read_with_values(&analysed)? {
             self.protect(&target)?;
         }
         Ok(())
     }
 
-    /// The words the word `text` (`analysed`) makes read with each value its
-    /// variables may hold, split into fields and their braces expanded; none when
-    /// it expands none the string gives a value, or before the string is read whole.
-    fn read_with_values(
-        &self,
-        text: &str,
-        analysed: &Analysed,
-    ) -> Result<Vec<Analysed>, CommandVerdict> {
-        let names = self.assigned_names(std::slice::from_ref(analysed));
-        if names.is_empty() {
-            return Ok(Vec::new());
-        }
-        let (spent, ifs) = (
-            || CommandVerdict::Unparseable(VALUES_SPENT.to_owned()),
-            self.ifs(),
-        );
+    /// The words the word `analysed` makes read with each value its variables may
+    /// hold ([`Judge::with_values`]).
+    fn read_with_values(&mut self, analysed: &Analysed) -> Result<Vec<Analysed>, CommandVerdict> {
         let mut out = Vec::new();
-        for values in self.readings(&names, &self.values).ok_or_else(spent)? {
-            let read = self.analyse_reading(text, self.reading(&values, Some(&ifs)))?;
-            self.values_spent()?;
-            out.extend(fields(self.braces_expanded(vec![read])?));
-        }
+        self.with_values(std::slice::from_ref(analysed), |_, read| {
+            out.extend(read);
+            Ok(())
+        })?;
         Ok(out)
     }
 
@@ -2678,8 +2650,6 @@ impl Judge<'_> {
         // commands in its words read.
         let piped = self.piped.take();
         let mut words = Vec::new();
-        // The text of each word as written, `None` for one made here.
-        let mut sources: Vec<Option<&str>> = Vec::new();
         let mut redirects = Vec::new();
         let mut substitutions = Vec::new();
         let mut assignments = Vec::new();
@@ -2711,7 +2681,6 @@ impl Judge<'_> {
         }
         if let Some(word) = &simple.word_or_name {
             words.push(self.analyse(&word.value)?);
-            sources.push(Some(&word.value));
         }
         for item in simple.suffix.iter().flat_map(|s| s.0.iter()) {
             match item {
@@ -2722,7 +2691,6 @@ impl Judge<'_> {
                         suffix_assignments.push((word.value.as_str(), assignment));
                     }
                     words.push(self.analyse(&word.value)?);
-                    sources.push(Some(&word.value));
                 }
                 ast::CommandPrefixOrSuffixItem::ProcessSubstitution(kind, subshell) => {
                     // Judged where it stands, and shown as a word.
@@ -2736,7 +2704,6 @@ impl Judge<'_> {
                         literal: false,
                         ..Analysed::default()
                     });
-                    sources.push(None);
                     substitutions.push(subshell);
                 }
             }
@@ -2867,7 +2834,7 @@ impl Judge<'_> {
         let outer = std::mem::replace(&mut self.stdin, stdin);
         self.judge(&words, at, inner)?;
         if let Some(written) = written {
-            self.variants(&written, &sources, at)?;
+            self.variants(&written, at)?;
         }
         self.stdin = outer;
         for redirect in redirects {
@@ -2960,6 +2927,9 @@ impl Judge<'_> {
             _ => {}
         }
         self.run_scripts(name, program, args, at)?;
+        if name == "xargs" {
+            self.xargs_input(args, at)?;
+        }
         for runs in settings(name, args) {
             self.run(runs, words, args, at)?;
         }

@@ -209,17 +209,51 @@ impl Judge<'_> {
             }
         }
         let tee = words[0].text == "tee";
-        if targets.is_empty() && !tee {
+        let copy = matches!(words[0].text.as_str(), "cp" | "mv");
+        if targets.is_empty() && !tee && !copy {
             return Ok(());
         }
         let mut found = Vec::new();
-        let printed = self.output_of(words, stdin);
+        // A file copied or moved holds what its source does: the last operand is the
+        // file, or the folder the others go into.
+        if copy && !self.files.is_empty() {
+            let args = &words[1..];
+            let from = after_options(args, "St", &["suffix", "target-directory"]).min(args.len());
+            if let [sources @ .., target] = &args[from..]
+                && target.known()
+                && !args[..from]
+                    .iter()
+                    .any(|arg| arg.text.starts_with("-t") || arg.text.starts_with("--target"))
+            {
+                for source in sources.iter().filter(|source| source.known()) {
+                    let name = source.text.rsplit('/').next().unwrap_or(&source.text);
+                    for text in self.file_texts(&source.text) {
+                        found.push((target.text.clone(), text.clone(), false));
+                        found.push((format!("{}/{name}", target.text), text, false));
+                    }
+                }
+            }
+        }
+        let mut printed = self.output_of(words, stdin);
+        // Read with values, what it prints too (`X=-rf; echo "rm $X /" > x.sh`).
+        if again {
+            let mut more = Vec::new();
+            self.with_values(words, |judge, read| {
+                more.extend(judge.output_of(&read, stdin));
+                Ok(())
+            })?;
+            for text in more {
+                if !printed.contains(&text) {
+                    printed.push(text);
+                }
+            }
+        }
         for (target, append) in targets {
             let analysed = self.analyse(target)?;
-            let files = match again {
-                false => self.braces_expanded(vec![analysed])?,
-                true => self.read_with_values(target, &analysed)?,
-            };
+            let mut files = self.braces_expanded(vec![analysed.clone()])?;
+            if again {
+                files.extend(self.read_with_values(&analysed)?);
+            }
             for file in files.iter().filter(|file| file.known()) {
                 for text in &printed {
                     found.push((file.text.clone(), text.clone(), append));
@@ -323,6 +357,188 @@ impl Judge<'_> {
             self.positional(given)?;
             self.in_subshell(|judge| judge.program(&text, at.deeper()))?;
         }
+        Ok(())
+    }
+}
+
+/// The options of `xargs` that take a value (as the next word, or the rest of
+/// theirs): short letters and long names.
+pub(super) const XARGS_SHORT: &str = "InPdLsaE";
+
+/// The long options of `xargs` that take a value as the next word.
+pub(super) const XARGS_LONG: [&str; 9] = [
+    "max-args",
+    "max-procs",
+    "delimiter",
+    "max-lines",
+    "max-chars",
+    "arg-file",
+    "eof",
+    "replace",
+    "process-slot-var",
+];
+
+/// A word known before the command runs, made here (an item `xargs` reads).
+fn made_word(text: &str) -> Analysed {
+    Analysed {
+        text: text.to_owned(),
+        path: text.to_owned(),
+        written: text.to_owned(),
+        literal: true,
+        braces: text.to_owned(),
+        ..Analysed::default()
+    }
+}
+
+/// The items `xargs` reads from `input`: separated by `delimiter` when given (`-0`,
+/// `-d`), by newlines when `lines` (`-I`: a line's leading blanks dropped), by
+/// blanks and newlines otherwise; quotes and `\` as it reads them, but with a
+/// delimiter. `None` for a quote left open, where it stops with an error.
+fn xargs_items(input: &str, delimiter: Option<char>, lines: bool) -> Option<Vec<String>> {
+    if let Some(delimiter) = delimiter {
+        let mut items: Vec<String> = input.split(delimiter).map(str::to_owned).collect();
+        if items.last().is_some_and(String::is_empty) {
+            items.pop();
+        }
+        return Some(items);
+    }
+    let mut items = Vec::new();
+    let mut item = String::new();
+    let mut started = false;
+    let mut chars = input.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\n' => {
+                if started {
+                    items.push(std::mem::take(&mut item));
+                }
+                started = false;
+            }
+            ' ' | '\t' if !lines || !started => {
+                if started && !lines {
+                    items.push(std::mem::take(&mut item));
+                    started = false;
+                }
+            }
+            '\'' | '"' => {
+                started = true;
+                loop {
+                    match chars.next() {
+                        Some(end) if end == c => break,
+                        Some('\n') | None => return None,
+                        Some(other) => item.push(other),
+                    }
+                }
+            }
+            '\\' => {
+                started = true;
+                item.push(chars.next()?);
+            }
+            c => {
+                started = true;
+                item.push(c);
+            }
+        }
+    }
+    if started {
+        items.push(item);
+    }
+    Some(items)
+}
+
+impl Judge<'_> {
+    /// Judges the command `xargs` with `args` runs with the items it reads on its
+    /// standard input, when that is known: after the command's own words, or in
+    /// place of the `-I` (`-i`, `--replace`) string in each of them, an item (a
+    /// line) at a time. Its command runs with nothing known on its own input.
+    pub(super) fn xargs_input(&mut self, args: &[Analysed], at: At<'_>) -> Step {
+        if self.stdin.is_empty() {
+            return Ok(());
+        }
+        let from = after_options(args, XARGS_SHORT, &XARGS_LONG).min(args.len());
+        let (mut replace, mut delimiter) = (None, None);
+        let mut i = 0;
+        while i < from {
+            let text = args[i].text.as_str();
+            let next = args.get(i + 1).map(|arg| arg.text.clone());
+            i += 1;
+            match text {
+                "--null" => delimiter = Some('\0'),
+                "--replace" => replace = Some("{}".to_owned()),
+                _ if text.starts_with("--replace=") => {
+                    replace = Some(text["--replace=".len()..].to_owned());
+                }
+                _ if text.starts_with("--delimiter") || text.starts_with("--arg-file") => {
+                    // Its own items, or another file's.
+                    return Ok(());
+                }
+                _ if text.starts_with("--") => {}
+                _ => {
+                    for (at, c) in text.char_indices().skip(1) {
+                        let rest = &text[at + c.len_utf8()..];
+                        let value = match rest.is_empty() {
+                            true if XARGS_SHORT.contains(c) => {
+                                i += 1;
+                                next.clone()
+                            }
+                            _ => Some(rest.to_owned()),
+                        };
+                        match c {
+                            '0' => delimiter = Some('\0'),
+                            'i' => {
+                                replace =
+                                    Some(value.filter(|v| !v.is_empty()).unwrap_or("{}".to_owned()))
+                            }
+                            'I' => replace = value,
+                            'a' => return Ok(()),
+                            'd' => {
+                                let value = value.unwrap_or_default();
+                                match (value.chars().next(), value.chars().count()) {
+                                    (Some(d), 1) => delimiter = Some(d),
+                                    (_, _) if value == "\\n" => delimiter = Some('\n'),
+                                    _ => return Ok(()),
+                                }
+                            }
+                            _ => {}
+                        }
+                        if XARGS_SHORT.contains(c) || c == 'i' {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        let command: Vec<Analysed> = match &args[from..] {
+            [] => vec![made_word("echo")],
+            command => command.to_vec(),
+        };
+        let inputs = std::mem::take(&mut self.stdin);
+        for input in &inputs {
+            let Some(items) = xargs_items(input, delimiter, replace.is_some()) else {
+                continue;
+            };
+            match &replace {
+                Some(replace) if !replace.is_empty() => {
+                    for item in &items {
+                        let mut words = Vec::with_capacity(command.len());
+                        for word in &command {
+                            match word.text.contains(replace.as_str()) {
+                                true => words
+                                    .push(made_word(&word.text.replace(replace.as_str(), item))),
+                                false => words.push(word.clone()),
+                            }
+                        }
+                        self.judge(&words, at.deeper(), true)?;
+                    }
+                }
+                _ => {
+                    let mut words = command.clone();
+                    words.extend(items.iter().map(|item| made_word(item)));
+                    self.judge(&words, at.deeper(), true)?;
+                }
+            }
+        }
+        self.stdin = inputs;
         Ok(())
     }
 }

@@ -2376,14 +2376,32 @@ fn scripts_the_string_writes_are_judged_where_it_runs_them() {
             "while :; do bash x.sh; echo 'rm -rf /' > x.sh; done",
             rm("bash x.sh"),
         ),
-        // Named by a variable.
+        // Named by a variable, written with one.
         ("F=x.sh; echo 'rm -rf /' > $F; bash $F", rm("bash $F")),
+        ("X=-rf; echo \"rm $X /\" > x.sh; bash x.sh", rm("bash x.sh")),
+        // Copied, moved.
+        ("echo 'rm -rf /' > a; cp a b.sh; bash b.sh", rm("bash b.sh")),
+        (
+            "echo 'rm -rf /' > a; mv -f a bin/; sh bin/a",
+            rm("sh bin/a"),
+        ),
         // Read on a shell's standard input.
         ("bash <<< 'rm -rf /'", rm("bash")),
         ("sh <<'EOF'\nrm -rf /\nEOF", rm("sh")),
         ("echo 'rm -rf /' | bash", rm("bash")),
         ("printf 'rm -rf /' | sh -s", rm("sh -s")),
         ("echo 'rm -rf /' > x.sh; bash < x.sh", rm("bash")),
+        // What xargs reads: after the command's words, or in place of -I's string.
+        ("echo -rf / | xargs rm", rm("xargs rm")),
+        ("printf '%s\\n' -rf / | xargs -r rm", rm("xargs -r rm")),
+        ("echo \"'-rf' /\" | xargs -n 1 rm", rm("xargs -n 1 rm")),
+        (
+            "xargs rm / <<< -rf",
+            denied("rm / -rf", "xargs rm /", "rm ** -rf **"),
+        ),
+        ("echo -rf | xargs -I X rm X /", rm("xargs -I X rm X /")),
+        ("echo -rf | xargs -i rm {} /", rm("xargs -i rm {} /")),
+        ("echo -rf,/ | xargs -d , rm", rm("xargs -d , rm")),
         // Protect.
         (
             "echo 'cat .env' > x.sh; bash x.sh",
@@ -2409,6 +2427,10 @@ fn scripts_the_string_writes_are_judged_where_it_runs_them() {
         "echo 'rm -rf /' > x.sh; x.sh",
         // Not known: another program's output, a variable's.
         "cat notes.txt > x.sh; bash x.sh",
+        "echo a.txt b.txt | xargs rm",
+        "echo -rf / | xargs -a list rm",
+        // A quote xargs finds open stops it.
+        "echo \"'-rf /\" | xargs rm",
         "echo \"$CMD\" > x.sh; bash x.sh",
     ] {
         assert_eq!(

@@ -589,14 +589,37 @@ impl Judge<'_> {
         Err(CommandVerdict::Unparseable(VALUES_SPENT.to_owned()))
     }
 
-    /// Judges `words` (the command's words before braces, `sources` the text of each
-    /// as written, `None` for one made here) again with each value the variables
-    /// they expand may hold: `X=-rf; rm $X /` runs `rm -rf /`.
-    pub(super) fn variants(
+    /// Judges `words` (the command's words before braces) again with each value the
+    /// variables they expand may hold: `X=-rf; rm $X /` runs `rm -rf /`.
+    pub(super) fn variants(&mut self, words: &[Analysed], at: At<'_>) -> Step {
+        if self.assigned_names(words).is_empty() {
+            return Ok(());
+        }
+        let shown_here = shown(words);
+        let at = At {
+            within: at.within.or(Some(&shown_here)),
+            ..at
+        };
+        self.with_values(words, |judge, read| {
+            // What the command changes (its directory, aliases) is the written one's.
+            let (place, aliases) = (judge.place.clone(), judge.aliases.clone());
+            judge.variant = true;
+            let step = judge.judge(&read, at, true);
+            judge.variant = false;
+            (judge.place, judge.aliases) = (place, aliases);
+            step
+        })
+    }
+
+    /// Gives `each` the words `words` make read with each value the variables they
+    /// expand may hold (each word with variables read again from its text as
+    /// written, once for the words its braces made), split into fields and their
+    /// braces expanded; nothing when they expand none the string gives a value, or
+    /// before the string is read whole.
+    pub(super) fn with_values(
         &mut self,
         words: &[Analysed],
-        sources: &[Option<&str>],
-        at: At<'_>,
+        mut each: impl FnMut(&mut Self, Vec<Analysed>) -> Step,
     ) -> Step {
         let names = self.assigned_names(words);
         if names.is_empty() {
@@ -606,30 +629,19 @@ impl Judge<'_> {
             || CommandVerdict::Unparseable(VALUES_SPENT.to_owned()),
             self.ifs(),
         );
-        let shown_here = shown(words);
-        let at = At {
-            within: at.within.or(Some(&shown_here)),
-            ..at
-        };
         for values in self.readings(&names, &self.values).ok_or_else(spent)? {
             let mut read = Vec::with_capacity(words.len());
-            for (word, source) in words.iter().zip(sources) {
-                read.push(match source {
-                    Some(text) if !word.parameters.is_empty() => {
-                        self.analyse_reading(text, self.reading(&values, Some(&ifs)))?
+            for word in words.iter().filter(|word| word.made != Made::Later) {
+                read.push(match word.parameters.is_empty() {
+                    true => word.clone(),
+                    false => {
+                        self.analyse_reading(&word.written, self.reading(&values, Some(&ifs)))?
                     }
-                    _ => word.clone(),
                 });
             }
             self.values_spent()?;
             let read = fields(self.braces_expanded(read)?);
-            // What the command changes (its directory, aliases) is the written one's.
-            let (place, aliases) = (self.place.clone(), self.aliases.clone());
-            self.variant = true;
-            let step = self.judge(&read, at, true);
-            self.variant = false;
-            (self.place, self.aliases) = (place, aliases);
-            step?;
+            each(self, read)?;
         }
         Ok(())
     }
