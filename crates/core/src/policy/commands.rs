@@ -2391,16 +2391,19 @@ impl Judge<'_> {
             .enumerate()
             .map(|(i, c)| (i + 1 == pipeline.seq.len(), c))
         {
-            self.piped = printed.take();
+            let input = printed.take();
+            self.piped = input.clone();
             let step = match alone {
                 true => self.command(command, at),
                 false => self.in_subshell(|judge| judge.command(command, at)),
             };
-            self.piped = None;
             step?;
+            // What it prints of what it reads (`echo ... | base64 -d | sh`).
             if let (false, ast::Command::Simple(simple)) = (at_end, command) {
+                self.piped = input;
                 printed = self.printed_by(simple);
             }
+            self.piped = None;
         }
         Ok(())
     }

@@ -91,7 +91,7 @@ impl Judge<'_> {
     /// reads on its standard input (a here-document or a here-string).
     pub(super) fn printed_by(&self, simple: &ast::SimpleCommand) -> Option<String> {
         let program = self.analyse(&simple.word_or_name.as_ref()?.value).ok()?;
-        if !matches!(program.text.as_str(), "echo" | "printf" | "cat") {
+        if !matches!(program.text.as_str(), "echo" | "printf" | "cat" | "base64") {
             return None;
         }
         let mut words = vec![program];
@@ -128,7 +128,8 @@ impl Judge<'_> {
     }
 
     /// What a command of `words` prints, when known: an `echo` or `printf` of known
-    /// words, or a `cat` with no file of each text `stdin` may hold.
+    /// words, a `cat` with no file of each text `stdin` may hold, or a `base64 -d`
+    /// of each that decodes to text.
     fn output_of(&self, words: &[Analysed], stdin: &[String]) -> Vec<String> {
         if !words.iter().all(Analysed::known) {
             return Vec::new();
@@ -136,6 +137,12 @@ impl Judge<'_> {
         let texts: Vec<&str> = words.iter().map(|word| word.text.as_str()).collect();
         match texts[..] {
             ["cat"] | ["cat", "-"] => stdin.to_vec(),
+            ["base64", "-d" | "--decode" | "-D"] | ["base64", "-d" | "--decode" | "-D", "-"] => {
+                (stdin.iter())
+                    .filter_map(|text| crate::sshsig::base64_decode(text.as_bytes()))
+                    .filter_map(|bytes| String::from_utf8(bytes).ok())
+                    .collect()
+            }
             _ => printed(&texts).into_iter().collect(),
         }
     }

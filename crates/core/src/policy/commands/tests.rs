@@ -2389,6 +2389,12 @@ fn scripts_the_string_writes_are_judged_where_it_runs_them() {
         ("bash <<< 'rm -rf /'", rm("bash")),
         ("sh <<'EOF'\nrm -rf /\nEOF", rm("sh")),
         ("echo 'rm -rf /' | bash", rm("bash")),
+        ("echo cm0gLXJmIC8K | base64 -d | bash", rm("bash")),
+        ("base64 -d <<< cm0gLXJmIC8K > x.sh; sh x.sh", rm("sh x.sh")),
+        (
+            "echo cm0gLXJmIC8K | base64 --decode > x.sh; . x.sh",
+            rm(". x.sh"),
+        ),
         ("printf 'rm -rf /' | sh -s", rm("sh -s")),
         ("echo 'rm -rf /' > x.sh; bash < x.sh", rm("bash")),
         // What xargs reads: after the command's words, or in place of -I's string.
