@@ -2379,6 +2379,10 @@ fn scripts_the_string_writes_are_judged_where_it_runs_them() {
         // Named by a variable, written with one.
         ("F=x.sh; echo 'rm -rf /' > $F; bash $F", rm("bash $F")),
         ("X=-rf; echo \"rm $X /\" > x.sh; bash x.sh", rm("bash x.sh")),
+        // Read back by a command substitution.
+        ("echo -rf > f; rm $(cat f) /", rm("rm $(cat f) /")),
+        ("printf '%s\\n' -rf > f; rm $(< f) /", rm("rm $(< f) /")),
+        ("echo -rf > f; X=`cat f`; rm $X /", rm("rm $X /")),
         // Copied, moved.
         ("echo 'rm -rf /' > a; cp a b.sh; bash b.sh", rm("bash b.sh")),
         (

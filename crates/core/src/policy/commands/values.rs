@@ -171,7 +171,7 @@ impl Judge<'_> {
                 self.assigns(name, value)?;
             }
             for (written, script) in &word.outputs {
-                if let Some(output) = self.output(script) {
+                for output in self.output(script) {
                     self.knows(written, output)?;
                 }
             }
@@ -195,13 +195,48 @@ impl Judge<'_> {
         }
     }
 
-    /// What `script`, a command substitution, prints, when it is one `echo` or
-    /// `printf` of words known before it runs ([`printed`]). The newlines at its end
-    /// are cut, as the shell cuts them.
-    pub(super) fn output(&self, script: &str) -> Option<String> {
+    /// What `script`, a command substitution, may print, when it is one `echo` or
+    /// `printf` of words known before it runs ([`printed`]), or a `cat FILE` or
+    /// `< FILE` of a file the string writes ([`Judge::file_texts`]). The newlines at
+    /// its end are cut, as the shell cuts them.
+    pub(super) fn output(&self, script: &str) -> Vec<String> {
+        let cut = |texts: Vec<String>| -> Vec<String> {
+            (texts.into_iter())
+                .map(|text| text.trim_end_matches('\n').to_owned())
+                .collect()
+        };
+        let plain = script.trim();
+        let special = |text: &str| {
+            text.len() > 4096
+                || text.contains(['$', '`', '(', ')', ';', '|', '&', '<', '>', '\n', '#'])
+        };
+        // `$(< FILE)`.
+        if let Some(file) = plain.strip_prefix('<') {
+            return match special(file) {
+                true => Vec::new(),
+                false => match self.analyse(file.trim()) {
+                    Ok(file) if file.known() => cut(self.file_texts(&file.text)),
+                    _ => Vec::new(),
+                },
+            };
+        }
+        self.output_words(script)
+            .map(|texts| match &texts[..] {
+                [cat, file] if cat == "cat" => cut(self.file_texts(file)),
+                _ => {
+                    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+                    cut(printed(&texts).into_iter().collect())
+                }
+            })
+            .unwrap_or_default()
+    }
+
+    /// The words of `script`, when it is one plain `echo`, `printf` or `cat` of
+    /// words known before it runs.
+    fn output_words(&self, script: &str) -> Option<Vec<String>> {
         // Only a plain command is read: nothing nested, nothing run after it.
         let plain = script.trim_start();
-        if !(plain.starts_with("echo") || plain.starts_with("printf"))
+        if !(plain.starts_with("echo") || plain.starts_with("printf") || plain.starts_with("cat"))
             || plain.len() > 4096
             || plain.contains(['$', '`', '(', ')', ';', '|', '&', '<', '>', '\n', '#'])
         {
@@ -236,8 +271,7 @@ impl Judge<'_> {
         if !words.iter().all(Analysed::known) {
             return None;
         }
-        let texts: Vec<&str> = words.iter().map(|word| word.text.as_str()).collect();
-        Some(printed(&texts)?.trim_end_matches('\n').to_owned())
+        Some(words.into_iter().map(|word| word.text).collect())
     }
 
     /// Notes that the string gives the positional parameters `args`: each by its
