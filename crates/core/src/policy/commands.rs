@@ -730,7 +730,9 @@ fn git_bool(value: &str) -> bool {
 
 /// What git's configuration key `key` (any case) set to `value` runs: the keys
 /// whose value git runs as a command (through the shell when it has to), an alias
-/// starting with `!`, a credential helper starting with `!` or `/`. Keys that make
+/// starting with `!`, a credential helper starting with `!` or `/`; an alias of
+/// git's own words runs `git` with them (`alias.p=push --force` runs `git push
+/// --force` wherever `git p` runs, in this string or a later one). Keys that make
 /// git run what cannot be judged here (a folder of hooks, the `ext::` transport)
 /// are [`Inner::Unknown`].
 fn git_setting(key: &str, value: &str) -> Option<Inner> {
@@ -739,7 +741,10 @@ fn git_setting(key: &str, value: &str) -> Option<Inner> {
     let name = rest.rsplit('.').next().unwrap_or(rest);
     let program = |text: &str| Some(Inner::Text(text.to_owned()));
     match (section, name) {
-        ("alias", _) => value.strip_prefix('!').and_then(program),
+        ("alias", _) => match value.strip_prefix('!') {
+            Some(snippet) => program(snippet),
+            None => program(&format!("git {value}")),
+        },
         ("credential", "helper") => match value.strip_prefix('!') {
             Some(snippet) => program(snippet),
             None if value.starts_with('/') => program(value),

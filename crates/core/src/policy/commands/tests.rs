@@ -2478,3 +2478,54 @@ fn scripts_the_string_writes_are_judged_where_it_runs_them() {
         CommandVerdict::Unparseable(super::scripts::WRITES_SPENT.to_owned())
     );
 }
+
+#[test]
+fn a_git_alias_runs_git_with_its_words() {
+    let r = rule(&["git ** push ** -f **", "rm ** -rf **"], None, None);
+    let push = |runs: &str, within: &str| {
+        CommandVerdict::Denied(
+            runs.to_owned(),
+            Some(within.to_owned()),
+            "git ** push ** -f **".to_owned(),
+        )
+    };
+    for (command, expected) in [
+        (
+            "git -c alias.p='push -f' p origin main",
+            push("git push -f", "git -c \"alias.p=push -f\" p origin main"),
+        ),
+        (
+            "git config alias.p 'push -f'",
+            push("git push -f", "git config alias.p \"push -f\""),
+        ),
+        (
+            "git config set --global alias.p 'push -f'; git p",
+            push("git push -f", "git config set --global alias.p \"push -f\""),
+        ),
+        (
+            "git -c alias.x='!rm -rf /' x",
+            CommandVerdict::Denied(
+                "rm -rf /".to_owned(),
+                Some("git -c \"alias.x=!rm -rf /\" x".to_owned()),
+                "rm ** -rf **".to_owned(),
+            ),
+        ),
+        (
+            "git -c alias.p=\"$CMD\" p",
+            CommandVerdict::Unknown("git -c alias.p=\"$CMD\" p".to_owned()),
+        ),
+    ] {
+        assert_eq!(r.check(command, None, None), expected, "{command}");
+    }
+    for command in [
+        "git config alias.st status",
+        "git -c alias.lg='log --oneline --graph' lg",
+        "git config --global alias.co checkout",
+    ] {
+        assert_eq!(
+            r.check(command, None, None),
+            CommandVerdict::Allowed,
+            "{command}"
+        );
+    }
+}
