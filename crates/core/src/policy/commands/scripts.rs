@@ -334,12 +334,19 @@ impl Judge<'_> {
         args: &[Analysed],
         at: At<'_>,
     ) -> Step {
-        let (file, given) = if is_shell(name) {
+        let shell = is_shell(name);
+        let (file, given) = if shell {
             let (from, c) = shell_operands(args);
-            if c {
-                return Ok(());
+            // With `-s` the operands are its positional parameters and its script
+            // what it reads.
+            let s = (args[..from].iter()).any(|arg| {
+                arg.text.starts_with('-') && !arg.text.starts_with("--") && arg.text.contains('s')
+            });
+            match (c, s) {
+                (true, _) => return Ok(()),
+                (false, true) => (None, args.get(from..).unwrap_or_default()),
+                (false, false) => (args.get(from), args.get(from + 1..).unwrap_or_default()),
             }
-            (args.get(from), args.get(from + 1..).unwrap_or_default())
         } else if matches!(name, "source" | ".") {
             (args.first(), args.get(1..).unwrap_or_default())
         } else if program.text.contains('/') {
@@ -353,8 +360,8 @@ impl Judge<'_> {
         }
         let texts = match file {
             Some(file) if file.known() => self.file_texts(&file.text),
-            Some(_) => return Ok(()),
-            None => self.stdin.clone(),
+            None if shell => self.stdin.clone(),
+            _ => return Ok(()),
         };
         for text in texts {
             self.scripts_run += 1;

@@ -2400,6 +2400,10 @@ fn scripts_the_string_writes_are_judged_where_it_runs_them() {
             rm(". x.sh"),
         ),
         ("printf 'rm -rf /' | sh -s", rm("sh -s")),
+        (
+            "echo 'rm $1 /' > x.sh; bash -s -- -rf < x.sh",
+            rm("bash -s -- -rf"),
+        ),
         ("echo 'rm -rf /' > x.sh; bash < x.sh", rm("bash")),
         // What xargs reads: after the command's words, or in place of -I's string.
         ("echo -rf / | xargs rm", rm("xargs rm")),
