@@ -2938,6 +2938,7 @@ impl Judge<'_> {
         if name == "xargs" {
             self.xargs_input(args, at)?;
         }
+        self.interpreter_code(name, args, at)?;
         for runs in settings(name, args) {
             self.run(runs, words, args, at)?;
         }
@@ -3503,6 +3504,7 @@ fn collect(
 /// pattern's after it: escaped where quoted.
 const BRACE_SPECIALS: &str = "\\{},.$*?[]";
 
+mod interpreters;
 mod scripts;
 use scripts::*;
 mod values;

@@ -393,7 +393,7 @@ pub(super) const XARGS_LONG: [&str; 9] = [
 ];
 
 /// A word known before the command runs, made here (an item `xargs` reads).
-fn made_word(text: &str) -> Analysed {
+pub(super) fn made_word(text: &str) -> Analysed {
     Analysed {
         text: text.to_owned(),
         path: text.to_owned(),

@@ -2533,3 +2533,99 @@ fn a_git_alias_runs_git_with_its_words() {
         );
     }
 }
+
+#[test]
+fn commands_an_interpreters_code_runs_are_judged() {
+    let r = rule(&["rm ** -rf **", "git ** push ** -f **"], None, None);
+    let rm = |within: &str| {
+        CommandVerdict::Denied(
+            "rm -rf /".to_owned(),
+            Some(within.to_owned()),
+            "rm ** -rf **".to_owned(),
+        )
+    };
+    for (command, within) in [
+        // Code on the command line: a shell's string, a program's words.
+        (
+            "python3 -c 'import os; os.system(\"rm -rf /\")'",
+            "python3 -c \"import os; os.system(\\\"rm -rf /\\\")\"",
+        ),
+        (
+            "python3 -c 'import subprocess; subprocess.run([\"rm\", \"-rf\", \"/\"])'",
+            "python3 -c \"import subprocess; subprocess.run([\\\"rm\\\", \\\"-rf\\\", \\\"/\\\"])\"",
+        ),
+        (
+            "python -c \"import subprocess as s; s.check_call('rm -rf /', shell=True)\"",
+            "python -c \"import subprocess as s; s.check_call('rm -rf /', shell=True)\"",
+        ),
+        (
+            "perl -e 'system(\"rm -rf /\")'",
+            "perl -e \"system(\\\"rm -rf /\\\")\"",
+        ),
+        (
+            "perl -e 'system \"rm\", \"-rf\", \"/\"'",
+            "perl -e \"system \\\"rm\\\", \\\"-rf\\\", \\\"/\\\"\"",
+        ),
+        (
+            "perl -ne 'print `rm -rf /`'",
+            "perl -ne \"print \\`rm -rf /\\`\"",
+        ),
+        ("perl -e 'qx{rm -rf /}'", "perl -e \"qx{rm -rf /}\""),
+        (
+            "ruby -e 'system(\"rm -rf /\")'",
+            "ruby -e \"system(\\\"rm -rf /\\\")\"",
+        ),
+        ("ruby -e '%x(rm -rf /)'", "ruby -e \"%x(rm -rf /)\""),
+        (
+            "node -e 'require(\"child_process\").execSync(\"rm -rf /\")'",
+            "node -e \"require(\\\"child_process\\\").execSync(\\\"rm -rf /\\\")\"",
+        ),
+        (
+            "node -e 'require(\"child_process\").spawnSync(\"rm\", [\"-rf\", \"/\"])'",
+            "node -e \"require(\\\"child_process\\\").spawnSync(\\\"rm\\\", [\\\"-rf\\\", \\\"/\\\"])\"",
+        ),
+        (
+            "php -r 'shell_exec(\"rm -rf /\");'",
+            "php -r \"shell_exec(\\\"rm -rf /\\\");\"",
+        ),
+        // A file the string writes, its standard input.
+        (
+            "echo 'import os; os.system(\"rm -rf /\")' > x.py; python3 x.py",
+            "python3 x.py",
+        ),
+        (
+            "python3 - <<'EOF'\nimport os\nos.system('rm -rf /')\nEOF",
+            "python3 -",
+        ),
+        (
+            "python3 <<'EOF'\nimport subprocess\nsubprocess.run('rm -rf /', shell=True)\nEOF",
+            "python3",
+        ),
+    ] {
+        assert_eq!(r.check(command, None, None), rm(within), "{command}");
+    }
+    // A list with a word not known stands for more words.
+    assert!(matches!(
+        r.check(
+            "python3 -c 'import subprocess; subprocess.run([\"rm\", \"-rf\", p])'",
+            None,
+            None
+        ),
+        CommandVerdict::Denied(..)
+    ));
+    for command in [
+        "python3 -c 'print(\"rm -rf /\")'",
+        "python3 -c 'import os; os.system(cmd)'",
+        "python3 -c 'import subprocess; subprocess.run([\"ls\", \"-l\"])'",
+        "python3 -m pytest -x",
+        "node -e 'console.log(`rm -rf /`)'",
+        "perl -e 'print \"system(rm -rf /)\"'",
+        "python3 -c 'exec(\"import os\")'",
+    ] {
+        assert_eq!(
+            r.check(command, None, None),
+            CommandVerdict::Allowed,
+            "{command}"
+        );
+    }
+}
