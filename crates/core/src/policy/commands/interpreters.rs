@@ -329,32 +329,52 @@ impl Judge<'_> {
             };
         }
         for code in codes {
-            for exec in execs(&code, language) {
-                // Each counts as a script run ([`MAX_SCRIPT_RUNS`]).
-                self.scripts_run += 1;
-                if self.scripts_run > MAX_SCRIPT_RUNS {
-                    return Err(CommandVerdict::Unparseable(WRITES_SPENT.to_owned()));
+            self.judge_code(&code, language, at)?;
+        }
+        Ok(())
+    }
+
+    /// Judges what the calls of `code`, in `language`, run ([`execs`]).
+    pub(super) fn judge_code(&mut self, code: &str, language: Language, at: At<'_>) -> Step {
+        for exec in execs(code, language) {
+            // Each counts as a script run ([`MAX_SCRIPT_RUNS`]).
+            self.scripts_run += 1;
+            if self.scripts_run > MAX_SCRIPT_RUNS {
+                return Err(CommandVerdict::Unparseable(WRITES_SPENT.to_owned()));
+            }
+            match exec {
+                Exec::Shell(text) => {
+                    self.in_subshell(|judge| judge.program(&text, at.deeper()))?;
                 }
-                match exec {
-                    Exec::Shell(text) => {
-                        self.in_subshell(|judge| judge.program(&text, at.deeper()))?;
+                Exec::Words(words, complete) => {
+                    let mut words: Vec<Analysed> =
+                        words.iter().map(|word| made_word(word)).collect();
+                    if !complete {
+                        words.push(Analysed {
+                            text: "...".to_owned(),
+                            written: "...".to_owned(),
+                            literal: false,
+                            ..Analysed::default()
+                        });
                     }
-                    Exec::Words(words, complete) => {
-                        let mut words: Vec<Analysed> =
-                            words.iter().map(|word| made_word(word)).collect();
-                        if !complete {
-                            words.push(Analysed {
-                                text: "...".to_owned(),
-                                written: "...".to_owned(),
-                                literal: false,
-                                ..Analysed::default()
-                            });
-                        }
-                        self.judge(&words, at.deeper(), true)?;
-                    }
+                    self.judge(&words, at.deeper(), true)?;
                 }
             }
         }
         Ok(())
     }
+}
+
+/// The program a script's first line `#!` names (the one `env` runs, after its
+/// options and settings), by its file's name; `None` without one.
+pub(super) fn shebang(text: &str) -> Option<&str> {
+    let line = text.strip_prefix("#!")?.lines().next().unwrap_or("");
+    let mut words = line.split_whitespace();
+    let first = words.next()?;
+    let name = first.rsplit('/').next().unwrap_or(first);
+    if name != "env" {
+        return Some(name);
+    }
+    let program = words.find(|word| !word.starts_with('-') && !word.contains('='))?;
+    Some(program.rsplit('/').next().unwrap_or(program))
 }

@@ -363,7 +363,20 @@ impl Judge<'_> {
             None if shell => self.stdin.clone(),
             _ => return Ok(()),
         };
+        // Run as a program, a script is run by the program its `#!` line names: a
+        // shell (or none), an interpreter whose code is read, or another not known.
+        let path = !shell && !matches!(name, "source" | ".");
         for text in texts {
+            if path && let Some(runs) = super::interpreters::shebang(&text) {
+                let name = gnu_name(runs);
+                if let Some((language, _)) = super::interpreters::language(name) {
+                    self.judge_code(&text, language, at)?;
+                    continue;
+                }
+                if !is_shell(name) {
+                    continue;
+                }
+            }
             self.scripts_run += 1;
             if self.scripts_run > MAX_SCRIPT_RUNS {
                 return Err(CommandVerdict::Unparseable(WRITES_SPENT.to_owned()));

@@ -2588,7 +2588,12 @@ fn commands_an_interpreters_code_runs_are_judged() {
             "php -r 'shell_exec(\"rm -rf /\");'",
             "php -r \"shell_exec(\\\"rm -rf /\\\");\"",
         ),
-        // A file the string writes, its standard input.
+        // A file the string writes, run by its interpreter or by its #! line; its
+        // standard input.
+        (
+            "cat > x <<'EOF'\n#!/usr/bin/env python3\nimport os\nos.system('rm -rf /')\nEOF\nchmod +x x && ./x",
+            "./x",
+        ),
         (
             "echo 'import os; os.system(\"rm -rf /\")' > x.py; python3 x.py",
             "python3 x.py",
@@ -2621,6 +2626,8 @@ fn commands_an_interpreters_code_runs_are_judged() {
         "node -e 'console.log(`rm -rf /`)'",
         "perl -e 'print \"system(rm -rf /)\"'",
         "python3 -c 'exec(\"import os\")'",
+        // Python code run as a program is not read as a shell's.
+        "cat > x.py <<'EOF'\n#!/usr/bin/env python3\nimport sys\nif len(sys.argv) > 1:\n    print(sys.argv[1])\nEOF\nchmod +x x.py && ./x.py a",
     ] {
         assert_eq!(
             r.check(command, None, None),
