@@ -2167,6 +2167,9 @@ struct Judge<'r> {
     variant: bool,
     /// The scripts judged running so far ([`MAX_SCRIPT_RUNS`]).
     scripts_run: usize,
+    /// Whether the string was judged reading a file (running it, or as its input):
+    /// only then do the files it writes call for reading it again.
+    looked_up: std::cell::Cell<bool>,
 }
 
 /// The most paths the braces of one command string's words are expanded to.
@@ -2267,6 +2270,7 @@ impl CommandRule {
             piped: None,
             variant: false,
             scripts_run: 0,
+            looked_up: std::cell::Cell::new(false),
         };
         let top = At {
             depth: 0,
@@ -2282,11 +2286,12 @@ impl CommandRule {
         // commands that expand them or run the files are judged again, with each
         // value they may hold.
         let assigned = judge.assigned.take().unwrap_or_default();
-        if assigned.is_empty() && judge.values.is_empty() && judge.files.is_empty() {
+        let files = !judge.files.is_empty() && judge.looked_up.get();
+        if assigned.is_empty() && judge.values.is_empty() && !files {
             return CommandVerdict::Allowed;
         }
         let values = match judge.resolved(&assigned) {
-            Ok(values) if values.is_empty() && judge.files.is_empty() => {
+            Ok(values) if values.is_empty() && !files => {
                 return CommandVerdict::Allowed;
             }
             Ok(values) => values,

@@ -301,8 +301,10 @@ impl Judge<'_> {
     }
 
     /// The texts the string writes to the file named `text`: each write, and all of
-    /// them in order when one adds to the file's end.
+    /// them in order when one adds to the file's end. Notes that a file was looked
+    /// for ([`Judge::looked_up`]).
     pub(super) fn file_texts(&self, text: &str) -> Vec<String> {
+        self.looked_up.set(true);
         if self.files.is_empty() {
             return Vec::new();
         }
