@@ -2160,9 +2160,13 @@ struct Judge<'r> {
     /// The texts the command being judged may read on its standard input, when
     /// known ([`Judge::stdin_of`]).
     stdin: Vec<String>,
-    /// What the command before the one being judged in a pipeline prints, when
-    /// known ([`Judge::printed_by`]).
-    piped: Option<String>,
+    /// What the command before the one being judged in a pipeline may print, when
+    /// known ([`Judge::prints`]).
+    piped: Vec<String>,
+    /// Whether the command being judged prints into a pipe, and what the last simple
+    /// command judged there prints, when known.
+    feeds: bool,
+    printed: Vec<String>,
     /// Whether the command being judged is read with values ([`Judge::variants`]).
     variant: bool,
     /// The scripts judged running so far ([`MAX_SCRIPT_RUNS`]).
@@ -2267,7 +2271,9 @@ impl CommandRule {
             files: Vec::new(),
             written_bytes: 0,
             stdin: Vec::new(),
-            piped: None,
+            piped: Vec::new(),
+            feeds: false,
+            printed: Vec::new(),
             variant: false,
             scripts_run: 0,
             looked_up: std::cell::Cell::new(false),
@@ -2312,7 +2318,9 @@ impl CommandRule {
             value_bytes: std::cell::Cell::new(0),
             readings_left: std::cell::Cell::new(MAX_READINGS),
             stdin: Vec::new(),
-            piped: None,
+            piped: Vec::new(),
+            feeds: false,
+            printed: Vec::new(),
             variant: false,
             scripts_run: 0,
             ..judge
@@ -2396,24 +2404,24 @@ impl Judge<'_> {
         // Each command of a pipeline of several runs in a subshell of its own, and
         // reads what the one before prints.
         let alone = pipeline.seq.len() == 1;
-        let mut printed = None;
+        let mut printed = Vec::new();
         for (at_end, command) in (pipeline.seq.iter())
             .enumerate()
             .map(|(i, c)| (i + 1 == pipeline.seq.len(), c))
         {
-            let input = printed.take();
-            self.piped = input.clone();
+            self.piped = std::mem::take(&mut printed);
+            self.feeds = !at_end && matches!(command, ast::Command::Simple(_));
+            self.printed.clear();
             let step = match alone {
                 true => self.command(command, at),
                 false => self.in_subshell(|judge| judge.command(command, at)),
             };
+            (self.piped, self.feeds) = (Vec::new(), false);
             step?;
             // What it prints of what it reads (`echo ... | base64 -d | sh`).
-            if let (false, ast::Command::Simple(simple)) = (at_end, command) {
-                self.piped = input;
-                printed = self.printed_by(simple);
+            if !at_end {
+                printed = std::mem::take(&mut self.printed);
             }
-            self.piped = None;
         }
         Ok(())
     }
@@ -2659,9 +2667,10 @@ impl Judge<'_> {
     }
 
     fn simple(&mut self, simple: &ast::SimpleCommand, at: At<'_>) -> Step {
-        // What the command before it in a pipeline prints, if known: not what the
-        // commands in its words read.
-        let piped = self.piped.take();
+        // What the command before it in a pipeline prints, if known, and whether it
+        // prints into one: not the commands' in its words.
+        let piped = std::mem::take(&mut self.piped);
+        let feeds = std::mem::take(&mut self.feeds);
         let mut words = Vec::new();
         let mut redirects = Vec::new();
         let mut substitutions = Vec::new();
@@ -2836,8 +2845,12 @@ impl Judge<'_> {
         // What it reads on its standard input, and the files it writes.
         self.piped = piped;
         let stdin = self.stdin_of(&redirects);
-        self.piped = None;
+        self.piped = Vec::new();
         self.writes(&words, &redirects, &stdin)?;
+        let printed = match feeds {
+            true => self.prints(&words, &redirects, &stdin),
+            false => Vec::new(),
+        };
         let shown_here = (!words.is_empty()).then(|| shown(&words));
         let inner = at.within.is_some();
         let at = At {
@@ -2859,6 +2872,7 @@ impl Judge<'_> {
         for subshell in substitutions {
             self.in_subshell(|judge| judge.list(&subshell.list, at.deeper().nested()))?;
         }
+        self.printed = printed;
         Ok(())
     }
 

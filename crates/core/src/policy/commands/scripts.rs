@@ -86,30 +86,15 @@ impl Judge<'_> {
         }
     }
 
-    /// What the simple command `simple` prints, when that is known before it runs:
-    /// an `echo` or `printf` of known words ([`printed`]), or a `cat` of what it
-    /// reads on its standard input (a here-document or a here-string).
-    pub(super) fn printed_by(&self, simple: &ast::SimpleCommand) -> Option<String> {
-        let program = self.analyse(&simple.word_or_name.as_ref()?.value).ok()?;
-        if !matches!(program.text.as_str(), "echo" | "printf" | "cat" | "base64") {
-            return None;
-        }
-        let mut words = vec![program];
-        let mut redirects = Vec::new();
-        for item in (simple.prefix.iter().flat_map(|prefix| prefix.0.iter()))
-            .chain(simple.suffix.iter().flat_map(|suffix| suffix.0.iter()))
-        {
-            match item {
-                ast::CommandPrefixOrSuffixItem::IoRedirect(redirect) => redirects.push(redirect),
-                ast::CommandPrefixOrSuffixItem::Word(word) => {
-                    words.push(self.analyse(&word.value).ok()?);
-                }
-                // A setting for the command only prints nothing.
-                ast::CommandPrefixOrSuffixItem::AssignmentWord(..) => {}
-                ast::CommandPrefixOrSuffixItem::ProcessSubstitution(..) => return None,
-            }
-        }
-        // Printed elsewhere, it is not what the pipe carries.
+    /// What the command of `words` with `redirects` prints to its output, when
+    /// known ([`Judge::output_of`], `stdin` what it reads): nothing when its output
+    /// goes elsewhere.
+    pub(super) fn prints(
+        &self,
+        words: &[Analysed],
+        redirects: &[&ast::IoRedirect],
+        stdin: &[String],
+    ) -> Vec<String> {
         let elsewhere = |redirect: &&ast::IoRedirect| match redirect {
             ast::IoRedirect::File(None | Some(1), kind, _) => !matches!(
                 kind,
@@ -118,19 +103,16 @@ impl Judge<'_> {
             ast::IoRedirect::OutputAndError(..) => true,
             _ => false,
         };
-        if redirects.iter().any(elsewhere) {
-            return None;
+        match redirects.iter().any(elsewhere) {
+            true => Vec::new(),
+            false => self.output_of(words, stdin),
         }
-        let words = self.braces_expanded(words).ok()?;
-        let stdin = self.stdin_of(&redirects);
-        let mut printed = self.output_of(&words, &stdin);
-        (printed.len() == 1).then(|| printed.remove(0))
     }
 
     /// What a command of `words` prints, when known: an `echo` or `printf` of known
     /// words, a `cat` with no file of each text `stdin` may hold, or a `base64 -d`
     /// of each that decodes to text.
-    fn output_of(&self, words: &[Analysed], stdin: &[String]) -> Vec<String> {
+    pub(super) fn output_of(&self, words: &[Analysed], stdin: &[String]) -> Vec<String> {
         if !words.iter().all(Analysed::known) {
             return Vec::new();
         }
@@ -182,7 +164,7 @@ impl Judge<'_> {
                 _ => {}
             }
         }
-        self.piped.iter().cloned().collect()
+        self.piped.clone()
     }
 
     /// Notes the files the command of `words` with `redirects` writes text known
