@@ -2,7 +2,8 @@
 //! before it runs (`echo 'rm -rf /' > x.sh`, a here-document into `cat > x.sh`,
 //! `tee x.sh`) is judged as a command string where the string runs it (`bash x.sh`,
 //! `source x.sh`, `./x.sh`), and so is what a shell reads on its standard input
-//! when that is known (`bash <<< 'rm -rf /'`, `echo 'rm -rf /' | sh`).
+//! when that is known (`bash <<< 'rm -rf /'`, `echo 'rm -rf /' | sh`); what `xargs`
+//! reads is judged with the command it runs (`echo -rf / | xargs rm`).
 
 use super::*;
 
@@ -112,7 +113,7 @@ impl Judge<'_> {
     /// What a command of `words` prints, when known: an `echo` or `printf` of known
     /// words, a `cat` with no file of each text `stdin` may hold, or a `base64 -d`
     /// of each that decodes to text.
-    pub(super) fn output_of(&self, words: &[Analysed], stdin: &[String]) -> Vec<String> {
+    fn output_of(&self, words: &[Analysed], stdin: &[String]) -> Vec<String> {
         if !words.iter().all(Analysed::known) {
             return Vec::new();
         }
