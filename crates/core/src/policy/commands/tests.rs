@@ -2011,6 +2011,11 @@ fn commands_are_judged_with_the_values_the_string_gives_their_variables() {
         ("rm $(echo -rf) /", rm("rm $(echo -rf) /")),
         ("rm `echo -n -rf` /", rm("rm `echo -n -rf` /")),
         ("rm $(echo -rf /)", rm("rm $(echo -rf /)")),
+        ("rm $(echo -e '-rf\\n/')", rm("rm $(echo -e '-rf\\n/')")),
+        (
+            "rm $(printf '%s\\x20' -rf /)",
+            rm("rm $(printf '%s\\x20' -rf /)"),
+        ),
         ("rm $(printf %s -rf) /", rm("rm $(printf %s -rf) /")),
         ("rm $(printf -- -rf) /", rm("rm $(printf -- -rf) /")),
         (
@@ -2062,7 +2067,6 @@ fn commands_are_judged_with_the_values_the_string_gives_their_variables() {
         "f() { echo \"$*\"; }; f -rf /",
         // Not known: another program, escapes, a format with conversions, options.
         "rm $(cat list) /",
-        "rm $(echo -e '-rf\\n/')",
         "rm $(printf %d -rf) /",
         "rm $(printf -rf) /",
         "rm $(echo -rf | tr -d f) /",
@@ -2337,6 +2341,18 @@ fn scripts_the_string_writes_are_judged_where_it_runs_them() {
         ("echo 'rm -rf /' > x.sh; bash x.sh", rm("bash x.sh")),
         ("echo rm -rf / >x.sh && sh -e x.sh", rm("sh -e x.sh")),
         (
+            "printf '#!/bin/sh\\nset -e\\nrm -rf /\\n' > x.sh; sh x.sh",
+            rm("sh x.sh"),
+        ),
+        (
+            "printf '%s\\n' 'set -e' 'rm -rf /' > x.sh; sh x.sh",
+            rm("sh x.sh"),
+        ),
+        (
+            "echo -e 'set -e\\nrm -rf /' > x.sh; bash x.sh",
+            rm("bash x.sh"),
+        ),
+        (
             "cat > x.sh <<'EOF'\nset -e\nrm -rf /\nEOF\nbash x.sh",
             rm("bash x.sh"),
         ),
@@ -2415,7 +2431,11 @@ fn scripts_the_string_writes_are_judged_where_it_runs_them() {
         ),
         ("echo -rf | xargs -I X rm X /", rm("xargs -I X rm X /")),
         ("echo -rf | xargs -i rm {} /", rm("xargs -i rm {} /")),
-        ("echo -rf,/ | xargs -d , rm", rm("xargs -d , rm")),
+        // echo's newline is part of the last item.
+        (
+            "echo -rf,/ | xargs -d , rm",
+            denied("rm -rf \"/\n\"", "xargs -d , rm", "rm ** -rf **"),
+        ),
         // Protect.
         (
             "echo 'cat .env' > x.sh; bash x.sh",

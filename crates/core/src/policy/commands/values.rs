@@ -681,10 +681,11 @@ impl Judge<'_> {
     }
 }
 
-/// What the command of the known words `texts` prints, when it is an `echo` (with
-/// `-n`, or `-e` and `-E` on words without `\`) of its words joined by spaces, or a
-/// `printf` of a format that holds no `%` or `\`, or of `%s` or `%s\n` with its
-/// words, each once in turn.
+/// What the command of the known words `texts` prints, when it is an `echo` of its
+/// words joined by spaces (with `-n` no newline after them, with `-e` their escapes
+/// read as bash reads them, up to a `\c`), or a `printf` of a format whose
+/// conversions are `%s`, `%b` and `%%` (its escapes read, the format used again
+/// while words are left).
 pub(super) fn printed(texts: &[&str]) -> Option<String> {
     Some(match texts[..] {
         ["echo", ref args @ ..] => {
@@ -695,11 +696,30 @@ pub(super) fn printed(texts: &[&str]) -> Option<String> {
                         && arg[1..].chars().all(|c| matches!(c, 'n' | 'e' | 'E'))
                 })
                 .count();
-            let args = &args[options..];
-            if args.iter().any(|arg| arg.contains('\\')) {
-                return None;
+            let (mut newline, mut escapes) = (true, false);
+            for c in args[..options]
+                .iter()
+                .flat_map(|option| option[1..].chars())
+            {
+                match c {
+                    'n' => newline = false,
+                    'e' => escapes = true,
+                    _ => escapes = false,
+                }
             }
-            args.join(" ")
+            let text = args[options..].join(" ");
+            let mut text = match escapes && text.contains('\\') {
+                true => match text.find("\\c") {
+                    // `\c` ends what it prints, the newline too.
+                    Some(at) => return ansi_c(&text[..at]),
+                    None => ansi_c(&text)?,
+                },
+                false => text,
+            };
+            if newline {
+                text.push('\n');
+            }
+            text
         }
         ["printf", ref rest @ ..] => {
             let (format, args) = match rest {
@@ -709,15 +729,55 @@ pub(super) fn printed(texts: &[&str]) -> Option<String> {
                 }
                 _ => return None,
             };
-            match format {
-                "%s" => args.concat(),
-                "%s\\n" => args.iter().map(|arg| format!("{arg}\n")).collect(),
-                _ if !format.contains(['%', '\\']) => format.to_owned(),
-                _ => return None,
-            }
+            printf(format, args)?
         }
         _ => return None,
     })
+}
+
+/// What `printf FORMAT ARGS` prints when its conversions are `%s`, `%b` (an
+/// argument's escapes read) and `%%`: the format's escapes read as bash reads them,
+/// the format used again while arguments are left, a missing one empty.
+fn printf(format: &str, args: &[&str]) -> Option<String> {
+    // The format's pieces: text, and `%s` (`false`) or `%b` (`true`).
+    let mut pieces: Vec<Result<String, bool>> = Vec::new();
+    let mut text = String::new();
+    let mut chars = format.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            text.push(c);
+            continue;
+        }
+        match chars.next()? {
+            '%' => text.push_str("%%"),
+            conversion @ ('s' | 'b') => {
+                pieces.push(Ok(std::mem::take(&mut text)));
+                pieces.push(Err(conversion == 'b'));
+            }
+            _ => return None,
+        }
+    }
+    pieces.push(Ok(text));
+    let mut out = String::new();
+    let mut next = 0;
+    loop {
+        for piece in &pieces {
+            match piece {
+                Ok(text) => out.push_str(&ansi_c(text)?.replace("%%", "%")),
+                Err(escapes) => {
+                    let arg = args.get(next).copied().unwrap_or("");
+                    next += 1;
+                    match escapes {
+                        true => out.push_str(&ansi_c(arg)?),
+                        false => out.push_str(arg),
+                    }
+                }
+            }
+        }
+        if next >= args.len() || pieces.iter().all(Result::is_ok) {
+            return Some(out);
+        }
+    }
 }
 
 /// Each way of giving `names` (those of them `values` has, each once) one of their
