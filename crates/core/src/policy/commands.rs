@@ -2954,8 +2954,10 @@ impl Judge<'_> {
             _ => {}
         }
         self.run_scripts(name, program, args, at)?;
-        if name == "xargs" {
-            self.xargs_input(args, at)?;
+        match name {
+            "xargs" => self.xargs_input(args, at)?,
+            "crontab" => self.crontab_input(args, at)?,
+            _ => {}
         }
         self.interpreter_code(name, args, at)?;
         for runs in settings(name, args) {

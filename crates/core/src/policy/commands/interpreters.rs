@@ -16,6 +16,7 @@ pub(super) enum Language {
     Ruby,
     Node,
     Php,
+    Awk,
 }
 
 /// The language of the interpreter `name`, and the options that give it code.
@@ -29,6 +30,7 @@ pub(super) fn language(name: &str) -> Option<(Language, &'static [&'static str])
         "ruby" => (Language::Ruby, &["-e"]),
         "node" | "nodejs" => (Language::Node, &["-e", "--eval", "-p", "--print"]),
         "php" => (Language::Php, &["-r"]),
+        "awk" | "gawk" | "mawk" | "nawk" => (Language::Awk, &["-e", "--source"]),
         _ => return None,
     })
 }
@@ -95,6 +97,7 @@ fn calls(language: Language) -> &'static [&'static str] {
             "popen",
             "proc_open",
         ],
+        Language::Awk => &["system"],
     }
 }
 
@@ -138,10 +141,21 @@ pub(super) fn execs(code: &str, language: Language) -> Vec<Exec> {
                 }
             }
         }
-        // A string literal is skipped whole: a call's name inside it is text.
+        // A string literal is skipped whole: a call's name inside it is text. In
+        // awk, one a pipe reads from or writes to is a command (`"cmd" | getline`,
+        // `print | "cmd"`).
         if matches!(c, '\'' | '"') {
             match quoted(&chars, i) {
-                Some((_, end)) => i = end,
+                Some((text, end)) => {
+                    if language == Language::Awk {
+                        let before = chars[..i].iter().rev().find(|c| !c.is_whitespace());
+                        let after = chars.get(skip_space(&chars, end));
+                        if before == Some(&'|') || after == Some(&'|') {
+                            found.push(Exec::Shell(text));
+                        }
+                    }
+                    i = end;
+                }
                 None => break,
             }
             continue;
@@ -280,6 +294,9 @@ impl Judge<'_> {
         let Some((language, code_options)) = language(name) else {
             return Ok(());
         };
+        if language == Language::Awk {
+            return self.awk_code(args, at);
+        }
         let mut codes = Vec::new();
         // The file it runs; `None` for its standard input.
         let mut file = None;
@@ -330,6 +347,50 @@ impl Judge<'_> {
         }
         for code in codes {
             self.judge_code(&code, language, at)?;
+        }
+        Ok(())
+    }
+
+    /// Judges what awk's program runs: its first operand, or the files of `-f` (when
+    /// the string writes them) and the code of `-e` (`--source`).
+    fn awk_code(&mut self, args: &[Analysed], at: At<'_>) -> Step {
+        let (mut codes, mut files) = (Vec::new(), false);
+        let mut i = 0;
+        while let Some(arg) = args.get(i) {
+            let text = arg.text.as_str();
+            i += 1;
+            let code = match text {
+                "-F" | "-v" => {
+                    i += 1;
+                    continue;
+                }
+                "-f" | "-e" | "--source" => {
+                    files |= text == "-f";
+                    i += 1;
+                    match args.get(i - 1) {
+                        Some(value) if value.known() && text == "-f" => {
+                            codes.extend(self.file_texts(&value.text));
+                            continue;
+                        }
+                        value => value,
+                    }
+                }
+                "--" => args.get(i).filter(|_| !files && codes.is_empty()),
+                _ if text.starts_with('-') && text.len() > 1 => continue,
+                _ => Some(arg).filter(|_| !files && codes.is_empty()),
+            };
+            match code {
+                Some(code) if code.known() => codes.push(code.text.clone()),
+                // Code not known before it runs is judged as written.
+                Some(_) => return Ok(()),
+                None => {}
+            }
+            if !matches!(text, "-e" | "--source") {
+                break;
+            }
+        }
+        for code in codes {
+            self.judge_code(&code, Language::Awk, at)?;
         }
         Ok(())
     }

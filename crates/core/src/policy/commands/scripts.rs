@@ -554,3 +554,48 @@ impl Judge<'_> {
         Ok(())
     }
 }
+
+impl Judge<'_> {
+    /// Judges the commands a crontab that `crontab` with `args` installs runs, when
+    /// its text is known: what it reads on its standard input (no file, or `-`) or
+    /// a file the string writes. Each line but a comment or a setting is five times
+    /// (or one `@` word) and a command string.
+    pub(super) fn crontab_input(&mut self, args: &[Analysed], at: At<'_>) -> Step {
+        // `-l`, `-r`, `-e`: it lists, removes or edits the crontab.
+        if (args.iter()).any(|arg| arg.text.starts_with('-') && arg.text.contains(['l', 'r', 'e']))
+        {
+            return Ok(());
+        }
+        let from = after_options(args, "u", &[]).min(args.len());
+        let texts = match args.get(from) {
+            None => self.stdin.clone(),
+            Some(file) if file.text == "-" => self.stdin.clone(),
+            Some(file) if file.known() => self.file_texts(&file.text),
+            Some(_) => return Ok(()),
+        };
+        for text in texts {
+            for line in text.lines() {
+                let line = line.trim_start();
+                if line.is_empty() || line.starts_with('#') || is_assignment(line) {
+                    continue;
+                }
+                let fields = if line.starts_with('@') { 1 } else { 5 };
+                let mut rest = line;
+                for _ in 0..fields {
+                    rest = rest.trim_start();
+                    rest = &rest[rest.find(char::is_whitespace).unwrap_or(rest.len())..];
+                }
+                let command = rest.trim();
+                if command.is_empty() {
+                    continue;
+                }
+                self.scripts_run += 1;
+                if self.scripts_run > MAX_SCRIPT_RUNS {
+                    return Err(CommandVerdict::Unparseable(WRITES_SPENT.to_owned()));
+                }
+                self.in_subshell(|judge| judge.program(command, at.deeper()))?;
+            }
+        }
+        Ok(())
+    }
+}

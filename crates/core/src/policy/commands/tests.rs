@@ -2421,6 +2421,12 @@ fn scripts_the_string_writes_are_judged_where_it_runs_them() {
             rm("bash -s -- -rf"),
         ),
         ("echo 'rm -rf /' > x.sh; bash < x.sh", rm("bash")),
+        // A crontab it installs.
+        ("crontab <<< '* * * * * rm -rf /'", rm("crontab")),
+        (
+            "echo '@reboot rm -rf /' > c; crontab -u root c",
+            rm("crontab -u root c"),
+        ),
         // What xargs reads: after the command's words, or in place of -I's string.
         ("echo -rf / | xargs rm", rm("xargs rm")),
         ("printf '%s\\n' -rf / | xargs -r rm", rm("xargs -r rm")),
@@ -2608,6 +2614,18 @@ fn commands_an_interpreters_code_runs_are_judged() {
             "php -r 'shell_exec(\"rm -rf /\");'",
             "php -r \"shell_exec(\\\"rm -rf /\\\");\"",
         ),
+        (
+            "awk 'BEGIN { system(\"rm -rf /\") }'",
+            "awk \"BEGIN { system(\\\"rm -rf /\\\") }\"",
+        ),
+        (
+            "awk -F: '{ print $1 | \"rm -rf /\" }' f",
+            "awk -F: \"{ print \\$1 | \\\"rm -rf /\\\" }\" f",
+        ),
+        (
+            "gawk 'BEGIN { \"rm -rf /\" | getline x }'",
+            "gawk \"BEGIN { \\\"rm -rf /\\\" | getline x }\"",
+        ),
         // A file the string writes, run by its interpreter or by its #! line; its
         // standard input.
         (
@@ -2646,6 +2664,8 @@ fn commands_an_interpreters_code_runs_are_judged() {
         "node -e 'console.log(`rm -rf /`)'",
         "perl -e 'print \"system(rm -rf /)\"'",
         "python3 -c 'exec(\"import os\")'",
+        "awk '{ print $1 }' f",
+        "awk -F, '{ s += $2 } END { print s }' data.csv",
         // Python code run as a program is not read as a shell's.
         "cat > x.py <<'EOF'\n#!/usr/bin/env python3\nimport sys\nif len(sys.argv) > 1:\n    print(sys.argv[1])\nEOF\nchmod +x x.py && ./x.py a",
     ] {
