@@ -2248,36 +2248,7 @@ impl CommandRule {
         };
         let start = absolute(cwd);
         let _budget = StepBudget::set();
-        let mut judge = Judge {
-            rule: self,
-            home: absolute(home),
-            place: Place {
-                // Unknown, the session's directory is the start relative ones are
-                // read from.
-                cwd: Some(start.clone().unwrap_or_else(|| ".".to_owned())),
-                ..Place::default()
-            },
-            start,
-            aliases: Vec::new(),
-            expanding: Vec::new(),
-            options: options(),
-            deep,
-            brace_paths: std::cell::Cell::new(0),
-            assigned: Some(Vec::new()),
-            values: std::collections::BTreeMap::new(),
-            value_bytes: std::cell::Cell::new(0),
-            functions: Vec::new(),
-            readings_left: std::cell::Cell::new(MAX_READINGS),
-            files: Vec::new(),
-            written_bytes: 0,
-            stdin: Vec::new(),
-            piped: Vec::new(),
-            feeds: false,
-            printed: Vec::new(),
-            variant: false,
-            scripts_run: 0,
-            looked_up: std::cell::Cell::new(false),
-        };
+        let mut judge = Judge::for_reading(self, absolute(home), start, deep, Some(Vec::new()));
         let top = At {
             depth: 0,
             nest: 0,
@@ -2305,29 +2276,62 @@ impl CommandRule {
         };
         drop(_budget);
         let _budget = StepBudget::set();
+        // The second reading starts where the first did, with the values, the
+        // functions and the files the first learnt.
         let mut judge = Judge {
+            values,
+            functions: judge.functions,
+            files: judge.files,
+            written_bytes: judge.written_bytes,
+            looked_up: judge.looked_up,
+            ..Judge::for_reading(self, judge.home, judge.start, deep, None)
+        };
+        match judge.program_openings(command, top, openings) {
+            Ok(()) => CommandVerdict::Allowed,
+            Err(verdict) => verdict,
+        }
+    }
+}
+
+impl<'r> Judge<'r> {
+    /// A judge for one reading of a string, before any of it is read: `assigned`
+    /// collects the assignments (the first reading) or is `None` (the second).
+    fn for_reading(
+        rule: &'r CommandRule,
+        home: Option<String>,
+        start: Option<String>,
+        deep: bool,
+        assigned: Option<Vec<(String, Given)>>,
+    ) -> Self {
+        Judge {
+            rule,
+            home,
             place: Place {
-                cwd: Some(judge.start.clone().unwrap_or_else(|| ".".to_owned())),
+                // Unknown, the session's directory is the start relative ones are
+                // read from.
+                cwd: Some(start.clone().unwrap_or_else(|| ".".to_owned())),
                 ..Place::default()
             },
+            start,
             aliases: Vec::new(),
             expanding: Vec::new(),
+            options: options(),
+            deep,
             brace_paths: std::cell::Cell::new(0),
-            assigned: None,
-            values,
+            assigned,
+            values: std::collections::BTreeMap::new(),
             value_bytes: std::cell::Cell::new(0),
+            functions: Vec::new(),
             readings_left: std::cell::Cell::new(MAX_READINGS),
+            files: Vec::new(),
+            written_bytes: 0,
             stdin: Vec::new(),
             piped: Vec::new(),
             feeds: false,
             printed: Vec::new(),
             variant: false,
             scripts_run: 0,
-            ..judge
-        };
-        match judge.program_openings(command, top, openings) {
-            Ok(()) => CommandVerdict::Allowed,
-            Err(verdict) => verdict,
+            looked_up: std::cell::Cell::new(false),
         }
     }
 }
