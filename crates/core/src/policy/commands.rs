@@ -2955,7 +2955,7 @@ impl Judge<'_> {
             }
             "alias" => self.define_aliases(args),
             "cd" | "pushd" | "popd" => self.change_directory(name, args),
-            _ => {}
+            _ => self.in_containers(name, words, args, at)?,
         }
         self.run_scripts(name, program, args, at)?;
         match name {
@@ -2971,6 +2971,31 @@ impl Judge<'_> {
             None => Ok(()),
             Some(inner) => self.run(inner, words, args, at),
         }
+    }
+
+    /// Judges what a container tool runs in a container ([`containers`]), in a
+    /// folder not known here.
+    fn in_containers(
+        &mut self,
+        name: &str,
+        words: &[Analysed],
+        args: &[Analysed],
+        at: At<'_>,
+    ) -> Step {
+        for run in containers::container_runs(name, args) {
+            let containers::Run::Words(run) = run else {
+                if self.patterns() {
+                    return Err(CommandVerdict::Unknown(shown(words)));
+                }
+                continue;
+            };
+            let place = self.place.clone();
+            self.place.cwd = None;
+            let step = self.judge(&run, at.deeper(), true);
+            self.place = place;
+            step?;
+        }
+        Ok(())
     }
 
     /// Judges what the command `words` runs besides its program: `inner`, whose
@@ -3529,6 +3554,7 @@ fn collect(
 /// pattern's after it: escaped where quoted.
 const BRACE_SPECIALS: &str = "\\{},.$*?[]";
 
+mod containers;
 mod interpreters;
 mod scripts;
 use scripts::*;

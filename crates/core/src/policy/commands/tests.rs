@@ -2676,3 +2676,129 @@ fn commands_an_interpreters_code_runs_are_judged() {
         );
     }
 }
+
+#[test]
+fn commands_a_container_tool_runs_are_judged() {
+    let r = rule(&["rm ** -rf **"], None, None);
+    let rm = |runs: &str, within: &str| {
+        CommandVerdict::Denied(
+            runs.to_owned(),
+            Some(within.to_owned()),
+            "rm ** -rf **".to_owned(),
+        )
+    };
+    for (command, expected) in [
+        (
+            "docker exec c rm -rf /",
+            rm("rm -rf /", "docker exec c rm -rf /"),
+        ),
+        (
+            "docker exec -it -u root -w /w --env-file e c rm -rf /w",
+            rm(
+                "rm -rf /w",
+                "docker exec -it -u root -w /w --env-file e c rm -rf /w",
+            ),
+        ),
+        (
+            "docker --context prod container exec c rm -rf /",
+            rm(
+                "rm -rf /",
+                "docker --context prod container exec c rm -rf /",
+            ),
+        ),
+        (
+            "docker run --rm -v /w:/w --network host img rm -rf /w",
+            rm(
+                "rm -rf /w",
+                "docker run --rm -v /w:/w --network host img rm -rf /w",
+            ),
+        ),
+        // An option not listed may take a value or not: both are judged.
+        (
+            "docker run --not-listed x img rm -rf /",
+            rm("rm -rf /", "docker run --not-listed x img rm -rf /"),
+        ),
+        (
+            "docker run --not-listed img rm -rf /",
+            rm("rm -rf /", "docker run --not-listed img rm -rf /"),
+        ),
+        (
+            "docker run $OPTS img rm -rf /",
+            rm("rm -rf /", "docker run $OPTS img rm -rf /"),
+        ),
+        (
+            "docker run --entrypoint rm img -rf /",
+            rm("rm -rf /", "docker run --entrypoint rm img -rf /"),
+        ),
+        (
+            "podman run --entrypoint=rm img -rf /",
+            rm("rm -rf /", "podman run --entrypoint=rm img -rf /"),
+        ),
+        (
+            "docker run --entrypoint '' img rm -rf /",
+            rm("rm -rf /", "docker run --entrypoint \"\" img rm -rf /"),
+        ),
+        (
+            "docker run --entrypoint \"$E\" img -rf /",
+            CommandVerdict::Unknown("docker run --entrypoint \"$E\" img -rf /".to_owned()),
+        ),
+        (
+            "nerdctl exec c sh -c 'rm -rf /'",
+            rm("rm -rf /", "nerdctl exec c sh -c \"rm -rf /\""),
+        ),
+        (
+            "docker compose -f ci.yml exec -T web rm -rf /",
+            rm("rm -rf /", "docker compose -f ci.yml exec -T web rm -rf /"),
+        ),
+        (
+            "docker-compose run --rm --entrypoint rm web -rf /",
+            rm(
+                "rm -rf /",
+                "docker-compose run --rm --entrypoint rm web -rf /",
+            ),
+        ),
+        (
+            "kubectl -n prod exec -it pod -c app -- rm -rf /",
+            rm(
+                "rm -rf /",
+                "kubectl -n prod exec -it pod -c app -- rm -rf /",
+            ),
+        ),
+        ("kubectl exec pod rm", CommandVerdict::Allowed),
+        (
+            "oc run x --image=busybox -- rm -rf /",
+            rm("rm -rf /", "oc run x --image=busybox -- rm -rf /"),
+        ),
+        (
+            "kubectl debug pod -it --image=busybox -- rm -rf /",
+            rm(
+                "rm -rf /",
+                "kubectl debug pod -it --image=busybox -- rm -rf /",
+            ),
+        ),
+        (
+            "sudo docker exec c rm -rf /",
+            rm("rm -rf /", "sudo docker exec c rm -rf /"),
+        ),
+    ] {
+        assert_eq!(r.check(command, None, None), expected, "{command}");
+    }
+    for command in [
+        "docker run --rm img cargo test",
+        "docker run img",
+        "docker exec c ls -la",
+        "docker run --rm -e RM=1 img echo rm -rf /",
+        "docker run --name rm img ls -rf",
+        "docker compose exec web pytest -x",
+        "kubectl exec pod -- ls -la",
+        "kubectl get pods -o wide",
+        "docker build -t rm .",
+        "docker ps -a",
+    ] {
+        assert_eq!(
+            r.check(command, None, None),
+            CommandVerdict::Allowed,
+            "{command}"
+        );
+    }
+}

@@ -1,0 +1,453 @@
+//! Commands that container and cluster tools run in a container: `docker exec`,
+//! `docker run` (its `--entrypoint` too), `docker compose exec` and `run`, the same
+//! of `podman` and `nerdctl`, `docker-compose` and `podman-compose`, and
+//! `kubectl exec`, `run` and `debug` (and `oc`'s). A container often holds the
+//! project's folder, mounted: `docker exec dev rm -rf /work` removes it.
+//!
+//! Where an option these tools take is not listed here, it may take the next word
+//! as its value or not, and so may a word not known before the command runs: each
+//! reading is judged, so an option missing here cannot hide the command.
+
+use std::collections::BTreeSet;
+
+use super::*;
+
+/// What a container tool runs: its words, or a program not known before it runs
+/// (an entrypoint given by an expansion).
+pub(super) enum Run {
+    Words(Vec<Analysed>),
+    Unknown,
+}
+
+/// How a command line reads its options: the short option letters that take a
+/// value, the long options that take one, the long options that take none.
+struct Options {
+    short: &'static str,
+    long: &'static [&'static str],
+    flags: &'static [&'static str],
+}
+
+const DOCKER: Options = Options {
+    short: "cHl",
+    long: &[
+        "config",
+        "context",
+        "host",
+        "log-level",
+        "tlscacert",
+        "tlscert",
+        "tlskey",
+        // podman's
+        "connection",
+        "url",
+        "identity",
+        "root",
+        "runroot",
+        "storage-driver",
+        "storage-opt",
+        "cgroup-manager",
+        "events-backend",
+        "runtime",
+        "tmpdir",
+        "module",
+        // nerdctl's
+        "address",
+        "namespace",
+        "snapshotter",
+        "data-root",
+    ],
+    flags: &["debug", "tls", "tlsverify", "version", "help", "remote"],
+};
+
+const EXEC: Options = Options {
+    short: "euw",
+    long: &[
+        "detach-keys",
+        "env",
+        "env-file",
+        "user",
+        "workdir",
+        "preserve-fd",
+    ],
+    flags: &[
+        "detach",
+        "interactive",
+        "tty",
+        "privileged",
+        "latest",
+        "preserve-fds",
+    ],
+};
+
+const RUN: Options = Options {
+    short: "acehlmpuvw",
+    long: &[
+        "add-host",
+        "annotation",
+        "attach",
+        "blkio-weight",
+        "blkio-weight-device",
+        "cap-add",
+        "cap-drop",
+        "cgroup-parent",
+        "cgroupns",
+        "cidfile",
+        "cpu-period",
+        "cpu-quota",
+        "cpu-rt-period",
+        "cpu-rt-runtime",
+        "cpu-shares",
+        "cpus",
+        "cpuset-cpus",
+        "cpuset-mems",
+        "detach-keys",
+        "device",
+        "device-cgroup-rule",
+        "device-read-bps",
+        "device-read-iops",
+        "device-write-bps",
+        "device-write-iops",
+        "dns",
+        "dns-option",
+        "dns-search",
+        "domainname",
+        "entrypoint",
+        "env",
+        "env-file",
+        "expose",
+        "gpus",
+        "group-add",
+        "health-cmd",
+        "health-interval",
+        "health-retries",
+        "health-start-interval",
+        "health-start-period",
+        "health-timeout",
+        "hostname",
+        "ip",
+        "ip6",
+        "ipc",
+        "isolation",
+        "kernel-memory",
+        "label",
+        "label-file",
+        "link",
+        "link-local-ip",
+        "log-driver",
+        "log-opt",
+        "mac-address",
+        "memory",
+        "memory-reservation",
+        "memory-swap",
+        "memory-swappiness",
+        "mount",
+        "name",
+        "network",
+        "network-alias",
+        "oom-score-adj",
+        "pid",
+        "pids-limit",
+        "platform",
+        "publish",
+        "pull",
+        "restart",
+        "runtime",
+        "security-opt",
+        "shm-size",
+        "stop-signal",
+        "stop-timeout",
+        "storage-opt",
+        "sysctl",
+        "tmpfs",
+        "ulimit",
+        "user",
+        "userns",
+        "uts",
+        "volume",
+        "volume-driver",
+        "volumes-from",
+        "workdir",
+    ],
+    flags: &[
+        "detach",
+        "disable-content-trust",
+        "init",
+        "interactive",
+        "no-healthcheck",
+        "oom-kill-disable",
+        "privileged",
+        "publish-all",
+        "quiet",
+        "read-only",
+        "rm",
+        "tty",
+        "use-api-socket",
+    ],
+};
+
+const COMPOSE: Options = Options {
+    short: "fp",
+    long: &[
+        "file",
+        "project-name",
+        "profile",
+        "env-file",
+        "project-directory",
+        "ansi",
+        "progress",
+        "parallel",
+    ],
+    flags: &["all-resources", "compatibility", "dry-run", "verbose"],
+};
+
+const COMPOSE_EXEC: Options = Options {
+    short: "euw",
+    long: &["env", "user", "workdir", "index"],
+    flags: &[
+        "detach",
+        "privileged",
+        "no-TTY",
+        "no-tty",
+        "interactive",
+        "tty",
+    ],
+};
+
+const COMPOSE_RUN: Options = Options {
+    short: "eluvwp",
+    long: &[
+        "env",
+        "env-from-file",
+        "label",
+        "user",
+        "volume",
+        "workdir",
+        "publish",
+        "name",
+        "entrypoint",
+        "cap-add",
+        "cap-drop",
+        "pull",
+    ],
+    flags: &[
+        "build",
+        "detach",
+        "interactive",
+        "no-deps",
+        "no-TTY",
+        "quiet",
+        "quiet-build",
+        "quiet-pull",
+        "remove-orphans",
+        "rm",
+        "service-ports",
+        "use-aliases",
+    ],
+};
+
+const KUBECTL: Options = Options {
+    short: "nsvcf",
+    long: &[
+        "as",
+        "as-group",
+        "as-uid",
+        "cache-dir",
+        "certificate-authority",
+        "client-certificate",
+        "client-key",
+        "cluster",
+        "context",
+        "kubeconfig",
+        "namespace",
+        "password",
+        "profile",
+        "profile-output",
+        "request-timeout",
+        "server",
+        "tls-server-name",
+        "token",
+        "user",
+        "username",
+        "v",
+        "vmodule",
+        "container",
+        "filename",
+        "pod-running-timeout",
+    ],
+    flags: &[
+        "insecure-skip-tls-verify",
+        "match-server-version",
+        "warnings-as-errors",
+        "stdin",
+        "tty",
+        "quiet",
+    ],
+};
+
+/// What the container tool `name` runs with `args`: each command it may run, as
+/// its options may be read.
+pub(super) fn container_runs(name: &str, args: &[Analysed]) -> Vec<Run> {
+    let mut runs = Vec::new();
+    match name {
+        "docker" | "podman" | "nerdctl" => {
+            for at in operands(args, 0, &DOCKER) {
+                docker(args, at, &mut runs);
+            }
+        }
+        "docker-compose" | "podman-compose" => compose(args, 0, &mut runs),
+        "kubectl" | "oc" => {
+            for at in operands(args, 0, &KUBECTL) {
+                kubectl(args, at, &mut runs);
+            }
+        }
+        _ => {}
+    }
+    runs
+}
+
+/// `docker SUBCOMMAND ...` with the subcommand at `at`.
+fn docker(args: &[Analysed], at: usize, runs: &mut Vec<Run>) {
+    let Some(word) = args.get(at) else { return };
+    match word.text.as_str() {
+        "container" => match args.get(at + 1).map(|word| word.text.as_str()) {
+            Some("exec") => words_after(args, at + 2, &EXEC, None, runs),
+            Some("run") => words_after(args, at + 2, &RUN, Some("entrypoint"), runs),
+            _ => {}
+        },
+        "exec" => words_after(args, at + 1, &EXEC, None, runs),
+        "run" => words_after(args, at + 1, &RUN, Some("entrypoint"), runs),
+        "compose" => compose(args, at + 1, runs),
+        _ => {}
+    }
+}
+
+/// `compose ...`, its options from `from`.
+fn compose(args: &[Analysed], from: usize, runs: &mut Vec<Run>) {
+    for at in operands(args, from, &COMPOSE) {
+        match args.get(at).map(|word| word.text.as_str()) {
+            Some("exec") => words_after(args, at + 1, &COMPOSE_EXEC, None, runs),
+            Some("run") => words_after(args, at + 1, &COMPOSE_RUN, Some("entrypoint"), runs),
+            _ => {}
+        }
+    }
+}
+
+/// `kubectl SUBCOMMAND ...` with the subcommand at `at`: `exec`, `run` and `debug`
+/// run the words after `--`; `exec POD COMMAND`, the old form, the words after the
+/// pod.
+fn kubectl(args: &[Analysed], at: usize, runs: &mut Vec<Run>) {
+    let Some(word) = args.get(at) else { return };
+    if !matches!(word.text.as_str(), "exec" | "run" | "debug") {
+        return;
+    }
+    let rest = &args[at + 1..];
+    match rest.iter().position(|word| word.text == "--") {
+        Some(dash) => {
+            let command = &rest[dash + 1..];
+            if !command.is_empty() {
+                runs.push(Run::Words(command.to_vec()));
+            }
+        }
+        None if word.text == "exec" => words_after(args, at + 1, &KUBECTL, None, runs),
+        None => {}
+    }
+}
+
+/// The words after the first operand (the container, image or service), the
+/// options read from `from`, and the entrypoint an option named `entrypoint`
+/// gives before them.
+fn words_after(
+    args: &[Analysed],
+    from: usize,
+    options: &Options,
+    entrypoint: Option<&str>,
+    runs: &mut Vec<Run>,
+) {
+    for at in operands(args, from, options) {
+        if at >= args.len() {
+            continue;
+        }
+        let command = &args[at + 1..];
+        let given = entrypoint.and_then(|name| option_word(&args[from..at], name));
+        match given {
+            Some(Some(program)) if !program.text.is_empty() => {
+                let mut words = vec![program];
+                words.extend_from_slice(command);
+                runs.push(Run::Words(words));
+            }
+            Some(None) => runs.push(Run::Unknown),
+            // No entrypoint, or `--entrypoint ""`: the image's own, unless the words
+            // are given.
+            _ if !command.is_empty() => runs.push(Run::Words(command.to_vec())),
+            _ => {}
+        }
+    }
+}
+
+/// The value of the last long option `name` in `options`: `Some(None)` when it is
+/// not known before the command runs.
+fn option_word(options: &[Analysed], name: &str) -> Option<Option<Analysed>> {
+    let mut found = None;
+    for (i, word) in options.iter().enumerate() {
+        let Some(rest) = word.text.strip_prefix("--") else {
+            continue;
+        };
+        if rest == name {
+            found = Some(options.get(i + 1).filter(|value| value.known()).cloned());
+        } else if let Some(value) = rest.strip_prefix(name).and_then(|v| v.strip_prefix('=')) {
+            found = Some(word.known().then(|| made_word(value)));
+        }
+    }
+    found
+}
+
+/// The indices where the operands of `args` may begin, read from `from` with
+/// `options`: after `--`, or at the first word that is no option. A long option
+/// not listed (without `=VALUE`) may take the next word or not, and a word not
+/// known before the command runs may be an operand, an option or an option and
+/// its value: each is followed, so the indices are every reading's.
+fn operands(args: &[Analysed], from: usize, options: &Options) -> BTreeSet<usize> {
+    let mut found = BTreeSet::new();
+    let mut next = BTreeSet::from([from]);
+    let mut seen = BTreeSet::new();
+    while let Some(i) = next.pop_first() {
+        if !seen.insert(i) {
+            continue;
+        }
+        let Some(word) = args.get(i) else {
+            found.insert(i);
+            continue;
+        };
+        let text = word.text.as_str();
+        if !word.literal {
+            found.insert(i);
+            next.extend([i + 1, i + 2]);
+            continue;
+        }
+        if text == "--" {
+            found.insert(i + 1);
+            continue;
+        }
+        if !text.starts_with('-') || text == "-" {
+            found.insert(i);
+            continue;
+        }
+        if let Some(name) = text.strip_prefix("--") {
+            if name.contains('=') || options.flags.contains(&name) {
+                next.insert(i + 1);
+            } else if options.long.contains(&name) {
+                next.insert(i + 2);
+            } else {
+                next.extend([i + 1, i + 2]);
+            }
+            continue;
+        }
+        let takes = text
+            .char_indices()
+            .skip(1)
+            .find(|&(_, c)| options.short.contains(c))
+            .is_some_and(|(at, c)| at + c.len_utf8() == text.len());
+        next.insert(if takes { i + 2 } else { i + 1 });
+    }
+    found
+}
