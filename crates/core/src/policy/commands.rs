@@ -2171,6 +2171,9 @@ struct Judge<'r> {
     variant: bool,
     /// The scripts judged running so far ([`MAX_SCRIPT_RUNS`]).
     scripts_run: usize,
+    /// The words judged as commands run in containers so far
+    /// ([`containers::MAX_CONTAINER_WORDS`]).
+    container_words: usize,
     /// Whether the string was judged reading a file (running it, or as its input):
     /// only then do the files it writes call for reading it again.
     looked_up: std::cell::Cell<bool>,
@@ -2331,6 +2334,7 @@ impl<'r> Judge<'r> {
             printed: Vec::new(),
             variant: false,
             scripts_run: 0,
+            container_words: 0,
             looked_up: std::cell::Cell::new(false),
         }
     }
@@ -2983,15 +2987,28 @@ impl Judge<'_> {
         at: At<'_>,
     ) -> Step {
         for run in containers::container_runs(name, args) {
-            let containers::Run::Words(run) = run else {
+            let containers::Run::Words(entrypoint, from) = run else {
                 if self.patterns() {
                     return Err(CommandVerdict::Unknown(shown(words)));
                 }
                 continue;
             };
+            self.container_words += args.len() - from + 1;
+            if self.container_words > containers::MAX_CONTAINER_WORDS {
+                return Err(CommandVerdict::Unparseable(
+                    containers::CONTAINERS_SPENT.to_owned(),
+                ));
+            }
             let place = self.place.clone();
             self.place.cwd = None;
-            let step = self.judge(&run, at.deeper(), true);
+            let step = match entrypoint {
+                None => self.judge(&args[from..], at.deeper(), true),
+                Some(program) => {
+                    let mut run = vec![*program];
+                    run.extend_from_slice(&args[from..]);
+                    self.judge(&run, at.deeper(), true)
+                }
+            };
             self.place = place;
             step?;
         }

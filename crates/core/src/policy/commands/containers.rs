@@ -12,10 +12,24 @@ use std::collections::BTreeSet;
 
 use super::*;
 
-/// What a container tool runs: its words, or a program not known before it runs
-/// (an entrypoint given by an expansion).
+/// The readings of a container tool's options judged for one command, at most:
+/// more is a command not known before it runs.
+pub(super) const MAX_OPTION_READINGS: usize = 64;
+
+/// The words judged as commands run in containers in one reading of a string, at
+/// most; past it the string is a violation ([`CONTAINERS_SPENT`]).
+pub(super) const MAX_CONTAINER_WORDS: usize = 1 << 20;
+
+/// Why a string whose container commands go past [`MAX_CONTAINER_WORDS`] is a
+/// violation.
+pub(super) const CONTAINERS_SPENT: &str =
+    "it runs more words in containers than can be judged (1048576)";
+
+/// What a container tool runs: the words of its arguments from an index on, after
+/// its entrypoint when one is given; or a program not known before it runs (an
+/// entrypoint given by an expansion, more readings of its options than are judged).
 pub(super) enum Run {
-    Words(Vec<Analysed>),
+    Words(Option<Box<Analysed>>, usize),
     Unknown,
 }
 
@@ -302,6 +316,9 @@ pub(super) fn container_runs(name: &str, args: &[Analysed]) -> Vec<Run> {
         }
         _ => {}
     }
+    if runs.len() > MAX_OPTION_READINGS {
+        return vec![Run::Unknown];
+    }
     runs
 }
 
@@ -342,12 +359,8 @@ fn kubectl(args: &[Analysed], at: usize, runs: &mut Vec<Run>) {
     }
     let rest = &args[at + 1..];
     match rest.iter().position(|word| word.text == "--") {
-        Some(dash) => {
-            let command = &rest[dash + 1..];
-            if !command.is_empty() {
-                runs.push(Run::Words(command.to_vec()));
-            }
-        }
+        Some(dash) if at + dash + 2 < args.len() => runs.push(Run::Words(None, at + dash + 2)),
+        Some(_) => {}
         None if word.text == "exec" => words_after(args, at + 1, &KUBECTL, None, runs),
         None => {}
     }
@@ -363,22 +376,24 @@ fn words_after(
     entrypoint: Option<&str>,
     runs: &mut Vec<Run>,
 ) {
-    for at in operands(args, from, options) {
+    let starts = operands(args, from, options);
+    if starts.len() > MAX_OPTION_READINGS {
+        runs.push(Run::Unknown);
+        return;
+    }
+    for at in starts {
         if at >= args.len() {
             continue;
         }
-        let command = &args[at + 1..];
         let given = entrypoint.and_then(|name| option_word(&args[from..at], name));
         match given {
             Some(Some(program)) if !program.text.is_empty() => {
-                let mut words = vec![program];
-                words.extend_from_slice(command);
-                runs.push(Run::Words(words));
+                runs.push(Run::Words(Some(Box::new(program)), at + 1));
             }
             Some(None) => runs.push(Run::Unknown),
             // No entrypoint, or `--entrypoint ""`: the image's own, unless the words
             // are given.
-            _ if !command.is_empty() => runs.push(Run::Words(command.to_vec())),
+            _ if at + 1 < args.len() => runs.push(Run::Words(None, at + 1)),
             _ => {}
         }
     }

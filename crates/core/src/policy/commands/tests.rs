@@ -2801,4 +2801,26 @@ fn commands_a_container_tool_runs_are_judged() {
             "{command}"
         );
     }
+    // Bounded: more readings of the options than are judged is a command not known
+    // before it runs; more words judged in containers, a string that is refused.
+    let many = format!("docker run {}img ls", "--x $A ".repeat(100));
+    assert!(
+        matches!(r.check(&many, None, None), CommandVerdict::Unknown(shown) if shown.starts_with("docker run --x $A")),
+        "{many}"
+    );
+    let long = format!(
+        "docker run {}img {}",
+        "--x y ".repeat(63),
+        "ls ".repeat(20_000)
+    );
+    assert_eq!(
+        r.check(&long, None, None),
+        CommandVerdict::Unparseable(super::containers::CONTAINERS_SPENT.to_owned())
+    );
+    let under = format!(
+        "docker run {}img {}",
+        "--x y ".repeat(40),
+        "ls ".repeat(20_000)
+    );
+    assert_eq!(r.check(&under, None, None), CommandVerdict::Allowed);
 }
