@@ -303,17 +303,19 @@ const KUBECTL: Options = Options {
 pub(super) fn container_runs(name: &str, args: &[Analysed]) -> Vec<Run> {
     let mut runs = Vec::new();
     match name {
-        "docker" | "podman" | "nerdctl" => {
-            for at in operands(args, 0, &DOCKER) {
-                docker(args, at, &mut runs);
-            }
-        }
+        "docker" | "podman" | "nerdctl" => match operands(args, 0, &DOCKER) {
+            Some(starts) => starts
+                .into_iter()
+                .for_each(|at| docker(args, at, &mut runs)),
+            None => runs.push(Run::Unknown),
+        },
         "docker-compose" | "podman-compose" => compose(args, 0, &mut runs),
-        "kubectl" | "oc" => {
-            for at in operands(args, 0, &KUBECTL) {
-                kubectl(args, at, &mut runs);
-            }
-        }
+        "kubectl" | "oc" => match operands(args, 0, &KUBECTL) {
+            Some(starts) => starts
+                .into_iter()
+                .for_each(|at| kubectl(args, at, &mut runs)),
+            None => runs.push(Run::Unknown),
+        },
         _ => {}
     }
     if runs.len() > MAX_OPTION_READINGS {
@@ -340,7 +342,11 @@ fn docker(args: &[Analysed], at: usize, runs: &mut Vec<Run>) {
 
 /// `compose ...`, its options from `from`.
 fn compose(args: &[Analysed], from: usize, runs: &mut Vec<Run>) {
-    for at in operands(args, from, &COMPOSE) {
+    let Some(starts) = operands(args, from, &COMPOSE) else {
+        runs.push(Run::Unknown);
+        return;
+    };
+    for at in starts {
         match args.get(at).map(|word| word.text.as_str()) {
             Some("exec") => words_after(args, at + 1, &COMPOSE_EXEC, None, runs),
             Some("run") => words_after(args, at + 1, &COMPOSE_RUN, Some("entrypoint"), runs),
@@ -376,11 +382,10 @@ fn words_after(
     entrypoint: Option<&str>,
     runs: &mut Vec<Run>,
 ) {
-    let starts = operands(args, from, options);
-    if starts.len() > MAX_OPTION_READINGS {
+    let Some(starts) = operands(args, from, options) else {
         runs.push(Run::Unknown);
         return;
-    }
+    };
     for at in starts {
         if at >= args.len() {
             continue;
@@ -420,12 +425,16 @@ fn option_word(options: &[Analysed], name: &str) -> Option<Option<Analysed>> {
 /// `options`: after `--`, or at the first word that is no option. A long option
 /// not listed (without `=VALUE`) may take the next word or not, and a word not
 /// known before the command runs may be an operand, an option or an option and
-/// its value: each is followed, so the indices are every reading's.
-fn operands(args: &[Analysed], from: usize, options: &Options) -> BTreeSet<usize> {
+/// its value: each is followed, so the indices are every reading's; `None` past
+/// [`MAX_OPTION_READINGS`] of them.
+fn operands(args: &[Analysed], from: usize, options: &Options) -> Option<BTreeSet<usize>> {
     let mut found = BTreeSet::new();
     let mut next = BTreeSet::from([from]);
     let mut seen = BTreeSet::new();
     while let Some(i) = next.pop_first() {
+        if found.len() > MAX_OPTION_READINGS {
+            return None;
+        }
         if !seen.insert(i) {
             continue;
         }
@@ -464,5 +473,5 @@ fn operands(args: &[Analysed], from: usize, options: &Options) -> BTreeSet<usize
             .is_some_and(|(at, c)| at + c.len_utf8() == text.len());
         next.insert(if takes { i + 2 } else { i + 1 });
     }
-    found
+    (found.len() <= MAX_OPTION_READINGS).then_some(found)
 }

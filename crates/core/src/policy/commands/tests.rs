@@ -2808,6 +2808,17 @@ fn commands_a_container_tool_runs_are_judged() {
         matches!(r.check(&many, None, None), CommandVerdict::Unknown(shown) if shown.starts_with("docker run --x $A")),
         "{many}"
     );
+    for many in [
+        format!("docker {}ls", "$A exec ".repeat(8_000)),
+        format!("kubectl {}ls", "$A exec ".repeat(8_000)),
+        format!("docker-compose {}ls", "$A exec ".repeat(8_000)),
+    ] {
+        assert!(
+            matches!(r.check(&many, None, None), CommandVerdict::Unknown(shown) if shown.ends_with("...")),
+            "{}",
+            &many[..40]
+        );
+    }
     let long = format!(
         "docker run {}img {}",
         "--x y ".repeat(63),
