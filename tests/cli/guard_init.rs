@@ -479,7 +479,7 @@ fn the_policy_as_written_lets_ordinary_work_through() {
 }
 
 /// The dangerous command classes of the policy `init` writes, each one command.
-const DANGEROUS: [(&str, &str); 26] = [
+const DANGEROUS: [(&str, &str); 29] = [
     ("recursive force delete", "rm -rf build"),
     ("recursive force delete, in braces", "rm {-rf,-v} build"),
     (
@@ -536,13 +536,25 @@ const DANGEROUS: [(&str, &str); 26] = [
         "recursive force delete, in a container",
         "docker run --rm -v \"$PWD\":/w --entrypoint rm img -rf /w/build",
     ),
+    (
+        "recursive force delete, by sed",
+        "sed -n 1e\\ rm\\ -rf\\ build README.md",
+    ),
+    (
+        "recursive force delete, by an editor",
+        "vim +!rm\\ -rf\\ build",
+    ),
+    (
+        "a command an interpreter's code is given",
+        "perl -e system\\ @ARGV rm -rf build",
+    ),
 ];
 
 /// The ways a command is wrapped: `{}` is the command. `((` in two of them is
 /// subshells within a subshell to bash, which its parser would read as arithmetic.
 /// Those that end in ` {}` run its first command only, and wrap only the classes of
 /// one command.
-const WRAPPED: [&str; 21] = [
+const WRAPPED: [&str; 23] = [
     "bash -c '{}'",
     "sh -c \"{}\"",
     "env LANG=C {}",
@@ -564,6 +576,8 @@ const WRAPPED: [&str; 21] = [
     "rsync -e '{}' a b:c",
     "tmux new-session -d '{}'",
     "docker exec -u root dev {}",
+    "npx --yes {}",
+    "lxc exec dev -- {}",
 ];
 
 /// On the policy `init` writes, each dangerous command class is denied, plain and
@@ -603,7 +617,7 @@ fn the_policy_denies_each_dangerous_command_wrapped_or_not() {
     let sealed = format!(".claude/toolreplay/{}.jsonl", session.id);
     let (_, denied) = audited_as_decided(&dir, &sealed, POLICY);
     assert_eq!(denied, calls);
-    assert_eq!(calls, 24 * (WRAPPED.len() + 1) + 2 * (1 + 14));
+    assert_eq!(calls, 27 * (WRAPPED.len() + 1) + 2 * (1 + 14));
 }
 
 /// How each agent but Claude Code is set up: its files, a hooks file a user may

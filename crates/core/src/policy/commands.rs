@@ -1561,6 +1561,97 @@ fn has_option(args: &[Analysed], options: &[&str]) -> bool {
     args.iter().any(|arg| options.contains(&arg.text.as_str()))
 }
 
+/// uv's options that take a value, where `uv run` and `uvx` read theirs.
+const UV_LONG: [&str; 35] = [
+    "with",
+    "with-editable",
+    "with-requirements",
+    "python",
+    "project",
+    "directory",
+    "env-file",
+    "extra",
+    "group",
+    "only-group",
+    "no-group",
+    "package",
+    "index",
+    "default-index",
+    "index-url",
+    "extra-index-url",
+    "find-links",
+    "config-file",
+    "cache-dir",
+    "index-strategy",
+    "keyring-provider",
+    "resolution",
+    "prerelease",
+    "fork-strategy",
+    "exclude-newer",
+    "link-mode",
+    "python-platform",
+    "refresh-package",
+    "reinstall-package",
+    "upgrade-package",
+    "no-build-package",
+    "no-binary-package",
+    "config-setting",
+    "color",
+    "allow-insecure-host",
+];
+
+/// npm's options that take a value, where its runners read theirs.
+const NPM_LONG: [&str; 8] = [
+    "package",
+    "call",
+    "prefix",
+    "cache",
+    "registry",
+    "userconfig",
+    "workspace",
+    "loglevel",
+];
+
+/// What bubblewrap runs: the words after its options, each of which takes as
+/// many values as it says; an option not known here may take any number, so the
+/// program is not known then.
+fn bwrap_runs(args: &[Analysed]) -> Option<Inner> {
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        let text = arg.text.as_str();
+        if text == "--" {
+            i += 1;
+            break;
+        }
+        let Some(option) = text.strip_prefix("--") else {
+            break;
+        };
+        let values = match option {
+            _ if option.starts_with("unshare-") => 0,
+            "share-net"
+            | "die-with-parent"
+            | "new-session"
+            | "as-pid-1"
+            | "clearenv"
+            | "disable-userns"
+            | "assert-userns-disabled" => 0,
+            "args" | "argv0" | "uid" | "gid" | "hostname" | "chdir" | "unsetenv" | "lock-file"
+            | "sync-fd" | "remount-ro" | "proc" | "dev" | "tmpfs" | "mqueue" | "dir"
+            | "seccomp" | "add-seccomp-fd" | "exec-label" | "file-label" | "block-fd"
+            | "userns-block-fd" | "info-fd" | "json-status-fd" | "cap-add" | "cap-drop"
+            | "perms" | "size" | "userns" | "userns2" | "pidns" | "tmp-overlay" | "ro-overlay"
+            | "overlay-src" | "level-prefix" => 1,
+            "setenv" | "bind" | "bind-try" | "dev-bind" | "dev-bind-try" | "ro-bind"
+            | "ro-bind-try" | "bind-fd" | "ro-bind-fd" | "file" | "bind-data" | "ro-bind-data"
+            | "symlink" | "chmod" => 2,
+            "overlay" => 3,
+            _ => return Some(Inner::Unknown),
+        };
+        i += 1 + values;
+    }
+    (i < args.len()).then_some(Inner::Words(i))
+}
+
 /// The index after the subcommand among a tool's arguments `args`, when it is one of
 /// `names`, after the tool's own options (`short` and `long` those with a value).
 fn subcommand(args: &[Analysed], short: &str, long: &[&str], names: &[&str]) -> Option<usize> {
@@ -1859,49 +1950,7 @@ fn unwrap(name: &str, args: &[Analysed]) -> Option<Inner> {
                 &["directory", "project", "cache-dir", "config-file", "color"],
                 &["run"],
             )?;
-            words(
-                at + after_options(
-                    &args[at..],
-                    "pPCfi",
-                    &[
-                        "with",
-                        "with-editable",
-                        "with-requirements",
-                        "python",
-                        "project",
-                        "directory",
-                        "env-file",
-                        "extra",
-                        "group",
-                        "only-group",
-                        "no-group",
-                        "package",
-                        "index",
-                        "default-index",
-                        "index-url",
-                        "extra-index-url",
-                        "find-links",
-                        "config-file",
-                        "cache-dir",
-                        "index-strategy",
-                        "keyring-provider",
-                        "resolution",
-                        "prerelease",
-                        "fork-strategy",
-                        "exclude-newer",
-                        "link-mode",
-                        "python-platform",
-                        "refresh-package",
-                        "reinstall-package",
-                        "upgrade-package",
-                        "no-build-package",
-                        "no-binary-package",
-                        "config-setting",
-                        "color",
-                        "allow-insecure-host",
-                    ],
-                ),
-            )
+            words(at + after_options(&args[at..], "pPCfi", &UV_LONG))
         }
         "poetry" => {
             let at = subcommand(args, "CP", &["directory", "project"], &["run"])?;
@@ -1968,6 +2017,90 @@ fn unwrap(name: &str, args: &[Analysed]) -> Option<Inner> {
         }
         // `dotenv -e FILE -- WORDS`.
         "dotenv" => words(after_options(args, "ecv", &[])),
+        // The runners of packages' programs: `npx WORDS`, `npm exec -- WORDS` (and
+        // `npm x`), `-c STRING` (`--call`); `pnpm exec` and `dlx` (`-c`: the words
+        // joined, run by a shell), `pnpx`, `yarn exec` and `dlx`, `bunx`, `bun x`.
+        "npx" | "npm" => {
+            let at = match name {
+                "npm" => subcommand(args, "", &NPM_LONG, &["exec", "x"])?,
+                _ => 0,
+            };
+            match option_at(args, at, &["-c", "--call"]) {
+                Some(c) => script_at(args, c + 1),
+                None => words(at + after_options(&args[at..], "pw", &NPM_LONG)),
+            }
+        }
+        "pnpm" | "pnpx" => {
+            let at = match name {
+                "pnpm" => subcommand(args, "C", &["dir", "filter"], &["exec", "dlx"])?,
+                _ => 0,
+            };
+            let from = at + after_options(&args[at..], "", &["package", "filter"]);
+            match has_option(&args[at..from.min(args.len())], &["-c", "--shell-mode"]) {
+                true => joined(from, true),
+                false => words(from),
+            }
+        }
+        "yarn" => {
+            let at = subcommand(args, "", &["cwd"], &["exec", "dlx"])?;
+            words(at + after_options(&args[at..], "p", &["package"]))
+        }
+        "bunx" => words(after_options(args, "p", &["package"])),
+        "bun" => words(subcommand(args, "", &[], &["x"])?),
+        // `uvx WORDS` (`uv tool run`), `pipx run APP`, `hatch run WORDS`.
+        "uvx" => words(after_options(
+            args,
+            "pw",
+            &[&UV_LONG[..], &["from"]].concat(),
+        )),
+        "pipx" => {
+            let at = subcommand(args, "", &[], &["run"])?;
+            words(
+                at + after_options(
+                    &args[at..],
+                    "",
+                    &["spec", "python", "pip-args", "index-url"],
+                ),
+            )
+        }
+        "hatch" => {
+            let at = subcommand(
+                args,
+                "e",
+                &["env", "data-dir", "cache-dir", "config"],
+                &["run"],
+            )?;
+            words(at + after_options(&args[at..], "", &[]))
+        }
+        // Toolbx and Distrobox run the words in a container of the user's home;
+        // PRoot, bubblewrap and flatpak-spawn in a sandbox or on the host.
+        "toolbox" => {
+            let at = subcommand(args, "", &[], &["run"])?;
+            words(at + after_options(&args[at..], "cdr", &["container", "distro", "release"]))
+        }
+        "distrobox" | "distrobox-enter" => {
+            let at = match name {
+                "distrobox" => subcommand(args, "", &[], &["enter"])?,
+                _ => 0,
+            };
+            words(option_at(args, at, &["--", "-e", "--exec"])? + 1)
+        }
+        "proot" => words(after_options(
+            args,
+            "rbmqwkvRS",
+            &[
+                "rootfs",
+                "bind",
+                "mount",
+                "qemu",
+                "cwd",
+                "pwd",
+                "kernel-release",
+                "verbose",
+            ],
+        )),
+        "bwrap" => bwrap_runs(args),
+        "flatpak-spawn" => words(after_options(args, "", &[])),
         // GNU parallel (and its `sem`) runs its words up to `:::`, joined, in a
         // shell of its own, with each argument after it.
         "parallel" | "sem" => {
@@ -2961,13 +3094,14 @@ impl Judge<'_> {
             "cd" | "pushd" | "popd" => self.change_directory(name, args),
             _ => self.in_containers(name, words, args, at)?,
         }
-        self.run_scripts(name, program, args, at)?;
+        self.run_scripts(name, words, at)?;
         match name {
             "xargs" => self.xargs_input(args, at)?,
             "crontab" => self.crontab_input(args, at)?,
             _ => {}
         }
-        self.interpreter_code(name, args, at)?;
+        self.interpreter_code(name, words, at)?;
+        self.editor_commands(name, words, at)?;
         for runs in settings(name, args) {
             self.run(runs, words, args, at)?;
         }
@@ -3572,6 +3706,7 @@ fn collect(
 const BRACE_SPECIALS: &str = "\\{},.$*?[]";
 
 mod containers;
+mod editors;
 mod interpreters;
 mod scripts;
 use scripts::*;

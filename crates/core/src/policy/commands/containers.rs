@@ -1,7 +1,8 @@
 //! Commands that container and cluster tools run in a container: `docker exec`,
 //! `docker run` (its `--entrypoint` too), `docker compose exec` and `run`, the same
 //! of `podman` and `nerdctl`, `docker-compose` and `podman-compose`, and
-//! `kubectl exec`, `run` and `debug` (and `oc`'s). A container often holds the
+//! `kubectl exec`, `run` and `debug` (and `oc`'s, and `oc rsh`), `lxc exec` and
+//! `incus exec`, and `lxc-attach` after `--`. A container often holds the
 //! project's folder, mounted: `docker exec dev rm -rf /work` removes it.
 //!
 //! Where an option these tools take is not listed here, it may take the next word
@@ -259,6 +260,21 @@ const COMPOSE_RUN: Options = Options {
     ],
 };
 
+/// `lxc` and `incus`, their global options and `exec`'s.
+const LXC: Options = Options {
+    short: "e",
+    long: &["env", "mode", "user", "group", "cwd", "project", "remote"],
+    flags: &[
+        "force-interactive",
+        "force-noninteractive",
+        "disable-stdin",
+        "debug",
+        "verbose",
+        "quiet",
+        "force-local",
+    ],
+};
+
 const KUBECTL: Options = Options {
     short: "nsvcf",
     long: &[
@@ -310,6 +326,37 @@ pub(super) fn container_runs(name: &str, args: &[Analysed]) -> Vec<Run> {
             None => runs.push(Run::Unknown),
         },
         "docker-compose" | "podman-compose" => compose(args, 0, &mut runs),
+        "lxc" | "incus" => match operands(args, 0, &LXC) {
+            Some(starts) => starts.into_iter().for_each(|at| {
+                if args.get(at).is_some_and(|word| word.text == "exec") {
+                    let mut found = Vec::new();
+                    words_after(args, at + 1, &LXC, None, &mut found);
+                    // `lxc exec INSTANCE [OPTIONS] [--] COMMAND`: cobra reads
+                    // options after the instance too.
+                    for run in found {
+                        match run {
+                            Run::Words(None, at) => match operands(args, at, &LXC) {
+                                Some(starts) => runs.extend(
+                                    (starts.into_iter())
+                                        .filter(|&at| at < args.len())
+                                        .map(|at| Run::Words(None, at)),
+                                ),
+                                None => runs.push(Run::Unknown),
+                            },
+                            run => runs.push(run),
+                        }
+                    }
+                }
+            }),
+            None => runs.push(Run::Unknown),
+        },
+        "lxc-attach" => {
+            if let Some(dash) = args.iter().position(|word| word.text == "--")
+                && dash + 1 < args.len()
+            {
+                runs.push(Run::Words(None, dash + 1));
+            }
+        }
         "kubectl" | "oc" => match operands(args, 0, &KUBECTL) {
             Some(starts) => starts
                 .into_iter()
@@ -360,6 +407,10 @@ fn compose(args: &[Analysed], from: usize, runs: &mut Vec<Run>) {
 /// pod.
 fn kubectl(args: &[Analysed], at: usize, runs: &mut Vec<Run>) {
     let Some(word) = args.get(at) else { return };
+    if word.text == "rsh" {
+        // `oc rsh POD COMMAND`: the words after the pod.
+        return words_after(args, at + 1, &KUBECTL, None, runs);
+    }
     if !matches!(word.text.as_str(), "exec" | "run" | "debug") {
         return;
     }

@@ -4,7 +4,8 @@
 //! `child_process.execSync`), in code given on the command line (`python3 -c`,
 //! `perl -e`, `ruby -e`, `node -e`, `php -r`), in a file the string writes, or read
 //! on the interpreter's standard input when known. A call whose command is not a
-//! literal is not known and is judged as written.
+//! literal (a variable, a string put together, an interpolated one) runs a program
+//! not known before it runs, as code that is not known does.
 
 use super::*;
 
@@ -43,6 +44,9 @@ pub(super) enum Exec {
     /// A program and its arguments, run without a shell; `false` when more follow
     /// that are not known.
     Words(Vec<String>, bool),
+    /// A command not known before the code runs: a call's first argument that is
+    /// not a literal, or an awk pipe's command that is not one.
+    Unknown,
 }
 
 /// The calls of `language` that run a command: through a shell with one string,
@@ -121,7 +125,9 @@ pub(super) fn execs(code: &str, language: Language) -> Vec<Exec> {
             i = end;
             continue;
         }
-        let boundary = i == 0 || !(chars[i - 1].is_alphanumeric() || chars[i - 1] == '_');
+        let before = i.checked_sub(1).map(|at| chars[at]);
+        // Not within a name, nor a variable's (`$system`, `@exec`).
+        let boundary = before.is_none_or(|c| !(c.is_alphanumeric() || "_$@%&".contains(c)));
         if boundary {
             for (call, name) in &names {
                 let after = i + name.len();
@@ -134,7 +140,11 @@ pub(super) fn execs(code: &str, language: Language) -> Vec<Exec> {
                     continue;
                 }
                 let quoting = matches!(*call, "qx" | "%x");
-                if let Some(exec) = arguments(&chars, after, language, quoting)
+                let exec = match arguments(&chars, after, language, quoting) {
+                    Some(Exec::Unknown) if !runs_commands(&chars, i, call, language) => None,
+                    exec => exec,
+                };
+                if let Some(exec) = exec
                     && !found.contains(&exec)
                 {
                     found.push(exec);
@@ -156,19 +166,107 @@ pub(super) fn execs(code: &str, language: Language) -> Vec<Exec> {
                     }
                     i = end;
                 }
+                // An interpolated string: what it holds is not known.
+                None if chars[i + 1..].contains(&c) => {
+                    i = skip_literal(&chars, i);
+                }
                 None => break,
             }
             continue;
+        }
+        // awk's regular expression literal, skipped whole: its `|` is no pipe.
+        if language == Language::Awk && c == '/' && operand_expected(&chars, i) {
+            i = skip_literal(&chars, i);
+            continue;
+        }
+        // awk's pipe whose command is not a string literal: `cmd | getline`,
+        // `print | cmd`, gawk's `|&`.
+        if language == Language::Awk && c == '|' && awk_pipe_not_literal(&chars, i) {
+            found.push(Exec::Unknown);
         }
         i += 1;
     }
     found
 }
 
+/// Whether a call of `call`, whose name starts at `at` in `chars`, runs a command:
+/// a name that is also a common method of other objects (`exec` of a regular
+/// expression, a database connection, PDO) after `.`, `->` or `::` is that method,
+/// but where node's receiver is `child_process` itself.
+fn runs_commands(chars: &[char], at: usize, call: &str, language: Language) -> bool {
+    let method = at > 0 && matches!(chars[at - 1], '.' | '>' | ':');
+    if !method || call != "exec" {
+        return true;
+    }
+    if language != Language::Node || chars[at - 1] != '.' {
+        return false;
+    }
+    let receiver: String = chars[..at - 1]
+        .iter()
+        .rev()
+        .take_while(|c| c.is_alphanumeric() || matches!(c, '_' | '$'))
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    let required: String = chars[at.saturating_sub(40)..at - 1].iter().collect();
+    matches!(receiver.as_str(), "child_process" | "childProcess" | "cp")
+        || required.ends_with("child_process')")
+        || required.ends_with("child_process\")")
+}
+
+/// Where the literal (quoted by the character at `at`, with `\` escapes) that
+/// starts at `at` ends: after its closing character, or at the end.
+fn skip_literal(chars: &[char], at: usize) -> usize {
+    let close = chars[at];
+    let mut i = at + 1;
+    while let Some(&c) = chars.get(i) {
+        i += if c == '\\' { 2 } else { 1 };
+        if c == close {
+            break;
+        }
+    }
+    i.min(chars.len())
+}
+
+/// Whether awk expects an operand at `at` (so a `/` there starts a regular
+/// expression, not a division): after an operator, an opening bracket, a
+/// separator or nothing.
+fn operand_expected(chars: &[char], at: usize) -> bool {
+    chars[..at]
+        .iter()
+        .rev()
+        .find(|c| !matches!(c, ' ' | '\t'))
+        .is_none_or(|c| "(,{};~!&|=+-*%^?:<>\n".contains(*c))
+}
+
+/// Whether the `|` at `at` is an awk pipe (not `||`) whose command, the string
+/// before `| getline` or after `print |`, is not a string literal.
+fn awk_pipe_not_literal(chars: &[char], at: usize) -> bool {
+    if at > 0 && chars[at - 1] == '|' || chars.get(at + 1) == Some(&'|') {
+        return false;
+    }
+    let mut next = at + 1;
+    if chars.get(next) == Some(&'&') {
+        next += 1;
+    }
+    let after = skip_space(chars, next);
+    let getline = chars
+        .get(after..after + 7)
+        .is_some_and(|w| w.iter().copied().eq("getline".chars()));
+    if getline {
+        // `"cmd" | getline`: the literal was taken whole before.
+        chars[..at].iter().rev().find(|c| !c.is_whitespace()) != Some(&'"')
+    } else {
+        !matches!(chars.get(after), Some('"'))
+    }
+}
+
 /// The literal arguments of the call whose name ends before `at`: one string (run
 /// by a shell) or several, or a list of them (the words of a program; a word that
-/// is not literal ends them, and stands for one not known). `None` when the first
-/// is not literal.
+/// is not literal ends them, and stands for one not known). [`Exec::Unknown`] when
+/// the first is not literal, or the string is put together with more; `None` when
+/// the name is not called with arguments there.
 fn arguments(chars: &[char], at: usize, language: Language, quoting: bool) -> Option<Exec> {
     let mut i = skip_space(chars, at);
     let bare = matches!(language, Language::Perl | Language::Ruby);
@@ -185,11 +283,19 @@ fn arguments(chars: &[char], at: usize, language: Language, quoting: bool) -> Op
             return Some(Exec::Shell(chars[i + 1..end].iter().collect()));
         }
         Some('(') => i += 1,
-        // Perl and ruby call without parentheses: `system "rm -rf /"`.
+        // Perl and ruby call without parentheses: `system "rm -rf /"`, or with a
+        // variable, a list or a call: `system $cmd`, `system @words`.
         Some('\'' | '"') if bare => {}
+        Some(c) if bare && (c.is_alphanumeric() || "$@_[".contains(*c)) && i > at => {
+            return Some(Exec::Unknown);
+        }
         _ => return None,
     }
     i = skip_space(chars, i);
+    // No arguments: nothing is run (`platform.system()`).
+    if chars.get(i) == Some(&')') {
+        return None;
+    }
     let mut list = chars.get(i) == Some(&'[');
     if list {
         i = skip_space(chars, i + 1);
@@ -202,7 +308,7 @@ fn arguments(chars: &[char], at: usize, language: Language, quoting: bool) -> Op
                 words.push(text);
                 i = skip_space(chars, end);
             }
-            None if words.is_empty() => return None,
+            None if words.is_empty() => return Some(Exec::Unknown),
             None => {
                 complete = false;
                 break;
@@ -210,8 +316,24 @@ fn arguments(chars: &[char], at: usize, language: Language, quoting: bool) -> Op
         }
         match chars.get(i) {
             Some(',') => i = skip_space(chars, i + 1),
-            // The end of the list or the call, or an expression with the literal.
-            Some(']' | ')') => break,
+            // The end of the list or the call; a list put together with more.
+            Some(']' | ')') => {
+                let next = chars.get(skip_space(chars, i + 1));
+                if chars[i] == ']' && matches!(next, Some('+' | '*')) {
+                    complete = false;
+                }
+                break;
+            }
+            // A string put together with more: `"rm " + path`, perl's `.`,
+            // formatting with `%`, awk's strings side by side.
+            Some('+' | '.' | '%' | '*' | '[') if !list => return Some(Exec::Unknown),
+            Some(c)
+                if !list
+                    && language == Language::Awk
+                    && (c.is_alphanumeric() || matches!(c, '$' | '_' | '(' | '"')) =>
+            {
+                return Some(Exec::Unknown);
+            }
             _ => {
                 complete = !list;
                 break;
@@ -286,17 +408,20 @@ fn quoted(chars: &[char], mut at: usize) -> Option<(String, usize)> {
 }
 
 impl Judge<'_> {
-    /// Judges what the code the interpreter `name` with `args` runs runs through a
-    /// shell or as a program ([`execs`]): its code options' values, the file it runs
-    /// when the string writes it, or what it reads on its standard input when known
-    /// (with `-`, or without code or file).
-    pub(super) fn interpreter_code(&mut self, name: &str, args: &[Analysed], at: At<'_>) -> Step {
+    /// Judges what the code the interpreter `name` of the command `words` runs runs
+    /// through a shell or as a program ([`execs`]): its code options' values, the
+    /// file it runs when the string writes it, or what it reads on its standard
+    /// input when known (with `-`, or without code or file). Code given on the
+    /// command line that is not known before it runs is a program not known (with
+    /// patterns, a violation), as a shell's `-c` string is.
+    pub(super) fn interpreter_code(&mut self, name: &str, words: &[Analysed], at: At<'_>) -> Step {
         let Some((language, code_options)) = language(name) else {
             return Ok(());
         };
         if language == Language::Awk {
-            return self.awk_code(args, at);
+            return self.awk_code(words, at);
         }
+        let args = &words[1..];
         let mut codes = Vec::new();
         // The file it runs; `None` for its standard input.
         let mut file = None;
@@ -329,7 +454,8 @@ impl Judge<'_> {
             if takes {
                 match args.get(i) {
                     Some(code) if code.known() => codes.push(code.text.clone()),
-                    _ => return Ok(()),
+                    Some(_) => return self.not_known(words),
+                    None => return Ok(()),
                 }
                 i += 1;
                 // Python runs its `-c` code and nothing after it.
@@ -346,14 +472,24 @@ impl Judge<'_> {
             };
         }
         for code in codes {
-            self.judge_code(&code, language, at)?;
+            self.judge_code(&code, language, words, at)?;
         }
         Ok(())
     }
 
-    /// Judges what awk's program runs: its first operand, or the files of `-f` (when
-    /// the string writes them) and the code of `-e` (`--source`).
-    fn awk_code(&mut self, args: &[Analysed], at: At<'_>) -> Step {
+    /// With patterns, the command `words` runs a program not known before it runs.
+    pub(super) fn not_known(&self, words: &[Analysed]) -> Step {
+        match self.patterns() {
+            true => Err(CommandVerdict::Unknown(shown(words))),
+            false => Ok(()),
+        }
+    }
+
+    /// Judges what awk's program in the command `words` runs: its first operand, or
+    /// the files of `-f` (when the string writes them) and the code of `-e`
+    /// (`--source`).
+    fn awk_code(&mut self, words: &[Analysed], at: At<'_>) -> Step {
+        let args = &words[1..];
         let (mut codes, mut files) = (Vec::new(), false);
         let mut i = 0;
         while let Some(arg) = args.get(i) {
@@ -368,8 +504,11 @@ impl Judge<'_> {
                     files |= text == "-f";
                     i += 1;
                     match args.get(i - 1) {
-                        Some(value) if value.known() && text == "-f" => {
-                            codes.extend(self.file_texts(&value.text));
+                        // A file not written by the string is judged as written.
+                        Some(value) if text == "-f" => {
+                            if value.known() {
+                                codes.extend(self.file_texts(&value.text));
+                            }
                             continue;
                         }
                         value => value,
@@ -381,8 +520,7 @@ impl Judge<'_> {
             };
             match code {
                 Some(code) if code.known() => codes.push(code.text.clone()),
-                // Code not known before it runs is judged as written.
-                Some(_) => return Ok(()),
+                Some(_) => return self.not_known(words),
                 None => {}
             }
             if !matches!(text, "-e" | "--source") {
@@ -390,13 +528,20 @@ impl Judge<'_> {
             }
         }
         for code in codes {
-            self.judge_code(&code, Language::Awk, at)?;
+            self.judge_code(&code, Language::Awk, words, at)?;
         }
         Ok(())
     }
 
-    /// Judges what the calls of `code`, in `language`, run ([`execs`]).
-    pub(super) fn judge_code(&mut self, code: &str, language: Language, at: At<'_>) -> Step {
+    /// Judges what the calls of `code`, in `language`, run ([`execs`]), the code
+    /// the command `words` runs.
+    pub(super) fn judge_code(
+        &mut self,
+        code: &str,
+        language: Language,
+        words: &[Analysed],
+        at: At<'_>,
+    ) -> Step {
         for exec in execs(code, language) {
             // Each counts as a script run ([`MAX_SCRIPT_RUNS`]).
             self.scripts_run += 1;
@@ -404,6 +549,7 @@ impl Judge<'_> {
                 return Err(CommandVerdict::Unparseable(WRITES_SPENT.to_owned()));
             }
             match exec {
+                Exec::Unknown => self.not_known(words)?,
                 Exec::Shell(text) => {
                     self.in_subshell(|judge| judge.program(&text, at.deeper()))?;
                 }

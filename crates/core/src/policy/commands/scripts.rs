@@ -312,13 +312,8 @@ impl Judge<'_> {
     /// its standard input, without one), of `source` and `.`, or the program itself
     /// when it is a path, each with the arguments after it as its positional
     /// parameters.
-    pub(super) fn run_scripts(
-        &mut self,
-        name: &str,
-        program: &Analysed,
-        args: &[Analysed],
-        at: At<'_>,
-    ) -> Step {
+    pub(super) fn run_scripts(&mut self, name: &str, words: &[Analysed], at: At<'_>) -> Step {
+        let (program, args) = (&words[0], &words[1..]);
         let shell = is_shell(name);
         let (file, given) = if shell {
             let (from, c) = shell_operands(args);
@@ -355,7 +350,7 @@ impl Judge<'_> {
             if path && let Some(runs) = super::interpreters::shebang(&text) {
                 let name = gnu_name(runs);
                 if let Some((language, _)) = super::interpreters::language(name) {
-                    self.judge_code(&text, language, at)?;
+                    self.judge_code(&text, language, words, at)?;
                     continue;
                 }
                 if !is_shell(name) {

@@ -319,6 +319,37 @@ fn wrappers_are_unwrapped() {
             "aws-vault exec prod rm -rf /",
         ),
         ("dotenv -e .env -- rm -rf /", "dotenv -e .env -- rm -rf /"),
+        ("npx rm -rf /", "npx rm -rf /"),
+        ("npx -y -p x -- rm -rf /", "npx -y -p x -- rm -rf /"),
+        ("npm exec -- rm -rf /", "npm exec -- rm -rf /"),
+        ("pnpm exec rm -rf /", "pnpm exec rm -rf /"),
+        ("pnpm dlx rm -rf /", "pnpm dlx rm -rf /"),
+        ("pnpx rm -rf /", "pnpx rm -rf /"),
+        ("yarn exec rm -rf /", "yarn exec rm -rf /"),
+        ("yarn dlx -p x rm -rf /", "yarn dlx -p x rm -rf /"),
+        ("bunx rm -rf /", "bunx rm -rf /"),
+        ("bun x rm -rf /", "bun x rm -rf /"),
+        ("uvx --from x rm -rf /", "uvx --from x rm -rf /"),
+        ("pipx run --spec x rm -rf /", "pipx run --spec x rm -rf /"),
+        ("hatch run rm -rf /", "hatch run rm -rf /"),
+        ("toolbox run -c dev rm -rf /", "toolbox run -c dev rm -rf /"),
+        (
+            "distrobox enter dev -- rm -rf /",
+            "distrobox enter dev -- rm -rf /",
+        ),
+        (
+            "distrobox-enter dev -e rm -rf /",
+            "distrobox-enter dev -e rm -rf /",
+        ),
+        ("proot -r / -w /tmp rm -rf /", "proot -r / -w /tmp rm -rf /"),
+        (
+            "bwrap --ro-bind / / --dev /dev --unshare-all rm -rf /",
+            "bwrap --ro-bind / / --dev /dev --unshare-all rm -rf /",
+        ),
+        (
+            "flatpak-spawn --host rm -rf /",
+            "flatpak-spawn --host rm -rf /",
+        ),
         ("gtimeout 5 rm -rf /", "gtimeout 5 rm -rf /"),
         ("gxargs -n 1 rm -rf /", "gxargs -n 1 rm -rf /"),
         ("genv -i rm -rf /", "genv -i rm -rf /"),
@@ -350,6 +381,20 @@ fn wrappers_are_unwrapped() {
         r.check("bash -c 'rm -rf /'", None, None),
         d("rm -rf /", "bash -c \"rm -rf /\"")
     );
+    for (command, within) in [
+        ("npx -c 'rm -rf /'", "npx -c \"rm -rf /\""),
+        (
+            "npm --prefix . x -c 'rm -rf /'",
+            "npm --prefix . x -c \"rm -rf /\"",
+        ),
+        ("pnpm exec -c 'rm -rf /'", "pnpm exec -c \"rm -rf /\""),
+    ] {
+        assert_eq!(
+            r.check(command, None, None),
+            d("rm -rf /", within),
+            "{command}"
+        );
+    }
     assert_eq!(
         r.check("sh -lc 'ls; rm -rf /'", None, None),
         d("rm -rf /", "sh -lc \"ls; rm -rf /\"")
@@ -493,6 +538,15 @@ fn wrappers_are_unwrapped() {
         "tmux kill-session -t rm",
         "screen -r rm",
         "screen -ls",
+        "npm install rm",
+        "npm run build",
+        "npx prettier --check .",
+        "pnpm exec -c ls",
+        "yarn install",
+        "bun run build",
+        "pipx install rm",
+        "hatch env create",
+        "bwrap --ro-bind /usr /usr --proc /proc ls",
     ] {
         assert_eq!(
             r.check(command, None, None),
@@ -509,6 +563,8 @@ fn wrappers_are_unwrapped() {
         "sem -j 2 ::: 'rm -rf /'",
         "tmux send-keys -t job 'rm -rf /' Enter",
         "screen -S job -X stuff 'rm -rf /'",
+        "bwrap --not-listed x rm -rf /",
+        "npx -c \"$X\"",
     ] {
         assert!(
             matches!(r.check(command, None, None), CommandVerdict::Unknown(_)),
@@ -2658,7 +2714,6 @@ fn commands_an_interpreters_code_runs_are_judged() {
     ));
     for command in [
         "python3 -c 'print(\"rm -rf /\")'",
-        "python3 -c 'import os; os.system(cmd)'",
         "python3 -c 'import subprocess; subprocess.run([\"ls\", \"-l\"])'",
         "python3 -m pytest -x",
         "node -e 'console.log(`rm -rf /`)'",
@@ -2668,6 +2723,156 @@ fn commands_an_interpreters_code_runs_are_judged() {
         "awk -F, '{ s += $2 } END { print s }' data.csv",
         // Python code run as a program is not read as a shell's.
         "cat > x.py <<'EOF'\n#!/usr/bin/env python3\nimport sys\nif len(sys.argv) > 1:\n    print(sys.argv[1])\nEOF\nchmod +x x.py && ./x.py a",
+    ] {
+        assert_eq!(
+            r.check(command, None, None),
+            CommandVerdict::Allowed,
+            "{command}"
+        );
+    }
+}
+
+#[test]
+fn an_interpreters_call_of_a_command_not_literal_is_not_known() {
+    let r = rule(&["rm ** -rf **"], None, None);
+    for command in [
+        "python3 -c \"$CODE\"",
+        "perl -e \"$(cat x.pl)\"",
+        "awk \"$PROGRAM\" f",
+        "python3 -c 'import os, sys; os.system(sys.argv[1])' x",
+        "python3 -c 'import subprocess as sp; sp.check_output(cmd, shell=True)'",
+        "python3 -c 'import os; os.system(\"r\" + \"m -rf /\")'",
+        "python3 -c 'import os; os.system(\"rm %s\" % p)'",
+        "python3 -c 'import os; os.system(\"rm {}\".format(p))'",
+        "perl -e 'system(@ARGV)' rm -rf /",
+        "perl -e '$c = \"rm -rf /\"; system $c'",
+        "perl -e 'system \"rm \" . $d'",
+        "ruby -e 'system cmd'",
+        "ruby -e 'system(\"rm #{d}\")'",
+        "node -e 'require(\"child_process\").exec(cmd)'",
+        "node -e 'const cp = require(\"child_process\"); cp.execSync(c)'",
+        "node -e 'x = `a ${b}`; require(\"child_process\").execSync(c)'",
+        "php -r 'system($c);'",
+        "awk '{ system($0) }' cmds.txt",
+        "awk 'BEGIN { c = \"rm -rf /\"; system(c) }'",
+        "awk 'BEGIN { system(\"rm \" d) }'",
+        "awk '{ print | $2 }' f",
+        "awk '{ c | getline x }' f",
+        "gawk '{ print |& c }' f",
+    ] {
+        assert!(
+            matches!(r.check(command, None, None), CommandVerdict::Unknown(shown) if shown.starts_with(&command[..3])),
+            "{command}: {:?}",
+            r.check(command, None, None)
+        );
+    }
+    for command in [
+        "python3 -c 'import platform; print(platform.system())'",
+        "python3 -c 'print(1)'",
+        "python3 \"$SCRIPT\"",
+        "awk -f \"$F\" data",
+        "node -e 'const m = /a/.exec(s); console.log(m)'",
+        "ruby -e 'conn.exec(sql)'",
+        "php -r '$pdo->exec($sql);'",
+        "perl -e 'my $system = 1; print $system'",
+        "awk '/a|b/ { print $1 }' f",
+        "awk '$1 ~ /x|y/ || $2 > 3 { n++ } END { print n / 2 }' f",
+        "awk 'BEGIN { \"date\" | getline d; print d }'",
+        "awk '{ print $1 | \"sort -u\" }' f",
+    ] {
+        assert_eq!(
+            r.check(command, None, None),
+            CommandVerdict::Allowed,
+            "{command}"
+        );
+    }
+    // Without patterns, nothing not known is a violation.
+    let protect = rule(&[], None, Some(&["/etc/**"]));
+    assert_eq!(
+        protect.check("python3 -c \"$CODE\"", None, None),
+        CommandVerdict::Allowed
+    );
+}
+
+#[test]
+fn commands_editors_and_debuggers_run_from_their_scripts_are_judged() {
+    let r = rule(&["rm ** -rf **"], None, None);
+    for (command, within) in [
+        ("sed -n '1e rm -rf /' f", "sed -n \"1e rm -rf /\" f"),
+        ("sed -e '$e rm -rf /' f", "sed -e \"\\$e rm -rf /\" f"),
+        (
+            "sed --expression='1e rm -rf /' f",
+            "sed \"--expression=1e rm -rf /\" f",
+        ),
+        ("sed -ne'1e rm -rf /' f", "sed \"-ne1e rm -rf /\" f"),
+        ("gsed -i '/x/ e rm -rf /' f", "gsed -i \"/x/ e rm -rf /\" f"),
+        (
+            "printf '1e rm -rf /\\n' > s.sed; sed -f s.sed f",
+            "sed -f s.sed f",
+        ),
+        ("vim -c '!rm -rf /' -c q", "vim -c \"!rm -rf /\" -c q"),
+        ("vi -c ':silent !rm -rf /'", "vi -c \":silent !rm -rf /\""),
+        ("vim '+r !rm -rf /'", "vim \"+r !rm -rf /\""),
+        (
+            "nvim --headless --cmd 'w !rm -rf /'",
+            "nvim --headless --cmd \"w !rm -rf /\"",
+        ),
+        (
+            "nvim -c 'call system(\"rm -rf /\")' -c q",
+            "nvim -c \"call system(\\\"rm -rf /\\\")\" -c q",
+        ),
+        (
+            "vim -c 'py3 import os; os.system(\"rm -rf /\")'",
+            "vim -c \"py3 import os; os.system(\\\"rm -rf /\\\")\"",
+        ),
+        ("ex -s f <<< '!rm -rf /'", "ex -s f"),
+        ("vim -es f <<'EOF'\n%!rm -rf /\nEOF", "vim -es f"),
+        ("echo '!rm -rf /' > x.vim; vim -S x.vim", "vim -S x.vim"),
+        ("less '+!rm -rf /' f", "less \"+!rm -rf /\" f"),
+        ("gdb -batch -ex '!rm -rf /'", "gdb -batch -ex \"!rm -rf /\""),
+        (
+            "gdb -ex 'shell rm -rf /' ./a.out",
+            "gdb -ex \"shell rm -rf /\" ./a.out",
+        ),
+        (
+            "gdb --eval-command='shell rm -rf /'",
+            "gdb \"--eval-command=shell rm -rf /\"",
+        ),
+    ] {
+        assert_eq!(
+            r.check(command, None, None),
+            denied("rm -rf /", Some(within), "rm ** -rf **"),
+            "{command}"
+        );
+    }
+    for command in [
+        "echo x | sed 's/x/rm -rf \\//e'",
+        "sed e f",
+        "sed \"s/a/$B/\" f",
+        "sed -e \"$SCRIPT\" f",
+        "vim -c 'exe \"!rm -rf /\"'",
+        "vim -c 'call system(g:cmd)'",
+        "vim -c \"$CMD\"",
+        "gdb -ex 'python import os' ./a.out",
+    ] {
+        assert!(
+            matches!(r.check(command, None, None), CommandVerdict::Unknown(_)),
+            "{command}: {:?}",
+            r.check(command, None, None)
+        );
+    }
+    for command in [
+        "sed -i 's/a/b/g' f",
+        "sed -i.bak -e 's/e/E/g' -e '/^$/d' f",
+        "sed -n '/start/,/end/p' f",
+        "sed --sandbox 's/x/y/e' f",
+        "sed -f s.sed f",
+        "sed 's/x/y/w out.txt' f",
+        "vim -c 'wq' f",
+        "vim -c '%s/a/b/g' -c 'wq!' f",
+        "vim -d a b",
+        "less +G f",
+        "gdb -batch -ex bt ./a.out",
     ] {
         assert_eq!(
             r.check(command, None, None),
@@ -2780,6 +2985,22 @@ fn commands_a_container_tool_runs_are_judged() {
             "sudo docker exec c rm -rf /",
             rm("rm -rf /", "sudo docker exec c rm -rf /"),
         ),
+        (
+            "lxc exec dev -- rm -rf /",
+            rm("rm -rf /", "lxc exec dev -- rm -rf /"),
+        ),
+        (
+            "incus --project p exec dev --env X=1 rm -rf /",
+            rm("rm -rf /", "incus --project p exec dev --env X=1 rm -rf /"),
+        ),
+        (
+            "lxc-attach -n dev -- rm -rf /",
+            rm("rm -rf /", "lxc-attach -n dev -- rm -rf /"),
+        ),
+        (
+            "oc rsh -c app pod rm -rf /",
+            rm("rm -rf /", "oc rsh -c app pod rm -rf /"),
+        ),
     ] {
         assert_eq!(r.check(command, None, None), expected, "{command}");
     }
@@ -2794,6 +3015,9 @@ fn commands_a_container_tool_runs_are_judged() {
         "kubectl get pods -o wide",
         "docker build -t rm .",
         "docker ps -a",
+        "lxc list",
+        "lxc exec dev -- ls",
+        "oc rsh pod",
     ] {
         assert_eq!(
             r.check(command, None, None),
