@@ -11,16 +11,9 @@
 use super::interpreters::{Exec, Language, execs};
 use super::*;
 
-/// What a script runs: a command string (run by a shell) or one not known.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Runs {
-    Shell(String),
-    Unknown,
-}
-
-/// The commands sed's `script` runs: each `e COMMAND`, and [`Runs::Unknown`] for
+/// The commands sed's `script` runs: each `e COMMAND`, and [`Exec::Unknown`] for
 /// `e` alone and for `s///e`, which run what the pattern space holds.
-pub(super) fn sed_runs(script: &str) -> Vec<Runs> {
+pub(super) fn sed_runs(script: &str) -> Vec<Exec> {
     let chars: Vec<char> = script.chars().collect();
     let mut runs = Vec::new();
     let mut i = 0;
@@ -64,8 +57,8 @@ pub(super) fn sed_runs(script: &str) -> Vec<Runs> {
                 let (text, end) = rest_of_line(i);
                 i = end;
                 match text.trim() {
-                    "" => runs.push(Runs::Unknown),
-                    command => runs.push(Runs::Shell(command.to_owned())),
+                    "" => runs.push(Exec::Unknown),
+                    command => runs.push(Exec::Shell(command.to_owned())),
                 }
             }
             's' | 'y' => {
@@ -87,7 +80,7 @@ pub(super) fn sed_runs(script: &str) -> Vec<Runs> {
                     while let Some(&flag) = chars.get(i) {
                         match flag {
                             'e' => {
-                                runs.push(Runs::Unknown);
+                                runs.push(Exec::Unknown);
                                 i += 1;
                             }
                             'w' => {
@@ -276,9 +269,9 @@ fn vim_commands(args: &[Analysed]) -> (Vec<&Analysed>, Vec<&Analysed>) {
 /// What one line of ex commands runs: `!CMD` (and `:range!CMD`), `read !CMD`,
 /// `write !CMD` (after a range, `:`, `silent`), `terminal CMD`, a literal `system`
 /// or `systemlist` call, python, perl and ruby code read as their language's;
-/// [`Runs::Unknown`] for `execute` and a call whose command is not literal. ex
+/// [`Exec::Unknown`] for `execute` and a call whose command is not literal. ex
 /// commands after `|` are read too, but after `!`, which takes the rest.
-pub(super) fn ex_runs(line: &str, runs: &mut Vec<Runs>) {
+pub(super) fn ex_runs(line: &str, runs: &mut Vec<Exec>) {
     let mut rest = line;
     while !rest.is_empty() {
         let command = rest.trim_start_matches(|c: char| {
@@ -300,14 +293,14 @@ pub(super) fn ex_runs(line: &str, runs: &mut Vec<Runs>) {
         let (word, after) = command.split_at(word_end);
         let is = |full: &str, least: usize| word.len() >= least && full.starts_with(word);
         if let Some(shell) = command.strip_prefix('!') {
-            runs.push(Runs::Shell(shell.to_owned()));
+            runs.push(Exec::Shell(shell.to_owned()));
             return;
         }
         if (is("read", 1) || is("write", 1)) && after.trim_start().starts_with('!') {
             let shell = after.trim_start()[1..].to_owned();
             // `write!` forces a write; `write !CMD` pipes to CMD.
             if after.starts_with(char::is_whitespace) || is("read", 1) {
-                runs.push(Runs::Shell(shell));
+                runs.push(Exec::Shell(shell));
                 return;
             }
         }
@@ -320,15 +313,15 @@ pub(super) fn ex_runs(line: &str, runs: &mut Vec<Runs>) {
                     .map_or("", |end| option[end..].trim_start());
             }
             runs.push(match shell.trim() {
-                "" => Runs::Unknown,
-                shell => Runs::Shell(shell.to_owned()),
+                "" => Exec::Unknown,
+                shell => Exec::Shell(shell.to_owned()),
             });
             return;
         }
         // `execute` runs what its expression makes, `lua` its code; `normal` runs
         // keys, a command line only with a carriage return in them.
         if is("execute", 3) || is("lua", 3) || (is("normal", 4) && after.contains(['\r', '\n'])) {
-            runs.push(Runs::Unknown);
+            runs.push(Exec::Unknown);
             return;
         }
         let language = if word.starts_with("py") {
@@ -341,13 +334,7 @@ pub(super) fn ex_runs(line: &str, runs: &mut Vec<Runs>) {
             None
         };
         if let Some(language) = language {
-            for exec in execs(after, language) {
-                runs.push(match exec {
-                    Exec::Shell(text) => Runs::Shell(text),
-                    Exec::Words(words, _) => Runs::Shell(shell_words(&words)),
-                    Exec::Unknown => Runs::Unknown,
-                });
-            }
+            runs.extend(execs(after, language));
             return;
         }
         // vim script's `system()`, `systemlist()`, `job_start()`: a literal is
@@ -373,7 +360,7 @@ pub(super) fn ex_runs(line: &str, runs: &mut Vec<Runs>) {
                     let close = body[end + 1..].trim_start();
                     close.starts_with(')').then(|| body[..end].to_owned())
                 });
-                runs.push(literal.map_or(Runs::Unknown, Runs::Shell));
+                runs.push(literal.map_or(Exec::Unknown, Exec::Shell));
             }
         }
         // The next command after `|`.
@@ -382,15 +369,6 @@ pub(super) fn ex_runs(line: &str, runs: &mut Vec<Runs>) {
             None => break,
         }
     }
-}
-
-/// Words as one command string, each quoted for a shell.
-fn shell_words(words: &[String]) -> String {
-    let quoted: Vec<String> = words
-        .iter()
-        .map(|word| format!("'{}'", word.replace('\'', "'\\''")))
-        .collect();
-    quoted.join(" ")
 }
 
 impl Judge<'_> {
@@ -461,7 +439,7 @@ impl Judge<'_> {
                         return self.not_known(words);
                     }
                     if let Some(shell) = command.strip_prefix('!') {
-                        runs.push(Runs::Shell(shell.to_owned()));
+                        runs.push(Exec::Shell(shell.to_owned()));
                     }
                 }
             }
@@ -497,27 +475,15 @@ impl Judge<'_> {
                         .or_else(|| text.strip_prefix("shell "))
                         .or_else(|| text.strip_prefix("pipe "));
                     if let Some(shell) = shell {
-                        runs.push(Runs::Shell(shell.to_owned()));
+                        runs.push(Exec::Shell(shell.to_owned()));
                     } else if text.starts_with("python") || text.starts_with("eval") {
-                        runs.push(Runs::Unknown);
+                        runs.push(Exec::Unknown);
                     }
                 }
             }
             _ => return Ok(()),
         }
-        for run in runs {
-            self.scripts_run += 1;
-            if self.scripts_run > MAX_SCRIPT_RUNS {
-                return Err(CommandVerdict::Unparseable(WRITES_SPENT.to_owned()));
-            }
-            match run {
-                Runs::Unknown => self.not_known(words)?,
-                Runs::Shell(text) => {
-                    self.in_subshell(|judge| judge.program(&text, at.deeper()))?;
-                }
-            }
-        }
-        Ok(())
+        self.judge_execs(runs, words, at)
     }
 }
 
@@ -527,15 +493,15 @@ mod tests {
 
     #[test]
     fn sed_runs_its_e_commands_and_the_pattern_space_of_e() {
-        let shell = |text: &str| Runs::Shell(text.to_owned());
+        let shell = |text: &str| Exec::Shell(text.to_owned());
         for (script, expected) in [
             ("s/a/b/g", vec![]),
             ("1e rm -rf /", vec![shell("rm -rf /")]),
             ("e rm -rf /; echo", vec![shell("rm -rf /; echo")]),
             ("/x/,$ { e date\n}", vec![shell("date")]),
-            ("e", vec![Runs::Unknown]),
-            ("s/x/rm -rf \\//e", vec![Runs::Unknown]),
-            ("s|a|b|ge", vec![Runs::Unknown]),
+            ("e", vec![Exec::Unknown]),
+            ("s/x/rm -rf \\//e", vec![Exec::Unknown]),
+            ("s|a|b|ge", vec![Exec::Unknown]),
             ("s/e/e/g;p", vec![]),
             ("s/a/b/w out.txt", vec![]),
             ("y/abc/xyz/", vec![]),
@@ -559,7 +525,7 @@ mod tests {
 
     #[test]
     fn ex_commands_run_their_shell_commands() {
-        let shell = |text: &str| Runs::Shell(text.to_owned());
+        let shell = |text: &str| Exec::Shell(text.to_owned());
         for (line, expected) in [
             ("!rm -rf /", vec![shell("rm -rf /")]),
             (":!rm -rf /", vec![shell("rm -rf /")]),
@@ -574,17 +540,17 @@ mod tests {
             ("q!", vec![]),
             ("set nu | !ls", vec![shell("ls")]),
             ("call system('rm -rf /')", vec![shell("rm -rf /")]),
-            ("call system(g:x)", vec![Runs::Unknown]),
-            ("exe '!rm -rf /'", vec![Runs::Unknown]),
+            ("call system(g:x)", vec![Exec::Unknown]),
+            ("exe '!rm -rf /'", vec![Exec::Unknown]),
             ("terminal rm -rf /", vec![shell("rm -rf /")]),
             (
                 "py3 import os; os.system('rm -rf /')",
                 vec![shell("rm -rf /")],
             ),
             ("normal dd", vec![]),
-            ("normal :!rm -rf /\r", vec![Runs::Unknown]),
+            ("normal :!rm -rf /\r", vec![Exec::Unknown]),
             ("terminal ++close ++rows=5 make", vec![shell("make")]),
-            ("terminal", vec![Runs::Unknown]),
+            ("terminal", vec![Exec::Unknown]),
             ("perl system('rm -rf /')", vec![shell("rm -rf /")]),
             ("%s/a/b/g", vec![]),
             ("echo 'system'", vec![]),

@@ -542,20 +542,23 @@ impl Judge<'_> {
         words: &[Analysed],
         at: At<'_>,
     ) -> Step {
-        for exec in execs(code, language) {
-            // Each counts as a script run ([`MAX_SCRIPT_RUNS`]).
-            self.scripts_run += 1;
-            if self.scripts_run > MAX_SCRIPT_RUNS {
-                return Err(CommandVerdict::Unparseable(WRITES_SPENT.to_owned()));
-            }
+        self.judge_execs(execs(code, language), words, at)
+    }
+
+    /// Judges what the command `words` runs by the means of `execs` (the calls of
+    /// an interpreter's code, the commands of an editor's script), each counted as
+    /// a run of a script.
+    pub(super) fn judge_execs(&mut self, execs: Vec<Exec>, words: &[Analysed], at: At<'_>) -> Step {
+        for exec in execs {
+            self.count_script_run()?;
             match exec {
                 Exec::Unknown => self.not_known(words)?,
                 Exec::Shell(text) => {
                     self.in_subshell(|judge| judge.program(&text, at.deeper()))?;
                 }
-                Exec::Words(words, complete) => {
+                Exec::Words(program, complete) => {
                     let mut words: Vec<Analysed> =
-                        words.iter().map(|word| made_word(word)).collect();
+                        program.iter().map(|word| made_word(word)).collect();
                     if !complete {
                         words.push(Analysed {
                             text: "...".to_owned(),

@@ -69,6 +69,16 @@ pub(super) fn is_shell(name: &str) -> bool {
 }
 
 impl Judge<'_> {
+    /// Counts one more run of a script, a string's or a program's command
+    /// ([`MAX_SCRIPT_RUNS`]); past them the string is a violation.
+    pub(super) fn count_script_run(&mut self) -> Step {
+        self.scripts_run += 1;
+        match self.scripts_run > MAX_SCRIPT_RUNS {
+            true => Err(CommandVerdict::Unparseable(WRITES_SPENT.to_owned())),
+            false => Ok(()),
+        }
+    }
+
     /// The key a file named `text` is known by: its path made absolute from where
     /// the shell is, and normalised (`?/` and the path as written where the shell's
     /// folder is not known).
@@ -357,10 +367,7 @@ impl Judge<'_> {
                     continue;
                 }
             }
-            self.scripts_run += 1;
-            if self.scripts_run > MAX_SCRIPT_RUNS {
-                return Err(CommandVerdict::Unparseable(WRITES_SPENT.to_owned()));
-            }
+            self.count_script_run()?;
             self.positional(given)?;
             self.in_subshell(|judge| judge.program(&text, at.deeper()))?;
         }
@@ -584,10 +591,7 @@ impl Judge<'_> {
                 if command.is_empty() {
                     continue;
                 }
-                self.scripts_run += 1;
-                if self.scripts_run > MAX_SCRIPT_RUNS {
-                    return Err(CommandVerdict::Unparseable(WRITES_SPENT.to_owned()));
-                }
+                self.count_script_run()?;
                 self.in_subshell(|judge| judge.program(command, at.deeper()))?;
             }
         }

@@ -1735,7 +1735,7 @@ fn deny_patterns_see_the_words_braces_make() {
     ] {
         assert_eq!(
             r.check(command, None, None),
-            CommandVerdict::Denied(runs.to_owned(), None, pattern.to_owned()),
+            denied(runs, None, pattern),
             "{command}"
         );
     }
@@ -1952,7 +1952,7 @@ fn deny_patterns_see_what_ansi_c_strings_make() {
     ] {
         assert_eq!(
             r.check(command, None, None),
-            CommandVerdict::Denied(runs.to_owned(), None, pattern.to_owned()),
+            denied(runs, None, pattern),
             "{command}"
         );
     }
@@ -1976,10 +1976,7 @@ fn commands_are_judged_with_the_values_the_string_gives_their_variables() {
         None,
         Some(&["**/.env"]),
     );
-    let denied = |runs: &str, within: &str, pattern: &str| {
-        CommandVerdict::Denied(runs.to_owned(), Some(within.to_owned()), pattern.to_owned())
-    };
-    let rm = |within: &str| denied("rm -rf /", within, "rm ** -rf **");
+    let rm = |within: &str| denied("rm -rf /", Some(within), "rm ** -rf **");
     for (command, expected) in [
         ("X=-rf; rm $X /", rm("rm $X /")),
         ("X=-rf; rm \"${X}\" /", rm("rm \"${X}\" /")),
@@ -2005,7 +2002,7 @@ fn commands_are_judged_with_the_values_the_string_gives_their_variables() {
             "O=-f; git push $O origin main",
             denied(
                 "git push -f origin main",
-                "git push $O origin main",
+                Some("git push $O origin main"),
                 "git ** push ** -f **",
             ),
         ),
@@ -2194,11 +2191,8 @@ fn commands_are_judged_with_the_elements_the_string_gives_its_arrays() {
         None,
         Some(&["**/.env"]),
     );
-    let denied = |runs: &str, within: &str, pattern: &str| {
-        CommandVerdict::Denied(runs.to_owned(), Some(within.to_owned()), pattern.to_owned())
-    };
-    let rm = |within: &str| denied("rm -rf /", within, "rm ** -rf **");
-    let rm_r_f = |within: &str| denied("rm -r -f /", within, "rm ** -r ** -f **");
+    let rm = |within: &str| denied("rm -rf /", Some(within), "rm ** -rf **");
+    let rm_r_f = |within: &str| denied("rm -r -f /", Some(within), "rm ** -r ** -f **");
     let protected = || CommandVerdict::Protected(".env".to_owned(), "**/.env".to_owned());
     for (command, expected) in [
         // All the elements, quoted or not, joined or not.
@@ -2387,10 +2381,7 @@ fn scripts_the_string_writes_are_judged_where_it_runs_them() {
         None,
         Some(&["**/.env"]),
     );
-    let denied = |runs: &str, within: &str, pattern: &str| {
-        CommandVerdict::Denied(runs.to_owned(), Some(within.to_owned()), pattern.to_owned())
-    };
-    let rm = |within: &str| denied("rm -rf /", within, "rm ** -rf **");
+    let rm = |within: &str| denied("rm -rf /", Some(within), "rm ** -rf **");
     for (command, expected) in [
         // Written by echo, printf, a here-document into cat, tee; run by a shell,
         // source, ., as a path.
@@ -2422,7 +2413,7 @@ fn scripts_the_string_writes_are_judged_where_it_runs_them() {
         ),
         (
             "echo 'git push -f' > x.sh; source x.sh",
-            denied("git push -f", "source x.sh", "git ** push ** -f **"),
+            denied("git push -f", Some("source x.sh"), "git ** push ** -f **"),
         ),
         ("echo 'rm -rf /' | tee x.sh; sh x.sh", rm("sh x.sh")),
         ("tee -a x.sh <<< 'rm -rf /'; . x.sh", rm(". x.sh")),
@@ -2489,14 +2480,14 @@ fn scripts_the_string_writes_are_judged_where_it_runs_them() {
         ("echo \"'-rf' /\" | xargs -n 1 rm", rm("xargs -n 1 rm")),
         (
             "xargs rm / <<< -rf",
-            denied("rm / -rf", "xargs rm /", "rm ** -rf **"),
+            denied("rm / -rf", Some("xargs rm /"), "rm ** -rf **"),
         ),
         ("echo -rf | xargs -I X rm X /", rm("xargs -I X rm X /")),
         ("echo -rf | xargs -i rm {} /", rm("xargs -i rm {} /")),
         // echo's newline is part of the last item.
         (
             "echo -rf,/ | xargs -d , rm",
-            denied("rm -rf \"/\n\"", "xargs -d , rm", "rm ** -rf **"),
+            denied("rm -rf \"/\n\"", Some("xargs -d , rm"), "rm ** -rf **"),
         ),
         // Protect.
         (
@@ -2568,13 +2559,7 @@ fn scripts_the_string_writes_are_judged_where_it_runs_them() {
 #[test]
 fn a_git_alias_runs_git_with_its_words() {
     let r = rule(&["git ** push ** -f **", "rm ** -rf **"], None, None);
-    let push = |runs: &str, within: &str| {
-        CommandVerdict::Denied(
-            runs.to_owned(),
-            Some(within.to_owned()),
-            "git ** push ** -f **".to_owned(),
-        )
-    };
+    let push = |runs: &str, within: &str| denied(runs, Some(within), "git ** push ** -f **");
     for (command, expected) in [
         (
             "git -c alias.p='push -f' p origin main",
@@ -2590,10 +2575,10 @@ fn a_git_alias_runs_git_with_its_words() {
         ),
         (
             "git -c alias.x='!rm -rf /' x",
-            CommandVerdict::Denied(
-                "rm -rf /".to_owned(),
-                Some("git -c \"alias.x=!rm -rf /\" x".to_owned()),
-                "rm ** -rf **".to_owned(),
+            denied(
+                "rm -rf /",
+                Some("git -c \"alias.x=!rm -rf /\" x"),
+                "rm ** -rf **",
             ),
         ),
         (
@@ -2619,13 +2604,7 @@ fn a_git_alias_runs_git_with_its_words() {
 #[test]
 fn commands_an_interpreters_code_runs_are_judged() {
     let r = rule(&["rm ** -rf **", "git ** push ** -f **"], None, None);
-    let rm = |within: &str| {
-        CommandVerdict::Denied(
-            "rm -rf /".to_owned(),
-            Some(within.to_owned()),
-            "rm ** -rf **".to_owned(),
-        )
-    };
+    let rm = |within: &str| denied("rm -rf /", Some(within), "rm ** -rf **");
     for (command, within) in [
         // Code on the command line: a shell's string, a program's words.
         (
@@ -2885,13 +2864,7 @@ fn commands_editors_and_debuggers_run_from_their_scripts_are_judged() {
 #[test]
 fn commands_a_container_tool_runs_are_judged() {
     let r = rule(&["rm ** -rf **"], None, None);
-    let rm = |runs: &str, within: &str| {
-        CommandVerdict::Denied(
-            runs.to_owned(),
-            Some(within.to_owned()),
-            "rm ** -rf **".to_owned(),
-        )
-    };
+    let rm = |runs: &str, within: &str| denied(runs, Some(within), "rm ** -rf **");
     for (command, expected) in [
         (
             "docker exec c rm -rf /",
