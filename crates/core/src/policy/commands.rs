@@ -3081,13 +3081,10 @@ impl Judge<'_> {
             "find" => {
                 for (run, in_dir) in find_commands(args) {
                     // `-execdir` runs in each file's folder: not known here.
-                    let place = self.place.clone();
-                    if in_dir {
-                        self.place.cwd = None;
+                    match in_dir {
+                        true => self.judge_elsewhere(run, at)?,
+                        false => self.judge(run, at.deeper(), true)?,
                     }
-                    let step = self.judge(run, at.deeper(), true);
-                    self.place = place;
-                    step?;
                 }
             }
             "alias" => self.define_aliases(args),
@@ -3133,20 +3130,25 @@ impl Judge<'_> {
                     containers::CONTAINERS_SPENT.to_owned(),
                 ));
             }
-            let place = self.place.clone();
-            self.place.cwd = None;
-            let step = match entrypoint {
-                None => self.judge(&args[from..], at.deeper(), true),
+            match entrypoint {
+                None => self.judge_elsewhere(&args[from..], at)?,
                 Some(program) => {
                     let mut run = vec![*program];
                     run.extend_from_slice(&args[from..]);
-                    self.judge(&run, at.deeper(), true)
+                    self.judge_elsewhere(&run, at)?;
                 }
-            };
-            self.place = place;
-            step?;
+            }
         }
         Ok(())
+    }
+
+    /// Judges the command `words`, run (by another) in a folder not known here.
+    fn judge_elsewhere(&mut self, words: &[Analysed], at: At<'_>) -> Step {
+        let place = self.place.clone();
+        self.place.cwd = None;
+        let step = self.judge(words, at.deeper(), true);
+        self.place = place;
+        step
     }
 
     /// Judges what the command `words` runs besides its program: `inner`, whose
