@@ -795,6 +795,23 @@ fn env_setting(name: &str, value: &str) -> Option<Inner> {
         {
             Some(Inner::Text(value.to_owned()))
         }
+        // `less` runs the `+` commands among its options: `+!COMMAND`.
+        "LESS" => {
+            let command = value.split_once("+!")?.1;
+            (!command.is_empty()).then(|| Inner::Text(command.to_owned()))
+        }
+        // vim runs the ex commands of `VIMINIT` and `EXINIT` when it starts.
+        "VIMINIT" | "EXINIT" | "GVIMINIT" => {
+            let (mut runs, mut sourced) = (Vec::new(), Vec::new());
+            editors::ex_runs(value, &mut runs, &mut sourced);
+            match runs.as_slice() {
+                [] if sourced.is_empty() => None,
+                [interpreters::Exec::Shell(command)] if sourced.is_empty() => {
+                    Some(Inner::Text(command.clone()))
+                }
+                _ => Some(Inner::Unknown),
+            }
+        }
         // `less` runs `|COMMAND` (or `||COMMAND`) with the file's name for `%s`.
         "LESSOPEN" | "LESSCLOSE" => {
             let command = value.trim_start_matches('|').trim_start_matches('-');

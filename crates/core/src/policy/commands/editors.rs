@@ -257,7 +257,12 @@ fn vim_commands(args: &[Analysed]) -> (Vec<&Analysed>, Vec<&Analysed>) {
                 i += 1;
             }
             // Options that take the next word.
-            "-T" | "-U" | "-i" | "-s" | "-t" | "-w" | "-W" | "--listen" | "--servername"
+            // The keys typed from a file: its command lines are read as ex commands.
+            "-s" => {
+                files.extend(args.get(i));
+                i += 1;
+            }
+            "-T" | "-U" | "-i" | "-t" | "-w" | "-W" | "--listen" | "--servername"
             | "--startuptime" => i += 1,
             _ if text.starts_with('+') && text.len() > 1 => commands.push(arg),
             _ => {}
@@ -270,8 +275,9 @@ fn vim_commands(args: &[Analysed]) -> (Vec<&Analysed>, Vec<&Analysed>) {
 /// `write !CMD` (after a range, `:`, `silent`), `terminal CMD`, a literal `system`
 /// or `systemlist` call, python, perl and ruby code read as their language's;
 /// [`Exec::Unknown`] for `execute` and a call whose command is not literal. ex
-/// commands after `|` are read too, but after `!`, which takes the rest.
-pub(super) fn ex_runs(line: &str, runs: &mut Vec<Exec>) {
+/// commands after `|` are read too, but after `!`, which takes the rest. The files
+/// that `source` reads are added to `sourced`.
+pub(super) fn ex_runs(line: &str, runs: &mut Vec<Exec>, sourced: &mut Vec<String>) {
     let mut rest = line;
     while !rest.is_empty() {
         let command = rest.trim_start_matches(|c: char| {
@@ -320,6 +326,13 @@ pub(super) fn ex_runs(line: &str, runs: &mut Vec<Exec>) {
         }
         // `execute` runs what its expression makes, `lua` its code; `normal` runs
         // keys, a command line only with a carriage return in them.
+        if is("source", 2) {
+            let file = after.trim();
+            if !file.is_empty() {
+                sourced.push(file.to_owned());
+            }
+            return;
+        }
         if is("execute", 3) || is("lua", 3) || (is("normal", 4) && after.contains(['\r', '\n'])) {
             runs.push(Exec::Unknown);
             return;
@@ -390,8 +403,15 @@ impl Judge<'_> {
                 }
                 for file in files {
                     let texts = match file.text() {
-                        "-" => self.stdin.clone(),
+                        path if path == "-" || standard_input(path) => {
+                            if self.stdin.is_empty() {
+                                return self.not_known(words);
+                            }
+                            self.stdin.clone()
+                        }
                         path if file.word.known() => self.file_texts(path),
+                        // What a process substitution prints: not known here.
+                        "<(...)" => return self.not_known(words),
                         _ => Vec::new(),
                     };
                     for text in texts {
@@ -401,12 +421,13 @@ impl Judge<'_> {
             }
             "vi" | "vim" | "nvim" | "view" | "vimdiff" | "gvim" | "ex" | "nex" | "nvi" => {
                 let (commands, files) = vim_commands(args);
+                let mut sourced = Vec::new();
                 for command in commands {
                     if !command.known() {
                         return self.not_known(words);
                     }
                     let text = command.text.strip_prefix('+').unwrap_or(&command.text);
-                    ex_runs(text, &mut runs);
+                    ex_runs(text, &mut runs, &mut sourced);
                 }
                 let mut texts = Vec::new();
                 for file in files.into_iter().filter(|file| file.known()) {
@@ -422,10 +443,19 @@ impl Judge<'_> {
                 if ex_mode {
                     texts.extend(self.stdin.iter().cloned());
                 }
-                for text in texts {
-                    for line in text.lines() {
-                        ex_runs(line, &mut runs);
+                // The files it sources, when the string writes them, each read counted
+                // as a run of a script (a file may source itself).
+                loop {
+                    for text in texts.drain(..) {
+                        for line in text.lines() {
+                            ex_runs(line, &mut runs, &mut sourced);
+                        }
                     }
+                    let Some(file) = sourced.pop() else {
+                        break;
+                    };
+                    self.count_script_run()?;
+                    texts = self.file_texts(&file);
                 }
             }
             // less runs `+CMD` (and `++CMD`) as its own commands: `!` runs a shell.
@@ -555,8 +585,8 @@ mod tests {
             ("%s/a/b/g", vec![]),
             ("echo 'system'", vec![]),
         ] {
-            let mut runs = Vec::new();
-            ex_runs(line, &mut runs);
+            let (mut runs, mut sourced) = (Vec::new(), Vec::new());
+            ex_runs(line, &mut runs, &mut sourced);
             assert_eq!(runs, expected, "{line:?}");
         }
     }

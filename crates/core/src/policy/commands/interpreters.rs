@@ -47,6 +47,8 @@ pub(super) enum Exec {
     /// A command not known before the code runs: a call's first argument that is
     /// not a literal, or an awk pipe's command that is not one.
     Unknown,
+    /// Code the code runs (`exec("...")`, `eval "..."`), in its language.
+    Code(String, Language),
 }
 
 /// The calls of `language` that run a command: through a shell with one string,
@@ -63,8 +65,26 @@ fn calls(language: Language) -> &'static [&'static str] {
             "subprocess.Popen",
             "subprocess.getoutput",
             "subprocess.getstatusoutput",
-            "os.execvp",
+            "os.execl",
+            "os.execle",
             "os.execlp",
+            "os.execlpe",
+            "os.execv",
+            "os.execve",
+            "os.execvp",
+            "os.execvpe",
+            "os.spawnl",
+            "os.spawnle",
+            "os.spawnlp",
+            "os.spawnlpe",
+            "os.spawnv",
+            "os.spawnve",
+            "os.spawnvp",
+            "os.spawnvpe",
+            "os.posix_spawn",
+            "os.posix_spawnp",
+            "asyncio.create_subprocess_shell",
+            "asyncio.create_subprocess_exec",
             "pty.spawn",
             "system",
             "popen",
@@ -105,12 +125,79 @@ fn calls(language: Language) -> &'static [&'static str] {
     }
 }
 
+/// The calls of `language` that run code given as a string, in the same language.
+fn evals(language: Language) -> &'static [&'static str] {
+    match language {
+        Language::Python => &["exec", "eval", "compile"],
+        Language::Perl => &["eval"],
+        Language::Ruby => &["eval", "instance_eval", "class_eval", "module_eval"],
+        Language::Node => &[
+            "eval",
+            "Function",
+            "vm.runInThisContext",
+            "vm.runInNewContext",
+            "vm.runInContext",
+        ],
+        Language::Php => &["eval"],
+        Language::Awk => &[],
+    }
+}
+
+/// The names that run commands in Python's `code` besides [`calls`]: the
+/// functions of `os`, `subprocess`, `pty` and `asyncio` by an alias of the module
+/// (`import subprocess as sp`: `sp.run`) or by their own names where the code
+/// imports them from it (`from subprocess import run`).
+fn python_names(code: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for module in ["os", "subprocess", "pty", "asyncio"] {
+        let functions = calls(Language::Python)
+            .iter()
+            .filter_map(|call| call.strip_prefix(module)?.strip_prefix('.'));
+        let imported = format!("from {module} import");
+        let mut aliases = Vec::new();
+        let mut rest = code;
+        let import = format!("{module} as ");
+        while let Some(at) = rest.find(&import) {
+            let own = rest[..at]
+                .chars()
+                .next_back()
+                .is_none_or(|c| c == ' ' || c == ',' || c == '\t');
+            rest = &rest[at + import.len()..];
+            if !own {
+                continue;
+            }
+            let alias: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if !alias.is_empty() {
+                aliases.push(alias);
+            }
+        }
+        for function in functions {
+            for alias in &aliases {
+                names.push(format!("{alias}.{function}"));
+            }
+            if code.contains(&imported) {
+                names.push(function.to_owned());
+            }
+        }
+    }
+    names
+}
+
 /// The commands the calls in `code` run, where their command is literal, and the
 /// text of each backquoted command of perl, ruby and php.
 pub(super) fn execs(code: &str, language: Language) -> Vec<Exec> {
     let chars: Vec<char> = code.chars().collect();
-    let names: Vec<(&str, Vec<char>)> = (calls(language).iter())
-        .map(|call| (*call, call.chars().collect()))
+    let extra = match language {
+        Language::Python => python_names(code),
+        _ => Vec::new(),
+    };
+    let names: Vec<(&str, Vec<char>, bool)> = (calls(language).iter().copied())
+        .chain(extra.iter().map(String::as_str))
+        .map(|call| (call, call.chars().collect(), false))
+        .chain((evals(language).iter()).map(|call| (*call, call.chars().collect(), true)))
         .collect();
     let mut found = Vec::new();
     let mut i = 0;
@@ -129,7 +216,7 @@ pub(super) fn execs(code: &str, language: Language) -> Vec<Exec> {
         // Not within a name, nor a variable's (`$system`, `@exec`).
         let boundary = before.is_none_or(|c| !(c.is_alphanumeric() || "_$@%&".contains(c)));
         if boundary {
-            for (call, name) in &names {
+            for (call, name, eval) in &names {
                 let after = i + name.len();
                 if name.first() != Some(&c)
                     || chars.get(i..after) != Some(&name[..])
@@ -140,8 +227,25 @@ pub(super) fn execs(code: &str, language: Language) -> Vec<Exec> {
                     continue;
                 }
                 let quoting = matches!(*call, "qx" | "%x");
+                let method = i > 0 && matches!(chars[i - 1], '.' | '>' | ':');
                 let exec = match arguments(&chars, after, language, quoting) {
+                    // Another object's method (`re.compile(p)`, `df.eval(e)`), a
+                    // block (`instance_eval do`).
+                    _ if *eval && (method && !call.contains('.')) => None,
+                    Some(Exec::Unknown) if *eval && block_follows(&chars, after) => None,
+                    Some(Exec::Shell(text)) if *eval => Some(Exec::Code(text, language)),
+                    Some(Exec::Words(..)) if *eval => Some(Exec::Unknown),
                     Some(Exec::Unknown) if !runs_commands(&chars, i, call, language) => None,
+                    // Python's `os.exec*` and `os.spawn*` take the path, then the
+                    // program's `argv` from its name: the name is not an argument.
+                    Some(Exec::Words(mut words, complete))
+                        if language == Language::Python && takes_argv0(call) =>
+                    {
+                        if words.len() > 1 {
+                            words.remove(1);
+                        }
+                        Some(Exec::Words(words, complete))
+                    }
                     exec => exec,
                 };
                 if let Some(exec) = exec
@@ -187,6 +291,23 @@ pub(super) fn execs(code: &str, language: Language) -> Vec<Exec> {
         i += 1;
     }
     found
+}
+
+/// Whether Python's function `call` takes the program's path, then its `argv`.
+fn takes_argv0(call: &str) -> bool {
+    let name = call.rsplit('.').next().unwrap_or(call);
+    ["execl", "execv", "spawnl", "spawnv", "posix_spawn"]
+        .iter()
+        .any(|family| name.starts_with(family))
+}
+
+/// Whether ruby's `do` (a block) follows the name that ends before `at`.
+fn block_follows(chars: &[char], at: usize) -> bool {
+    let from = skip_space(chars, at);
+    chars.get(from..from + 2) == Some(&['d', 'o'][..])
+        && chars
+            .get(from + 2)
+            .is_none_or(|c| !(c.is_alphanumeric() || *c == '_'))
 }
 
 /// Whether a call of `call`, whose name starts at `at` in `chars`, runs a command:
@@ -547,12 +668,19 @@ impl Judge<'_> {
 
     /// Judges what the command `words` runs by the means of `execs` (the calls of
     /// an interpreter's code, the commands of an editor's script), each counted as
-    /// a run of a script.
+    /// a run of a script; code that code runs is a level further down.
     pub(super) fn judge_execs(&mut self, execs: Vec<Exec>, words: &[Analysed], at: At<'_>) -> Step {
         for exec in execs {
             self.count_script_run()?;
             match exec {
                 Exec::Unknown => self.not_known(words)?,
+                Exec::Code(code, language) => {
+                    let deeper = at.deeper();
+                    if deeper.depth > MAX_DEPTH {
+                        return Err(CommandVerdict::TooDeep(MAX_DEPTH));
+                    }
+                    self.judge_code(&code, language, words, deeper)?;
+                }
                 Exec::Shell(text) => {
                     self.in_subshell(|judge| judge.program(&text, at.deeper()))?;
                 }

@@ -2661,6 +2661,27 @@ fn commands_an_interpreters_code_runs_are_judged() {
             "gawk 'BEGIN { \"rm -rf /\" | getline x }'",
             "gawk \"BEGIN { \\\"rm -rf /\\\" | getline x }\"",
         ),
+        // Code the code runs, the exec family, a module's alias, names imported.
+        (
+            "python3 -c 'exec(\"import os; os.system(\\\"rm -rf /\\\")\")'",
+            "python3 -c \"exec(\\\"import os; os.system(\\\\\\\"rm -rf /\\\\\\\")\\\")\"",
+        ),
+        (
+            "perl -e \"eval 'system(\\\"rm -rf /\\\")'\"",
+            "perl -e \"eval 'system(\\\"rm -rf /\\\")'\"",
+        ),
+        (
+            "node -e 'eval(\"require(`child_process`).execSync(`rm -rf /`)\")'",
+            "node -e \"eval(\\\"require(\\`child_process\\`).execSync(\\`rm -rf /\\`)\\\")\"",
+        ),
+        (
+            "python3 -c 'import os, subprocess as sp; sp.run(\"rm -rf /\", shell=True)'",
+            "python3 -c \"import os, subprocess as sp; sp.run(\\\"rm -rf /\\\", shell=True)\"",
+        ),
+        (
+            "python3 -c 'from subprocess import run; run(\"rm -rf /\", shell=True)'",
+            "python3 -c \"from subprocess import run; run(\\\"rm -rf /\\\", shell=True)\"",
+        ),
         // A file the string writes, run by its interpreter or by its #! line; its
         // standard input.
         (
@@ -2682,6 +2703,21 @@ fn commands_an_interpreters_code_runs_are_judged() {
     ] {
         assert_eq!(r.check(command, None, None), rm(within), "{command}");
     }
+    // The exec family's path, then its argv from the program's name.
+    assert_eq!(
+        r.check(
+            "python3 -c 'import os; os.execv(\"/bin/rm\", [\"rm\", \"-rf\", \"/\"])'",
+            None,
+            None
+        ),
+        denied(
+            "/bin/rm -rf /",
+            Some(
+                "python3 -c \"import os; os.execv(\\\"/bin/rm\\\", [\\\"rm\\\", \\\"-rf\\\", \\\"/\\\"])\""
+            ),
+            "rm ** -rf **"
+        )
+    );
     // A list with a word not known stands for more words.
     assert!(matches!(
         r.check(
@@ -2738,6 +2774,11 @@ fn an_interpreters_call_of_a_command_not_literal_is_not_known() {
         "awk '{ print | $2 }' f",
         "awk '{ c | getline x }' f",
         "gawk '{ print |& c }' f",
+        "python3 -c 'exec(code)'",
+        "python3 -c 'import base64; exec(base64.b64decode(\"aW1wb3J0IG9z\"))'",
+        "python3 -c 'import os; os.spawnlp(os.P_WAIT, \"rm\", \"rm\", \"-rf\", \"/\")'",
+        "ruby -e 'eval(code)'",
+        "php -r 'eval($code);'",
     ] {
         assert!(
             matches!(r.check(command, None, None), CommandVerdict::Unknown(shown) if shown.starts_with(&command[..3])),
@@ -2758,6 +2799,12 @@ fn an_interpreters_call_of_a_command_not_literal_is_not_known() {
         "awk '$1 ~ /x|y/ || $2 > 3 { n++ } END { print n / 2 }' f",
         "awk 'BEGIN { \"date\" | getline d; print d }'",
         "awk '{ print $1 | \"sort -u\" }' f",
+        "python3 -c 'import re; p = re.compile(x); print(p)'",
+        "python3 -c 'df.eval(expr)'",
+        "python3 -c 'model.eval()'",
+        "python3 -c 'print(eval(\"1 + 2\"))'",
+        "ruby -e 'x.instance_eval do puts 1 end'",
+        "perl -e 'eval { die }; print 1'",
     ] {
         assert_eq!(
             r.check(command, None, None),
@@ -2810,6 +2857,17 @@ fn commands_editors_and_debuggers_run_from_their_scripts_are_judged() {
         ("less '+!rm -rf /' f", "less \"+!rm -rf /\" f"),
         ("gdb -batch -ex '!rm -rf /'", "gdb -batch -ex \"!rm -rf /\""),
         (
+            "sed -f /dev/stdin f <<< '1e rm -rf /'",
+            "sed -f /dev/stdin f",
+        ),
+        (
+            "echo '!rm -rf /' > x.vim; vim -c 'so x.vim'",
+            "vim -c \"so x.vim\"",
+        ),
+        ("printf ':!rm -rf /\\n' > k; vim -s k f", "vim -s k f"),
+        ("LESS='+!rm -rf /' less f", "\"LESS=+!rm -rf /\" less f"),
+        ("VIMINIT='!rm -rf /' vim f", "\"VIMINIT=!rm -rf /\" vim f"),
+        (
             "gdb -ex 'shell rm -rf /' ./a.out",
             "gdb -ex \"shell rm -rf /\" ./a.out",
         ),
@@ -2833,6 +2891,9 @@ fn commands_editors_and_debuggers_run_from_their_scripts_are_judged() {
         "vim -c 'call system(g:cmd)'",
         "vim -c \"$CMD\"",
         "gdb -ex 'python import os' ./a.out",
+        "curl -s x | sed -f - f",
+        "sed -f <(echo '1e rm -rf /') f",
+        "EXINIT='so x.vim' vi",
     ] {
         assert!(
             matches!(r.check(command, None, None), CommandVerdict::Unknown(_)),
@@ -2852,6 +2913,9 @@ fn commands_editors_and_debuggers_run_from_their_scripts_are_judged() {
         "vim -d a b",
         "less +G f",
         "gdb -batch -ex bt ./a.out",
+        "sed -f - f <<< 's/a/b/'",
+        "VIMINIT='set nu' vim f",
+        "vim -c 'so $MYVIMRC'",
     ] {
         assert_eq!(
             r.check(command, None, None),
@@ -2859,6 +2923,11 @@ fn commands_editors_and_debuggers_run_from_their_scripts_are_judged() {
             "{command}"
         );
     }
+    // A file that sources itself is read as many times as scripts may run.
+    assert_eq!(
+        r.check("echo 'so x.vim' > x.vim; vim -S x.vim", None, None),
+        CommandVerdict::Unparseable(super::scripts::WRITES_SPENT.to_owned())
+    );
 }
 
 #[test]
