@@ -2327,6 +2327,9 @@ struct Judge<'r> {
     /// Whether the string was judged reading a file (running it, or as its input):
     /// only then do the files it writes call for reading it again.
     looked_up: std::cell::Cell<bool>,
+    /// The makefiles and packages whose commands are being judged
+    /// ([`builds`]).
+    building: Vec<String>,
 }
 
 /// The most paths the braces of one command string's words are expanded to.
@@ -2486,6 +2489,7 @@ impl<'r> Judge<'r> {
             scripts_run: 0,
             container_words: 0,
             looked_up: std::cell::Cell::new(false),
+            building: Vec::new(),
         }
     }
 }
@@ -3116,6 +3120,7 @@ impl Judge<'_> {
         }
         self.interpreter_code(name, words, at)?;
         self.editor_commands(name, words, at)?;
+        self.build_commands(name, words, at)?;
         for runs in settings(name, args) {
             self.run(runs, words, args, at)?;
         }
@@ -3724,6 +3729,7 @@ fn collect(
 /// pattern's after it: escaped where quoted.
 const BRACE_SPECIALS: &str = "\\{},.$*?[]";
 
+mod builds;
 mod containers;
 mod editors;
 mod interpreters;

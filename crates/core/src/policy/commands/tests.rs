@@ -2931,6 +2931,75 @@ fn commands_editors_and_debuggers_run_from_their_scripts_are_judged() {
 }
 
 #[test]
+fn commands_make_and_package_managers_run_from_files_the_string_writes_are_judged() {
+    let r = rule(&["rm ** -rf **"], None, None);
+    for (command, within) in [
+        ("printf 'all:\\n\\trm -rf /\\n' > Makefile; make", "make"),
+        (
+            "printf 'all:\\n\\t@$(MAKE) clean\\nclean:\\n\\t-rm -rf /\\n' > makefile; make -j4",
+            "make -j4",
+        ),
+        (
+            "mkdir -p b; printf 'X := $(shell rm -rf /)\\n' > b/Makefile; make -C b",
+            "make -C b",
+        ),
+        (
+            "printf 'x:\\n\\trm -rf /\\n' > ci.mk; make -f ci.mk x",
+            "make -f ci.mk x",
+        ),
+        (
+            "make --eval=$'all:\\n\\trm -rf /'",
+            "make \"--eval=all:\n\trm -rf /\"",
+        ),
+        (
+            "echo '{\"scripts\": {\"postinstall\": \"rm -rf /\"}}' > package.json; npm ci",
+            "npm ci",
+        ),
+        (
+            "echo '{\"scripts\": {\"x\": \"rm -rf /\"}}' > app/package.json; npm --prefix app run x",
+            "npm --prefix app run x",
+        ),
+        (
+            "echo '{\"scripts\": {\"x\": \"rm -rf /\"}}' > package.json; yarn x",
+            "yarn x",
+        ),
+    ] {
+        assert_eq!(
+            r.check(command, None, None),
+            denied("rm -rf /", Some(within), "rm ** -rf **"),
+            "{command}"
+        );
+    }
+    for command in [
+        "make -f <(printf 'all:\\n\\trm -rf /\\n')",
+        "make SHELL=/tmp/x.sh",
+        "printf 'all:\\n\\t$(CMD) -rf /\\n' > Makefile; make",
+    ] {
+        assert!(
+            matches!(r.check(command, None, None), CommandVerdict::Unknown(_)),
+            "{command}: {:?}",
+            r.check(command, None, None)
+        );
+    }
+    for command in [
+        "make",
+        "make test",
+        "npm run build",
+        "printf 'CC = gcc\\nall:\\n\\t$(CC) -o $@ main.c\\n' > Makefile; make",
+        // A makefile or script that runs itself again is judged once.
+        "printf 'all:\\n\\t$(MAKE) all\\n' > Makefile; make",
+        "echo '{\"scripts\": {\"a\": \"npm run a\"}}' > package.json; npm run a",
+        "echo '{\"scripts\": {\"postinstall\": \"rm -rf /\"}}' > package.json; npm ls",
+    ] {
+        assert_eq!(
+            r.check(command, None, None),
+            CommandVerdict::Allowed,
+            "{command}"
+        );
+    }
+}
+
+#[test]
 fn commands_a_container_tool_runs_are_judged() {
     let r = rule(&["rm ** -rf **"], None, None);
     let rm = |runs: &str, within: &str| denied(runs, Some(within), "rm ** -rf **");
