@@ -140,6 +140,12 @@ pub enum TokenizerError {
     /// An I/O error occurred while reading from the input stream.
     #[error("failed to read input")]
     ReadError(#[from] std::io::Error),
+
+    /// The tokenizer gave more tokens in a row without reading on than any input
+    /// needs (an unterminated here-document within a substitution made an endless
+    /// run of empty ones).
+    #[error("tokens without end at {0}")]
+    NoProgress(SourcePosition),
 }
 
 impl TokenizerError {
@@ -247,7 +253,13 @@ pub(crate) struct Tokenizer<'a, R: ?Sized + std::io::BufRead> {
     char_reader: std::iter::Peekable<utf8_chars::Chars<'a, R>>,
     cross_state: CrossTokenParseState,
     options: TokenizerOptions,
+    /// Tokens given in a row without reading on ([`MAX_IDLE_TOKENS`]).
+    idle: usize,
 }
+
+/// The most tokens given in a row without reading a character: more is a
+/// tokenizer that would go on for ever.
+const MAX_IDLE_TOKENS: usize = 1024;
 
 /// Encapsulates the current token parsing state.
 #[derive(Clone, Debug)]
@@ -536,6 +548,7 @@ impl<'a, R: ?Sized + std::io::BufRead> Tokenizer<'a, R> {
     pub fn new(reader: &'a mut R, options: &TokenizerOptions) -> Self {
         Tokenizer {
             options: options.clone(),
+            idle: 0,
             char_reader: reader.chars().peekable(),
             cross_state: CrossTokenParseState {
                 cursor: SourcePosition {
@@ -592,7 +605,17 @@ impl<'a, R: ?Sized + std::io::BufRead> Tokenizer<'a, R> {
     }
 
     pub fn next_token(&mut self) -> Result<TokenizeResult, TokenizerError> {
-        self.next_token_until(None, false /* include space? */)
+        let before = self.cross_state.cursor.index;
+        let result = self.next_token_until(None, false /* include space? */)?;
+        if self.cross_state.cursor.index == before {
+            self.idle += 1;
+            if self.idle > MAX_IDLE_TOKENS {
+                return Err(TokenizerError::NoProgress(self.cross_state.cursor.clone()));
+            }
+        } else {
+            self.idle = 0;
+        }
+        Ok(result)
     }
 
     /// Consumes a nested construct (e.g., `$((...))` or `$[...]`), handling nested delimiters
@@ -731,8 +754,12 @@ impl<'a, R: ?Sized + std::io::BufRead> Tokenizer<'a, R> {
 
                 // Verify we're not in a here document.
                 if !matches!(self.cross_state.here_state, HereState::None) {
-                    if self.remove_here_end_tag(&mut state, &mut result, false)? {
-                        // If we hit end tag without a trailing newline, try to get next token.
+                    // If we hit end tag without a trailing newline, try to get next token;
+                    // but only when that gave something, or the end repeats for ever (an
+                    // empty tag within a substitution matches the empty token each time).
+                    if self.remove_here_end_tag(&mut state, &mut result, false)?
+                        && (result.is_some() || !self.cross_state.queued_tokens.is_empty())
+                    {
                         continue;
                     }
 

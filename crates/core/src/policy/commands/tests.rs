@@ -2999,6 +2999,21 @@ fn commands_make_and_package_managers_run_from_files_the_string_writes_are_judge
     }
 }
 
+/// The tokenizer gave an empty here-document body for ever at the end of
+/// `$(<<  m ` (the tag's two blanks), growing its queue until memory ran out: 24 GB
+/// and 56 s through the guard. It ends with the here-document unterminated.
+#[test]
+fn an_unterminated_here_document_in_a_substitution_ends() {
+    let r = rule(&["rm ** -rf **"], None, None);
+    for command in ["$(<<  m ", "ls; $(cat <<  m ", "x=1; $(<<  EOF "] {
+        assert!(
+            matches!(r.check(command, None, None), CommandVerdict::Unparseable(why) if why.starts_with("unterminated here document")),
+            "{command}: {:?}",
+            r.check(command, None, None)
+        );
+    }
+}
+
 #[test]
 fn commands_a_container_tool_runs_are_judged() {
     let r = rule(&["rm ** -rf **"], None, None);
