@@ -408,6 +408,8 @@ struct Analysed {
     defaults: Vec<(String, String)>,
     /// The command substitutions of the word, each as written with its script.
     outputs: Vec<(String, String)>,
+    /// Whether some of the word's characters are written in it, not expanded.
+    written_text: bool,
 }
 
 /// Whether a word is as written or one of those its braces made.
@@ -422,6 +424,14 @@ enum Made {
 impl Analysed {
     fn known(&self) -> bool {
         self.literal && !self.glob
+    }
+
+    /// The word as code or a script read: its text when known, or as written when
+    /// some of it is written (`"print('$(date)')"`: its expansions as their text,
+    /// which a command string judged in it shows as not known); `None` when all of
+    /// it is expanded (`"$CODE"`), so that nothing of it is known.
+    fn as_code(&self) -> Option<&str> {
+        (self.known() || self.written_text).then_some(self.text.as_str())
     }
 
     /// The word as a message shows it: as is when plain, in double quotes when it
@@ -3380,6 +3390,7 @@ impl Judge<'_> {
                     parameters: word.parameters.clone(),
                     defaults: Vec::new(),
                     outputs: Vec::new(),
+                    written_text: word.written_text,
                 });
             }
         }
@@ -3607,15 +3618,18 @@ fn collect(
                 if !quoted && has_glob(text) {
                     out.glob = true;
                 }
+                out.written_text |= !text.is_empty();
                 out.text.push_str(text);
                 out.path.push_str(text);
             }
             WordPiece::SingleQuotedText(text) => {
+                out.written_text |= !text.is_empty();
                 out.text.push_str(text);
                 out.path.push_str(text);
             }
             WordPiece::AnsiCQuotedText(text) => match ansi_c(text) {
                 Some(text) => {
+                    out.written_text |= !text.is_empty();
                     out.text.push_str(&text);
                     out.path.push_str(&text);
                 }
@@ -3686,6 +3700,7 @@ fn collect(
                 } else {
                     text.as_str()
                 };
+                out.written_text |= !kept.is_empty();
                 out.text.push_str(kept);
                 out.path.push_str(kept);
             }

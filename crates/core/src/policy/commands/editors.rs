@@ -396,7 +396,7 @@ impl Judge<'_> {
                     return Ok(());
                 };
                 for expression in expressions {
-                    if !expression.word.known() {
+                    if expression.word.as_code().is_none() {
                         return self.not_known(words);
                     }
                     runs.extend(sed_runs(expression.text()));
@@ -423,10 +423,10 @@ impl Judge<'_> {
                 let (commands, files) = vim_commands(args);
                 let mut sourced = Vec::new();
                 for command in commands {
-                    if !command.known() {
+                    let Some(text) = command.as_code() else {
                         return self.not_known(words);
-                    }
-                    let text = command.text.strip_prefix('+').unwrap_or(&command.text);
+                    };
+                    let text = text.strip_prefix('+').unwrap_or(text);
                     ex_runs(text, &mut runs, &mut sourced);
                 }
                 let mut texts = Vec::new();
@@ -465,9 +465,6 @@ impl Judge<'_> {
                         continue;
                     };
                     let command = command.strip_prefix('+').unwrap_or(command);
-                    if !arg.known() && command.contains(['!', '|', '$']) {
-                        return self.not_known(words);
-                    }
                     if let Some(shell) = command.strip_prefix('!') {
                         runs.push(Exec::Shell(shell.to_owned()));
                     }
@@ -497,7 +494,7 @@ impl Judge<'_> {
                             None => break,
                         },
                     };
-                    if !command.known() {
+                    if command.as_code().is_none() {
                         return self.not_known(words);
                     }
                     let text = text.trim_start();

@@ -573,9 +573,9 @@ impl Judge<'_> {
                         && text.ends_with(&option[1..]))
             });
             if takes {
-                match args.get(i) {
-                    Some(code) if code.known() => codes.push(code.text.clone()),
-                    Some(_) => return self.not_known(words),
+                match args.get(i).map(Analysed::as_code) {
+                    Some(Some(code)) => codes.push(code.to_owned()),
+                    Some(None) => return self.not_known(words),
                     None => return Ok(()),
                 }
                 i += 1;
@@ -639,9 +639,9 @@ impl Judge<'_> {
                 _ if text.starts_with('-') && text.len() > 1 => continue,
                 _ => Some(arg).filter(|_| !files && codes.is_empty()),
             };
-            match code {
-                Some(code) if code.known() => codes.push(code.text.clone()),
-                Some(_) => return self.not_known(words),
+            match code.map(Analysed::as_code) {
+                Some(Some(code)) => codes.push(code.to_owned()),
+                Some(None) => return self.not_known(words),
                 None => {}
             }
             if !matches!(text, "-e" | "--source") {

@@ -2754,6 +2754,8 @@ fn an_interpreters_call_of_a_command_not_literal_is_not_known() {
         "python3 -c \"$CODE\"",
         "perl -e \"$(cat x.pl)\"",
         "awk \"$PROGRAM\" f",
+        "python3 -c \"import os; os.system('$(cat f)')\"",
+        "python3 -c \"import os; os.system('$CMD -rf /')\"",
         "python3 -c 'import os, sys; os.system(sys.argv[1])' x",
         "python3 -c 'import subprocess as sp; sp.check_output(cmd, shell=True)'",
         "python3 -c 'import os; os.system(\"r\" + \"m -rf /\")'",
@@ -2781,13 +2783,15 @@ fn an_interpreters_call_of_a_command_not_literal_is_not_known() {
         "php -r 'eval($code);'",
     ] {
         assert!(
-            matches!(r.check(command, None, None), CommandVerdict::Unknown(shown) if shown.starts_with(&command[..3])),
+            matches!(r.check(command, None, None), CommandVerdict::Unknown(_)),
             "{command}: {:?}",
             r.check(command, None, None)
         );
     }
     for command in [
         "python3 -c 'import platform; print(platform.system())'",
+        "python3 -c \"print('$(date)')\"",
+        "awk \"{ print \\$$N }\" f",
         "python3 -c 'print(1)'",
         "python3 \"$SCRIPT\"",
         "awk -f \"$F\" data",
@@ -2885,7 +2889,7 @@ fn commands_editors_and_debuggers_run_from_their_scripts_are_judged() {
     for command in [
         "echo x | sed 's/x/rm -rf \\//e'",
         "sed e f",
-        "sed \"s/a/$B/\" f",
+        "sed \"1e $CMD\" f",
         "sed -e \"$SCRIPT\" f",
         "vim -c 'exe \"!rm -rf /\"'",
         "vim -c 'call system(g:cmd)'",
@@ -2914,6 +2918,9 @@ fn commands_editors_and_debuggers_run_from_their_scripts_are_judged() {
         "less +G f",
         "gdb -batch -ex bt ./a.out",
         "sed -f - f <<< 's/a/b/'",
+        // Partly written, read as written: the expansions are values here.
+        "sed \"s/a/$B/\" f",
+        "sed -i \"s|$OLD|$NEW|g\" f",
         "VIMINIT='set nu' vim f",
         "vim -c 'so $MYVIMRC'",
     ] {

@@ -843,6 +843,7 @@ pub(super) fn fields(words: Vec<Analysed>) -> Vec<Analysed> {
                 parameters: word.parameters.clone(),
                 defaults: Vec::new(),
                 outputs: Vec::new(),
+                written_text: word.written_text,
             });
         }
     }
