@@ -1627,6 +1627,44 @@ const UV_LONG: [&str; 35] = [
     "allow-insecure-host",
 ];
 
+/// Whether xargs' command, from `at` among its arguments `args`, puts what it reads
+/// (`-I R`, `-i`, `--replace`) in its program, or in the string or code a shell or
+/// an interpreter runs (`xargs -I{} sh -c {}`): a program not known then.
+fn xargs_replaces_code(args: &[Analysed], at: usize) -> bool {
+    let mut replace = None;
+    for (i, arg) in args[..at.min(args.len())].iter().enumerate() {
+        let text = arg.text.as_str();
+        if text == "-I" {
+            replace = args.get(i + 1).map(|r| r.text.clone());
+        } else if let Some(r) = text.strip_prefix("-I").filter(|r| !r.is_empty()) {
+            replace = Some(r.to_owned());
+        } else if text == "--replace" || text == "-i" {
+            replace = Some("{}".to_owned());
+        } else if let Some(r) = text
+            .strip_prefix("--replace=")
+            .or_else(|| text.strip_prefix("-i"))
+        {
+            replace = Some(if r.is_empty() { "{}" } else { r }.to_owned());
+        }
+    }
+    let Some(replace) = replace.filter(|r| !r.is_empty()) else {
+        return false;
+    };
+    let Some((program, rest)) = args.get(at..).and_then(<[Analysed]>::split_first) else {
+        return false;
+    };
+    let name = basename(&program.text);
+    let runs_code = is_shell(name) || interpreters::language(name).is_some();
+    program.text.contains(&replace)
+        || (runs_code
+            && rest.windows(2).any(|pair| {
+                pair[0].text.starts_with('-')
+                    && !pair[0].text.starts_with("--")
+                    && pair[0].text.contains(['c', 'e'])
+                    && pair[1].text.contains(&replace)
+            }))
+}
+
 /// npm's options that take a value, where its runners read theirs.
 const NPM_LONG: [&str; 8] = [
     "package",
@@ -1785,6 +1823,24 @@ fn unwrap(name: &str, args: &[Analysed]) -> Option<Inner> {
         }
         "doas" => words(after_options(args, "uC", &[])),
         "xargs" => words(after_options(args, XARGS_SHORT, &XARGS_LONG)),
+        // socat runs the program of an `EXEC:` address and the shell string of a
+        // `SYSTEM:` one (up to its options after `,`).
+        "socat" => {
+            let runs: Vec<&str> = args
+                .iter()
+                .filter_map(|arg| {
+                    let (kind, rest) = arg.text.split_once(':')?;
+                    let kind = kind.to_ascii_uppercase();
+                    matches!(kind.as_str(), "EXEC" | "SYSTEM")
+                        .then(|| rest.split(',').next().unwrap_or(rest))
+                })
+                .collect();
+            match (runs.as_slice(), args.iter().all(Analysed::known)) {
+                ([], _) => None,
+                ([run], true) => Some(Inner::Text((*run).to_owned())),
+                _ => Some(Inner::Unknown),
+            }
+        }
         "nohup" | "builtin" => words(after_options(args, "", &[])),
         "nice" => words(after_options(args, "n", &["adjustment"])),
         "timeout" => {
@@ -3134,10 +3190,18 @@ impl Judge<'_> {
         for runs in settings(name, args) {
             self.run(runs, words, args, at)?;
         }
-        match inner {
-            None => Ok(()),
-            Some(inner) => self.run(inner, words, args, at),
+        if let Some(inner) = inner {
+            self.run(inner, words, args, at)?;
         }
+        // What xargs reads, put in the program or code it runs, is not known but
+        // where its standard input is (each item was judged in its place).
+        if name == "xargs"
+            && self.stdin.is_empty()
+            && xargs_replaces_code(args, after_options(args, XARGS_SHORT, &XARGS_LONG))
+        {
+            return self.not_known(words);
+        }
+        Ok(())
     }
 
     /// Judges what a container tool runs in a container ([`containers`]), in a

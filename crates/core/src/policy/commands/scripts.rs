@@ -379,16 +379,15 @@ impl Judge<'_> {
 /// theirs): short letters and long names.
 pub(super) const XARGS_SHORT: &str = "InPdLsaE";
 
-/// The long options of `xargs` that take a value as the next word.
-pub(super) const XARGS_LONG: [&str; 9] = [
+/// The long options of `xargs` that take a value as the next word (`--replace`
+/// and `--eof` take theirs only after `=`).
+pub(super) const XARGS_LONG: [&str; 7] = [
     "max-args",
     "max-procs",
     "delimiter",
     "max-lines",
     "max-chars",
     "arg-file",
-    "eof",
-    "replace",
     "process-slot-var",
 ];
 

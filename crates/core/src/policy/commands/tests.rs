@@ -388,6 +388,11 @@ fn wrappers_are_unwrapped() {
             "npm --prefix . x -c \"rm -rf /\"",
         ),
         ("pnpm exec -c 'rm -rf /'", "pnpm exec -c \"rm -rf /\""),
+        ("socat - EXEC:'rm -rf /'", "socat - \"EXEC:rm -rf /\""),
+        (
+            "socat TCP-LISTEN:80,fork SYSTEM:'rm -rf /',pty",
+            "socat TCP-LISTEN:80,fork \"SYSTEM:rm -rf /,pty\"",
+        ),
     ] {
         assert_eq!(
             r.check(command, None, None),
@@ -547,6 +552,10 @@ fn wrappers_are_unwrapped() {
         "pipx install rm",
         "hatch env create",
         "bwrap --ro-bind /usr /usr --proc /proc ls",
+        "find . | xargs -I{} sh -c 'echo \"$1\"' _ {}",
+        "echo a b | xargs -I{} sh -c 'echo {}'",
+        "xargs -I{} rm {}",
+        "socat - TCP:host:80",
     ] {
         assert_eq!(
             r.check(command, None, None),
@@ -565,6 +574,11 @@ fn wrappers_are_unwrapped() {
         "screen -S job -X stuff 'rm -rf /'",
         "bwrap --not-listed x rm -rf /",
         "npx -c \"$X\"",
+        "find . | xargs -I{} sh -c 'echo {}'",
+        "xargs -a cmds.txt -I % bash -c %",
+        "xargs --replace {} -rf /",
+        "socat - EXEC:\"$X\"",
+        "socat EXEC:ls SYSTEM:date",
     ] {
         assert!(
             matches!(r.check(command, None, None), CommandVerdict::Unknown(_)),
