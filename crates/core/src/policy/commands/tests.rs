@@ -33,6 +33,40 @@ fn denied(command: &str, within: Option<&str>, pattern: &str) -> CommandVerdict 
     )
 }
 
+/// Asserts that `rule` denies `rm -rf /` by `rm ** -rf **` in each command,
+/// within the command given beside it.
+fn denies_rm(rule: &CommandRule, rows: &[(&str, &str)]) {
+    for (command, within) in rows {
+        assert_eq!(
+            rule.check(command, None, None),
+            denied("rm -rf /", Some(within), "rm ** -rf **"),
+            "{command}"
+        );
+    }
+}
+
+/// Asserts that `rule` allows each of `commands`.
+fn allowed(rule: &CommandRule, commands: &[&str]) {
+    for command in commands {
+        assert_eq!(
+            rule.check(command, None, None),
+            CommandVerdict::Allowed,
+            "{command}"
+        );
+    }
+}
+
+/// Asserts that `rule` finds each of `commands` running a program not known.
+fn not_known(rule: &CommandRule, commands: &[&str]) {
+    for command in commands {
+        let verdict = rule.check(command, None, None);
+        assert!(
+            matches!(verdict, CommandVerdict::Unknown(_)),
+            "{command}: {verdict:?}"
+        );
+    }
+}
+
 fn unknown(command: &str) -> CommandVerdict {
     CommandVerdict::Unknown(command.to_owned())
 }
@@ -512,57 +546,54 @@ fn wrappers_are_unwrapped() {
     }
     // What runs nothing: `command -v`, a trap reset or ignored, options that
     // change a running process, a new root or a lock without a command.
-    for command in [
-        "command -v rm -rf",
-        "trap - EXIT",
-        "trap '' INT",
-        "trap -p",
-        "ionice -p 123",
-        "taskset -p 3 123",
-        "chrt -p 10 123",
-        "chroot /srv",
-        "flock /tmp/l",
-        "su bob",
-        "su -s /bin/zsh bob",
-        "su -sc bob",
-        "strace -p 123 -o /tmp/t",
-        "ltrace -p 123",
-        "prlimit -p 123 --nofile=10",
-        "ssh -i key host",
-        "sg wheel",
-        "caffeinate -w 123",
-        "uv pip install rm",
-        "uv run",
-        "poetry install",
-        "nix build .#rm",
-        "mise exec node@20",
-        "parallel --version",
-        "gfind . -name rm",
-        "tmux new-session -d -s job",
-        "tmux attach -t rm",
-        "tmux kill-session -t rm",
-        "screen -r rm",
-        "screen -ls",
-        "npm install rm",
-        "npm run build",
-        "npx prettier --check .",
-        "pnpm exec -c ls",
-        "yarn install",
-        "bun run build",
-        "pipx install rm",
-        "hatch env create",
-        "bwrap --ro-bind /usr /usr --proc /proc ls",
-        "find . | xargs -I{} sh -c 'echo \"$1\"' _ {}",
-        "echo a b | xargs -I{} sh -c 'echo {}'",
-        "xargs -I{} rm {}",
-        "socat - TCP:host:80",
-    ] {
-        assert_eq!(
-            r.check(command, None, None),
-            CommandVerdict::Allowed,
-            "{command}"
-        );
-    }
+    allowed(
+        &r,
+        &[
+            "command -v rm -rf",
+            "trap - EXIT",
+            "trap '' INT",
+            "trap -p",
+            "ionice -p 123",
+            "taskset -p 3 123",
+            "chrt -p 10 123",
+            "chroot /srv",
+            "flock /tmp/l",
+            "su bob",
+            "su -s /bin/zsh bob",
+            "su -sc bob",
+            "strace -p 123 -o /tmp/t",
+            "ltrace -p 123",
+            "prlimit -p 123 --nofile=10",
+            "ssh -i key host",
+            "sg wheel",
+            "caffeinate -w 123",
+            "uv pip install rm",
+            "uv run",
+            "poetry install",
+            "nix build .#rm",
+            "mise exec node@20",
+            "parallel --version",
+            "gfind . -name rm",
+            "tmux new-session -d -s job",
+            "tmux attach -t rm",
+            "tmux kill-session -t rm",
+            "screen -r rm",
+            "screen -ls",
+            "npm install rm",
+            "npm run build",
+            "npx prettier --check .",
+            "pnpm exec -c ls",
+            "yarn install",
+            "bun run build",
+            "pipx install rm",
+            "hatch env create",
+            "bwrap --ro-bind /usr /usr --proc /proc ls",
+            "find . | xargs -I{} sh -c 'echo \"$1\"' _ {}",
+            "echo a b | xargs -I{} sh -c 'echo {}'",
+            "xargs -I{} rm {}",
+            "socat - TCP:host:80",
+        ],
+    );
     // A string to split attached to its option is not read; GNU parallel without a
     // command runs each of its arguments.
     for command in [
@@ -1405,47 +1436,44 @@ fn commands_in_options_are_judged() {
         );
     }
     // Options that run nothing, or nothing denied.
-    for command in [
-        "rsync -av --delete a/ b:c",
-        "rsync -e 'ssh -p 2222' a b:c",
-        "ssh -o ProxyCommand=none host",
-        "ssh -o StrictHostKeyChecking=no host ls",
-        "ssh host ls -o ProxyCommand=x",
-        "scp a b:c -S x",
-        "tar -xzf a.tgz -C d",
-        "tar -I zstd -cf a.tar.zst d",
-        "zip -r a.zip d",
-        "git clone url",
-        "git push -u origin main",
-        "git rebase -i main",
-        "git rebase -x 'cargo test' main",
-        "git submodule update --init",
-        "git submodule foreach",
-        "git bisect start",
-        "git bisect run",
-        "git grep -O x",
-        "sem --wait",
-        "setarch --list",
-        "ssh-agent -s",
-        "xterm -hold",
-        // A letter that takes a value ends a group: `-s`'s strategy is `x`.
-        "git rebase -sx 'rm -rf /' main",
-        "rsync -Be 'rm -rf /' a b:c",
-        // Listing, showing or removing jobs runs nothing.
-        "at -l",
-        "at -c 3",
-        "at -r 3",
-        // `flock`'s `-c` is the word after the lock file, or a word of the command.
-        "flock /tmp/l ls -c 'rm -rf /'",
-        "su - root -c ls",
-        "su -s /bin/sh -c ls root",
-    ] {
-        assert_eq!(
-            r.check(command, None, None),
-            CommandVerdict::Allowed,
-            "{command}"
-        );
-    }
+    allowed(
+        &r,
+        &[
+            "rsync -av --delete a/ b:c",
+            "rsync -e 'ssh -p 2222' a b:c",
+            "ssh -o ProxyCommand=none host",
+            "ssh -o StrictHostKeyChecking=no host ls",
+            "ssh host ls -o ProxyCommand=x",
+            "scp a b:c -S x",
+            "tar -xzf a.tgz -C d",
+            "tar -I zstd -cf a.tar.zst d",
+            "zip -r a.zip d",
+            "git clone url",
+            "git push -u origin main",
+            "git rebase -i main",
+            "git rebase -x 'cargo test' main",
+            "git submodule update --init",
+            "git submodule foreach",
+            "git bisect start",
+            "git bisect run",
+            "git grep -O x",
+            "sem --wait",
+            "setarch --list",
+            "ssh-agent -s",
+            "xterm -hold",
+            // A letter that takes a value ends a group: `-s`'s strategy is `x`.
+            "git rebase -sx 'rm -rf /' main",
+            "rsync -Be 'rm -rf /' a b:c",
+            // Listing, showing or removing jobs runs nothing.
+            "at -l",
+            "at -c 3",
+            "at -r 3",
+            // `flock`'s `-c` is the word after the lock file, or a word of the command.
+            "flock /tmp/l ls -c 'rm -rf /'",
+            "su - root -c ls",
+            "su -s /bin/sh -c ls root",
+        ],
+    );
 }
 
 /// A folder that holds a protected path is protected too: removing, moving or
@@ -1606,26 +1634,23 @@ fn words_with_braces_name_each_path_they_expand_to() {
     ] {
         assert_eq!(r.check(command, None, None), expected, "{command}");
     }
-    for command in [
-        "cat .e{a..c}v",
-        "ls file{1..3}.txt",
-        "echo {a..bc} {!..#}",
-        "ls src/{a,b}.rs",
-        "cat {j,x}/id_rsa",
-        "cat logs/x{1..3}.key",
-        "echo ${HOME}",
-        // Quoted braces, commas and dots are characters: one word each.
-        "cat '{'x,.env}",
-        "cat {x\",\".env}",
-        "cat {x,.env\"}\"",
-        "cat .e{n\"..\"n}v",
-    ] {
-        assert_eq!(
-            r.check(command, None, None),
-            CommandVerdict::Allowed,
-            "{command}"
-        );
-    }
+    allowed(
+        &r,
+        &[
+            "cat .e{a..c}v",
+            "ls file{1..3}.txt",
+            "echo {a..bc} {!..#}",
+            "ls src/{a,b}.rs",
+            "cat {j,x}/id_rsa",
+            "cat logs/x{1..3}.key",
+            "echo ${HOME}",
+            // Quoted braces, commas and dots are characters: one word each.
+            "cat '{'x,.env}",
+            "cat {x\",\".env}",
+            "cat {x,.env\"}\"",
+            "cat .e{n\"..\"n}v",
+        ],
+    );
 }
 
 /// Brace expansion as bash 5 makes it (each case checked against bash).
@@ -1763,25 +1788,22 @@ fn deny_patterns_see_the_words_braces_make() {
             "rm ** -rf **".to_owned()
         )
     );
-    for command in [
-        "rm {-r,x} y",
-        "ls {a,b}",
-        "mkdir -p src/{a,b}/{c,d}",
-        "echo '{-rf,x}'",
-        "rm \\{-rf,x}",
-        // A quoted brace, comma or `..` opens, splits or makes no group.
-        "rm \"{\"-rf,x}",
-        "rm {-rf\",\"x}",
-        "rm {-rf,x\"}\"",
-        "rm -{r\"..\"r}f",
-        "rm $'{'-rf,x}",
-    ] {
-        assert_eq!(
-            r.check(command, None, None),
-            CommandVerdict::Allowed,
-            "{command}"
-        );
-    }
+    allowed(
+        &r,
+        &[
+            "rm {-r,x} y",
+            "ls {a,b}",
+            "mkdir -p src/{a,b}/{c,d}",
+            "echo '{-rf,x}'",
+            "rm \\{-rf,x}",
+            // A quoted brace, comma or `..` opens, splits or makes no group.
+            "rm \"{\"-rf,x}",
+            "rm {-rf\",\"x}",
+            "rm {-rf,x\"}\"",
+            "rm -{r\"..\"r}f",
+            "rm $'{'-rf,x}",
+        ],
+    );
 }
 
 /// Braces that make more paths than can be judged, in one word or in all the words
@@ -1863,27 +1885,24 @@ fn words_with_wildcards_name_what_they_may_expand_to() {
     ] {
         assert_eq!(r.check(command, None, None), expected, "{command}");
     }
-    for command in [
-        "ls *",
-        "cp -r * /tmp",
-        "cat */settings.json",
-        "rm *.o",
-        "ls src/*.rs",
-        "ls .claude/agents/*.md",
-        "echo '.cl*/settings.json'",
-        "cat /dev/tty*",
-        "cat .claude/*.txt",
-        "cat .claude/x*.json",
-        "cat .claude/s*x",
-        // Many words, each held against every glob.
-        &"ls a* s*n src/*/x* ".repeat(3_000),
-    ] {
-        assert_eq!(
-            r.check(command, None, None),
-            CommandVerdict::Allowed,
-            "{command}"
-        );
-    }
+    allowed(
+        &r,
+        &[
+            "ls *",
+            "cp -r * /tmp",
+            "cat */settings.json",
+            "rm *.o",
+            "ls src/*.rs",
+            "ls .claude/agents/*.md",
+            "echo '.cl*/settings.json'",
+            "cat /dev/tty*",
+            "cat .claude/*.txt",
+            "cat .claude/x*.json",
+            "cat .claude/s*x",
+            // Many words, each held against every glob.
+            &"ls a* s*n src/*/x* ".repeat(3_000),
+        ],
+    );
 }
 
 /// Extended globs (`+(a|b)`, `?(x)`) are read as bash reads them without `shopt -s
@@ -2114,42 +2133,39 @@ fn commands_are_judged_with_the_values_the_string_gives_their_variables() {
     ] {
         assert_eq!(r.check(command, None, None), expected, "{command}");
     }
-    for command in [
-        "X=safe; rm $X",
-        "d=build; rm -r \"$d\"",
-        "tmp=$(mktemp); rm -f \"$tmp\"",
-        // Quoted, a value is one word.
-        "x='-rf /'; rm \"$x\"",
-        // A value set for one command only is not the shell's.
-        "X=-rf env; rm $X /",
-        "X=$(pwd); rm $X /",
-        "A=x; A=$A:y; A=$A:z; echo $A",
-        "F=-O2; for i in 1 2; do F=\"$F -g\"; done; cc $F x.c",
-        "F=.env.example; cat $F",
-        "for f in *.txt; do rm -f \"$f\"; done",
-        "for X in 'a b' c; do rm $X; done",
-        "rm ${X:-build}",
-        "f() { rm -r \"$@\"; }; f build dist",
-        "set -e; rm $1",
-        "f() { echo \"$*\"; }; f -rf /",
-        // Not known: another program, escapes, a format with conversions, options.
-        "rm $(cat list) /",
-        "rm $(printf %d -rf) /",
-        "rm $(printf -rf) /",
-        "rm $(echo -rf | tr -d f) /",
-        "git commit -m \"$(echo fix)\"",
-        // Not told: quotes in a pattern, a prompt's expansion; quoted by @Q.
-        "X=-rfz; rm ${X%'z'} /",
-        "X='-rf\\'; rm ${X@P} /",
-        "X=-rf; rm ${X@Q} /",
-        "name=notes.txt; cp $name ${name%.txt}.bak",
-    ] {
-        assert_eq!(
-            r.check(command, None, None),
-            CommandVerdict::Allowed,
-            "{command}"
-        );
-    }
+    allowed(
+        &r,
+        &[
+            "X=safe; rm $X",
+            "d=build; rm -r \"$d\"",
+            "tmp=$(mktemp); rm -f \"$tmp\"",
+            // Quoted, a value is one word.
+            "x='-rf /'; rm \"$x\"",
+            // A value set for one command only is not the shell's.
+            "X=-rf env; rm $X /",
+            "X=$(pwd); rm $X /",
+            "A=x; A=$A:y; A=$A:z; echo $A",
+            "F=-O2; for i in 1 2; do F=\"$F -g\"; done; cc $F x.c",
+            "F=.env.example; cat $F",
+            "for f in *.txt; do rm -f \"$f\"; done",
+            "for X in 'a b' c; do rm $X; done",
+            "rm ${X:-build}",
+            "f() { rm -r \"$@\"; }; f build dist",
+            "set -e; rm $1",
+            "f() { echo \"$*\"; }; f -rf /",
+            // Not known: another program, escapes, a format with conversions, options.
+            "rm $(cat list) /",
+            "rm $(printf %d -rf) /",
+            "rm $(printf -rf) /",
+            "rm $(echo -rf | tr -d f) /",
+            "git commit -m \"$(echo fix)\"",
+            // Not told: quotes in a pattern, a prompt's expansion; quoted by @Q.
+            "X=-rfz; rm ${X%'z'} /",
+            "X='-rf\\'; rm ${X@P} /",
+            "X=-rf; rm ${X@Q} /",
+            "name=notes.txt; cp $name ${name%.txt}.bak",
+        ],
+    );
     // Bounded: 1024 values of a variable, 16384 readings of words in all, 16 MiB of
     // values read; past them the string is a violation.
     let spent = CommandVerdict::Unparseable(super::VALUES_SPENT.to_owned());
@@ -2279,28 +2295,25 @@ fn commands_are_judged_with_the_elements_the_string_gives_its_arrays() {
     ] {
         assert_eq!(r.check(command, None, None), expected, "{command}");
     }
-    for command in [
-        "A=(build dist); rm -r \"${A[@]}\"",
-        "files=(a.txt b.txt); for f in \"${files[@]}\"; do cat \"$f\"; done",
-        "A=(-rf /); echo \"${A[@]}\"",
-        "A=(-rf /); rm ${#A[@]}",
-        // Quoted and joined, the elements are one word.
-        "A=(-r -f); rm \"${A[*]}\" /",
-        // An element set for one command only is not the shell's.
-        "A=(x); A[1]=-rf env; rm ${A[1]} /",
-        // Not known: the keys, read from a pipe.
-        "A=(-rf /); rm ${!A[@]}",
-        "echo -rf | read -a A; rm ${A[@]} /",
-        // printf -v of a format with conversions.
-        "printf -v X %d 1; rm $X",
-        "printf -v X -rf; rm $X /",
-    ] {
-        assert_eq!(
-            r.check(command, None, None),
-            CommandVerdict::Allowed,
-            "{command}"
-        );
-    }
+    allowed(
+        &r,
+        &[
+            "A=(build dist); rm -r \"${A[@]}\"",
+            "files=(a.txt b.txt); for f in \"${files[@]}\"; do cat \"$f\"; done",
+            "A=(-rf /); echo \"${A[@]}\"",
+            "A=(-rf /); rm ${#A[@]}",
+            // Quoted and joined, the elements are one word.
+            "A=(-r -f); rm \"${A[*]}\" /",
+            // An element set for one command only is not the shell's.
+            "A=(x); A[1]=-rf env; rm ${A[1]} /",
+            // Not known: the keys, read from a pipe.
+            "A=(-rf /); rm ${!A[@]}",
+            "echo -rf | read -a A; rm ${A[@]} /",
+            // printf -v of a format with conversions.
+            "printf -v X %d 1; rm $X",
+            "printf -v X -rf; rm $X /",
+        ],
+    );
     // Bounded: each way of taking one value of each element counts against the
     // values of one name.
     let spent = CommandVerdict::Unparseable(super::VALUES_SPENT.to_owned());
@@ -2602,17 +2615,14 @@ fn a_git_alias_runs_git_with_its_words() {
     ] {
         assert_eq!(r.check(command, None, None), expected, "{command}");
     }
-    for command in [
-        "git config alias.st status",
-        "git -c alias.lg='log --oneline --graph' lg",
-        "git config --global alias.co checkout",
-    ] {
-        assert_eq!(
-            r.check(command, None, None),
-            CommandVerdict::Allowed,
-            "{command}"
-        );
-    }
+    allowed(
+        &r,
+        &[
+            "git config alias.st status",
+            "git -c alias.lg='log --oneline --graph' lg",
+            "git config --global alias.co checkout",
+        ],
+    );
 }
 
 #[test]
@@ -2741,95 +2751,86 @@ fn commands_an_interpreters_code_runs_are_judged() {
         ),
         CommandVerdict::Denied(..)
     ));
-    for command in [
-        "python3 -c 'print(\"rm -rf /\")'",
-        "python3 -c 'import subprocess; subprocess.run([\"ls\", \"-l\"])'",
-        "python3 -m pytest -x",
-        "node -e 'console.log(`rm -rf /`)'",
-        "perl -e 'print \"system(rm -rf /)\"'",
-        "python3 -c 'exec(\"import os\")'",
-        "awk '{ print $1 }' f",
-        "awk -F, '{ s += $2 } END { print s }' data.csv",
-        // Python code run as a program is not read as a shell's.
-        "cat > x.py <<'EOF'\n#!/usr/bin/env python3\nimport sys\nif len(sys.argv) > 1:\n    print(sys.argv[1])\nEOF\nchmod +x x.py && ./x.py a",
-    ] {
-        assert_eq!(
-            r.check(command, None, None),
-            CommandVerdict::Allowed,
-            "{command}"
-        );
-    }
+    allowed(
+        &r,
+        &[
+            "python3 -c 'print(\"rm -rf /\")'",
+            "python3 -c 'import subprocess; subprocess.run([\"ls\", \"-l\"])'",
+            "python3 -m pytest -x",
+            "node -e 'console.log(`rm -rf /`)'",
+            "perl -e 'print \"system(rm -rf /)\"'",
+            "python3 -c 'exec(\"import os\")'",
+            "awk '{ print $1 }' f",
+            "awk -F, '{ s += $2 } END { print s }' data.csv",
+            // Python code run as a program is not read as a shell's.
+            "cat > x.py <<'EOF'\n#!/usr/bin/env python3\nimport sys\nif len(sys.argv) > 1:\n    print(sys.argv[1])\nEOF\nchmod +x x.py && ./x.py a",
+        ],
+    );
 }
 
 #[test]
 fn an_interpreters_call_of_a_command_not_literal_is_not_known() {
     let r = rule(&["rm ** -rf **"], None, None);
-    for command in [
-        "python3 -c \"$CODE\"",
-        "perl -e \"$(cat x.pl)\"",
-        "awk \"$PROGRAM\" f",
-        "python3 -c \"import os; os.system('$(cat f)')\"",
-        "python3 -c \"import os; os.system('$CMD -rf /')\"",
-        "python3 -c 'import os, sys; os.system(sys.argv[1])' x",
-        "python3 -c 'import subprocess as sp; sp.check_output(cmd, shell=True)'",
-        "python3 -c 'import os; os.system(\"r\" + \"m -rf /\")'",
-        "python3 -c 'import os; os.system(\"rm %s\" % p)'",
-        "python3 -c 'import os; os.system(\"rm {}\".format(p))'",
-        "perl -e 'system(@ARGV)' rm -rf /",
-        "perl -e '$c = \"rm -rf /\"; system $c'",
-        "perl -e 'system \"rm \" . $d'",
-        "ruby -e 'system cmd'",
-        "ruby -e 'system(\"rm #{d}\")'",
-        "node -e 'require(\"child_process\").exec(cmd)'",
-        "node -e 'const cp = require(\"child_process\"); cp.execSync(c)'",
-        "node -e 'x = `a ${b}`; require(\"child_process\").execSync(c)'",
-        "php -r 'system($c);'",
-        "awk '{ system($0) }' cmds.txt",
-        "awk 'BEGIN { c = \"rm -rf /\"; system(c) }'",
-        "awk 'BEGIN { system(\"rm \" d) }'",
-        "awk '{ print | $2 }' f",
-        "awk '{ c | getline x }' f",
-        "gawk '{ print |& c }' f",
-        "python3 -c 'exec(code)'",
-        "python3 -c 'import base64; exec(base64.b64decode(\"aW1wb3J0IG9z\"))'",
-        "python3 -c 'import os; os.spawnlp(os.P_WAIT, \"rm\", \"rm\", \"-rf\", \"/\")'",
-        "ruby -e 'eval(code)'",
-        "php -r 'eval($code);'",
-    ] {
-        assert!(
-            matches!(r.check(command, None, None), CommandVerdict::Unknown(_)),
-            "{command}: {:?}",
-            r.check(command, None, None)
-        );
-    }
-    for command in [
-        "python3 -c 'import platform; print(platform.system())'",
-        "python3 -c \"print('$(date)')\"",
-        "awk \"{ print \\$$N }\" f",
-        "python3 -c 'print(1)'",
-        "python3 \"$SCRIPT\"",
-        "awk -f \"$F\" data",
-        "node -e 'const m = /a/.exec(s); console.log(m)'",
-        "ruby -e 'conn.exec(sql)'",
-        "php -r '$pdo->exec($sql);'",
-        "perl -e 'my $system = 1; print $system'",
-        "awk '/a|b/ { print $1 }' f",
-        "awk '$1 ~ /x|y/ || $2 > 3 { n++ } END { print n / 2 }' f",
-        "awk 'BEGIN { \"date\" | getline d; print d }'",
-        "awk '{ print $1 | \"sort -u\" }' f",
-        "python3 -c 'import re; p = re.compile(x); print(p)'",
-        "python3 -c 'df.eval(expr)'",
-        "python3 -c 'model.eval()'",
-        "python3 -c 'print(eval(\"1 + 2\"))'",
-        "ruby -e 'x.instance_eval do puts 1 end'",
-        "perl -e 'eval { die }; print 1'",
-    ] {
-        assert_eq!(
-            r.check(command, None, None),
-            CommandVerdict::Allowed,
-            "{command}"
-        );
-    }
+    not_known(
+        &r,
+        &[
+            "python3 -c \"$CODE\"",
+            "perl -e \"$(cat x.pl)\"",
+            "awk \"$PROGRAM\" f",
+            "python3 -c \"import os; os.system('$(cat f)')\"",
+            "python3 -c \"import os; os.system('$CMD -rf /')\"",
+            "python3 -c 'import os, sys; os.system(sys.argv[1])' x",
+            "python3 -c 'import subprocess as sp; sp.check_output(cmd, shell=True)'",
+            "python3 -c 'import os; os.system(\"r\" + \"m -rf /\")'",
+            "python3 -c 'import os; os.system(\"rm %s\" % p)'",
+            "python3 -c 'import os; os.system(\"rm {}\".format(p))'",
+            "perl -e 'system(@ARGV)' rm -rf /",
+            "perl -e '$c = \"rm -rf /\"; system $c'",
+            "perl -e 'system \"rm \" . $d'",
+            "ruby -e 'system cmd'",
+            "ruby -e 'system(\"rm #{d}\")'",
+            "node -e 'require(\"child_process\").exec(cmd)'",
+            "node -e 'const cp = require(\"child_process\"); cp.execSync(c)'",
+            "node -e 'x = `a ${b}`; require(\"child_process\").execSync(c)'",
+            "php -r 'system($c);'",
+            "awk '{ system($0) }' cmds.txt",
+            "awk 'BEGIN { c = \"rm -rf /\"; system(c) }'",
+            "awk 'BEGIN { system(\"rm \" d) }'",
+            "awk '{ print | $2 }' f",
+            "awk '{ c | getline x }' f",
+            "gawk '{ print |& c }' f",
+            "python3 -c 'exec(code)'",
+            "python3 -c 'import base64; exec(base64.b64decode(\"aW1wb3J0IG9z\"))'",
+            "python3 -c 'import os; os.spawnlp(os.P_WAIT, \"rm\", \"rm\", \"-rf\", \"/\")'",
+            "ruby -e 'eval(code)'",
+            "php -r 'eval($code);'",
+        ],
+    );
+    allowed(
+        &r,
+        &[
+            "python3 -c 'import platform; print(platform.system())'",
+            "python3 -c \"print('$(date)')\"",
+            "awk \"{ print \\$$N }\" f",
+            "python3 -c 'print(1)'",
+            "python3 \"$SCRIPT\"",
+            "awk -f \"$F\" data",
+            "node -e 'const m = /a/.exec(s); console.log(m)'",
+            "ruby -e 'conn.exec(sql)'",
+            "php -r '$pdo->exec($sql);'",
+            "perl -e 'my $system = 1; print $system'",
+            "awk '/a|b/ { print $1 }' f",
+            "awk '$1 ~ /x|y/ || $2 > 3 { n++ } END { print n / 2 }' f",
+            "awk 'BEGIN { \"date\" | getline d; print d }'",
+            "awk '{ print $1 | \"sort -u\" }' f",
+            "python3 -c 'import re; p = re.compile(x); print(p)'",
+            "python3 -c 'df.eval(expr)'",
+            "python3 -c 'model.eval()'",
+            "python3 -c 'print(eval(\"1 + 2\"))'",
+            "ruby -e 'x.instance_eval do puts 1 end'",
+            "perl -e 'eval { die }; print 1'",
+        ],
+    );
     // Without patterns, nothing not known is a violation.
     let protect = rule(&[], None, Some(&["/etc/**"]));
     assert_eq!(
@@ -2841,109 +2842,100 @@ fn an_interpreters_call_of_a_command_not_literal_is_not_known() {
 #[test]
 fn commands_editors_and_debuggers_run_from_their_scripts_are_judged() {
     let r = rule(&["rm ** -rf **"], None, None);
-    for (command, within) in [
-        ("sed -n '1e rm -rf /' f", "sed -n \"1e rm -rf /\" f"),
-        ("sed -e '$e rm -rf /' f", "sed -e \"\\$e rm -rf /\" f"),
-        (
-            "sed --expression='1e rm -rf /' f",
-            "sed \"--expression=1e rm -rf /\" f",
-        ),
-        ("sed -ne'1e rm -rf /' f", "sed \"-ne1e rm -rf /\" f"),
-        ("gsed -i '/x/ e rm -rf /' f", "gsed -i \"/x/ e rm -rf /\" f"),
-        (
-            "printf '1e rm -rf /\\n' > s.sed; sed -f s.sed f",
+    denies_rm(
+        &r,
+        &[
+            ("sed -n '1e rm -rf /' f", "sed -n \"1e rm -rf /\" f"),
+            ("sed -e '$e rm -rf /' f", "sed -e \"\\$e rm -rf /\" f"),
+            (
+                "sed --expression='1e rm -rf /' f",
+                "sed \"--expression=1e rm -rf /\" f",
+            ),
+            ("sed -ne'1e rm -rf /' f", "sed \"-ne1e rm -rf /\" f"),
+            ("gsed -i '/x/ e rm -rf /' f", "gsed -i \"/x/ e rm -rf /\" f"),
+            (
+                "printf '1e rm -rf /\\n' > s.sed; sed -f s.sed f",
+                "sed -f s.sed f",
+            ),
+            ("vim -c '!rm -rf /' -c q", "vim -c \"!rm -rf /\" -c q"),
+            ("vi -c ':silent !rm -rf /'", "vi -c \":silent !rm -rf /\""),
+            ("vim '+r !rm -rf /'", "vim \"+r !rm -rf /\""),
+            (
+                "nvim --headless --cmd 'w !rm -rf /'",
+                "nvim --headless --cmd \"w !rm -rf /\"",
+            ),
+            (
+                "nvim -c 'call system(\"rm -rf /\")' -c q",
+                "nvim -c \"call system(\\\"rm -rf /\\\")\" -c q",
+            ),
+            (
+                "vim -c 'py3 import os; os.system(\"rm -rf /\")'",
+                "vim -c \"py3 import os; os.system(\\\"rm -rf /\\\")\"",
+            ),
+            ("ex -s f <<< '!rm -rf /'", "ex -s f"),
+            ("vim -es f <<'EOF'\n%!rm -rf /\nEOF", "vim -es f"),
+            ("echo '!rm -rf /' > x.vim; vim -S x.vim", "vim -S x.vim"),
+            ("less '+!rm -rf /' f", "less \"+!rm -rf /\" f"),
+            ("gdb -batch -ex '!rm -rf /'", "gdb -batch -ex \"!rm -rf /\""),
+            (
+                "sed -f /dev/stdin f <<< '1e rm -rf /'",
+                "sed -f /dev/stdin f",
+            ),
+            (
+                "echo '!rm -rf /' > x.vim; vim -c 'so x.vim'",
+                "vim -c \"so x.vim\"",
+            ),
+            ("printf ':!rm -rf /\\n' > k; vim -s k f", "vim -s k f"),
+            ("LESS='+!rm -rf /' less f", "\"LESS=+!rm -rf /\" less f"),
+            ("VIMINIT='!rm -rf /' vim f", "\"VIMINIT=!rm -rf /\" vim f"),
+            (
+                "gdb -ex 'shell rm -rf /' ./a.out",
+                "gdb -ex \"shell rm -rf /\" ./a.out",
+            ),
+            (
+                "gdb --eval-command='shell rm -rf /'",
+                "gdb \"--eval-command=shell rm -rf /\"",
+            ),
+        ],
+    );
+    not_known(
+        &r,
+        &[
+            "echo x | sed 's/x/rm -rf \\//e'",
+            "sed e f",
+            "sed \"1e $CMD\" f",
+            "sed -e \"$SCRIPT\" f",
+            "vim -c 'exe \"!rm -rf /\"'",
+            "vim -c 'call system(g:cmd)'",
+            "vim -c \"$CMD\"",
+            "gdb -ex 'python import os' ./a.out",
+            "curl -s x | sed -f - f",
+            "sed -f <(echo '1e rm -rf /') f",
+            "EXINIT='so x.vim' vi",
+        ],
+    );
+    allowed(
+        &r,
+        &[
+            "sed -i 's/a/b/g' f",
+            "sed -i.bak -e 's/e/E/g' -e '/^$/d' f",
+            "sed -n '/start/,/end/p' f",
+            "sed --sandbox 's/x/y/e' f",
             "sed -f s.sed f",
-        ),
-        ("vim -c '!rm -rf /' -c q", "vim -c \"!rm -rf /\" -c q"),
-        ("vi -c ':silent !rm -rf /'", "vi -c \":silent !rm -rf /\""),
-        ("vim '+r !rm -rf /'", "vim \"+r !rm -rf /\""),
-        (
-            "nvim --headless --cmd 'w !rm -rf /'",
-            "nvim --headless --cmd \"w !rm -rf /\"",
-        ),
-        (
-            "nvim -c 'call system(\"rm -rf /\")' -c q",
-            "nvim -c \"call system(\\\"rm -rf /\\\")\" -c q",
-        ),
-        (
-            "vim -c 'py3 import os; os.system(\"rm -rf /\")'",
-            "vim -c \"py3 import os; os.system(\\\"rm -rf /\\\")\"",
-        ),
-        ("ex -s f <<< '!rm -rf /'", "ex -s f"),
-        ("vim -es f <<'EOF'\n%!rm -rf /\nEOF", "vim -es f"),
-        ("echo '!rm -rf /' > x.vim; vim -S x.vim", "vim -S x.vim"),
-        ("less '+!rm -rf /' f", "less \"+!rm -rf /\" f"),
-        ("gdb -batch -ex '!rm -rf /'", "gdb -batch -ex \"!rm -rf /\""),
-        (
-            "sed -f /dev/stdin f <<< '1e rm -rf /'",
-            "sed -f /dev/stdin f",
-        ),
-        (
-            "echo '!rm -rf /' > x.vim; vim -c 'so x.vim'",
-            "vim -c \"so x.vim\"",
-        ),
-        ("printf ':!rm -rf /\\n' > k; vim -s k f", "vim -s k f"),
-        ("LESS='+!rm -rf /' less f", "\"LESS=+!rm -rf /\" less f"),
-        ("VIMINIT='!rm -rf /' vim f", "\"VIMINIT=!rm -rf /\" vim f"),
-        (
-            "gdb -ex 'shell rm -rf /' ./a.out",
-            "gdb -ex \"shell rm -rf /\" ./a.out",
-        ),
-        (
-            "gdb --eval-command='shell rm -rf /'",
-            "gdb \"--eval-command=shell rm -rf /\"",
-        ),
-    ] {
-        assert_eq!(
-            r.check(command, None, None),
-            denied("rm -rf /", Some(within), "rm ** -rf **"),
-            "{command}"
-        );
-    }
-    for command in [
-        "echo x | sed 's/x/rm -rf \\//e'",
-        "sed e f",
-        "sed \"1e $CMD\" f",
-        "sed -e \"$SCRIPT\" f",
-        "vim -c 'exe \"!rm -rf /\"'",
-        "vim -c 'call system(g:cmd)'",
-        "vim -c \"$CMD\"",
-        "gdb -ex 'python import os' ./a.out",
-        "curl -s x | sed -f - f",
-        "sed -f <(echo '1e rm -rf /') f",
-        "EXINIT='so x.vim' vi",
-    ] {
-        assert!(
-            matches!(r.check(command, None, None), CommandVerdict::Unknown(_)),
-            "{command}: {:?}",
-            r.check(command, None, None)
-        );
-    }
-    for command in [
-        "sed -i 's/a/b/g' f",
-        "sed -i.bak -e 's/e/E/g' -e '/^$/d' f",
-        "sed -n '/start/,/end/p' f",
-        "sed --sandbox 's/x/y/e' f",
-        "sed -f s.sed f",
-        "sed 's/x/y/w out.txt' f",
-        "vim -c 'wq' f",
-        "vim -c '%s/a/b/g' -c 'wq!' f",
-        "vim -d a b",
-        "less +G f",
-        "gdb -batch -ex bt ./a.out",
-        "sed -f - f <<< 's/a/b/'",
-        // Partly written, read as written: the expansions are values here.
-        "sed \"s/a/$B/\" f",
-        "sed -i \"s|$OLD|$NEW|g\" f",
-        "VIMINIT='set nu' vim f",
-        "vim -c 'so $MYVIMRC'",
-    ] {
-        assert_eq!(
-            r.check(command, None, None),
-            CommandVerdict::Allowed,
-            "{command}"
-        );
-    }
+            "sed 's/x/y/w out.txt' f",
+            "vim -c 'wq' f",
+            "vim -c '%s/a/b/g' -c 'wq!' f",
+            "vim -d a b",
+            "less +G f",
+            "gdb -batch -ex bt ./a.out",
+            "sed -f - f <<< 's/a/b/'",
+            // Partly written, read as written: the expansions are values here.
+            "sed \"s/a/$B/\" f",
+            "sed -i \"s|$OLD|$NEW|g\" f",
+            "VIMINIT='set nu' vim f",
+            "vim -c 'so $MYVIMRC'",
+        ],
+    );
     // A file that sources itself is read as many times as scripts may run.
     assert_eq!(
         r.check("echo 'so x.vim' > x.vim; vim -S x.vim", None, None),
@@ -2954,70 +2946,61 @@ fn commands_editors_and_debuggers_run_from_their_scripts_are_judged() {
 #[test]
 fn commands_make_and_package_managers_run_from_files_the_string_writes_are_judged() {
     let r = rule(&["rm ** -rf **"], None, None);
-    for (command, within) in [
-        ("printf 'all:\\n\\trm -rf /\\n' > Makefile; make", "make"),
-        (
-            "printf 'all:\\n\\t@$(MAKE) clean\\nclean:\\n\\t-rm -rf /\\n' > makefile; make -j4",
-            "make -j4",
-        ),
-        (
-            "mkdir -p b; printf 'X := $(shell rm -rf /)\\n' > b/Makefile; make -C b",
-            "make -C b",
-        ),
-        (
-            "printf 'x:\\n\\trm -rf /\\n' > ci.mk; make -f ci.mk x",
-            "make -f ci.mk x",
-        ),
-        (
-            "make --eval=$'all:\\n\\trm -rf /'",
-            "make \"--eval=all:\n\trm -rf /\"",
-        ),
-        (
-            "echo '{\"scripts\": {\"postinstall\": \"rm -rf /\"}}' > package.json; npm ci",
-            "npm ci",
-        ),
-        (
-            "echo '{\"scripts\": {\"x\": \"rm -rf /\"}}' > app/package.json; npm --prefix app run x",
-            "npm --prefix app run x",
-        ),
-        (
-            "echo '{\"scripts\": {\"x\": \"rm -rf /\"}}' > package.json; yarn x",
-            "yarn x",
-        ),
-    ] {
-        assert_eq!(
-            r.check(command, None, None),
-            denied("rm -rf /", Some(within), "rm ** -rf **"),
-            "{command}"
-        );
-    }
-    for command in [
-        "make -f <(printf 'all:\\n\\trm -rf /\\n')",
-        "make SHELL=/tmp/x.sh",
-        "printf 'all:\\n\\t$(CMD) -rf /\\n' > Makefile; make",
-    ] {
-        assert!(
-            matches!(r.check(command, None, None), CommandVerdict::Unknown(_)),
-            "{command}: {:?}",
-            r.check(command, None, None)
-        );
-    }
-    for command in [
-        "make",
-        "make test",
-        "npm run build",
-        "printf 'CC = gcc\\nall:\\n\\t$(CC) -o $@ main.c\\n' > Makefile; make",
-        // A makefile or script that runs itself again is judged once.
-        "printf 'all:\\n\\t$(MAKE) all\\n' > Makefile; make",
-        "echo '{\"scripts\": {\"a\": \"npm run a\"}}' > package.json; npm run a",
-        "echo '{\"scripts\": {\"postinstall\": \"rm -rf /\"}}' > package.json; npm ls",
-    ] {
-        assert_eq!(
-            r.check(command, None, None),
-            CommandVerdict::Allowed,
-            "{command}"
-        );
-    }
+    denies_rm(
+        &r,
+        &[
+            ("printf 'all:\\n\\trm -rf /\\n' > Makefile; make", "make"),
+            (
+                "printf 'all:\\n\\t@$(MAKE) clean\\nclean:\\n\\t-rm -rf /\\n' > makefile; make -j4",
+                "make -j4",
+            ),
+            (
+                "mkdir -p b; printf 'X := $(shell rm -rf /)\\n' > b/Makefile; make -C b",
+                "make -C b",
+            ),
+            (
+                "printf 'x:\\n\\trm -rf /\\n' > ci.mk; make -f ci.mk x",
+                "make -f ci.mk x",
+            ),
+            (
+                "make --eval=$'all:\\n\\trm -rf /'",
+                "make \"--eval=all:\n\trm -rf /\"",
+            ),
+            (
+                "echo '{\"scripts\": {\"postinstall\": \"rm -rf /\"}}' > package.json; npm ci",
+                "npm ci",
+            ),
+            (
+                "echo '{\"scripts\": {\"x\": \"rm -rf /\"}}' > app/package.json; npm --prefix app run x",
+                "npm --prefix app run x",
+            ),
+            (
+                "echo '{\"scripts\": {\"x\": \"rm -rf /\"}}' > package.json; yarn x",
+                "yarn x",
+            ),
+        ],
+    );
+    not_known(
+        &r,
+        &[
+            "make -f <(printf 'all:\\n\\trm -rf /\\n')",
+            "make SHELL=/tmp/x.sh",
+            "printf 'all:\\n\\t$(CMD) -rf /\\n' > Makefile; make",
+        ],
+    );
+    allowed(
+        &r,
+        &[
+            "make",
+            "make test",
+            "npm run build",
+            "printf 'CC = gcc\\nall:\\n\\t$(CC) -o $@ main.c\\n' > Makefile; make",
+            // A makefile or script that runs itself again is judged once.
+            "printf 'all:\\n\\t$(MAKE) all\\n' > Makefile; make",
+            "echo '{\"scripts\": {\"a\": \"npm run a\"}}' > package.json; npm run a",
+            "echo '{\"scripts\": {\"postinstall\": \"rm -rf /\"}}' > package.json; npm ls",
+        ],
+    );
 }
 
 /// The tokenizer gave an empty here-document body for ever at the end of
@@ -3151,27 +3134,24 @@ fn commands_a_container_tool_runs_are_judged() {
     ] {
         assert_eq!(r.check(command, None, None), expected, "{command}");
     }
-    for command in [
-        "docker run --rm img cargo test",
-        "docker run img",
-        "docker exec c ls -la",
-        "docker run --rm -e RM=1 img echo rm -rf /",
-        "docker run --name rm img ls -rf",
-        "docker compose exec web pytest -x",
-        "kubectl exec pod -- ls -la",
-        "kubectl get pods -o wide",
-        "docker build -t rm .",
-        "docker ps -a",
-        "lxc list",
-        "lxc exec dev -- ls",
-        "oc rsh pod",
-    ] {
-        assert_eq!(
-            r.check(command, None, None),
-            CommandVerdict::Allowed,
-            "{command}"
-        );
-    }
+    allowed(
+        &r,
+        &[
+            "docker run --rm img cargo test",
+            "docker run img",
+            "docker exec c ls -la",
+            "docker run --rm -e RM=1 img echo rm -rf /",
+            "docker run --name rm img ls -rf",
+            "docker compose exec web pytest -x",
+            "kubectl exec pod -- ls -la",
+            "kubectl get pods -o wide",
+            "docker build -t rm .",
+            "docker ps -a",
+            "lxc list",
+            "lxc exec dev -- ls",
+            "oc rsh pod",
+        ],
+    );
     // Bounded: more readings of the options than are judged is a command not known
     // before it runs; more words judged in containers, a string that is refused.
     let many = format!("docker run {}img ls", "--x $A ".repeat(100));
