@@ -1588,8 +1588,10 @@ fn has_option(args: &[Analysed], options: &[&str]) -> bool {
     args.iter().any(|arg| options.contains(&arg.text.as_str()))
 }
 
-/// uv's options that take a value, where `uv run` and `uvx` read theirs.
-const UV_LONG: [&str; 35] = [
+/// uv's options that take a value, where `uv run` and `uvx` read theirs (`from` is
+/// uvx's).
+const UV_LONG: [&str; 36] = [
+    "from",
     "with",
     "with-editable",
     "with-requirements",
@@ -1626,44 +1628,6 @@ const UV_LONG: [&str; 35] = [
     "color",
     "allow-insecure-host",
 ];
-
-/// Whether xargs' command, from `at` among its arguments `args`, puts what it reads
-/// (`-I R`, `-i`, `--replace`) in its program, or in the string or code a shell or
-/// an interpreter runs (`xargs -I{} sh -c {}`): a program not known then.
-fn xargs_replaces_code(args: &[Analysed], at: usize) -> bool {
-    let mut replace = None;
-    for (i, arg) in args[..at.min(args.len())].iter().enumerate() {
-        let text = arg.text.as_str();
-        if text == "-I" {
-            replace = args.get(i + 1).map(|r| r.text.clone());
-        } else if let Some(r) = text.strip_prefix("-I").filter(|r| !r.is_empty()) {
-            replace = Some(r.to_owned());
-        } else if text == "--replace" || text == "-i" {
-            replace = Some("{}".to_owned());
-        } else if let Some(r) = text
-            .strip_prefix("--replace=")
-            .or_else(|| text.strip_prefix("-i"))
-        {
-            replace = Some(if r.is_empty() { "{}" } else { r }.to_owned());
-        }
-    }
-    let Some(replace) = replace.filter(|r| !r.is_empty()) else {
-        return false;
-    };
-    let Some((program, rest)) = args.get(at..).and_then(<[Analysed]>::split_first) else {
-        return false;
-    };
-    let name = basename(&program.text);
-    let runs_code = is_shell(name) || interpreters::language(name).is_some();
-    program.text.contains(&replace)
-        || (runs_code
-            && rest.windows(2).any(|pair| {
-                pair[0].text.starts_with('-')
-                    && !pair[0].text.starts_with("--")
-                    && pair[0].text.contains(['c', 'e'])
-                    && pair[1].text.contains(&replace)
-            }))
-}
 
 /// npm's options that take a value, where its runners read theirs.
 const NPM_LONG: [&str; 8] = [
@@ -2131,11 +2095,7 @@ fn unwrap(name: &str, args: &[Analysed]) -> Option<Inner> {
         "bunx" => words(after_options(args, "p", &["package"])),
         "bun" => words(subcommand(args, "", &[], &["x"])?),
         // `uvx WORDS` (`uv tool run`), `pipx run APP`, `hatch run WORDS`.
-        "uvx" => words(after_options(
-            args,
-            "pw",
-            &[&UV_LONG[..], &["from"]].concat(),
-        )),
+        "uvx" => words(after_options(args, "pw", &UV_LONG)),
         "pipx" => {
             let at = subcommand(args, "", &[], &["run"])?;
             words(
@@ -3195,10 +3155,7 @@ impl Judge<'_> {
         }
         // What xargs reads, put in the program or code it runs, is not known but
         // where its standard input is (each item was judged in its place).
-        if name == "xargs"
-            && self.stdin.is_empty()
-            && xargs_replaces_code(args, after_options(args, XARGS_SHORT, &XARGS_LONG))
-        {
+        if name == "xargs" && self.stdin.is_empty() && scripts::xargs_replaces_code(args) {
             return self.not_known(words);
         }
         Ok(())

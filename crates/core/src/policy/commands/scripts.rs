@@ -459,6 +459,101 @@ fn xargs_items(input: &str, delimiter: Option<char>, lines: bool) -> Option<Vec<
     Some(items)
 }
 
+/// How xargs reads its items: where its command starts among its arguments, the
+/// string its items replace (`-I R`, `-i`, `--replace`), their delimiter (`-0`,
+/// `-d C`), and whether it reads them on its standard input as read here (not with
+/// `-a FILE` or a delimiter not read here).
+struct XargsOptions {
+    from: usize,
+    replace: Option<String>,
+    delimiter: Option<char>,
+    reads_input: bool,
+}
+
+fn xargs_options(args: &[Analysed]) -> XargsOptions {
+    let from = after_options(args, XARGS_SHORT, &XARGS_LONG).min(args.len());
+    let (mut replace, mut delimiter, mut reads_input) = (None, None, true);
+    let mut i = 0;
+    while i < from {
+        let text = args[i].text.as_str();
+        let next = args.get(i + 1).map(|arg| arg.text.clone());
+        i += 1;
+        match text {
+            "--null" => delimiter = Some('\0'),
+            "--replace" => replace = Some("{}".to_owned()),
+            _ if text.starts_with("--replace=") => {
+                replace = Some(text["--replace=".len()..].to_owned());
+            }
+            _ if text.starts_with("--delimiter") || text.starts_with("--arg-file") => {
+                // Its own items, or another file's.
+                reads_input = false;
+            }
+            _ if text.starts_with("--") => {}
+            _ => {
+                for (at, c) in text.char_indices().skip(1) {
+                    let rest = &text[at + c.len_utf8()..];
+                    let value = match rest.is_empty() {
+                        true if XARGS_SHORT.contains(c) => {
+                            i += 1;
+                            next.clone()
+                        }
+                        _ => Some(rest.to_owned()),
+                    };
+                    match c {
+                        '0' => delimiter = Some('\0'),
+                        'i' => {
+                            replace =
+                                Some(value.filter(|v| !v.is_empty()).unwrap_or("{}".to_owned()))
+                        }
+                        'I' => replace = value,
+                        'a' => reads_input = false,
+                        'd' => {
+                            let value = value.unwrap_or_default();
+                            match (value.chars().next(), value.chars().count()) {
+                                (Some(d), 1) => delimiter = Some(d),
+                                (_, _) if value == "\\n" => delimiter = Some('\n'),
+                                _ => reads_input = false,
+                            }
+                        }
+                        _ => {}
+                    }
+                    if XARGS_SHORT.contains(c) || c == 'i' {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    XargsOptions {
+        from,
+        replace,
+        delimiter,
+        reads_input,
+    }
+}
+
+/// Whether xargs with `args` puts what it reads in its program, or in the string
+/// or code a shell or an interpreter runs (`xargs -I{} sh -c {}`).
+pub(super) fn xargs_replaces_code(args: &[Analysed]) -> bool {
+    let options = xargs_options(args);
+    let Some(replace) = options.replace.filter(|r| !r.is_empty()) else {
+        return false;
+    };
+    let Some((program, rest)) = args.get(options.from..).and_then(<[Analysed]>::split_first) else {
+        return false;
+    };
+    let name = basename(&program.text);
+    let runs_code = is_shell(name) || super::interpreters::language(name).is_some();
+    program.text.contains(&replace)
+        || (runs_code
+            && rest.windows(2).any(|pair| {
+                pair[0].text.starts_with('-')
+                    && !pair[0].text.starts_with("--")
+                    && pair[0].text.contains(['c', 'e'])
+                    && pair[1].text.contains(&replace)
+            }))
+}
+
 impl Judge<'_> {
     /// Judges the command `xargs` with `args` runs with the items it reads on its
     /// standard input, when that is known: after the command's own words, or in
@@ -468,58 +563,10 @@ impl Judge<'_> {
         if self.stdin.is_empty() {
             return Ok(());
         }
-        let from = after_options(args, XARGS_SHORT, &XARGS_LONG).min(args.len());
-        let (mut replace, mut delimiter) = (None, None);
-        let mut i = 0;
-        while i < from {
-            let text = args[i].text.as_str();
-            let next = args.get(i + 1).map(|arg| arg.text.clone());
-            i += 1;
-            match text {
-                "--null" => delimiter = Some('\0'),
-                "--replace" => replace = Some("{}".to_owned()),
-                _ if text.starts_with("--replace=") => {
-                    replace = Some(text["--replace=".len()..].to_owned());
-                }
-                _ if text.starts_with("--delimiter") || text.starts_with("--arg-file") => {
-                    // Its own items, or another file's.
-                    return Ok(());
-                }
-                _ if text.starts_with("--") => {}
-                _ => {
-                    for (at, c) in text.char_indices().skip(1) {
-                        let rest = &text[at + c.len_utf8()..];
-                        let value = match rest.is_empty() {
-                            true if XARGS_SHORT.contains(c) => {
-                                i += 1;
-                                next.clone()
-                            }
-                            _ => Some(rest.to_owned()),
-                        };
-                        match c {
-                            '0' => delimiter = Some('\0'),
-                            'i' => {
-                                replace =
-                                    Some(value.filter(|v| !v.is_empty()).unwrap_or("{}".to_owned()))
-                            }
-                            'I' => replace = value,
-                            'a' => return Ok(()),
-                            'd' => {
-                                let value = value.unwrap_or_default();
-                                match (value.chars().next(), value.chars().count()) {
-                                    (Some(d), 1) => delimiter = Some(d),
-                                    (_, _) if value == "\\n" => delimiter = Some('\n'),
-                                    _ => return Ok(()),
-                                }
-                            }
-                            _ => {}
-                        }
-                        if XARGS_SHORT.contains(c) || c == 'i' {
-                            break;
-                        }
-                    }
-                }
-            }
+        let options = xargs_options(args);
+        let (from, replace, delimiter) = (options.from, options.replace, options.delimiter);
+        if !options.reads_input {
+            return Ok(());
         }
         let command: Vec<Analysed> = match &args[from..] {
             [] => vec![made_word("echo")],
