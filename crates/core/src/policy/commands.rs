@@ -814,6 +814,8 @@ fn env_setting(name: &str, value: &str) -> Option<Inner> {
         "VIMINIT" | "EXINIT" | "GVIMINIT" => {
             let (mut runs, mut sourced) = (Vec::new(), Vec::new());
             editors::ex_runs(value, &mut runs, &mut sourced);
+            // What its code names is not judged here.
+            runs.retain(|run| !matches!(run, interpreters::Exec::Literal(_)));
             match runs.as_slice() {
                 [] if sourced.is_empty() => None,
                 [interpreters::Exec::Shell(command)] if sourced.is_empty() => {

@@ -570,15 +570,19 @@ mod tests {
             ("call system(g:x)", vec![Exec::Unknown]),
             ("exe '!rm -rf /'", vec![Exec::Unknown]),
             ("terminal rm -rf /", vec![shell("rm -rf /")]),
+            // The code's literals are held to `protect` too.
             (
                 "py3 import os; os.system('rm -rf /')",
-                vec![shell("rm -rf /")],
+                vec![shell("rm -rf /"), Exec::Literal("rm -rf /".to_owned())],
             ),
             ("normal dd", vec![]),
             ("normal :!rm -rf /\r", vec![Exec::Unknown]),
             ("terminal ++close ++rows=5 make", vec![shell("make")]),
             ("terminal", vec![Exec::Unknown]),
-            ("perl system('rm -rf /')", vec![shell("rm -rf /")]),
+            (
+                "perl system('rm -rf /')",
+                vec![shell("rm -rf /"), Exec::Literal("rm -rf /".to_owned())],
+            ),
             ("%s/a/b/g", vec![]),
             ("echo 'system'", vec![]),
         ] {

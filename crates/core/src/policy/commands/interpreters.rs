@@ -5,7 +5,11 @@
 //! `perl -e`, `ruby -e`, `node -e`, `php -r`), in a file the string writes, or read
 //! on the interpreter's standard input when known. A call whose command is not a
 //! literal (a variable, a string put together, an interpolated one) runs a program
-//! not known before it runs, as code that is not known does.
+//! not known before it runs, as code that is not known does. A call that deletes a
+//! folder and all it holds (`shutil.rmtree`, `FileUtils.rm_rf`, node's `rmSync`
+//! with `recursive`) is the command `rm -rf` of its arguments, and every string
+//! literal of the code is held to `protect` as a command's argument is: what the
+//! code opens, writes or deletes itself is named by them.
 
 use super::*;
 
@@ -20,20 +24,282 @@ pub(super) enum Language {
     Awk,
 }
 
-/// The language of the interpreter `name`, and the options that give it code.
-pub(super) fn language(name: &str) -> Option<(Language, &'static [&'static str])> {
+/// The language of the interpreter `name`.
+pub(super) fn language(name: &str) -> Option<Language> {
     let python = name
         .strip_prefix("python")
         .is_some_and(|version| version.chars().all(|c| c.is_ascii_digit() || c == '.'));
     Some(match name {
-        _ if python => (Language::Python, &["-c"]),
-        "perl" => (Language::Perl, &["-e", "-E"]),
-        "ruby" => (Language::Ruby, &["-e"]),
-        "node" | "nodejs" => (Language::Node, &["-e", "--eval", "-p", "--print"]),
-        "php" => (Language::Php, &["-r"]),
-        "awk" | "gawk" | "mawk" | "nawk" => (Language::Awk, &["-e", "--source"]),
+        _ if python => Language::Python,
+        "perl" => Language::Perl,
+        "ruby" => Language::Ruby,
+        "node" | "nodejs" => Language::Node,
+        "php" => Language::Php,
+        "awk" | "gawk" | "mawk" | "nawk" => Language::Awk,
         _ => return None,
     })
+}
+
+/// How an interpreter reads its options, as its own parser does: an option
+/// letter's value is the rest of its word, or the next word when the letter ends
+/// its word. A letter of none of these lists takes no value, and the next letter
+/// of its word is another option (`-ne`).
+struct Getopt {
+    /// The letters whose value is code (`-c`, `-e`).
+    code: &'static str,
+    /// Whether code may be the rest of the word (`-e'print 1'`); node's may not.
+    attached_code: bool,
+    /// The letters whose value is the rest of the word or the next word (`-I dir`).
+    value: &'static str,
+    /// The letters whose value is the rest of the word only, maybe empty
+    /// (perl's `-i.bak`, `-MO=Deparse`).
+    rest: &'static str,
+    /// The letters whose value is the octal digits after them only (perl's `-l`,
+    /// `-0`): the letters after those are options again (`-lne`).
+    digits: &'static str,
+    /// The letter whose value is a module to run (python's `-m`): code not read.
+    module: &'static str,
+    /// The letters whose value is the file to run (php's `-f`).
+    file: &'static str,
+    /// The long options whose value is code (`--eval`).
+    long_code: &'static [&'static str],
+    /// The long options that take a value, after `=` or as the next word.
+    long_value: &'static [&'static str],
+}
+
+/// How the interpreter of `language` (not awk) reads its options, as its manual
+/// gives them.
+fn getopt(language: Language) -> Getopt {
+    let none = Getopt {
+        code: "",
+        attached_code: true,
+        value: "",
+        rest: "",
+        digits: "",
+        module: "",
+        file: "",
+        long_code: &[],
+        long_value: &[],
+    };
+    match language {
+        Language::Python => Getopt {
+            code: "c",
+            value: "WX",
+            module: "m",
+            long_value: &["--check-hash-based-pycs"],
+            ..none
+        },
+        Language::Perl => Getopt {
+            code: "eE",
+            value: "I",
+            rest: "CDFMimx",
+            digits: "0l",
+            ..none
+        },
+        Language::Ruby => Getopt {
+            code: "e",
+            value: "CEIr",
+            rest: "FKTWix",
+            digits: "0",
+            ..none
+        },
+        Language::Node => Getopt {
+            code: "ep",
+            attached_code: false,
+            value: "Cr",
+            long_code: &["--eval", "--print"],
+            long_value: NODE_LONG_VALUES,
+            ..none
+        },
+        Language::Php => Getopt {
+            code: "BERr",
+            value: "Sctdz",
+            file: "Ff",
+            ..none
+        },
+        Language::Awk => none,
+    }
+}
+
+/// node's long options that take a value (`node --help`: those with `=...`).
+const NODE_LONG_VALUES: &[&str] = &[
+    "--allow-fs-read",
+    "--allow-fs-write",
+    "--build-snapshot-config",
+    "--conditions",
+    "--cpu-prof-dir",
+    "--cpu-prof-interval",
+    "--cpu-prof-name",
+    "--diagnostic-dir",
+    "--disable-proto",
+    "--disable-warning",
+    "--dns-result-order",
+    "--env-file",
+    "--env-file-if-exists",
+    "--experimental-default-type",
+    "--experimental-loader",
+    "--experimental-policy",
+    "--experimental-sea-config",
+    "--heap-prof-dir",
+    "--heap-prof-interval",
+    "--heap-prof-name",
+    "--heapsnapshot-near-heap-limit",
+    "--heapsnapshot-signal",
+    "--icu-data-dir",
+    "--import",
+    "--input-type",
+    "--inspect-publish-uid",
+    "--loader",
+    "--max-http-header-size",
+    "--openssl-config",
+    "--policy-integrity",
+    "--redirect-warnings",
+    "--report-dir",
+    "--report-directory",
+    "--report-filename",
+    "--report-signal",
+    "--require",
+    "--secure-heap",
+    "--secure-heap-min",
+    "--snapshot-blob",
+    "--test-concurrency",
+    "--test-name-pattern",
+    "--test-reporter",
+    "--test-reporter-destination",
+    "--test-shard",
+    "--test-timeout",
+    "--title",
+    "--tls-cipher-list",
+    "--tls-keylog",
+    "--trace-event-categories",
+    "--trace-event-file-pattern",
+    "--unhandled-rejections",
+    "--use-largepages",
+    "--v8-pool-size",
+    "--watch-path",
+];
+
+/// What an interpreter's arguments give it to run.
+#[derive(Debug, Default)]
+struct Runs<'w> {
+    /// The values of its code options, in order: `None` for one not known.
+    codes: Vec<Option<&'w str>>,
+    /// The file it runs, when no code is given; `None` for its standard input.
+    file: Option<&'w Analysed>,
+    /// Whether it runs a module (python's `-m`), whose code is not read here.
+    module: bool,
+}
+
+/// What the interpreter of `language` runs with the arguments `args` (its words
+/// after its name), read as [`getopt`] says: its code options' values up to its
+/// first operand (the file it runs), `-` (its standard input) or `--` (after which
+/// the next word is the file). A long option neither listed nor written with `=`
+/// may take the next word as its value: the words after it are read on as options
+/// too, the first such word being the file when no code comes.
+fn runs(args: &[Analysed], language: Language) -> Runs<'_> {
+    let getopt = getopt(language);
+    let mut runs = Runs::default();
+    let mut maybe_file = None;
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        let text = arg.text.as_str();
+        i += 1;
+        if text == "-" {
+            break;
+        }
+        if text == "--" {
+            runs.file = args.get(i).filter(|arg| arg.text != "-");
+            break;
+        }
+        if let Some(long) = text.strip_prefix("--") {
+            let (name, value) = match long.split_once('=') {
+                Some((name, value)) => (&text[..name.len() + 2], Some(value)),
+                None => (text, None),
+            };
+            if getopt.long_code.contains(&name) {
+                match value {
+                    Some(code) => runs.codes.push(arg.known().then_some(code)),
+                    None => {
+                        runs.codes.push(args.get(i).and_then(Analysed::as_code));
+                        i += 1;
+                    }
+                }
+            } else if value.is_none() && getopt.long_value.contains(&name) {
+                i += 1;
+            } else if value.is_none()
+                && let Some(next) = args.get(i)
+                && !next.text.starts_with('-')
+            {
+                // Its value or the file: read on.
+                maybe_file = maybe_file.or(Some(next));
+                i += 1;
+            }
+            continue;
+        }
+        let Some(letters) = text.strip_prefix('-') else {
+            runs.file = Some(arg);
+            break;
+        };
+        let mut rest = letters;
+        // Whether a code letter took the next word (node's `-pe CODE`: both take it).
+        let mut took_next = false;
+        while let Some(letter) = rest.chars().next() {
+            rest = &rest[letter.len_utf8()..];
+            let takes = |list: &str| list.contains(letter);
+            if takes(getopt.digits) {
+                // Octal digits, or `x` and hexadecimal ones (perl's `-0x1F`).
+                rest = match rest.strip_prefix(['x', 'X']) {
+                    Some(hex) => hex.trim_start_matches(|c: char| c.is_ascii_hexdigit()),
+                    None => rest.trim_start_matches(|c: char| ('0'..='7').contains(&c)),
+                };
+                continue;
+            }
+            if takes(getopt.rest) {
+                break;
+            }
+            let code = takes(getopt.code);
+            if !(code || takes(getopt.value) || takes(getopt.module) || takes(getopt.file)) {
+                continue;
+            }
+            if code && took_next {
+                continue;
+            }
+            // The value: the rest of the word, or the next word.
+            let value = if !rest.is_empty() && (getopt.attached_code || !code) {
+                Some(arg.known().then_some(rest))
+            } else {
+                i += 1;
+                took_next = true;
+                args.get(i - 1).map(Analysed::as_code)
+            };
+            if code {
+                if let Some(code) = value {
+                    runs.codes.push(code);
+                }
+                // node's `-pe CODE`: both take the next word.
+                if getopt.attached_code {
+                    break;
+                }
+                continue;
+            }
+            if takes(getopt.module) {
+                runs.module = true;
+            }
+            if takes(getopt.file) {
+                runs.file = args.get(i - 1).filter(|_| rest.is_empty());
+            }
+            break;
+        }
+        // Python runs its `-c` code or `-m` module, and nothing after it (php reads
+        // its options on after `-f FILE`).
+        if language == Language::Python && (!runs.codes.is_empty() || runs.module) {
+            break;
+        }
+    }
+    if runs.file.is_none() {
+        runs.file = maybe_file;
+    }
+    runs
 }
 
 /// What a call in an interpreter's code runs.
@@ -49,6 +315,20 @@ pub(super) enum Exec {
     Unknown,
     /// Code the code runs (`exec("...")`, `eval "..."`), in its language.
     Code(String, Language),
+    /// A string literal of the code (interpolations kept as their text): a path
+    /// the code may open, write or delete itself, held to `protect`.
+    Literal(String),
+}
+
+/// What a call of [`execs`]'s table does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Runs a command ([`calls`]).
+    Runs,
+    /// Runs code in the same language ([`evals`]).
+    Evals,
+    /// Deletes a folder and all it holds, without asking ([`deletes`]).
+    Deletes,
 }
 
 /// The calls of `language` that run a command: through a shell with one string,
@@ -125,6 +405,42 @@ fn calls(language: Language) -> &'static [&'static str] {
     }
 }
 
+/// The calls of `language` that delete a folder and all it holds without asking,
+/// as `rm -rf` does: Python's `shutil.rmtree`, perl's `File::Path`, ruby's
+/// `FileUtils`, node's `fs` (with `recursive`, see [`NODE_RECURSIVE`]), fs-extra
+/// and rimraf.
+fn deletes(language: Language) -> &'static [&'static str] {
+    match language {
+        Language::Python => &["shutil.rmtree"],
+        Language::Perl => &["rmtree", "remove_tree"],
+        Language::Ruby => &[
+            "rm_rf",
+            "rm_r",
+            "rmtree",
+            "remove_dir",
+            "remove_entry",
+            "remove_entry_secure",
+        ],
+        Language::Node => &[
+            "rmSync",
+            "rm",
+            "rmdirSync",
+            "rmdir",
+            "removeSync",
+            "remove",
+            "emptyDirSync",
+            "rimraf",
+            "rimrafSync",
+            "rimraf.sync",
+        ],
+        Language::Php | Language::Awk => &[],
+    }
+}
+
+/// node's `fs` calls of [`deletes`] that delete a folder's contents only with the
+/// option `recursive`; without it they delete one file or an empty folder.
+const NODE_RECURSIVE: [&str; 4] = ["rmSync", "rm", "rmdirSync", "rmdir"];
+
 /// The calls of `language` that run code given as a string, in the same language.
 fn evals(language: Language) -> &'static [&'static str] {
     match language {
@@ -143,16 +459,19 @@ fn evals(language: Language) -> &'static [&'static str] {
     }
 }
 
-/// The names that run commands in Python's `code` besides [`calls`]: the
-/// functions of `os`, `subprocess`, `pty` and `asyncio` by an alias of the module
-/// (`import subprocess as sp`: `sp.run`) or by their own names where the code
-/// imports them from it (`from subprocess import run`).
-fn python_names(code: &str) -> Vec<String> {
+/// The names that run commands or delete in Python's `code` besides [`calls`] and
+/// [`deletes`]: the functions of `os`, `subprocess`, `pty`, `asyncio` and `shutil`
+/// by an alias of the module (`import subprocess as sp`: `sp.run`) or by their own
+/// names where the code imports them from it (`from subprocess import run`).
+fn python_names(code: &str) -> Vec<(String, Kind)> {
     let mut names = Vec::new();
-    for module in ["os", "subprocess", "pty", "asyncio"] {
-        let functions = calls(Language::Python)
+    for module in ["os", "subprocess", "pty", "asyncio", "shutil"] {
+        let table = (calls(Language::Python)
             .iter()
-            .filter_map(|call| call.strip_prefix(module)?.strip_prefix('.'));
+            .map(|call| (call, Kind::Runs)))
+        .chain((deletes(Language::Python).iter()).map(|call| (call, Kind::Deletes)));
+        let functions = table
+            .filter_map(|(call, kind)| Some((call.strip_prefix(module)?.strip_prefix('.')?, kind)));
         let imported = format!("from {module} import");
         let mut aliases = Vec::new();
         let mut rest = code;
@@ -174,32 +493,36 @@ fn python_names(code: &str) -> Vec<String> {
                 aliases.push(alias);
             }
         }
-        for function in functions {
+        for (function, kind) in functions {
             for alias in &aliases {
-                names.push(format!("{alias}.{function}"));
+                names.push((format!("{alias}.{function}"), kind));
             }
             if code.contains(&imported) {
-                names.push(function.to_owned());
+                names.push((function.to_owned(), kind));
             }
         }
     }
     names
 }
 
-/// The commands the calls in `code` run, where their command is literal, and the
-/// text of each backquoted command of perl, ruby and php.
+/// The commands the calls in `code` run, where their command is literal, the
+/// text of each backquoted command of perl, ruby and php, the `rm -rf` of each
+/// call that deletes a folder, and last every string literal of the code.
 pub(super) fn execs(code: &str, language: Language) -> Vec<Exec> {
     let chars: Vec<char> = code.chars().collect();
     let extra = match language {
         Language::Python => python_names(code),
         _ => Vec::new(),
     };
-    let names: Vec<(&str, Vec<char>, bool)> = (calls(language).iter().copied())
-        .chain(extra.iter().map(String::as_str))
-        .map(|call| (call, call.chars().collect(), false))
-        .chain((evals(language).iter()).map(|call| (*call, call.chars().collect(), true)))
+    let table = |calls: &'static [&'static str], kind| calls.iter().map(move |c| (*c, kind));
+    let names: Vec<(&str, Vec<char>, Kind)> = table(calls(language), Kind::Runs)
+        .chain(extra.iter().map(|(call, kind)| (call.as_str(), *kind)))
+        .chain(table(evals(language), Kind::Evals))
+        .chain(table(deletes(language), Kind::Deletes))
+        .map(|(call, kind)| (call, call.chars().collect(), kind))
         .collect();
     let mut found = Vec::new();
+    let mut literals = Vec::new();
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
@@ -215,8 +538,14 @@ pub(super) fn execs(code: &str, language: Language) -> Vec<Exec> {
         let before = i.checked_sub(1).map(|at| chars[at]);
         // Not within a name, nor a variable's (`$system`, `@exec`).
         let boundary = before.is_none_or(|c| !(c.is_alphanumeric() || "_$@%&".contains(c)));
+        // perl's `q{...}` and `qw(...)`, ruby's `%q(...)` and `%w[...]`.
+        if boundary && let Some((texts, end)) = quote_like(&chars, i, language) {
+            literals.extend(texts.into_iter().map(Exec::Literal));
+            i = end;
+            continue;
+        }
         if boundary {
-            for (call, name, eval) in &names {
+            for (call, name, kind) in &names {
                 let after = i + name.len();
                 if name.first() != Some(&c)
                     || chars.get(i..after) != Some(&name[..])
@@ -228,13 +557,23 @@ pub(super) fn execs(code: &str, language: Language) -> Vec<Exec> {
                 }
                 let quoting = matches!(*call, "qx" | "%x");
                 let method = i > 0 && matches!(chars[i - 1], '.' | '>' | ':');
+                let eval = *kind == Kind::Evals;
                 let exec = match arguments(&chars, after, language, quoting) {
+                    _ if *kind == Kind::Deletes
+                        && language == Language::Node
+                        && NODE_RECURSIVE.contains(call)
+                        // Cut short: taken as recursive.
+                        && call_text(&chars, after).is_some_and(|t| !t.contains("recursive")) =>
+                    {
+                        None
+                    }
+                    Some(exec) if *kind == Kind::Deletes => Some(removal(exec)),
                     // Another object's method (`re.compile(p)`, `df.eval(e)`), a
                     // block (`instance_eval do`).
-                    _ if *eval && (method && !call.contains('.')) => None,
-                    Some(Exec::Unknown) if *eval && block_follows(&chars, after) => None,
-                    Some(Exec::Shell(text)) if *eval => Some(Exec::Code(text, language)),
-                    Some(Exec::Words(..)) if *eval => Some(Exec::Unknown),
+                    _ if eval && (method && !call.contains('.')) => None,
+                    Some(Exec::Unknown) if eval && block_follows(&chars, after) => None,
+                    Some(Exec::Shell(text)) if eval => Some(Exec::Code(text, language)),
+                    Some(Exec::Words(..)) if eval => Some(Exec::Unknown),
                     Some(Exec::Unknown) if !runs_commands(&chars, i, call, language) => None,
                     // Python's `os.exec*` and `os.spawn*` take the path, then the
                     // program's `argv` from its name: the name is not an argument.
@@ -258,9 +597,10 @@ pub(super) fn execs(code: &str, language: Language) -> Vec<Exec> {
         // A string literal is skipped whole: a call's name inside it is text. In
         // awk, one a pipe reads from or writes to is a command (`"cmd" | getline`,
         // `print | "cmd"`).
-        if matches!(c, '\'' | '"') {
+        if matches!(c, '\'' | '"') || (c == '`' && language == Language::Node) {
             match quoted(&chars, i) {
                 Some((text, end)) => {
+                    literals.push(Exec::Literal(text.clone()));
                     if language == Language::Awk {
                         let before = chars[..i].iter().rev().find(|c| !c.is_whitespace());
                         let after = chars.get(skip_space(&chars, end));
@@ -270,9 +610,13 @@ pub(super) fn execs(code: &str, language: Language) -> Vec<Exec> {
                     }
                     i = end;
                 }
-                // An interpolated string: what it holds is not known.
+                // An interpolated string: what it holds is not known, its text
+                // as written is held to `protect`.
                 None if chars[i + 1..].contains(&c) => {
-                    i = skip_literal(&chars, i);
+                    let end = skip_literal(&chars, i);
+                    let inside = chars[i + 1..end.saturating_sub(1).max(i + 1)].iter();
+                    literals.push(Exec::Literal(inside.collect()));
+                    i = end;
                 }
                 None => break,
             }
@@ -290,7 +634,109 @@ pub(super) fn execs(code: &str, language: Language) -> Vec<Exec> {
         }
         i += 1;
     }
+    found.extend(literals);
     found
+}
+
+/// The texts of the quote-like literal of perl (`q`, `qq`, `qw`) or ruby (`%q`,
+/// `%Q`, `%w`, `%W`, `%i`, `%`) that starts at `at`, with a delimiter of its own
+/// (brackets nest), and where it ends; a word list's words each. `None` for no
+/// such literal, or one left open.
+fn quote_like(chars: &[char], at: usize, language: Language) -> Option<(Vec<String>, usize)> {
+    let (name, words) = match language {
+        Language::Perl => {
+            let name = ["qq", "qw", "q"].into_iter().find(|name| {
+                chars.get(at..at + name.len()) == Some(&name.chars().collect::<Vec<_>>()[..])
+            })?;
+            (name.len(), name == "qw")
+        }
+        Language::Ruby if chars.get(at) == Some(&'%') => match chars.get(at + 1)? {
+            'q' | 'Q' => (2, false),
+            'w' | 'W' | 'i' | 'I' => (2, true),
+            '(' | '[' | '{' | '<' | '|' | '!' => (1, false),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let open = *chars.get(at + name)?;
+    let close = match open {
+        '{' => '}',
+        '(' => ')',
+        '[' => ']',
+        '<' => '>',
+        c if c.is_ascii_punctuation() && !"=,;)}]>_$@%&'\"`\\".contains(c) => c,
+        _ => return None,
+    };
+    let mut depth = 0usize;
+    let mut i = at + name + 1;
+    let mut text = String::new();
+    while let Some(&c) = chars.get(i) {
+        i += 1;
+        if c == '\\' {
+            text.extend(chars.get(i));
+            i += 1;
+            continue;
+        }
+        if c == close && depth == 0 {
+            let texts = match words {
+                true => text.split_whitespace().map(str::to_owned).collect(),
+                false => vec![text],
+            };
+            return Some((texts, i));
+        }
+        if open != close && c == open {
+            depth += 1;
+        } else if c == close {
+            depth -= 1;
+        }
+        text.push(c);
+    }
+    None
+}
+
+/// What a call that deletes a folder (of [`deletes`]) with the arguments `exec`
+/// runs: `rm -rf` of them; of its first when the others are options, not known.
+fn removal(exec: Exec) -> Exec {
+    let rm = ["rm", "-rf"].map(str::to_owned).to_vec();
+    match exec {
+        Exec::Shell(path) => Exec::Words([rm, vec![path]].concat(), true),
+        Exec::Words(paths, complete) => Exec::Words([rm, paths].concat(), complete),
+        _ => Exec::Words(rm, false),
+    }
+}
+
+/// How far [`call_text`] reads a call's arguments.
+const CALL_TEXT: usize = 4096;
+
+/// The text of the arguments of the call whose name ends before `at`, from its
+/// `(` to the `)` that closes it (string literals skipped whole); empty when no `(`
+/// follows; `None` when it goes on past [`CALL_TEXT`] characters or the end.
+fn call_text(chars: &[char], at: usize) -> Option<String> {
+    let start = skip_space(chars, at);
+    if chars.get(start) != Some(&'(') {
+        return Some(String::new());
+    }
+    let end = chars.len().min(start + CALL_TEXT);
+    let mut depth = 0usize;
+    let mut i = start;
+    while i < end {
+        match chars[i] {
+            '\'' | '"' | '`' => {
+                i = skip_literal(chars, i);
+                continue;
+            }
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return Some(chars[start..=i].iter().collect());
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// Whether Python's function `call` takes the program's path, then its `argv`.
@@ -405,9 +851,10 @@ fn arguments(chars: &[char], at: usize, language: Language, quoting: bool) -> Op
         }
         Some('(') => i += 1,
         // Perl and ruby call without parentheses: `system "rm -rf /"`, or with a
-        // variable, a list or a call: `system $cmd`, `system @words`.
+        // variable, a list, a call or ruby's splat: `system $cmd`, `system @words`,
+        // `system *ARGV`.
         Some('\'' | '"') if bare => {}
-        Some(c) if bare && (c.is_alphanumeric() || "$@_[".contains(*c)) && i > at => {
+        Some(c) if bare && (c.is_alphanumeric() || "$@_[*".contains(*c)) && i > at => {
             return Some(Exec::Unknown);
         }
         _ => return None,
@@ -536,57 +983,26 @@ impl Judge<'_> {
     /// command line that is not known before it runs is a program not known (with
     /// patterns, a violation), as a shell's `-c` string is.
     pub(super) fn interpreter_code(&mut self, name: &str, words: &[Analysed], at: At<'_>) -> Step {
-        let Some((language, code_options)) = language(name) else {
+        let Some(language) = language(name) else {
             return Ok(());
         };
         if language == Language::Awk {
             return self.awk_code(words, at);
         }
-        let args = &words[1..];
+        let runs = runs(&words[1..], language);
+        // A module or another program's code: not known here.
+        if runs.module && runs.codes.is_empty() {
+            return Ok(());
+        }
         let mut codes = Vec::new();
-        // The file it runs; `None` for its standard input.
-        let mut file = None;
-        let mut i = 0;
-        while let Some(arg) = args.get(i) {
-            let text = arg.text.as_str();
-            i += 1;
-            match text {
-                "-" => break,
-                "--" => {
-                    file = args.get(i).filter(|arg| arg.text != "-");
-                    break;
-                }
-                // A module or another program's code: not known here.
-                "-m" if language == Language::Python => return Ok(()),
-                "-W" | "-X" if language == Language::Python => i += 1,
-                _ if !text.starts_with('-') => {
-                    file = Some(arg);
-                    break;
-                }
-                _ => {}
-            }
-            // `-c CODE`, `-ne CODE`: the option last in its word takes the next.
-            let takes = code_options.iter().any(|option| {
-                text == *option
-                    || (option.len() == 2
-                        && !text.starts_with("--")
-                        && text.ends_with(&option[1..]))
-            });
-            if takes {
-                match args.get(i).map(Analysed::as_code) {
-                    Some(Some(code)) => codes.push(code.to_owned()),
-                    Some(None) => return self.not_known(words),
-                    None => return Ok(()),
-                }
-                i += 1;
-                // Python runs its `-c` code and nothing after it.
-                if language == Language::Python {
-                    break;
-                }
+        for code in &runs.codes {
+            match code {
+                Some(code) => codes.push((*code).to_owned()),
+                None => return self.not_known(words),
             }
         }
         if codes.is_empty() {
-            codes = match file {
+            codes = match runs.file {
                 Some(file) if file.known() => self.file_texts(&file.text),
                 Some(_) => return Ok(()),
                 None => self.stdin.clone(),
@@ -671,7 +1087,10 @@ impl Judge<'_> {
     /// a run of a script; code that code runs is a level further down.
     pub(super) fn judge_execs(&mut self, execs: Vec<Exec>, words: &[Analysed], at: At<'_>) -> Step {
         for exec in execs {
-            self.count_script_run()?;
+            // A literal is a name, not a run.
+            if !matches!(exec, Exec::Literal(_)) {
+                self.count_script_run()?;
+            }
             match exec {
                 Exec::Unknown => self.not_known(words)?,
                 Exec::Code(code, language) => {
@@ -684,6 +1103,7 @@ impl Judge<'_> {
                 Exec::Shell(text) => {
                     self.in_subshell(|judge| judge.program(&text, at.deeper()))?;
                 }
+                Exec::Literal(text) => self.protect(&made_word(&text))?,
                 Exec::Words(program, complete) => {
                     let mut words: Vec<Analysed> =
                         program.iter().map(|word| made_word(word)).collect();

@@ -359,7 +359,7 @@ impl Judge<'_> {
         for text in texts {
             if path && let Some(runs) = super::interpreters::shebang(&text) {
                 let name = gnu_name(runs);
-                if let Some((language, _)) = super::interpreters::language(name) {
+                if let Some(language) = super::interpreters::language(name) {
                     self.judge_code(&text, language, words, at)?;
                     continue;
                 }

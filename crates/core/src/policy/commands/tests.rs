@@ -2788,6 +2788,7 @@ fn an_interpreters_call_of_a_command_not_literal_is_not_known() {
             "perl -e '$c = \"rm -rf /\"; system $c'",
             "perl -e 'system \"rm \" . $d'",
             "ruby -e 'system cmd'",
+            "ruby -e 'system *ARGV' rm -rf /",
             "ruby -e 'system(\"rm #{d}\")'",
             "node -e 'require(\"child_process\").exec(cmd)'",
             "node -e 'const cp = require(\"child_process\"); cp.execSync(c)'",
@@ -3185,4 +3186,229 @@ fn commands_a_container_tool_runs_are_judged() {
         "ls ".repeat(20_000)
     );
     assert_eq!(r.check(&under, None, None), CommandVerdict::Allowed);
+}
+
+#[test]
+fn an_interpreters_calls_that_delete_a_folder_are_rm_rf() {
+    let r = rule(&["rm ** -rf **"], None, None);
+    let rm =
+        |path: &str, within: &str| denied(&format!("rm -rf {path}"), Some(within), "rm ** -rf **");
+    for (command, path) in [
+        ("python3 -c 'import shutil; shutil.rmtree(\"/\")'", "/"),
+        ("python3 -c 'import shutil as sh; sh.rmtree(\"/\")'", "/"),
+        (
+            "python3 -c 'from shutil import rmtree; rmtree(\"/\", True)'",
+            "/",
+        ),
+        ("python3 -c 'import shutil; shutil.rmtree(p)'", "..."),
+        ("perl -MFile::Path -e 'rmtree(\"/\")'", "/"),
+        (
+            "perl -MFile::Path=remove_tree -e 'remove_tree(\"/a\", \"/b\")'",
+            "/a /b",
+        ),
+        ("ruby -rfileutils -e 'FileUtils.rm_rf(\"/\")'", "/"),
+        (
+            "ruby -rfileutils -e 'FileUtils.rm_r([\"/a\", \"/b\"])'",
+            "/a /b",
+        ),
+        (
+            "ruby -rfileutils -e 'FileUtils.rm_r [\"/a\", \"/b\"]'",
+            "...",
+        ),
+        ("ruby -rfileutils -e 'FileUtils.remove_dir(\"/\")'", "/"),
+        (
+            "node -e 'require(\"fs\").rmSync(\"/\", {recursive: true, force: true})'",
+            "/",
+        ),
+        ("node -e 'fs.promises.rm(\"/\", { recursive: true })'", "/"),
+        ("node -e 'require(\"fs-extra\").removeSync(\"/\")'", "/"),
+        (
+            "node -e 'const rimraf = require(\"rimraf\"); rimraf.sync(d)'",
+            "...",
+        ),
+        ("node -e 'rimraf.sync(\"/\")'", "/"),
+    ] {
+        let verdict = r.check(command, None, None);
+        let CommandVerdict::Denied(_, Some(within), _) = &verdict else {
+            panic!("{command}: {verdict:?}");
+        };
+        assert_eq!(verdict, rm(path, within), "{command}");
+    }
+    // Deleting one file or an empty folder, another object's method of the same
+    // name without `recursive`, no call: not `rm -rf`.
+    allowed(
+        &r,
+        &[
+            "node -e 'require(\"fs\").rmSync(\"dist/a.js\", {force: true})'",
+            "node -e 'fs.rmdirSync(\"empty\")'",
+            "node -e 'list.rm(2)'",
+            "python3 -c 'import os; os.rmdir(\"empty\"); os.remove(\"a\")'",
+            "python3 -c 'print(\"shutil.rmtree(x)\")'",
+            "ruby -e 'puts \"rm_rf\"'",
+            "php -r 'rmdir(\"empty\");'",
+        ],
+    );
+}
+
+#[test]
+fn an_interpreters_string_literals_are_held_to_protect() {
+    let r = rule(
+        &[],
+        None,
+        Some(&[".claude/**", "~/.claude/**", "/etc/shadow"]),
+    );
+    let p = |path: &str, glob: &str| CommandVerdict::Protected(path.to_owned(), glob.to_owned());
+    for (command, path, glob) in [
+        (
+            "python3 -c \"open('.claude/settings.json', 'w').write('{}')\"",
+            ".claude/settings.json",
+            ".claude/**",
+        ),
+        (
+            "python3 -c 'import os; os.remove(\"./.claude/settings.json\")'",
+            ".claude/settings.json",
+            ".claude/**",
+        ),
+        (
+            "python3 -c 'import os; p = os.path.expanduser(\"~/.claude/x\")'",
+            "~/.claude/x",
+            "~/.claude/**",
+        ),
+        // A folder that holds a protected path, as `rm -r .claude` names it.
+        (
+            "python3 -c 'import os; os.path.join(\".claude\", name)'",
+            ".claude",
+            ".claude/**",
+        ),
+        (
+            "node -e 'require(\"fs\").writeFileSync(\".claude/settings.json\", \"{}\")'",
+            ".claude/settings.json",
+            ".claude/**",
+        ),
+        // Interpolated: its text as written.
+        (
+            "node -e 'fs.writeFileSync(`.claude/${name}`, x)'",
+            ".claude/${name}",
+            ".claude/**",
+        ),
+        (
+            "ruby -e 'File.write(\".claude/a\", \"#{x}\")'",
+            ".claude/a",
+            ".claude/**",
+        ),
+        ("perl -e 'unlink \".claude/a\"'", ".claude/a", ".claude/**"),
+        ("php -r 'unlink(\".claude/a\");'", ".claude/a", ".claude/**"),
+        (
+            "awk '{ print > \".claude/a\" }' f",
+            ".claude/a",
+            ".claude/**",
+        ),
+        // In a script the string writes, and in vim's python.
+        (
+            "printf '%s\\n' 'open(\".claude/a\", \"w\")' > x.py && python3 x.py",
+            ".claude/a",
+            ".claude/**",
+        ),
+        (
+            "vim -c 'py3 open(\".claude/a\", \"w\")' f",
+            ".claude/a",
+            ".claude/**",
+        ),
+    ] {
+        assert_eq!(r.check(command, None, None), p(path, glob), "{command}");
+    }
+    assert_eq!(
+        r.check(
+            "python3 -c 'open(\"/home/u/.claude/x\")'",
+            Some("/home/u"),
+            None
+        ),
+        p("~/.claude/x", "~/.claude/**")
+    );
+    allowed(
+        &r,
+        &[
+            "python3 -c 'print(\"hello\"); open(\"/tmp/x.txt\", \"w\")'",
+            "node -e 'console.log(`a ${b}`)'",
+            "python3 -c 'print(\".claude is a folder\")'",
+        ],
+    );
+}
+
+#[test]
+fn an_interpreters_options_are_read_as_it_reads_them() {
+    let r = rule(&["rm ** -rf **"], None, None);
+    // Values in their word or the next, letters grouped, code in its option's word.
+    for command in [
+        "ruby -rtime -e 'system(\"rm -rf /\")'",
+        "ruby -r fileutils -e 'system(\"rm -rf /\")'",
+        "ruby --disable gems -e 'system(\"rm -rf /\")'",
+        "ruby -W0 -e 'system(\"rm -rf /\")'",
+        "perl -MO=Deparse -e 'system(\"rm -rf /\")'",
+        "perl -Mstrict -we 'system(\"rm -rf /\")'",
+        "perl -I /tmp -e 'system(\"rm -rf /\")'",
+        "perl -lne 'system(\"rm -rf /\")' f",
+        "perl -0777 -ne 'system(\"rm -rf /\")' f",
+        "perl -e'system(\"rm -rf /\")'",
+        "python3 -X importtime -c 'import os; os.system(\"rm -rf /\")'",
+        "python3 -Xpycache_prefix=/tmp/abc -c 'import os; os.system(\"rm -rf /\")'",
+        "python3 -Bc 'import os; os.system(\"rm -rf /\")'",
+        "python3 -c'import os; os.system(\"rm -rf /\")'",
+        "node -r dotenv/config -e 'require(\"child_process\").execSync(\"rm -rf /\")'",
+        "node --require x -e 'require(\"child_process\").execSync(\"rm -rf /\")'",
+        "node --eval='require(\"child_process\").execSync(\"rm -rf /\")'",
+        "node -pe 'require(\"child_process\").execSync(\"rm -rf /\")'",
+        "php -d display_errors=1 -r 'system(\"rm -rf /\");'",
+        "php -R 'system(\"rm -rf /\");'",
+        "php -B 'system(\"rm -rf /\");'",
+        "php -f x.php -r 'system(\"rm -rf /\");'",
+    ] {
+        let verdict = r.check(command, None, None);
+        assert!(
+            matches!(&verdict, CommandVerdict::Denied(run, Some(_), pattern)
+                if run == "rm -rf /" && pattern == "rm ** -rf **"),
+            "{command}: {verdict:?}"
+        );
+    }
+    // What the interpreter runs is a file, a module or the arguments of either.
+    allowed(
+        &r,
+        &[
+            "perl -pie 's/a/b/' f",
+            "perl -pi -e 's/a/b/' f",
+            "python3 -m http.server -c 'import os; os.system(\"rm -rf /\")'",
+            "python3 x.py -c 'import os; os.system(\"rm -rf /\")'",
+            "node x.js -e 'require(\"child_process\").execSync(\"rm -rf /\")'",
+        ],
+    );
+    not_known(&r, &["node --eval=\"$CODE\"", "perl -e\"$CODE\""]);
+}
+
+#[test]
+fn quote_like_literals_are_held_to_protect() {
+    let r = rule(&[], None, Some(&[".claude/**"]));
+    let p = |path: &str| CommandVerdict::Protected(path.to_owned(), ".claude/**".to_owned());
+    for (command, path) in [
+        (
+            "perl -e 'unlink q{.claude/settings.json}'",
+            ".claude/settings.json",
+        ),
+        ("perl -e 'unlink qq(.claude/a)'", ".claude/a"),
+        ("perl -e 'unlink qw(x .claude/b)'", ".claude/b"),
+        ("perl -e 'unlink q!.claude/c!'", ".claude/c"),
+        ("perl -e 'unlink q{.claude/{d}}'", ".claude/{d}"),
+        ("ruby -e 'File.delete %q(.claude/a)'", ".claude/a"),
+        ("ruby -e 'File.delete(*%w[x .claude/b])'", ".claude/b"),
+        ("ruby -e 'File.delete %(.claude/c)'", ".claude/c"),
+    ] {
+        assert_eq!(r.check(command, None, None), p(path), "{command}");
+    }
+    allowed(
+        &r,
+        &[
+            "perl -e '$q{x} = 1; print q{hello}'",
+            "perl -e 'my %h = (q => 1)'",
+            "ruby -e 'puts 7 % (2)'",
+        ],
+    );
 }
