@@ -479,7 +479,7 @@ fn the_policy_as_written_lets_ordinary_work_through() {
 }
 
 /// The dangerous command classes of the policy `init` writes, each one command.
-const DANGEROUS: [(&str, &str); 29] = [
+const DANGEROUS: [(&str, &str); 32] = [
     ("recursive force delete", "rm -rf build"),
     ("recursive force delete, in braces", "rm {-rf,-v} build"),
     (
@@ -547,6 +547,18 @@ const DANGEROUS: [(&str, &str); 29] = [
     (
         "a command an interpreter's code is given",
         "perl -e system\\ @ARGV rm -rf build",
+    ),
+    (
+        "recursive force delete, by an interpreter's library",
+        "perl -MFile::Path -e rmtree\\ q{build}",
+    ),
+    (
+        "recursive force delete, after an interpreter's option with its value",
+        "ruby -rtime -e system\\ \\*ARGV rm -rf build",
+    ),
+    (
+        "the hooks, by an interpreter's code",
+        "perl -e unlink\\ q{.claude/settings.json}",
     ),
 ];
 
@@ -617,7 +629,7 @@ fn the_policy_denies_each_dangerous_command_wrapped_or_not() {
     let sealed = format!(".claude/toolreplay/{}.jsonl", session.id);
     let (_, denied) = audited_as_decided(&dir, &sealed, POLICY);
     assert_eq!(denied, calls);
-    assert_eq!(calls, 27 * (WRAPPED.len() + 1) + 2 * (1 + 14));
+    assert_eq!(calls, 30 * (WRAPPED.len() + 1) + 2 * (1 + 14));
 }
 
 /// How each agent but Claude Code is set up: its files, a hooks file a user may
