@@ -26,14 +26,15 @@ pub(super) enum Language {
 
 /// The language of the interpreter `name`.
 pub(super) fn language(name: &str) -> Option<Language> {
-    let python = name
-        .strip_prefix("python")
-        .is_some_and(|version| version.chars().all(|c| c.is_ascii_digit() || c == '.'));
+    let python = ["python", "pypy"].iter().any(|python| {
+        name.strip_prefix(python)
+            .is_some_and(|version| version.chars().all(|c| c.is_ascii_digit() || c == '.'))
+    });
     Some(match name {
         _ if python => Language::Python,
         "perl" => Language::Perl,
         "ruby" => Language::Ruby,
-        "node" | "nodejs" => Language::Node,
+        "node" | "nodejs" | "bun" => Language::Node,
         "php" => Language::Php,
         "awk" | "gawk" | "mawk" | "nawk" => Language::Awk,
         _ => return None,
@@ -392,6 +393,8 @@ fn calls(language: Language) -> &'static [&'static str] {
             "spawn",
             "execFileSync",
             "execFile",
+            "Bun.spawn",
+            "Bun.spawnSync",
         ],
         Language::Php => &[
             "system",
@@ -600,6 +603,10 @@ pub(super) fn execs(code: &str, language: Language) -> Vec<Exec> {
         if matches!(c, '\'' | '"') || (c == '`' && language == Language::Node) {
             match quoted(&chars, i) {
                 Some((text, end)) => {
+                    // Bun's and zx's shell: `` $`rm -rf /` ``.
+                    if c == '`' && before == Some('$') {
+                        found.push(Exec::Shell(text.clone()));
+                    }
                     literals.push(Exec::Literal(text.clone()));
                     if language == Language::Awk {
                         let before = chars[..i].iter().rev().find(|c| !c.is_whitespace());
@@ -611,8 +618,12 @@ pub(super) fn execs(code: &str, language: Language) -> Vec<Exec> {
                     i = end;
                 }
                 // An interpolated string: what it holds is not known, its text
-                // as written is held to `protect`.
+                // as written is held to `protect`; as a shell's command, one not
+                // known.
                 None if chars[i + 1..].contains(&c) => {
+                    if c == '`' && before == Some('$') {
+                        found.push(Exec::Unknown);
+                    }
                     let end = skip_literal(&chars, i);
                     let inside = chars[i + 1..end.saturating_sub(1).max(i + 1)].iter();
                     literals.push(Exec::Literal(inside.collect()));
@@ -1033,16 +1044,19 @@ impl Judge<'_> {
             let text = arg.text.as_str();
             i += 1;
             let code = match text {
-                "-F" | "-v" => {
+                // Options whose value is the next word (gawk's `-i inplace`).
+                "-F" | "-v" | "-i" | "-l" | "--field-separator" | "--assign" | "--include"
+                | "--load" => {
                     i += 1;
                     continue;
                 }
-                "-f" | "-e" | "--source" => {
-                    files |= text == "-f";
+                "-f" | "--file" | "-E" | "--exec" | "-e" | "--source" => {
+                    let file = !matches!(text, "-e" | "--source");
+                    files |= file;
                     i += 1;
                     match args.get(i - 1) {
                         // A file not written by the string is judged as written.
-                        Some(value) if text == "-f" => {
+                        Some(value) if file => {
                             if value.known() {
                                 codes.extend(self.file_texts(&value.text));
                             }

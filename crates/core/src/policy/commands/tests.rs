@@ -2794,6 +2794,7 @@ fn an_interpreters_call_of_a_command_not_literal_is_not_known() {
             "node -e 'const cp = require(\"child_process\"); cp.execSync(c)'",
             "node -e 'x = `a ${b}`; require(\"child_process\").execSync(c)'",
             "php -r 'system($c);'",
+            "bun -e 'await $`rm -rf ${d}`'",
             "awk '{ system($0) }' cmds.txt",
             "awk 'BEGIN { c = \"rm -rf /\"; system(c) }'",
             "awk 'BEGIN { system(\"rm \" d) }'",
@@ -3362,6 +3363,12 @@ fn an_interpreters_options_are_read_as_it_reads_them() {
         "php -R 'system(\"rm -rf /\");'",
         "php -B 'system(\"rm -rf /\");'",
         "php -f x.php -r 'system(\"rm -rf /\");'",
+        "gawk -i inplace 'BEGIN { system(\"rm -rf /\") }' f",
+        "pypy3 -c 'import os; os.system(\"rm -rf /\")'",
+        "bun -e 'Bun.spawnSync([\"rm\", \"-rf\", \"/\"])'",
+        "bun -e 'await $`rm -rf /`'",
+        "gawk --include inplace -v x=1 'BEGIN { system(\"rm -rf /\") }' f",
+        "printf 'BEGIN { system(\"rm -rf /\") }' > x.awk; gawk -E x.awk",
     ] {
         let verdict = r.check(command, None, None);
         assert!(
