@@ -532,7 +532,7 @@ pub(super) fn execs(code: &str, language: Language) -> Vec<Exec> {
         // A backquoted command.
         if c == '`'
             && matches!(language, Language::Perl | Language::Ruby | Language::Php)
-            && let Some((text, end)) = quoted(&chars, i)
+            && let Some((text, end)) = quoted(&chars, i, language)
         {
             found.push(Exec::Shell(text));
             i = end;
@@ -601,7 +601,7 @@ pub(super) fn execs(code: &str, language: Language) -> Vec<Exec> {
         // awk, one a pipe reads from or writes to is a command (`"cmd" | getline`,
         // `print | "cmd"`).
         if matches!(c, '\'' | '"') || (c == '`' && language == Language::Node) {
-            match quoted(&chars, i) {
+            match quoted(&chars, i, language) {
                 Some((text, end)) => {
                     // Bun's and zx's shell: `` $`rm -rf /` ``.
                     if c == '`' && before == Some('$') {
@@ -882,7 +882,7 @@ fn arguments(chars: &[char], at: usize, language: Language, quoting: bool) -> Op
     let mut words = Vec::new();
     let mut complete = true;
     loop {
-        match quoted(chars, i) {
+        match quoted(chars, i, language) {
             Some((text, end)) => {
                 words.push(text);
                 i = skip_space(chars, end);
@@ -943,21 +943,50 @@ fn skip_space(chars: &[char], mut at: usize) -> usize {
 }
 
 /// The text of the string literal that starts at `at` (quoted by `'`, `"` or a
-/// backquote, three of them too, with `\` escapes), and where it ends; `None` for
-/// another character, an unclosed literal, or one that interpolates (`${`, `#{`).
-fn quoted(chars: &[char], mut at: usize) -> Option<(String, usize)> {
+/// backquote, three of them too), its escapes read as `language` reads them in
+/// that quote, and where it ends; Python's literals side by side are one
+/// (`'r' 'm'`). `None` for another character, an unclosed literal, or one that
+/// interpolates (`${`, `#{`).
+fn quoted(chars: &[char], at: usize, language: Language) -> Option<(String, usize)> {
+    let (mut text, mut end) = quoted_one(chars, at, language)?;
+    if language != Language::Python {
+        return Some((text, end));
+    }
+    loop {
+        let next = skip_space(chars, end);
+        match quoted_one(chars, next, language) {
+            Some((more, after)) => {
+                text.push_str(&more);
+                end = after;
+            }
+            _ => return Some((text, end)),
+        }
+    }
+}
+
+/// One literal of [`quoted`].
+fn quoted_one(chars: &[char], mut at: usize, language: Language) -> Option<(String, usize)> {
     // Python's prefixes: raw, bytes, unicode, formatted (whose fields stay as text).
+    let mut raw = false;
     while chars.get(at).is_some_and(|c| "rRbBuUfF".contains(*c))
         && chars
             .get(at + 1)
             .is_some_and(|c| "rRbBuUfF'\"".contains(*c))
     {
+        raw |= matches!(chars[at], 'r' | 'R');
         at += 1;
     }
     let quote = *chars.get(at)?;
     if !matches!(quote, '\'' | '"' | '`') {
         return None;
     }
+    // Whether `\` escapes are read: perl's, ruby's and php's single quotes read
+    // only `\\` and `\'`; a raw Python literal none.
+    let escapes = match language {
+        Language::Python => !raw,
+        Language::Perl | Language::Ruby | Language::Php => quote != '\'',
+        Language::Node | Language::Awk => true,
+    };
     let triple = chars.get(at..at + 3) == Some(&[quote, quote, quote][..]);
     let mut i = at + if triple { 3 } else { 1 };
     let mut text = String::new();
@@ -969,12 +998,15 @@ fn quoted(chars: &[char], mut at: usize) -> Option<(String, usize)> {
         }
         if c == '\\' {
             let next = *chars.get(i + 1)?;
-            text.push(match next {
-                'n' => '\n',
-                't' => '\t',
-                other => other,
-            });
             i += 2;
+            if !escapes {
+                if language == Language::Python || !(next == '\\' || next == quote) {
+                    text.push('\\');
+                }
+                text.push(next);
+                continue;
+            }
+            i = escape(chars, i, next, language, &mut text);
             continue;
         }
         if matches!(c, '$' | '#') && chars.get(i + 1) == Some(&'{') && quote != '\'' {
@@ -984,6 +1016,69 @@ fn quoted(chars: &[char], mut at: usize) -> Option<(String, usize)> {
         i += 1;
     }
     None
+}
+
+/// Reads the escape `\` `next` whose text goes on at `at` (after `next`) into
+/// `text`, as `language` reads it; gives where the literal goes on.
+fn escape(chars: &[char], at: usize, next: char, language: Language, text: &mut String) -> usize {
+    // Up to `max` digits of `radix` from `from`, with perl's, ruby's, php's and
+    // node's `{...}` around them.
+    let number = |from: usize, radix: u32, max: usize| -> Option<(char, usize)> {
+        let (from, braced) = match chars.get(from) {
+            Some('{') if radix == 16 => (from + 1, true),
+            _ => (from, false),
+        };
+        let max = if braced { 8 } else { max };
+        let digits = chars[from.min(chars.len())..]
+            .iter()
+            .take(max)
+            .take_while(|c| c.is_digit(radix))
+            .count();
+        let code = chars[from..from + digits]
+            .iter()
+            .try_fold(0u32, |code, c| Some(code * radix + c.to_digit(radix)?))?;
+        let end = from + digits;
+        let end = match braced {
+            true if chars.get(end) == Some(&'}') => end + 1,
+            true => return None,
+            false if digits == 0 => return None,
+            false => end,
+        };
+        Some((char::from_u32(code)?, end))
+    };
+    let read = match next {
+        'n' => Some(('\n', at)),
+        't' => Some(('\t', at)),
+        'r' => Some(('\r', at)),
+        'a' => Some(('\x07', at)),
+        'b' => Some(('\x08', at)),
+        'f' => Some(('\x0c', at)),
+        'v' => Some(('\x0b', at)),
+        'e' if language != Language::Python => Some(('\x1b', at)),
+        '0'..='7' => number(at - 1, 8, 3),
+        'x' => number(at, 16, 2),
+        'u' => number(at, 16, 4),
+        'U' if language == Language::Python => number(at, 16, 8),
+        // A line's end escaped: nothing.
+        '\n' => return at,
+        _ => None,
+    };
+    match read {
+        Some((c, end)) => {
+            text.push(c);
+            end
+        }
+        // Python keeps the backslash of an escape it does not know (`'\d'`).
+        None if language == Language::Python && !"\\'\"".contains(next) => {
+            text.push('\\');
+            text.push(next);
+            at
+        }
+        None => {
+            text.push(next);
+            at
+        }
+    }
 }
 
 impl Judge<'_> {

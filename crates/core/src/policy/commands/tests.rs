@@ -3298,6 +3298,16 @@ fn an_interpreters_string_literals_are_held_to_protect() {
             ".claude/**",
         ),
         ("perl -e 'unlink \".claude/a\"'", ".claude/a", ".claude/**"),
+        (
+            "python3 -c \"open('.clau' 'de/settings.json', 'w')\"",
+            ".claude/settings.json",
+            ".claude/**",
+        ),
+        (
+            "python3 -c \"open('\\x2eclaude/a', 'w')\"",
+            ".claude/a",
+            ".claude/**",
+        ),
         ("php -r 'unlink(\".claude/a\");'", ".claude/a", ".claude/**"),
         (
             "awk '{ print > \".claude/a\" }' f",
@@ -3367,6 +3377,20 @@ fn an_interpreters_options_are_read_as_it_reads_them() {
         "pypy3 -c 'import os; os.system(\"rm -rf /\")'",
         "bun -e 'Bun.spawnSync([\"rm\", \"-rf\", \"/\"])'",
         "bun -e 'await $`rm -rf /`'",
+        // Escapes read as the language reads them in that quote; Python's
+        // literals side by side are one.
+        "python3 -c 'import os; os.system(\"\\x72m -rf /\")'",
+        "python3 -c 'import os; os.system(\"\\162m -rf /\")'",
+        "python3 -c 'import os; os.system(\"\\u0072m -rf /\")'",
+        "python3 -c \"import os; os.system('r' 'm -rf /')\"",
+        "python3 -c \"import os; os.system('r''m -rf /')\"",
+        "python3 -c \"import os; os.system('r'\n   'm -rf /')\"",
+        "node -e 'require(\"child_process\").execSync(\"\\u{72}m -rf /\")'",
+        "node -e 'require(\"child_process\").execSync(`\\x72m -rf /`)'",
+        "perl -e 'system(\"\\x72m -rf /\")'",
+        "perl -e 'system(\"\\x{72}m -rf /\")'",
+        "ruby -e 'system(\"\\u0072m -rf /\")'",
+        "php -r 'system(\"\\x72m -rf /\");'",
         "gawk --include inplace -v x=1 'BEGIN { system(\"rm -rf /\") }' f",
         "printf 'BEGIN { system(\"rm -rf /\") }' > x.awk; gawk -E x.awk",
     ] {
@@ -3386,6 +3410,9 @@ fn an_interpreters_options_are_read_as_it_reads_them() {
             "python3 -m http.server -c 'import os; os.system(\"rm -rf /\")'",
             "python3 x.py -c 'import os; os.system(\"rm -rf /\")'",
             "node x.js -e 'require(\"child_process\").execSync(\"rm -rf /\")'",
+            // Escapes not read in these quotes: the program `\x72m`.
+            "perl -e \"system('\\x72m -rf /')\"",
+            "python3 -c 'import os; os.system(r\"\\x72m -rf /\")'",
         ],
     );
     not_known(&r, &["node --eval=\"$CODE\"", "perl -e\"$CODE\""]);
