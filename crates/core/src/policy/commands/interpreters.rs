@@ -541,6 +541,25 @@ pub(super) fn execs(code: &str, language: Language) -> Vec<Exec> {
         let before = i.checked_sub(1).map(|at| chars[at]);
         // Not within a name, nor a variable's (`$system`, `@exec`).
         let boundary = before.is_none_or(|c| !(c.is_alphanumeric() || "_$@%&".contains(c)));
+        // A ruby symbol naming a call that runs a command, given to `send` or
+        // `method` (`send(:system, "rm -rf /")`): what it runs is not known.
+        if language == Language::Ruby && c == ':' && before != Some(':') {
+            let name: String = chars[i + 1..]
+                .iter()
+                .take_while(|c| c.is_alphanumeric() || **c == '_')
+                .collect();
+            let sent: String = chars[i.saturating_sub(20)..i]
+                .iter()
+                .filter(|c| !c.is_whitespace())
+                .collect();
+            if calls(language).contains(&name.as_str())
+                && ["send(", "public_send(", "__send__(", "method(", "send"]
+                    .iter()
+                    .any(|call| sent.ends_with(call))
+            {
+                found.push(Exec::Unknown);
+            }
+        }
         // perl's `q{...}` and `qw(...)`, ruby's `%q(...)` and `%w[...]`.
         if boundary && let Some((texts, end)) = quote_like(&chars, i, language) {
             literals.extend(texts.into_iter().map(Exec::Literal));
@@ -607,6 +626,9 @@ pub(super) fn execs(code: &str, language: Language) -> Vec<Exec> {
                     if c == '`' && before == Some('$') {
                         found.push(Exec::Shell(text.clone()));
                     }
+                    if names_a_call(&chars, i, end, &text, language) {
+                        found.push(Exec::Unknown);
+                    }
                     literals.push(Exec::Literal(text.clone()));
                     if language == Language::Awk {
                         let before = chars[..i].iter().rev().find(|c| !c.is_whitespace());
@@ -647,6 +669,37 @@ pub(super) fn execs(code: &str, language: Language) -> Vec<Exec> {
     }
     found.extend(literals);
     found
+}
+
+/// Whether the literal `text`, from `start` to `end` in `chars`, names a call of
+/// [`calls`] that the code makes by that name, so that what it runs is not known:
+/// called where the literal's bracket closes (`getattr(os, "system")(...)`,
+/// `cp["execSync"](...)`), or given to php's `call_user_func` and its kin, or a
+/// ruby symbol given to `send` (`send(:system, ...)`: see [`execs`]).
+fn names_a_call(chars: &[char], start: usize, end: usize, text: &str, language: Language) -> bool {
+    let runs = calls(language)
+        .iter()
+        .any(|call| call.rsplit('.').next() == Some(text));
+    if !runs || text.is_empty() {
+        return false;
+    }
+    let after = skip_space(chars, end);
+    let called = matches!(chars.get(after), Some(')' | ']'))
+        && chars.get(skip_space(chars, after + 1)) == Some(&'(');
+    let before: String = chars[start.saturating_sub(40)..start]
+        .iter()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    called
+        || (language == Language::Php
+            && [
+                "call_user_func(",
+                "call_user_func_array(",
+                "array_map(",
+                "$f=",
+            ]
+            .iter()
+            .any(|call| before.ends_with(call)))
 }
 
 /// The texts of the quote-like literal of perl (`q`, `qq`, `qw`) or ruby (`%q`,
