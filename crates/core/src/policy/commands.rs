@@ -3148,6 +3148,7 @@ impl Judge<'_> {
         }
         self.interpreter_code(name, words, at)?;
         self.editor_commands(name, words, at)?;
+        self.console_commands(name, words, at)?;
         self.build_commands(name, words, at)?;
         for runs in settings(name, args) {
             self.run(runs, words, args, at)?;
@@ -3768,6 +3769,7 @@ fn collect(
 const BRACE_SPECIALS: &str = "\\{},.$*?[]";
 
 mod builds;
+mod consoles;
 mod containers;
 mod editors;
 mod interpreters;

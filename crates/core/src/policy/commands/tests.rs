@@ -3454,3 +3454,52 @@ fn quote_like_literals_are_held_to_protect() {
         ],
     );
 }
+
+#[test]
+fn commands_database_clients_debuggers_and_emacs_run_are_judged() {
+    let r = rule(&["rm ** -rf **"], None, None);
+    for command in [
+        "sqlite3 x.db '.system rm -rf /'",
+        "sqlite3 -cmd '.shell rm -rf /' x.db",
+        "sqlite3 x.db \".once '|rm -rf /'\" 'select 1'",
+        "sqlite3 x.db <<'E'\n.output |rm -rf /\nE",
+        "psql -c '\\! rm -rf /'",
+        "psql --command='select 1 \\g |rm -rf /'",
+        "psql -d db -c \"copy t to program 'rm -rf /'\"",
+        "printf '%s\\n' '\\! rm -rf /' > x.sql; psql -f x.sql",
+        "mysql -u root -e 'system rm -rf /'",
+        "mariadb --execute='select 1; \\! rm -rf /'",
+        "echo 'system rm -rf /' | mysql",
+        "lldb -o 'platform shell rm -rf /' ./a.out",
+        "lldb --one-line 'script import os; os.system(\"rm -rf /\")'",
+        "emacs --batch --eval '(shell-command \"rm -rf /\")'",
+        "emacsclient -eval '(shell-command-to-string \"rm -rf /\")'",
+    ] {
+        let verdict = r.check(command, None, None);
+        assert!(
+            matches!(&verdict, CommandVerdict::Denied(run, Some(_), pattern)
+                if run == "rm -rf /" && pattern == "rm ** -rf **"),
+            "{command}: {verdict:?}"
+        );
+    }
+    allowed(
+        &r,
+        &[
+            "sqlite3 x.db 'select 1' '.tables'",
+            "sqlite3 x.db '.output out.txt' 'select 1'",
+            "psql -d db -c 'select 1' -o out.txt",
+            "mysql -e 'show tables'",
+            "lldb -o 'breakpoint set -n main' -o run ./a.out",
+            "emacs --batch --eval '(message \"hi\")'",
+        ],
+    );
+    not_known(
+        &r,
+        &[
+            "psql -c \"$Q\"",
+            "emacs --batch --eval '(call-process \"rm\" nil nil nil \"-rf\" \"/\")'",
+            "emacs --eval '(shell-command cmd)'",
+            "psql -c \"copy t to program '$C'\"",
+        ],
+    );
+}
