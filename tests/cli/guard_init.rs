@@ -479,7 +479,7 @@ fn the_policy_as_written_lets_ordinary_work_through() {
 }
 
 /// The dangerous command classes of the policy `init` writes, each one command.
-const DANGEROUS: [(&str, &str); 32] = [
+const DANGEROUS: [(&str, &str); 33] = [
     ("recursive force delete", "rm -rf build"),
     ("recursive force delete, in braces", "rm {-rf,-v} build"),
     (
@@ -560,6 +560,10 @@ const DANGEROUS: [(&str, &str); 32] = [
         "the hooks, by an interpreter's code",
         "perl -e unlink\\ q{.claude/settings.json}",
     ),
+    (
+        "recursive force delete, by a database client",
+        "sqlite3 x.db .system\\ rm\\ -rf\\ build",
+    ),
 ];
 
 /// The ways a command is wrapped: `{}` is the command. `((` in two of them is
@@ -629,7 +633,7 @@ fn the_policy_denies_each_dangerous_command_wrapped_or_not() {
     let sealed = format!(".claude/toolreplay/{}.jsonl", session.id);
     let (_, denied) = audited_as_decided(&dir, &sealed, POLICY);
     assert_eq!(denied, calls);
-    assert_eq!(calls, 30 * (WRAPPED.len() + 1) + 2 * (1 + 14));
+    assert_eq!(calls, 31 * (WRAPPED.len() + 1) + 2 * (1 + 14));
 }
 
 /// How each agent but Claude Code is set up: its files, a hooks file a user may
