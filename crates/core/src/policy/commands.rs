@@ -2358,7 +2358,21 @@ struct Judge<'r> {
     /// The makefiles and packages whose commands are being judged
     /// ([`builds`]).
     building: Vec<String>,
+    /// The string literals of interpreters' code held to `protect` so far, by the
+    /// working directory they were held from, and how many, at most
+    /// [`interpreters::MAX_LITERALS`].
+    literals: std::collections::HashMap<Option<String>, std::collections::HashSet<String>>,
+    literals_held: usize,
+    /// What each code judged so far runs ([`interpreters::execs`]), read once, and
+    /// the working directories its literals were held from.
+    codes: std::collections::HashMap<(String, interpreters::Language), CodeRuns>,
 }
+
+/// What a code runs, as [`Judge::codes`] keeps it.
+type CodeRuns = (
+    std::rc::Rc<Vec<interpreters::Exec>>,
+    std::collections::HashSet<Option<String>>,
+);
 
 /// The most paths the braces of one command string's words are expanded to.
 const MAX_BRACE_PATHS: usize = 16_384;
@@ -2518,6 +2532,9 @@ impl<'r> Judge<'r> {
             container_words: 0,
             looked_up: std::cell::Cell::new(false),
             building: Vec::new(),
+            literals: std::collections::HashMap::new(),
+            literals_held: 0,
+            codes: std::collections::HashMap::new(),
         }
     }
 }

@@ -339,11 +339,11 @@ impl Judge<'_> {
         }
         let depth = self.building.len();
         self.building.extend(read);
-        let execs = texts
+        let execs: Vec<_> = texts
             .into_iter()
             .map(super::interpreters::Exec::Shell)
             .collect();
-        let step = self.judge_execs(execs, words, at);
+        let step = self.judge_execs(&execs, true, words, at);
         self.building.truncate(depth);
         step
     }

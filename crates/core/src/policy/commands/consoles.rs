@@ -348,7 +348,7 @@ impl Judge<'_> {
                 _ => text.lines().for_each(|line| read(line, &mut runs)),
             }
         }
-        self.judge_execs(runs, words, at)
+        self.judge_execs(&runs, true, words, at)
     }
 }
 

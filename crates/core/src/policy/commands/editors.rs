@@ -510,7 +510,7 @@ impl Judge<'_> {
             }
             _ => return Ok(()),
         }
-        self.judge_execs(runs, words, at)
+        self.judge_execs(&runs, true, words, at)
     }
 }
 

@@ -14,7 +14,7 @@
 use super::*;
 
 /// The languages whose code is read here.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(super) enum Language {
     Python,
     Perl,
@@ -320,6 +320,15 @@ pub(super) enum Exec {
     /// the code may open, write or delete itself, held to `protect`.
     Literal(String),
 }
+
+/// The most string literals of interpreters' code a string's rule holds to
+/// `protect`, each with the working directory it is held from, counted once.
+pub(super) const MAX_LITERALS: usize = 65_536;
+
+/// Why a string whose interpreters' code holds more literals than can be judged is
+/// not judged (a violation).
+pub(super) const LITERALS_SPENT: &str =
+    "its interpreters' code holds more string literals than can be judged (65536)";
 
 /// What a call of [`execs`]'s table does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1135,6 +1144,29 @@ fn escape(chars: &[char], at: usize, next: char, language: Language, text: &mut 
 }
 
 impl Judge<'_> {
+    /// Holds the literal `text` of an interpreter's code to `protect`, once for
+    /// each working directory, at most [`MAX_LITERALS`] in all.
+    fn protect_literal(&mut self, text: &str) -> Step {
+        if self.rule.protect.is_none() {
+            return Ok(());
+        }
+        let cwd = &self.place.cwd;
+        if self
+            .literals
+            .get(cwd)
+            .is_some_and(|held| held.contains(text))
+        {
+            return Ok(());
+        }
+        self.literals_held += 1;
+        if self.literals_held > MAX_LITERALS {
+            return Err(CommandVerdict::Unparseable(LITERALS_SPENT.to_owned()));
+        }
+        let held = self.literals.entry(cwd.clone()).or_default();
+        held.insert(text.to_owned());
+        self.protect(&made_word(text))
+    }
+
     /// Judges what the code the interpreter `name` of the command `words` runs runs
     /// through a shell or as a program ([`execs`]): its code options' values, the
     /// file it runs when the string writes it, or what it reads on its standard
@@ -1241,13 +1273,34 @@ impl Judge<'_> {
         words: &[Analysed],
         at: At<'_>,
     ) -> Step {
-        self.judge_execs(execs(code, language), words, at)
+        // Each code is read once, and its literals held once from each folder.
+        let key = (code.to_owned(), language);
+        let (runs, literals) = match self.codes.get_mut(&key) {
+            Some((runs, folders)) => {
+                let fresh = folders.insert(self.place.cwd.clone());
+                (std::rc::Rc::clone(runs), fresh)
+            }
+            None => {
+                let runs = std::rc::Rc::new(execs(code, language));
+                let folders = std::collections::HashSet::from([self.place.cwd.clone()]);
+                self.codes.insert(key, (std::rc::Rc::clone(&runs), folders));
+                (runs, true)
+            }
+        };
+        self.judge_execs(&runs, literals, words, at)
     }
 
     /// Judges what the command `words` runs by the means of `execs` (the calls of
     /// an interpreter's code, the commands of an editor's script), each counted as
-    /// a run of a script; code that code runs is a level further down.
-    pub(super) fn judge_execs(&mut self, execs: Vec<Exec>, words: &[Analysed], at: At<'_>) -> Step {
+    /// a run of a script, its literals held to `protect` where `literals`; code
+    /// that code runs is a level further down.
+    pub(super) fn judge_execs(
+        &mut self,
+        execs: &[Exec],
+        literals: bool,
+        words: &[Analysed],
+        at: At<'_>,
+    ) -> Step {
         for exec in execs {
             // A literal is a name, not a run.
             if !matches!(exec, Exec::Literal(_)) {
@@ -1260,12 +1313,13 @@ impl Judge<'_> {
                     if deeper.depth > MAX_DEPTH {
                         return Err(CommandVerdict::TooDeep(MAX_DEPTH));
                     }
-                    self.judge_code(&code, language, words, deeper)?;
+                    self.judge_code(code, *language, words, deeper)?;
                 }
                 Exec::Shell(text) => {
-                    self.in_subshell(|judge| judge.program(&text, at.deeper()))?;
+                    self.in_subshell(|judge| judge.program(text, at.deeper()))?;
                 }
-                Exec::Literal(text) => self.protect(&made_word(&text))?,
+                Exec::Literal(text) if literals => self.protect_literal(text)?,
+                Exec::Literal(_) => {}
                 Exec::Words(program, complete) => {
                     let mut words: Vec<Analysed> =
                         program.iter().map(|word| made_word(word)).collect();

@@ -3503,3 +3503,27 @@ fn commands_database_clients_debuggers_and_emacs_run_are_judged() {
         ],
     );
 }
+
+#[test]
+fn an_interpreters_literals_are_held_once_a_folder_and_at_most_65536() {
+    let r = rule(&[], None, Some(&[".claude/**"]));
+    let code: Vec<String> = (0..5_000).map(|i| format!("'{i}'")).collect();
+    let write = format!("printf '%s' \"x = [{}]\" > /tmp/x.py; ", code.join(","));
+    // The same code run again from the same folder is held once.
+    let same = format!("{write}{}", "python3 /tmp/x.py; ".repeat(1_000));
+    assert_eq!(r.check(&same, None, Some("/w")), CommandVerdict::Allowed);
+    // From fourteen folders, 70,000 literals: more than can be judged.
+    let folders = format!("{write}{}", "cd a; python3 /tmp/x.py; ".repeat(14));
+    assert_eq!(
+        r.check(&folders, None, Some("/w")),
+        CommandVerdict::Unparseable(super::interpreters::LITERALS_SPENT.to_owned())
+    );
+    let fewer = format!("{write}{}", "cd a; python3 /tmp/x.py; ".repeat(13));
+    assert_eq!(r.check(&fewer, None, Some("/w")), CommandVerdict::Allowed);
+    // A literal that names a protected path is found from any folder.
+    let hooks = "printf '%s' \"open('/w/.claude/x')\" > /tmp/y.py; cd a; python3 /tmp/y.py";
+    assert_eq!(
+        r.check(hooks, None, Some("/w")),
+        CommandVerdict::Protected(".claude/x".to_owned(), ".claude/**".to_owned())
+    );
+}
