@@ -713,8 +713,9 @@ fn names_a_call(chars: &[char], start: usize, end: usize, text: &str, language: 
 
 /// The texts of the quote-like literal of perl (`q`, `qq`, `qw`) or ruby (`%q`,
 /// `%Q`, `%w`, `%W`, `%i`, `%`) that starts at `at`, with a delimiter of its own
-/// (brackets nest), and where it ends; a word list's words each. `None` for no
-/// such literal, or one left open.
+/// (brackets nest), and where it ends; a word list's words each. One left open
+/// runs to the end of the code (which the interpreter refuses). `None` for no
+/// such literal.
 fn quote_like(chars: &[char], at: usize, language: Language) -> Option<(Vec<String>, usize)> {
     let (name, words) = match language {
         Language::Perl => {
@@ -751,11 +752,7 @@ fn quote_like(chars: &[char], at: usize, language: Language) -> Option<(Vec<Stri
             continue;
         }
         if c == close && depth == 0 {
-            let texts = match words {
-                true => text.split_whitespace().map(str::to_owned).collect(),
-                false => vec![text],
-            };
-            return Some((texts, i));
+            break;
         }
         if open != close && c == open {
             depth += 1;
@@ -764,7 +761,11 @@ fn quote_like(chars: &[char], at: usize, language: Language) -> Option<(Vec<Stri
         }
         text.push(c);
     }
-    None
+    let texts = match words {
+        true => text.split_whitespace().map(str::to_owned).collect(),
+        false => vec![text],
+    };
+    Some((texts, i))
 }
 
 /// What a call that deletes a folder (of [`deletes`]) with the arguments `exec`

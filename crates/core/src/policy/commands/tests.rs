@@ -3442,6 +3442,8 @@ fn quote_like_literals_are_held_to_protect() {
         ("ruby -e 'File.delete %q(.claude/a)'", ".claude/a"),
         ("ruby -e 'File.delete(*%w[x .claude/b])'", ".claude/b"),
         ("ruby -e 'File.delete %(.claude/c)'", ".claude/c"),
+        // Left open: to the end of the code.
+        ("perl -e 'unlink q{.claude/d'", ".claude/d"),
     ] {
         assert_eq!(r.check(command, None, None), p(path), "{command}");
     }
