@@ -45,6 +45,19 @@ fn denies_rm(rule: &CommandRule, rows: &[(&str, &str)]) {
     }
 }
 
+/// Asserts that `rule` denies `rm -rf /` by `rm ** -rf **` in each of `commands`,
+/// whatever command it is within.
+fn runs_rm(rule: &CommandRule, commands: &[&str]) {
+    for command in commands {
+        let verdict = rule.check(command, None, None);
+        assert!(
+            matches!(&verdict, CommandVerdict::Denied(run, Some(_), pattern)
+                if run == "rm -rf /" && pattern == "rm ** -rf **"),
+            "{command}: {verdict:?}"
+        );
+    }
+}
+
 /// Asserts that `rule` allows each of `commands`.
 fn allowed(rule: &CommandRule, commands: &[&str]) {
     for command in commands {
@@ -3358,57 +3371,53 @@ fn an_interpreters_string_literals_are_held_to_protect() {
 fn an_interpreters_options_are_read_as_it_reads_them() {
     let r = rule(&["rm ** -rf **"], None, None);
     // Values in their word or the next, letters grouped, code in its option's word.
-    for command in [
-        "ruby -rtime -e 'system(\"rm -rf /\")'",
-        "ruby -r fileutils -e 'system(\"rm -rf /\")'",
-        "ruby --disable gems -e 'system(\"rm -rf /\")'",
-        "ruby -W0 -e 'system(\"rm -rf /\")'",
-        "perl -MO=Deparse -e 'system(\"rm -rf /\")'",
-        "perl -Mstrict -we 'system(\"rm -rf /\")'",
-        "perl -I /tmp -e 'system(\"rm -rf /\")'",
-        "perl -lne 'system(\"rm -rf /\")' f",
-        "perl -0777 -ne 'system(\"rm -rf /\")' f",
-        "perl -e'system(\"rm -rf /\")'",
-        "python3 -X importtime -c 'import os; os.system(\"rm -rf /\")'",
-        "python3 -Xpycache_prefix=/tmp/abc -c 'import os; os.system(\"rm -rf /\")'",
-        "python3 -Bc 'import os; os.system(\"rm -rf /\")'",
-        "python3 -c'import os; os.system(\"rm -rf /\")'",
-        "node -r dotenv/config -e 'require(\"child_process\").execSync(\"rm -rf /\")'",
-        "node --require x -e 'require(\"child_process\").execSync(\"rm -rf /\")'",
-        "node --eval='require(\"child_process\").execSync(\"rm -rf /\")'",
-        "node -pe 'require(\"child_process\").execSync(\"rm -rf /\")'",
-        "php -d display_errors=1 -r 'system(\"rm -rf /\");'",
-        "php -R 'system(\"rm -rf /\");'",
-        "php -B 'system(\"rm -rf /\");'",
-        "php -f x.php -r 'system(\"rm -rf /\");'",
-        "gawk -i inplace 'BEGIN { system(\"rm -rf /\") }' f",
-        "pypy3 -c 'import os; os.system(\"rm -rf /\")'",
-        "bun -e 'Bun.spawnSync([\"rm\", \"-rf\", \"/\"])'",
-        "bun -e 'await $`rm -rf /`'",
-        // Escapes read as the language reads them in that quote; Python's
-        // literals side by side are one.
-        "python3 -c 'import os; os.system(\"\\x72m -rf /\")'",
-        "python3 -c 'import os; os.system(\"\\162m -rf /\")'",
-        "python3 -c 'import os; os.system(\"\\u0072m -rf /\")'",
-        "python3 -c \"import os; os.system('r' 'm -rf /')\"",
-        "python3 -c \"import os; os.system('r''m -rf /')\"",
-        "python3 -c \"import os; os.system('r'\n   'm -rf /')\"",
-        "node -e 'require(\"child_process\").execSync(\"\\u{72}m -rf /\")'",
-        "node -e 'require(\"child_process\").execSync(`\\x72m -rf /`)'",
-        "perl -e 'system(\"\\x72m -rf /\")'",
-        "perl -e 'system(\"\\x{72}m -rf /\")'",
-        "ruby -e 'system(\"\\u0072m -rf /\")'",
-        "php -r 'system(\"\\x72m -rf /\");'",
-        "gawk --include inplace -v x=1 'BEGIN { system(\"rm -rf /\") }' f",
-        "printf 'BEGIN { system(\"rm -rf /\") }' > x.awk; gawk -E x.awk",
-    ] {
-        let verdict = r.check(command, None, None);
-        assert!(
-            matches!(&verdict, CommandVerdict::Denied(run, Some(_), pattern)
-                if run == "rm -rf /" && pattern == "rm ** -rf **"),
-            "{command}: {verdict:?}"
-        );
-    }
+    runs_rm(
+        &r,
+        &[
+            "ruby -rtime -e 'system(\"rm -rf /\")'",
+            "ruby -r fileutils -e 'system(\"rm -rf /\")'",
+            "ruby --disable gems -e 'system(\"rm -rf /\")'",
+            "ruby -W0 -e 'system(\"rm -rf /\")'",
+            "perl -MO=Deparse -e 'system(\"rm -rf /\")'",
+            "perl -Mstrict -we 'system(\"rm -rf /\")'",
+            "perl -I /tmp -e 'system(\"rm -rf /\")'",
+            "perl -lne 'system(\"rm -rf /\")' f",
+            "perl -0777 -ne 'system(\"rm -rf /\")' f",
+            "perl -e'system(\"rm -rf /\")'",
+            "python3 -X importtime -c 'import os; os.system(\"rm -rf /\")'",
+            "python3 -Xpycache_prefix=/tmp/abc -c 'import os; os.system(\"rm -rf /\")'",
+            "python3 -Bc 'import os; os.system(\"rm -rf /\")'",
+            "python3 -c'import os; os.system(\"rm -rf /\")'",
+            "node -r dotenv/config -e 'require(\"child_process\").execSync(\"rm -rf /\")'",
+            "node --require x -e 'require(\"child_process\").execSync(\"rm -rf /\")'",
+            "node --eval='require(\"child_process\").execSync(\"rm -rf /\")'",
+            "node -pe 'require(\"child_process\").execSync(\"rm -rf /\")'",
+            "php -d display_errors=1 -r 'system(\"rm -rf /\");'",
+            "php -R 'system(\"rm -rf /\");'",
+            "php -B 'system(\"rm -rf /\");'",
+            "php -f x.php -r 'system(\"rm -rf /\");'",
+            "gawk -i inplace 'BEGIN { system(\"rm -rf /\") }' f",
+            "pypy3 -c 'import os; os.system(\"rm -rf /\")'",
+            "bun -e 'Bun.spawnSync([\"rm\", \"-rf\", \"/\"])'",
+            "bun -e 'await $`rm -rf /`'",
+            // Escapes read as the language reads them in that quote; Python's
+            // literals side by side are one.
+            "python3 -c 'import os; os.system(\"\\x72m -rf /\")'",
+            "python3 -c 'import os; os.system(\"\\162m -rf /\")'",
+            "python3 -c 'import os; os.system(\"\\u0072m -rf /\")'",
+            "python3 -c \"import os; os.system('r' 'm -rf /')\"",
+            "python3 -c \"import os; os.system('r''m -rf /')\"",
+            "python3 -c \"import os; os.system('r'\n   'm -rf /')\"",
+            "node -e 'require(\"child_process\").execSync(\"\\u{72}m -rf /\")'",
+            "node -e 'require(\"child_process\").execSync(`\\x72m -rf /`)'",
+            "perl -e 'system(\"\\x72m -rf /\")'",
+            "perl -e 'system(\"\\x{72}m -rf /\")'",
+            "ruby -e 'system(\"\\u0072m -rf /\")'",
+            "php -r 'system(\"\\x72m -rf /\");'",
+            "gawk --include inplace -v x=1 'BEGIN { system(\"rm -rf /\") }' f",
+            "printf 'BEGIN { system(\"rm -rf /\") }' > x.awk; gawk -E x.awk",
+        ],
+    );
     // What the interpreter runs is a file, a module or the arguments of either.
     allowed(
         &r,
@@ -3460,30 +3469,26 @@ fn quote_like_literals_are_held_to_protect() {
 #[test]
 fn commands_database_clients_debuggers_and_emacs_run_are_judged() {
     let r = rule(&["rm ** -rf **"], None, None);
-    for command in [
-        "sqlite3 x.db '.system rm -rf /'",
-        "sqlite3 -cmd '.shell rm -rf /' x.db",
-        "sqlite3 x.db \".once '|rm -rf /'\" 'select 1'",
-        "sqlite3 x.db <<'E'\n.output |rm -rf /\nE",
-        "psql -c '\\! rm -rf /'",
-        "psql --command='select 1 \\g |rm -rf /'",
-        "psql -d db -c \"copy t to program 'rm -rf /'\"",
-        "printf '%s\\n' '\\! rm -rf /' > x.sql; psql -f x.sql",
-        "mysql -u root -e 'system rm -rf /'",
-        "mariadb --execute='select 1; \\! rm -rf /'",
-        "echo 'system rm -rf /' | mysql",
-        "lldb -o 'platform shell rm -rf /' ./a.out",
-        "lldb --one-line 'script import os; os.system(\"rm -rf /\")'",
-        "emacs --batch --eval '(shell-command \"rm -rf /\")'",
-        "emacsclient -eval '(shell-command-to-string \"rm -rf /\")'",
-    ] {
-        let verdict = r.check(command, None, None);
-        assert!(
-            matches!(&verdict, CommandVerdict::Denied(run, Some(_), pattern)
-                if run == "rm -rf /" && pattern == "rm ** -rf **"),
-            "{command}: {verdict:?}"
-        );
-    }
+    runs_rm(
+        &r,
+        &[
+            "sqlite3 x.db '.system rm -rf /'",
+            "sqlite3 -cmd '.shell rm -rf /' x.db",
+            "sqlite3 x.db \".once '|rm -rf /'\" 'select 1'",
+            "sqlite3 x.db <<'E'\n.output |rm -rf /\nE",
+            "psql -c '\\! rm -rf /'",
+            "psql --command='select 1 \\g |rm -rf /'",
+            "psql -d db -c \"copy t to program 'rm -rf /'\"",
+            "printf '%s\\n' '\\! rm -rf /' > x.sql; psql -f x.sql",
+            "mysql -u root -e 'system rm -rf /'",
+            "mariadb --execute='select 1; \\! rm -rf /'",
+            "echo 'system rm -rf /' | mysql",
+            "lldb -o 'platform shell rm -rf /' ./a.out",
+            "lldb --one-line 'script import os; os.system(\"rm -rf /\")'",
+            "emacs --batch --eval '(shell-command \"rm -rf /\")'",
+            "emacsclient -eval '(shell-command-to-string \"rm -rf /\")'",
+        ],
+    );
     allowed(
         &r,
         &[
