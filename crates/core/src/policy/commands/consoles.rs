@@ -174,107 +174,149 @@ fn emacs_runs(code: &str, runs: &mut Vec<Exec>) {
     }
 }
 
+/// How a program with a command language of its own is given its commands.
+struct Console {
+    /// The shell commands a text of its commands runs.
+    read: fn(&str, &mut Vec<Exec>),
+    /// The options whose value is its commands.
+    commands: &'static [&'static str],
+    /// The options whose value is a file of them, read when the string writes it.
+    files: &'static [&'static str],
+    /// The other options that take the next word as their value.
+    values: &'static [&'static str],
+    /// Whether the operands after the first are commands too (sqlite3's).
+    operands: bool,
+    /// Whether its commands are lines, read on its standard input too (emacs's
+    /// lisp is read whole, and not from its standard input).
+    lines: bool,
+}
+
+/// How the program `name` is given its commands, when it is such a program.
+fn console(name: &str) -> Option<Console> {
+    let lines = Console {
+        read: sqlite_runs,
+        commands: &[],
+        files: &[],
+        values: &[],
+        operands: false,
+        lines: true,
+    };
+    Some(match name {
+        "sqlite3" | "sqlite" => Console {
+            commands: &["-cmd"],
+            files: &["-init"],
+            values: &[
+                "-separator",
+                "-newline",
+                "-nullvalue",
+                "-vfs",
+                "-mmap",
+                "-lookaside",
+                "-maxsize",
+                "-pagecache",
+                "-heap",
+            ],
+            operands: true,
+            ..lines
+        },
+        "psql" => Console {
+            read: psql_runs,
+            commands: &["-c", "--command"],
+            files: &["-f", "--file"],
+            values: &[
+                "-d",
+                "--dbname",
+                "-h",
+                "--host",
+                "-p",
+                "--port",
+                "-U",
+                "--username",
+                "-o",
+                "--output",
+                "-v",
+                "--set",
+                "--variable",
+                "-P",
+                "--pset",
+                "-F",
+                "--field-separator",
+                "-R",
+                "--record-separator",
+                "-T",
+                "--table-attr",
+                "-L",
+                "--log-file",
+            ],
+            ..lines
+        },
+        "mysql" | "mariadb" => Console {
+            read: mysql_runs,
+            commands: &["-e", "--execute"],
+            values: &[
+                "-u",
+                "--user",
+                "-h",
+                "--host",
+                "-P",
+                "--port",
+                "-D",
+                "--database",
+                "-S",
+                "--socket",
+            ],
+            ..lines
+        },
+        "lldb" => Console {
+            read: lldb_runs,
+            commands: &[
+                "-o",
+                "--one-line",
+                "-O",
+                "--one-line-before-file",
+                "-k",
+                "--one-line-on-crash",
+                "-K",
+            ],
+            files: &["-s", "--source", "-S", "--source-before-file"],
+            values: &["-p", "--attach-pid", "-n", "--attach-name"],
+            ..lines
+        },
+        "emacs" | "emacsclient" => Console {
+            read: emacs_runs,
+            commands: &["--eval", "-eval", "--execute", "-execute"],
+            files: &["-l", "--load"],
+            lines: false,
+            ..lines
+        },
+        _ => return None,
+    })
+}
+
+/// The value of the option `arg` of `args`: `attached` after its `=`, or the next
+/// word (at `i`, which it passes).
+fn value_of<'a>(
+    args: &'a [Analysed],
+    i: &mut usize,
+    arg: &'a Analysed,
+    attached: Option<&'a str>,
+) -> Option<(&'a Analysed, &'a str)> {
+    match attached {
+        Some(value) => Some((arg, value)),
+        None => {
+            *i += 1;
+            args.get(*i - 1).map(|next| (next, next.text.as_str()))
+        }
+    }
+}
+
 impl Judge<'_> {
     /// Judges the commands that the program `name` of the command `words` runs
     /// from its own command language: a database client, lldb or emacs.
     pub(super) fn console_commands(&mut self, name: &str, words: &[Analysed], at: At<'_>) -> Step {
         let args = &words[1..];
-        let read: fn(&str, &mut Vec<Exec>) = match name {
-            "sqlite3" | "sqlite" => sqlite_runs,
-            "psql" => psql_runs,
-            "mysql" | "mariadb" => mysql_runs,
-            "lldb" => lldb_runs,
-            "emacs" | "emacsclient" => emacs_runs,
-            _ => return Ok(()),
-        };
-        // The options whose value is the program's commands, those whose value is
-        // a file of them (read when the string writes it), those that take the
-        // next word as their value, and whether operands after the first are
-        // commands too (sqlite3's).
-        let (commands, files, values, operands): (&[&str], &[&str], &[&str], bool) = match name {
-            "sqlite3" | "sqlite" => (
-                &["-cmd"],
-                &["-init"],
-                &[
-                    "-separator",
-                    "-newline",
-                    "-nullvalue",
-                    "-vfs",
-                    "-mmap",
-                    "-lookaside",
-                    "-maxsize",
-                    "-pagecache",
-                    "-heap",
-                ],
-                true,
-            ),
-            "psql" => (
-                &["-c", "--command"],
-                &["-f", "--file"],
-                &[
-                    "-d",
-                    "--dbname",
-                    "-h",
-                    "--host",
-                    "-p",
-                    "--port",
-                    "-U",
-                    "--username",
-                    "-o",
-                    "--output",
-                    "-v",
-                    "--set",
-                    "--variable",
-                    "-P",
-                    "--pset",
-                    "-F",
-                    "--field-separator",
-                    "-R",
-                    "--record-separator",
-                    "-T",
-                    "--table-attr",
-                    "-L",
-                    "--log-file",
-                ],
-                false,
-            ),
-            "mysql" | "mariadb" => (
-                &["-e", "--execute"],
-                &[],
-                &[
-                    "-u",
-                    "--user",
-                    "-h",
-                    "--host",
-                    "-P",
-                    "--port",
-                    "-D",
-                    "--database",
-                    "-S",
-                    "--socket",
-                ],
-                false,
-            ),
-            "lldb" => (
-                &[
-                    "-o",
-                    "--one-line",
-                    "-O",
-                    "--one-line-before-file",
-                    "-k",
-                    "--one-line-on-crash",
-                    "-K",
-                ],
-                &["-s", "--source", "-S", "--source-before-file"],
-                &["-p", "--attach-pid", "-n", "--attach-name"],
-                false,
-            ),
-            _ => (
-                &["--eval", "-eval", "--execute", "-execute"],
-                &["-l", "--load"],
-                &[],
-                false,
-            ),
+        let Some(console) = console(name) else {
+            return Ok(());
         };
         let mut runs = Vec::new();
         let mut texts = Vec::new();
@@ -288,17 +330,12 @@ impl Judge<'_> {
                 _ => (text, None),
             };
             // A short option with its value in its word (`-c'\! ls'`).
-            let short = commands
-                .iter()
+            let short = (console.commands.iter())
                 .find(|c| c.len() == 2 && text.len() > 2 && text.starts_with(**c));
-            if commands.contains(&option) || short.is_some() {
-                let value = match (attached, short) {
-                    (Some(value), _) => Some((arg, value)),
-                    (None, Some(c)) => Some((arg, &text[c.len()..])),
-                    (None, None) => {
-                        i += 1;
-                        args.get(i - 1).map(|next| (next, next.text.as_str()))
-                    }
+            if console.commands.contains(&option) || short.is_some() {
+                let value = match short {
+                    Some(c) if attached.is_none() => Some((arg, &text[c.len()..])),
+                    _ => value_of(args, &mut i, arg, attached),
                 };
                 if let Some((word, value)) = value {
                     if word.as_code().is_none() {
@@ -308,22 +345,15 @@ impl Judge<'_> {
                 }
                 continue;
             }
-            if files.contains(&option) {
-                let file = match attached {
-                    Some(value) => Some((arg, value)),
-                    None => {
-                        i += 1;
-                        args.get(i - 1).map(|next| (next, next.text.as_str()))
-                    }
-                };
-                if let Some((word, path)) = file
+            if console.files.contains(&option) {
+                if let Some((word, path)) = value_of(args, &mut i, arg, attached)
                     && word.known()
                 {
                     texts.extend(self.file_texts(path));
                 }
                 continue;
             }
-            if values.contains(&option) && attached.is_none() {
+            if console.values.contains(&option) && attached.is_none() {
                 i += 1;
                 continue;
             }
@@ -331,21 +361,23 @@ impl Judge<'_> {
                 continue;
             }
             operand += 1;
-            if operands && operand > 1 {
+            if console.operands && operand > 1 {
                 if arg.as_code().is_none() {
                     return self.not_known(words);
                 }
                 texts.push(text.to_owned());
             }
         }
-        // What it reads on its standard input, when known.
-        if name != "emacs" && name != "emacsclient" {
+        // What it reads on its standard input, when known, a line at a time.
+        if console.lines {
             texts.extend(self.stdin.iter().cloned());
         }
         for text in &texts {
-            match name {
-                "emacs" | "emacsclient" => read(text, &mut runs),
-                _ => text.lines().for_each(|line| read(line, &mut runs)),
+            match console.lines {
+                true => text
+                    .lines()
+                    .for_each(|line| (console.read)(line, &mut runs)),
+                false => (console.read)(text, &mut runs),
             }
         }
         self.judge_execs(&runs, true, words, at)

@@ -182,9 +182,9 @@ const NODE_LONG_VALUES: &[&str] = &[
 
 /// What an interpreter's arguments give it to run.
 #[derive(Debug, Default)]
-struct Runs<'w> {
+pub(super) struct Runs<'w> {
     /// The values of its code options, in order: `None` for one not known.
-    codes: Vec<Option<&'w str>>,
+    pub(super) codes: Vec<Option<&'w str>>,
     /// The file it runs, when no code is given; `None` for its standard input.
     file: Option<&'w Analysed>,
     /// Whether it runs a module (python's `-m`), whose code is not read here.
@@ -197,7 +197,7 @@ struct Runs<'w> {
 /// the next word is the file). A long option neither listed nor written with `=`
 /// may take the next word as its value: the words after it are read on as options
 /// too, the first such word being the file when no code comes.
-fn runs(args: &[Analysed], language: Language) -> Runs<'_> {
+pub(super) fn runs(args: &[Analysed], language: Language) -> Runs<'_> {
     let getopt = getopt(language);
     let mut runs = Runs::default();
     let mut maybe_file = None;
@@ -562,7 +562,7 @@ pub(super) fn execs(code: &str, language: Language) -> Vec<Exec> {
                 .filter(|c| !c.is_whitespace())
                 .collect();
             if calls(language).contains(&name.as_str())
-                && ["send(", "public_send(", "__send__(", "method(", "send"]
+                && ["send(", "__send__(", "method(", "send"]
                     .iter()
                     .any(|call| sent.ends_with(call))
             {
@@ -594,7 +594,7 @@ pub(super) fn execs(code: &str, language: Language) -> Vec<Exec> {
                         && language == Language::Node
                         && NODE_RECURSIVE.contains(call)
                         // Cut short: taken as recursive.
-                        && call_text(&chars, after).is_some_and(|t| !t.contains("recursive")) =>
+                        && call_text(&chars, after).is_some_and(|t| !contains(t, "recursive")) =>
                     {
                         None
                     }
@@ -718,12 +718,11 @@ fn names_a_call(chars: &[char], start: usize, end: usize, text: &str, language: 
 /// such literal.
 fn quote_like(chars: &[char], at: usize, language: Language) -> Option<(Vec<String>, usize)> {
     let (name, words) = match language {
-        Language::Perl => {
-            let name = ["qq", "qw", "q"].into_iter().find(|name| {
-                chars.get(at..at + name.len()) == Some(&name.chars().collect::<Vec<_>>()[..])
-            })?;
-            (name.len(), name == "qw")
-        }
+        Language::Perl if chars.get(at) == Some(&'q') => match chars.get(at + 1)? {
+            'q' => (2, false),
+            'w' => (2, true),
+            _ => (1, false),
+        },
         Language::Ruby if chars.get(at) == Some(&'%') => match chars.get(at + 1)? {
             'q' | 'Q' => (2, false),
             'w' | 'W' | 'i' | 'I' => (2, true),
@@ -782,13 +781,13 @@ fn removal(exec: Exec) -> Exec {
 /// How far [`call_text`] reads a call's arguments.
 const CALL_TEXT: usize = 4096;
 
-/// The text of the arguments of the call whose name ends before `at`, from its
-/// `(` to the `)` that closes it (string literals skipped whole); empty when no `(`
-/// follows; `None` when it goes on past [`CALL_TEXT`] characters or the end.
-fn call_text(chars: &[char], at: usize) -> Option<String> {
+/// The arguments of the call whose name ends before `at`, from its `(` to the `)`
+/// that closes it (string literals skipped whole); empty when no `(` follows;
+/// `None` when it goes on past [`CALL_TEXT`] characters or the end.
+fn call_text(chars: &[char], at: usize) -> Option<&[char]> {
     let start = skip_space(chars, at);
     if chars.get(start) != Some(&'(') {
-        return Some(String::new());
+        return Some(&[]);
     }
     let end = chars.len().min(start + CALL_TEXT);
     let mut depth = 0usize;
@@ -803,7 +802,7 @@ fn call_text(chars: &[char], at: usize) -> Option<String> {
             ')' | ']' | '}' => {
                 depth = depth.saturating_sub(1);
                 if depth == 0 {
-                    return Some(chars[start..=i].iter().collect());
+                    return Some(&chars[start..=i]);
                 }
             }
             _ => {}
@@ -811,6 +810,12 @@ fn call_text(chars: &[char], at: usize) -> Option<String> {
         i += 1;
     }
     None
+}
+
+/// Whether `chars` hold `word`.
+fn contains(chars: &[char], word: &str) -> bool {
+    let word: Vec<char> = word.chars().collect();
+    chars.windows(word.len()).any(|w| w == word.as_slice())
 }
 
 /// Whether Python's function `call` takes the program's path, then its `argv`.

@@ -543,15 +543,23 @@ pub(super) fn xargs_replaces_code(args: &[Analysed]) -> bool {
         return false;
     };
     let name = basename(&program.text);
-    let runs_code = is_shell(name) || super::interpreters::language(name).is_some();
-    program.text.contains(&replace)
-        || (runs_code
-            && rest.windows(2).any(|pair| {
-                pair[0].text.starts_with('-')
-                    && !pair[0].text.starts_with("--")
-                    && pair[0].text.contains(['c', 'e'])
-                    && pair[1].text.contains(&replace)
-            }))
+    // The shell's `-c` string, or the code an interpreter's options give it, read
+    // as the shell and the interpreter read their options.
+    let in_code = if is_shell(name) {
+        let (from, c) = shell_operands(rest);
+        c && rest
+            .get(from)
+            .is_some_and(|code| code.text.contains(&replace))
+    } else if super::interpreters::language(name) == Some(super::interpreters::Language::Awk) {
+        // awk's program is its first operand or an option's value: any word.
+        rest.iter().any(|word| word.text.contains(&replace))
+    } else if let Some(language) = super::interpreters::language(name) {
+        let runs = super::interpreters::runs(rest, language);
+        (runs.codes.iter()).any(|code| code.is_none_or(|code| code.contains(&replace)))
+    } else {
+        false
+    };
+    program.text.contains(&replace) || in_code
 }
 
 impl Judge<'_> {
